@@ -1,0 +1,465 @@
+//! Field definitions of section templates and collections, and the validator
+//! that checks content against them on every write.
+//!
+//! Content is a JSON object. Each field definition names a key, a kind and its
+//! limits; the validator walks both and reports every broken rule with the
+//! dotted path of the value (`content.tiers.1.name: required`).
+
+use crate::FieldError;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// What kind of value a field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FieldKind {
+    /// A single line of plain text.
+    Text,
+    /// Markdown, possibly long.
+    Markdown,
+    /// An image of the media library: a relative `/uploads/...` URL, or an
+    /// object `{ imageId?, url, alt? }`.
+    Image,
+    /// A link: `{ label?, href }`; href is a relative path, `#anchor`,
+    /// `http(s)://`, `mailto:` or `tel:`.
+    Link,
+    /// A number, optionally bounded by `min` / `max`.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// One of `options`.
+    Select,
+    /// A date or date-time (ISO 8601, e.g. `2026-11-22` or `2026-11-22T10:00:00Z`).
+    Date,
+    /// An object with its own `fields`.
+    Object,
+    /// A list; each item is validated against `item`.
+    List,
+}
+
+impl FieldKind {
+    /// The word used in errors: `must be text`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            FieldKind::Text => "text",
+            FieldKind::Markdown => "markdown text",
+            FieldKind::Image => "an image (\"/uploads/...\" or { url, imageId?, alt? })",
+            FieldKind::Link => "a link { label?, href }",
+            FieldKind::Number => "a number",
+            FieldKind::Boolean => "true or false",
+            FieldKind::Select => "one of the options",
+            FieldKind::Date => "an ISO 8601 date",
+            FieldKind::Object => "an object",
+            FieldKind::List => "a list",
+        }
+    }
+}
+
+/// One field of a template or collection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FieldDef {
+    /// The key in content, camelCase (`backgroundImage`).
+    pub name: String,
+    /// What kind of value it holds.
+    pub kind: FieldKind,
+    /// Whether the key must be present and non-empty.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub required: bool,
+    /// A short explanation for editors and the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Longest accepted text, in characters (text, markdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<usize>,
+    /// Smallest accepted number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// Largest accepted number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// Fewest items of a list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<usize>,
+    /// Most items of a list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<usize>,
+    /// Accepted values of a select.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    /// Sub-fields of an object.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(no_recursion)]
+    pub fields: Vec<FieldDef>,
+    /// The definition every item of a list must meet (its `name` is ignored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(no_recursion)]
+    pub item: Option<Box<FieldDef>>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl FieldDef {
+    /// A field of `kind` named `name`, optional, without limits.
+    pub fn new(name: &str, kind: FieldKind) -> Self {
+        Self {
+            name: name.to_string(),
+            kind,
+            required: false,
+            description: None,
+            max_length: None,
+            min: None,
+            max: None,
+            min_items: None,
+            max_items: None,
+            options: Vec::new(),
+            fields: Vec::new(),
+            item: None,
+        }
+    }
+    /// Marks the field required.
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+    /// Sets the longest accepted text.
+    pub fn max_length(mut self, n: usize) -> Self {
+        self.max_length = Some(n);
+        self
+    }
+    /// Sets numeric bounds.
+    pub fn range(mut self, min: f64, max: f64) -> Self {
+        self.min = Some(min);
+        self.max = Some(max);
+        self
+    }
+    /// Sets list bounds.
+    pub fn items(mut self, min: usize, max: usize) -> Self {
+        self.min_items = Some(min);
+        self.max_items = Some(max);
+        self
+    }
+    /// Sets the options of a select.
+    pub fn options(mut self, options: &[&str]) -> Self {
+        self.options = options.iter().map(|s| s.to_string()).collect();
+        self
+    }
+    /// Sets the sub-fields of an object.
+    pub fn fields(mut self, fields: Vec<FieldDef>) -> Self {
+        self.fields = fields;
+        self
+    }
+    /// Sets the item definition of a list.
+    pub fn of(mut self, item: FieldDef) -> Self {
+        self.item = Some(Box::new(item));
+        self
+    }
+    /// Sets the description.
+    pub fn describe(mut self, text: &str) -> Self {
+        self.description = Some(text.to_string());
+        self
+    }
+}
+
+/// Checks that a list of field definitions is itself well formed: unique
+/// names, objects with fields, lists with an item, selects with options.
+pub fn check_definitions(path: &str, fields: &[FieldDef]) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, f) in fields.iter().enumerate() {
+        let here = format!("{path}.{i}");
+        if f.name.is_empty() || !f.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            errors.push(FieldError::new(format!("{here}.name"), "must be letters, digits or underscores"));
+        }
+        if !seen.insert(f.name.as_str()) {
+            errors.push(FieldError::new(format!("{here}.name"), format!("\"{}\" is defined twice", f.name)));
+        }
+        match f.kind {
+            FieldKind::Object if f.fields.is_empty() => {
+                errors.push(FieldError::new(format!("{here}.fields"), "an object field needs fields"))
+            }
+            FieldKind::Object => errors.extend(check_definitions(&format!("{here}.fields"), &f.fields)),
+            FieldKind::List if f.item.is_none() => {
+                errors.push(FieldError::new(format!("{here}.item"), "a list field needs an item definition"))
+            }
+            FieldKind::List => {
+                if let Some(item) = &f.item {
+                    let mut item = (**item).clone();
+                    item.name = "item".into();
+                    errors.extend(check_definitions(&format!("{here}.item"), std::slice::from_ref(&item)));
+                }
+            }
+            FieldKind::Select if f.options.is_empty() => {
+                errors.push(FieldError::new(format!("{here}.options"), "a select field needs options"))
+            }
+            _ => {}
+        }
+    }
+    errors
+}
+
+/// Validates `content` (a JSON object) against `fields`; `path` prefixes
+/// every error (`content`). Unknown keys are errors too, so a typo never
+/// silently stores data the site will not render.
+pub fn validate_content(path: &str, fields: &[FieldDef], content: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    match content {
+        Value::Object(map) => validate_object(path, fields, map, &mut errors),
+        _ => errors.push(FieldError::new(path, "must be an object")),
+    }
+    errors
+}
+
+fn validate_object(path: &str, fields: &[FieldDef], map: &Map<String, Value>, errors: &mut Vec<FieldError>) {
+    for key in map.keys() {
+        if !fields.iter().any(|f| &f.name == key) {
+            let accepted: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+            errors.push(FieldError::new(
+                format!("{path}.{key}"),
+                format!("unknown field (accepted: {})", accepted.join(", ")),
+            ));
+        }
+    }
+    for field in fields {
+        let here = format!("{path}.{}", field.name);
+        match map.get(&field.name) {
+            None | Some(Value::Null) => {
+                if field.required {
+                    errors.push(FieldError::new(here, "required"));
+                }
+            }
+            Some(value) => validate_value(&here, field, value, errors),
+        }
+    }
+}
+
+fn is_blank(value: &Value) -> bool {
+    matches!(value, Value::String(s) if s.trim().is_empty())
+}
+
+fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<FieldError>) {
+    if field.required && is_blank(value) {
+        errors.push(FieldError::new(path, "required"));
+        return;
+    }
+    let wrong_kind = || FieldError::new(path, format!("must be {}", field.kind.noun()));
+    match field.kind {
+        FieldKind::Text | FieldKind::Markdown => match value {
+            Value::String(s) => check_length(path, field, s, errors),
+            _ => errors.push(wrong_kind()),
+        },
+        FieldKind::Number => match value.as_f64() {
+            Some(n) => {
+                if let Some(min) = field.min.filter(|min| n < *min) {
+                    errors.push(FieldError::new(path, format!("at least {min}")));
+                }
+                if let Some(max) = field.max.filter(|max| n > *max) {
+                    errors.push(FieldError::new(path, format!("at most {max}")));
+                }
+            }
+            None => errors.push(wrong_kind()),
+        },
+        FieldKind::Boolean => {
+            if !value.is_boolean() {
+                errors.push(wrong_kind());
+            }
+        }
+        FieldKind::Select => match value {
+            Value::String(s) if field.options.iter().any(|o| o == s) => {}
+            Value::String(s) => errors.push(FieldError::new(
+                path,
+                format!("\"{s}\" is not one of {}", field.options.join(", ")),
+            )),
+            _ => errors.push(wrong_kind()),
+        },
+        FieldKind::Date => match value {
+            Value::String(s) if is_iso_date(s) => {}
+            _ => errors.push(wrong_kind()),
+        },
+        FieldKind::Image => match value {
+            Value::String(url) => check_upload_url(path, url, errors),
+            Value::Object(map) => {
+                let image_fields = [
+                    FieldDef::new("imageId", FieldKind::Text).max_length(64),
+                    FieldDef::new("url", FieldKind::Text).required().max_length(500),
+                    FieldDef::new("alt", FieldKind::Text).max_length(300),
+                ];
+                let before = errors.len();
+                validate_object(path, &image_fields, map, errors);
+                if errors.len() == before {
+                    if let Some(Value::String(url)) = map.get("url") {
+                        check_upload_url(&format!("{path}.url"), url, errors);
+                    }
+                }
+            }
+            _ => errors.push(wrong_kind()),
+        },
+        FieldKind::Link => match value {
+            Value::Object(map) => {
+                let link_fields = [
+                    FieldDef::new("label", FieldKind::Text).max_length(80),
+                    FieldDef::new("href", FieldKind::Text).required().max_length(2000),
+                ];
+                let before = errors.len();
+                validate_object(path, &link_fields, map, errors);
+                if errors.len() == before {
+                    if let Some(Value::String(href)) = map.get("href") {
+                        if !is_href(href) {
+                            errors.push(FieldError::new(
+                                format!("{path}.href"),
+                                "must be a relative path, #anchor, http(s)://, mailto: or tel: link",
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => errors.push(wrong_kind()),
+        },
+        FieldKind::Object => match value {
+            Value::Object(map) => validate_object(path, &field.fields, map, errors),
+            _ => errors.push(wrong_kind()),
+        },
+        FieldKind::List => match value {
+            Value::Array(items) => {
+                if let Some(min) = field.min_items.filter(|min| items.len() < *min) {
+                    errors.push(FieldError::new(path, format!("at least {min} items")));
+                }
+                if let Some(max) = field.max_items.filter(|max| items.len() > *max) {
+                    errors.push(FieldError::new(path, format!("at most {max} items")));
+                }
+                if let Some(item) = &field.item {
+                    for (i, v) in items.iter().enumerate() {
+                        let here = format!("{path}.{i}");
+                        if v.is_null() {
+                            errors.push(FieldError::new(here, "must not be null"));
+                        } else {
+                            validate_value(&here, item, v, errors);
+                        }
+                    }
+                }
+            }
+            _ => errors.push(wrong_kind()),
+        },
+    }
+}
+
+fn check_length(path: &str, field: &FieldDef, s: &str, errors: &mut Vec<FieldError>) {
+    if let Some(max) = field.max_length {
+        if s.chars().count() > max {
+            errors.push(FieldError::new(path, format!("at most {max} characters")));
+        }
+    }
+}
+
+fn check_upload_url(path: &str, url: &str, errors: &mut Vec<FieldError>) {
+    if !url.starts_with("/uploads/") || url.contains("..") {
+        errors.push(FieldError::new(path, format!("\"{url}\" is not a relative /uploads/... URL")));
+    }
+}
+
+/// Whether `href` is a link a site can render safely (no `javascript:`).
+pub fn is_href(href: &str) -> bool {
+    let h = href.trim();
+    !h.is_empty()
+        && (h.starts_with('/')
+            || h.starts_with('#')
+            || h.starts_with("https://")
+            || h.starts_with("http://")
+            || h.starts_with("mailto:")
+            || h.starts_with("tel:"))
+}
+
+fn is_iso_date(s: &str) -> bool {
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok() || chrono::DateTime::parse_from_rfc3339(s).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hero() -> Vec<FieldDef> {
+        crate::templates::starter_templates().into_iter().find(|t| t.key == "hero").unwrap().fields
+    }
+
+    fn messages(errors: Vec<FieldError>) -> Vec<String> {
+        errors.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn names_field_and_rule() {
+        let errors = validate_content("content", &hero(), &json!({"heading": "Hi", "cta": {"label": "Go"}}));
+        assert_eq!(messages(errors), ["content.cta.href: required"]);
+        let long = "x".repeat(121);
+        let errors = validate_content("content", &hero(), &json!({ "heading": long }));
+        assert_eq!(messages(errors), ["content.heading: at most 120 characters"]);
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_kinds() {
+        let errors = validate_content("content", &hero(), &json!({"heading": 3, "colour": "red"}));
+        let m = messages(errors);
+        assert!(m.iter().any(|e| e.starts_with("content.colour: unknown field (accepted: heading")), "{m:?}");
+        assert!(m.contains(&"content.heading: must be text".to_string()), "{m:?}");
+    }
+
+    #[test]
+    fn images_must_be_local() {
+        let errors = validate_content(
+            "content",
+            &hero(),
+            &json!({"heading": "Hi", "backgroundImage": "https://evil.example/x.png"}),
+        );
+        assert_eq!(
+            messages(errors),
+            ["content.backgroundImage: \"https://evil.example/x.png\" is not a relative /uploads/... URL"]
+        );
+        let ok = validate_content(
+            "content",
+            &hero(),
+            &json!({"heading": "Hi", "backgroundImage": {"url": "/uploads/a.png", "imageId": "x"}}),
+        );
+        assert!(ok.is_empty());
+    }
+
+    #[test]
+    fn lists_and_selects() {
+        let pricing = crate::templates::starter_templates().into_iter().find(|t| t.key == "pricing").unwrap();
+        let errors = validate_content(
+            "content",
+            &pricing.fields,
+            &json!({"tiers": [{"name": "Free", "price": "0"}, {"price": "9"}]}),
+        );
+        assert_eq!(messages(errors), ["content.tiers.1.name: required"]);
+        let it = crate::templates::starter_templates().into_iter().find(|t| t.key == "image-text").unwrap();
+        let errors = validate_content(
+            "content",
+            &it.fields,
+            &json!({"body": "b", "image": "/uploads/a.png", "imagePosition": "top"}),
+        );
+        assert_eq!(messages(errors), ["content.imagePosition: \"top\" is not one of left, right"]);
+    }
+
+    #[test]
+    fn javascript_links_refused() {
+        let errors = validate_content("content", &hero(), &json!({"heading": "Hi", "cta": {"href": "javascript:alert(1)"}}));
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].field, "content.cta.href");
+    }
+
+    #[test]
+    fn definitions_are_checked() {
+        let bad = vec![
+            FieldDef::new("a", FieldKind::Object),
+            FieldDef::new("a", FieldKind::List),
+            FieldDef::new("b c", FieldKind::Select),
+        ];
+        let m = messages(check_definitions("fields", &bad));
+        assert_eq!(m.len(), 5, "{m:?}");
+        for t in crate::templates::starter_templates() {
+            assert!(check_definitions("fields", &t.fields).is_empty(), "{}", t.key);
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! What callers send to create and update records.
+//!
+//! Creates carry every required field; patches carry only what changes
+//! (`content` and `meta` merge as JSON merge patches, and a nullable field set
+//! to `null` is cleared). Unknown keys are refused, so a typo never passes
+//! silently. `apply` functions are pure: the store validates and persists.
+
+use crate::fields::FieldDef;
+use crate::merge::merge_patch;
+use crate::model::*;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// Deserializes a field that distinguishes "absent" (`None`) from "set to
+/// null" (`Some(None)`).
+pub fn double_option<'de, T, D>(de: D) -> Result<Option<Option<T>>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    Option::<T>::deserialize(de).map(Some)
+}
+
+/// A new page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewPage {
+    /// Display name.
+    pub name: String,
+    /// URL slug (lowercase words joined by hyphens).
+    pub slug: String,
+    /// Parent page id; omit for a root page.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    /// Protect the page from deletion and re-slugging by the agent.
+    #[serde(default)]
+    pub is_protected: Option<bool>,
+    /// SEO metadata object (title, description, image, ...).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+    /// Allow search engines to index the page (default true).
+    #[serde(default)]
+    pub indexing: Option<bool>,
+    /// Position among siblings (default: last).
+    #[serde(default)]
+    pub sort_order: Option<i64>,
+    /// draft (default), published or unpublished.
+    #[serde(default)]
+    pub status: Option<PublishStatus>,
+}
+
+/// Changes to a page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PagePatch {
+    /// New name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// New slug.
+    #[serde(default)]
+    pub slug: Option<String>,
+    /// New parent; `null` moves the page to the root.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub parent_id: Option<Option<String>>,
+    /// Protection flag.
+    #[serde(default)]
+    pub is_protected: Option<bool>,
+    /// Merge patch for meta (a key set to null is removed).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+    /// Indexing flag.
+    #[serde(default)]
+    pub indexing: Option<bool>,
+    /// Position among siblings.
+    #[serde(default)]
+    pub sort_order: Option<i64>,
+    /// Publication state.
+    #[serde(default)]
+    pub status: Option<PublishStatus>,
+}
+
+impl PagePatch {
+    /// Applies the patch to `page`.
+    pub fn apply(&self, page: &mut Page) {
+        if let Some(v) = &self.name {
+            page.name = v.clone();
+        }
+        if let Some(v) = &self.slug {
+            page.slug = v.clone();
+        }
+        if let Some(v) = &self.parent_id {
+            page.parent_id = v.clone();
+        }
+        if let Some(v) = self.is_protected {
+            page.is_protected = v;
+        }
+        if let Some(v) = &self.meta {
+            merge_patch(&mut page.meta, v);
+        }
+        if let Some(v) = self.indexing {
+            page.indexing = v;
+        }
+        if let Some(v) = self.sort_order {
+            page.sort_order = v;
+        }
+        if let Some(v) = self.status {
+            page.status = v;
+        }
+    }
+}
+
+/// A new section on a page (the page comes from the URL or the tool call).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewSection {
+    /// Key of the section template (`hero`).
+    pub template_key: String,
+    /// Content matching the template's fields.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub content: Option<Value>,
+    /// Position on the page (default: last).
+    #[serde(default)]
+    pub sort_order: Option<i64>,
+    /// draft (default), published or unpublished.
+    #[serde(default)]
+    pub status: Option<PublishStatus>,
+    /// Hide the section (default false).
+    #[serde(default)]
+    pub hidden: Option<bool>,
+}
+
+/// Changes to a section.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SectionPatch {
+    /// Merge patch for content (a key set to null is removed).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub content: Option<Value>,
+    /// Position on the page.
+    #[serde(default)]
+    pub sort_order: Option<i64>,
+    /// Publication state.
+    #[serde(default)]
+    pub status: Option<PublishStatus>,
+    /// Hidden flag.
+    #[serde(default)]
+    pub hidden: Option<bool>,
+}
+
+impl SectionPatch {
+    /// Applies the patch to `section`.
+    pub fn apply(&self, section: &mut PageSection) {
+        if let Some(v) = &self.content {
+            merge_patch(&mut section.content, v);
+        }
+        if let Some(v) = self.sort_order {
+            section.sort_order = v;
+        }
+        if let Some(v) = self.status {
+            section.status = v;
+        }
+        if let Some(v) = self.hidden {
+            section.hidden = v;
+        }
+    }
+}
+
+/// A new section template.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewTemplate {
+    /// Stable key (a slug).
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Field definitions.
+    pub fields: Vec<FieldDef>,
+}
+
+/// Changes to a section template. Existing sections are not re-validated
+/// until they are next written.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TemplatePatch {
+    /// New name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// New description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// New field definitions (replace the old ones).
+    #[serde(default)]
+    pub fields: Option<Vec<FieldDef>>,
+}
+
+impl TemplatePatch {
+    /// Applies the patch.
+    pub fn apply(&self, t: &mut SectionTemplate) {
+        if let Some(v) = &self.name {
+            t.name = v.clone();
+        }
+        if let Some(v) = &self.description {
+            t.description = v.clone();
+        }
+        if let Some(v) = &self.fields {
+            t.fields = v.clone();
+        }
+    }
+}
+
+/// A new collection.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewCollection {
+    /// URL-safe key.
+    pub slug: String,
+    /// Display name.
+    pub name: String,
+    /// posts or entries.
+    pub kind: CollectionKind,
+    /// Field definitions (posts default to body + cover).
+    #[serde(default)]
+    pub fields: Option<Vec<FieldDef>>,
+}
+
+/// Changes to a collection.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CollectionPatch {
+    /// New name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// New field definitions.
+    #[serde(default)]
+    pub fields: Option<Vec<FieldDef>>,
+}
+
+impl CollectionPatch {
+    /// Applies the patch.
+    pub fn apply(&self, c: &mut Collection) {
+        if let Some(v) = &self.name {
+            c.name = v.clone();
+        }
+        if let Some(v) = &self.fields {
+            c.fields = v.clone();
+        }
+    }
+}
+
+/// A new entry (or post).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewEntry {
+    /// URL slug, unique in the collection.
+    pub slug: String,
+    /// Title.
+    pub title: String,
+    /// Content matching the collection's fields.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub content: Option<Value>,
+    /// draft (default), published or archived.
+    #[serde(default)]
+    pub status: Option<EntryStatus>,
+    /// Author's name.
+    #[serde(default)]
+    pub author: Option<String>,
+    /// Category.
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Short summary.
+    #[serde(default)]
+    pub excerpt: Option<String>,
+    /// Featured image URL (`/uploads/...`).
+    #[serde(default)]
+    pub featured_image: Option<String>,
+}
+
+/// Changes to an entry.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EntryPatch {
+    /// New slug.
+    #[serde(default)]
+    pub slug: Option<String>,
+    /// New title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Merge patch for content.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub content: Option<Value>,
+    /// New status.
+    #[serde(default)]
+    pub status: Option<EntryStatus>,
+    /// Author; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub author: Option<Option<String>>,
+    /// Category; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub category: Option<Option<String>>,
+    /// Tags (replace the old ones).
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Excerpt; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub excerpt: Option<Option<String>>,
+    /// Featured image; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub featured_image: Option<Option<String>>,
+}
+
+impl EntryPatch {
+    /// Applies the patch (publishedAt is managed by the store).
+    pub fn apply(&self, e: &mut Entry) {
+        if let Some(v) = &self.slug {
+            e.slug = v.clone();
+        }
+        if let Some(v) = &self.title {
+            e.title = v.clone();
+        }
+        if let Some(v) = &self.content {
+            merge_patch(&mut e.content, v);
+        }
+        if let Some(v) = self.status {
+            e.status = v;
+        }
+        if let Some(v) = &self.author {
+            e.author = v.clone();
+        }
+        if let Some(v) = &self.category {
+            e.category = v.clone();
+        }
+        if let Some(v) = &self.tags {
+            e.tags = v.clone();
+        }
+        if let Some(v) = &self.excerpt {
+            e.excerpt = v.clone();
+        }
+        if let Some(v) = &self.featured_image {
+            e.featured_image = v.clone();
+        }
+    }
+}
+
+/// A new image record for a file already under `/uploads`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewImage {
+    /// Relative URL of the file (`/uploads/...`).
+    pub url: String,
+    /// File name.
+    pub filename: String,
+    /// MIME type (default: guessed from the file name).
+    #[serde(default)]
+    pub mime: Option<String>,
+    /// Width in pixels.
+    #[serde(default)]
+    pub width: Option<i64>,
+    /// Height in pixels.
+    #[serde(default)]
+    pub height: Option<i64>,
+    /// Size in bytes.
+    #[serde(default)]
+    pub bytes: Option<i64>,
+    /// SHA-256 of the file.
+    #[serde(default)]
+    pub content_hash: Option<String>,
+    /// Alternative text.
+    #[serde(default)]
+    pub alt: Option<String>,
+    /// Description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Tags.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Categories.
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+    /// Source (default upload).
+    #[serde(default)]
+    pub source: Option<ImageSource>,
+    /// Attribution for external images.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub attribution: Option<Value>,
+}
+
+/// Changes to an image's metadata.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImagePatch {
+    /// Alternative text; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub alt: Option<Option<String>>,
+    /// Description; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub description: Option<Option<String>>,
+    /// Tags (replace the old ones).
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// Categories (replace the old ones).
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+}
+
+impl ImagePatch {
+    /// Applies the patch.
+    pub fn apply(&self, i: &mut Image) {
+        if let Some(v) = &self.alt {
+            i.alt = v.clone();
+        }
+        if let Some(v) = &self.description {
+            i.description = v.clone();
+        }
+        if let Some(v) = &self.tags {
+            i.tags = v.clone();
+        }
+        if let Some(v) = &self.categories {
+            i.categories = v.clone();
+        }
+    }
+}
+
+/// A new navigation menu.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewNavigation {
+    /// Stable key (`header`).
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// Most top-level items.
+    #[serde(default)]
+    pub max_items: Option<i64>,
+}
+
+/// Changes to a navigation.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NavigationPatch {
+    /// New name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Most top-level items; null removes the limit.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<i64>)]
+    pub max_items: Option<Option<i64>>,
+}
+
+impl NavigationPatch {
+    /// Applies the patch.
+    pub fn apply(&self, n: &mut Navigation) {
+        if let Some(v) = &self.name {
+            n.name = v.clone();
+        }
+        if let Some(v) = self.max_items {
+            n.max_items = v;
+        }
+    }
+}
+
+/// A new navigation item (the navigation comes from the URL or the tool call).
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewNavItem {
+    /// Text shown.
+    pub label: String,
+    /// page, entry, media, url or placeholder.
+    pub target_type: NavTargetType,
+    /// Id of the page, entry or image (for those target types).
+    #[serde(default)]
+    pub target_id: Option<String>,
+    /// URL (for targetType url).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Parent item for a nested menu.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    /// Position among siblings (default: last).
+    #[serde(default)]
+    pub sort_order: Option<i64>,
+    /// Visible (default true).
+    #[serde(default)]
+    pub visible: Option<bool>,
+}
+
+/// Changes to a navigation item.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NavItemPatch {
+    /// New label.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// New target type.
+    #[serde(default)]
+    pub target_type: Option<NavTargetType>,
+    /// New target id; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub target_id: Option<Option<String>>,
+    /// New URL; null clears it.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub url: Option<Option<String>>,
+    /// New parent; null moves it to the top level.
+    #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub parent_id: Option<Option<String>>,
+    /// Position among siblings.
+    #[serde(default)]
+    pub sort_order: Option<i64>,
+    /// Visible flag.
+    #[serde(default)]
+    pub visible: Option<bool>,
+}
+
+impl NavItemPatch {
+    /// Applies the patch.
+    pub fn apply(&self, n: &mut NavItem) {
+        if let Some(v) = &self.label {
+            n.label = v.clone();
+        }
+        if let Some(v) = self.target_type {
+            n.target_type = v;
+        }
+        if let Some(v) = &self.target_id {
+            n.target_id = v.clone();
+        }
+        if let Some(v) = &self.url {
+            n.url = v.clone();
+        }
+        if let Some(v) = &self.parent_id {
+            n.parent_id = v.clone();
+        }
+        if let Some(v) = self.sort_order {
+            n.sort_order = v;
+        }
+        if let Some(v) = self.visible {
+            n.visible = v;
+        }
+    }
+}

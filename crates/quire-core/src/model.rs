@@ -1,0 +1,437 @@
+//! The content model: what a site is made of.
+//!
+//! Every record here belongs to one site and one environment; the store keeps
+//! that scope beside the record, so these types never carry it and no caller
+//! can choose it through a field.
+
+use crate::fields::FieldDef;
+use crate::FieldError;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Declares a string enum with its wire names, parsing with an error that
+/// lists the accepted values (`status: "live" is not one of draft, published`).
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+        pub enum $name { $($(#[$vmeta])* #[serde(rename = $wire)] $variant),+ }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The wire and database name.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $wire),+ }
+            }
+            /// Parses a wire name; the error names `field` and the accepted values.
+            pub fn parse(field: &str, value: &str) -> Result<Self, FieldError> {
+                match value {
+                    $($wire => Ok($name::$variant),)+
+                    other => Err(FieldError::new(field, format!(
+                        "\"{other}\" is not one of {}",
+                        [$($wire),+].join(", ")
+                    ))),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+string_enum!(
+    /// Publication state of pages and sections.
+    PublishStatus { Draft = "draft", Published = "published", Unpublished = "unpublished" }
+);
+string_enum!(
+    /// State of an entry (posts included).
+    EntryStatus { Draft = "draft", Published = "published", Archived = "archived" }
+);
+string_enum!(
+    /// Whether a collection holds posts or other entries.
+    CollectionKind { Posts = "posts", Entries = "entries" }
+);
+string_enum!(
+    /// What a navigation item points at.
+    NavTargetType { Page = "page", Entry = "entry", Media = "media", Url = "url", Placeholder = "placeholder" }
+);
+string_enum!(
+    /// Processing state of an image.
+    ImageStatus { Processing = "processing", Completed = "completed", Failed = "failed" }
+);
+string_enum!(
+    /// Where an image came from.
+    ImageSource { Upload = "upload", Pexels = "pexels", Unsplash = "unsplash", Url = "url" }
+);
+string_enum!(
+    /// The kinds of record the change log and the archive talk about.
+    EntityKind {
+        Page = "page",
+        Section = "section",
+        SectionTemplate = "sectionTemplate",
+        Collection = "collection",
+        Entry = "entry",
+        Image = "image",
+        Navigation = "navigation",
+        NavItem = "navItem",
+    }
+);
+string_enum!(
+    /// Through which surface a change was made.
+    Surface { Rest = "rest", Cli = "cli", Mcp = "mcp", Agent = "agent", System = "system" }
+);
+
+/// A site: the unit of tenancy, holding environments.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Site {
+    /// Identifier.
+    pub id: String,
+    /// URL-safe key (`demo`).
+    pub slug: String,
+    /// Display name.
+    pub name: String,
+    /// Environments of the site (`production`, `staging`).
+    pub environments: Vec<String>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A page of the site tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// Identifier.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// URL slug, unique among the live pages of a site and environment.
+    pub slug: String,
+    /// Parent page; `null` for a root page.
+    pub parent_id: Option<String>,
+    /// Protected pages cannot be deleted or re-slugged by the agent.
+    pub is_protected: bool,
+    /// SEO metadata: title, description, image, ...
+    #[schema(value_type = Object)]
+    pub meta: Value,
+    /// Whether search engines may index the page.
+    pub indexing: bool,
+    /// Position among its siblings.
+    pub sort_order: i64,
+    /// Publication state; delivery serves published pages only.
+    pub status: PublishStatus,
+    /// Increases with every change; used to detect concurrent edits.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A section template: the shape of a kind of page section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionTemplate {
+    /// Identifier.
+    pub id: String,
+    /// Stable key used by sections (`hero`).
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// What the section is for.
+    pub description: String,
+    /// Field definitions content is validated against.
+    pub fields: Vec<FieldDef>,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A section placed on a page, with content that fits its template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageSection {
+    /// Identifier (the `pageSectionId` of the tools).
+    pub id: String,
+    /// The page it sits on.
+    pub page_id: String,
+    /// Key of its template.
+    pub template_key: String,
+    /// Content, validated against the template on every write.
+    #[schema(value_type = Object)]
+    pub content: Value,
+    /// Position on the page.
+    pub sort_order: i64,
+    /// Publication state.
+    pub status: PublishStatus,
+    /// Hidden sections are not delivered even when published.
+    pub hidden: bool,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A collection of entries (posts are entries of a `posts` collection).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Collection {
+    /// Identifier.
+    pub id: String,
+    /// URL-safe key (`blog`).
+    pub slug: String,
+    /// Display name.
+    pub name: String,
+    /// posts or entries.
+    pub kind: CollectionKind,
+    /// Field definitions entry content is validated against.
+    pub fields: Vec<FieldDef>,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An entry of a collection; a post when the collection's kind is posts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// Identifier.
+    pub id: String,
+    /// The collection it belongs to.
+    pub collection_id: String,
+    /// URL slug, unique within its collection.
+    pub slug: String,
+    /// Title.
+    pub title: String,
+    /// Content, validated against the collection's fields.
+    #[schema(value_type = Object)]
+    pub content: Value,
+    /// draft, published or archived.
+    pub status: EntryStatus,
+    /// Author's name.
+    pub author: Option<String>,
+    /// Category.
+    pub category: Option<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Short summary.
+    pub excerpt: Option<String>,
+    /// Featured image URL (`/uploads/...`).
+    pub featured_image: Option<String>,
+    /// When it was (first) published.
+    pub published_at: Option<DateTime<Utc>>,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An image of the media library (metadata; the file lives under `/uploads`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Image {
+    /// Identifier.
+    pub id: String,
+    /// Relative URL (`/uploads/...`).
+    pub url: String,
+    /// Original file name.
+    pub filename: String,
+    /// MIME type.
+    pub mime: String,
+    /// Width in pixels.
+    pub width: Option<i64>,
+    /// Height in pixels.
+    pub height: Option<i64>,
+    /// Size in bytes.
+    pub bytes: Option<i64>,
+    /// SHA-256 of the file, for deduplication.
+    pub content_hash: Option<String>,
+    /// Alternative text.
+    pub alt: Option<String>,
+    /// Longer description.
+    pub description: Option<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Categories.
+    pub categories: Vec<String>,
+    /// processing, completed or failed.
+    pub status: ImageStatus,
+    /// upload, pexels, unsplash or url.
+    pub source: ImageSource,
+    /// Photographer and source URL for external images.
+    #[schema(value_type = Option<Object>)]
+    pub attribution: Option<Value>,
+    /// Variant URLs (thumbnail, medium, large).
+    #[schema(value_type = Object)]
+    pub variants: Value,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A navigation menu (`header`, `footer`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Navigation {
+    /// Identifier.
+    pub id: String,
+    /// Stable key (`header`).
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// Most top-level items it may hold.
+    pub max_items: Option<i64>,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An item of a navigation menu, pointing at a page, entry, image or URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NavItem {
+    /// Identifier.
+    pub id: String,
+    /// The navigation it belongs to.
+    pub navigation_id: String,
+    /// Parent item for nested menus.
+    pub parent_id: Option<String>,
+    /// Text shown.
+    pub label: String,
+    /// What it points at.
+    pub target_type: NavTargetType,
+    /// Id of the page, entry or image it points at.
+    pub target_id: Option<String>,
+    /// URL, for targetType url.
+    pub url: Option<String>,
+    /// Position among its siblings.
+    pub sort_order: i64,
+    /// Invisible items are not delivered.
+    pub visible: bool,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One record an archive holds (the root or something that cascaded with it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ArchivedItem {
+    /// Kind of record.
+    pub entity: EntityKind,
+    /// Its id.
+    pub id: String,
+    /// A readable name (title, slug, label).
+    pub label: String,
+}
+
+/// What a delete archived: the root record and everything that went with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Archive {
+    /// Identifier (used to restore).
+    pub id: String,
+    /// Kind of the root record.
+    pub entity: EntityKind,
+    /// Id of the root record.
+    pub entity_id: String,
+    /// Readable name of the root record.
+    pub label: String,
+    /// Every record archived, root first.
+    pub items: Vec<ArchivedItem>,
+    /// Who archived it.
+    pub archived_by: String,
+    /// When.
+    pub archived_at: DateTime<Utc>,
+    /// When it was restored, if it was.
+    pub restored_at: Option<DateTime<Utc>>,
+    /// Who restored it.
+    pub restored_by: Option<String>,
+}
+
+/// One record of the change log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    /// Identifier; increases with time.
+    pub id: i64,
+    /// Who made it (`token:<id>`, `user:<id>`, `system`).
+    pub actor: String,
+    /// Through which surface.
+    pub surface: Surface,
+    /// The agent session, when an agent made it.
+    pub session_id: Option<String>,
+    /// The agent turn, when an agent made it.
+    pub turn_id: Option<String>,
+    /// Kind of record changed.
+    pub entity: EntityKind,
+    /// Its id.
+    pub entity_id: String,
+    /// create, update, archive, restore or revert.
+    pub action: String,
+    /// The record before (`null` for a create).
+    #[schema(value_type = Option<Object>)]
+    pub before: Option<Value>,
+    /// The record after.
+    #[schema(value_type = Option<Object>)]
+    pub after: Option<Value>,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// Who is making a change, through what: recorded with every mutation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeContext {
+    /// `token:<id>`, `user:<id>` or `system`.
+    pub actor: String,
+    /// The surface the change came through.
+    pub surface: Surface,
+    /// Agent session, if any.
+    pub session_id: Option<String>,
+    /// Agent turn, if any.
+    pub turn_id: Option<String>,
+}
+
+impl ChangeContext {
+    /// The system itself (seeding, migrations).
+    pub fn system() -> Self {
+        Self { actor: "system".into(), surface: Surface::System, session_id: None, turn_id: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enum_errors_list_accepted_values() {
+        let err = PublishStatus::parse("status", "live").unwrap_err();
+        assert_eq!(err.to_string(), "status: \"live\" is not one of draft, published, unpublished");
+        assert_eq!(NavTargetType::parse("targetType", "url").unwrap(), NavTargetType::Url);
+    }
+}

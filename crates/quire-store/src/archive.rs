@@ -1,0 +1,388 @@
+//! Archive instead of delete: a delete marks the record and everything that
+//! cascades with it (a page's sections and child pages, a collection's
+//! entries, a navigation's items, a nav item's children) with one archive
+//! record; restore clears the mark on all of them at once, unless a slug or
+//! key has been reused since, or a parent is gone.
+
+use crate::changes::log_change;
+use crate::list::{Listing, decode_key, encode_key};
+use crate::ops::{new_id, snapshot};
+use crate::record::{Record, enum_col, json_col, load_live};
+use crate::{Result, Scope, Store, StoreError};
+use chrono::Utc;
+use quire_core::model::*;
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite, SqliteConnection};
+use std::collections::HashSet;
+
+fn table(kind: EntityKind) -> &'static str {
+    match kind {
+        EntityKind::Page => Page::TABLE,
+        EntityKind::Section => PageSection::TABLE,
+        EntityKind::SectionTemplate => SectionTemplate::TABLE,
+        EntityKind::Collection => Collection::TABLE,
+        EntityKind::Entry => Entry::TABLE,
+        EntityKind::Image => Image::TABLE,
+        EntityKind::Navigation => Navigation::TABLE,
+        EntityKind::NavItem => NavItem::TABLE,
+    }
+}
+
+/// A live record as (label, JSON snapshot), whatever its kind.
+async fn load_any(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<Option<(String, Value)>> {
+    async fn one<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<(String, Value)>> {
+        Ok(load_live::<T>(conn, scope, id).await?.map(|r| (r.label(), snapshot(&r))))
+    }
+    match kind {
+        EntityKind::Page => one::<Page>(conn, scope, id).await,
+        EntityKind::Section => one::<PageSection>(conn, scope, id).await,
+        EntityKind::SectionTemplate => one::<SectionTemplate>(conn, scope, id).await,
+        EntityKind::Collection => one::<Collection>(conn, scope, id).await,
+        EntityKind::Entry => one::<Entry>(conn, scope, id).await,
+        EntityKind::Image => one::<Image>(conn, scope, id).await,
+        EntityKind::Navigation => one::<Navigation>(conn, scope, id).await,
+        EntityKind::NavItem => one::<NavItem>(conn, scope, id).await,
+    }
+}
+
+async fn live_ids(conn: &mut SqliteConnection, sql: &'static str, parent: &str) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(sql).bind(parent).fetch_all(conn).await?)
+}
+
+/// Everything archiving (kind, id) takes along, root first, depth first.
+async fn cascade(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<Vec<ArchivedItem>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(kind, id.to_string())];
+    let mut seen = HashSet::new();
+    while let Some((kind, id)) = stack.pop() {
+        if !seen.insert((kind, id.clone())) {
+            continue;
+        }
+        let Some((label, _)) = load_any(conn, scope, kind, &id).await? else {
+            continue;
+        };
+        let children: Vec<(EntityKind, String)> = match kind {
+            EntityKind::Page => {
+                let mut c: Vec<_> = live_ids(
+                    conn,
+                    "SELECT id FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC",
+                    &id,
+                )
+                .await?
+                .into_iter()
+                .map(|s| (EntityKind::Section, s))
+                .collect();
+                c.extend(
+                    live_ids(conn, "SELECT id FROM pages WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)
+                        .await?
+                        .into_iter()
+                        .map(|p| (EntityKind::Page, p)),
+                );
+                c
+            }
+            EntityKind::Collection => live_ids(conn, "SELECT id FROM entries WHERE collection_id = ?1 AND archive_id IS NULL ORDER BY id DESC", &id)
+                .await?
+                .into_iter()
+                .map(|e| (EntityKind::Entry, e))
+                .collect(),
+            EntityKind::Navigation => live_ids(
+                conn,
+                "SELECT id FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL ORDER BY sort_order DESC, id DESC",
+                &id,
+            )
+            .await?
+            .into_iter()
+            .map(|n| (EntityKind::NavItem, n))
+            .collect(),
+            EntityKind::NavItem => live_ids(conn, "SELECT id FROM nav_items WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)
+                .await?
+                .into_iter()
+                .map(|n| (EntityKind::NavItem, n))
+                .collect(),
+            _ => Vec::new(),
+        };
+        out.push(ArchivedItem { entity: kind, id, label });
+        stack.extend(children);
+    }
+    Ok(out)
+}
+
+fn archive_from_row(row: &SqliteRow) -> Result<Archive> {
+    Ok(Archive {
+        id: row.try_get("id")?,
+        entity: enum_col(row, "entity", EntityKind::parse)?,
+        entity_id: row.try_get("entity_id")?,
+        label: row.try_get("label")?,
+        items: json_col(row, "items")?,
+        archived_by: row.try_get("archived_by")?,
+        archived_at: row.try_get("archived_at")?,
+        restored_at: row.try_get("restored_at")?,
+        restored_by: row.try_get("restored_by")?,
+    })
+}
+
+/// Refuses to archive what others still depend on.
+async fn check_archivable(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    if kind == EntityKind::SectionTemplate {
+        let key: Option<String> = sqlx::query_scalar("SELECT key FROM section_templates WHERE id = ?1").bind(id).fetch_optional(&mut *conn).await?;
+        let used: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM page_sections WHERE site_id = ?1 AND env = ?2 AND template_key = ?3 AND archive_id IS NULL",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&key)
+        .fetch_one(conn)
+        .await?;
+        if used > 0 {
+            return Err(StoreError::conflict(
+                None,
+                format!("template {} is used by {used} live sections; archive or change those first", key.unwrap_or_default()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Store {
+    /// What archiving these records would take along, without changing
+    /// anything: one list per root, cascade included.
+    pub async fn archive_preview(&self, scope: &Scope, kind: EntityKind, ids: &[String]) -> Result<Vec<Vec<ArchivedItem>>> {
+        let mut conn = self.reader.acquire().await?;
+        let mut out = Vec::new();
+        for id in ids {
+            let items = cascade(&mut conn, scope, kind, id).await?;
+            if items.is_empty() {
+                return Err(StoreError::not_found(kind.as_str(), id.clone()));
+            }
+            check_archivable(&mut conn, scope, kind, id).await?;
+            out.push(items);
+        }
+        Ok(out)
+    }
+
+    /// Archives each record with its cascade, one archive record per id, in
+    /// one transaction: either all are archived or none.
+    pub async fn archive(&self, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, ids: &[String]) -> Result<Vec<Archive>> {
+        if ids.is_empty() {
+            return Err(StoreError::invalid("ids", "at least one id"));
+        }
+        let mut tx = self.writer.begin().await?;
+        let mut archives = Vec::new();
+        let now = Utc::now();
+        for id in ids {
+            let items = cascade(&mut tx, scope, kind, id).await?;
+            let Some(root) = items.first().cloned() else {
+                return Err(StoreError::not_found(kind.as_str(), id.clone()));
+            };
+            check_archivable(&mut tx, scope, kind, id).await?;
+            let archive = Archive {
+                id: new_id(),
+                entity: kind,
+                entity_id: id.clone(),
+                label: root.label.clone(),
+                items: items.clone(),
+                archived_by: ctx.actor.clone(),
+                archived_at: now,
+                restored_at: None,
+                restored_by: None,
+            };
+            sqlx::query(
+                "INSERT INTO archives (id, site_id, env, entity, entity_id, label, items, archived_by, archived_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .bind(&archive.id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(kind.as_str())
+            .bind(id)
+            .bind(&archive.label)
+            .bind(serde_json::to_string(&items)?)
+            .bind(&archive.archived_by)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            for item in &items {
+                let (_, before) = load_any(&mut tx, scope, item.entity, &item.id)
+                    .await?
+                    .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
+                let sql = format!(
+                    "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
+                    table(item.entity)
+                );
+                sqlx::query(AssertSqlSafe(sql)).bind(&archive.id).bind(now).bind(&item.id).execute(&mut *tx).await?;
+                log_change(&mut tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None).await?;
+            }
+            archives.push(archive);
+        }
+        tx.commit().await?;
+        Ok(archives)
+    }
+
+    /// Archive records, newest first; `entity` narrows to one kind.
+    pub async fn archives(&self, scope: &Scope, entity: Option<EntityKind>, limit: u32, cursor: Option<&str>) -> Result<Listing<Archive>> {
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT * FROM archives WHERE site_id = ");
+        q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
+        if let Some(kind) = entity {
+            q.push(" AND entity = ").push_bind(kind.as_str());
+        }
+        if let Some(c) = cursor {
+            q.push(" AND id < ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        let mut items = rows.iter().map(archive_from_row).collect::<Result<Vec<_>>>()?;
+        let next_cursor = if items.len() > limit as usize {
+            items.truncate(limit as usize);
+            items.last().map(|a| encode_key(&a.id))
+        } else {
+            None
+        };
+        Ok(Listing { items, next_cursor })
+    }
+
+    /// One archive record.
+    pub async fn archive_record(&self, scope: &Scope, id: &str) -> Result<Archive> {
+        let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.reader)
+            .await?;
+        row.as_ref().map(archive_from_row).transpose()?.ok_or_else(|| StoreError::not_found("archive", id))
+    }
+
+    /// Restores archives (each with everything it took along) in one
+    /// transaction. A slug or key reused since, or a parent that is itself
+    /// archived, is a conflict that names it; nothing is restored then.
+    pub async fn restore(&self, ctx: &ChangeContext, scope: &Scope, archive_ids: &[String]) -> Result<Vec<Archive>> {
+        if archive_ids.is_empty() {
+            return Err(StoreError::invalid("ids", "at least one archive id"));
+        }
+        let mut tx = self.writer.begin().await?;
+        let now = Utc::now();
+        let mut restored = Vec::new();
+        for archive_id in archive_ids {
+            let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+                .bind(archive_id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(mut archive) = row.as_ref().map(archive_from_row).transpose()? else {
+                return Err(StoreError::not_found("archive", archive_id.clone()));
+            };
+            if archive.restored_at.is_some() {
+                return Err(StoreError::conflict(None, format!("archive {archive_id} was already restored")));
+            }
+            for item in &archive.items {
+                restore_conflict(&mut tx, scope, item, &archive.id).await?;
+            }
+            for item in &archive.items {
+                let sql = format!(
+                    "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
+                    table(item.entity)
+                );
+                sqlx::query(AssertSqlSafe(sql)).bind(now).bind(&item.id).bind(&archive.id).execute(&mut *tx).await?;
+                let after = load_any(&mut tx, scope, item.entity, &item.id).await?.map(|(_, v)| v);
+                log_change(&mut tx, scope, ctx, item.entity, &item.id, "restore", None, after).await?;
+            }
+            sqlx::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3")
+                .bind(now)
+                .bind(&ctx.actor)
+                .bind(&archive.id)
+                .execute(&mut *tx)
+                .await?;
+            archive.restored_at = Some(now);
+            archive.restored_by = Some(ctx.actor.clone());
+            restored.push(archive);
+        }
+        tx.commit().await?;
+        Ok(restored)
+    }
+}
+
+/// Why restoring `item` from archive `archive_id` would clash, if it would.
+async fn restore_conflict(conn: &mut SqliteConnection, scope: &Scope, item: &ArchivedItem, archive_id: &str) -> Result<()> {
+    let row = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {} WHERE id = ?1", table(item.entity))))
+        .bind(&item.id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some(row) = row else {
+        return Err(StoreError::Corrupt(format!("archived {} {} is missing", item.entity, item.id)));
+    };
+    let current_archive: Option<String> = row.try_get("archive_id")?;
+    if current_archive.as_deref() != Some(archive_id) {
+        return Err(StoreError::conflict(None, format!("{} {} is no longer part of this archive", item.entity, item.id)));
+    }
+    match item.entity {
+        EntityKind::Page => {
+            let p = Page::from_row(&row)?;
+            clash(conn, "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &p.slug], || format!("slug \"{}\" is now used by another page; rename that page first", p.slug)).await?;
+            if let Some(parent) = &p.parent_id {
+                parent_live(conn, "pages", parent, archive_id, "parent page").await?;
+            }
+        }
+        EntityKind::Section => {
+            let s = PageSection::from_row(&row)?;
+            parent_live(conn, "pages", &s.page_id, archive_id, "page").await?;
+        }
+        EntityKind::SectionTemplate => {
+            let t = SectionTemplate::from_row(&row)?;
+            clash(conn, "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &t.key], || format!("template key \"{}\" is now used by another template", t.key)).await?;
+        }
+        EntityKind::Collection => {
+            let c = Collection::from_row(&row)?;
+            clash(conn, "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &c.slug], || format!("collection slug \"{}\" is now used by another collection", c.slug)).await?;
+        }
+        EntityKind::Entry => {
+            let e = Entry::from_row(&row)?;
+            clash(conn, "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL",
+                &[&e.collection_id, &e.slug], || format!("slug \"{}\" is now used by another entry of the collection", e.slug)).await?;
+            parent_live(conn, "collections", &e.collection_id, archive_id, "collection").await?;
+        }
+        EntityKind::Navigation => {
+            let n = Navigation::from_row(&row)?;
+            clash(conn, "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &n.key], || format!("navigation key \"{}\" is now used by another navigation", n.key)).await?;
+        }
+        EntityKind::NavItem => {
+            let n = NavItem::from_row(&row)?;
+            parent_live(conn, "navigations", &n.navigation_id, archive_id, "navigation").await?;
+            if let Some(parent) = &n.parent_id {
+                parent_live(conn, "nav_items", parent, archive_id, "parent item").await?;
+            }
+        }
+        EntityKind::Image => {}
+    }
+    Ok(())
+}
+
+async fn clash(conn: &mut SqliteConnection, sql: &'static str, args: &[&str], message: impl FnOnce() -> String) -> Result<()> {
+    let mut q = sqlx::query_scalar::<_, i64>(sql);
+    for a in args {
+        q = q.bind(*a);
+    }
+    if q.fetch_optional(conn).await?.is_some() {
+        return Err(StoreError::conflict(Some("slug"), message()));
+    }
+    Ok(())
+}
+
+/// The parent must be live, or be restored by this same archive.
+async fn parent_live(conn: &mut SqliteConnection, table: &'static str, id: &str, archive_id: &str, what: &str) -> Result<()> {
+    let sql = format!("SELECT archive_id FROM {table} WHERE id = ?1");
+    let state: Option<Option<String>> = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id).fetch_optional(conn).await?;
+    match state {
+        Some(None) => Ok(()),
+        Some(Some(a)) if a == archive_id => Ok(()),
+        Some(Some(other)) => Err(StoreError::conflict(
+            None,
+            format!("its {what} {id} is archived (archive {other}); restore that first"),
+        )),
+        None => Err(StoreError::conflict(None, format!("its {what} {id} no longer exists"))),
+    }
+}

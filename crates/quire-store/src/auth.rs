@@ -1,0 +1,241 @@
+//! Sites, environments and API tokens.
+//!
+//! A token is a random secret shown once; only its SHA-256 is stored. The
+//! secret carries 256 bits of entropy, so a fast hash is as safe as a slow
+//! one here and keeps per-request authentication cheap.
+
+use crate::{Result, Scope, Store, StoreError};
+use chrono::{DateTime, Utc};
+use quire_core::access::Group;
+use quire_core::model::Site;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+/// What a new token may do and for how long.
+#[derive(Debug, Clone)]
+pub struct NewToken {
+    /// A name for people to recognise it by.
+    pub name: String,
+    /// Its group.
+    pub group: Group,
+    /// The site it is scoped to (id or slug).
+    pub site: String,
+    /// Environments it may use; `None` means all of the site's.
+    pub environments: Option<Vec<String>>,
+    /// When it stops working.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Use this secret instead of a random one (bootstrap automation).
+    pub secret: Option<String>,
+}
+
+/// A token's public description (never its secret).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenInfo {
+    /// Token id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// First characters of the secret, to recognise it.
+    pub prefix: String,
+    /// Group.
+    pub group: Group,
+    /// Site id.
+    pub site_id: String,
+    /// Environments, or all when absent.
+    pub environments: Option<Vec<String>>,
+    /// Expiry.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What presenting a token grants.
+#[derive(Debug, Clone)]
+pub struct TokenGrant {
+    /// The token.
+    pub token: TokenInfo,
+    /// Whether it has expired.
+    pub expired: bool,
+}
+
+impl TokenGrant {
+    /// The scope for environment `env` (default: the first allowed, or
+    /// `production`), or `None` when the token may not use it.
+    pub fn scope(&self, env: Option<&str>) -> Option<Scope> {
+        let allowed = self.token.environments.as_deref();
+        let env = match (env, allowed) {
+            (Some(e), Some(list)) if list.iter().any(|a| a == e) => e.to_string(),
+            (Some(_), Some(_)) => return None,
+            (Some(e), None) => e.to_string(),
+            (None, Some(list)) => list.first()?.clone(),
+            (None, None) => "production".to_string(),
+        };
+        Some(Scope::new(self.token.site_id.clone(), env))
+    }
+}
+
+/// SHA-256 of a token secret, hex.
+pub fn hash_secret(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+fn random_secret() -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| StoreError::Corrupt(format!("no randomness: {e}")))?;
+    Ok(format!("qk_{}", hex::encode(bytes)))
+}
+
+impl Store {
+    /// Creates a site with environments (the first is the default).
+    pub async fn create_site(&self, slug: &str, name: &str, environments: &[&str]) -> Result<Site> {
+        quire_core::slug::check_slug("slug", slug)?;
+        let now = Utc::now();
+        let id = crate::ops::new_id();
+        let mut tx = self.writer.begin().await?;
+        let taken: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sites WHERE slug = ?1").bind(slug).fetch_optional(&mut *tx).await?;
+        if taken.is_some() {
+            return Err(StoreError::conflict(Some("slug"), format!("site \"{slug}\" already exists")));
+        }
+        sqlx::query("INSERT INTO sites (id, slug, name, created_at) VALUES (?1, ?2, ?3, ?4)")
+            .bind(&id)
+            .bind(slug)
+            .bind(name)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        for env in environments {
+            quire_core::slug::check_slug("environments", env)?;
+            sqlx::query("INSERT INTO environments (site_id, key, created_at) VALUES (?1, ?2, ?3)")
+                .bind(&id)
+                .bind(*env)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        self.site(slug).await
+    }
+
+    /// A site by id or slug.
+    pub async fn site(&self, id_or_slug: &str) -> Result<Site> {
+        let row = sqlx::query("SELECT * FROM sites WHERE id = ?1 OR slug = ?1")
+            .bind(id_or_slug)
+            .fetch_optional(&self.reader)
+            .await?
+            .ok_or_else(|| StoreError::not_found("site", id_or_slug))?;
+        let id: String = row.try_get("id")?;
+        let environments: Vec<String> = sqlx::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
+            .bind(&id)
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(Site { id, slug: row.try_get("slug")?, name: row.try_get("name")?, environments, created_at: row.try_get("created_at")? })
+    }
+
+    /// All sites.
+    pub async fn sites(&self) -> Result<Vec<Site>> {
+        let slugs: Vec<String> = sqlx::query_scalar("SELECT slug FROM sites ORDER BY created_at, slug").fetch_all(&self.reader).await?;
+        let mut out = Vec::new();
+        for slug in slugs {
+            out.push(self.site(&slug).await?);
+        }
+        Ok(out)
+    }
+
+    /// The scope of a site (id or slug) and environment, checking both exist.
+    pub async fn scope_of(&self, site: &str, env: &str) -> Result<Scope> {
+        let site = self.site(site).await?;
+        if !site.environments.iter().any(|e| e == env) {
+            return Err(StoreError::not_found("environment", env));
+        }
+        Ok(Scope::new(site.id, env))
+    }
+
+    /// Creates a token; returns its description and the secret (shown once).
+    pub async fn create_token(&self, input: NewToken) -> Result<(TokenInfo, String)> {
+        let site = self.site(&input.site).await?;
+        if let Some(envs) = &input.environments {
+            for env in envs {
+                if !site.environments.contains(env) {
+                    return Err(StoreError::invalid("environments", format!("site {} has no environment \"{env}\"", site.slug)));
+                }
+            }
+        }
+        let secret = match input.secret {
+            Some(s) if s.len() >= 16 => s,
+            Some(_) => return Err(StoreError::invalid("token", "a chosen token must be at least 16 characters")),
+            None => random_secret()?,
+        };
+        let now = Utc::now();
+        let info = TokenInfo {
+            id: crate::ops::new_id(),
+            name: input.name,
+            prefix: secret.chars().take(7).collect(),
+            group: input.group,
+            site_id: site.id,
+            environments: input.environments,
+            expires_at: input.expires_at,
+            created_at: now,
+        };
+        sqlx::query(
+            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .bind(&info.id)
+        .bind(&info.name)
+        .bind(hash_secret(&secret))
+        .bind(&info.prefix)
+        .bind(info.group.as_str())
+        .bind(&info.site_id)
+        .bind(info.environments.as_ref().map(crate::record::to_json))
+        .bind(info.expires_at)
+        .bind(now)
+        .execute(&self.writer)
+        .await
+        .map_err(|e| match e {
+            sqlx::Error::Database(d) if d.is_unique_violation() => StoreError::conflict(Some("token"), "that token already exists"),
+            other => other.into(),
+        })?;
+        Ok((info, secret))
+    }
+
+    /// Looks a presented secret up; `None` when unknown or revoked.
+    pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>> {
+        let row = sqlx::query("SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL")
+            .bind(hash_secret(secret))
+            .fetch_optional(&self.reader)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let group: String = row.try_get("grp")?;
+        let token = TokenInfo {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            prefix: row.try_get("prefix")?,
+            group: Group::parse(&group).map_err(StoreError::Corrupt)?,
+            site_id: row.try_get("site_id")?,
+            environments: crate::record::json_opt(&row, "environments")?,
+            expires_at: row.try_get("expires_at")?,
+            created_at: row.try_get("created_at")?,
+        };
+        let expired = token.expires_at.is_some_and(|t| t <= Utc::now());
+        Ok(Some(TokenGrant { token, expired }))
+    }
+
+    /// Number of tokens ever created (zero means a fresh database).
+    pub async fn token_count(&self) -> Result<i64> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens").fetch_one(&self.reader).await?)
+    }
+
+    /// Revokes a token by id.
+    pub async fn revoke_token(&self, id: &str) -> Result<()> {
+        let done = sqlx::query("UPDATE api_tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL")
+            .bind(Utc::now())
+            .bind(id)
+            .execute(&self.writer)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::not_found("token", id));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,165 @@
+//! The change log: one append-only record per mutation, written in the same
+//! transaction as the mutation; revisions of a record and reverting to one.
+
+use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq};
+use crate::ops::write_version;
+use crate::record::{Record, enum_col, json_opt, load_live};
+use crate::{Result, Scope, Store, StoreError};
+use chrono::Utc;
+use quire_core::model::*;
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+
+/// Appends a change-log record.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn log_change(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    entity: EntityKind,
+    entity_id: &str,
+    action: &str,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(&ctx.actor)
+    .bind(ctx.surface.as_str())
+    .bind(&ctx.session_id)
+    .bind(&ctx.turn_id)
+    .bind(entity.as_str())
+    .bind(entity_id)
+    .bind(action)
+    .bind(before.map(|v| v.to_string()))
+    .bind(after.map(|v| v.to_string()))
+    .bind(Utc::now())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+fn change_from_row(row: &SqliteRow) -> Result<Change> {
+    Ok(Change {
+        id: row.try_get("id")?,
+        actor: row.try_get("actor")?,
+        surface: enum_col(row, "surface", Surface::parse)?,
+        session_id: row.try_get("session_id")?,
+        turn_id: row.try_get("turn_id")?,
+        entity: enum_col(row, "entity", EntityKind::parse)?,
+        entity_id: row.try_get("entity_id")?,
+        action: row.try_get("action")?,
+        before: json_opt(row, "before")?,
+        after: json_opt(row, "after")?,
+        at: row.try_get("at")?,
+    })
+}
+
+impl Store {
+    /// Lists change-log records, newest first.
+    pub async fn changes(&self, scope: &Scope, filter: &ChangeFilter, limit: u32, cursor: Option<&str>) -> Result<Listing<Change>> {
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT * FROM changes WHERE site_id = ");
+        q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
+        if let Some(entity) = filter.entity {
+            q.push(" AND entity = ").push_bind(entity.as_str());
+        }
+        if let Some(id) = &filter.entity_id {
+            q.push(" AND entity_id = ").push_bind(id.clone());
+        }
+        if let Some(actor) = &filter.actor {
+            q.push(" AND actor = ").push_bind(actor.clone());
+        }
+        if let Some(session) = &filter.session_id {
+            q.push(" AND session_id = ").push_bind(session.clone());
+        }
+        if let Some(turn) = &filter.turn_id {
+            q.push(" AND turn_id = ").push_bind(turn.clone());
+        }
+        if let Some(c) = cursor {
+            q.push(" AND id < ").push_bind(decode_seq(c)?);
+        }
+        q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        let mut items = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        let next = if items.len() > limit as usize {
+            items.truncate(limit as usize);
+            items.last().map(|c| encode_seq(c.id))
+        } else {
+            None
+        };
+        Ok(Listing { items, next_cursor: next })
+    }
+
+    /// One change-log record.
+    pub async fn change(&self, scope: &Scope, id: i64) -> Result<Change> {
+        let row = sqlx::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.reader)
+            .await?;
+        row.as_ref().map(change_from_row).transpose()?.ok_or_else(|| StoreError::not_found("change", id.to_string()))
+    }
+
+    /// Puts a live record back to the state it had right after change `id`
+    /// (its revision). The revert is itself a logged change (`revert`).
+    pub async fn restore_revision(&self, ctx: &ChangeContext, scope: &Scope, id: i64) -> Result<Change> {
+        let change = self.change(scope, id).await?;
+        let Some(snapshot) = change.after.clone() else {
+            return Err(StoreError::invalid(
+                "changeId",
+                format!("change {id} archived the {}; restore it from the archive instead", change.entity),
+            ));
+        };
+        let mut tx = self.writer.begin().await?;
+        match change.entity {
+            EntityKind::Page => revert::<Page>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Section => revert::<PageSection>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::SectionTemplate => revert::<SectionTemplate>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Collection => revert::<Collection>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Entry => revert::<Entry>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Image => revert::<Image>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Navigation => revert::<Navigation>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::NavItem => revert::<NavItem>(&mut tx, scope, ctx, &change, snapshot).await?,
+        }
+        let latest: i64 = sqlx::query_scalar("SELECT MAX(id) FROM changes").fetch_one(&mut *tx).await?;
+        tx.commit().await?;
+        self.change(scope, latest).await
+    }
+}
+
+async fn revert<T: Record>(conn: &mut SqliteConnection, scope: &Scope, ctx: &ChangeContext, change: &Change, snapshot: Value) -> Result<()> {
+    let Some(current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
+        return Err(StoreError::conflict(
+            None,
+            format!(
+                "{} {} is archived or gone; restore it from the archive first",
+                change.entity, change.entity_id
+            ),
+        ));
+    };
+    let mut target: T = serde_json::from_value(snapshot)?;
+    if target.id() != current.id() {
+        return Err(StoreError::Corrupt(format!("change {} holds a snapshot of another record", change.id)));
+    }
+    // Version and time continue from the current record, not the snapshot.
+    {
+        let (cur_version, cur_updated) = {
+            let mut c = current.clone();
+            let (v, u) = c.stamp();
+            (*v, *u)
+        };
+        let (version, updated_at) = target.stamp();
+        *version = cur_version;
+        *updated_at = cur_updated;
+    }
+    if target == current {
+        return Err(StoreError::conflict(None, format!("{} {} is already at that revision", change.entity, change.entity_id)));
+    }
+    write_version(conn, scope, ctx, &current, &mut target, "revert").await
+}

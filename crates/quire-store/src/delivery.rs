@@ -1,0 +1,162 @@
+//! Reads for the public delivery API: published content only, shaped for a
+//! front end to render.
+
+use crate::record::Record;
+use crate::{Result, Scope, Store, StoreError};
+use quire_core::model::*;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// A published page with its visible, published sections in order.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveredPage {
+    /// The page.
+    #[serde(flatten)]
+    pub page: Page,
+    /// Path of the page from the root (`/about/team`).
+    pub path: String,
+    /// Its sections, in order.
+    pub sections: Vec<PageSection>,
+}
+
+/// A visible navigation item with its resolved href and visible children.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveredNavItem {
+    /// Item id.
+    pub id: String,
+    /// Text shown.
+    pub label: String,
+    /// What it points at.
+    pub target_type: NavTargetType,
+    /// Resolved link; `null` for a placeholder.
+    pub href: Option<String>,
+    /// Nested items.
+    #[schema(no_recursion)]
+    pub children: Vec<DeliveredNavItem>,
+}
+
+impl Store {
+    /// A published page by slug with its visible, published sections.
+    pub async fn delivery_page(&self, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
+        let page = self.page_by_slug(scope, slug).await?;
+        if page.status != PublishStatus::Published {
+            return Err(StoreError::not_found("page", slug));
+        }
+        let rows = sqlx::query(
+            "SELECT * FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL AND status = 'published' AND hidden = 0
+             ORDER BY sort_order, id",
+        )
+        .bind(&page.id)
+        .fetch_all(&self.reader)
+        .await?;
+        let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
+        let paths = self.page_paths(scope).await?;
+        let path = paths.get(&page.id).cloned().unwrap_or_else(|| format!("/{}", page.slug));
+        Ok(DeliveredPage { page, path, sections })
+    }
+
+    /// Paths of all published pages, from their ancestors' slugs; `home` is `/`.
+    async fn page_paths(&self, scope: &Scope) -> Result<HashMap<String, String>> {
+        let rows: Vec<(String, String, Option<String>)> = sqlx::query_as(
+            "SELECT id, slug, parent_id FROM pages WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND status = 'published'",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_all(&self.reader)
+        .await?;
+        let by_id: HashMap<&str, (&str, Option<&str>)> =
+            rows.iter().map(|(id, slug, parent)| (id.as_str(), (slug.as_str(), parent.as_deref()))).collect();
+        let mut paths = HashMap::new();
+        for (id, _, _) in &rows {
+            let mut segments = Vec::new();
+            let mut cursor = Some(id.as_str());
+            let mut reachable = true;
+            while let Some(current) = cursor {
+                let Some((slug, parent)) = by_id.get(current) else {
+                    reachable = false; // an ancestor is unpublished or archived
+                    break;
+                };
+                segments.push(*slug);
+                cursor = *parent;
+                if segments.len() > 64 {
+                    reachable = false;
+                    break;
+                }
+            }
+            if reachable {
+                segments.reverse();
+                let path = if segments == ["home"] { "/".to_string() } else { format!("/{}", segments.join("/")) };
+                paths.insert(id.clone(), path);
+            }
+        }
+        Ok(paths)
+    }
+
+    /// The visible items of a navigation, nested, with hrefs resolved.
+    /// Items whose target is unpublished or archived are left out.
+    pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
+        let nav = self.navigation(scope, key).await?;
+        let rows = sqlx::query("SELECT * FROM nav_items WHERE navigation_id = ?1 AND archive_id IS NULL AND visible = 1 ORDER BY sort_order, id")
+            .bind(&nav.id)
+            .fetch_all(&self.reader)
+            .await?;
+        let items = rows.iter().map(NavItem::from_row).collect::<Result<Vec<_>>>()?;
+        let page_paths = self.page_paths(scope).await?;
+        let entry_paths: HashMap<String, String> = sqlx::query_as::<_, (String, String, String)>(
+            "SELECT e.id, c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
+             WHERE e.site_id = ?1 AND e.env = ?2 AND e.archive_id IS NULL AND c.archive_id IS NULL AND e.status = 'published'",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .map(|(id, collection, slug)| (id, format!("/{collection}/{slug}")))
+        .collect();
+        let image_urls: HashMap<String, String> =
+            sqlx::query_as::<_, (String, String)>("SELECT id, url FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL")
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_all(&self.reader)
+                .await?
+                .into_iter()
+                .collect();
+        let resolve = |item: &NavItem| -> Option<Option<String>> {
+            let target = item.target_id.as_deref().unwrap_or_default();
+            match item.target_type {
+                NavTargetType::Page => page_paths.get(target).cloned().map(Some),
+                NavTargetType::Entry => entry_paths.get(target).cloned().map(Some),
+                NavTargetType::Media => image_urls.get(target).cloned().map(Some),
+                NavTargetType::Url => Some(item.url.clone()),
+                NavTargetType::Placeholder => Some(None),
+            }
+        };
+        fn build(
+            parent: Option<&str>,
+            items: &[NavItem],
+            resolve: &dyn Fn(&NavItem) -> Option<Option<String>>,
+            depth: usize,
+        ) -> Vec<DeliveredNavItem> {
+            if depth > 16 {
+                return Vec::new();
+            }
+            items
+                .iter()
+                .filter(|i| i.parent_id.as_deref() == parent)
+                .filter_map(|i| {
+                    let href = resolve(i)?;
+                    Some(DeliveredNavItem {
+                        id: i.id.clone(),
+                        label: i.label.clone(),
+                        target_type: i.target_type,
+                        href,
+                        children: build(Some(&i.id), items, resolve, depth + 1),
+                    })
+                })
+                .collect()
+        }
+        Ok(build(None, &items, &resolve, 0))
+    }
+}

@@ -1,0 +1,70 @@
+//! The store's errors: what went wrong in the caller's terms.
+
+use quire_core::{FieldError, ValidationErrors};
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No live record of that kind with that id (or slug) in the scope.
+    #[error("{entity} {id} not found")]
+    NotFound {
+        /// Kind of record.
+        entity: &'static str,
+        /// The id or slug asked for.
+        id: String,
+    },
+    /// The input broke one or more rules; nothing was changed.
+    #[error("{0}")]
+    Validation(ValidationErrors),
+    /// The write would clash with existing data (a slug in use, a stale
+    /// version, an archive already restored); nothing was changed.
+    #[error("{message}")]
+    Conflict {
+        /// What clashes, in words.
+        message: String,
+        /// The field at fault, when there is one.
+        field: Option<String>,
+    },
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error("migration error: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    /// Stored data could not be decoded (a bug or a hand-edited database).
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+impl StoreError {
+    /// A not-found error.
+    pub fn not_found(entity: &'static str, id: impl Into<String>) -> Self {
+        StoreError::NotFound { entity, id: id.into() }
+    }
+    /// A single-field validation error.
+    pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        StoreError::Validation(ValidationErrors::one(field, rule))
+    }
+    /// A conflict on `field`.
+    pub fn conflict(field: Option<&str>, message: impl Into<String>) -> Self {
+        StoreError::Conflict { message: message.into(), field: field.map(str::to_string) }
+    }
+}
+
+impl From<FieldError> for StoreError {
+    fn from(e: FieldError) -> Self {
+        StoreError::Validation(ValidationErrors(vec![e]))
+    }
+}
+
+impl From<ValidationErrors> for StoreError {
+    fn from(e: ValidationErrors) -> Self {
+        StoreError::Validation(e)
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}

@@ -1,0 +1,104 @@
+//! Quire's persistence.
+//!
+//! The [`Store`] is the only place SQL lives. It opens an embedded SQLite
+//! database (WAL, foreign keys on), applies the migrations of
+//! `migrations/sqlite`, and offers typed operations on the content model:
+//! create, update, list, archive with cascade, restore, revisions, delivery
+//! reads, tokens and the demo seed. Every mutation runs in one transaction
+//! together with its change-log record, so the log and the data never
+//! disagree. Callers never see a row, a pool or a SQLite error: the API speaks
+//! in `quire_core` types and [`StoreError`], which a PostgreSQL backend will
+//! implement the same way.
+
+mod archive;
+mod auth;
+mod changes;
+mod delivery;
+mod error;
+mod list;
+mod ops;
+mod record;
+mod records;
+pub mod seed;
+
+pub use auth::{NewToken, TokenGrant, TokenInfo, hash_secret};
+pub use delivery::{DeliveredNavItem, DeliveredPage};
+pub use error::StoreError;
+pub use list::{ChangeFilter, EntryFilter, Listing, PageFilter};
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The tenancy scope of every content record: a site and one of its environments.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Scope {
+    /// Site id.
+    pub site_id: String,
+    /// Environment key (`production`).
+    pub env: String,
+}
+
+impl Scope {
+    /// A scope from its parts.
+    pub fn new(site_id: impl Into<String>, env: impl Into<String>) -> Self {
+        Self { site_id: site_id.into(), env: env.into() }
+    }
+}
+
+/// Result of store operations.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Handle on the database. Cheap to clone.
+///
+/// Writes go through a pool of one connection, so SQLite's single writer is
+/// queued in-process instead of failing with `SQLITE_BUSY`; reads use a
+/// separate pool and, with WAL, never wait for a writer.
+#[derive(Clone, Debug)]
+pub struct Store {
+    reader: SqlitePool,
+    writer: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file at `path` and migrates it.
+    pub async fn open(path: &Path) -> Result<Self> {
+        let url = format!("sqlite://{}", path.display());
+        let options = SqliteConnectOptions::from_str(&url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10))
+            .pragma("cache_size", "-16000")
+            .pragma("temp_store", "memory");
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        let store_migrations = sqlx::migrate!("../../migrations/sqlite");
+        store_migrations.run(&writer).await?;
+        let readers = std::thread::available_parallelism().map(|n| n.get() as u32 * 2).unwrap_or(4).max(4);
+        let reader = SqlitePoolOptions::new()
+            .max_connections(readers)
+            .min_connections(1)
+            .connect_with(options.read_only(true))
+            .await?;
+        Ok(Self { reader, writer })
+    }
+
+    /// Applies pending migrations (done by [`Store::open`] too); returns how
+    /// many the database has applied in all.
+    pub async fn migrate(&self) -> Result<usize> {
+        sqlx::migrate!("../../migrations/sqlite").run(&self.writer).await?;
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations").fetch_one(&self.reader).await?;
+        Ok(n as usize)
+    }
+
+    /// Closes both pools, flushing the WAL.
+    pub async fn close(&self) {
+        self.reader.close().await;
+        self.writer.close().await;
+    }
+}

@@ -1,0 +1,259 @@
+//! Keyset-paginated lists. A cursor is an opaque token naming the last row a
+//! page returned; the next page starts after it, so pages stay stable while
+//! rows are added.
+
+use crate::record::Record;
+use crate::{Result, Scope, Store, StoreError};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use quire_core::model::*;
+use sqlx::{QueryBuilder, Sqlite};
+
+/// One page of a list.
+#[derive(Debug, Clone)]
+pub struct Listing<T> {
+    /// The records.
+    pub items: Vec<T>,
+    /// Cursor of the next page, if there is one.
+    pub next_cursor: Option<String>,
+}
+
+/// Filters for the page list.
+#[derive(Debug, Clone, Default)]
+pub struct PageFilter {
+    /// Only children of this page.
+    pub parent_id: Option<String>,
+    /// Only root pages.
+    pub root_only: bool,
+    /// Only pages with this status.
+    pub status: Option<PublishStatus>,
+}
+
+/// Filters for entry lists.
+#[derive(Debug, Clone, Default)]
+pub struct EntryFilter {
+    /// Only entries with this status.
+    pub status: Option<EntryStatus>,
+    /// Only entries in this category.
+    pub category: Option<String>,
+    /// Only entries with this tag.
+    pub tag: Option<String>,
+}
+
+/// Filters for the change log.
+#[derive(Debug, Clone, Default)]
+pub struct ChangeFilter {
+    /// Only changes to this kind.
+    pub entity: Option<EntityKind>,
+    /// Only changes to this record.
+    pub entity_id: Option<String>,
+    /// Only changes by this actor.
+    pub actor: Option<String>,
+    /// Only changes of this agent session.
+    pub session_id: Option<String>,
+    /// Only changes of this agent turn.
+    pub turn_id: Option<String>,
+}
+
+fn bad_cursor() -> StoreError {
+    StoreError::invalid("cursor", "is not a cursor this list returned")
+}
+
+fn encode(text: String) -> String {
+    URL_SAFE_NO_PAD.encode(text)
+}
+
+fn decode(cursor: &str) -> Result<String> {
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad_cursor())?;
+    String::from_utf8(bytes).map_err(|_| bad_cursor())
+}
+
+/// Cursor of a list ordered by (sortOrder, id).
+pub(crate) fn encode_ordered(sort: i64, id: &str) -> String {
+    encode(format!("o:{sort}:{id}"))
+}
+
+/// Decodes a (sortOrder, id) cursor.
+pub(crate) fn decode_ordered(cursor: &str) -> Result<(i64, String)> {
+    let text = decode(cursor)?;
+    let mut parts = text.splitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("o"), Some(sort), Some(id)) => Ok((sort.parse().map_err(|_| bad_cursor())?, id.to_string())),
+        _ => Err(bad_cursor()),
+    }
+}
+
+/// Cursor of a list ordered by a text key (id, slug).
+pub(crate) fn encode_key(key: &str) -> String {
+    encode(format!("k:{key}"))
+}
+
+/// Decodes a text-key cursor.
+pub(crate) fn decode_key(cursor: &str) -> Result<String> {
+    decode(cursor)?.strip_prefix("k:").map(str::to_string).ok_or_else(bad_cursor)
+}
+
+/// Cursor of a list ordered by a sequence number.
+pub(crate) fn encode_seq(seq: i64) -> String {
+    encode(format!("s:{seq}"))
+}
+
+/// Decodes a sequence cursor.
+pub(crate) fn decode_seq(cursor: &str) -> Result<i64> {
+    decode(cursor)?
+        .strip_prefix("s:")
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(bad_cursor)
+}
+
+fn scoped(table: &str, scope: &Scope) -> QueryBuilder<Sqlite> {
+    let mut q = QueryBuilder::new(format!("SELECT * FROM {table} WHERE archive_id IS NULL AND site_id = "));
+    q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
+    q
+}
+
+fn push_ordered_after(q: &mut QueryBuilder<Sqlite>, cursor: Option<&str>) -> Result<()> {
+    if let Some(c) = cursor {
+        let (sort, id) = decode_ordered(c)?;
+        q.push(" AND (sort_order, id) > (").push_bind(sort).push(", ").push_bind(id).push(")");
+    }
+    Ok(())
+}
+
+impl Store {
+    async fn fetch_page<T: Record>(
+        &self,
+        mut q: QueryBuilder<Sqlite>,
+        limit: u32,
+        next: impl Fn(&T) -> String,
+    ) -> Result<Listing<T>> {
+        q.push(" LIMIT ").push_bind(limit as i64 + 1);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        let mut items = rows.iter().map(T::from_row).collect::<Result<Vec<_>>>()?;
+        let next_cursor = if items.len() > limit as usize {
+            items.truncate(limit as usize);
+            items.last().map(next)
+        } else {
+            None
+        };
+        Ok(Listing { items, next_cursor })
+    }
+
+    /// Pages, ordered by sortOrder then id.
+    pub async fn pages(&self, scope: &Scope, filter: &PageFilter, limit: u32, cursor: Option<&str>) -> Result<Listing<Page>> {
+        let mut q = scoped("pages", scope);
+        if let Some(parent) = &filter.parent_id {
+            q.push(" AND parent_id = ").push_bind(parent.clone());
+        } else if filter.root_only {
+            q.push(" AND parent_id IS NULL");
+        }
+        if let Some(status) = filter.status {
+            q.push(" AND status = ").push_bind(status.as_str());
+        }
+        push_ordered_after(&mut q, cursor)?;
+        q.push(" ORDER BY sort_order, id");
+        self.fetch_page(q, limit, |p: &Page| encode_ordered(p.sort_order, &p.id)).await
+    }
+
+    /// Sections of a page, in page order.
+    pub async fn sections(&self, scope: &Scope, page_id: &str, limit: u32, cursor: Option<&str>) -> Result<Listing<PageSection>> {
+        self.page(scope, page_id).await?;
+        let mut q = scoped("page_sections", scope);
+        q.push(" AND page_id = ").push_bind(page_id.to_string());
+        push_ordered_after(&mut q, cursor)?;
+        q.push(" ORDER BY sort_order, id");
+        self.fetch_page(q, limit, |s: &PageSection| encode_ordered(s.sort_order, &s.id)).await
+    }
+
+    /// Section templates, by key.
+    pub async fn templates(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<SectionTemplate>> {
+        let mut q = scoped("section_templates", scope);
+        if let Some(c) = cursor {
+            q.push(" AND key > ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY key");
+        self.fetch_page(q, limit, |t: &SectionTemplate| encode_key(&t.key)).await
+    }
+
+    /// Collections, by slug.
+    pub async fn collections(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<Collection>> {
+        let mut q = scoped("collections", scope);
+        if let Some(c) = cursor {
+            q.push(" AND slug > ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY slug");
+        self.fetch_page(q, limit, |c: &Collection| encode_key(&c.slug)).await
+    }
+
+    /// Entries of a collection (id or slug), newest first.
+    pub async fn entries(
+        &self,
+        scope: &Scope,
+        collection: &str,
+        filter: &EntryFilter,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<Entry>> {
+        let collection = self.collection(scope, collection).await?;
+        let mut q = scoped("entries", scope);
+        q.push(" AND collection_id = ").push_bind(collection.id);
+        if let Some(status) = filter.status {
+            q.push(" AND status = ").push_bind(status.as_str());
+        }
+        if let Some(category) = &filter.category {
+            q.push(" AND category = ").push_bind(category.clone());
+        }
+        if let Some(tag) = &filter.tag {
+            q.push(" AND EXISTS (SELECT 1 FROM json_each(entries.tags) WHERE value = ").push_bind(tag.clone()).push(")");
+        }
+        if let Some(c) = cursor {
+            q.push(" AND id < ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY id DESC");
+        self.fetch_page(q, limit, |e: &Entry| encode_key(&e.id)).await
+    }
+
+    /// Images, newest first.
+    pub async fn images(&self, scope: &Scope, status: Option<ImageStatus>, limit: u32, cursor: Option<&str>) -> Result<Listing<Image>> {
+        let mut q = scoped("images", scope);
+        if let Some(status) = status {
+            q.push(" AND status = ").push_bind(status.as_str());
+        }
+        if let Some(c) = cursor {
+            q.push(" AND id < ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY id DESC");
+        self.fetch_page(q, limit, |i: &Image| encode_key(&i.id)).await
+    }
+
+    /// Navigations, by key.
+    pub async fn navigations(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<Navigation>> {
+        let mut q = scoped("navigations", scope);
+        if let Some(c) = cursor {
+            q.push(" AND key > ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY key");
+        self.fetch_page(q, limit, |n: &Navigation| encode_key(&n.key)).await
+    }
+
+    /// Items of a navigation (id or key), ordered by sortOrder then id;
+    /// `parent_id` narrows to the children of one item.
+    pub async fn nav_items(
+        &self,
+        scope: &Scope,
+        navigation: &str,
+        parent_id: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<NavItem>> {
+        let nav = self.navigation(scope, navigation).await?;
+        let mut q = scoped("nav_items", scope);
+        q.push(" AND navigation_id = ").push_bind(nav.id);
+        if let Some(parent) = parent_id {
+            q.push(" AND parent_id = ").push_bind(parent.to_string());
+        }
+        push_ordered_after(&mut q, cursor)?;
+        q.push(" ORDER BY sort_order, id");
+        self.fetch_page(q, limit, |n: &NavItem| encode_ordered(n.sort_order, &n.id)).await
+    }
+}

@@ -1,0 +1,476 @@
+//! Create, read and update for every kind of content record.
+//!
+//! Each write runs in one transaction: check the rules, write the row, append
+//! the change-log record, commit. A write that changes nothing is not logged.
+
+use crate::changes::log_change;
+use crate::record::{Record, load_live, require_live};
+use crate::records::{collection_by_slug, navigation_by_key, template_by_key};
+use crate::{Result, Scope, Store, StoreError};
+use chrono::Utc;
+use quire_core::input::*;
+use quire_core::model::*;
+use quire_core::templates::post_fields;
+use serde_json::{Value, json};
+use sqlx::SqliteConnection;
+
+/// A new, time-ordered id (UUID v7): ids sort in creation order, which
+/// keyset pagination relies on.
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// The JSON snapshot of a record kept in the change log.
+pub(crate) fn snapshot<T: Record>(record: &T) -> Value {
+    serde_json::to_value(record).unwrap_or(Value::Null)
+}
+
+impl Store {
+    /// Inserts `record` after checking it, logging a `create` change.
+    pub(crate) async fn create_record<T: Record>(&self, ctx: &ChangeContext, scope: &Scope, record: T) -> Result<T> {
+        let mut tx = self.writer.begin().await?;
+        record.check(&mut tx, scope).await?;
+        record.insert(&mut tx, scope).await?;
+        log_change(&mut tx, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(&record))).await?;
+        tx.commit().await?;
+        Ok(record)
+    }
+
+    /// Loads a live record, lets `change` modify it, checks and writes it,
+    /// logging an `update` change with before and after.
+    pub(crate) async fn update_record<T: Record>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        change: impl FnOnce(&mut T) -> Result<()> + Send,
+    ) -> Result<T> {
+        let mut tx = self.writer.begin().await?;
+        let before = require_live::<T>(&mut tx, scope, id).await?;
+        let mut after = before.clone();
+        change(&mut after)?;
+        if after == before {
+            return Ok(before);
+        }
+        write_version(&mut tx, scope, ctx, &before, &mut after, "update").await?;
+        tx.commit().await?;
+        Ok(after)
+    }
+
+    /// Reads a live record by id.
+    pub(crate) async fn get_record<T: Record>(&self, scope: &Scope, id: &str) -> Result<T> {
+        let mut conn = self.reader.acquire().await?;
+        require_live::<T>(&mut conn, scope, id).await
+    }
+
+    // ------------------------------------------------------------ pages
+
+    /// Creates a page (default status draft, placed last among its siblings).
+    pub async fn create_page(&self, ctx: &ChangeContext, scope: &Scope, input: NewPage) -> Result<Page> {
+        let now = Utc::now();
+        let sort_order = match input.sort_order {
+            Some(n) => n,
+            None => self.next_page_order(scope, input.parent_id.as_deref()).await?,
+        };
+        let page = Page {
+            id: new_id(),
+            name: input.name,
+            slug: input.slug,
+            parent_id: input.parent_id,
+            is_protected: input.is_protected.unwrap_or(false),
+            meta: input.meta.unwrap_or_else(|| json!({})),
+            indexing: input.indexing.unwrap_or(true),
+            sort_order,
+            status: input.status.unwrap_or(PublishStatus::Draft),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, page).await
+    }
+
+    async fn next_page_order(&self, scope: &Scope, parent: Option<&str>) -> Result<i64> {
+        let max: Option<i64> = sqlx::query_scalar(
+            "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS ?3 AND archive_id IS NULL",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(parent)
+        .fetch_one(&self.reader)
+        .await?;
+        Ok(max.map_or(0, |m| m + 1))
+    }
+
+    /// A live page by id.
+    pub async fn page(&self, scope: &Scope, id: &str) -> Result<Page> {
+        self.get_record(scope, id).await
+    }
+
+    /// A live page by slug.
+    pub async fn page_by_slug(&self, scope: &Scope, slug: &str) -> Result<Page> {
+        let row = sqlx::query("SELECT * FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(slug)
+            .fetch_optional(&self.reader)
+            .await?;
+        row.as_ref().map(Page::from_row).transpose()?.ok_or_else(|| StoreError::not_found("page", slug))
+    }
+
+    /// Applies a patch to a page.
+    pub async fn update_page(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: PagePatch) -> Result<Page> {
+        self.update_record::<Page>(ctx, scope, id, |p| {
+            patch.apply(p);
+            Ok(())
+        })
+        .await
+    }
+
+    // ------------------------------------------------------------ sections
+
+    /// Creates a section on a page (default status draft, placed last).
+    pub async fn create_section(&self, ctx: &ChangeContext, scope: &Scope, page_id: &str, input: NewSection) -> Result<PageSection> {
+        let now = Utc::now();
+        let sort_order = match input.sort_order {
+            Some(n) => n,
+            None => {
+                let max: Option<i64> =
+                    sqlx::query_scalar("SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL")
+                        .bind(page_id)
+                        .fetch_one(&self.reader)
+                        .await?;
+                max.map_or(0, |m| m + 1)
+            }
+        };
+        let section = PageSection {
+            id: new_id(),
+            page_id: page_id.to_string(),
+            template_key: input.template_key,
+            content: input.content.unwrap_or_else(|| json!({})),
+            sort_order,
+            status: input.status.unwrap_or(PublishStatus::Draft),
+            hidden: input.hidden.unwrap_or(false),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, section).await
+    }
+
+    /// A live section by id.
+    pub async fn section(&self, scope: &Scope, id: &str) -> Result<PageSection> {
+        self.get_record(scope, id).await
+    }
+
+    /// Applies a patch to a section (content merges, then is re-validated).
+    pub async fn update_section(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: SectionPatch) -> Result<PageSection> {
+        self.update_record::<PageSection>(ctx, scope, id, |s| {
+            patch.apply(s);
+            Ok(())
+        })
+        .await
+    }
+
+    // ------------------------------------------------------------ templates
+
+    /// Creates a section template.
+    pub async fn create_template(&self, ctx: &ChangeContext, scope: &Scope, input: NewTemplate) -> Result<SectionTemplate> {
+        let now = Utc::now();
+        let template = SectionTemplate {
+            id: new_id(),
+            key: input.key,
+            name: input.name,
+            description: input.description.unwrap_or_default(),
+            fields: input.fields,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, template).await
+    }
+
+    /// A live template by id or key.
+    pub async fn template(&self, scope: &Scope, id_or_key: &str) -> Result<SectionTemplate> {
+        let mut conn = self.reader.acquire().await?;
+        if let Some(t) = load_live::<SectionTemplate>(&mut conn, scope, id_or_key).await? {
+            return Ok(t);
+        }
+        template_by_key(&mut conn, scope, id_or_key)
+            .await?
+            .ok_or_else(|| StoreError::not_found("section template", id_or_key))
+    }
+
+    /// Applies a patch to a template.
+    pub async fn update_template(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: TemplatePatch) -> Result<SectionTemplate> {
+        let id = self.template(scope, id).await?.id;
+        self.update_record::<SectionTemplate>(ctx, scope, &id, |t| {
+            patch.apply(t);
+            Ok(())
+        })
+        .await
+    }
+
+    // ------------------------------------------------------------ collections
+
+    /// Creates a collection (posts collections default to body + cover fields).
+    pub async fn create_collection(&self, ctx: &ChangeContext, scope: &Scope, input: NewCollection) -> Result<Collection> {
+        let now = Utc::now();
+        let fields = match (input.fields, input.kind) {
+            (Some(f), _) => f,
+            (None, CollectionKind::Posts) => post_fields(),
+            (None, CollectionKind::Entries) => Vec::new(),
+        };
+        let collection = Collection {
+            id: new_id(),
+            slug: input.slug,
+            name: input.name,
+            kind: input.kind,
+            fields,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, collection).await
+    }
+
+    /// A live collection by id or slug.
+    pub async fn collection(&self, scope: &Scope, id_or_slug: &str) -> Result<Collection> {
+        let mut conn = self.reader.acquire().await?;
+        if let Some(c) = collection_by_slug(&mut conn, scope, id_or_slug).await? {
+            return Ok(c);
+        }
+        load_live::<Collection>(&mut conn, scope, id_or_slug)
+            .await?
+            .ok_or_else(|| StoreError::not_found("collection", id_or_slug))
+    }
+
+    /// Applies a patch to a collection.
+    pub async fn update_collection(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: CollectionPatch) -> Result<Collection> {
+        let id = self.collection(scope, id).await?.id;
+        self.update_record::<Collection>(ctx, scope, &id, |c| {
+            patch.apply(c);
+            Ok(())
+        })
+        .await
+    }
+
+    // ------------------------------------------------------------ entries
+
+    /// Creates an entry in the collection with id or slug `collection`.
+    pub async fn create_entry(&self, ctx: &ChangeContext, scope: &Scope, collection: &str, input: NewEntry) -> Result<Entry> {
+        let collection = self.collection(scope, collection).await?;
+        let now = Utc::now();
+        let status = input.status.unwrap_or(EntryStatus::Draft);
+        let entry = Entry {
+            id: new_id(),
+            collection_id: collection.id,
+            slug: input.slug,
+            title: input.title,
+            content: input.content.unwrap_or_else(|| json!({})),
+            status,
+            author: input.author,
+            category: input.category,
+            tags: input.tags.unwrap_or_default(),
+            excerpt: input.excerpt,
+            featured_image: input.featured_image,
+            published_at: (status == EntryStatus::Published).then_some(now),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, entry).await
+    }
+
+    /// A live entry by id.
+    pub async fn entry(&self, scope: &Scope, id: &str) -> Result<Entry> {
+        self.get_record(scope, id).await
+    }
+
+    /// A live entry by collection (id or slug) and slug.
+    pub async fn entry_by_slug(&self, scope: &Scope, collection: &str, slug: &str) -> Result<Entry> {
+        let collection = self.collection(scope, collection).await?;
+        let row = sqlx::query("SELECT * FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL")
+            .bind(&collection.id)
+            .bind(slug)
+            .fetch_optional(&self.reader)
+            .await?;
+        row.as_ref().map(Entry::from_row).transpose()?.ok_or_else(|| StoreError::not_found("entry", slug))
+    }
+
+    /// Applies a patch to an entry; publishing sets publishedAt the first time.
+    pub async fn update_entry(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: EntryPatch) -> Result<Entry> {
+        self.update_record::<Entry>(ctx, scope, id, |e| {
+            patch.apply(e);
+            if e.status == EntryStatus::Published && e.published_at.is_none() {
+                e.published_at = Some(Utc::now());
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    // ------------------------------------------------------------ images
+
+    /// Records an image whose file is already under `/uploads`.
+    pub async fn create_image(&self, ctx: &ChangeContext, scope: &Scope, input: NewImage) -> Result<Image> {
+        let now = Utc::now();
+        let mime = input.mime.unwrap_or_else(|| mime_from_name(&input.filename).to_string());
+        let image = Image {
+            id: new_id(),
+            url: input.url,
+            filename: input.filename,
+            mime,
+            width: input.width,
+            height: input.height,
+            bytes: input.bytes,
+            content_hash: input.content_hash,
+            alt: input.alt,
+            description: input.description,
+            tags: input.tags.unwrap_or_default(),
+            categories: input.categories.unwrap_or_default(),
+            status: ImageStatus::Completed,
+            source: input.source.unwrap_or(ImageSource::Upload),
+            attribution: input.attribution,
+            variants: json!({}),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, image).await
+    }
+
+    /// A live image by id.
+    pub async fn image(&self, scope: &Scope, id: &str) -> Result<Image> {
+        self.get_record(scope, id).await
+    }
+
+    /// Applies a patch to an image's metadata.
+    pub async fn update_image(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: ImagePatch) -> Result<Image> {
+        self.update_record::<Image>(ctx, scope, id, |i| {
+            patch.apply(i);
+            Ok(())
+        })
+        .await
+    }
+
+    // ------------------------------------------------------------ navigation
+
+    /// Creates a navigation menu.
+    pub async fn create_navigation(&self, ctx: &ChangeContext, scope: &Scope, input: NewNavigation) -> Result<Navigation> {
+        let now = Utc::now();
+        let nav = Navigation {
+            id: new_id(),
+            key: input.key,
+            name: input.name,
+            max_items: input.max_items,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, nav).await
+    }
+
+    /// A live navigation by id or key.
+    pub async fn navigation(&self, scope: &Scope, id_or_key: &str) -> Result<Navigation> {
+        let mut conn = self.reader.acquire().await?;
+        if let Some(n) = navigation_by_key(&mut conn, scope, id_or_key).await? {
+            return Ok(n);
+        }
+        load_live::<Navigation>(&mut conn, scope, id_or_key)
+            .await?
+            .ok_or_else(|| StoreError::not_found("navigation", id_or_key))
+    }
+
+    /// Applies a patch to a navigation.
+    pub async fn update_navigation(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: NavigationPatch) -> Result<Navigation> {
+        let id = self.navigation(scope, id).await?.id;
+        self.update_record::<Navigation>(ctx, scope, &id, |n| {
+            patch.apply(n);
+            Ok(())
+        })
+        .await
+    }
+
+    /// Adds an item to the navigation with id or key `navigation`; refuses a
+    /// target that does not exist and a top level beyond maxItems.
+    pub async fn create_nav_item(&self, ctx: &ChangeContext, scope: &Scope, navigation: &str, input: NewNavItem) -> Result<NavItem> {
+        let nav = self.navigation(scope, navigation).await?;
+        let siblings: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS ?2 AND archive_id IS NULL",
+        )
+        .bind(&nav.id)
+        .bind(&input.parent_id)
+        .fetch_one(&self.reader)
+        .await?;
+        if input.parent_id.is_none() {
+            if let Some(max) = nav.max_items.filter(|max| siblings >= *max) {
+                return Err(StoreError::conflict(
+                    None,
+                    format!("navigation {} is full: it holds at most {max} top-level items", nav.key),
+                ));
+            }
+        }
+        let now = Utc::now();
+        let item = NavItem {
+            id: new_id(),
+            navigation_id: nav.id,
+            parent_id: input.parent_id,
+            label: input.label,
+            target_type: input.target_type,
+            target_id: input.target_id,
+            url: input.url,
+            sort_order: input.sort_order.unwrap_or(siblings),
+            visible: input.visible.unwrap_or(true),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        self.create_record(ctx, scope, item).await
+    }
+
+    /// A live nav item by id.
+    pub async fn nav_item(&self, scope: &Scope, id: &str) -> Result<NavItem> {
+        self.get_record(scope, id).await
+    }
+
+    /// Applies a patch to a nav item.
+    pub async fn update_nav_item(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: NavItemPatch) -> Result<NavItem> {
+        self.update_record::<NavItem>(ctx, scope, id, |n| {
+            patch.apply(n);
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Writes `after` as the next version of `before` and logs it as `action`.
+pub(crate) async fn write_version<T: Record>(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    before: &T,
+    after: &mut T,
+    action: &'static str,
+) -> Result<()> {
+    {
+        let (version, updated_at) = after.stamp();
+        *version += 1;
+        *updated_at = Utc::now();
+    }
+    after.check(conn, scope).await?;
+    after.write(conn).await?;
+    log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after))).await
+}
+
+fn mime_from_name(name: &str) -> &'static str {
+    let lower = name.to_ascii_lowercase();
+    match lower.rsplit('.').next() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("gif") => "image/gif",
+        Some("svg") => "image/svg+xml",
+        Some("avif") => "image/avif",
+        _ => "application/octet-stream",
+    }
+}

@@ -1,0 +1,81 @@
+//! The [`Record`] trait: what the generic create / update / archive / revert
+//! machinery needs to know about each kind of content record.
+
+use crate::{Result, Scope};
+use chrono::{DateTime, Utc};
+use quire_core::model::EntityKind;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+use std::future::Future;
+
+/// A content record the store can create, update, archive and revert.
+pub(crate) trait Record:
+    Serialize + DeserializeOwned + Clone + PartialEq + Send + Sync + Unpin + 'static
+{
+    /// Which kind it is.
+    const KIND: EntityKind;
+    /// Its table.
+    const TABLE: &'static str;
+    /// `SELECT * FROM <table> WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL`.
+    const SELECT_LIVE: &'static str;
+
+    /// Its id.
+    fn id(&self) -> &str;
+    /// A readable name: slug, key, title or label.
+    fn label(&self) -> String;
+    /// Version and last-change time, bumped on every write.
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>);
+    /// Decodes a row of its table.
+    fn from_row(row: &SqliteRow) -> Result<Self>;
+    /// Inserts it into the scope.
+    fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> impl Future<Output = Result<()>> + Send;
+    /// Writes every mutable column of the row with its id.
+    fn write(&self, conn: &mut SqliteConnection) -> impl Future<Output = Result<()>> + Send;
+    /// Checks every rule that needs the database (references, uniqueness,
+    /// content against templates); changes nothing.
+    fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// Loads a live record of kind `T` by id.
+pub(crate) async fn load_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<T>> {
+    let row = sqlx::query(T::SELECT_LIVE)
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(T::from_row).transpose()
+}
+
+/// Loads a live record or fails with not-found.
+pub(crate) async fn require_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<T> {
+    load_live::<T>(conn, scope, id)
+        .await?
+        .ok_or_else(|| crate::StoreError::not_found(T::KIND.as_str(), id))
+}
+
+/// Reads a JSON text column.
+pub(crate) fn json_col<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<T> {
+    let text: String = row.try_get(col)?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+/// Reads a nullable JSON text column.
+pub(crate) fn json_opt<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<Option<T>> {
+    let text: Option<String> = row.try_get(col)?;
+    Ok(text.map(|t| serde_json::from_str(&t)).transpose()?)
+}
+
+/// Reads a string enum column.
+pub(crate) fn enum_col<T>(row: &SqliteRow, col: &str, parse: fn(&str, &str) -> Result<T, quire_core::FieldError>) -> Result<T> {
+    let text: String = row.try_get(col)?;
+    parse(col, &text).map_err(|e| crate::StoreError::Corrupt(e.to_string()))
+}
+
+/// JSON text of a value, for binding.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
+    // Invariant: our model types serialize infallibly (no non-string map keys).
+    serde_json::to_string(value).expect("model types serialize to JSON")
+}

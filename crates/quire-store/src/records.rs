@@ -1,0 +1,948 @@
+//! [`Record`] for each kind of content: row mapping, SQL and the rules that
+//! need the database (references, uniqueness, content against templates).
+
+use crate::record::{Record, enum_col, json_col, json_opt, load_live, to_json};
+use crate::{Result, Scope, StoreError};
+use chrono::{DateTime, Utc};
+use quire_core::fields::{check_definitions, is_href, validate_content};
+use quire_core::model::*;
+use quire_core::slug::check_slug;
+use quire_core::{FieldError, ValidationErrors};
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+fn text_rule(errors: &mut Vec<FieldError>, field: &str, value: &str, max: usize) {
+    if value.trim().is_empty() {
+        errors.push(FieldError::new(field, "required"));
+    } else if value.chars().count() > max {
+        errors.push(FieldError::new(field, format!("at most {max} characters")));
+    }
+}
+
+fn opt_text_rule(errors: &mut Vec<FieldError>, field: &str, value: &Option<String>, max: usize) {
+    if let Some(v) = value {
+        if v.chars().count() > max {
+            errors.push(FieldError::new(field, format!("at most {max} characters")));
+        }
+    }
+}
+
+fn upload_url_rule(errors: &mut Vec<FieldError>, field: &str, value: &str) {
+    if !value.starts_with("/uploads/") || value.contains("..") {
+        errors.push(FieldError::new(field, format!("\"{value}\" is not a relative /uploads/... URL")));
+    }
+}
+
+async fn exists(conn: &mut SqliteConnection, sql: &'static str, args: &[&str]) -> Result<bool> {
+    let mut q = sqlx::query_scalar::<_, i64>(sql);
+    for a in args {
+        q = q.bind(*a);
+    }
+    Ok(q.fetch_optional(conn).await?.is_some())
+}
+
+// ---------------------------------------------------------------- pages
+
+impl Record for Page {
+    const KIND: EntityKind = EntityKind::Page;
+    const TABLE: &'static str = "pages";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM pages WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.slug.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(Page {
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            slug: row.try_get("slug")?,
+            parent_id: row.try_get("parent_id")?,
+            is_protected: row.try_get("is_protected")?,
+            meta: json_col(row, "meta")?,
+            indexing: row.try_get("indexing")?,
+            sort_order: row.try_get("sort_order")?,
+            status: enum_col(row, "status", PublishStatus::parse)?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO pages (id, site_id, env, name, slug, parent_id, is_protected, meta, indexing, sort_order, status, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.name)
+        .bind(&self.slug)
+        .bind(&self.parent_id)
+        .bind(self.is_protected)
+        .bind(to_json(&self.meta))
+        .bind(self.indexing)
+        .bind(self.sort_order)
+        .bind(self.status.as_str())
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query(
+            "UPDATE pages SET name = ?2, slug = ?3, parent_id = ?4, is_protected = ?5, meta = ?6, indexing = ?7,
+             sort_order = ?8, status = ?9, version = ?10, updated_at = ?11 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.name)
+        .bind(&self.slug)
+        .bind(&self.parent_id)
+        .bind(self.is_protected)
+        .bind(to_json(&self.meta))
+        .bind(self.indexing)
+        .bind(self.sort_order)
+        .bind(self.status.as_str())
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        let mut errors = Vec::new();
+        text_rule(&mut errors, "name", &self.name, 200);
+        if let Err(e) = check_slug("slug", &self.slug) {
+            errors.push(e);
+        }
+        match &self.meta {
+            Value::Object(map) => {
+                for (key, max) in [("title", 120usize), ("description", 320)] {
+                    match map.get(key) {
+                        None | Some(Value::Null) => {}
+                        Some(Value::String(s)) if s.chars().count() <= max => {}
+                        Some(Value::String(_)) => {
+                            errors.push(FieldError::new(format!("meta.{key}"), format!("at most {max} characters")))
+                        }
+                        Some(_) => errors.push(FieldError::new(format!("meta.{key}"), "must be text")),
+                    }
+                }
+            }
+            _ => errors.push(FieldError::new("meta", "must be an object")),
+        }
+        ValidationErrors::check(errors)?;
+        if let Some(parent) = &self.parent_id {
+            if parent == &self.id {
+                return Err(StoreError::invalid("parentId", "a page cannot be its own parent"));
+            }
+            // Walk up from the parent: reaching this page again would make a cycle.
+            let mut cursor = Some(parent.clone());
+            let mut depth = 0;
+            while let Some(id) = cursor {
+                let Some(p) = load_live::<Page>(conn, scope, &id).await? else {
+                    return Err(StoreError::invalid("parentId", format!("page {id} does not exist")));
+                };
+                if p.parent_id.as_deref() == Some(self.id.as_str()) || depth > 64 {
+                    return Err(StoreError::invalid("parentId", "moving the page there would make a cycle"));
+                }
+                cursor = p.parent_id;
+                depth += 1;
+            }
+        }
+        if exists(
+            conn,
+            "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
+            &[&scope.site_id, &scope.env, &self.slug, &self.id],
+        )
+        .await?
+        {
+            return Err(StoreError::conflict(Some("slug"), format!("slug \"{}\" is already used by another page", self.slug)));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- section templates
+
+impl Record for SectionTemplate {
+    const KIND: EntityKind = EntityKind::SectionTemplate;
+    const TABLE: &'static str = "section_templates";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM section_templates WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.key.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(SectionTemplate {
+            id: row.try_get("id")?,
+            key: row.try_get("key")?,
+            name: row.try_get("name")?,
+            description: row.try_get("description")?,
+            fields: json_col(row, "fields")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO section_templates (id, site_id, env, key, name, description, fields, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.key)
+        .bind(&self.name)
+        .bind(&self.description)
+        .bind(to_json(&self.fields))
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query(
+            "UPDATE section_templates SET key = ?2, name = ?3, description = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.key)
+        .bind(&self.name)
+        .bind(&self.description)
+        .bind(to_json(&self.fields))
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        let mut errors = Vec::new();
+        if let Err(e) = check_slug("key", &self.key) {
+            errors.push(e);
+        }
+        text_rule(&mut errors, "name", &self.name, 120);
+        if self.description.chars().count() > 500 {
+            errors.push(FieldError::new("description", "at most 500 characters"));
+        }
+        if self.fields.is_empty() {
+            errors.push(FieldError::new("fields", "at least one field"));
+        }
+        errors.extend(check_definitions("fields", &self.fields));
+        ValidationErrors::check(errors)?;
+        if exists(
+            conn,
+            "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
+            &[&scope.site_id, &scope.env, &self.key, &self.id],
+        )
+        .await?
+        {
+            return Err(StoreError::conflict(Some("key"), format!("template key \"{}\" is already in use", self.key)));
+        }
+        Ok(())
+    }
+}
+
+/// The live template with `key`, if any.
+pub(crate) async fn template_by_key(conn: &mut SqliteConnection, scope: &Scope, key: &str) -> Result<Option<SectionTemplate>> {
+    let row = sqlx::query(
+        "SELECT * FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
+    )
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(key)
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(SectionTemplate::from_row).transpose()
+}
+
+// ---------------------------------------------------------------- page sections
+
+impl Record for PageSection {
+    const KIND: EntityKind = EntityKind::Section;
+    const TABLE: &'static str = "page_sections";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM page_sections WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        match self.content.get("heading").and_then(Value::as_str) {
+            Some(h) => format!("{}: {h}", self.template_key),
+            None => self.template_key.clone(),
+        }
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(PageSection {
+            id: row.try_get("id")?,
+            page_id: row.try_get("page_id")?,
+            template_key: row.try_get("template_key")?,
+            content: json_col(row, "content")?,
+            sort_order: row.try_get("sort_order")?,
+            status: enum_col(row, "status", PublishStatus::parse)?,
+            hidden: row.try_get("hidden")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO page_sections (id, site_id, env, page_id, template_key, content, sort_order, status, hidden, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.page_id)
+        .bind(&self.template_key)
+        .bind(to_json(&self.content))
+        .bind(self.sort_order)
+        .bind(self.status.as_str())
+        .bind(self.hidden)
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query(
+            "UPDATE page_sections SET page_id = ?2, template_key = ?3, content = ?4, sort_order = ?5, status = ?6, hidden = ?7,
+             version = ?8, updated_at = ?9 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.page_id)
+        .bind(&self.template_key)
+        .bind(to_json(&self.content))
+        .bind(self.sort_order)
+        .bind(self.status.as_str())
+        .bind(self.hidden)
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        if load_live::<Page>(conn, scope, &self.page_id).await?.is_none() {
+            return Err(StoreError::invalid("pageId", format!("page {} does not exist", self.page_id)));
+        }
+        let Some(template) = template_by_key(conn, scope, &self.template_key).await? else {
+            let keys: Vec<String> = sqlx::query_scalar(
+                "SELECT key FROM section_templates WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL ORDER BY key",
+            )
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_all(conn)
+            .await?;
+            return Err(StoreError::invalid(
+                "templateKey",
+                format!("\"{}\" is not one of {}", self.template_key, keys.join(", ")),
+            ));
+        };
+        ValidationErrors::check(validate_content("content", &template.fields, &self.content))?;
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- collections
+
+impl Record for Collection {
+    const KIND: EntityKind = EntityKind::Collection;
+    const TABLE: &'static str = "collections";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM collections WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.slug.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(Collection {
+            id: row.try_get("id")?,
+            slug: row.try_get("slug")?,
+            name: row.try_get("name")?,
+            kind: enum_col(row, "kind", CollectionKind::parse)?,
+            fields: json_col(row, "fields")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO collections (id, site_id, env, slug, name, kind, fields, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.slug)
+        .bind(&self.name)
+        .bind(self.kind.as_str())
+        .bind(to_json(&self.fields))
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query("UPDATE collections SET slug = ?2, name = ?3, kind = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1")
+            .bind(&self.id)
+            .bind(&self.slug)
+            .bind(&self.name)
+            .bind(self.kind.as_str())
+            .bind(to_json(&self.fields))
+            .bind(self.version)
+            .bind(self.updated_at)
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        let mut errors = Vec::new();
+        if let Err(e) = check_slug("slug", &self.slug) {
+            errors.push(e);
+        }
+        text_rule(&mut errors, "name", &self.name, 120);
+        errors.extend(check_definitions("fields", &self.fields));
+        ValidationErrors::check(errors)?;
+        if exists(
+            conn,
+            "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
+            &[&scope.site_id, &scope.env, &self.slug, &self.id],
+        )
+        .await?
+        {
+            return Err(StoreError::conflict(Some("slug"), format!("collection slug \"{}\" is already in use", self.slug)));
+        }
+        Ok(())
+    }
+}
+
+/// The live collection with `slug`, if any.
+pub(crate) async fn collection_by_slug(conn: &mut SqliteConnection, scope: &Scope, slug: &str) -> Result<Option<Collection>> {
+    let row = sqlx::query("SELECT * FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(slug)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(Collection::from_row).transpose()
+}
+
+// ---------------------------------------------------------------- entries
+
+impl Record for Entry {
+    const KIND: EntityKind = EntityKind::Entry;
+    const TABLE: &'static str = "entries";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM entries WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.slug.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(Entry {
+            id: row.try_get("id")?,
+            collection_id: row.try_get("collection_id")?,
+            slug: row.try_get("slug")?,
+            title: row.try_get("title")?,
+            content: json_col(row, "content")?,
+            status: enum_col(row, "status", EntryStatus::parse)?,
+            author: row.try_get("author")?,
+            category: row.try_get("category")?,
+            tags: json_col(row, "tags")?,
+            excerpt: row.try_get("excerpt")?,
+            featured_image: row.try_get("featured_image")?,
+            published_at: row.try_get("published_at")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO entries (id, site_id, env, collection_id, slug, title, content, status, author, category, tags, excerpt,
+             featured_image, published_at, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.collection_id)
+        .bind(&self.slug)
+        .bind(&self.title)
+        .bind(to_json(&self.content))
+        .bind(self.status.as_str())
+        .bind(&self.author)
+        .bind(&self.category)
+        .bind(to_json(&self.tags))
+        .bind(&self.excerpt)
+        .bind(&self.featured_image)
+        .bind(self.published_at)
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query(
+            "UPDATE entries SET collection_id = ?2, slug = ?3, title = ?4, content = ?5, status = ?6, author = ?7, category = ?8,
+             tags = ?9, excerpt = ?10, featured_image = ?11, published_at = ?12, version = ?13, updated_at = ?14 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.collection_id)
+        .bind(&self.slug)
+        .bind(&self.title)
+        .bind(to_json(&self.content))
+        .bind(self.status.as_str())
+        .bind(&self.author)
+        .bind(&self.category)
+        .bind(to_json(&self.tags))
+        .bind(&self.excerpt)
+        .bind(&self.featured_image)
+        .bind(self.published_at)
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        let Some(collection) = load_live::<Collection>(conn, scope, &self.collection_id).await? else {
+            return Err(StoreError::invalid("collectionId", format!("collection {} does not exist", self.collection_id)));
+        };
+        let mut errors = Vec::new();
+        if let Err(e) = check_slug("slug", &self.slug) {
+            errors.push(e);
+        }
+        text_rule(&mut errors, "title", &self.title, 300);
+        opt_text_rule(&mut errors, "author", &self.author, 120);
+        opt_text_rule(&mut errors, "category", &self.category, 80);
+        opt_text_rule(&mut errors, "excerpt", &self.excerpt, 1000);
+        if self.tags.len() > 30 {
+            errors.push(FieldError::new("tags", "at most 30 tags"));
+        }
+        for (i, tag) in self.tags.iter().enumerate() {
+            text_rule(&mut errors, &format!("tags.{i}"), tag, 60);
+        }
+        if let Some(url) = &self.featured_image {
+            upload_url_rule(&mut errors, "featuredImage", url);
+        }
+        errors.extend(validate_content("content", &collection.fields, &self.content));
+        ValidationErrors::check(errors)?;
+        if exists(
+            conn,
+            "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND id <> ?3 AND archive_id IS NULL",
+            &[&self.collection_id, &self.slug, &self.id],
+        )
+        .await?
+        {
+            return Err(StoreError::conflict(
+                Some("slug"),
+                format!("slug \"{}\" is already used in collection {}", self.slug, collection.slug),
+            ));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- images
+
+impl Record for Image {
+    const KIND: EntityKind = EntityKind::Image;
+    const TABLE: &'static str = "images";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.filename.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(Image {
+            id: row.try_get("id")?,
+            url: row.try_get("url")?,
+            filename: row.try_get("filename")?,
+            mime: row.try_get("mime")?,
+            width: row.try_get("width")?,
+            height: row.try_get("height")?,
+            bytes: row.try_get("bytes")?,
+            content_hash: row.try_get("content_hash")?,
+            alt: row.try_get("alt")?,
+            description: row.try_get("description")?,
+            tags: json_col(row, "tags")?,
+            categories: json_col(row, "categories")?,
+            status: enum_col(row, "status", ImageStatus::parse)?,
+            source: enum_col(row, "source", ImageSource::parse)?,
+            attribution: json_opt(row, "attribution")?,
+            variants: json_col(row, "variants")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO images (id, site_id, env, url, filename, mime, width, height, bytes, content_hash, alt, description, tags,
+             categories, status, source, attribution, variants, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.url)
+        .bind(&self.filename)
+        .bind(&self.mime)
+        .bind(self.width)
+        .bind(self.height)
+        .bind(self.bytes)
+        .bind(&self.content_hash)
+        .bind(&self.alt)
+        .bind(&self.description)
+        .bind(to_json(&self.tags))
+        .bind(to_json(&self.categories))
+        .bind(self.status.as_str())
+        .bind(self.source.as_str())
+        .bind(self.attribution.as_ref().map(to_json))
+        .bind(to_json(&self.variants))
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query(
+            "UPDATE images SET url = ?2, filename = ?3, mime = ?4, width = ?5, height = ?6, bytes = ?7, content_hash = ?8, alt = ?9,
+             description = ?10, tags = ?11, categories = ?12, status = ?13, source = ?14, attribution = ?15, variants = ?16,
+             version = ?17, updated_at = ?18 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.url)
+        .bind(&self.filename)
+        .bind(&self.mime)
+        .bind(self.width)
+        .bind(self.height)
+        .bind(self.bytes)
+        .bind(&self.content_hash)
+        .bind(&self.alt)
+        .bind(&self.description)
+        .bind(to_json(&self.tags))
+        .bind(to_json(&self.categories))
+        .bind(self.status.as_str())
+        .bind(self.source.as_str())
+        .bind(self.attribution.as_ref().map(to_json))
+        .bind(to_json(&self.variants))
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn check(&self, _conn: &mut SqliteConnection, _scope: &Scope) -> Result<()> {
+        let mut errors = Vec::new();
+        upload_url_rule(&mut errors, "url", &self.url);
+        text_rule(&mut errors, "filename", &self.filename, 255);
+        text_rule(&mut errors, "mime", &self.mime, 100);
+        if !self.mime.starts_with("image/") {
+            errors.push(FieldError::new("mime", format!("\"{}\" is not an image type", self.mime)));
+        }
+        opt_text_rule(&mut errors, "alt", &self.alt, 300);
+        opt_text_rule(&mut errors, "description", &self.description, 2000);
+        for (field, value) in [("width", self.width), ("height", self.height), ("bytes", self.bytes)] {
+            if value.is_some_and(|v| v < 0) {
+                errors.push(FieldError::new(field, "must not be negative"));
+            }
+        }
+        if self.attribution.as_ref().is_some_and(|a| !a.is_object()) {
+            errors.push(FieldError::new("attribution", "must be an object"));
+        }
+        Ok(ValidationErrors::check(errors)?)
+    }
+}
+
+// ---------------------------------------------------------------- navigations
+
+impl Record for Navigation {
+    const KIND: EntityKind = EntityKind::Navigation;
+    const TABLE: &'static str = "navigations";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM navigations WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.key.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(Navigation {
+            id: row.try_get("id")?,
+            key: row.try_get("key")?,
+            name: row.try_get("name")?,
+            max_items: row.try_get("max_items")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO navigations (id, site_id, env, key, name, max_items, version, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.key)
+        .bind(&self.name)
+        .bind(self.max_items)
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query("UPDATE navigations SET key = ?2, name = ?3, max_items = ?4, version = ?5, updated_at = ?6 WHERE id = ?1")
+            .bind(&self.id)
+            .bind(&self.key)
+            .bind(&self.name)
+            .bind(self.max_items)
+            .bind(self.version)
+            .bind(self.updated_at)
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        let mut errors = Vec::new();
+        if let Err(e) = check_slug("key", &self.key) {
+            errors.push(e);
+        }
+        text_rule(&mut errors, "name", &self.name, 120);
+        if self.max_items.is_some_and(|m| !(1..=100).contains(&m)) {
+            errors.push(FieldError::new("maxItems", "between 1 and 100"));
+        }
+        ValidationErrors::check(errors)?;
+        if exists(
+            conn,
+            "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
+            &[&scope.site_id, &scope.env, &self.key, &self.id],
+        )
+        .await?
+        {
+            return Err(StoreError::conflict(Some("key"), format!("navigation key \"{}\" is already in use", self.key)));
+        }
+        Ok(())
+    }
+}
+
+/// The live navigation with `key`, if any.
+pub(crate) async fn navigation_by_key(conn: &mut SqliteConnection, scope: &Scope, key: &str) -> Result<Option<Navigation>> {
+    let row = sqlx::query("SELECT * FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL")
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(key)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(Navigation::from_row).transpose()
+}
+
+// ---------------------------------------------------------------- nav items
+
+impl Record for NavItem {
+    const KIND: EntityKind = EntityKind::NavItem;
+    const TABLE: &'static str = "nav_items";
+    const SELECT_LIVE: &'static str =
+        "SELECT * FROM nav_items WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL";
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+    fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
+        (&mut self.version, &mut self.updated_at)
+    }
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        Ok(NavItem {
+            id: row.try_get("id")?,
+            navigation_id: row.try_get("navigation_id")?,
+            parent_id: row.try_get("parent_id")?,
+            label: row.try_get("label")?,
+            target_type: enum_col(row, "target_type", NavTargetType::parse)?,
+            target_id: row.try_get("target_id")?,
+            url: row.try_get("url")?,
+            sort_order: row.try_get("sort_order")?,
+            visible: row.try_get("visible")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO nav_items (id, site_id, env, navigation_id, parent_id, label, target_type, target_id, url, sort_order, visible,
+             version, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )
+        .bind(&self.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&self.navigation_id)
+        .bind(&self.parent_id)
+        .bind(&self.label)
+        .bind(self.target_type.as_str())
+        .bind(&self.target_id)
+        .bind(&self.url)
+        .bind(self.sort_order)
+        .bind(self.visible)
+        .bind(self.version)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
+        sqlx::query(
+            "UPDATE nav_items SET navigation_id = ?2, parent_id = ?3, label = ?4, target_type = ?5, target_id = ?6, url = ?7,
+             sort_order = ?8, visible = ?9, version = ?10, updated_at = ?11 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.navigation_id)
+        .bind(&self.parent_id)
+        .bind(&self.label)
+        .bind(self.target_type.as_str())
+        .bind(&self.target_id)
+        .bind(&self.url)
+        .bind(self.sort_order)
+        .bind(self.visible)
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+        let mut errors = Vec::new();
+        text_rule(&mut errors, "label", &self.label, 80);
+        match self.target_type {
+            NavTargetType::Url => {
+                match &self.url {
+                    Some(url) if is_href(url) => {}
+                    Some(url) => errors.push(FieldError::new(
+                        "url",
+                        format!("\"{url}\" must be a relative path, #anchor, http(s)://, mailto: or tel: link"),
+                    )),
+                    None => errors.push(FieldError::new("url", "required when targetType is url")),
+                }
+                if self.target_id.is_some() {
+                    errors.push(FieldError::new("targetId", "must be empty when targetType is url"));
+                }
+            }
+            NavTargetType::Placeholder => {
+                if self.target_id.is_some() || self.url.is_some() {
+                    errors.push(FieldError::new("targetId", "a placeholder has neither targetId nor url"));
+                }
+            }
+            kind => {
+                if self.url.is_some() {
+                    errors.push(FieldError::new("url", format!("must be empty when targetType is {kind}")));
+                }
+                if self.target_id.is_none() {
+                    errors.push(FieldError::new("targetId", format!("required when targetType is {kind}")));
+                }
+            }
+        }
+        ValidationErrors::check(errors)?;
+        if load_live::<Navigation>(conn, scope, &self.navigation_id).await?.is_none() {
+            return Err(StoreError::invalid("navigationId", format!("navigation {} does not exist", self.navigation_id)));
+        }
+        if let Some(target) = &self.target_id {
+            let found = match self.target_type {
+                NavTargetType::Page => load_live::<Page>(conn, scope, target).await?.is_some(),
+                NavTargetType::Entry => load_live::<Entry>(conn, scope, target).await?.is_some(),
+                NavTargetType::Media => load_live::<Image>(conn, scope, target).await?.is_some(),
+                NavTargetType::Url | NavTargetType::Placeholder => true,
+            };
+            if !found {
+                let noun = match self.target_type {
+                    NavTargetType::Media => "image",
+                    other => other.as_str(),
+                };
+                return Err(StoreError::invalid("targetId", format!("{noun} {target} does not exist")));
+            }
+        }
+        if let Some(parent) = &self.parent_id {
+            let mut cursor = Some(parent.clone());
+            let mut depth = 0;
+            while let Some(id) = cursor {
+                let Some(p) = load_live::<NavItem>(conn, scope, &id).await? else {
+                    return Err(StoreError::invalid("parentId", format!("nav item {id} does not exist")));
+                };
+                if p.navigation_id != self.navigation_id {
+                    return Err(StoreError::invalid("parentId", "the parent item belongs to another navigation"));
+                }
+                if p.id == self.id || depth > 16 {
+                    return Err(StoreError::invalid("parentId", "moving the item there would make a cycle"));
+                }
+                cursor = p.parent_id;
+                depth += 1;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,331 @@
+//! The demo site, seeded on first start and by `quire seed`: idempotent, so
+//! running it again adds only what is missing.
+
+use crate::{Result, Scope, Store, StoreError};
+use quire_core::input::*;
+use quire_core::model::*;
+use quire_core::templates::{starter_templates, testimonial_fields};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// Slug of the demo site.
+pub const DEMO_SITE: &str = "demo";
+
+/// What a seed run did.
+#[derive(Debug, Clone, Default)]
+pub struct SeedReport {
+    /// The production scope of the demo site.
+    pub scope: Option<Scope>,
+    /// Records created by this run (0 when everything was there).
+    pub created: usize,
+}
+
+/// Makes sure every environment of the site has the starter templates.
+pub async fn ensure_templates(store: &Store, scope: &Scope) -> Result<usize> {
+    let ctx = ChangeContext::system();
+    let mut created = 0;
+    for t in starter_templates() {
+        if store.template(scope, t.key).await.is_ok() {
+            continue;
+        }
+        store
+            .create_template(
+                &ctx,
+                scope,
+                NewTemplate { key: t.key.into(), name: t.name.into(), description: Some(t.description.into()), fields: t.fields },
+            )
+            .await?;
+        created += 1;
+    }
+    Ok(created)
+}
+
+/// Seeds the demo site into the database and its images into `uploads_dir`.
+pub async fn seed_demo(store: &Store, uploads_dir: &Path) -> Result<SeedReport> {
+    let site = match store.site(DEMO_SITE).await {
+        Ok(site) => site,
+        Err(StoreError::NotFound { .. }) => store.create_site(DEMO_SITE, "Quire Demo", &["production", "staging"]).await?,
+        Err(e) => return Err(e),
+    };
+    let mut report = SeedReport::default();
+    for env in &site.environments {
+        report.created += ensure_templates(store, &Scope::new(&site.id, env)).await?;
+    }
+    let scope = Scope::new(&site.id, "production");
+    let mut seeder = Seeder { store, scope: scope.clone(), ctx: ChangeContext::system(), created: 0 };
+    seeder.content(uploads_dir).await?;
+    report.created += seeder.created;
+    report.scope = Some(scope);
+    Ok(report)
+}
+
+struct Seeder<'a> {
+    store: &'a Store,
+    scope: Scope,
+    ctx: ChangeContext,
+    created: usize,
+}
+
+/// A demo image: file name, alt text, two gradient colours.
+const IMAGES: &[(&str, &str, [u8; 3], [u8; 3])] = &[
+    ("hero-dawn.png", "Abstract dawn gradient over a horizon", [255, 149, 94], [72, 52, 212]),
+    ("team-table.png", "The team around a table, stylised", [34, 193, 195], [253, 187, 45]),
+    ("studio-desk.png", "A quiet studio desk, stylised", [131, 58, 180], [252, 176, 69]),
+    ("product-grid.png", "Product screens in a grid, stylised", [17, 153, 142], [56, 239, 125]),
+];
+
+impl Seeder<'_> {
+    async fn content(&mut self, uploads_dir: &Path) -> Result<()> {
+        let mut urls = Vec::new();
+        for (name, alt, a, b) in IMAGES {
+            urls.push(self.image(uploads_dir, name, alt, *a, *b).await?);
+        }
+        let (hero_img, team_img, studio_img, product_img) = (&urls[0], &urls[1], &urls[2], &urls[3]);
+
+        let home = self.page("home", "Home", None, true, "Quire — content with a careful agent").await?;
+        let about = self.page("about", "About", None, false, "About us").await?;
+        let team = self.page("team", "Our team", Some(&about.id), false, "Meet the team").await?;
+        let pricing = self.page("pricing", "Pricing", None, false, "Simple pricing").await?;
+        let blog_page = self.page("blog", "Blog", None, false, "Notes from the team").await?;
+        let contact = self.page("contact", "Contact", None, false, "Get in touch").await?;
+
+        self.sections(&home, vec![
+            ("hero", json!({"heading": "Your site, edited by conversation", "subheading": "Quire is a headless CMS with an agent that asks before it deletes anything.", "backgroundImage": {"url": hero_img.1, "imageId": hero_img.0, "alt": "Abstract dawn gradient"}, "cta": {"label": "See pricing", "href": "/pricing"}})),
+            ("feature-grid", json!({"heading": "Why teams pick Quire", "features": [
+                {"title": "One tool registry", "description": "REST, MCP, CLI and the agent share the same tools.", "icon": "layers"},
+                {"title": "Nothing is lost", "description": "Deletes archive, every change is logged and reversible.", "icon": "shield"},
+                {"title": "Fast", "description": "A single binary on SQLite serves thousands of requests per second.", "icon": "bolt"}]})),
+            ("testimonials", json!({"heading": "What editors say", "items": [
+                {"quote": "I asked for a pricing page and got one I only had to tweak.", "author": "Maya Lind", "role": "Editor"}]})),
+            ("cta", json!({"heading": "Start in one command", "body": "Run the binary, open the site, talk to it.", "button": {"label": "Contact us", "href": "/contact"}})),
+        ]).await?;
+        self.sections(&about, vec![
+            ("text", json!({"heading": "Our story", "body": "Quire started as a notebook of **careful** ideas about editing websites with an assistant.\n\nWe still keep that notebook."})),
+            ("image-text", json!({"heading": "Where we work", "body": "A small studio with big windows.", "image": {"url": studio_img.1, "imageId": studio_img.0}, "imagePosition": "right"})),
+        ]).await?;
+        self.sections(&team, vec![
+            ("image-text", json!({"heading": "The people", "body": "Five people who like tidy content models.", "image": team_img.1, "imagePosition": "left"})),
+            ("gallery", json!({"heading": "Around the studio", "images": [
+                {"image": team_img.1, "caption": "Planning"}, {"image": studio_img.1, "caption": "The desk"}], "columns": 2})),
+        ]).await?;
+        self.sections(&pricing, vec![
+            ("pricing", json!({"heading": "Plans", "tiers": [
+                {"name": "Solo", "price": "$0", "period": "forever", "features": ["One site", "SQLite"], "cta": {"label": "Start", "href": "/contact"}},
+                {"name": "Team", "price": "$29", "period": "per month", "features": ["Five sites", "Approvals", "MCP"], "highlighted": true, "cta": {"label": "Try Team", "href": "/contact"}},
+                {"name": "Scale", "price": "Talk to us", "features": ["PostgreSQL", "Replicas", "S3 media"], "cta": {"label": "Contact", "href": "/contact"}}]})),
+            ("faq", json!({"heading": "Questions", "items": [
+                {"question": "Can the agent delete my pages?", "answer": "Only after a person approves, and even then it archives them."},
+                {"question": "Do I need an LLM?", "answer": "Only for chat. REST, MCP and the CLI work without one."}]})),
+        ]).await?;
+        self.sections(&blog_page, vec![
+            ("hero", json!({"heading": "The Quire blog", "subheading": "Release notes and how-tos.", "backgroundImage": product_img.1})),
+        ]).await?;
+        self.sections(&contact, vec![
+            ("contact", json!({"heading": "Talk to us", "body": "We answer within a day.", "email": "hello@quire.example", "phone": "+1 555 0100", "showForm": true})),
+        ]).await?;
+
+        let blog = self.collection("blog", "Blog", CollectionKind::Posts, None).await?;
+        let testimonials = self.collection("testimonials", "Testimonials", CollectionKind::Entries, Some(testimonial_fields())).await?;
+        let post1 = self.entry(&blog, "hello-quire", "Hello, Quire", EntryStatus::Published,
+            json!({"body": "# Hello\n\nQuire is live. This post was seeded with the demo site.", "cover": hero_img.1}),
+            Some("Announcements"), &["release"], Some(hero_img.1.as_str())).await?;
+        self.entry(&blog, "approvals-explained", "How approvals keep your content safe", EntryStatus::Published,
+            json!({"body": "Destructive actions are previewed first, then a person approves.\n\n- preview\n- approve\n- archive"}),
+            Some("Guides"), &["agent", "safety"], None).await?;
+        self.entry(&blog, "mcp-in-five-minutes", "Connect an MCP client in five minutes", EntryStatus::Published,
+            json!({"body": "Point your client at `quire mcp` and list the tools."}),
+            Some("Guides"), &["mcp"], None).await?;
+        self.entry(&blog, "roadmap-draft", "Roadmap (draft)", EntryStatus::Draft,
+            json!({"body": "Work in progress."}), None, &[], None).await?;
+        for (slug, quote, author, role, rating) in [
+            ("maya", "Editing by conversation finally feels safe.", "Maya Lind", "Editor", 5),
+            ("tom", "The change log saved a launch.", "Tom Ode", "Developer", 5),
+            ("ana", "Fast, and nothing disappears.", "Ana Ruiz", "Marketing lead", 4),
+        ] {
+            self.entry(&testimonials, slug, author, EntryStatus::Published,
+                json!({"quote": quote, "author": author, "role": role, "rating": rating}), None, &[], None).await?;
+        }
+
+        let header = self.navigation("header", "Header", Some(8)).await?;
+        if self.store.nav_items(&self.scope, &header.id, None, 1, None).await?.items.is_empty() {
+            let item = |label: &str, target: &str| NewNavItem {
+                label: label.into(), target_type: NavTargetType::Page, target_id: Some(target.into()),
+                url: None, parent_id: None, sort_order: None, visible: None,
+            };
+            self.nav(&header.id, item("Home", &home.id)).await?;
+            let about_item = self.nav(&header.id, item("About", &about.id)).await?;
+            self.nav(&header.id, NewNavItem { parent_id: Some(about_item.id), ..item("Team", &team.id) }).await?;
+            self.nav(&header.id, item("Pricing", &pricing.id)).await?;
+            self.nav(&header.id, item("Blog", &blog_page.id)).await?;
+            self.nav(&header.id, item("Contact", &contact.id)).await?;
+        }
+        let footer = self.navigation("footer", "Footer", None).await?;
+        if self.store.nav_items(&self.scope, &footer.id, None, 1, None).await?.items.is_empty() {
+            self.nav(&footer.id, NewNavItem { label: "Latest post".into(), target_type: NavTargetType::Entry, target_id: Some(post1.id.clone()), url: None, parent_id: None, sort_order: None, visible: None }).await?;
+            self.nav(&footer.id, NewNavItem { label: "Contact".into(), target_type: NavTargetType::Page, target_id: Some(contact.id.clone()), url: None, parent_id: None, sort_order: None, visible: None }).await?;
+            self.nav(&footer.id, NewNavItem { label: "Source".into(), target_type: NavTargetType::Url, target_id: None, url: Some("https://github.com/quire-cms/quire".into()), parent_id: None, sort_order: None, visible: None }).await?;
+            self.nav(&footer.id, NewNavItem { label: "Legal".into(), target_type: NavTargetType::Placeholder, target_id: None, url: None, parent_id: None, sort_order: None, visible: None }).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes a gradient PNG (if missing) and records it; returns (id, url).
+    async fn image(&mut self, dir: &Path, name: &str, alt: &str, a: [u8; 3], b: [u8; 3]) -> Result<(String, String)> {
+        let url = format!("/uploads/demo/{name}");
+        let existing = self.store.images(&self.scope, None, 100, None).await?;
+        let path = dir.join("demo").join(name);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                let png = gradient_png(640, 360, a, b)?;
+                std::fs::create_dir_all(dir.join("demo")).map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", dir.display())))?;
+                std::fs::write(&path, &png).map_err(|e| StoreError::Corrupt(format!("cannot write {}: {e}", path.display())))?;
+                png
+            }
+        };
+        if let Some(img) = existing.items.iter().find(|i| i.url == url) {
+            return Ok((img.id.clone(), url));
+        }
+        let img = self.store.create_image(&self.ctx, &self.scope, NewImage {
+            url: url.clone(),
+            filename: name.into(),
+            mime: Some("image/png".into()),
+            width: Some(640),
+            height: Some(360),
+            bytes: Some(bytes.len() as i64),
+            content_hash: Some(hex::encode(Sha256::digest(&bytes))),
+            alt: Some(alt.into()),
+            description: None,
+            tags: Some(vec!["demo".into()]),
+            categories: None,
+            source: Some(ImageSource::Upload),
+            attribution: None,
+        }).await?;
+        self.created += 1;
+        Ok((img.id, url))
+    }
+
+    async fn page(&mut self, slug: &str, name: &str, parent: Option<&str>, protected: bool, title: &str) -> Result<Page> {
+        if let Ok(p) = self.store.page_by_slug(&self.scope, slug).await {
+            return Ok(p);
+        }
+        self.created += 1;
+        self.store.create_page(&self.ctx, &self.scope, NewPage {
+            name: name.into(),
+            slug: slug.into(),
+            parent_id: parent.map(str::to_string),
+            is_protected: Some(protected),
+            meta: Some(json!({"title": title, "description": format!("{name} — Quire demo site")})),
+            indexing: Some(true),
+            sort_order: None,
+            status: Some(PublishStatus::Published),
+        }).await
+    }
+
+    async fn sections(&mut self, page: &Page, sections: Vec<(&str, Value)>) -> Result<()> {
+        if !self.store.sections(&self.scope, &page.id, 1, None).await?.items.is_empty() {
+            return Ok(());
+        }
+        for (key, content) in sections {
+            self.store.create_section(&self.ctx, &self.scope, &page.id, NewSection {
+                template_key: key.into(),
+                content: Some(content),
+                sort_order: None,
+                status: Some(PublishStatus::Published),
+                hidden: None,
+            }).await?;
+            self.created += 1;
+        }
+        Ok(())
+    }
+
+    async fn collection(&mut self, slug: &str, name: &str, kind: CollectionKind, fields: Option<Vec<quire_core::fields::FieldDef>>) -> Result<Collection> {
+        if let Ok(c) = self.store.collection(&self.scope, slug).await {
+            return Ok(c);
+        }
+        self.created += 1;
+        self.store.create_collection(&self.ctx, &self.scope, NewCollection { slug: slug.into(), name: name.into(), kind, fields }).await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn entry(&mut self, c: &Collection, slug: &str, title: &str, status: EntryStatus, content: Value, category: Option<&str>, tags: &[&str], featured: Option<&str>) -> Result<Entry> {
+        if let Ok(e) = self.store.entry_by_slug(&self.scope, &c.id, slug).await {
+            return Ok(e);
+        }
+        self.created += 1;
+        self.store.create_entry(&self.ctx, &self.scope, &c.id, NewEntry {
+            slug: slug.into(),
+            title: title.into(),
+            content: Some(content),
+            status: Some(status),
+            author: Some("Quire Team".into()),
+            category: category.map(str::to_string),
+            tags: Some(tags.iter().map(|t| t.to_string()).collect()),
+            excerpt: Some(format!("{title}.")),
+            featured_image: featured.map(str::to_string),
+        }).await
+    }
+
+    async fn navigation(&mut self, key: &str, name: &str, max: Option<i64>) -> Result<Navigation> {
+        if let Ok(n) = self.store.navigation(&self.scope, key).await {
+            return Ok(n);
+        }
+        self.created += 1;
+        self.store.create_navigation(&self.ctx, &self.scope, NewNavigation { key: key.into(), name: name.into(), max_items: max }).await
+    }
+
+    async fn nav(&mut self, navigation: &str, item: NewNavItem) -> Result<NavItem> {
+        self.created += 1;
+        self.store.create_nav_item(&self.ctx, &self.scope, navigation, item).await
+    }
+}
+
+/// A diagonal two-colour gradient, encoded as PNG.
+fn gradient_png(width: u32, height: u32, a: [u8; 3], b: [u8; 3]) -> Result<Vec<u8>> {
+    let img = image::RgbImage::from_fn(width, height, |x, y| {
+        let t = (x as f32 / width as f32 + y as f32 / height as f32) / 2.0;
+        let mix = |i: usize| (a[i] as f32 * (1.0 - t) + b[i] as f32 * t) as u8;
+        image::Rgb([mix(0), mix(1), mix(2)])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).map_err(|e| StoreError::Corrupt(format!("png encoding failed: {e}")))?;
+    Ok(out.into_inner())
+}
+
+/// Bulk content for benchmarks: `pages` pages and `posts` posts of about
+/// 2 KB of markdown each, in the given scope's `blog` collection.
+pub async fn seed_bench(store: &Store, scope: &Scope, pages: usize, posts: usize) -> Result<()> {
+    let ctx = ChangeContext::system();
+    let paragraph = "Quire keeps every change in a log and archives instead of deleting. ".repeat(30);
+    for i in 0..pages {
+        let slug = format!("bench-page-{i}");
+        if store.page_by_slug(scope, &slug).await.is_ok() {
+            continue;
+        }
+        let page = store.create_page(&ctx, scope, NewPage {
+            name: format!("Bench page {i}"), slug, status: Some(PublishStatus::Published), ..Default::default()
+        }).await?;
+        store.create_section(&ctx, scope, &page.id, NewSection {
+            template_key: "text".into(),
+            content: Some(json!({"heading": format!("Section of page {i}"), "body": paragraph[..400].to_string()})),
+            status: Some(PublishStatus::Published),
+            ..Default::default()
+        }).await?;
+    }
+    let blog = store.collection(scope, "blog").await?;
+    for i in 0..posts {
+        let slug = format!("bench-post-{i}");
+        if store.entry_by_slug(scope, &blog.id, &slug).await.is_ok() {
+            continue;
+        }
+        store.create_entry(&ctx, scope, &blog.id, NewEntry {
+            slug,
+            title: format!("Bench post {i}"),
+            content: Some(json!({"body": format!("# Post {i}\n\n{paragraph}")})),
+            status: Some(if i % 2 == 0 { EntryStatus::Published } else { EntryStatus::Draft }),
+            ..Default::default()
+        }).await?;
+    }
+    Ok(())
+}

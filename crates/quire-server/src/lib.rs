@@ -1,1 +1,127 @@
-//! placeholder
+//! Quire's HTTP surface.
+//!
+//! An axum router with one module per resource under [`routes`]: the REST API
+//! at `/api/v1`, the public delivery API at `/api/v1/delivery`, the OpenAPI
+//! document at `/api/openapi.json` with its docs UI at `/api/docs`, and the
+//! uploaded files at `/uploads`. Handlers parse, authorize and call the
+//! store; they hold no business rules. Errors become one JSON shape in
+//! [`error`].
+
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod openapi;
+pub mod routes;
+
+use axum::Router;
+use axum::http::{HeaderName, Request};
+use quire_store::{Store, TokenGrant};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::services::ServeDir;
+use tower_http::trace::TraceLayer;
+
+/// Shared state of every handler. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    uploads_dir: PathBuf,
+    default_site: String,
+    tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
+}
+
+/// How long a looked-up token is trusted before it is read again, so a
+/// revocation takes effect within this time.
+const TOKEN_CACHE_TTL: Duration = Duration::from_secs(5);
+
+impl AppState {
+    /// State over a store; `default_site` (slug) serves public delivery
+    /// requests that name no site.
+    pub fn new(store: Store, uploads_dir: PathBuf, default_site: impl Into<String>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                uploads_dir,
+                default_site: default_site.into(),
+                tokens: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// The site public delivery serves by default.
+    pub fn default_site(&self) -> &str {
+        &self.inner.default_site
+    }
+
+    /// Looks a token up, through a short-lived cache keyed by its hash.
+    pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>, error::ApiError> {
+        let key = quire_store::hash_secret(secret);
+        if let Ok(cache) = self.inner.tokens.lock() {
+            if let Some((grant, at)) = cache.get(&key) {
+                if at.elapsed() < TOKEN_CACHE_TTL {
+                    let mut grant = grant.clone();
+                    grant.expired = grant.token.expires_at.is_some_and(|t| t <= chrono::Utc::now());
+                    return Ok(Some(grant));
+                }
+            }
+        }
+        let grant = self.inner.store.authenticate(secret).await?;
+        if let (Some(g), Ok(mut cache)) = (&grant, self.inner.tokens.lock()) {
+            if cache.len() > 10_000 {
+                cache.clear();
+            }
+            cache.insert(key, (g.clone(), Instant::now()));
+        }
+        Ok(grant)
+    }
+
+    /// Forgets cached tokens (after a revocation).
+    pub fn forget_tokens(&self) {
+        if let Ok(mut cache) = self.inner.tokens.lock() {
+            cache.clear();
+        }
+    }
+}
+
+/// The whole application router.
+pub fn router(state: AppState) -> Router {
+    let request_id = HeaderName::from_static("x-request-id");
+    let uploads = ServeDir::new(&state.inner.uploads_dir);
+    Router::new()
+        .merge(routes::router())
+        .merge(openapi::router())
+        .nest_service("/uploads", uploads)
+        .with_state(state)
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
+                tracing::debug_span!("request", method = %req.method(), uri = %req.uri(), id)
+            }),
+        )
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(2 * 1024 * 1024))
+}
+
+/// Serves the router on `listener` until ctrl-c.
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shutting down");
+        })
+        .await
+}

@@ -1,0 +1,82 @@
+//! `/api/v1/archive`: what deletes archived, and restoring it.
+
+use super::ListResponse;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{ApiJson, ApiQuery};
+use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use quire_core::access::Action;
+use quire_core::model::{Archive, EntityKind};
+use serde::Deserialize;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/archive", get(list))
+        .route("/api/v1/archive/restore", post(restore_many))
+        .route("/api/v1/archive/{id}", get(read))
+        .route("/api/v1/archive/{id}/restore", post(restore))
+}
+
+/// Filters of the archive list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ArchiveQuery {
+    /// Only archives whose root is of this kind.
+    pub entity: Option<EntityKind>,
+    /// Items per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// Lists archives, newest first: what was archived, when, by whom, and what went along.
+#[utoipa::path(get, path = "/api/v1/archive", tag = "archive", params(ArchiveQuery), security(("bearer" = [])),
+    responses((status = 200, body = ListResponse<Archive>)))]
+pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ArchiveQuery>) -> ApiResult<Json<ListResponse<Archive>>> {
+    caller.require(Action::Read)?;
+    let paging = super::Paging { limit: q.limit, cursor: q.cursor };
+    Ok(Json(state.store().archives(&caller.scope, q.entity, paging.limit()?, paging.cursor()).await?.into()))
+}
+
+/// Reads an archive record.
+#[utoipa::path(get, path = "/api/v1/archive/{id}", tag = "archive", params(("id" = String, Path, description = "Archive id")),
+    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+    caller.require(Action::Read)?;
+    Ok(Json(state.store().archive_record(&caller.scope, &id).await?))
+}
+
+/// Restores an archive and everything it took along; a reused slug is a 409 that names it.
+#[utoipa::path(post, path = "/api/v1/archive/{id}/restore", tag = "archive", params(("id" = String, Path, description = "Archive id")),
+    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn restore(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+    let archive = state.store().archive_record(&caller.scope, &id).await?;
+    caller.require(Action::Delete(archive.entity))?;
+    let mut restored = state.store().restore(&caller.ctx(), &caller.scope, &[id]).await?;
+    Ok(Json(restored.remove(0)))
+}
+
+/// Archives to restore together.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RestoreRequest {
+    /// Archive ids.
+    pub ids: Vec<String>,
+}
+
+/// Restores several archives in one transaction: all or none.
+#[utoipa::path(post, path = "/api/v1/archive/restore", tag = "archive", request_body = RestoreRequest, security(("bearer" = [])),
+    responses((status = 200, body = ListResponse<Archive>), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn restore_many(State(state): State<AppState>, caller: Caller, ApiJson(req): ApiJson<RestoreRequest>) -> ApiResult<Json<ListResponse<Archive>>> {
+    for id in &req.ids {
+        let archive = state.store().archive_record(&caller.scope, id).await?;
+        caller.require(Action::Delete(archive.entity))?;
+    }
+    let items = state.store().restore(&caller.ctx(), &caller.scope, &req.ids).await?;
+    Ok(Json(ListResponse { count: items.len(), items, next_cursor: None }))
+}

@@ -1,0 +1,84 @@
+//! `/api/v1/changes` and `/api/v1/revisions`: the change log, an entity's
+//! revisions, and restoring one.
+
+use super::{ListResponse, Paging};
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::ApiQuery;
+use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use quire_core::access::Action;
+use quire_core::model::{Change, EntityKind};
+use quire_store::ChangeFilter;
+use serde::Deserialize;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/changes", get(list))
+        .route("/api/v1/changes/{id}", get(read))
+        .route("/api/v1/changes/{id}/restore", post(restore))
+        .route("/api/v1/revisions/{entity}/{id}", get(revisions))
+}
+
+/// Filters of the change log.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ChangeQuery {
+    /// Only changes to this kind of record.
+    pub entity: Option<EntityKind>,
+    /// Only changes to this record.
+    pub entity_id: Option<String>,
+    /// Only changes by this actor (`token:<id>`, `system`).
+    pub actor: Option<String>,
+    /// Only changes of this agent session.
+    pub session_id: Option<String>,
+    /// Only changes of this agent turn.
+    pub turn_id: Option<String>,
+    /// Items per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// Lists the change log, newest first.
+#[utoipa::path(get, path = "/api/v1/changes", tag = "changes", params(ChangeQuery), security(("bearer" = [])),
+    responses((status = 200, body = ListResponse<Change>)))]
+pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ChangeQuery>) -> ApiResult<Json<ListResponse<Change>>> {
+    caller.require(Action::Read)?;
+    let paging = Paging { limit: q.limit, cursor: q.cursor };
+    let filter = ChangeFilter { entity: q.entity, entity_id: q.entity_id, actor: q.actor, session_id: q.session_id, turn_id: q.turn_id };
+    Ok(Json(state.store().changes(&caller.scope, &filter, paging.limit()?, paging.cursor()).await?.into()))
+}
+
+/// Reads one change with its before and after.
+#[utoipa::path(get, path = "/api/v1/changes/{id}", tag = "changes", params(("id" = i64, Path, description = "Change id")),
+    security(("bearer" = [])), responses((status = 200, body = Change), (status = 404, body = ErrorBody)))]
+pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> ApiResult<Json<Change>> {
+    caller.require(Action::Read)?;
+    Ok(Json(state.store().change(&caller.scope, id).await?))
+}
+
+/// Lists the revisions of one record, newest first (every change to it).
+#[utoipa::path(get, path = "/api/v1/revisions/{entity}/{id}", tag = "changes",
+    params(("entity" = EntityKind, Path, description = "Kind of record"), ("id" = String, Path, description = "Record id"), Paging),
+    security(("bearer" = [])), responses((status = 200, body = ListResponse<Change>)))]
+pub async fn revisions(State(state): State<AppState>, caller: Caller, Path((entity, id)): Path<(EntityKind, String)>, ApiQuery(paging): ApiQuery<Paging>) -> ApiResult<Json<ListResponse<Change>>> {
+    caller.require(Action::Read)?;
+    let filter = ChangeFilter { entity: Some(entity), entity_id: Some(id), ..Default::default() };
+    Ok(Json(state.store().changes(&caller.scope, &filter, paging.limit()?, paging.cursor()).await?.into()))
+}
+
+/// Puts the record back to its state right after this change; the revert is itself logged.
+#[utoipa::path(post, path = "/api/v1/changes/{id}/restore", tag = "changes", params(("id" = i64, Path, description = "Change id")),
+    security(("bearer" = [])),
+    responses((status = 200, body = Change, description = "The change the revert wrote"), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn restore(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> ApiResult<Json<Change>> {
+    let change = state.store().change(&caller.scope, id).await?;
+    caller.require(Action::Delete(change.entity))?;
+    Ok(Json(state.store().restore_revision(&caller.ctx(), &caller.scope, id).await?))
+}

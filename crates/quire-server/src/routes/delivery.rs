@@ -1,0 +1,98 @@
+//! `/api/v1/delivery`: public, read-only, published content for front ends.
+//! No token needed; `site` and `env` query parameters pick the site (default:
+//! the configured default site, production).
+
+use super::{ListResponse, Paging};
+use crate::AppState;
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::ApiQuery;
+use axum::extract::{Path, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use quire_core::model::{Entry, EntryStatus};
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, Scope};
+use serde::{Deserialize, Serialize};
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/delivery/pages/{slug}", get(page))
+        .route("/api/v1/delivery/navigations/{key}", get(navigation))
+        .route("/api/v1/delivery/collections/{slug}/entries", get(entries))
+}
+
+/// Which site and environment to deliver.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct SiteQuery {
+    /// Site slug (default: the server's default site).
+    pub site: Option<String>,
+    /// Environment (default: production).
+    pub env: Option<String>,
+}
+
+async fn scope(state: &AppState, q: &SiteQuery) -> ApiResult<Scope> {
+    let site = q.site.as_deref().unwrap_or(state.default_site());
+    Ok(state.store().scope_of(site, q.env.as_deref().unwrap_or("production")).await?)
+}
+
+/// A published page with its visible, published sections in order.
+#[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
+    responses((status = 200, body = DeliveredPage), (status = 404, body = ErrorBody)))]
+pub async fn page(State(state): State<AppState>, Path(slug): Path<String>, ApiQuery(q): ApiQuery<SiteQuery>) -> ApiResult<Json<DeliveredPage>> {
+    let scope = scope(&state, &q).await?;
+    Ok(Json(state.store().delivery_page(&scope, &slug).await?))
+}
+
+/// A navigation's visible items, nested, with resolved hrefs.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveredNavigation {
+    /// Navigation key.
+    pub key: String,
+    /// Navigation name.
+    pub name: String,
+    /// Top-level items with their children.
+    pub items: Vec<DeliveredNavItem>,
+}
+
+/// A navigation with its visible items nested and hrefs resolved.
+#[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
+    responses((status = 200, body = DeliveredNavigation), (status = 404, body = ErrorBody)))]
+pub async fn navigation(State(state): State<AppState>, Path(key): Path<String>, ApiQuery(q): ApiQuery<SiteQuery>) -> ApiResult<Json<DeliveredNavigation>> {
+    let scope = scope(&state, &q).await?;
+    let nav = state.store().navigation(&scope, &key).await?;
+    let items = state.store().delivery_navigation(&scope, &key).await?;
+    Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
+}
+
+/// Site and paging of a delivery list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DeliveryListQuery {
+    /// Site slug (default: the server's default site).
+    pub site: Option<String>,
+    /// Environment (default: production).
+    pub env: Option<String>,
+    /// Only entries in this category.
+    pub category: Option<String>,
+    /// Only entries with this tag.
+    pub tag: Option<String>,
+    /// Items per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// Published entries (posts) of a collection, newest first.
+#[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", tag = "delivery",
+    params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
+    responses((status = 200, body = ListResponse<Entry>), (status = 404, body = ErrorBody)))]
+pub async fn entries(State(state): State<AppState>, Path(slug): Path<String>, ApiQuery(q): ApiQuery<DeliveryListQuery>) -> ApiResult<Json<ListResponse<Entry>>> {
+    let scope = scope(&state, &SiteQuery { site: q.site.clone(), env: q.env.clone() }).await?;
+    let paging = Paging { limit: q.limit, cursor: q.cursor };
+    let filter = EntryFilter { status: Some(EntryStatus::Published), category: q.category, tag: q.tag };
+    Ok(Json(state.store().entries(&scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
+}

@@ -1,0 +1,64 @@
+//! Configuration: defaults, then `quire.toml`, then `QUIRE_*` environment
+//! variables, then command-line flags (applied by the caller).
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Everything the binary can be configured with.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Address `serve` listens on (`QUIRE_ADDR`).
+    pub addr: String,
+    /// Data directory: database and uploads (`QUIRE_DATA`).
+    pub data: PathBuf,
+    /// Site slug public delivery serves and tokens default to (`QUIRE_DEFAULT_SITE`).
+    pub default_site: String,
+    /// Log filter, e.g. `info` or `quire_server=debug` (`QUIRE_LOG`).
+    pub log: String,
+    /// `text` or `json` (`QUIRE_LOG_FORMAT`).
+    pub log_format: String,
+    /// Admin token value to create on start (`QUIRE_BOOTSTRAP_TOKEN`).
+    pub bootstrap_token: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            addr: "127.0.0.1:8080".into(),
+            data: PathBuf::from("./quire-data"),
+            default_site: "demo".into(),
+            log: "info".into(),
+            log_format: "text".into(),
+            bootstrap_token: None,
+        }
+    }
+}
+
+impl Config {
+    /// Loads the configuration; `file` defaults to `./quire.toml` when it exists.
+    pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        match file {
+            Some(path) => figment = figment.merge(Toml::file_exact(path)),
+            None => figment = figment.merge(Toml::file("quire.toml")),
+        }
+        figment
+            .merge(Env::prefixed("QUIRE_").ignore(&["CONFIG"]))
+            .extract()
+            .map_err(Box::new)
+    }
+}
+
+/// Starts logging to stderr (stdout is kept for command output).
+pub fn init_logging(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if config.log_format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}

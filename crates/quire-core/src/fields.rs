@@ -268,10 +268,9 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
         }
         FieldKind::Select => match value {
             Value::String(s) if field.options.iter().any(|o| o == s) => {}
-            Value::String(s) => errors.push(FieldError::new(
-                path,
-                format!("\"{s}\" is not one of {}", field.options.join(", ")),
-            )),
+            Value::String(s) => {
+                errors.push(FieldError::new(path, format!("\"{s}\" is not one of {}", field.options.join(", "))))
+            }
             _ => errors.push(wrong_kind()),
         },
         FieldKind::Date => match value {
@@ -288,10 +287,10 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
                 ];
                 let before = errors.len();
                 validate_object(path, &image_fields, map, errors);
-                if errors.len() == before {
-                    if let Some(Value::String(url)) = map.get("url") {
-                        check_upload_url(&format!("{path}.url"), url, errors);
-                    }
+                if errors.len() == before
+                    && let Some(Value::String(url)) = map.get("url")
+                {
+                    check_upload_url(&format!("{path}.url"), url, errors);
                 }
             }
             _ => errors.push(wrong_kind()),
@@ -304,15 +303,14 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
                 ];
                 let before = errors.len();
                 validate_object(path, &link_fields, map, errors);
-                if errors.len() == before {
-                    if let Some(Value::String(href)) = map.get("href") {
-                        if !is_href(href) {
-                            errors.push(FieldError::new(
-                                format!("{path}.href"),
-                                "must be a relative path, #anchor, http(s)://, mailto: or tel: link",
-                            ));
-                        }
-                    }
+                if errors.len() == before
+                    && let Some(Value::String(href)) = map.get("href")
+                    && !is_href(href)
+                {
+                    errors.push(FieldError::new(
+                        format!("{path}.href"),
+                        "must be a relative path, #anchor, http(s)://, mailto: or tel: link",
+                    ));
                 }
             }
             _ => errors.push(wrong_kind()),
@@ -346,10 +344,10 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
 }
 
 fn check_length(path: &str, field: &FieldDef, s: &str, errors: &mut Vec<FieldError>) {
-    if let Some(max) = field.max_length {
-        if s.chars().count() > max {
-            errors.push(FieldError::new(path, format!("at most {max} characters")));
-        }
+    if let Some(max) = field.max_length
+        && s.chars().count() > max
+    {
+        errors.push(FieldError::new(path, format!("at most {max} characters")));
     }
 }
 
@@ -444,7 +442,8 @@ mod tests {
 
     #[test]
     fn javascript_links_refused() {
-        let errors = validate_content("content", &hero(), &json!({"heading": "Hi", "cta": {"href": "javascript:alert(1)"}}));
+        let errors =
+            validate_content("content", &hero(), &json!({"heading": "Hi", "cta": {"href": "javascript:alert(1)"}}));
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].field, "content.cta.href");
     }

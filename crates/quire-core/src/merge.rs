@@ -40,10 +40,10 @@ mod tests {
             (json!({"a":"c"}), json!({"a":["b"]}), json!({"a":["b"]})),
             (json!({"a":{"b":"c"}}), json!({"a":{"b":"d","c":null}}), json!({"a":{"b":"d"}})),
             (json!({"a":[{"b":"c"}]}), json!({"a":[1]}), json!({"a":[1]})),
-            (json!(["a","b"]), json!(["c","d"]), json!(["c","d"])),
+            (json!(["a", "b"]), json!(["c", "d"]), json!(["c", "d"])),
             (json!({"a":"b"}), json!(["c"]), json!(["c"])),
             (json!({"e":null}), json!({"a":1}), json!({"e":null,"a":1})),
-            (json!([1,2]), json!({"a":"b","c":null}), json!({"a":"b"})),
+            (json!([1, 2]), json!({"a":"b","c":null}), json!({"a":"b"})),
             (json!({}), json!({"a":{"bb":{"ccc":null}}}), json!({"a":{"bb":{}}})),
         ];
         for (mut target, patch, expected) in cases {
@@ -62,8 +62,7 @@ mod tests {
 
     fn object() -> impl Strategy<Value = Value> {
         leaf().prop_recursive(3, 24, 4, |inner| {
-            prop::collection::btree_map("[a-d]", inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().collect()))
+            prop::collection::btree_map("[a-d]", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect()))
         })
     }
 

@@ -4,8 +4,8 @@
 //! that scope beside the record, so these types never carry it and no caller
 //! can choose it through a field.
 
-use crate::fields::FieldDef;
 use crate::FieldError;
+use crate::fields::FieldDef;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -13,9 +13,9 @@ pub fn check_slug(field: &str, value: &str) -> Result<(), FieldError> {
     if value.chars().count() > MAX_SLUG {
         return Err(FieldError::new(field, format!("at most {MAX_SLUG} characters")));
     }
-    let ok = value.split('-').all(|part| {
-        !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    });
+    let ok = value
+        .split('-')
+        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
     if ok {
         Ok(())
     } else {

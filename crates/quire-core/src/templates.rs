@@ -64,11 +64,13 @@ pub fn starter_templates() -> Vec<StarterTemplate> {
             fields: vec![
                 heading(),
                 text("intro", 400),
-                FieldDef::new("features", List).required().items(1, 12).of(FieldDef::new("feature", Object).fields(vec![
-                    text("title", 80).required(),
-                    text("description", 300),
-                    text("icon", 40).describe("Icon name, e.g. bolt"),
-                ])),
+                FieldDef::new("features", List).required().items(1, 12).of(FieldDef::new("feature", Object).fields(
+                    vec![
+                        text("title", 80).required(),
+                        text("description", 300),
+                        text("icon", 40).describe("Icon name, e.g. bolt"),
+                    ],
+                )),
                 FieldDef::new("columns", Number).range(1.0, 4.0),
             ],
         },
@@ -127,10 +129,8 @@ pub fn starter_templates() -> Vec<StarterTemplate> {
             description: "A grid of images with captions.",
             fields: vec![
                 heading(),
-                FieldDef::new("images", List).required().items(1, 48).of(FieldDef::new("photo", Object).fields(vec![
-                    FieldDef::new("image", Image).required(),
-                    text("caption", 200),
-                ])),
+                FieldDef::new("images", List).required().items(1, 48).of(FieldDef::new("photo", Object)
+                    .fields(vec![FieldDef::new("image", Image).required(), text("caption", 200)])),
                 FieldDef::new("columns", Number).range(1.0, 6.0),
             ],
         },

@@ -44,7 +44,12 @@ impl Caller {
 
     /// The change-log context of this caller's writes.
     pub fn ctx(&self) -> ChangeContext {
-        ChangeContext { actor: format!("token:{}", self.token.id), surface: Surface::Rest, session_id: None, turn_id: None }
+        ChangeContext {
+            actor: format!("token:{}", self.token.id),
+            surface: Surface::Rest,
+            session_id: None,
+            turn_id: None,
+        }
     }
 }
 

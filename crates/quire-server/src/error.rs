@@ -76,9 +76,12 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound { .. } => ApiError::not_found(e.to_string()),
             StoreError::Validation(errors) => {
                 let first = errors.first().clone();
+                // A cursor is not content: a bad one is a malformed request.
+                let status =
+                    if first.field == "cursor" { StatusCode::BAD_REQUEST } else { StatusCode::UNPROCESSABLE_ENTITY };
                 ApiError {
-                    status: StatusCode::UNPROCESSABLE_ENTITY,
-                    code: "VALIDATION",
+                    status,
+                    code: if status == StatusCode::BAD_REQUEST { "BAD_REQUEST" } else { "VALIDATION" },
                     message: errors.to_string(),
                     field: Some(first.field),
                     details: if errors.0.len() > 1 { errors.0 } else { Vec::new() },

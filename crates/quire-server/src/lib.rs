@@ -68,14 +68,13 @@ impl AppState {
     /// Looks a token up, through a short-lived cache keyed by its hash.
     pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>, error::ApiError> {
         let key = quire_store::hash_secret(secret);
-        if let Ok(cache) = self.inner.tokens.lock() {
-            if let Some((grant, at)) = cache.get(&key) {
-                if at.elapsed() < TOKEN_CACHE_TTL {
-                    let mut grant = grant.clone();
-                    grant.expired = grant.token.expires_at.is_some_and(|t| t <= chrono::Utc::now());
-                    return Ok(Some(grant));
-                }
-            }
+        if let Ok(cache) = self.inner.tokens.lock()
+            && let Some((grant, at)) = cache.get(&key)
+            && at.elapsed() < TOKEN_CACHE_TTL
+        {
+            let mut grant = grant.clone();
+            grant.expired = grant.token.expires_at.is_some_and(|t| t <= chrono::Utc::now());
+            return Ok(Some(grant));
         }
         let grant = self.inner.store.authenticate(secret).await?;
         if let (Some(g), Ok(mut cache)) = (&grant, self.inner.tokens.lock()) {
@@ -104,12 +103,10 @@ pub fn router(state: AppState) -> Router {
         .merge(openapi::router())
         .nest_service("/uploads", uploads)
         .with_state(state)
-        .layer(
-            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-                let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
-                tracing::debug_span!("request", method = %req.method(), uri = %req.uri(), id)
-            }),
-        )
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
+            tracing::debug_span!("request", method = %req.method(), uri = %req.uri(), id)
+        }))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())

@@ -30,7 +30,12 @@ fn table(kind: EntityKind) -> &'static str {
 }
 
 /// A live record as (label, JSON snapshot), whatever its kind.
-async fn load_any(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<Option<(String, Value)>> {
+async fn load_any(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+) -> Result<Option<(String, Value)>> {
     async fn one<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<(String, Value)>> {
         Ok(load_live::<T>(conn, scope, id).await?.map(|r| (r.label(), snapshot(&r))))
     }
@@ -125,7 +130,10 @@ fn archive_from_row(row: &SqliteRow) -> Result<Archive> {
 /// Refuses to archive what others still depend on.
 async fn check_archivable(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
     if kind == EntityKind::SectionTemplate {
-        let key: Option<String> = sqlx::query_scalar("SELECT key FROM section_templates WHERE id = ?1").bind(id).fetch_optional(&mut *conn).await?;
+        let key: Option<String> = sqlx::query_scalar("SELECT key FROM section_templates WHERE id = ?1")
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
         let used: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM page_sections WHERE site_id = ?1 AND env = ?2 AND template_key = ?3 AND archive_id IS NULL",
         )
@@ -137,7 +145,10 @@ async fn check_archivable(conn: &mut SqliteConnection, scope: &Scope, kind: Enti
         if used > 0 {
             return Err(StoreError::conflict(
                 None,
-                format!("template {} is used by {used} live sections; archive or change those first", key.unwrap_or_default()),
+                format!(
+                    "template {} is used by {used} live sections; archive or change those first",
+                    key.unwrap_or_default()
+                ),
             ));
         }
     }
@@ -147,7 +158,12 @@ async fn check_archivable(conn: &mut SqliteConnection, scope: &Scope, kind: Enti
 impl Store {
     /// What archiving these records would take along, without changing
     /// anything: one list per root, cascade included.
-    pub async fn archive_preview(&self, scope: &Scope, kind: EntityKind, ids: &[String]) -> Result<Vec<Vec<ArchivedItem>>> {
+    pub async fn archive_preview(
+        &self,
+        scope: &Scope,
+        kind: EntityKind,
+        ids: &[String],
+    ) -> Result<Vec<Vec<ArchivedItem>>> {
         let mut conn = self.reader.acquire().await?;
         let mut out = Vec::new();
         for id in ids {
@@ -163,7 +179,13 @@ impl Store {
 
     /// Archives each record with its cascade, one archive record per id, in
     /// one transaction: either all are archived or none.
-    pub async fn archive(&self, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, ids: &[String]) -> Result<Vec<Archive>> {
+    pub async fn archive(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        ids: &[String],
+    ) -> Result<Vec<Archive>> {
         if ids.is_empty() {
             return Err(StoreError::invalid("ids", "at least one id"));
         }
@@ -220,7 +242,13 @@ impl Store {
     }
 
     /// Archive records, newest first; `entity` narrows to one kind.
-    pub async fn archives(&self, scope: &Scope, entity: Option<EntityKind>, limit: u32, cursor: Option<&str>) -> Result<Listing<Archive>> {
+    pub async fn archives(
+        &self,
+        scope: &Scope,
+        entity: Option<EntityKind>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<Archive>> {
         let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT * FROM archives WHERE site_id = ");
         q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
         if let Some(kind) = entity {
@@ -303,7 +331,12 @@ impl Store {
 }
 
 /// Why restoring `item` from archive `archive_id` would clash, if it would.
-async fn restore_conflict(conn: &mut SqliteConnection, scope: &Scope, item: &ArchivedItem, archive_id: &str) -> Result<()> {
+async fn restore_conflict(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    item: &ArchivedItem,
+    archive_id: &str,
+) -> Result<()> {
     let row = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {} WHERE id = ?1", table(item.entity))))
         .bind(&item.id)
         .fetch_optional(&mut *conn)
@@ -313,13 +346,21 @@ async fn restore_conflict(conn: &mut SqliteConnection, scope: &Scope, item: &Arc
     };
     let current_archive: Option<String> = row.try_get("archive_id")?;
     if current_archive.as_deref() != Some(archive_id) {
-        return Err(StoreError::conflict(None, format!("{} {} is no longer part of this archive", item.entity, item.id)));
+        return Err(StoreError::conflict(
+            None,
+            format!("{} {} is no longer part of this archive", item.entity, item.id),
+        ));
     }
     match item.entity {
         EntityKind::Page => {
             let p = Page::from_row(&row)?;
-            clash(conn, "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &p.slug], || format!("slug \"{}\" is now used by another page; rename that page first", p.slug)).await?;
+            clash(
+                conn,
+                "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &p.slug],
+                || format!("slug \"{}\" is now used by another page; rename that page first", p.slug),
+            )
+            .await?;
             if let Some(parent) = &p.parent_id {
                 parent_live(conn, "pages", parent, archive_id, "parent page").await?;
             }
@@ -330,24 +371,44 @@ async fn restore_conflict(conn: &mut SqliteConnection, scope: &Scope, item: &Arc
         }
         EntityKind::SectionTemplate => {
             let t = SectionTemplate::from_row(&row)?;
-            clash(conn, "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &t.key], || format!("template key \"{}\" is now used by another template", t.key)).await?;
+            clash(
+                conn,
+                "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &t.key],
+                || format!("template key \"{}\" is now used by another template", t.key),
+            )
+            .await?;
         }
         EntityKind::Collection => {
             let c = Collection::from_row(&row)?;
-            clash(conn, "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &c.slug], || format!("collection slug \"{}\" is now used by another collection", c.slug)).await?;
+            clash(
+                conn,
+                "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &c.slug],
+                || format!("collection slug \"{}\" is now used by another collection", c.slug),
+            )
+            .await?;
         }
         EntityKind::Entry => {
             let e = Entry::from_row(&row)?;
-            clash(conn, "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL",
-                &[&e.collection_id, &e.slug], || format!("slug \"{}\" is now used by another entry of the collection", e.slug)).await?;
+            clash(
+                conn,
+                "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL",
+                &[&e.collection_id, &e.slug],
+                || format!("slug \"{}\" is now used by another entry of the collection", e.slug),
+            )
+            .await?;
             parent_live(conn, "collections", &e.collection_id, archive_id, "collection").await?;
         }
         EntityKind::Navigation => {
             let n = Navigation::from_row(&row)?;
-            clash(conn, "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &n.key], || format!("navigation key \"{}\" is now used by another navigation", n.key)).await?;
+            clash(
+                conn,
+                "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &n.key],
+                || format!("navigation key \"{}\" is now used by another navigation", n.key),
+            )
+            .await?;
         }
         EntityKind::NavItem => {
             let n = NavItem::from_row(&row)?;
@@ -361,7 +422,12 @@ async fn restore_conflict(conn: &mut SqliteConnection, scope: &Scope, item: &Arc
     Ok(())
 }
 
-async fn clash(conn: &mut SqliteConnection, sql: &'static str, args: &[&str], message: impl FnOnce() -> String) -> Result<()> {
+async fn clash(
+    conn: &mut SqliteConnection,
+    sql: &'static str,
+    args: &[&str],
+    message: impl FnOnce() -> String,
+) -> Result<()> {
     let mut q = sqlx::query_scalar::<_, i64>(sql);
     for a in args {
         q = q.bind(*a);
@@ -373,7 +439,13 @@ async fn clash(conn: &mut SqliteConnection, sql: &'static str, args: &[&str], me
 }
 
 /// The parent must be live, or be restored by this same archive.
-async fn parent_live(conn: &mut SqliteConnection, table: &'static str, id: &str, archive_id: &str, what: &str) -> Result<()> {
+async fn parent_live(
+    conn: &mut SqliteConnection,
+    table: &'static str,
+    id: &str,
+    archive_id: &str,
+    what: &str,
+) -> Result<()> {
     let sql = format!("SELECT archive_id FROM {table} WHERE id = ?1");
     let state: Option<Option<String>> = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id).fetch_optional(conn).await?;
     match state {

@@ -93,7 +93,8 @@ impl Store {
         let now = Utc::now();
         let id = crate::ops::new_id();
         let mut tx = self.writer.begin().await?;
-        let taken: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sites WHERE slug = ?1").bind(slug).fetch_optional(&mut *tx).await?;
+        let taken: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM sites WHERE slug = ?1").bind(slug).fetch_optional(&mut *tx).await?;
         if taken.is_some() {
             return Err(StoreError::conflict(Some("slug"), format!("site \"{slug}\" already exists")));
         }
@@ -125,16 +126,24 @@ impl Store {
             .await?
             .ok_or_else(|| StoreError::not_found("site", id_or_slug))?;
         let id: String = row.try_get("id")?;
-        let environments: Vec<String> = sqlx::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
-            .bind(&id)
-            .fetch_all(&self.reader)
-            .await?;
-        Ok(Site { id, slug: row.try_get("slug")?, name: row.try_get("name")?, environments, created_at: row.try_get("created_at")? })
+        let environments: Vec<String> =
+            sqlx::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
+                .bind(&id)
+                .fetch_all(&self.reader)
+                .await?;
+        Ok(Site {
+            id,
+            slug: row.try_get("slug")?,
+            name: row.try_get("name")?,
+            environments,
+            created_at: row.try_get("created_at")?,
+        })
     }
 
     /// All sites.
     pub async fn sites(&self) -> Result<Vec<Site>> {
-        let slugs: Vec<String> = sqlx::query_scalar("SELECT slug FROM sites ORDER BY created_at, slug").fetch_all(&self.reader).await?;
+        let slugs: Vec<String> =
+            sqlx::query_scalar("SELECT slug FROM sites ORDER BY created_at, slug").fetch_all(&self.reader).await?;
         let mut out = Vec::new();
         for slug in slugs {
             out.push(self.site(&slug).await?);
@@ -157,7 +166,10 @@ impl Store {
         if let Some(envs) = &input.environments {
             for env in envs {
                 if !site.environments.contains(env) {
-                    return Err(StoreError::invalid("environments", format!("site {} has no environment \"{env}\"", site.slug)));
+                    return Err(StoreError::invalid(
+                        "environments",
+                        format!("site {} has no environment \"{env}\"", site.slug),
+                    ));
                 }
             }
         }
@@ -193,7 +205,9 @@ impl Store {
         .execute(&self.writer)
         .await
         .map_err(|e| match e {
-            sqlx::Error::Database(d) if d.is_unique_violation() => StoreError::conflict(Some("token"), "that token already exists"),
+            sqlx::Error::Database(d) if d.is_unique_violation() => {
+                StoreError::conflict(Some("token"), "that token already exists")
+            }
             other => other.into(),
         })?;
         Ok((info, secret))

@@ -62,7 +62,13 @@ fn change_from_row(row: &SqliteRow) -> Result<Change> {
 
 impl Store {
     /// Lists change-log records, newest first.
-    pub async fn changes(&self, scope: &Scope, filter: &ChangeFilter, limit: u32, cursor: Option<&str>) -> Result<Listing<Change>> {
+    pub async fn changes(
+        &self,
+        scope: &Scope,
+        filter: &ChangeFilter,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<Change>> {
         let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT * FROM changes WHERE site_id = ");
         q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
         if let Some(entity) = filter.entity {
@@ -133,14 +139,17 @@ impl Store {
     }
 }
 
-async fn revert<T: Record>(conn: &mut SqliteConnection, scope: &Scope, ctx: &ChangeContext, change: &Change, snapshot: Value) -> Result<()> {
+async fn revert<T: Record>(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    change: &Change,
+    snapshot: Value,
+) -> Result<()> {
     let Some(current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
         return Err(StoreError::conflict(
             None,
-            format!(
-                "{} {} is archived or gone; restore it from the archive first",
-                change.entity, change.entity_id
-            ),
+            format!("{} {} is archived or gone; restore it from the archive first", change.entity, change.entity_id),
         ));
     };
     let mut target: T = serde_json::from_value(snapshot)?;
@@ -159,7 +168,10 @@ async fn revert<T: Record>(conn: &mut SqliteConnection, scope: &Scope, ctx: &Cha
         *updated_at = cur_updated;
     }
     if target == current {
-        return Err(StoreError::conflict(None, format!("{} {} is already at that revision", change.entity, change.entity_id)));
+        return Err(StoreError::conflict(
+            None,
+            format!("{} {} is already at that revision", change.entity, change.entity_id),
+        ));
     }
     write_version(conn, scope, ctx, &current, &mut target, "revert").await
 }

@@ -115,14 +115,15 @@ impl Store {
         .into_iter()
         .map(|(id, collection, slug)| (id, format!("/{collection}/{slug}")))
         .collect();
-        let image_urls: HashMap<String, String> =
-            sqlx::query_as::<_, (String, String)>("SELECT id, url FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL")
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .fetch_all(&self.reader)
-                .await?
-                .into_iter()
-                .collect();
+        let image_urls: HashMap<String, String> = sqlx::query_as::<_, (String, String)>(
+            "SELECT id, url FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_all(&self.reader)
+        .await?
+        .into_iter()
+        .collect();
         let resolve = |item: &NavItem| -> Option<Option<String>> {
             let target = item.target_id.as_deref().unwrap_or_default();
             match item.target_type {

@@ -73,10 +73,7 @@ impl Store {
             .busy_timeout(Duration::from_secs(10))
             .pragma("cache_size", "-16000")
             .pragma("temp_store", "memory");
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone())
-            .await?;
+        let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let store_migrations = sqlx::migrate!("../../migrations/sqlite");
         store_migrations.run(&writer).await?;
         let readers = std::thread::available_parallelism().map(|n| n.get() as u32 * 2).unwrap_or(4).max(4);

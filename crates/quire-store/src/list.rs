@@ -100,10 +100,7 @@ pub(crate) fn encode_seq(seq: i64) -> String {
 
 /// Decodes a sequence cursor.
 pub(crate) fn decode_seq(cursor: &str) -> Result<i64> {
-    decode(cursor)?
-        .strip_prefix("s:")
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(bad_cursor)
+    decode(cursor)?.strip_prefix("s:").and_then(|s| s.parse().ok()).ok_or_else(bad_cursor)
 }
 
 fn scoped(table: &str, scope: &Scope) -> QueryBuilder<Sqlite> {
@@ -140,7 +137,13 @@ impl Store {
     }
 
     /// Pages, ordered by sortOrder then id.
-    pub async fn pages(&self, scope: &Scope, filter: &PageFilter, limit: u32, cursor: Option<&str>) -> Result<Listing<Page>> {
+    pub async fn pages(
+        &self,
+        scope: &Scope,
+        filter: &PageFilter,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<Page>> {
         let mut q = scoped("pages", scope);
         if let Some(parent) = &filter.parent_id {
             q.push(" AND parent_id = ").push_bind(parent.clone());
@@ -156,7 +159,13 @@ impl Store {
     }
 
     /// Sections of a page, in page order.
-    pub async fn sections(&self, scope: &Scope, page_id: &str, limit: u32, cursor: Option<&str>) -> Result<Listing<PageSection>> {
+    pub async fn sections(
+        &self,
+        scope: &Scope,
+        page_id: &str,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<PageSection>> {
         self.page(scope, page_id).await?;
         let mut q = scoped("page_sections", scope);
         q.push(" AND page_id = ").push_bind(page_id.to_string());
@@ -204,7 +213,9 @@ impl Store {
             q.push(" AND category = ").push_bind(category.clone());
         }
         if let Some(tag) = &filter.tag {
-            q.push(" AND EXISTS (SELECT 1 FROM json_each(entries.tags) WHERE value = ").push_bind(tag.clone()).push(")");
+            q.push(" AND EXISTS (SELECT 1 FROM json_each(entries.tags) WHERE value = ")
+                .push_bind(tag.clone())
+                .push(")");
         }
         if let Some(c) = cursor {
             q.push(" AND id < ").push_bind(decode_key(c)?);
@@ -214,7 +225,13 @@ impl Store {
     }
 
     /// Images, newest first.
-    pub async fn images(&self, scope: &Scope, status: Option<ImageStatus>, limit: u32, cursor: Option<&str>) -> Result<Listing<Image>> {
+    pub async fn images(
+        &self,
+        scope: &Scope,
+        status: Option<ImageStatus>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<Image>> {
         let mut q = scoped("images", scope);
         if let Some(status) = status {
             q.push(" AND status = ").push_bind(status.as_str());

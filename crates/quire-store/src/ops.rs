@@ -108,12 +108,13 @@ impl Store {
 
     /// A live page by slug.
     pub async fn page_by_slug(&self, scope: &Scope, slug: &str) -> Result<Page> {
-        let row = sqlx::query("SELECT * FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .bind(slug)
-            .fetch_optional(&self.reader)
-            .await?;
+        let row =
+            sqlx::query("SELECT * FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .bind(slug)
+                .fetch_optional(&self.reader)
+                .await?;
         row.as_ref().map(Page::from_row).transpose()?.ok_or_else(|| StoreError::not_found("page", slug))
     }
 
@@ -129,16 +130,23 @@ impl Store {
     // ------------------------------------------------------------ sections
 
     /// Creates a section on a page (default status draft, placed last).
-    pub async fn create_section(&self, ctx: &ChangeContext, scope: &Scope, page_id: &str, input: NewSection) -> Result<PageSection> {
+    pub async fn create_section(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        page_id: &str,
+        input: NewSection,
+    ) -> Result<PageSection> {
         let now = Utc::now();
         let sort_order = match input.sort_order {
             Some(n) => n,
             None => {
-                let max: Option<i64> =
-                    sqlx::query_scalar("SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL")
-                        .bind(page_id)
-                        .fetch_one(&self.reader)
-                        .await?;
+                let max: Option<i64> = sqlx::query_scalar(
+                    "SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL",
+                )
+                .bind(page_id)
+                .fetch_one(&self.reader)
+                .await?;
                 max.map_or(0, |m| m + 1)
             }
         };
@@ -163,7 +171,13 @@ impl Store {
     }
 
     /// Applies a patch to a section (content merges, then is re-validated).
-    pub async fn update_section(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: SectionPatch) -> Result<PageSection> {
+    pub async fn update_section(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        patch: SectionPatch,
+    ) -> Result<PageSection> {
         self.update_record::<PageSection>(ctx, scope, id, |s| {
             patch.apply(s);
             Ok(())
@@ -174,7 +188,12 @@ impl Store {
     // ------------------------------------------------------------ templates
 
     /// Creates a section template.
-    pub async fn create_template(&self, ctx: &ChangeContext, scope: &Scope, input: NewTemplate) -> Result<SectionTemplate> {
+    pub async fn create_template(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        input: NewTemplate,
+    ) -> Result<SectionTemplate> {
         let now = Utc::now();
         let template = SectionTemplate {
             id: new_id(),
@@ -201,7 +220,13 @@ impl Store {
     }
 
     /// Applies a patch to a template.
-    pub async fn update_template(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: TemplatePatch) -> Result<SectionTemplate> {
+    pub async fn update_template(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        patch: TemplatePatch,
+    ) -> Result<SectionTemplate> {
         let id = self.template(scope, id).await?.id;
         self.update_record::<SectionTemplate>(ctx, scope, &id, |t| {
             patch.apply(t);
@@ -213,7 +238,12 @@ impl Store {
     // ------------------------------------------------------------ collections
 
     /// Creates a collection (posts collections default to body + cover fields).
-    pub async fn create_collection(&self, ctx: &ChangeContext, scope: &Scope, input: NewCollection) -> Result<Collection> {
+    pub async fn create_collection(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        input: NewCollection,
+    ) -> Result<Collection> {
         let now = Utc::now();
         let fields = match (input.fields, input.kind) {
             (Some(f), _) => f,
@@ -245,7 +275,13 @@ impl Store {
     }
 
     /// Applies a patch to a collection.
-    pub async fn update_collection(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: CollectionPatch) -> Result<Collection> {
+    pub async fn update_collection(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        patch: CollectionPatch,
+    ) -> Result<Collection> {
         let id = self.collection(scope, id).await?.id;
         self.update_record::<Collection>(ctx, scope, &id, |c| {
             patch.apply(c);
@@ -257,7 +293,13 @@ impl Store {
     // ------------------------------------------------------------ entries
 
     /// Creates an entry in the collection with id or slug `collection`.
-    pub async fn create_entry(&self, ctx: &ChangeContext, scope: &Scope, collection: &str, input: NewEntry) -> Result<Entry> {
+    pub async fn create_entry(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        collection: &str,
+        input: NewEntry,
+    ) -> Result<Entry> {
         let collection = self.collection(scope, collection).await?;
         let now = Utc::now();
         let status = input.status.unwrap_or(EntryStatus::Draft);
@@ -356,7 +398,12 @@ impl Store {
     // ------------------------------------------------------------ navigation
 
     /// Creates a navigation menu.
-    pub async fn create_navigation(&self, ctx: &ChangeContext, scope: &Scope, input: NewNavigation) -> Result<Navigation> {
+    pub async fn create_navigation(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        input: NewNavigation,
+    ) -> Result<Navigation> {
         let now = Utc::now();
         let nav = Navigation {
             id: new_id(),
@@ -382,7 +429,13 @@ impl Store {
     }
 
     /// Applies a patch to a navigation.
-    pub async fn update_navigation(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: NavigationPatch) -> Result<Navigation> {
+    pub async fn update_navigation(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        patch: NavigationPatch,
+    ) -> Result<Navigation> {
         let id = self.navigation(scope, id).await?.id;
         self.update_record::<Navigation>(ctx, scope, &id, |n| {
             patch.apply(n);
@@ -393,7 +446,13 @@ impl Store {
 
     /// Adds an item to the navigation with id or key `navigation`; refuses a
     /// target that does not exist and a top level beyond maxItems.
-    pub async fn create_nav_item(&self, ctx: &ChangeContext, scope: &Scope, navigation: &str, input: NewNavItem) -> Result<NavItem> {
+    pub async fn create_nav_item(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        navigation: &str,
+        input: NewNavItem,
+    ) -> Result<NavItem> {
         let nav = self.navigation(scope, navigation).await?;
         let siblings: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS ?2 AND archive_id IS NULL",
@@ -402,13 +461,13 @@ impl Store {
         .bind(&input.parent_id)
         .fetch_one(&self.reader)
         .await?;
-        if input.parent_id.is_none() {
-            if let Some(max) = nav.max_items.filter(|max| siblings >= *max) {
-                return Err(StoreError::conflict(
-                    None,
-                    format!("navigation {} is full: it holds at most {max} top-level items", nav.key),
-                ));
-            }
+        if input.parent_id.is_none()
+            && let Some(max) = nav.max_items.filter(|max| siblings >= *max)
+        {
+            return Err(StoreError::conflict(
+                None,
+                format!("navigation {} is full: it holds at most {max} top-level items", nav.key),
+            ));
         }
         let now = Utc::now();
         let item = NavItem {
@@ -434,7 +493,13 @@ impl Store {
     }
 
     /// Applies a patch to a nav item.
-    pub async fn update_nav_item(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: NavItemPatch) -> Result<NavItem> {
+    pub async fn update_nav_item(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        patch: NavItemPatch,
+    ) -> Result<NavItem> {
         self.update_record::<NavItem>(ctx, scope, id, |n| {
             patch.apply(n);
             Ok(())

@@ -40,20 +40,13 @@ pub(crate) trait Record:
 
 /// Loads a live record of kind `T` by id.
 pub(crate) async fn load_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<T>> {
-    let row = sqlx::query(T::SELECT_LIVE)
-        .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .fetch_optional(conn)
-        .await?;
+    let row = sqlx::query(T::SELECT_LIVE).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn).await?;
     row.as_ref().map(T::from_row).transpose()
 }
 
 /// Loads a live record or fails with not-found.
 pub(crate) async fn require_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<T> {
-    load_live::<T>(conn, scope, id)
-        .await?
-        .ok_or_else(|| crate::StoreError::not_found(T::KIND.as_str(), id))
+    load_live::<T>(conn, scope, id).await?.ok_or_else(|| crate::StoreError::not_found(T::KIND.as_str(), id))
 }
 
 /// Reads a JSON text column.
@@ -69,7 +62,11 @@ pub(crate) fn json_opt<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Resul
 }
 
 /// Reads a string enum column.
-pub(crate) fn enum_col<T>(row: &SqliteRow, col: &str, parse: fn(&str, &str) -> Result<T, quire_core::FieldError>) -> Result<T> {
+pub(crate) fn enum_col<T>(
+    row: &SqliteRow,
+    col: &str,
+    parse: fn(&str, &str) -> Result<T, quire_core::FieldError>,
+) -> Result<T> {
     let text: String = row.try_get(col)?;
     parse(col, &text).map_err(|e| crate::StoreError::Corrupt(e.to_string()))
 }

@@ -21,10 +21,10 @@ fn text_rule(errors: &mut Vec<FieldError>, field: &str, value: &str, max: usize)
 }
 
 fn opt_text_rule(errors: &mut Vec<FieldError>, field: &str, value: &Option<String>, max: usize) {
-    if let Some(v) = value {
-        if v.chars().count() > max {
-            errors.push(FieldError::new(field, format!("at most {max} characters")));
-        }
+    if let Some(v) = value
+        && v.chars().count() > max
+    {
+        errors.push(FieldError::new(field, format!("at most {max} characters")));
     }
 }
 
@@ -165,7 +165,10 @@ impl Record for Page {
         )
         .await?
         {
-            return Err(StoreError::conflict(Some("slug"), format!("slug \"{}\" is already used by another page", self.slug)));
+            return Err(StoreError::conflict(
+                Some("slug"),
+                format!("slug \"{}\" is already used by another page", self.slug),
+            ));
         }
         Ok(())
     }
@@ -262,7 +265,11 @@ impl Record for SectionTemplate {
 }
 
 /// The live template with `key`, if any.
-pub(crate) async fn template_by_key(conn: &mut SqliteConnection, scope: &Scope, key: &str) -> Result<Option<SectionTemplate>> {
+pub(crate) async fn template_by_key(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    key: &str,
+) -> Result<Option<SectionTemplate>> {
     let row = sqlx::query(
         "SELECT * FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
     )
@@ -452,13 +459,18 @@ impl Record for Collection {
 }
 
 /// The live collection with `slug`, if any.
-pub(crate) async fn collection_by_slug(conn: &mut SqliteConnection, scope: &Scope, slug: &str) -> Result<Option<Collection>> {
-    let row = sqlx::query("SELECT * FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(slug)
-        .fetch_optional(conn)
-        .await?;
+pub(crate) async fn collection_by_slug(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    slug: &str,
+) -> Result<Option<Collection>> {
+    let row =
+        sqlx::query("SELECT * FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(slug)
+            .fetch_optional(conn)
+            .await?;
     row.as_ref().map(Collection::from_row).transpose()
 }
 
@@ -550,7 +562,10 @@ impl Record for Entry {
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
         let Some(collection) = load_live::<Collection>(conn, scope, &self.collection_id).await? else {
-            return Err(StoreError::invalid("collectionId", format!("collection {} does not exist", self.collection_id)));
+            return Err(StoreError::invalid(
+                "collectionId",
+                format!("collection {} does not exist", self.collection_id),
+            ));
         };
         let mut errors = Vec::new();
         if let Err(e) = check_slug("slug", &self.slug) {
@@ -755,15 +770,17 @@ impl Record for Navigation {
         Ok(())
     }
     async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query("UPDATE navigations SET key = ?2, name = ?3, max_items = ?4, version = ?5, updated_at = ?6 WHERE id = ?1")
-            .bind(&self.id)
-            .bind(&self.key)
-            .bind(&self.name)
-            .bind(self.max_items)
-            .bind(self.version)
-            .bind(self.updated_at)
-            .execute(conn)
-            .await?;
+        sqlx::query(
+            "UPDATE navigations SET key = ?2, name = ?3, max_items = ?4, version = ?5, updated_at = ?6 WHERE id = ?1",
+        )
+        .bind(&self.id)
+        .bind(&self.key)
+        .bind(&self.name)
+        .bind(self.max_items)
+        .bind(self.version)
+        .bind(self.updated_at)
+        .execute(conn)
+        .await?;
         Ok(())
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
@@ -790,13 +807,18 @@ impl Record for Navigation {
 }
 
 /// The live navigation with `key`, if any.
-pub(crate) async fn navigation_by_key(conn: &mut SqliteConnection, scope: &Scope, key: &str) -> Result<Option<Navigation>> {
-    let row = sqlx::query("SELECT * FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL")
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(key)
-        .fetch_optional(conn)
-        .await?;
+pub(crate) async fn navigation_by_key(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    key: &str,
+) -> Result<Option<Navigation>> {
+    let row =
+        sqlx::query("SELECT * FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL")
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(key)
+            .fetch_optional(conn)
+            .await?;
     row.as_ref().map(Navigation::from_row).transpose()
 }
 
@@ -909,7 +931,10 @@ impl Record for NavItem {
         }
         ValidationErrors::check(errors)?;
         if load_live::<Navigation>(conn, scope, &self.navigation_id).await?.is_none() {
-            return Err(StoreError::invalid("navigationId", format!("navigation {} does not exist", self.navigation_id)));
+            return Err(StoreError::invalid(
+                "navigationId",
+                format!("navigation {} does not exist", self.navigation_id),
+            ));
         }
         if let Some(target) = &self.target_id {
             let found = match self.target_type {

@@ -33,7 +33,12 @@ pub async fn ensure_templates(store: &Store, scope: &Scope) -> Result<usize> {
             .create_template(
                 &ctx,
                 scope,
-                NewTemplate { key: t.key.into(), name: t.name.into(), description: Some(t.description.into()), fields: t.fields },
+                NewTemplate {
+                    key: t.key.into(),
+                    name: t.name.into(),
+                    description: Some(t.description.into()),
+                    fields: t.fields,
+                },
             )
             .await?;
         created += 1;
@@ -45,7 +50,9 @@ pub async fn ensure_templates(store: &Store, scope: &Scope) -> Result<usize> {
 pub async fn seed_demo(store: &Store, uploads_dir: &Path) -> Result<SeedReport> {
     let site = match store.site(DEMO_SITE).await {
         Ok(site) => site,
-        Err(StoreError::NotFound { .. }) => store.create_site(DEMO_SITE, "Quire Demo", &["production", "staging"]).await?,
+        Err(StoreError::NotFound { .. }) => {
+            store.create_site(DEMO_SITE, "Quire Demo", &["production", "staging"]).await?
+        }
         Err(e) => return Err(e),
     };
     let mut report = SeedReport::default();
@@ -126,32 +133,65 @@ impl Seeder<'_> {
         ]).await?;
 
         let blog = self.collection("blog", "Blog", CollectionKind::Posts, None).await?;
-        let testimonials = self.collection("testimonials", "Testimonials", CollectionKind::Entries, Some(testimonial_fields())).await?;
+        let testimonials = self
+            .collection("testimonials", "Testimonials", CollectionKind::Entries, Some(testimonial_fields()))
+            .await?;
         let post1 = self.entry(&blog, "hello-quire", "Hello, Quire", EntryStatus::Published,
             json!({"body": "# Hello\n\nQuire is live. This post was seeded with the demo site.", "cover": hero_img.1}),
             Some("Announcements"), &["release"], Some(hero_img.1.as_str())).await?;
         self.entry(&blog, "approvals-explained", "How approvals keep your content safe", EntryStatus::Published,
             json!({"body": "Destructive actions are previewed first, then a person approves.\n\n- preview\n- approve\n- archive"}),
             Some("Guides"), &["agent", "safety"], None).await?;
-        self.entry(&blog, "mcp-in-five-minutes", "Connect an MCP client in five minutes", EntryStatus::Published,
+        self.entry(
+            &blog,
+            "mcp-in-five-minutes",
+            "Connect an MCP client in five minutes",
+            EntryStatus::Published,
             json!({"body": "Point your client at `quire mcp` and list the tools."}),
-            Some("Guides"), &["mcp"], None).await?;
-        self.entry(&blog, "roadmap-draft", "Roadmap (draft)", EntryStatus::Draft,
-            json!({"body": "Work in progress."}), None, &[], None).await?;
+            Some("Guides"),
+            &["mcp"],
+            None,
+        )
+        .await?;
+        self.entry(
+            &blog,
+            "roadmap-draft",
+            "Roadmap (draft)",
+            EntryStatus::Draft,
+            json!({"body": "Work in progress."}),
+            None,
+            &[],
+            None,
+        )
+        .await?;
         for (slug, quote, author, role, rating) in [
             ("maya", "Editing by conversation finally feels safe.", "Maya Lind", "Editor", 5),
             ("tom", "The change log saved a launch.", "Tom Ode", "Developer", 5),
             ("ana", "Fast, and nothing disappears.", "Ana Ruiz", "Marketing lead", 4),
         ] {
-            self.entry(&testimonials, slug, author, EntryStatus::Published,
-                json!({"quote": quote, "author": author, "role": role, "rating": rating}), None, &[], None).await?;
+            self.entry(
+                &testimonials,
+                slug,
+                author,
+                EntryStatus::Published,
+                json!({"quote": quote, "author": author, "role": role, "rating": rating}),
+                None,
+                &[],
+                None,
+            )
+            .await?;
         }
 
         let header = self.navigation("header", "Header", Some(8)).await?;
         if self.store.nav_items(&self.scope, &header.id, None, 1, None).await?.items.is_empty() {
             let item = |label: &str, target: &str| NewNavItem {
-                label: label.into(), target_type: NavTargetType::Page, target_id: Some(target.into()),
-                url: None, parent_id: None, sort_order: None, visible: None,
+                label: label.into(),
+                target_type: NavTargetType::Page,
+                target_id: Some(target.into()),
+                url: None,
+                parent_id: None,
+                sort_order: None,
+                visible: None,
             };
             self.nav(&header.id, item("Home", &home.id)).await?;
             let about_item = self.nav(&header.id, item("About", &about.id)).await?;
@@ -162,10 +202,58 @@ impl Seeder<'_> {
         }
         let footer = self.navigation("footer", "Footer", None).await?;
         if self.store.nav_items(&self.scope, &footer.id, None, 1, None).await?.items.is_empty() {
-            self.nav(&footer.id, NewNavItem { label: "Latest post".into(), target_type: NavTargetType::Entry, target_id: Some(post1.id.clone()), url: None, parent_id: None, sort_order: None, visible: None }).await?;
-            self.nav(&footer.id, NewNavItem { label: "Contact".into(), target_type: NavTargetType::Page, target_id: Some(contact.id.clone()), url: None, parent_id: None, sort_order: None, visible: None }).await?;
-            self.nav(&footer.id, NewNavItem { label: "Source".into(), target_type: NavTargetType::Url, target_id: None, url: Some("https://github.com/quire-cms/quire".into()), parent_id: None, sort_order: None, visible: None }).await?;
-            self.nav(&footer.id, NewNavItem { label: "Legal".into(), target_type: NavTargetType::Placeholder, target_id: None, url: None, parent_id: None, sort_order: None, visible: None }).await?;
+            self.nav(
+                &footer.id,
+                NewNavItem {
+                    label: "Latest post".into(),
+                    target_type: NavTargetType::Entry,
+                    target_id: Some(post1.id.clone()),
+                    url: None,
+                    parent_id: None,
+                    sort_order: None,
+                    visible: None,
+                },
+            )
+            .await?;
+            self.nav(
+                &footer.id,
+                NewNavItem {
+                    label: "Contact".into(),
+                    target_type: NavTargetType::Page,
+                    target_id: Some(contact.id.clone()),
+                    url: None,
+                    parent_id: None,
+                    sort_order: None,
+                    visible: None,
+                },
+            )
+            .await?;
+            self.nav(
+                &footer.id,
+                NewNavItem {
+                    label: "Source".into(),
+                    target_type: NavTargetType::Url,
+                    target_id: None,
+                    url: Some("https://github.com/quire-cms/quire".into()),
+                    parent_id: None,
+                    sort_order: None,
+                    visible: None,
+                },
+            )
+            .await?;
+            self.nav(
+                &footer.id,
+                NewNavItem {
+                    label: "Legal".into(),
+                    target_type: NavTargetType::Placeholder,
+                    target_id: None,
+                    url: None,
+                    parent_id: None,
+                    sort_order: None,
+                    visible: None,
+                },
+            )
+            .await?;
         }
         Ok(())
     }
@@ -179,48 +267,70 @@ impl Seeder<'_> {
             Ok(bytes) => bytes,
             Err(_) => {
                 let png = gradient_png(640, 360, a, b)?;
-                std::fs::create_dir_all(dir.join("demo")).map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", dir.display())))?;
-                std::fs::write(&path, &png).map_err(|e| StoreError::Corrupt(format!("cannot write {}: {e}", path.display())))?;
+                std::fs::create_dir_all(dir.join("demo"))
+                    .map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", dir.display())))?;
+                std::fs::write(&path, &png)
+                    .map_err(|e| StoreError::Corrupt(format!("cannot write {}: {e}", path.display())))?;
                 png
             }
         };
         if let Some(img) = existing.items.iter().find(|i| i.url == url) {
             return Ok((img.id.clone(), url));
         }
-        let img = self.store.create_image(&self.ctx, &self.scope, NewImage {
-            url: url.clone(),
-            filename: name.into(),
-            mime: Some("image/png".into()),
-            width: Some(640),
-            height: Some(360),
-            bytes: Some(bytes.len() as i64),
-            content_hash: Some(hex::encode(Sha256::digest(&bytes))),
-            alt: Some(alt.into()),
-            description: None,
-            tags: Some(vec!["demo".into()]),
-            categories: None,
-            source: Some(ImageSource::Upload),
-            attribution: None,
-        }).await?;
+        let img = self
+            .store
+            .create_image(
+                &self.ctx,
+                &self.scope,
+                NewImage {
+                    url: url.clone(),
+                    filename: name.into(),
+                    mime: Some("image/png".into()),
+                    width: Some(640),
+                    height: Some(360),
+                    bytes: Some(bytes.len() as i64),
+                    content_hash: Some(hex::encode(Sha256::digest(&bytes))),
+                    alt: Some(alt.into()),
+                    description: None,
+                    tags: Some(vec!["demo".into()]),
+                    categories: None,
+                    source: Some(ImageSource::Upload),
+                    attribution: None,
+                },
+            )
+            .await?;
         self.created += 1;
         Ok((img.id, url))
     }
 
-    async fn page(&mut self, slug: &str, name: &str, parent: Option<&str>, protected: bool, title: &str) -> Result<Page> {
+    async fn page(
+        &mut self,
+        slug: &str,
+        name: &str,
+        parent: Option<&str>,
+        protected: bool,
+        title: &str,
+    ) -> Result<Page> {
         if let Ok(p) = self.store.page_by_slug(&self.scope, slug).await {
             return Ok(p);
         }
         self.created += 1;
-        self.store.create_page(&self.ctx, &self.scope, NewPage {
-            name: name.into(),
-            slug: slug.into(),
-            parent_id: parent.map(str::to_string),
-            is_protected: Some(protected),
-            meta: Some(json!({"title": title, "description": format!("{name} — Quire demo site")})),
-            indexing: Some(true),
-            sort_order: None,
-            status: Some(PublishStatus::Published),
-        }).await
+        self.store
+            .create_page(
+                &self.ctx,
+                &self.scope,
+                NewPage {
+                    name: name.into(),
+                    slug: slug.into(),
+                    parent_id: parent.map(str::to_string),
+                    is_protected: Some(protected),
+                    meta: Some(json!({"title": title, "description": format!("{name} — Quire demo site")})),
+                    indexing: Some(true),
+                    sort_order: None,
+                    status: Some(PublishStatus::Published),
+                },
+            )
+            .await
     }
 
     async fn sections(&mut self, page: &Page, sections: Vec<(&str, Value)>) -> Result<()> {
@@ -228,43 +338,79 @@ impl Seeder<'_> {
             return Ok(());
         }
         for (key, content) in sections {
-            self.store.create_section(&self.ctx, &self.scope, &page.id, NewSection {
-                template_key: key.into(),
-                content: Some(content),
-                sort_order: None,
-                status: Some(PublishStatus::Published),
-                hidden: None,
-            }).await?;
+            self.store
+                .create_section(
+                    &self.ctx,
+                    &self.scope,
+                    &page.id,
+                    NewSection {
+                        template_key: key.into(),
+                        content: Some(content),
+                        sort_order: None,
+                        status: Some(PublishStatus::Published),
+                        hidden: None,
+                    },
+                )
+                .await?;
             self.created += 1;
         }
         Ok(())
     }
 
-    async fn collection(&mut self, slug: &str, name: &str, kind: CollectionKind, fields: Option<Vec<quire_core::fields::FieldDef>>) -> Result<Collection> {
+    async fn collection(
+        &mut self,
+        slug: &str,
+        name: &str,
+        kind: CollectionKind,
+        fields: Option<Vec<quire_core::fields::FieldDef>>,
+    ) -> Result<Collection> {
         if let Ok(c) = self.store.collection(&self.scope, slug).await {
             return Ok(c);
         }
         self.created += 1;
-        self.store.create_collection(&self.ctx, &self.scope, NewCollection { slug: slug.into(), name: name.into(), kind, fields }).await
+        self.store
+            .create_collection(
+                &self.ctx,
+                &self.scope,
+                NewCollection { slug: slug.into(), name: name.into(), kind, fields },
+            )
+            .await
     }
 
     #[allow(clippy::too_many_arguments)]
-    async fn entry(&mut self, c: &Collection, slug: &str, title: &str, status: EntryStatus, content: Value, category: Option<&str>, tags: &[&str], featured: Option<&str>) -> Result<Entry> {
+    async fn entry(
+        &mut self,
+        c: &Collection,
+        slug: &str,
+        title: &str,
+        status: EntryStatus,
+        content: Value,
+        category: Option<&str>,
+        tags: &[&str],
+        featured: Option<&str>,
+    ) -> Result<Entry> {
         if let Ok(e) = self.store.entry_by_slug(&self.scope, &c.id, slug).await {
             return Ok(e);
         }
         self.created += 1;
-        self.store.create_entry(&self.ctx, &self.scope, &c.id, NewEntry {
-            slug: slug.into(),
-            title: title.into(),
-            content: Some(content),
-            status: Some(status),
-            author: Some("Quire Team".into()),
-            category: category.map(str::to_string),
-            tags: Some(tags.iter().map(|t| t.to_string()).collect()),
-            excerpt: Some(format!("{title}.")),
-            featured_image: featured.map(str::to_string),
-        }).await
+        self.store
+            .create_entry(
+                &self.ctx,
+                &self.scope,
+                &c.id,
+                NewEntry {
+                    slug: slug.into(),
+                    title: title.into(),
+                    content: Some(content),
+                    status: Some(status),
+                    author: Some("Quire Team".into()),
+                    category: category.map(str::to_string),
+                    tags: Some(tags.iter().map(|t| t.to_string()).collect()),
+                    excerpt: Some(format!("{title}.")),
+                    featured_image: featured.map(str::to_string),
+                },
+            )
+            .await
     }
 
     async fn navigation(&mut self, key: &str, name: &str, max: Option<i64>) -> Result<Navigation> {
@@ -272,7 +418,13 @@ impl Seeder<'_> {
             return Ok(n);
         }
         self.created += 1;
-        self.store.create_navigation(&self.ctx, &self.scope, NewNavigation { key: key.into(), name: name.into(), max_items: max }).await
+        self.store
+            .create_navigation(
+                &self.ctx,
+                &self.scope,
+                NewNavigation { key: key.into(), name: name.into(), max_items: max },
+            )
+            .await
     }
 
     async fn nav(&mut self, navigation: &str, item: NewNavItem) -> Result<NavItem> {
@@ -289,7 +441,8 @@ fn gradient_png(width: u32, height: u32, a: [u8; 3], b: [u8; 3]) -> Result<Vec<u
         image::Rgb([mix(0), mix(1), mix(2)])
     });
     let mut out = std::io::Cursor::new(Vec::new());
-    img.write_to(&mut out, image::ImageFormat::Png).map_err(|e| StoreError::Corrupt(format!("png encoding failed: {e}")))?;
+    img.write_to(&mut out, image::ImageFormat::Png)
+        .map_err(|e| StoreError::Corrupt(format!("png encoding failed: {e}")))?;
     Ok(out.into_inner())
 }
 
@@ -303,15 +456,33 @@ pub async fn seed_bench(store: &Store, scope: &Scope, pages: usize, posts: usize
         if store.page_by_slug(scope, &slug).await.is_ok() {
             continue;
         }
-        let page = store.create_page(&ctx, scope, NewPage {
-            name: format!("Bench page {i}"), slug, status: Some(PublishStatus::Published), ..Default::default()
-        }).await?;
-        store.create_section(&ctx, scope, &page.id, NewSection {
-            template_key: "text".into(),
-            content: Some(json!({"heading": format!("Section of page {i}"), "body": paragraph[..400].to_string()})),
-            status: Some(PublishStatus::Published),
-            ..Default::default()
-        }).await?;
+        let page = store
+            .create_page(
+                &ctx,
+                scope,
+                NewPage {
+                    name: format!("Bench page {i}"),
+                    slug,
+                    status: Some(PublishStatus::Published),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        store
+            .create_section(
+                &ctx,
+                scope,
+                &page.id,
+                NewSection {
+                    template_key: "text".into(),
+                    content: Some(
+                        json!({"heading": format!("Section of page {i}"), "body": paragraph[..400].to_string()}),
+                    ),
+                    status: Some(PublishStatus::Published),
+                    ..Default::default()
+                },
+            )
+            .await?;
     }
     let blog = store.collection(scope, "blog").await?;
     for i in 0..posts {
@@ -319,13 +490,20 @@ pub async fn seed_bench(store: &Store, scope: &Scope, pages: usize, posts: usize
         if store.entry_by_slug(scope, &blog.id, &slug).await.is_ok() {
             continue;
         }
-        store.create_entry(&ctx, scope, &blog.id, NewEntry {
-            slug,
-            title: format!("Bench post {i}"),
-            content: Some(json!({"body": format!("# Post {i}\n\n{paragraph}")})),
-            status: Some(if i % 2 == 0 { EntryStatus::Published } else { EntryStatus::Draft }),
-            ..Default::default()
-        }).await?;
+        store
+            .create_entry(
+                &ctx,
+                scope,
+                &blog.id,
+                NewEntry {
+                    slug,
+                    title: format!("Bench post {i}"),
+                    content: Some(json!({"body": format!("# Post {i}\n\n{paragraph}")})),
+                    status: Some(if i % 2 == 0 { EntryStatus::Published } else { EntryStatus::Draft }),
+                    ..Default::default()
+                },
+            )
+            .await?;
     }
     Ok(())
 }

@@ -45,16 +45,14 @@ impl Config {
             Some(path) => figment = figment.merge(Toml::file_exact(path)),
             None => figment = figment.merge(Toml::file("quire.toml")),
         }
-        figment
-            .merge(Env::prefixed("QUIRE_").ignore(&["CONFIG"]))
-            .extract()
-            .map_err(Box::new)
+        figment.merge(Env::prefixed("QUIRE_").ignore(&["CONFIG"])).extract().map_err(Box::new)
     }
 }
 
 /// Starts logging to stderr (stdout is kept for command output).
 pub fn init_logging(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&config.log).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     if config.log_format == "json" {
         builder.json().init();

@@ -119,7 +119,8 @@ type AnyResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
 async fn open(config: &Config, data: &DataArg) -> AnyResult<(Store, PathBuf)> {
     let dir = data.data.clone().unwrap_or_else(|| config.data.clone());
-    std::fs::create_dir_all(dir.join("uploads")).map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir.join("uploads"))
+        .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
     let store = Store::open(&dir.join("quire.db")).await?;
     Ok((store, dir))
 }
@@ -134,7 +135,8 @@ async fn run(command: Command, config: Config) -> AnyResult {
             }
             bootstrap_admin(&store, &config).await?;
             let addr = addr.unwrap_or(config.addr.clone());
-            let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            let listener =
+                tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr()?;
             eprintln!("Quire listening on http://{local}  (API docs: http://{local}/api/docs)");
             let state = quire_server::AppState::new(store.clone(), dir.join("uploads"), config.default_site.clone());
@@ -180,7 +182,11 @@ async fn run(command: Command, config: Config) -> AnyResult {
 /// On a database without tokens, creates the admin token and prints it once;
 /// `QUIRE_BOOTSTRAP_TOKEN` chooses its value (and is added if unknown).
 async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
-    let site = if store.site(&config.default_site).await.is_ok() { config.default_site.clone() } else { DEMO_SITE.to_string() };
+    let site = if store.site(&config.default_site).await.is_ok() {
+        config.default_site.clone()
+    } else {
+        DEMO_SITE.to_string()
+    };
     if store.site(&site).await.is_err() {
         store.create_site(&site, "Quire", &["production", "staging"]).await?;
         quire_store::seed::ensure_templates(store, &store.scope_of(&site, "production").await?).await?;
@@ -188,7 +194,14 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
     if let Some(secret) = &config.bootstrap_token {
         if store.authenticate(secret).await?.is_none() {
             store
-                .create_token(NewToken { name: "bootstrap".into(), group: Group::Admin, site, environments: None, expires_at: None, secret: Some(secret.clone()) })
+                .create_token(NewToken {
+                    name: "bootstrap".into(),
+                    group: Group::Admin,
+                    site,
+                    environments: None,
+                    expires_at: None,
+                    secret: Some(secret.clone()),
+                })
                 .await?;
             eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
         }
@@ -196,9 +209,18 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
     }
     if store.token_count().await? == 0 {
         let (_, secret) = store
-            .create_token(NewToken { name: "admin".into(), group: Group::Admin, site, environments: None, expires_at: None, secret: None })
+            .create_token(NewToken {
+                name: "admin".into(),
+                group: Group::Admin,
+                site,
+                environments: None,
+                expires_at: None,
+                secret: None,
+            })
             .await?;
-        println!("\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n");
+        println!(
+            "\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n"
+        );
     }
     Ok(())
 }

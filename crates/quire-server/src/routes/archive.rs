@@ -37,7 +37,11 @@ pub struct ArchiveQuery {
 /// Lists archives, newest first: what was archived, when, by whom, and what went along.
 #[utoipa::path(get, path = "/api/v1/archive", tag = "archive", params(ArchiveQuery), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Archive>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ArchiveQuery>) -> ApiResult<Json<ListResponse<Archive>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ArchiveQuery>,
+) -> ApiResult<Json<ListResponse<Archive>>> {
     caller.require(Action::Read)?;
     let paging = super::Paging { limit: q.limit, cursor: q.cursor };
     Ok(Json(state.store().archives(&caller.scope, q.entity, paging.limit()?, paging.cursor()).await?.into()))
@@ -54,7 +58,11 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<
 /// Restores an archive and everything it took along; a reused slug is a 409 that names it.
 #[utoipa::path(post, path = "/api/v1/archive/{id}/restore", tag = "archive", params(("id" = String, Path, description = "Archive id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn restore(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn restore(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Archive>> {
     let archive = state.store().archive_record(&caller.scope, &id).await?;
     caller.require(Action::Delete(archive.entity))?;
     let mut restored = state.store().restore(&caller.ctx(), &caller.scope, &[id]).await?;
@@ -72,7 +80,11 @@ pub struct RestoreRequest {
 /// Restores several archives in one transaction: all or none.
 #[utoipa::path(post, path = "/api/v1/archive/restore", tag = "archive", request_body = RestoreRequest, security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Archive>), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn restore_many(State(state): State<AppState>, caller: Caller, ApiJson(req): ApiJson<RestoreRequest>) -> ApiResult<Json<ListResponse<Archive>>> {
+pub async fn restore_many(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(req): ApiJson<RestoreRequest>,
+) -> ApiResult<Json<ListResponse<Archive>>> {
     for id in &req.ids {
         let archive = state.store().archive_record(&caller.scope, id).await?;
         caller.require(Action::Delete(archive.entity))?;

@@ -47,10 +47,20 @@ pub struct ChangeQuery {
 /// Lists the change log, newest first.
 #[utoipa::path(get, path = "/api/v1/changes", tag = "changes", params(ChangeQuery), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Change>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ChangeQuery>) -> ApiResult<Json<ListResponse<Change>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ChangeQuery>,
+) -> ApiResult<Json<ListResponse<Change>>> {
     caller.require(Action::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
-    let filter = ChangeFilter { entity: q.entity, entity_id: q.entity_id, actor: q.actor, session_id: q.session_id, turn_id: q.turn_id };
+    let filter = ChangeFilter {
+        entity: q.entity,
+        entity_id: q.entity_id,
+        actor: q.actor,
+        session_id: q.session_id,
+        turn_id: q.turn_id,
+    };
     Ok(Json(state.store().changes(&caller.scope, &filter, paging.limit()?, paging.cursor()).await?.into()))
 }
 
@@ -66,7 +76,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<
 #[utoipa::path(get, path = "/api/v1/revisions/{entity}/{id}", tag = "changes",
     params(("entity" = EntityKind, Path, description = "Kind of record"), ("id" = String, Path, description = "Record id"), Paging),
     security(("bearer" = [])), responses((status = 200, body = ListResponse<Change>)))]
-pub async fn revisions(State(state): State<AppState>, caller: Caller, Path((entity, id)): Path<(EntityKind, String)>, ApiQuery(paging): ApiQuery<Paging>) -> ApiResult<Json<ListResponse<Change>>> {
+pub async fn revisions(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((entity, id)): Path<(EntityKind, String)>,
+    ApiQuery(paging): ApiQuery<Paging>,
+) -> ApiResult<Json<ListResponse<Change>>> {
     caller.require(Action::Read)?;
     let filter = ChangeFilter { entity: Some(entity), entity_id: Some(id), ..Default::default() };
     Ok(Json(state.store().changes(&caller.scope, &filter, paging.limit()?, paging.cursor()).await?.into()))

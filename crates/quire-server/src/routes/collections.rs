@@ -28,7 +28,11 @@ pub fn router() -> Router<AppState> {
 /// Lists collections.
 #[utoipa::path(get, path = "/api/v1/collections", tag = "collections", params(Paging), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Collection>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(paging): ApiQuery<Paging>) -> ApiResult<Json<ListResponse<Collection>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(paging): ApiQuery<Paging>,
+) -> ApiResult<Json<ListResponse<Collection>>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().collections(&caller.scope, paging.limit()?, paging.cursor()).await?.into()))
 }
@@ -36,7 +40,11 @@ pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(paging
 /// Creates a collection (editors and admins).
 #[utoipa::path(post, path = "/api/v1/collections", tag = "collections", request_body = NewCollection, security(("bearer" = [])),
     responses((status = 201, body = Collection), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input): ApiJson<NewCollection>) -> ApiResult<(StatusCode, Json<Collection>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(input): ApiJson<NewCollection>,
+) -> ApiResult<(StatusCode, Json<Collection>)> {
     caller.require(Action::Write(EntityKind::Collection))?;
     Ok((StatusCode::CREATED, Json(state.store().create_collection(&caller.ctx(), &caller.scope, input).await?)))
 }
@@ -44,7 +52,11 @@ pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input
 /// Reads a collection by slug or id.
 #[utoipa::path(get, path = "/api/v1/collections/{slug}", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
     security(("bearer" = [])), responses((status = 200, body = Collection), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(slug): Path<String>) -> ApiResult<Json<Collection>> {
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+) -> ApiResult<Json<Collection>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().collection(&caller.scope, &slug).await?))
 }
@@ -53,7 +65,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(slug): Pat
 #[utoipa::path(patch, path = "/api/v1/collections/{slug}", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
     request_body = CollectionPatch, security(("bearer" = [])),
     responses((status = 200, body = Collection), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(State(state): State<AppState>, caller: Caller, Path(slug): Path<String>, ApiJson(patch): ApiJson<CollectionPatch>) -> ApiResult<Json<Collection>> {
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+    ApiJson(patch): ApiJson<CollectionPatch>,
+) -> ApiResult<Json<Collection>> {
     caller.require(Action::Write(EntityKind::Collection))?;
     Ok(Json(state.store().update_collection(&caller.ctx(), &caller.scope, &slug, patch).await?))
 }
@@ -61,7 +78,11 @@ pub async fn update(State(state): State<AppState>, caller: Caller, Path(slug): P
 /// Archives a collection with all its entries.
 #[utoipa::path(delete, path = "/api/v1/collections/{slug}", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn archive(State(state): State<AppState>, caller: Caller, Path(slug): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Collection))?;
     let id = state.store().collection(&caller.scope, &slug).await?.id;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Collection, &[id]).await?;
@@ -88,7 +109,12 @@ pub struct EntryQuery {
 /// Lists a collection's entries, newest first.
 #[utoipa::path(get, path = "/api/v1/collections/{slug}/entries", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id"), EntryQuery),
     security(("bearer" = [])), responses((status = 200, body = ListResponse<Entry>), (status = 404, body = ErrorBody)))]
-pub async fn list_entries(State(state): State<AppState>, caller: Caller, Path(slug): Path<String>, ApiQuery(q): ApiQuery<EntryQuery>) -> ApiResult<Json<ListResponse<Entry>>> {
+pub async fn list_entries(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+    ApiQuery(q): ApiQuery<EntryQuery>,
+) -> ApiResult<Json<ListResponse<Entry>>> {
     caller.require(Action::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = EntryFilter { status: q.status, category: q.category, tag: q.tag };
@@ -99,7 +125,12 @@ pub async fn list_entries(State(state): State<AppState>, caller: Caller, Path(sl
 #[utoipa::path(post, path = "/api/v1/collections/{slug}/entries", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id")),
     request_body = NewEntry, security(("bearer" = [])),
     responses((status = 201, body = Entry), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create_entry(State(state): State<AppState>, caller: Caller, Path(slug): Path<String>, ApiJson(input): ApiJson<NewEntry>) -> ApiResult<(StatusCode, Json<Entry>)> {
+pub async fn create_entry(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+    ApiJson(input): ApiJson<NewEntry>,
+) -> ApiResult<(StatusCode, Json<Entry>)> {
     caller.require(Action::Write(EntityKind::Entry))?;
     Ok((StatusCode::CREATED, Json(state.store().create_entry(&caller.ctx(), &caller.scope, &slug, input).await?)))
 }
@@ -107,7 +138,11 @@ pub async fn create_entry(State(state): State<AppState>, caller: Caller, Path(sl
 /// Reads an entry.
 #[utoipa::path(get, path = "/api/v1/entries/{id}", tag = "entries", params(("id" = String, Path, description = "Entry id")),
     security(("bearer" = [])), responses((status = 200, body = Entry), (status = 404, body = ErrorBody)))]
-pub async fn read_entry(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Entry>> {
+pub async fn read_entry(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Entry>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().entry(&caller.scope, &id).await?))
 }
@@ -116,7 +151,12 @@ pub async fn read_entry(State(state): State<AppState>, caller: Caller, Path(id):
 #[utoipa::path(patch, path = "/api/v1/entries/{id}", tag = "entries", params(("id" = String, Path, description = "Entry id")),
     request_body = EntryPatch, security(("bearer" = [])),
     responses((status = 200, body = Entry), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update_entry(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiJson(patch): ApiJson<EntryPatch>) -> ApiResult<Json<Entry>> {
+pub async fn update_entry(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(patch): ApiJson<EntryPatch>,
+) -> ApiResult<Json<Entry>> {
     caller.require(Action::Write(EntityKind::Entry))?;
     Ok(Json(state.store().update_entry(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
@@ -124,7 +164,11 @@ pub async fn update_entry(State(state): State<AppState>, caller: Caller, Path(id
 /// Archives an entry.
 #[utoipa::path(delete, path = "/api/v1/entries/{id}", tag = "entries", params(("id" = String, Path, description = "Entry id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn archive_entry(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive_entry(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Entry))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Entry, &[id]).await?;
     Ok(Json(archives.remove(0)))

@@ -40,7 +40,11 @@ async fn scope(state: &AppState, q: &SiteQuery) -> ApiResult<Scope> {
 /// A published page with its visible, published sections in order.
 #[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
     responses((status = 200, body = DeliveredPage), (status = 404, body = ErrorBody)))]
-pub async fn page(State(state): State<AppState>, Path(slug): Path<String>, ApiQuery(q): ApiQuery<SiteQuery>) -> ApiResult<Json<DeliveredPage>> {
+pub async fn page(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    ApiQuery(q): ApiQuery<SiteQuery>,
+) -> ApiResult<Json<DeliveredPage>> {
     let scope = scope(&state, &q).await?;
     Ok(Json(state.store().delivery_page(&scope, &slug).await?))
 }
@@ -60,7 +64,11 @@ pub struct DeliveredNavigation {
 /// A navigation with its visible items nested and hrefs resolved.
 #[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
     responses((status = 200, body = DeliveredNavigation), (status = 404, body = ErrorBody)))]
-pub async fn navigation(State(state): State<AppState>, Path(key): Path<String>, ApiQuery(q): ApiQuery<SiteQuery>) -> ApiResult<Json<DeliveredNavigation>> {
+pub async fn navigation(
+    State(state): State<AppState>,
+    Path(key): Path<String>,
+    ApiQuery(q): ApiQuery<SiteQuery>,
+) -> ApiResult<Json<DeliveredNavigation>> {
     let scope = scope(&state, &q).await?;
     let nav = state.store().navigation(&scope, &key).await?;
     let items = state.store().delivery_navigation(&scope, &key).await?;
@@ -90,7 +98,11 @@ pub struct DeliveryListQuery {
 #[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", tag = "delivery",
     params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
     responses((status = 200, body = ListResponse<Entry>), (status = 404, body = ErrorBody)))]
-pub async fn entries(State(state): State<AppState>, Path(slug): Path<String>, ApiQuery(q): ApiQuery<DeliveryListQuery>) -> ApiResult<Json<ListResponse<Entry>>> {
+pub async fn entries(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    ApiQuery(q): ApiQuery<DeliveryListQuery>,
+) -> ApiResult<Json<ListResponse<Entry>>> {
     let scope = scope(&state, &SiteQuery { site: q.site.clone(), env: q.env.clone() }).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = EntryFilter { status: Some(EntryStatus::Published), category: q.category, tag: q.tag };

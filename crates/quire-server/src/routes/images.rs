@@ -38,7 +38,11 @@ pub struct ImageQuery {
 /// Lists images, newest first.
 #[utoipa::path(get, path = "/api/v1/images", tag = "images", params(ImageQuery), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Image>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<ImageQuery>) -> ApiResult<Json<ListResponse<Image>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ImageQuery>,
+) -> ApiResult<Json<ListResponse<Image>>> {
     caller.require(Action::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     Ok(Json(state.store().images(&caller.scope, q.status, paging.limit()?, paging.cursor()).await?.into()))
@@ -47,7 +51,11 @@ pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): Ap
 /// Records an image whose file is already under `/uploads`.
 #[utoipa::path(post, path = "/api/v1/images", tag = "images", request_body = NewImage, security(("bearer" = [])),
     responses((status = 201, body = Image), (status = 422, body = ErrorBody)))]
-pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input): ApiJson<NewImage>) -> ApiResult<(StatusCode, Json<Image>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(input): ApiJson<NewImage>,
+) -> ApiResult<(StatusCode, Json<Image>)> {
     caller.require(Action::Write(EntityKind::Image))?;
     Ok((StatusCode::CREATED, Json(state.store().create_image(&caller.ctx(), &caller.scope, input).await?)))
 }
@@ -64,7 +72,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<
 #[utoipa::path(patch, path = "/api/v1/images/{id}", tag = "images", params(("id" = String, Path, description = "Image id")),
     request_body = ImagePatch, security(("bearer" = [])),
     responses((status = 200, body = Image), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiJson(patch): ApiJson<ImagePatch>) -> ApiResult<Json<Image>> {
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(patch): ApiJson<ImagePatch>,
+) -> ApiResult<Json<Image>> {
     caller.require(Action::Write(EntityKind::Image))?;
     Ok(Json(state.store().update_image(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
@@ -72,7 +85,11 @@ pub async fn update(State(state): State<AppState>, caller: Caller, Path(id): Pat
 /// Archives an image record (the file stays).
 #[utoipa::path(delete, path = "/api/v1/images/{id}", tag = "images", params(("id" = String, Path, description = "Image id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn archive(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Image))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Image, &[id]).await?;
     Ok(Json(archives.remove(0)))

@@ -26,7 +26,11 @@ pub fn router() -> Router<AppState> {
 /// Lists navigations.
 #[utoipa::path(get, path = "/api/v1/navigations", tag = "navigation", params(Paging), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Navigation>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(paging): ApiQuery<Paging>) -> ApiResult<Json<ListResponse<Navigation>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(paging): ApiQuery<Paging>,
+) -> ApiResult<Json<ListResponse<Navigation>>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().navigations(&caller.scope, paging.limit()?, paging.cursor()).await?.into()))
 }
@@ -34,7 +38,11 @@ pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(paging
 /// Creates a navigation (editors and admins).
 #[utoipa::path(post, path = "/api/v1/navigations", tag = "navigation", request_body = NewNavigation, security(("bearer" = [])),
     responses((status = 201, body = Navigation), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input): ApiJson<NewNavigation>) -> ApiResult<(StatusCode, Json<Navigation>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(input): ApiJson<NewNavigation>,
+) -> ApiResult<(StatusCode, Json<Navigation>)> {
     caller.require(Action::Write(EntityKind::Navigation))?;
     Ok((StatusCode::CREATED, Json(state.store().create_navigation(&caller.ctx(), &caller.scope, input).await?)))
 }
@@ -42,7 +50,11 @@ pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input
 /// Reads a navigation by key or id.
 #[utoipa::path(get, path = "/api/v1/navigations/{key}", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
     security(("bearer" = [])), responses((status = 200, body = Navigation), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(key): Path<String>) -> ApiResult<Json<Navigation>> {
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+) -> ApiResult<Json<Navigation>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().navigation(&caller.scope, &key).await?))
 }
@@ -51,7 +63,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(key): Path
 #[utoipa::path(patch, path = "/api/v1/navigations/{key}", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
     request_body = NavigationPatch, security(("bearer" = [])),
     responses((status = 200, body = Navigation), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(State(state): State<AppState>, caller: Caller, Path(key): Path<String>, ApiJson(patch): ApiJson<NavigationPatch>) -> ApiResult<Json<Navigation>> {
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+    ApiJson(patch): ApiJson<NavigationPatch>,
+) -> ApiResult<Json<Navigation>> {
     caller.require(Action::Write(EntityKind::Navigation))?;
     Ok(Json(state.store().update_navigation(&caller.ctx(), &caller.scope, &key, patch).await?))
 }
@@ -59,7 +76,11 @@ pub async fn update(State(state): State<AppState>, caller: Caller, Path(key): Pa
 /// Archives a navigation with its items.
 #[utoipa::path(delete, path = "/api/v1/navigations/{key}", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn archive(State(state): State<AppState>, caller: Caller, Path(key): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Navigation))?;
     let id = state.store().navigation(&caller.scope, &key).await?.id;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Navigation, &[id]).await?;
@@ -82,17 +103,33 @@ pub struct ItemQuery {
 /// Lists a navigation's items (flat, in order; parentId tells the nesting).
 #[utoipa::path(get, path = "/api/v1/navigations/{key}/items", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id"), ItemQuery),
     security(("bearer" = [])), responses((status = 200, body = ListResponse<NavItem>), (status = 404, body = ErrorBody)))]
-pub async fn list_items(State(state): State<AppState>, caller: Caller, Path(key): Path<String>, ApiQuery(q): ApiQuery<ItemQuery>) -> ApiResult<Json<ListResponse<NavItem>>> {
+pub async fn list_items(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+    ApiQuery(q): ApiQuery<ItemQuery>,
+) -> ApiResult<Json<ListResponse<NavItem>>> {
     caller.require(Action::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
-    Ok(Json(state.store().nav_items(&caller.scope, &key, q.parent_id.as_deref(), paging.limit()?, paging.cursor()).await?.into()))
+    Ok(Json(
+        state
+            .store()
+            .nav_items(&caller.scope, &key, q.parent_id.as_deref(), paging.limit()?, paging.cursor())
+            .await?
+            .into(),
+    ))
 }
 
 /// Adds an item; its target (page, entry or image) must exist.
 #[utoipa::path(post, path = "/api/v1/navigations/{key}/items", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
     request_body = NewNavItem, security(("bearer" = [])),
     responses((status = 201, body = NavItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create_item(State(state): State<AppState>, caller: Caller, Path(key): Path<String>, ApiJson(input): ApiJson<NewNavItem>) -> ApiResult<(StatusCode, Json<NavItem>)> {
+pub async fn create_item(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+    ApiJson(input): ApiJson<NewNavItem>,
+) -> ApiResult<(StatusCode, Json<NavItem>)> {
     caller.require(Action::Write(EntityKind::NavItem))?;
     Ok((StatusCode::CREATED, Json(state.store().create_nav_item(&caller.ctx(), &caller.scope, &key, input).await?)))
 }
@@ -100,7 +137,11 @@ pub async fn create_item(State(state): State<AppState>, caller: Caller, Path(key
 /// Reads a nav item.
 #[utoipa::path(get, path = "/api/v1/nav-items/{id}", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
     security(("bearer" = [])), responses((status = 200, body = NavItem), (status = 404, body = ErrorBody)))]
-pub async fn read_item(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<NavItem>> {
+pub async fn read_item(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<NavItem>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().nav_item(&caller.scope, &id).await?))
 }
@@ -109,7 +150,12 @@ pub async fn read_item(State(state): State<AppState>, caller: Caller, Path(id): 
 #[utoipa::path(patch, path = "/api/v1/nav-items/{id}", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
     request_body = NavItemPatch, security(("bearer" = [])),
     responses((status = 200, body = NavItem), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update_item(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiJson(patch): ApiJson<NavItemPatch>) -> ApiResult<Json<NavItem>> {
+pub async fn update_item(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(patch): ApiJson<NavItemPatch>,
+) -> ApiResult<Json<NavItem>> {
     caller.require(Action::Write(EntityKind::NavItem))?;
     Ok(Json(state.store().update_nav_item(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
@@ -117,7 +163,11 @@ pub async fn update_item(State(state): State<AppState>, caller: Caller, Path(id)
 /// Archives a nav item with its children.
 #[utoipa::path(delete, path = "/api/v1/nav-items/{id}", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn archive_item(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive_item(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::NavItem))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::NavItem, &[id]).await?;
     Ok(Json(archives.remove(0)))

@@ -40,7 +40,11 @@ pub struct PageQuery {
 /// Lists pages in tree order (sortOrder, then creation).
 #[utoipa::path(get, path = "/api/v1/pages", tag = "pages", params(PageQuery), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<Page>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): ApiQuery<PageQuery>) -> ApiResult<Json<ListResponse<Page>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<ListResponse<Page>>> {
     caller.require(Action::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = PageFilter {
@@ -56,7 +60,11 @@ pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(q): Ap
 #[utoipa::path(post, path = "/api/v1/pages", tag = "pages", request_body = NewPage, security(("bearer" = [])),
     responses((status = 201, body = Page), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input): ApiJson<NewPage>) -> ApiResult<(StatusCode, Json<Page>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(input): ApiJson<NewPage>,
+) -> ApiResult<(StatusCode, Json<Page>)> {
     caller.require(Action::Write(EntityKind::Page))?;
     let page = state.store().create_page(&caller.ctx(), &caller.scope, input).await?;
     Ok((StatusCode::CREATED, Json(page)))
@@ -74,7 +82,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<
 #[utoipa::path(patch, path = "/api/v1/pages/{id}", tag = "pages", params(("id" = String, Path, description = "Page id")),
     request_body = PagePatch, security(("bearer" = [])),
     responses((status = 200, body = Page), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiJson(patch): ApiJson<PagePatch>) -> ApiResult<Json<Page>> {
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(patch): ApiJson<PagePatch>,
+) -> ApiResult<Json<Page>> {
     caller.require(Action::Write(EntityKind::Page))?;
     Ok(Json(state.store().update_page(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
@@ -82,7 +95,11 @@ pub async fn update(State(state): State<AppState>, caller: Caller, Path(id): Pat
 /// Archives a page with its sections and child pages (restorable from `/api/v1/archive`).
 #[utoipa::path(delete, path = "/api/v1/pages/{id}", tag = "pages", params(("id" = String, Path, description = "Page id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn archive(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Page))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Page, &[id]).await?;
     Ok(Json(archives.remove(0)))

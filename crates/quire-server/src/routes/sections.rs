@@ -23,7 +23,12 @@ pub fn router() -> Router<AppState> {
 /// Lists a page's sections in order.
 #[utoipa::path(get, path = "/api/v1/pages/{id}/sections", tag = "sections", params(("id" = String, Path, description = "Page id"), Paging),
     security(("bearer" = [])), responses((status = 200, body = ListResponse<PageSection>), (status = 404, body = ErrorBody)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiQuery(paging): ApiQuery<Paging>) -> ApiResult<Json<ListResponse<PageSection>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiQuery(paging): ApiQuery<Paging>,
+) -> ApiResult<Json<ListResponse<PageSection>>> {
     caller.require(Action::Read)?;
     let listing = state.store().sections(&caller.scope, &id, paging.limit()?, paging.cursor()).await?;
     Ok(Json(listing.into()))
@@ -33,7 +38,12 @@ pub async fn list(State(state): State<AppState>, caller: Caller, Path(id): Path<
 #[utoipa::path(post, path = "/api/v1/pages/{id}/sections", tag = "sections", params(("id" = String, Path, description = "Page id")),
     request_body = NewSection, security(("bearer" = [])),
     responses((status = 201, body = PageSection), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiJson(input): ApiJson<NewSection>) -> ApiResult<(StatusCode, Json<PageSection>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(input): ApiJson<NewSection>,
+) -> ApiResult<(StatusCode, Json<PageSection>)> {
     caller.require(Action::Write(EntityKind::Section))?;
     state.store().page(&caller.scope, &id).await?;
     let section = state.store().create_section(&caller.ctx(), &caller.scope, &id, input).await?;
@@ -43,7 +53,11 @@ pub async fn create(State(state): State<AppState>, caller: Caller, Path(id): Pat
 /// Reads a section.
 #[utoipa::path(get, path = "/api/v1/sections/{id}", tag = "sections", params(("id" = String, Path, description = "Section id")),
     security(("bearer" = [])), responses((status = 200, body = PageSection), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<PageSection>> {
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<PageSection>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().section(&caller.scope, &id).await?))
 }
@@ -52,7 +66,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<
 #[utoipa::path(patch, path = "/api/v1/sections/{id}", tag = "sections", params(("id" = String, Path, description = "Section id")),
     request_body = SectionPatch, security(("bearer" = [])),
     responses((status = 200, body = PageSection), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(State(state): State<AppState>, caller: Caller, Path(id): Path<String>, ApiJson(patch): ApiJson<SectionPatch>) -> ApiResult<Json<PageSection>> {
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(patch): ApiJson<SectionPatch>,
+) -> ApiResult<Json<PageSection>> {
     caller.require(Action::Write(EntityKind::Section))?;
     Ok(Json(state.store().update_section(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
@@ -60,7 +79,11 @@ pub async fn update(State(state): State<AppState>, caller: Caller, Path(id): Pat
 /// Archives a section.
 #[utoipa::path(delete, path = "/api/v1/sections/{id}", tag = "sections", params(("id" = String, Path, description = "Section id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn archive(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Section))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Section, &[id]).await?;
     Ok(Json(archives.remove(0)))

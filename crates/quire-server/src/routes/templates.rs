@@ -23,7 +23,11 @@ pub fn router() -> Router<AppState> {
 /// Lists section templates with their fields.
 #[utoipa::path(get, path = "/api/v1/section-templates", tag = "section-templates", params(Paging), security(("bearer" = [])),
     responses((status = 200, body = ListResponse<SectionTemplate>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(paging): ApiQuery<Paging>) -> ApiResult<Json<ListResponse<SectionTemplate>>> {
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(paging): ApiQuery<Paging>,
+) -> ApiResult<Json<ListResponse<SectionTemplate>>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().templates(&caller.scope, paging.limit()?, paging.cursor()).await?.into()))
 }
@@ -31,7 +35,11 @@ pub async fn list(State(state): State<AppState>, caller: Caller, ApiQuery(paging
 /// Creates a section template (editors and admins).
 #[utoipa::path(post, path = "/api/v1/section-templates", tag = "section-templates", request_body = NewTemplate, security(("bearer" = [])),
     responses((status = 201, body = SectionTemplate), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input): ApiJson<NewTemplate>) -> ApiResult<(StatusCode, Json<SectionTemplate>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(input): ApiJson<NewTemplate>,
+) -> ApiResult<(StatusCode, Json<SectionTemplate>)> {
     caller.require(Action::Write(EntityKind::SectionTemplate))?;
     Ok((StatusCode::CREATED, Json(state.store().create_template(&caller.ctx(), &caller.scope, input).await?)))
 }
@@ -39,7 +47,11 @@ pub async fn create(State(state): State<AppState>, caller: Caller, ApiJson(input
 /// Reads a template by key or id.
 #[utoipa::path(get, path = "/api/v1/section-templates/{key}", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
     security(("bearer" = [])), responses((status = 200, body = SectionTemplate), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(key): Path<String>) -> ApiResult<Json<SectionTemplate>> {
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+) -> ApiResult<Json<SectionTemplate>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().template(&caller.scope, &key).await?))
 }
@@ -48,7 +60,12 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(key): Path
 #[utoipa::path(patch, path = "/api/v1/section-templates/{key}", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
     request_body = TemplatePatch, security(("bearer" = [])),
     responses((status = 200, body = SectionTemplate), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(State(state): State<AppState>, caller: Caller, Path(key): Path<String>, ApiJson(patch): ApiJson<TemplatePatch>) -> ApiResult<Json<SectionTemplate>> {
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+    ApiJson(patch): ApiJson<TemplatePatch>,
+) -> ApiResult<Json<SectionTemplate>> {
     caller.require(Action::Write(EntityKind::SectionTemplate))?;
     Ok(Json(state.store().update_template(&caller.ctx(), &caller.scope, &key, patch).await?))
 }
@@ -56,7 +73,11 @@ pub async fn update(State(state): State<AppState>, caller: Caller, Path(key): Pa
 /// Archives a template no live section uses.
 #[utoipa::path(delete, path = "/api/v1/section-templates/{key}", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
     security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn archive(State(state): State<AppState>, caller: Caller, Path(key): Path<String>) -> ApiResult<Json<Archive>> {
+pub async fn archive(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(key): Path<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::SectionTemplate))?;
     let id = state.store().template(&caller.scope, &key).await?.id;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::SectionTemplate, &[id]).await?;

@@ -1,0 +1,101 @@
+//! The public delivery API and the OpenAPI document.
+
+mod common;
+use common::TestApp;
+use serde_json::json;
+
+#[tokio::test]
+async fn delivery_serves_published_visible_sections_in_order() {
+    let app = TestApp::new().await;
+    let home = app.send("GET", "/api/v1/delivery/pages/home", None, None).await;
+    assert_status!(home, 200);
+    assert_eq!(home.body["path"], "/");
+    let keys: Vec<&str> =
+        home.body["sections"].as_array().unwrap().iter().map(|s| s["templateKey"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["hero", "feature-grid", "testimonials", "cta"]);
+
+    // hide one, unpublish another, reorder a third
+    let ids: Vec<String> =
+        home.body["sections"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect();
+    app.patch(&format!("/api/v1/sections/{}", ids[1]), json!({"hidden": true})).await;
+    app.patch(&format!("/api/v1/sections/{}", ids[2]), json!({"status": "unpublished"})).await;
+    app.patch(&format!("/api/v1/sections/{}", ids[3]), json!({"sortOrder": -1})).await;
+    let home = app.send("GET", "/api/v1/delivery/pages/home", None, None).await;
+    let keys: Vec<&str> =
+        home.body["sections"].as_array().unwrap().iter().map(|s| s["templateKey"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["cta", "hero"]);
+
+    let team = app.send("GET", "/api/v1/delivery/pages/team", None, None).await;
+    assert_eq!(team.body["path"], "/about/team");
+
+    // drafts are not delivered
+    app.post("/api/v1/pages", json!({"name": "Secret", "slug": "secret"})).await;
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/secret", None, None).await, 404);
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/nope", None, None).await, 404);
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/home?site=missing", None, None).await, 404);
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/home?site=other", None, None).await, 404);
+}
+
+#[tokio::test]
+async fn delivery_navigation_is_nested_with_resolved_hrefs() {
+    let app = TestApp::new().await;
+    let footer = app.send("GET", "/api/v1/delivery/navigations/footer", None, None).await;
+    assert_status!(footer, 200);
+    insta::assert_json_snapshot!("footer", footer.body, { ".items[].id" => "[id]" });
+    let header = app.send("GET", "/api/v1/delivery/navigations/header", None, None).await;
+    insta::assert_json_snapshot!("header", header.body, { ".items[].id" => "[id]", ".items[].children[].id" => "[id]" });
+
+    // an item whose page is archived disappears from delivery
+    let pricing = app.page_id("pricing").await;
+    app.delete(&format!("/api/v1/pages/{pricing}")).await;
+    let header = app.send("GET", "/api/v1/delivery/navigations/header", None, None).await;
+    let labels: Vec<&str> =
+        header.body["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["Home", "About", "Blog", "Contact"]);
+}
+
+#[tokio::test]
+async fn delivery_lists_published_posts_only() {
+    let app = TestApp::new().await;
+    let posts = app.send("GET", "/api/v1/delivery/collections/blog/entries", None, None).await;
+    assert_status!(posts, 200);
+    assert_eq!(posts.body["count"], 3);
+    assert!(posts.body["items"].as_array().unwrap().iter().all(|p| p["status"] == "published"));
+}
+
+#[tokio::test]
+async fn openapi_document_and_docs_ui() {
+    let app = TestApp::new().await;
+    let doc = app.send("GET", "/api/openapi.json", None, None).await;
+    assert_status!(doc, 200);
+    assert_eq!(doc.body["openapi"], "3.1.0");
+    let paths = doc.body["paths"].as_object().unwrap();
+    for p in [
+        "/api/v1/pages",
+        "/api/v1/pages/{id}",
+        "/api/v1/pages/{id}/sections",
+        "/api/v1/sections/{id}",
+        "/api/v1/section-templates",
+        "/api/v1/collections",
+        "/api/v1/collections/{slug}/entries",
+        "/api/v1/entries/{id}",
+        "/api/v1/navigations",
+        "/api/v1/navigations/{key}/items",
+        "/api/v1/nav-items/{id}",
+        "/api/v1/images",
+        "/api/v1/archive",
+        "/api/v1/archive/{id}/restore",
+        "/api/v1/changes",
+        "/api/v1/changes/{id}/restore",
+        "/api/v1/revisions/{entity}/{id}",
+        "/api/v1/delivery/pages/{slug}",
+        "/api/v1/delivery/navigations/{key}",
+    ] {
+        assert!(paths.contains_key(p), "{p} missing from OpenAPI");
+    }
+    assert!(doc.body["components"]["securitySchemes"]["bearer"].is_object());
+    assert!(doc.body["components"]["schemas"]["FieldDef"].is_object());
+    let ui = app.send("GET", "/api/docs/", None, None).await;
+    assert_status!(ui, 200);
+    assert!(ui.body.as_str().unwrap().contains("swagger"), "docs UI is served from the binary");
+}

@@ -1,0 +1,146 @@
+//! The binary, run as a user runs it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn quire() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
+    cmd.env_remove("QUIRE_BOOTSTRAP_TOKEN").env("QUIRE_LOG", "warn");
+    cmd
+}
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = quire().args(args).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn seed_is_idempotent_and_migrate_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, out, err) = run(&["seed", "--data", data]);
+    assert!(ok, "{err}");
+    let first: usize = out.split_whitespace().find_map(|w| w.parse().ok()).unwrap();
+    assert!(first > 50, "{out}");
+    let (ok, out, _) = run(&["seed", "--data", data]);
+    assert!(ok);
+    assert!(out.contains("0 records created"), "{out}");
+    assert!(dir.path().join("uploads/demo/hero-dawn.png").exists());
+    let (ok, out, _) = run(&["migrate", "--data", data]);
+    assert!(ok);
+    assert!(out.contains("is at migration 1"), "{out}");
+}
+
+#[test]
+fn token_create_prints_the_token_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (ok, out, err) = run(&["token", "create", "--group", "editor", "--site", "demo", "--data", data]);
+    assert!(ok, "{err}");
+    let line = out.trim_end_matches('\n');
+    assert!(!line.contains('\n'), "{out:?}");
+    assert!(line.starts_with("qk_") && line.len() == 67, "{line}");
+
+    let (ok, _, err) = run(&["token", "create", "--group", "owner", "--data", data]);
+    assert!(!ok);
+    assert!(err.contains("group \"owner\" is not one of viewer, author, editor, admin"), "{err}");
+    let (ok, _, err) = run(&["token", "create", "--group", "admin", "--site", "nowhere", "--data", data]);
+    assert!(!ok);
+    assert!(err.contains("site nowhere not found"), "{err}");
+}
+
+struct Server {
+    child: Child,
+    addr: String,
+    stdout: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(data: &str, bootstrap: Option<&str>) -> Server {
+    let mut cmd = quire();
+    cmd.args(["serve", "--addr", "127.0.0.1:0", "--data", data]).stdout(Stdio::piped()).stderr(Stdio::piped());
+    if let Some(token) = bootstrap {
+        cmd.env("QUIRE_BOOTSTRAP_TOKEN", token);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let addr = loop {
+        assert!(Instant::now() < deadline, "server did not start");
+        let line = lines.next().expect("server exited").unwrap();
+        if let Some(rest) = line.split("listening on http://").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let out = child.stdout.take().unwrap();
+    // stdout is written before the listener starts: collect what arrives.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = String::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_millis(300)) {
+        stdout.push_str(&line);
+        stdout.push('\n');
+    }
+    Server { child, addr, stdout }
+}
+
+fn http_get(addr: &str, path: &str, token: Option<&str>) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default().to_string();
+    (status, body)
+}
+
+#[test]
+fn serve_seeds_prints_an_admin_token_once_and_answers_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let server = start(data, None);
+    let token = server.stdout.split_whitespace().find(|w| w.starts_with("qk_")).map(str::to_string);
+    let token = token.unwrap_or_else(|| panic!("no admin token printed: {:?}", server.stdout));
+    let (status, body) = http_get(&server.addr, "/api/v1/me", Some(&token));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"group\":\"admin\""), "{body}");
+    assert_eq!(http_get(&server.addr, "/api/v1/pages", None).0, 401);
+    let (status, body) = http_get(&server.addr, "/api/v1/delivery/pages/about", None);
+    assert_eq!(status, 200);
+    assert!(body.contains("\"path\":\"/about\""), "{body}");
+    drop(server);
+
+    // second start: no new token printed
+    let again = start(data, None);
+    assert!(!again.stdout.contains("qk_"), "{}", again.stdout);
+}
+
+#[test]
+fn bootstrap_token_becomes_the_admin_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let secret = "automation-secret-0123456789";
+    let server = start(data, Some(secret));
+    assert!(!server.stdout.contains("qk_"));
+    let (status, body) = http_get(&server.addr, "/api/v1/me", Some(secret));
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"group\":\"admin\""));
+}

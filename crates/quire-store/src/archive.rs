@@ -5,6 +5,7 @@
 //! key has been reused since, or a parent is gone.
 
 use crate::changes::log_change;
+use crate::confirm::{Fingerprint, fingerprint_of};
 use crate::list::{Listing, decode_key, encode_key};
 use crate::ops::{new_id, snapshot};
 use crate::record::{Record, enum_col, json_col, load_live};
@@ -113,6 +114,10 @@ async fn cascade(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, i
     Ok(out)
 }
 
+fn changed_since_preview() -> StoreError {
+    StoreError::conflict(None, "the records changed since the preview; preview again and ask for a new approval")
+}
+
 fn archive_from_row(row: &SqliteRow) -> Result<Archive> {
     Ok(Archive {
         id: row.try_get("id")?,
@@ -186,10 +191,33 @@ impl Store {
         kind: EntityKind,
         ids: &[String],
     ) -> Result<Vec<Archive>> {
+        self.archive_checked(ctx, scope, kind, ids, None).await
+    }
+
+    /// Like [`Store::archive`], but refuses with a conflict, changing nothing,
+    /// unless the records it would archive are exactly those of `expected`
+    /// at the same versions (the fingerprint of an approved preview).
+    pub async fn archive_checked(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        ids: &[String],
+        expected: Option<&Fingerprint>,
+    ) -> Result<Vec<Archive>> {
         if ids.is_empty() {
             return Err(StoreError::invalid("ids", "at least one id"));
         }
         let mut tx = self.writer.begin().await?;
+        if let Some(expected) = expected {
+            let mut items = Vec::new();
+            for id in ids {
+                items.extend(cascade(&mut tx, scope, kind, id).await?);
+            }
+            if &fingerprint_of(&mut tx, &items).await? != expected {
+                return Err(changed_since_preview());
+            }
+        }
         let mut archives = Vec::new();
         let now = Utc::now();
         for id in ids {
@@ -284,12 +312,27 @@ impl Store {
     /// transaction. A slug or key reused since, or a parent that is itself
     /// archived, is a conflict that names it; nothing is restored then.
     pub async fn restore(&self, ctx: &ChangeContext, scope: &Scope, archive_ids: &[String]) -> Result<Vec<Archive>> {
+        self.restore_checked(ctx, scope, archive_ids, None, false).await
+    }
+
+    /// Like [`Store::restore`]; with `expected`, refuses unless the archived
+    /// records are at the versions of the preview; with `dry_run`, checks
+    /// everything and rolls back (the preview of a restore).
+    pub async fn restore_checked(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        archive_ids: &[String],
+        expected: Option<&Fingerprint>,
+        dry_run: bool,
+    ) -> Result<Vec<Archive>> {
         if archive_ids.is_empty() {
             return Err(StoreError::invalid("ids", "at least one archive id"));
         }
         let mut tx = self.writer.begin().await?;
         let now = Utc::now();
         let mut restored = Vec::new();
+        let mut all_items = Vec::new();
         for archive_id in archive_ids {
             let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
                 .bind(archive_id)
@@ -303,6 +346,7 @@ impl Store {
             if archive.restored_at.is_some() {
                 return Err(StoreError::conflict(None, format!("archive {archive_id} was already restored")));
             }
+            all_items.extend(archive.items.iter().cloned());
             for item in &archive.items {
                 restore_conflict(&mut tx, scope, item, &archive.id).await?;
             }
@@ -325,7 +369,23 @@ impl Store {
             archive.restored_by = Some(ctx.actor.clone());
             restored.push(archive);
         }
-        tx.commit().await?;
+        if let Some(expected) = expected {
+            // Versions were bumped by the restore above; compare what they were.
+            let now_versions: Fingerprint =
+                fingerprint_of(&mut tx, &all_items).await?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
+            if &now_versions != expected {
+                return Err(changed_since_preview());
+            }
+        }
+        if dry_run {
+            tx.rollback().await?;
+            for a in &mut restored {
+                a.restored_at = None;
+                a.restored_by = None;
+            }
+        } else {
+            tx.commit().await?;
+        }
         Ok(restored)
     }
 }

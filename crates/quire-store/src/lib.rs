@@ -13,6 +13,7 @@
 mod archive;
 mod auth;
 mod changes;
+mod confirm;
 mod delivery;
 mod error;
 mod list;
@@ -22,6 +23,7 @@ mod records;
 pub mod seed;
 
 pub use auth::{NewToken, TokenGrant, TokenInfo, hash_secret};
+pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;
 pub use list::{ChangeFilter, EntryFilter, Listing, PageFilter};

@@ -274,3 +274,47 @@ impl Store {
         self.fetch_page(q, limit, |n: &NavItem| encode_ordered(n.sort_order, &n.id)).await
     }
 }
+
+impl Store {
+    /// Images whose file name, alt text, description, tags or categories
+    /// contain every word of `query` (case-insensitive), newest first.
+    pub async fn search_images(&self, scope: &Scope, query: &str, limit: u32) -> Result<Vec<Image>> {
+        let mut q = scoped("images", scope);
+        for word in query.split_whitespace().filter(|w| w.len() > 1).take(8) {
+            let pattern = format!("%{}%", word.to_lowercase().replace(['%', '_'], ""));
+            q.push(" AND lower(filename || ' ' || coalesce(alt, '') || ' ' || coalesce(description, '') || ' ' || tags || ' ' || categories) LIKE ")
+                .push_bind(pattern);
+        }
+        q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        rows.iter().map(Image::from_row).collect()
+    }
+
+    /// Nav items whose label contains `label` (case-insensitive), optionally
+    /// within one navigation (id or key).
+    pub async fn search_nav_items(
+        &self,
+        scope: &Scope,
+        navigation: Option<&str>,
+        label: &str,
+        limit: u32,
+    ) -> Result<Vec<NavItem>> {
+        let mut q = scoped("nav_items", scope);
+        if let Some(nav) = navigation {
+            let nav = self.navigation(scope, nav).await?;
+            q.push(" AND navigation_id = ").push_bind(nav.id);
+        }
+        q.push(" AND lower(label) LIKE ").push_bind(format!("%{}%", label.to_lowercase().replace(['%', '_'], "")));
+        q.push(" ORDER BY sort_order, id LIMIT ").push_bind(limit as i64);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        rows.iter().map(NavItem::from_row).collect()
+    }
+
+    /// Images with this content hash (deduplication).
+    pub async fn image_by_hash(&self, scope: &Scope, hash: &str) -> Result<Option<Image>> {
+        let mut q = scoped("images", scope);
+        q.push(" AND content_hash = ").push_bind(hash.to_string()).push(" LIMIT 1");
+        let row = q.build().fetch_optional(&self.reader).await?;
+        row.as_ref().map(Image::from_row).transpose()
+    }
+}

@@ -1,0 +1,286 @@
+//! Confirmations of destructive calls: created by a preview, resolved by a
+//! person, consumed once by the execution.
+
+use crate::record::json_col;
+use crate::{Result, Scope, Store, StoreError};
+use chrono::{DateTime, Utc};
+use quire_core::model::{ArchivedItem, EntityKind};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{AssertSqlSafe, Row, SqliteConnection};
+
+/// The version of every record a preview described: `(kind, id, version)`.
+pub type Fingerprint = Vec<(EntityKind, String, i64)>;
+
+/// State of a confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfirmationStatus {
+    /// Waiting for a person.
+    Pending,
+    /// Approved; the call may run once.
+    Approved,
+    /// Rejected; the call will not run.
+    Rejected,
+    /// Executed.
+    Used,
+}
+
+impl ConfirmationStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Used => "used",
+        }
+    }
+    fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "pending" => Self::Pending,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            "used" => Self::Used,
+            other => return Err(StoreError::Corrupt(format!("confirmation status {other}"))),
+        })
+    }
+}
+
+/// A destructive call waiting for, or holding, a person's decision.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Confirmation {
+    /// The confirmationId.
+    pub id: String,
+    /// Tool name.
+    pub tool: String,
+    /// The exact arguments of the previewed call.
+    #[schema(value_type = Object)]
+    pub args: Value,
+    /// Hash of the canonical arguments.
+    #[serde(skip)]
+    pub args_hash: String,
+    /// Versions of the records the preview described.
+    #[serde(skip)]
+    pub fingerprint: Fingerprint,
+    /// What would change: `{ message, items }`.
+    #[schema(value_type = Object)]
+    pub preview: Value,
+    /// Who asked.
+    pub requested_by: String,
+    /// Agent session, if any.
+    pub session_id: Option<String>,
+    /// Agent turn, if any.
+    pub turn_id: Option<String>,
+    /// pending, approved, rejected or used.
+    pub status: ConfirmationStatus,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it stops being usable.
+    pub expires_at: DateTime<Utc>,
+    /// Who approved or rejected it.
+    pub resolved_by: Option<String>,
+    /// Why it was rejected.
+    pub reason: Option<String>,
+}
+
+/// A confirmation to record.
+#[derive(Debug, Clone)]
+pub struct NewConfirmation {
+    /// Tool name.
+    pub tool: String,
+    /// Canonical arguments.
+    pub args: Value,
+    /// Their hash.
+    pub args_hash: String,
+    /// Versions of the described records.
+    pub fingerprint: Fingerprint,
+    /// `{ message, items }`.
+    pub preview: Value,
+    /// Who asked.
+    pub requested_by: String,
+    /// Agent session.
+    pub session_id: Option<String>,
+    /// Agent turn.
+    pub turn_id: Option<String>,
+    /// Expiry.
+    pub expires_at: DateTime<Utc>,
+}
+
+fn from_row(row: &SqliteRow) -> Result<Confirmation> {
+    let status: String = row.try_get("status")?;
+    Ok(Confirmation {
+        id: row.try_get("id")?,
+        tool: row.try_get("tool")?,
+        args: json_col(row, "args")?,
+        args_hash: row.try_get("args_hash")?,
+        fingerprint: json_col(row, "fingerprint")?,
+        preview: json_col(row, "preview")?,
+        requested_by: row.try_get("requested_by")?,
+        session_id: row.try_get("session_id")?,
+        turn_id: row.try_get("turn_id")?,
+        status: ConfirmationStatus::parse(&status)?,
+        created_at: row.try_get("created_at")?,
+        expires_at: row.try_get("expires_at")?,
+        resolved_by: row.try_get("resolved_by")?,
+        reason: row.try_get("reason")?,
+    })
+}
+
+fn table(kind: EntityKind) -> &'static str {
+    match kind {
+        EntityKind::Page => "pages",
+        EntityKind::Section => "page_sections",
+        EntityKind::SectionTemplate => "section_templates",
+        EntityKind::Collection => "collections",
+        EntityKind::Entry => "entries",
+        EntityKind::Image => "images",
+        EntityKind::Navigation => "navigations",
+        EntityKind::NavItem => "nav_items",
+    }
+}
+
+/// Current versions of `items` (archived or not); a missing record has version -1.
+pub(crate) async fn fingerprint_of(conn: &mut SqliteConnection, items: &[ArchivedItem]) -> Result<Fingerprint> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let sql = format!("SELECT version FROM {} WHERE id = ?1", table(item.entity));
+        let version: Option<i64> =
+            sqlx::query_scalar(AssertSqlSafe(sql)).bind(&item.id).fetch_optional(&mut *conn).await?;
+        out.push((item.entity, item.id.clone(), version.unwrap_or(-1)));
+    }
+    Ok(out)
+}
+
+impl Store {
+    /// The versions of these records now.
+    pub async fn fingerprint(&self, items: &[ArchivedItem]) -> Result<Fingerprint> {
+        let mut conn = self.reader.acquire().await?;
+        fingerprint_of(&mut conn, items).await
+    }
+
+    /// Records a pending confirmation.
+    pub async fn create_confirmation(&self, scope: &Scope, input: NewConfirmation) -> Result<Confirmation> {
+        let id = format!("cf_{}", crate::ops::new_id().replace('-', ""));
+        sqlx::query(
+            "INSERT INTO confirmations (id, site_id, env, tool, args, args_hash, fingerprint, preview, requested_by, session_id,
+             turn_id, status, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13)",
+        )
+        .bind(&id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&input.tool)
+        .bind(input.args.to_string())
+        .bind(&input.args_hash)
+        .bind(serde_json::to_string(&input.fingerprint)?)
+        .bind(input.preview.to_string())
+        .bind(&input.requested_by)
+        .bind(&input.session_id)
+        .bind(&input.turn_id)
+        .bind(Utc::now())
+        .bind(input.expires_at)
+        .execute(&self.writer)
+        .await?;
+        self.confirmation(scope, &id).await
+    }
+
+    /// A confirmation of this scope.
+    pub async fn confirmation(&self, scope: &Scope, id: &str) -> Result<Confirmation> {
+        let row = sqlx::query("SELECT * FROM confirmations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.writer)
+            .await?;
+        row.as_ref().map(from_row).transpose()?.ok_or_else(|| StoreError::not_found("confirmation", id))
+    }
+
+    /// The newest usable preview of this exact call in a session.
+    pub async fn session_confirmation(
+        &self,
+        scope: &Scope,
+        session: &str,
+        tool: &str,
+        args_hash: &str,
+    ) -> Result<Option<Confirmation>> {
+        let row = sqlx::query(
+            "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND tool = ?4 AND args_hash = ?5
+             AND status IN ('pending', 'approved') ORDER BY created_at DESC LIMIT 1",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(session)
+        .bind(tool)
+        .bind(args_hash)
+        .fetch_optional(&self.writer)
+        .await?;
+        row.as_ref().map(from_row).transpose()
+    }
+
+    /// Pending confirmations of the scope, oldest first.
+    pub async fn pending_confirmations(&self, scope: &Scope) -> Result<Vec<Confirmation>> {
+        let rows = sqlx::query(
+            "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND status = 'pending' AND expires_at > ?3 ORDER BY created_at",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(Utc::now())
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    /// Approves or rejects a pending confirmation.
+    pub async fn resolve_confirmation(
+        &self,
+        scope: &Scope,
+        id: &str,
+        approve: bool,
+        by: &str,
+        reason: Option<&str>,
+    ) -> Result<Confirmation> {
+        let status = if approve { ConfirmationStatus::Approved } else { ConfirmationStatus::Rejected };
+        let done = sqlx::query(
+            "UPDATE confirmations SET status = ?1, resolved_by = ?2, resolved_at = ?3, reason = ?4
+             WHERE id = ?5 AND site_id = ?6 AND env = ?7 AND status = 'pending' AND expires_at > ?3",
+        )
+        .bind(status.as_str())
+        .bind(by)
+        .bind(Utc::now())
+        .bind(reason)
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .execute(&self.writer)
+        .await?;
+        if done.rows_affected() == 0 {
+            let current = self.confirmation(scope, id).await?;
+            let why = if current.expires_at <= Utc::now() {
+                "expired".to_string()
+            } else {
+                current.status.as_str().to_string()
+            };
+            return Err(StoreError::conflict(None, format!("confirmation {id} is {why}, not pending")));
+        }
+        self.confirmation(scope, id).await
+    }
+
+    /// Marks an approved confirmation used; false when it was not approved,
+    /// already used, or expired (exactly one caller can win).
+    pub async fn consume_confirmation(&self, scope: &Scope, id: &str, require_approved: bool) -> Result<bool> {
+        let sql = if require_approved {
+            "UPDATE confirmations SET status = 'used' WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND status = 'approved' AND expires_at > ?4"
+        } else {
+            "UPDATE confirmations SET status = 'used' WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND status IN ('pending', 'approved') AND expires_at > ?4"
+        };
+        let done = sqlx::query(sql)
+            .bind(id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(Utc::now())
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}

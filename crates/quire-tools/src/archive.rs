@@ -1,0 +1,119 @@
+//! Archive tools: getArchive, restoreArchive.
+
+use crate::args::parse;
+use crate::pages::require_ids;
+use crate::registry::schema;
+use crate::scope::{limit, select_one};
+use crate::tool::*;
+use quire_core::model::EntityKind;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// Arguments of getArchive.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetArchiveArgs {
+    /// Archive id.
+    pub id: Option<String>,
+    /// Only archives of this kind of record.
+    pub entity: Option<EntityKind>,
+    /// List all archives, newest first.
+    pub all: Option<bool>,
+    /// Max archives (default 20, max 100).
+    pub limit: Option<u32>,
+    /// nextCursor of the previous list.
+    pub cursor: Option<String>,
+}
+
+/// Arguments of restoreArchive.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RestoreArchiveArgs {
+    /// Archive ids to restore (always an array), from getArchive.
+    pub ids: Vec<String>,
+}
+
+async fn get_archive(call: &Call<'_>, a: GetArchiveArgs) -> ToolResult {
+    let sel = select_one(&[("id", a.id.is_some()), ("entity", a.entity.is_some()), ("all", a.all == Some(true))])?;
+    let store = call.store();
+    let (archives, next) = match sel.0 {
+        "id" => (vec![store.archive_record(call.scope(), a.id.as_deref().unwrap_or_default()).await?], None),
+        _ => {
+            let l = store.archives(call.scope(), a.entity, limit(a.limit, 20, 100)?, a.cursor.as_deref()).await?;
+            (l.items, l.next_cursor)
+        }
+    };
+    Ok(items_result(archives.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect(), next))
+}
+
+async fn preview_restore(call: &Call<'_>, a: RestoreArchiveArgs) -> Result<Preview, ToolError> {
+    require_ids(&a.ids, "ids")?;
+    let store = call.store();
+    // A dry run checks every conflict exactly as the real restore will.
+    let archives = store.restore_checked(&call.ctx.change_context(), call.scope(), &a.ids, None, true).await?;
+    let items: Vec<_> = archives.iter().flat_map(|a| a.items.iter().cloned()).collect();
+    let fingerprint = store.fingerprint(&items).await?;
+    let labels: Vec<String> = archives.iter().map(|a| format!("{} {}", a.entity, a.label)).collect();
+    Ok(Preview {
+        message: format!("Would restore {} ({} record(s) in all).", labels.join(", "), items.len()),
+        items: serde_json::to_value(&items).unwrap_or_default(),
+        fingerprint,
+    })
+}
+
+async fn restore(call: &Call<'_>, a: RestoreArchiveArgs) -> ToolResult {
+    let archives =
+        call.store().restore_checked(&call.ctx.change_context(), call.scope(), &a.ids, call.approved, false).await?;
+    let count: usize = archives.iter().map(|a| a.items.len()).sum();
+    Ok(json!({
+        "success": true,
+        "count": archives.len(),
+        "items": archives,
+        "message": format!("Restored {} archive(s), {count} record(s) in all.", archives.len()),
+    }))
+}
+
+/// The archive tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "getArchive",
+            description: "Get archived (deleted) records by archive id, by entity kind or all: true: what was archived, when, by whom and what went with it. Returns { items }.",
+            guidance: "Restore with restoreArchive using the archive id, not the record id.",
+            category: Category::Internal,
+            entity: "archive",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["archive", "trash", "deleted", "bin", "history", "read", "list"],
+            phrases: &["what was deleted", "show the trash", "recently removed pages", "find a deleted post"],
+            input_schema: schema::<GetArchiveArgs>,
+            execute: |call, v| Box::pin(async move { get_archive(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "restoreArchive",
+            description: "Restore archives by ids, bringing back everything that was archived with them; a slug reused since is reported, not overwritten. The first call only previews and a person must approve.",
+            guidance: "Conflicts (a reused slug) are reported; rename the newer record first.",
+            category: Category::Internal,
+            entity: "archive",
+            risk: Risk::High,
+            destructive: true,
+            idempotent: false,
+            read_only: false,
+            tags: &["archive", "restore", "undelete", "recover", "undo", "trash", "bring back"],
+            phrases: &[
+                "undelete the page",
+                "restore from trash",
+                "bring back the deleted post",
+                "recover what I removed",
+                "undo the delete",
+            ],
+            input_schema: schema::<RestoreArchiveArgs>,
+            execute: |call, v| Box::pin(async move { restore(call, parse(v)?).await }),
+            preview: Some(|call, v| Box::pin(async move { preview_restore(call, parse(v)?).await })),
+        },
+    ]
+}

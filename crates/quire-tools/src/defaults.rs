@@ -1,0 +1,105 @@
+//! The default tools, always active: searchTools, acknowledgeRequest, finalAnswer.
+
+use crate::args::parse;
+use crate::registry::{permits, schema};
+use crate::scope::limit;
+use crate::tool::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// Arguments of searchTools.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchToolsArgs {
+    /// Capability keywords, e.g. "update page section" or "menu link".
+    pub query: String,
+    /// Max tools to return (default 8, max 20).
+    pub limit: Option<u32>,
+}
+
+/// Arguments of acknowledgeRequest and finalAnswer.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MessageArgs {
+    /// The message for the user.
+    pub message: String,
+}
+
+async fn search_tools(call: &Call<'_>, a: SearchToolsArgs) -> ToolResult {
+    if a.query.trim().is_empty() {
+        return Err(ToolError::invalid("query: required", "Describe the capability, e.g. \"create blog post\"."));
+    }
+    let n = limit(a.limit, 8, 20)? as usize;
+    let registry = call.registry;
+    let ranked = crate::search::rank(registry.tools(), &a.query);
+    let found: Vec<&Tool> =
+        ranked.into_iter().filter(|t| t.category != Category::Default && permits(call.ctx.group, t)).take(n).collect();
+    if let Some(session) = &call.ctx.session_id {
+        let names: Vec<&'static str> = found.iter().map(|t| t.name).collect();
+        registry.activate(session, &names);
+    }
+    let tools: Vec<_> = found.iter().map(|t| json!({ "name": t.name, "description": t.description })).collect();
+    Ok(json!({ "success": true, "count": tools.len(), "tools": tools }))
+}
+
+async fn message(a: MessageArgs, what: &str) -> ToolResult {
+    if a.message.trim().is_empty() {
+        return Err(ToolError::invalid("message: required", format!("Write the {what} for the user.")));
+    }
+    Ok(json!({ "success": true, "message": a.message }))
+}
+
+/// The default tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "searchTools",
+            description: "Find tools by capability keywords and activate them for the next steps. Returns { tools: [{ name, description }] }.",
+            guidance: "Search with entity + action words (\"update section\", \"menu link\") before acting.",
+            category: Category::Default,
+            entity: "tool",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["tools", "search", "discover", "capability"],
+            phrases: &["which tool can", "find a tool"],
+            input_schema: schema::<SearchToolsArgs>,
+            execute: |call, v| Box::pin(async move { search_tools(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "acknowledgeRequest",
+            description: "Tell the user in one sentence what you understood before acting. Returns the message.",
+            guidance: "Call once at the start of a turn, then act.",
+            category: Category::Default,
+            entity: "conversation",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["acknowledge", "confirm", "understood"],
+            phrases: &[],
+            input_schema: schema::<MessageArgs>,
+            execute: |_, v| Box::pin(async move { message(parse(v)?, "acknowledgement").await }),
+            preview: None,
+        },
+        Tool {
+            name: "finalAnswer",
+            description: "Present the final answer to the user and end the turn. Returns the message.",
+            guidance: "Report only what fresh reads confirmed; this ends the turn.",
+            category: Category::Default,
+            entity: "conversation",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["answer", "done", "finish", "reply"],
+            phrases: &[],
+            input_schema: schema::<MessageArgs>,
+            execute: |_, v| Box::pin(async move { message(parse(v)?, "answer").await }),
+            preview: None,
+        },
+    ]
+}

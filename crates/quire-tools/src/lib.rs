@@ -1,0 +1,42 @@
+//! Quire's tool registry.
+//!
+//! Every operation an agent, an MCP client, the CLI or a REST caller can
+//! perform on content is a [`Tool`]: a plain definition with its name,
+//! description, guidance, metadata, an input schema generated from its Rust
+//! argument type, and its execute function. [`catalog`] lists them all;
+//! [`Registry::call`] is the one entry point every surface goes through. It
+//! enforces group permissions and the preview → approval → execute flow of
+//! destructive tools, and records which tools a session activated.
+
+pub mod archive;
+pub mod args;
+pub mod defaults;
+pub mod entries;
+pub mod guidance;
+pub mod images;
+pub mod navigation;
+pub mod pages;
+pub mod posts;
+pub mod registry;
+pub mod scope;
+pub mod search;
+pub mod sections;
+pub mod tool;
+
+pub use guidance::{RULES, render_guidance};
+pub use registry::{Registry, ToolInfo, full_schema, permits};
+pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Services, Tool, ToolError};
+
+/// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
+/// posts, navigation, entries, archive.
+pub fn catalog() -> Vec<Tool> {
+    let mut tools = defaults::tools();
+    tools.extend(pages::tools());
+    tools.extend(sections::tools());
+    tools.extend(images::tools());
+    tools.extend(posts::tools());
+    tools.extend(navigation::tools());
+    tools.extend(entries::tools());
+    tools.extend(archive::tools());
+    tools
+}

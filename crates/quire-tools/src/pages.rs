@@ -1,0 +1,353 @@
+//! Page tools: getPage, createPage, updatePage, deletePage.
+
+use crate::args::parse;
+use crate::registry::schema;
+use crate::scope::{limit, select_one};
+use crate::tool::*;
+use quire_core::input::{NewPage, PagePatch};
+use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, Surface};
+use quire_store::PageFilter;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Arguments of getPage.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetPageArgs {
+    /// Page id.
+    pub id: Option<String>,
+    /// Page slug, e.g. "about".
+    pub slug: Option<String>,
+    /// List the children of this page id.
+    pub parent_id: Option<String>,
+    /// Include each page's direct children (id, name, slug).
+    pub include_children: Option<bool>,
+    /// List all pages (in tree order).
+    pub all: Option<bool>,
+    /// Include meta and the sections with their content.
+    pub include_content: Option<bool>,
+    /// Only pages with this status.
+    pub status: Option<PublishStatus>,
+    /// Max pages per list (default 20, max 100).
+    pub limit: Option<u32>,
+    /// nextCursor of the previous list.
+    pub cursor: Option<String>,
+}
+
+/// Arguments of createPage.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreatePageArgs {
+    /// Display name.
+    pub name: String,
+    /// URL slug: lowercase words joined by hyphens, unique.
+    pub slug: String,
+    /// Parent page id; omit for a root page.
+    pub parent_id: Option<String>,
+    /// Protect from deletion and re-slugging by the agent.
+    pub is_protected: Option<bool>,
+    /// SEO metadata object: title, description, image.
+    pub meta: Option<Value>,
+    /// Let search engines index it (default true).
+    pub indexing: Option<bool>,
+    /// draft (default), published or unpublished.
+    pub status: Option<PublishStatus>,
+}
+
+/// Arguments of updatePage.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdatePageArgs {
+    /// Page id.
+    pub id: String,
+    /// New name.
+    pub name: Option<String>,
+    /// New slug.
+    pub slug: Option<String>,
+    /// New parent page id; null moves the page to the root.
+    #[serde(default, deserialize_with = "quire_core::input::double_option")]
+    #[schemars(with = "Option<String>")]
+    pub parent_id: Option<Option<String>>,
+    /// Protection flag.
+    pub is_protected: Option<bool>,
+    /// Meta changes, merged (a key set to null is removed).
+    pub meta: Option<Value>,
+    /// Indexing flag.
+    pub indexing: Option<bool>,
+    /// draft, published or unpublished.
+    pub status: Option<PublishStatus>,
+    /// Position among siblings.
+    pub sort_order: Option<i64>,
+}
+
+/// Arguments of deletePage.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeletePageArgs {
+    /// Ids of the pages to archive (always an array).
+    pub ids: Vec<String>,
+}
+
+/// Page as listed: light unless content is asked for.
+pub fn page_json(p: &Page, include_content: bool) -> Value {
+    let mut v = json!({
+        "id": p.id, "name": p.name, "slug": p.slug, "parentId": p.parent_id, "status": p.status,
+        "isProtected": p.is_protected, "sortOrder": p.sort_order, "version": p.version, "updatedAt": p.updated_at,
+    });
+    if include_content {
+        v["meta"] = p.meta.clone();
+        v["indexing"] = Value::Bool(p.indexing);
+    }
+    v
+}
+
+/// Section as listed.
+pub fn section_json(s: &PageSection, include_content: bool) -> Value {
+    let mut v = json!({
+        "pageSectionId": s.id, "pageId": s.page_id, "templateKey": s.template_key, "sortOrder": s.sort_order,
+        "status": s.status, "hidden": s.hidden, "version": s.version,
+    });
+    if include_content {
+        v["content"] = s.content.clone();
+    } else if let Some(h) = s.content.get("heading") {
+        v["heading"] = h.clone();
+    }
+    v
+}
+
+async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
+    let sel = select_one(&[
+        ("id", args.id.is_some()),
+        ("slug", args.slug.is_some()),
+        ("parentId", args.parent_id.is_some()),
+        ("all", args.all == Some(true)),
+    ])?;
+    let store = call.store();
+    let content = args.include_content == Some(true);
+    let (pages, next) = match sel.0 {
+        "id" => (vec![store.page(call.scope(), args.id.as_deref().unwrap_or_default()).await?], None),
+        "slug" => (vec![store.page_by_slug(call.scope(), args.slug.as_deref().unwrap_or_default()).await?], None),
+        _ => {
+            let filter = PageFilter { parent_id: args.parent_id.clone(), root_only: false, status: args.status };
+            let l = store.pages(call.scope(), &filter, limit(args.limit, 20, 100)?, args.cursor.as_deref()).await?;
+            (l.items, l.next_cursor)
+        }
+    };
+    let mut items = Vec::new();
+    for p in &pages {
+        let mut v = page_json(p, content);
+        if content {
+            let sections = store.sections(call.scope(), &p.id, 100, None).await?;
+            v["sections"] = sections.items.iter().map(|s| section_json(s, true)).collect();
+        }
+        if args.include_children == Some(true) {
+            let filter = PageFilter { parent_id: Some(p.id.clone()), ..Default::default() };
+            let children = store.pages(call.scope(), &filter, 100, None).await?;
+            v["children"] =
+                children.items.iter().map(|c| json!({"id": c.id, "name": c.name, "slug": c.slug})).collect();
+        }
+        items.push(v);
+    }
+    Ok(items_result(items, next))
+}
+
+async fn create_page(call: &Call<'_>, a: CreatePageArgs) -> ToolResult {
+    let input = NewPage {
+        name: a.name,
+        slug: a.slug,
+        parent_id: a.parent_id,
+        is_protected: a.is_protected,
+        meta: a.meta,
+        indexing: a.indexing,
+        sort_order: None,
+        status: a.status,
+    };
+    let page = call.store().create_page(&call.ctx.change_context(), call.scope(), input).await?;
+    let msg = format!("Created page \"{}\" (/{}) as {}.", page.name, page.slug, page.status);
+    Ok(item_result(page_json(&page, true), msg))
+}
+
+/// Whether the caller is an AI surface, to which protected pages are closed.
+fn ai_surface(call: &Call<'_>) -> bool {
+    matches!(call.ctx.surface, Surface::Agent | Surface::Mcp)
+}
+
+async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
+    let store = call.store();
+    if let Some(slug) = &a.slug {
+        let current = store.page(call.scope(), &a.id).await?;
+        if current.is_protected && &current.slug != slug && ai_surface(call) {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                format!("page {} is protected: its slug cannot be changed here", current.slug),
+                "Ask a person to change it in the back-office.",
+            ));
+        }
+    }
+    let patch = PagePatch {
+        name: a.name,
+        slug: a.slug,
+        parent_id: a.parent_id,
+        is_protected: a.is_protected,
+        meta: a.meta,
+        indexing: a.indexing,
+        sort_order: a.sort_order,
+        status: a.status,
+    };
+    let page = store.update_page(&call.ctx.change_context(), call.scope(), &a.id, patch).await?;
+    Ok(item_result(page_json(&page, true), format!("Updated page \"{}\" (version {}).", page.name, page.version)))
+}
+
+pub(crate) fn require_ids(ids: &[String], what: &str) -> Result<(), ToolError> {
+    if ids.is_empty() {
+        return Err(ToolError::invalid(
+            format!("{what}: at least one"),
+            format!("Pass {what} as an array, even for one."),
+        ));
+    }
+    Ok(())
+}
+
+async fn preview_delete_page(call: &Call<'_>, a: DeletePageArgs) -> Result<Preview, ToolError> {
+    require_ids(&a.ids, "ids")?;
+    for id in &a.ids {
+        let page = call.store().page(call.scope(), id).await?;
+        if page.is_protected && ai_surface(call) {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                format!("page {} is protected and cannot be deleted here", page.slug),
+                "Ask a person to unprotect it first.",
+            ));
+        }
+    }
+    archive_preview(call, EntityKind::Page, &a.ids, "page").await
+}
+
+/// The preview of archiving `ids` of `kind`, cascade included.
+pub(crate) async fn archive_preview(
+    call: &Call<'_>,
+    kind: EntityKind,
+    ids: &[String],
+    noun: &str,
+) -> Result<Preview, ToolError> {
+    let groups = call.store().archive_preview(call.scope(), kind, ids).await?;
+    let all: Vec<_> = groups.iter().flatten().cloned().collect();
+    let fingerprint = call.store().fingerprint(&all).await?;
+    let roots = groups.len();
+    let extra = all.len() - roots;
+    let labels: Vec<String> = groups.iter().map(|g| g[0].label.clone()).collect();
+    let message = if extra > 0 {
+        format!("Would archive {roots} {noun}(s) ({}) and {extra} record(s) that go with them.", labels.join(", "))
+    } else {
+        format!("Would archive {roots} {noun}(s): {}.", labels.join(", "))
+    };
+    Ok(Preview { message, items: serde_json::to_value(&all).unwrap_or_default(), fingerprint })
+}
+
+/// Archives after approval, refusing if anything changed since the preview.
+pub(crate) async fn archive_execute(call: &Call<'_>, kind: EntityKind, ids: &[String], noun: &str) -> ToolResult {
+    let archives =
+        call.store().archive_checked(&call.ctx.change_context(), call.scope(), kind, ids, call.approved).await?;
+    let count: usize = archives.iter().map(|a| a.items.len()).sum();
+    let items: Vec<Value> = archives.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect();
+    Ok(json!({
+        "success": true,
+        "count": items.len(),
+        "items": items,
+        "message": format!("Archived {} {noun}(s), {count} record(s) in all. Restore with restoreArchive.", archives.len()),
+    }))
+}
+
+/// The page tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "getPage",
+            description: "Get pages by id, slug, parentId (its children) or all: true; light unless includeContent (adds meta and sections). Returns { items }, with nextCursor when there is more.",
+            guidance: "Pages are not posts. Use includeContent only when editing sections.",
+            category: Category::Internal,
+            entity: "page",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["page", "pages", "read", "list", "tree"],
+            phrases: &[
+                "show pages",
+                "list all pages",
+                "find a page",
+                "what pages exist",
+                "site structure",
+                "child pages",
+                "page tree",
+                "sitemap",
+                "read the home page",
+            ],
+            input_schema: schema::<GetPageArgs>,
+            execute: |call, v| Box::pin(async move { get_page(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "createPage",
+            description: "Create a page from a name and a unique slug, with optional parentId, meta and status (default draft). Returns the page.",
+            guidance: "Add content with createSection afterwards; a new page is a draft until status: published.",
+            category: Category::Internal,
+            entity: "page",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["page", "create", "new", "landing"],
+            phrases: &["add a page", "new landing page", "make a page", "create a subpage", "new page under about"],
+            input_schema: schema::<CreatePageArgs>,
+            execute: |call, v| Box::pin(async move { create_page(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "updatePage",
+            description: "Update a page by id: name, slug, parentId (null = root), meta (merged), status or indexing. Returns the page.",
+            guidance: "meta merges: send only changed keys. Protected pages keep their slug.",
+            category: Category::Internal,
+            entity: "page",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: true,
+            read_only: false,
+            tags: &["page", "update", "edit", "rename", "move", "publish", "seo", "meta"],
+            phrases: &[
+                "rename a page",
+                "change page title",
+                "move page",
+                "publish the page",
+                "edit seo description",
+                "change the slug",
+                "unpublish page",
+            ],
+            input_schema: schema::<UpdatePageArgs>,
+            execute: |call, v| Box::pin(async move { update_page(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "deletePage",
+            description: "Delete pages by ids, archiving each with its sections and child pages; the first call only previews. Nothing changes until a person approves.",
+            guidance: "Archives, never destroys; restore with restoreArchive. Protected pages cannot be deleted.",
+            category: Category::Internal,
+            entity: "page",
+            risk: Risk::High,
+            destructive: true,
+            idempotent: false,
+            read_only: false,
+            tags: &["page", "delete", "remove", "archive", "trash"],
+            phrases: &["remove a page", "delete the page", "get rid of page", "trash this page", "take down a page"],
+            input_schema: schema::<DeletePageArgs>,
+            execute: |call, v| {
+                Box::pin(async move {
+                    let a: DeletePageArgs = parse(v)?;
+                    archive_execute(call, EntityKind::Page, &a.ids, "page").await
+                })
+            },
+            preview: Some(|call, v| Box::pin(async move { preview_delete_page(call, parse(v)?).await })),
+        },
+    ]
+}

@@ -1,0 +1,331 @@
+//! Post tools: getPost, createPost, updatePost, deletePost. Posts are entries
+//! of a collection whose kind is posts (`blog` is seeded).
+
+use crate::args::parse;
+use crate::pages::{archive_execute, archive_preview, require_ids};
+use crate::registry::schema;
+use crate::scope::{limit, select_one};
+use crate::tool::*;
+use quire_core::input::{EntryPatch, NewEntry};
+use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
+use quire_store::EntryFilter;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Arguments of getPost.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetPostArgs {
+    /// Post slug.
+    pub slug: Option<String>,
+    /// Posts collection slug (default: the first posts collection, usually "blog").
+    pub collection_slug: Option<String>,
+    /// Only posts with this status.
+    pub status: Option<EntryStatus>,
+    /// Only posts in this category.
+    pub category: Option<String>,
+    /// List posts, newest first.
+    pub all: Option<bool>,
+    /// Include the content (body, cover).
+    pub include_content: Option<bool>,
+    /// Max posts (default 20, max 100).
+    pub limit: Option<u32>,
+    /// nextCursor of the previous list.
+    pub cursor: Option<String>,
+}
+
+/// Content of a post.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PostContent {
+    /// The post in markdown.
+    pub body: String,
+    /// Cover image URL (/uploads/...).
+    pub cover: Option<String>,
+}
+
+/// Arguments of createPost.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreatePostArgs {
+    /// Posts collection slug, e.g. "blog".
+    pub collection_slug: String,
+    /// URL slug, unique in the collection.
+    pub slug: String,
+    /// Title.
+    pub title: String,
+    /// Body (markdown) and optional cover.
+    pub content: PostContent,
+    /// Author's name.
+    pub author: Option<String>,
+    /// One-paragraph summary.
+    pub excerpt: Option<String>,
+    /// Category.
+    pub category: Option<String>,
+    /// Tags.
+    pub tags: Option<Vec<String>>,
+    /// Featured image URL (/uploads/...).
+    pub featured_image: Option<String>,
+}
+
+/// Arguments of updatePost.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdatePostArgs {
+    /// Slug of the post to change.
+    pub slug: String,
+    /// Posts collection slug (default: the first posts collection).
+    pub collection_slug: Option<String>,
+    /// New title.
+    pub title: Option<String>,
+    /// Content changes, merged: body, cover.
+    pub content: Option<Value>,
+    /// draft, published or archived.
+    pub status: Option<EntryStatus>,
+    /// Category; null clears it.
+    #[serde(default, deserialize_with = "quire_core::input::double_option")]
+    #[schemars(with = "Option<String>")]
+    pub category: Option<Option<String>>,
+    /// Author; null clears it.
+    #[serde(default, deserialize_with = "quire_core::input::double_option")]
+    #[schemars(with = "Option<String>")]
+    pub author: Option<Option<String>>,
+    /// Featured image URL; null clears it.
+    #[serde(default, deserialize_with = "quire_core::input::double_option")]
+    #[schemars(with = "Option<String>")]
+    pub featured_image: Option<Option<String>>,
+    /// Summary; null clears it.
+    #[serde(default, deserialize_with = "quire_core::input::double_option")]
+    #[schemars(with = "Option<String>")]
+    pub excerpt: Option<Option<String>>,
+    /// Tags (replace the old ones).
+    pub tags: Option<Vec<String>>,
+}
+
+/// Arguments of deletePost.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeletePostArgs {
+    /// Slugs of the posts to archive (always an array).
+    pub slugs: Vec<String>,
+    /// Posts collection slug (default: the first posts collection).
+    pub collection_slug: Option<String>,
+}
+
+/// Entry or post as listed.
+pub fn entry_json(e: &Entry, include_content: bool) -> Value {
+    let mut v = json!({
+        "id": e.id, "collectionId": e.collection_id, "slug": e.slug, "title": e.title, "status": e.status,
+        "author": e.author, "category": e.category, "tags": e.tags, "excerpt": e.excerpt,
+        "featuredImage": e.featured_image, "publishedAt": e.published_at, "version": e.version,
+    });
+    if include_content {
+        v["content"] = e.content.clone();
+    }
+    v
+}
+
+/// The posts collection named, or the first one.
+pub(crate) async fn posts_collection(call: &Call<'_>, slug: Option<&str>) -> Result<Collection, ToolError> {
+    let store = call.store();
+    let collection = match slug {
+        Some(s) => store.collection(call.scope(), s).await?,
+        None => store
+            .collections(call.scope(), 100, None)
+            .await?
+            .items
+            .into_iter()
+            .find(|c| c.kind == CollectionKind::Posts)
+            .ok_or_else(|| {
+                ToolError::new(ErrorCode::NotFound, "this site has no posts collection", "Create one first.")
+            })?,
+    };
+    if collection.kind != CollectionKind::Posts {
+        return Err(ToolError::invalid(
+            format!("collectionSlug: {} holds entries, not posts", collection.slug),
+            "Use getEntry / createEntry for entries collections.",
+        ));
+    }
+    Ok(collection)
+}
+
+async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
+    let sel = select_one(&[("slug", a.slug.is_some()), ("all", a.all == Some(true))])?;
+    let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
+    let store = call.store();
+    let content = a.include_content == Some(true);
+    let (posts, next) = match sel.0 {
+        "slug" => (
+            vec![store.entry_by_slug(call.scope(), &collection.id, a.slug.as_deref().unwrap_or_default()).await?],
+            None,
+        ),
+        _ => {
+            let filter = EntryFilter { status: a.status, category: a.category, tag: None };
+            let l = store
+                .entries(call.scope(), &collection.id, &filter, limit(a.limit, 20, 100)?, a.cursor.as_deref())
+                .await?;
+            (l.items, l.next_cursor)
+        }
+    };
+    Ok(items_result(posts.iter().map(|p| entry_json(p, content)).collect(), next))
+}
+
+async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {
+    let collection = posts_collection(call, Some(&a.collection_slug)).await?;
+    let mut content = json!({ "body": a.content.body });
+    if let Some(cover) = a.content.cover {
+        content["cover"] = Value::String(cover);
+    }
+    let input = NewEntry {
+        slug: a.slug,
+        title: a.title,
+        content: Some(content),
+        status: Some(EntryStatus::Draft),
+        author: a.author,
+        category: a.category,
+        tags: a.tags,
+        excerpt: a.excerpt,
+        featured_image: a.featured_image,
+    };
+    let post = call.store().create_entry(&call.ctx.change_context(), call.scope(), &collection.id, input).await?;
+    let msg = format!(
+        "Created draft post \"{}\" in {}; publish with updatePost status: published.",
+        post.title, collection.slug
+    );
+    Ok(item_result(entry_json(&post, true), msg))
+}
+
+async fn update_post(call: &Call<'_>, a: UpdatePostArgs) -> ToolResult {
+    let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
+    let store = call.store();
+    let post = store.entry_by_slug(call.scope(), &collection.id, &a.slug).await?;
+    let patch = EntryPatch {
+        slug: None,
+        title: a.title,
+        content: a.content,
+        status: a.status,
+        author: a.author,
+        category: a.category,
+        tags: a.tags,
+        excerpt: a.excerpt,
+        featured_image: a.featured_image,
+    };
+    let post = store.update_entry(&call.ctx.change_context(), call.scope(), &post.id, patch).await?;
+    Ok(item_result(
+        entry_json(&post, true),
+        format!("Updated post \"{}\" ({}, version {}).", post.title, post.status, post.version),
+    ))
+}
+
+async fn post_ids(call: &Call<'_>, a: &DeletePostArgs) -> Result<Vec<String>, ToolError> {
+    require_ids(&a.slugs, "slugs")?;
+    let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
+    let mut ids = Vec::new();
+    for slug in &a.slugs {
+        ids.push(call.store().entry_by_slug(call.scope(), &collection.id, slug).await?.id);
+    }
+    Ok(ids)
+}
+
+/// The post tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "getPost",
+            description: "Get blog posts by slug or all: true (newest first), filtered by status or category; content only with includeContent. Returns { items }.",
+            guidance: "Posts are not pages. Filter drafts with status: draft.",
+            category: Category::Internal,
+            entity: "post",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["post", "posts", "blog", "article", "read", "list", "news"],
+            phrases: &[
+                "list blog posts",
+                "show drafts",
+                "latest articles",
+                "find a post",
+                "which posts are published",
+                "read the article",
+            ],
+            input_schema: schema::<GetPostArgs>,
+            execute: |call, v| Box::pin(async move { get_post(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "createPost",
+            description: "Create a blog post as a draft from collectionSlug, slug, title and markdown content.body, with optional cover, excerpt, category and tags. Returns the post.",
+            guidance: "Creates a draft; publish with updatePost status: published. For covers, set BOTH `featuredImage` AND `content.cover`.",
+            category: Category::Internal,
+            entity: "post",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["post", "blog", "article", "create", "write", "new", "draft"],
+            phrases: &[
+                "write a blog post",
+                "new article",
+                "draft a post about",
+                "publish a new post",
+                "add a news item",
+            ],
+            input_schema: schema::<CreatePostArgs>,
+            execute: |call, v| Box::pin(async move { create_post(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "updatePost",
+            description: "Update a blog post by slug: title, content (merged), status (publish or unpublish), category, author, tags, featuredImage. Returns the post.",
+            guidance: "For covers, set BOTH `featuredImage` AND `content.cover`.",
+            category: Category::Internal,
+            entity: "post",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: true,
+            read_only: false,
+            tags: &["post", "blog", "article", "update", "edit", "publish", "unpublish", "cover"],
+            phrases: &[
+                "publish the post",
+                "edit the article",
+                "change the post title",
+                "set a cover image",
+                "fix a typo in the post",
+                "unpublish the article",
+            ],
+            input_schema: schema::<UpdatePostArgs>,
+            execute: |call, v| Box::pin(async move { update_post(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "deletePost",
+            description: "Delete blog posts by slugs, archiving them; the first call only previews. Nothing changes until a person approves.",
+            guidance: "Archives. Consider `status: 'archived'` instead.",
+            category: Category::Internal,
+            entity: "post",
+            risk: Risk::High,
+            destructive: true,
+            idempotent: false,
+            read_only: false,
+            tags: &["post", "blog", "article", "delete", "remove", "archive"],
+            phrases: &["delete the blog post", "remove an article", "take down the post"],
+            input_schema: schema::<DeletePostArgs>,
+            execute: |call, v| {
+                Box::pin(async move {
+                    let a: DeletePostArgs = parse(v)?;
+                    let ids = post_ids(call, &a).await?;
+                    archive_execute(call, EntityKind::Entry, &ids, "post").await
+                })
+            },
+            preview: Some(|call, v| {
+                Box::pin(async move {
+                    let a: DeletePostArgs = parse(v)?;
+                    let ids = post_ids(call, &a).await?;
+                    archive_preview(call, EntityKind::Entry, &ids, "post").await
+                })
+            }),
+        },
+    ]
+}

@@ -1,0 +1,422 @@
+//! The registry: the list of tools, who may use which, the one `call` every
+//! surface goes through, the approval API for destructive calls, and the
+//! tools each session has activated.
+
+use crate::args::schema_of;
+use crate::tool::*;
+use chrono::{Duration, Utc};
+use quire_core::access::Group;
+use quire_core::model::Surface;
+use quire_store::{Confirmation, ConfirmationStatus, NewConfirmation, Scope, StoreError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// How long a preview's confirmationId stays usable.
+pub const CONFIRMATION_TTL_MINUTES: i64 = 10;
+
+/// The tool registry. Built once; cheap to share behind an `Arc`.
+pub struct Registry {
+    tools: Vec<Tool>,
+    index: HashMap<&'static str, usize>,
+    services: Services,
+    sessions: Mutex<HashMap<String, Vec<&'static str>>>,
+    confirmation_ttl: Duration,
+}
+
+/// A tool as listed to clients: its definition without the code.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInfo {
+    /// Name.
+    pub name: &'static str,
+    /// Description.
+    pub description: &'static str,
+    /// Guidance line.
+    pub guidance: &'static str,
+    /// Category.
+    pub category: Category,
+    /// Entity.
+    pub entity: &'static str,
+    /// Risk.
+    pub risk: Risk,
+    /// Needs approval.
+    pub destructive: bool,
+    /// Same effect when repeated.
+    pub idempotent: bool,
+    /// Changes nothing.
+    pub read_only: bool,
+    /// Search keywords.
+    pub tags: &'static [&'static str],
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+}
+
+/// Fields every destructive tool accepts besides its own arguments.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConfirmationFields {
+    #[serde(default)]
+    confirmation_id: Option<String>,
+    #[serde(default)]
+    confirmed: Option<bool>,
+}
+
+impl Registry {
+    /// The registry of every tool in [`crate::catalog`].
+    pub fn new(services: Services) -> Self {
+        Self::with_tools(services, crate::catalog())
+    }
+
+    /// A registry over an explicit list (tests).
+    pub fn with_tools(services: Services, tools: Vec<Tool>) -> Self {
+        let index = tools.iter().enumerate().map(|(i, t)| (t.name, i)).collect();
+        Self {
+            tools,
+            index,
+            services,
+            sessions: Mutex::new(HashMap::new()),
+            confirmation_ttl: Duration::minutes(CONFIRMATION_TTL_MINUTES),
+        }
+    }
+
+    /// Sets how long confirmations live (tests of expiry).
+    pub fn with_confirmation_ttl(mut self, ttl: Duration) -> Self {
+        self.confirmation_ttl = ttl;
+        self
+    }
+
+    /// The services tools run against.
+    pub fn services(&self) -> &Services {
+        &self.services
+    }
+
+    /// Every tool, in catalog order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// A tool by name.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The listing of a tool.
+    pub fn info(&self, tool: &Tool) -> ToolInfo {
+        ToolInfo {
+            name: tool.name,
+            description: tool.description,
+            guidance: tool.guidance,
+            category: tool.category,
+            entity: tool.entity,
+            risk: tool.risk,
+            destructive: tool.destructive,
+            idempotent: tool.idempotent,
+            read_only: tool.read_only,
+            tags: tool.tags,
+            input_schema: full_schema(tool),
+        }
+    }
+
+    /// The tools `group` may use, in catalog order.
+    pub fn permitted(&self, group: Group) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().filter(move |t| permits(group, t))
+    }
+
+    /// Runs a tool for a caller and answers its JSON: the result, a preview
+    /// asking for confirmation, or `{ success: false, error, errorCode, hint }`.
+    /// Never panics and never returns a transport error: every failure is a
+    /// result the caller can read.
+    pub async fn call(&self, ctx: &CallContext, name: &str, args: Value) -> Value {
+        match self.try_call(ctx, name, args).await {
+            Ok(v) => v,
+            Err(e) => e.to_json(),
+        }
+    }
+
+    async fn try_call(&self, ctx: &CallContext, name: &str, args: Value) -> ToolResult {
+        let Some(tool) = self.get(name) else {
+            return Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!("no tool named \"{name}\""),
+                "Use searchTools to find the right tool name.",
+            ));
+        };
+        if !permits(ctx.group, tool) {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                format!("group {} may not use {name}", ctx.group.as_str()),
+                "Ask a user with more rights, or choose a read-only tool.",
+            ));
+        }
+        if !tool.destructive {
+            let call = Call { services: &self.services, ctx, registry: self, approved: None };
+            return (tool.execute)(&call, args).await;
+        }
+        self.call_destructive(ctx, tool, args).await
+    }
+
+    async fn call_destructive(&self, ctx: &CallContext, tool: &Tool, args: Value) -> ToolResult {
+        let Value::Object(mut map) = (if args.is_null() { Value::Object(Map::new()) } else { args }) else {
+            return Err(ToolError::invalid("arguments must be a JSON object", "Pass the parameters as an object."));
+        };
+        let fields = ConfirmationFields {
+            confirmation_id: match map.remove("confirmationId") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s),
+                Some(_) => {
+                    return Err(ToolError::invalid(
+                        "confirmationId: expected a string",
+                        "Pass the id from the preview.",
+                    ));
+                }
+            },
+            confirmed: match map.remove("confirmed") {
+                None | Some(Value::Null) => None,
+                Some(Value::Bool(b)) => Some(b),
+                Some(_) => {
+                    return Err(ToolError::invalid("confirmed: expected true or false", "Pass confirmed: true."));
+                }
+            },
+        };
+        let args = Value::Object(map);
+        let hash = args_hash(tool.name, &args);
+        let call = Call { services: &self.services, ctx, registry: self, approved: None };
+        let preview_fn =
+            tool.preview.ok_or_else(|| ToolError::new(ErrorCode::Internal, "destructive tool without preview", ""))?;
+
+        let store = &self.services.store;
+        let approved: Confirmation = match (&fields.confirmation_id, fields.confirmed) {
+            (None, None | Some(false)) => {
+                let preview = preview_fn(&call, args.clone()).await?;
+                let confirmation = store
+                    .create_confirmation(
+                        &ctx.scope,
+                        NewConfirmation {
+                            tool: tool.name.to_string(),
+                            args: args.clone(),
+                            args_hash: hash,
+                            fingerprint: preview.fingerprint,
+                            preview: json!({ "message": preview.message, "items": preview.items }),
+                            requested_by: ctx.actor.clone(),
+                            session_id: ctx.session_id.clone(),
+                            turn_id: ctx.turn_id.clone(),
+                            expires_at: Utc::now() + self.confirmation_ttl,
+                        },
+                    )
+                    .await?;
+                let how = match ctx.policy {
+                    ApprovalPolicy::User => "A person must approve it; then call again with this confirmationId.",
+                    ApprovalPolicy::Conversational => {
+                        "Ask the user; if they agree, call again with the same arguments and confirmed: true."
+                    }
+                };
+                return Ok(json!({
+                    "success": true,
+                    "requiresConfirmation": true,
+                    "confirmationId": confirmation.id,
+                    "message": format!("{} Nothing has changed yet. {how}", preview.message),
+                    "items": preview.items,
+                    "expiresAt": confirmation.expires_at,
+                }));
+            }
+            (Some(id), _) => {
+                let confirmation = match store.confirmation(&ctx.scope, id).await {
+                    Ok(c) => c,
+                    Err(StoreError::NotFound { .. }) => {
+                        return Err(approval_required(format!("confirmationId {id} is unknown")));
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if confirmation.tool != tool.name || confirmation.args_hash != hash {
+                    return Err(approval_required(format!(
+                        "confirmationId {id} was issued for other arguments; the approval covers exactly the previewed call"
+                    )));
+                }
+                if confirmation.expires_at <= Utc::now() {
+                    return Err(approval_required(format!("confirmationId {id} has expired")));
+                }
+                match confirmation.status {
+                    ConfirmationStatus::Approved => {}
+                    ConfirmationStatus::Pending => {
+                        return Err(approval_required(format!(
+                            "confirmationId {id} is waiting for a person's approval"
+                        )));
+                    }
+                    ConfirmationStatus::Rejected => {
+                        return Err(ToolError::new(
+                            ErrorCode::ApprovalRequired,
+                            format!(
+                                "the request was rejected{}",
+                                confirmation.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
+                            ),
+                            "Do not retry the same call; tell the user and ask what they want instead.",
+                        ));
+                    }
+                    ConfirmationStatus::Used => {
+                        return Err(approval_required(format!("confirmationId {id} was already used")));
+                    }
+                }
+                if !store.consume_confirmation(&ctx.scope, id, true).await? {
+                    return Err(approval_required(format!("confirmationId {id} was already used")));
+                }
+                confirmation
+            }
+            (None, Some(true)) => {
+                let session = match (ctx.policy, &ctx.session_id) {
+                    (ApprovalPolicy::Conversational, Some(session)) => session,
+                    _ => {
+                        return Err(approval_required(
+                            "confirmed: true is not accepted for this caller; destructive calls need a person's approval",
+                        ));
+                    }
+                };
+                let Some(confirmation) = store.session_confirmation(&ctx.scope, session, tool.name, &hash).await?
+                else {
+                    return Err(approval_required("no preview of this exact call in this session"));
+                };
+                if confirmation.expires_at <= Utc::now() {
+                    return Err(approval_required("the preview has expired"));
+                }
+                if !store.consume_confirmation(&ctx.scope, &confirmation.id, false).await? {
+                    return Err(approval_required("the preview was already used"));
+                }
+                confirmation
+            }
+        };
+        let call = Call { services: &self.services, ctx, registry: self, approved: Some(&approved.fingerprint) };
+        (tool.execute)(&call, args).await
+    }
+
+    /// Approves a pending confirmation. Only a person can: `approver` must be
+    /// a caller outside the agent whose group may use the tool.
+    pub async fn approve(&self, approver: &CallContext, confirmation_id: &str) -> Result<Confirmation, ToolError> {
+        self.resolve(approver, confirmation_id, true, None).await
+    }
+
+    /// Rejects a pending confirmation with a reason the model will read.
+    pub async fn reject(
+        &self,
+        approver: &CallContext,
+        confirmation_id: &str,
+        reason: Option<&str>,
+    ) -> Result<Confirmation, ToolError> {
+        self.resolve(approver, confirmation_id, false, reason).await
+    }
+
+    async fn resolve(
+        &self,
+        approver: &CallContext,
+        id: &str,
+        approve: bool,
+        reason: Option<&str>,
+    ) -> Result<Confirmation, ToolError> {
+        if approver.surface == Surface::Agent {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                "the agent cannot approve its own requests",
+                "A person must approve.",
+            ));
+        }
+        let confirmation = self.services.store.confirmation(&approver.scope, id).await?;
+        let tool =
+            self.get(&confirmation.tool).ok_or_else(|| ToolError::new(ErrorCode::NotFound, "unknown tool", ""))?;
+        if !permits(approver.group, tool) {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                format!("group {} may not use {}, so it may not approve it", approver.group.as_str(), tool.name),
+                "Ask an editor or admin.",
+            ));
+        }
+        Ok(self.services.store.resolve_confirmation(&approver.scope, id, approve, &approver.actor, reason).await?)
+    }
+
+    /// Pending confirmations of a scope.
+    pub async fn pending(&self, scope: &Scope) -> Result<Vec<Confirmation>, ToolError> {
+        Ok(self.services.store.pending_confirmations(scope).await?)
+    }
+
+    /// Marks tools active for a session (searchTools calls this).
+    pub fn activate(&self, session: &str, names: &[&'static str]) {
+        if let Ok(mut sessions) = self.sessions.lock() {
+            let active = sessions.entry(session.to_string()).or_default();
+            for name in names {
+                if !active.contains(name) {
+                    active.push(name);
+                }
+            }
+        }
+    }
+
+    /// The tools a session has activated, in activation order.
+    pub fn activated(&self, session: &str) -> Vec<&'static str> {
+        self.sessions.lock().map(|s| s.get(session).cloned().unwrap_or_default()).unwrap_or_default()
+    }
+}
+
+fn approval_required(message: impl Into<String>) -> ToolError {
+    ToolError::new(
+        ErrorCode::ApprovalRequired,
+        message,
+        "Call without confirmationId or confirmed to get a fresh preview, then wait for approval.",
+    )
+}
+
+/// Whether `group` may use `tool`: viewers read; authors also create and
+/// update, but neither delete nor change navigation; editors use every
+/// internal tool; admins everything.
+pub fn permits(group: Group, tool: &Tool) -> bool {
+    if tool.category == Category::Default {
+        return true;
+    }
+    match group {
+        Group::Viewer => tool.read_only,
+        Group::Author => {
+            tool.read_only || (!tool.destructive && tool.entity != "navItem" && tool.category == Category::Internal)
+        }
+        Group::Editor => tool.category == Category::Internal,
+        Group::Admin => true,
+    }
+}
+
+/// The schema clients see: the tool's own, plus `confirmationId` and
+/// `confirmed` on destructive tools.
+pub fn full_schema(tool: &Tool) -> Value {
+    let mut schema = (tool.input_schema)();
+    if tool.destructive {
+        if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            props.insert(
+                "confirmationId".into(),
+                json!({"type": "string", "description": "Id from the preview, after a person approved it."}),
+            );
+            props.insert(
+                "confirmed".into(),
+                json!({"type": "boolean", "description": "true after the user agreed in chat (conversational policy only)."}),
+            );
+        }
+    }
+    schema
+}
+
+/// Canonical JSON (keys sorted) of the arguments, hashed with the tool name.
+fn args_hash(tool: &str, args: &Value) -> String {
+    fn canonical(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
+            }
+            Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
+            other => other.clone(),
+        }
+    }
+    hex::encode(Sha256::digest(format!("{tool}\n{}", canonical(args)).as_bytes()))
+}
+
+/// Schema helper for tool definitions.
+pub fn schema<T: schemars::JsonSchema>() -> Value {
+    schema_of::<T>()
+}

@@ -126,7 +126,8 @@ async fn create_section(call: &Call<'_>, a: CreateSectionArgs) -> ToolResult {
 /// Finds the field definition at a dotted path (`cta`, `tiers.0.cta`).
 fn field_at<'a>(fields: &'a [FieldDef], path: &str) -> Option<&'a FieldDef> {
     let mut parts = path.split('.');
-    let mut current = fields.iter().find(|f| Some(f.name.as_str()) == parts.next())?;
+    let first = parts.next()?;
+    let mut current = fields.iter().find(|f| f.name == first)?;
     while let Some(part) = parts.next() {
         current = match current.kind {
             FieldKind::Object => current.fields.iter().find(|f| f.name == part)?,

@@ -1,0 +1,84 @@
+//! A registry over a fresh database with the demo site.
+
+#![allow(dead_code)]
+
+use quire_core::access::Group;
+use quire_core::model::Surface;
+use quire_store::seed::seed_demo;
+use quire_store::{Scope, Store};
+use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use serde_json::Value;
+
+pub struct Env {
+    pub registry: Registry,
+    pub store: Store,
+    pub scope: Scope,
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub async fn new() -> Self {
+        Self::with(|r| r).await
+    }
+
+    pub async fn with(configure: impl FnOnce(Registry) -> Registry) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let registry =
+            configure(Registry::new(Services { store: store.clone(), uploads_dir: dir.path().join("uploads") }));
+        Self { registry, store, scope, dir }
+    }
+
+    pub fn ctx(&self, group: Group) -> CallContext {
+        CallContext {
+            actor: format!("user:{}", group.as_str()),
+            group,
+            scope: self.scope.clone(),
+            surface: Surface::Cli,
+            session_id: None,
+            turn_id: None,
+            policy: ApprovalPolicy::User,
+        }
+    }
+
+    pub fn agent(&self, session: &str, policy: ApprovalPolicy) -> CallContext {
+        CallContext {
+            actor: "agent:editor".into(),
+            group: Group::Editor,
+            scope: self.scope.clone(),
+            surface: Surface::Agent,
+            session_id: Some(session.into()),
+            turn_id: Some("turn-1".into()),
+            policy,
+        }
+    }
+
+    pub async fn call(&self, name: &str, args: Value) -> Value {
+        self.registry.call(&self.ctx(Group::Admin), name, args).await
+    }
+
+    pub async fn call_as(&self, ctx: &CallContext, name: &str, args: Value) -> Value {
+        self.registry.call(ctx, name, args).await
+    }
+
+    pub async fn page_id(&self, slug: &str) -> String {
+        self.store.page_by_slug(&self.scope, slug).await.unwrap().id
+    }
+}
+
+/// Asserts success and returns the value.
+#[track_caller]
+pub fn ok(v: Value) -> Value {
+    assert_eq!(v["success"], true, "expected success: {v}");
+    v
+}
+
+/// Asserts a failure with `code` and returns the error message.
+#[track_caller]
+pub fn fails(v: &Value, code: &str) -> String {
+    assert_eq!(v["success"], false, "expected failure: {v}");
+    assert_eq!(v["errorCode"], code, "{v}");
+    assert!(v["hint"].as_str().is_some_and(|h| !h.is_empty()), "errors carry a hint: {v}");
+    v["error"].as_str().unwrap().to_string()
+}

@@ -1,0 +1,227 @@
+//! Destructive tools: preview first, then execution only with an approval
+//! bound to the exact arguments and the versions of the previewed records.
+
+mod common;
+use common::{Env, fails, ok};
+use quire_core::access::Group;
+use quire_tools::ApprovalPolicy;
+use serde_json::{Value, json};
+
+fn confirmation_id(preview: &Value) -> String {
+    assert_eq!(preview["requiresConfirmation"], true, "{preview}");
+    preview["confirmationId"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn preview_then_approval_then_execution() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    let preview = ok(env.call("deletePage", json!({"ids": [about]})).await);
+    let id = confirmation_id(&preview);
+    let items = preview["items"].as_array().unwrap();
+    assert_eq!(items.len(), 6, "about, its 2 sections, team and its 2 sections: {preview}");
+    assert!(preview["message"].as_str().unwrap().contains("Nothing has changed yet"));
+    assert!(env.store.page(&env.scope, &about).await.is_ok(), "the preview changed nothing");
+
+    let waiting =
+        fails(&env.call("deletePage", json!({"ids": [about], "confirmationId": id})).await, "APPROVAL_REQUIRED");
+    assert!(waiting.contains("waiting for a person's approval"), "{waiting}");
+
+    let human = env.ctx(Group::Editor);
+    let approved = env.registry.approve(&human, &id).await.unwrap();
+    assert_eq!(approved.resolved_by.as_deref(), Some("user:editor"));
+
+    let done = ok(env.call("deletePage", json!({"ids": [about], "confirmationId": id})).await);
+    assert_eq!(done["items"][0]["items"].as_array().unwrap().len(), 6);
+    assert!(env.store.page(&env.scope, &about).await.is_err());
+
+    let reused =
+        fails(&env.call("deletePage", json!({"ids": [about], "confirmationId": id})).await, "APPROVAL_REQUIRED");
+    assert!(reused.contains("already used"), "{reused}");
+}
+
+#[tokio::test]
+async fn changed_arguments_are_refused() {
+    let env = Env::new().await;
+    let pricing = env.page_id("pricing").await;
+    let contact = env.page_id("contact").await;
+    let id = confirmation_id(&ok(env.call("deletePage", json!({"ids": [pricing]})).await));
+    env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap();
+    let other =
+        fails(&env.call("deletePage", json!({"ids": [contact], "confirmationId": id})).await, "APPROVAL_REQUIRED");
+    assert!(other.contains("other arguments"), "{other}");
+    let other_tool =
+        fails(&env.call("deleteSection", json!({"ids": [pricing], "confirmationId": id})).await, "APPROVAL_REQUIRED");
+    assert!(other_tool.contains("other arguments"));
+    assert!(env.store.page(&env.scope, &contact).await.is_ok());
+    // the approval still works for the exact call
+    ok(env.call("deletePage", json!({"ids": [pricing], "confirmationId": id})).await);
+}
+
+#[tokio::test]
+async fn a_record_changed_since_the_preview_is_a_conflict() {
+    let env = Env::new().await;
+    let home = env.page_id("home").await;
+    let section = env.store.sections(&env.scope, &home, 1, None).await.unwrap().items.remove(0);
+    let id = confirmation_id(&ok(env.call("deleteSection", json!({"ids": [section.id]})).await));
+    env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap();
+    ok(env.call("updateSection", json!({"pageSectionId": section.id, "hidden": true})).await);
+    let conflict =
+        fails(&env.call("deleteSection", json!({"ids": [section.id], "confirmationId": id})).await, "CONFLICT");
+    assert!(conflict.contains("changed since the preview"), "{conflict}");
+    assert!(env.store.section(&env.scope, &section.id).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_grown_cascade_is_a_conflict() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    let team = env.page_id("team").await;
+    let id = confirmation_id(&ok(env.call("deletePage", json!({"ids": [about]})).await));
+    env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap();
+    ok(env.call("createSection", json!({"pageId": team, "templateKey": "text", "content": {"body": "new"}})).await);
+    fails(&env.call("deletePage", json!({"ids": [about], "confirmationId": id})).await, "CONFLICT");
+    assert!(env.store.page(&env.scope, &about).await.is_ok());
+}
+
+#[tokio::test]
+async fn expired_confirmations_are_refused() {
+    let env = Env::with(|r| r.with_confirmation_ttl(chrono::Duration::milliseconds(1))).await;
+    let contact = env.page_id("contact").await;
+    let id = confirmation_id(&ok(env.call("deletePage", json!({"ids": [contact]})).await));
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let err = env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap_err();
+    assert!(err.message.contains("expired"), "{}", err.message);
+    let refused =
+        fails(&env.call("deletePage", json!({"ids": [contact], "confirmationId": id})).await, "APPROVAL_REQUIRED");
+    assert!(refused.contains("expired"));
+}
+
+#[tokio::test]
+async fn only_permitted_people_approve_and_rejection_reaches_the_model() {
+    let env = Env::new().await;
+    let contact = env.page_id("contact").await;
+    let agent = env.agent("s1", ApprovalPolicy::User);
+    let id = confirmation_id(&ok(env.call_as(&agent, "deletePage", json!({"ids": [contact]})).await));
+    let err = env.registry.approve(&agent, &id).await.unwrap_err();
+    assert_eq!(err.code, quire_tools::ErrorCode::Forbidden);
+    let err = env.registry.approve(&env.ctx(Group::Author), &id).await.unwrap_err();
+    assert!(err.message.contains("may not use deletePage"), "{}", err.message);
+    env.registry.reject(&env.ctx(Group::Editor), &id, Some("keep the contact page")).await.unwrap();
+    let rejected = fails(
+        &env.call_as(&agent, "deletePage", json!({"ids": [contact], "confirmationId": id})).await,
+        "APPROVAL_REQUIRED",
+    );
+    assert_eq!(rejected, "the request was rejected: keep the contact page");
+    assert!(env.registry.approve(&env.ctx(Group::Admin), &id).await.is_err(), "a rejection is final");
+    let pending = env.registry.pending(&env.scope).await.unwrap();
+    assert!(pending.is_empty());
+}
+
+#[tokio::test]
+async fn confirmed_true_works_only_under_the_conversational_policy() {
+    let env = Env::new().await;
+    let contact = env.page_id("contact").await;
+    let strict = env.agent("s1", ApprovalPolicy::User);
+    ok(env.call_as(&strict, "deletePage", json!({"ids": [contact]})).await);
+    let refused = fails(
+        &env.call_as(&strict, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
+        "APPROVAL_REQUIRED",
+    );
+    assert!(refused.contains("not accepted"), "{refused}");
+
+    let chat = env.agent("s2", ApprovalPolicy::Conversational);
+    let no_preview = fails(
+        &env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
+        "APPROVAL_REQUIRED",
+    );
+    assert!(no_preview.contains("no preview"));
+    let preview = ok(env.call_as(&chat, "deletePage", json!({"ids": [contact]})).await);
+    assert!(preview["message"].as_str().unwrap().contains("confirmed: true"));
+    let other_session = env.agent("s3", ApprovalPolicy::Conversational);
+    fails(
+        &env.call_as(&other_session, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
+        "APPROVAL_REQUIRED",
+    );
+    let pricing = env.page_id("pricing").await;
+    fails(&env.call_as(&chat, "deletePage", json!({"ids": [pricing], "confirmed": true})).await, "APPROVAL_REQUIRED");
+    ok(env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await);
+    assert!(env.store.page(&env.scope, &contact).await.is_err());
+    fails(&env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await, "APPROVAL_REQUIRED");
+}
+
+#[tokio::test]
+async fn protected_pages_are_closed_to_the_agent() {
+    let env = Env::new().await;
+    let home = env.page_id("home").await;
+    let agent = env.agent("s1", ApprovalPolicy::User);
+    let err = fails(&env.call_as(&agent, "deletePage", json!({"ids": [home]})).await, "FORBIDDEN");
+    assert!(err.contains("protected"));
+    fails(&env.call_as(&agent, "updatePage", json!({"id": home, "slug": "start"})).await, "FORBIDDEN");
+    ok(env.call_as(&agent, "updatePage", json!({"id": home, "name": "Start"})).await);
+}
+
+async fn approve_and_run(env: &Env, tool: &str, args: Value) -> Value {
+    let preview = ok(env.call(tool, args.clone()).await);
+    let id = confirmation_id(&preview);
+    env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap();
+    let mut args = args;
+    args["confirmationId"] = Value::String(id);
+    ok(env.call(tool, args).await)
+}
+
+#[tokio::test]
+async fn every_delete_tool_and_restore() {
+    let env = Env::new().await;
+    fails(&env.call("deletePage", json!({"ids": []})).await, "VALIDATION");
+    fails(&env.call("deletePage", json!({"ids": ["nope"]})).await, "NOT_FOUND");
+    fails(&env.call("deletePage", json!({"id": "x"})).await, "VALIDATION");
+
+    let post = approve_and_run(&env, "deletePost", json!({"slugs": ["roadmap-draft"]})).await;
+    assert_eq!(post["count"], 1);
+    fails(&env.call("deletePost", json!({"slugs": ["roadmap-draft"]})).await, "NOT_FOUND");
+
+    let image = env.store.images(&env.scope, None, 1, None).await.unwrap().items.remove(0);
+    approve_and_run(&env, "deleteImage", json!({"ids": [image.id]})).await;
+    fails(&env.call("deleteImage", json!({"ids": [image.id]})).await, "NOT_FOUND");
+
+    let about_item = env.store.search_nav_items(&env.scope, Some("header"), "about", 1).await.unwrap().remove(0);
+    let nav = approve_and_run(&env, "deleteNavItem", json!({"ids": [about_item.id]})).await;
+    assert_eq!(nav["items"][0]["items"].as_array().unwrap().len(), 2, "the Team sub-item went along");
+    fails(&env.call("deleteNavItem", json!({"ids": ["nope"]})).await, "NOT_FOUND");
+
+    let maya = env.store.entry_by_slug(&env.scope, "testimonials", "maya").await.unwrap();
+    approve_and_run(&env, "deleteEntry", json!({"ids": [maya.id]})).await;
+    fails(&env.call("deleteEntry", json!({"ids": [maya.id]})).await, "NOT_FOUND");
+
+    let archives = ok(env.call("getArchive", json!({"all": true})).await);
+    assert_eq!(archives["count"], 4);
+    assert_eq!(ok(env.call("getArchive", json!({"entity": "navItem"})).await)["count"], 1);
+    fails(&env.call("getArchive", json!({})).await, "VALIDATION");
+    let archive_id = ok(env.call("getArchive", json!({"entity": "entry", "limit": 1})).await)["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // restore: preview (a dry run), approval, execution
+    let restore_preview = ok(env.call("restoreArchive", json!({"ids": [archive_id]})).await);
+    assert!(restore_preview["message"].as_str().unwrap().starts_with("Would restore"));
+    assert!(env.store.entry(&env.scope, &maya.id).await.is_err(), "the dry run rolled back");
+    let id = confirmation_id(&restore_preview);
+    env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap();
+    ok(env.call("restoreArchive", json!({"ids": [archive_id], "confirmationId": id})).await);
+    assert!(env.store.entry(&env.scope, &maya.id).await.is_ok());
+    fails(&env.call("restoreArchive", json!({"ids": [archive_id]})).await, "CONFLICT");
+}
+
+#[tokio::test]
+async fn restore_preview_reports_a_reused_slug() {
+    let env = Env::new().await;
+    let pricing = env.page_id("pricing").await;
+    approve_and_run(&env, "deletePage", json!({"ids": [pricing]})).await;
+    ok(env.call("createPage", json!({"name": "Pricing 2", "slug": "pricing"})).await);
+    let archive =
+        ok(env.call("getArchive", json!({"entity": "page"})).await)["items"][0]["id"].as_str().unwrap().to_string();
+    let conflict = fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT");
+    assert!(conflict.contains("slug \"pricing\" is now used by another page"), "{conflict}");
+}

@@ -76,12 +76,53 @@ pub fn schema_of<T: JsonSchema>() -> Value {
     let schema = generator.into_root_schema_for::<T>();
     let mut value = serde_json::to_value(schema).unwrap_or_default();
     if let Value::Object(map) = &mut value {
-        map.remove("$schema");
-        map.remove("title");
-        map.remove("$defs");
+        for key in ["$schema", "title", "$defs", "description"] {
+            map.remove(key);
+        }
         map.entry("properties").or_insert_with(|| Value::Object(Default::default()));
     }
+    tidy(&mut value);
     value
+}
+
+/// Makes a generated schema lean for models: an optional parameter is just
+/// its type (null is allowed only where the description says what null
+/// means), free-form JSON parameters are objects, and integer formats and
+/// null defaults are dropped.
+fn tidy(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    map.remove("format");
+    if map.get("default") == Some(&Value::Null) {
+        map.remove("default");
+    }
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for prop in props.values_mut() {
+            let Value::Object(p) = prop else { continue };
+            let null_means_something = p.get("description").and_then(Value::as_str).is_some_and(|d| d.contains("null"));
+            if !null_means_something {
+                if let Some(Value::Array(types)) = p.get("type") {
+                    let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                    if kept.len() == 1 {
+                        p.insert("type".into(), kept[0].clone());
+                    }
+                }
+                if let Some(Value::Array(values)) = p.get_mut("enum") {
+                    values.retain(|v| !v.is_null());
+                }
+            }
+            let typed = ["type", "anyOf", "oneOf", "enum", "const"].iter().any(|k| p.contains_key(*k));
+            if !typed {
+                p.insert("type".into(), Value::String("object".into()));
+            }
+        }
+    }
+    for value in map.values_mut() {
+        match value {
+            Value::Object(_) => tidy(value),
+            Value::Array(items) => items.iter_mut().for_each(tidy),
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

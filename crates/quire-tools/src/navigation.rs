@@ -159,7 +159,7 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "getNavItem",
-            description: "Get navigation menu items by id, by navigationId (e.g. header), by label text or all: true. Returns { items } with parentId for nesting.",
+            description: "Get navigation menu items by id, by navigationId (such as header), by label text or all: true. Returns { items } with parentId for nesting.",
             guidance: "navigationId accepts the key (header, footer) or the id.",
             category: Category::Internal,
             entity: "navItem",

@@ -4,7 +4,7 @@
 //! at `/api/v1`, the public delivery API at `/api/v1/delivery`, the OpenAPI
 //! document at `/api/openapi.json` with its docs UI at `/api/docs`, and the
 //! uploaded files at `/uploads`. Handlers parse, authorize and call the
-//! store; they hold no business rules. Errors become one JSON shape in
+//! store or the tool registry; they hold no business rules. Errors become one JSON shape in
 //! [`error`].
 
 pub mod auth;
@@ -32,6 +32,7 @@ pub struct AppState {
 
 struct Inner {
     store: Store,
+    registry: quire_tools::Registry,
     uploads_dir: PathBuf,
     default_site: String,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
@@ -47,6 +48,10 @@ impl AppState {
     pub fn new(store: Store, uploads_dir: PathBuf, default_site: impl Into<String>) -> Self {
         Self {
             inner: Arc::new(Inner {
+                registry: quire_tools::Registry::new(quire_tools::Services {
+                    store: store.clone(),
+                    uploads_dir: uploads_dir.clone(),
+                }),
                 store,
                 uploads_dir,
                 default_site: default_site.into(),
@@ -58,6 +63,11 @@ impl AppState {
     /// The store.
     pub fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The tool registry.
+    pub fn registry(&self) -> &quire_tools::Registry {
+        &self.inner.registry
     }
 
     /// The site public delivery serves by default.

@@ -28,6 +28,8 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::archive::list, routes::archive::read, routes::archive::restore, routes::archive::restore_many,
         routes::changes::list, routes::changes::read, routes::changes::revisions, routes::changes::restore,
         routes::delivery::page, routes::delivery::navigation, routes::delivery::entries,
+        routes::tools::list, routes::tools::read, routes::tools::invoke,
+        routes::tools::approvals, routes::tools::approve, routes::tools::reject,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
     modifiers(&BearerAuth),
@@ -42,6 +44,8 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "archive", description = "Archived records and restore"),
         (name = "changes", description = "Change log, revisions, revert"),
         (name = "delivery", description = "Public published content"),
+        (name = "tools", description = "The tool registry: list, describe, invoke"),
+        (name = "approvals", description = "Approving or rejecting destructive tool calls"),
     )
 )]
 pub struct ApiDoc;

@@ -16,11 +16,11 @@ Efficiency: read light (no includeContent) unless editing; fetch fresh state bef
 pub fn render_guidance(registry: &Registry, active: &[&str]) -> String {
     let mut lines = Vec::new();
     for name in active {
-        if let Some(tool) = registry.get(name) {
-            if !tool.guidance.is_empty() && !lines.iter().any(|l: &String| l.starts_with(&format!("- {}:", tool.name)))
-            {
-                lines.push(format!("- {}: {}", tool.name, tool.guidance));
-            }
+        if let Some(tool) = registry.get(name)
+            && !tool.guidance.is_empty()
+            && !lines.iter().any(|l: &String| l.starts_with(&format!("- {}:", tool.name)))
+        {
+            lines.push(format!("- {}: {}", tool.name, tool.guidance));
         }
     }
     if lines.is_empty() {

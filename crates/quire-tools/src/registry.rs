@@ -385,17 +385,17 @@ pub fn permits(group: Group, tool: &Tool) -> bool {
 /// `confirmed` on destructive tools.
 pub fn full_schema(tool: &Tool) -> Value {
     let mut schema = (tool.input_schema)();
-    if tool.destructive {
-        if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-            props.insert(
-                "confirmationId".into(),
-                json!({"type": "string", "description": "Id from the preview, after a person approved it."}),
-            );
-            props.insert(
+    if tool.destructive
+        && let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "confirmationId".into(),
+            json!({"type": "string", "description": "Id from the preview, after a person approved it."}),
+        );
+        props.insert(
                 "confirmed".into(),
                 json!({"type": "boolean", "description": "true after the user agreed in chat (conversational policy only)."}),
             );
-        }
     }
     schema
 }

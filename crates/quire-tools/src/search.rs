@@ -259,10 +259,10 @@ fn stem(word: &str) -> String {
             return format!("{s}y");
         }
         for suffix in ["ing", "ed", "es", "s"] {
-            if let Some(s) = w.strip_suffix(suffix) {
-                if CONCEPTS.iter().any(|(k, _)| *k == s) || suffix == "s" {
-                    return s.to_string();
-                }
+            if let Some(s) = w.strip_suffix(suffix)
+                && (CONCEPTS.iter().any(|(k, _)| *k == s) || suffix == "s")
+            {
+                return s.to_string();
             }
         }
     }

@@ -95,7 +95,12 @@ fn metadata_is_consistent() {
             assert_eq!(tool.risk, Risk::Safe, "{}", tool.name);
         }
         assert_eq!(tool.name.starts_with("delete") || tool.name == "restoreArchive", tool.destructive, "{}", tool.name);
-        assert_eq!(tool.name.starts_with("get"), tool.read_only && tool.category == Category::Internal, "{}", tool.name);
+        assert_eq!(
+            tool.name.starts_with("get"),
+            tool.read_only && tool.category == Category::Internal,
+            "{}",
+            tool.name
+        );
         if tool.category != Category::Default {
             assert!(!tool.tags.is_empty() && !tool.phrases.is_empty(), "{} needs tags and phrases", tool.name);
         }
@@ -108,7 +113,17 @@ fn guidance_block_for_a_sample_active_set() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let store = rt.block_on(quire_store::Store::open(&dir.path().join("q.db"))).unwrap();
     let registry = quire_tools::Registry::new(quire_tools::Services { store, uploads_dir: dir.path().into() });
-    let active = ["searchTools", "acknowledgeRequest", "finalAnswer", "getPage", "createSection", "updatePost", "deletePost", "noSuchTool", "getPage"];
+    let active = [
+        "searchTools",
+        "acknowledgeRequest",
+        "finalAnswer",
+        "getPage",
+        "createSection",
+        "updatePost",
+        "deletePost",
+        "noSuchTool",
+        "getPage",
+    ];
     let block = quire_tools::render_guidance(&registry, &active);
     insta::assert_snapshot!("guidance_sample", format!("{}\n\n{}", quire_tools::RULES, block));
     assert_eq!(quire_tools::render_guidance(&registry, &[]), "");

@@ -131,8 +131,12 @@ fn recall_at_5(queries: &[(&str, &str)]) -> (f64, Vec<String>) {
     let mut hits = 0;
     let mut misses = Vec::new();
     for (query, expected) in queries {
-        let top: Vec<&str> =
-            rank(&tools, query).into_iter().filter(|t| t.category != Category::Default).take(5).map(|t| t.name).collect();
+        let top: Vec<&str> = rank(&tools, query)
+            .into_iter()
+            .filter(|t| t.category != Category::Default)
+            .take(5)
+            .map(|t| t.name)
+            .collect();
         if top.contains(expected) {
             hits += 1;
         } else {

@@ -63,6 +63,81 @@ enum Command {
         #[command(subcommand)]
         command: TokenCommand,
     },
+    /// List, describe and call the tools of the registry.
+    Tools {
+        #[command(subcommand)]
+        command: ToolsCommand,
+    },
+    /// Review destructive calls waiting for a person's approval.
+    Approvals {
+        #[command(subcommand)]
+        command: ApprovalsCommand,
+        /// Data directory holding the database and uploads.
+        #[arg(long, global = true)]
+        data: Option<PathBuf>,
+        /// Site slug or id (default: the default site).
+        #[arg(long, global = true)]
+        site: Option<String>,
+        /// Environment (default: production).
+        #[arg(long = "env", global = true)]
+        env: Option<String>,
+        /// Act as the holder of this API token instead of the local admin.
+        #[arg(long, env = "QUIRE_TOKEN", global = true)]
+        token: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ApprovalsCommand {
+    /// List pending approvals with what each would change.
+    List,
+    /// Approve a pending call.
+    Approve {
+        /// The confirmationId.
+        id: String,
+    },
+    /// Reject a pending call.
+    Reject {
+        /// The confirmationId.
+        id: String,
+        /// Why; the caller is told.
+        #[arg(long)]
+        reason: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ToolsCommand {
+    /// List every tool.
+    List {
+        /// Print a JSON array of { name, description, category, risk, destructive }.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one tool: description, guidance, metadata and input schema.
+    Show {
+        /// Tool name, e.g. getPage.
+        name: String,
+    },
+    /// Call a tool and print its result JSON (as the local admin unless --token is given).
+    Call {
+        /// Tool name, e.g. getPage.
+        name: String,
+        /// Arguments as a JSON object.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        #[command(flatten)]
+        data: DataArg,
+        /// Site slug or id (default: the default site).
+        #[arg(long)]
+        site: Option<String>,
+        /// Environment (default: production).
+        #[arg(long = "env")]
+        env: Option<String>,
+        /// Run as the holder of this API token instead of the local admin.
+        #[arg(long, env = "QUIRE_TOKEN")]
+        token: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -89,6 +164,9 @@ enum TokenCommand {
     },
 }
 
+/// Whether a tool result reported failure (the CLI exits non-zero then).
+static TOOL_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let config = match Config::load(cli.config.as_deref()) {
@@ -107,6 +185,7 @@ fn main() -> ExitCode {
         }
     };
     match runtime.block_on(run(cli.command, config)) {
+        Ok(()) if TOOL_FAILED.load(std::sync::atomic::Ordering::Relaxed) => ExitCode::FAILURE,
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -175,8 +254,137 @@ async fn run(command: Command, config: Config) -> AnyResult {
                 .await?;
             println!("{secret}");
         }
+        Command::Tools { command } => tools(command, &config).await?,
+        Command::Approvals { command, data, site, env, token } => {
+            let (store, dir) = open(&config, &DataArg { data }).await?;
+            let ctx = cli_context(&store, &config, site, env, token).await?;
+            let registry = quire_tools::Registry::new(quire_tools::Services {
+                store: store.clone(),
+                uploads_dir: dir.join("uploads"),
+            });
+            let out = match command {
+                ApprovalsCommand::List => {
+                    serde_json::to_value(registry.pending(&ctx.scope).await.map_err(|e| e.message)?)?
+                }
+                ApprovalsCommand::Approve { id } => {
+                    serde_json::to_value(registry.approve(&ctx, &id).await.map_err(|e| e.message)?)?
+                }
+                ApprovalsCommand::Reject { id, reason } => {
+                    serde_json::to_value(registry.reject(&ctx, &id, reason.as_deref()).await.map_err(|e| e.message)?)?
+                }
+            };
+            println!("{}", serde_json::to_string_pretty(&out)?);
+            store.close().await;
+        }
     }
     Ok(())
+}
+
+async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
+    match command {
+        ToolsCommand::List { json } => {
+            let tools = quire_tools::catalog();
+            if json {
+                let list: Vec<_> = tools
+                    .iter()
+                    .map(|t| {
+                        serde_json::json!({
+                            "name": t.name, "description": t.description, "category": t.category,
+                            "risk": t.risk, "destructive": t.destructive,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                for t in &tools {
+                    let flag = if t.destructive { "destructive" } else { "" };
+                    println!(
+                        "{:<20} {:<9} {:<9} {:<12} {}",
+                        t.name,
+                        t.category.as_str(),
+                        format!("{:?}", t.risk).to_lowercase(),
+                        flag,
+                        t.description
+                    );
+                }
+            }
+        }
+        ToolsCommand::Show { name } => {
+            let tools = quire_tools::catalog();
+            let tool = tools
+                .iter()
+                .find(|t| t.name == name)
+                .ok_or_else(|| format!("no tool named \"{name}\" (see quire tools list)"))?;
+            let info = serde_json::json!({
+                "name": tool.name, "description": tool.description, "guidance": tool.guidance,
+                "category": tool.category, "entity": tool.entity, "risk": tool.risk,
+                "destructive": tool.destructive, "idempotent": tool.idempotent, "readOnly": tool.read_only,
+                "tags": tool.tags, "inputSchema": quire_tools::full_schema(tool),
+            });
+            println!("{}", serde_json::to_string_pretty(&info)?);
+        }
+        ToolsCommand::Call { name, args, data, site, env, token } => {
+            let args: serde_json::Value =
+                serde_json::from_str(&args).map_err(|e| format!("--args is not valid JSON: {e}"))?;
+            let (store, dir) = open(config, &data).await?;
+            let ctx = cli_context(&store, config, site, env, token).await?;
+            let registry = quire_tools::Registry::new(quire_tools::Services {
+                store: store.clone(),
+                uploads_dir: dir.join("uploads"),
+            });
+            let result = registry.call(&ctx, &name, args).await;
+            if result["success"] == false {
+                TOOL_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            println!("{}", serde_json::to_string_pretty(&result)?);
+            store.close().await;
+        }
+    }
+    Ok(())
+}
+
+/// The caller of a CLI tool call: the local admin of a site, or a token's holder.
+async fn cli_context(
+    store: &Store,
+    config: &Config,
+    site: Option<String>,
+    env: Option<String>,
+    token: Option<String>,
+) -> AnyResult<quire_tools::CallContext> {
+    let policy = quire_tools::ApprovalPolicy::User;
+    let surface = quire_core::model::Surface::Cli;
+    if let Some(secret) = token {
+        let grant = store.authenticate(&secret).await?.ok_or("the token is not valid")?;
+        if grant.expired {
+            return Err("the token has expired".into());
+        }
+        let scope = grant.scope(env.as_deref()).ok_or("the token may not use that environment")?;
+        if let Some(site) = site
+            && store.site(&site).await?.id != scope.site_id
+        {
+            return Err(format!("the token is not valid for site {site}").into());
+        }
+        return Ok(quire_tools::CallContext {
+            actor: format!("token:{}", grant.token.id),
+            group: grant.token.group,
+            scope,
+            surface,
+            session_id: None,
+            turn_id: None,
+            policy,
+        });
+    }
+    let site = site.unwrap_or(config.default_site.clone());
+    let scope = store.scope_of(&site, env.as_deref().unwrap_or("production")).await?;
+    Ok(quire_tools::CallContext {
+        actor: "local:admin".into(),
+        group: Group::Admin,
+        scope,
+        surface,
+        session_id: None,
+        turn_id: None,
+        policy,
+    })
 }
 
 /// On a database without tokens, creates the admin token and prints it once;

@@ -30,7 +30,7 @@ fn seed_is_idempotent_and_migrate_reports() {
     assert!(dir.path().join("uploads/demo/hero-dawn.png").exists());
     let (ok, out, _) = run(&["migrate", "--data", data]);
     assert!(ok);
-    assert!(out.contains("is at migration 1"), "{out}");
+    assert!(out.contains("is at migration 2"), "{out}");
 }
 
 #[test]
@@ -143,4 +143,72 @@ fn bootstrap_token_becomes_the_admin_token() {
     let (status, body) = http_get(&server.addr, "/api/v1/me", Some(secret));
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"group\":\"admin\""));
+}
+
+#[test]
+fn tools_list_show_and_call() {
+    let (ok, out, _) = run(&["tools", "list", "--json"]);
+    assert!(ok);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 30);
+    for t in list {
+        let keys: Vec<&str> = t.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["name", "description", "category", "risk", "destructive"]);
+    }
+    let (ok, out, _) = run(&["tools", "show", "updateSection"]);
+    assert!(ok);
+    let show: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(show["inputSchema"]["properties"]["imageField"].is_object());
+    let (ok, _, err) = run(&["tools", "show", "nope"]);
+    assert!(!ok && err.contains("no tool named \"nope\""));
+
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (ok, out, err) =
+        run(&["tools", "call", "getPage", "--args", r#"{"slug":"about","includeChildren":true}"#, "--data", data]);
+    assert!(ok, "{err}");
+    let page: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(page["items"][0]["children"][0]["slug"], "team");
+
+    let (ok, out, _) = run(&["tools", "call", "getPage", "--args", r#"{"slug":"nope"}"#, "--data", data]);
+    assert!(!ok, "a failed tool exits non-zero");
+    assert!(out.contains("NOT_FOUND"));
+    let (ok, _, err) = run(&["tools", "call", "getPage", "--args", "{oops", "--data", data]);
+    assert!(!ok && err.contains("--args is not valid JSON"));
+
+    let (_, viewer, _) = run(&["token", "create", "--group", "viewer", "--data", data]);
+    let (ok, out, _) = run(&[
+        "tools",
+        "call",
+        "createPage",
+        "--args",
+        r#"{"name":"X","slug":"x"}"#,
+        "--token",
+        viewer.trim(),
+        "--data",
+        data,
+    ]);
+    assert!(!ok);
+    assert!(out.contains("group viewer may not use createPage"), "{out}");
+}
+
+#[test]
+fn destructive_call_approved_from_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (_, out, _) = run(&["tools", "call", "deletePost", "--args", r#"{"slugs":["roadmap-draft"]}"#, "--data", data]);
+    let preview: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    let (ok, out, _) = run(&["approvals", "list", "--data", data]);
+    assert!(ok && out.contains(&id));
+    let (ok, out, err) = run(&["approvals", "approve", &id, "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"status\": \"approved\""));
+    let args = format!(r#"{{"slugs":["roadmap-draft"],"confirmationId":"{id}"}}"#);
+    let (ok, out, _) = run(&["tools", "call", "deletePost", "--args", &args, "--data", data]);
+    assert!(ok, "{out}");
+    assert!(out.contains("Archived 1 post(s)"));
 }

@@ -11,6 +11,7 @@ pub mod pages;
 pub mod sections;
 pub mod system;
 pub mod templates;
+pub mod tools;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -31,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())
+        .merge(tools::router())
 }
 
 /// Default page size of lists.

@@ -1,0 +1,175 @@
+//! `/api/v1/tools` and `/api/v1/approvals`: the tool registry over HTTP.
+//! Invoking a tool here is the same call the agent and MCP make.
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{ApiJson, ApiQuery};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use quire_core::model::Surface;
+use quire_store::Confirmation;
+use quire_tools::{ApprovalPolicy, CallContext, ToolError};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Header naming the caller's conversation session, if any.
+pub const SESSION_HEADER: &str = "x-quire-session";
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/tools", get(list))
+        .route("/api/v1/tools/{name}", get(read))
+        .route("/api/v1/tools/{name}/invoke", post(invoke))
+        .route("/api/v1/approvals", get(approvals))
+        .route("/api/v1/approvals/{id}/approve", post(approve))
+        .route("/api/v1/approvals/{id}/reject", post(reject))
+}
+
+/// The registry's call context for an HTTP caller.
+pub fn call_context(caller: &Caller, headers: &HeaderMap) -> CallContext {
+    CallContext {
+        actor: format!("token:{}", caller.token.id),
+        group: caller.group(),
+        scope: caller.scope.clone(),
+        surface: Surface::Rest,
+        session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
+        turn_id: None,
+        policy: ApprovalPolicy::User,
+    }
+}
+
+/// Filter of the tool list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ToolQuery {
+    /// default, internal or external.
+    pub category: Option<String>,
+}
+
+/// Lists the tools the caller's group may use.
+#[utoipa::path(get, path = "/api/v1/tools", tag = "tools", params(ToolQuery), security(("bearer" = [])),
+    responses((status = 200, description = "{ items: ToolInfo[], count }"), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<ToolQuery>,
+) -> ApiResult<Json<Value>> {
+    if let Some(c) = &q.category
+        && !["default", "internal", "external"].contains(&c.as_str())
+    {
+        return Err(ApiError::bad_field("category", format!("\"{c}\" is not one of default, internal, external")));
+    }
+    let registry = state.registry();
+    let items: Vec<_> = registry
+        .permitted(caller.group())
+        .filter(|t| q.category.as_deref().is_none_or(|c| t.category.as_str() == c))
+        .map(|t| registry.info(t))
+        .collect();
+    Ok(Json(serde_json::json!({ "count": items.len(), "items": items })))
+}
+
+/// One tool's definition: description, guidance, metadata and input schema.
+#[utoipa::path(get, path = "/api/v1/tools/{name}", tag = "tools", params(("name" = String, Path, description = "Tool name")),
+    security(("bearer" = [])), responses((status = 200, description = "ToolInfo"), (status = 404, body = ErrorBody)))]
+pub async fn read(State(state): State<AppState>, caller: Caller, Path(name): Path<String>) -> ApiResult<Json<Value>> {
+    let registry = state.registry();
+    let tool = registry.get(&name).filter(|t| quire_tools::permits(caller.group(), t)).ok_or_else(|| {
+        ApiError::not_found(format!("no tool named \"{name}\" for group {}", caller.group().as_str()))
+    })?;
+    Ok(Json(serde_json::to_value(registry.info(tool)).unwrap_or_default()))
+}
+
+fn status_of(result: &Value) -> StatusCode {
+    if result["success"] != false {
+        return StatusCode::OK;
+    }
+    match result["errorCode"].as_str() {
+        Some("VALIDATION") => StatusCode::UNPROCESSABLE_ENTITY,
+        Some("NOT_FOUND") => StatusCode::NOT_FOUND,
+        Some("CONFLICT") => StatusCode::CONFLICT,
+        Some("FORBIDDEN") => StatusCode::FORBIDDEN,
+        Some("APPROVAL_REQUIRED") => StatusCode::PRECONDITION_REQUIRED,
+        Some("LIMIT") => StatusCode::TOO_MANY_REQUESTS,
+        Some("UPSTREAM") => StatusCode::BAD_GATEWAY,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// Invokes a tool: the body is its arguments, the answer its JSON
+/// (`{ success, ... }`), with an HTTP status that matches its errorCode.
+#[utoipa::path(post, path = "/api/v1/tools/{name}/invoke", tag = "tools", params(("name" = String, Path, description = "Tool name")),
+    request_body(content = Object, description = "The tool's arguments"), security(("bearer" = [])),
+    responses((status = 200, description = "The tool's result"), (status = 404, description = "Unknown tool or record"),
+        (status = 422, description = "Invalid arguments"), (status = 428, description = "Approval required")))]
+pub async fn invoke(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    ApiJson(args): ApiJson<Value>,
+) -> (StatusCode, Json<Value>) {
+    let ctx = call_context(&caller, &headers);
+    let result = state.registry().call(&ctx, &name, args).await;
+    (status_of(&result), Json(result))
+}
+
+fn tool_error(e: ToolError) -> ApiError {
+    let status = status_of(&e.to_json());
+    match status {
+        StatusCode::NOT_FOUND => ApiError::not_found(e.message),
+        StatusCode::FORBIDDEN => ApiError::forbidden(e.message),
+        StatusCode::CONFLICT => {
+            ApiError { status, code: "CONFLICT", message: e.message, field: None, details: Vec::new() }
+        }
+        _ => ApiError { status, code: "VALIDATION", message: e.message, field: None, details: Vec::new() },
+    }
+}
+
+/// Destructive calls waiting for a person's approval in the caller's scope.
+#[utoipa::path(get, path = "/api/v1/approvals", tag = "approvals", security(("bearer" = [])),
+    responses((status = 200, description = "{ items: Confirmation[], count }")))]
+pub async fn approvals(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
+    let items = state.registry().pending(&caller.scope).await.map_err(tool_error)?;
+    Ok(Json(serde_json::json!({ "count": items.len(), "items": items })))
+}
+
+/// Approves a pending destructive call; the caller's group must be allowed to use the tool.
+#[utoipa::path(post, path = "/api/v1/approvals/{id}/approve", tag = "approvals", params(("id" = String, Path, description = "confirmationId")),
+    security(("bearer" = [])), responses((status = 200, body = Confirmation), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn approve(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Confirmation>> {
+    let ctx = call_context(&caller, &headers);
+    Ok(Json(state.registry().approve(&ctx, &id).await.map_err(tool_error)?))
+}
+
+/// Why a request was rejected.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RejectBody {
+    /// The reason, passed on to whoever asked.
+    pub reason: Option<String>,
+}
+
+/// Rejects a pending destructive call with an optional reason.
+#[utoipa::path(post, path = "/api/v1/approvals/{id}/reject", tag = "approvals", params(("id" = String, Path, description = "confirmationId")),
+    request_body = RejectBody, security(("bearer" = [])),
+    responses((status = 200, body = Confirmation), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn reject(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<RejectBody>,
+) -> ApiResult<Json<Confirmation>> {
+    let ctx = call_context(&caller, &headers);
+    Ok(Json(state.registry().reject(&ctx, &id, body.reason.as_deref()).await.map_err(tool_error)?))
+}

@@ -1,0 +1,100 @@
+//! The tool registry over HTTP: list, describe, invoke, approvals.
+
+mod common;
+use common::TestApp;
+use serde_json::json;
+
+#[tokio::test]
+async fn list_and_describe_tools() {
+    let app = TestApp::new().await;
+    let all = app.get("/api/v1/tools").await;
+    assert_status!(all, 200);
+    assert_eq!(all.body["count"], 30);
+    let internal = app.get("/api/v1/tools?category=default").await;
+    assert_eq!(internal.body["count"], 3);
+    assert_status!(app.get("/api/v1/tools?category=magic").await, 400);
+
+    let viewer = app.send("GET", "/api/v1/tools", Some(&app.viewer), None).await;
+    assert!(viewer.body["items"].as_array().unwrap().iter().all(|t| t["readOnly"] == true));
+
+    let get_page = app.get("/api/v1/tools/getPage").await;
+    assert_status!(get_page, 200);
+    assert_eq!(get_page.body["inputSchema"]["type"], "object");
+    assert!(get_page.body["guidance"].is_string());
+    assert_status!(app.get("/api/v1/tools/nope").await, 404);
+    assert_status!(app.send("GET", "/api/v1/tools/deletePage", Some(&app.author), None).await, 404);
+    assert_status!(app.send("GET", "/api/v1/tools", None, None).await, 401);
+}
+
+#[tokio::test]
+async fn invoke_returns_the_tool_json_with_a_matching_status() {
+    let app = TestApp::new().await;
+    let ok = app.post("/api/v1/tools/getPage/invoke", json!({"slug": "home"})).await;
+    assert_status!(ok, 200);
+    assert_eq!(ok.body["success"], true);
+    assert_eq!(ok.body["items"][0]["slug"], "home");
+
+    let invalid = app.post("/api/v1/tools/createPage/invoke", json!({"name": "X"})).await;
+    assert_status!(invalid, 422);
+    assert_eq!(
+        invalid.body,
+        json!({"success": false, "error": "slug: required", "errorCode": "VALIDATION", "hint": "Fix the named parameter and call again; nothing was changed."})
+    );
+    assert_status!(app.post("/api/v1/tools/getPage/invoke", json!({"slug": "nope"})).await, 404);
+    assert_status!(app.post("/api/v1/tools/nope/invoke", json!({})).await, 404);
+    let forbidden = app
+        .send("POST", "/api/v1/tools/createPage/invoke", Some(&app.viewer), Some(json!({"name": "X", "slug": "x"})))
+        .await;
+    assert_status!(forbidden, 403);
+    assert_eq!(forbidden.body["errorCode"], "FORBIDDEN");
+
+    // the change is logged against the token, through the REST surface
+    let created = app.post("/api/v1/tools/createPage/invoke", json!({"name": "Via tool", "slug": "via-tool"})).await;
+    let id = created.body["item"]["id"].as_str().unwrap();
+    let revisions = app.get(&format!("/api/v1/revisions/page/{id}")).await;
+    assert_eq!(revisions.body["items"][0]["surface"], "rest");
+    assert!(revisions.body["items"][0]["actor"].as_str().unwrap().starts_with("token:"));
+}
+
+#[tokio::test]
+async fn destructive_invocations_need_an_approval_from_a_permitted_person() {
+    let app = TestApp::new().await;
+    let contact = app.page_id("contact").await;
+    let preview = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [contact]})).await;
+    assert_status!(preview, 200);
+    assert_eq!(preview.body["requiresConfirmation"], true);
+    let id = preview.body["confirmationId"].as_str().unwrap().to_string();
+
+    let pending = app.get("/api/v1/approvals").await;
+    assert_eq!(pending.body["count"], 1);
+    assert_eq!(pending.body["items"][0]["tool"], "deletePage");
+    assert_eq!(pending.body["items"][0]["args"], json!({"ids": [contact]}));
+
+    let early = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [contact], "confirmationId": id})).await;
+    assert_status!(early, 428);
+    assert_status!(app.send("POST", &format!("/api/v1/approvals/{id}/approve"), Some(&app.author), None).await, 403);
+    assert_status!(
+        app.send("POST", &format!("/api/v1/approvals/{id}/approve"), Some(&app.other_admin), None).await,
+        404
+    );
+    let approved = app.send("POST", &format!("/api/v1/approvals/{id}/approve"), Some(&app.editor), None).await;
+    assert_status!(approved, 200);
+    assert_eq!(approved.body["status"], "approved");
+    assert_status!(app.send("POST", &format!("/api/v1/approvals/{id}/approve"), Some(&app.editor), None).await, 409);
+
+    let done = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [contact], "confirmationId": id})).await;
+    assert_status!(done, 200);
+    assert_status!(app.get(&format!("/api/v1/pages/{contact}")).await, 404);
+    let again = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [contact], "confirmationId": id})).await;
+    assert_status!(again, 428);
+
+    // rejection
+    let pricing = app.page_id("pricing").await;
+    let preview = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [pricing]})).await;
+    let id = preview.body["confirmationId"].as_str().unwrap().to_string();
+    let rejected = app.post(&format!("/api/v1/approvals/{id}/reject"), json!({"reason": "still selling"})).await;
+    assert_eq!(rejected.body["status"], "rejected");
+    let refused = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [pricing], "confirmationId": id})).await;
+    assert_eq!(refused.body["error"], "the request was rejected: still selling");
+    assert_status!(app.get(&format!("/api/v1/pages/{pricing}")).await, 200);
+}

@@ -36,6 +36,7 @@ struct Inner {
     uploads_dir: PathBuf,
     default_site: String,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
+    scopes: Mutex<HashMap<(String, String), (quire_store::Scope, Instant)>>,
 }
 
 /// How long a looked-up token is trusted before it is read again, so a
@@ -56,6 +57,7 @@ impl AppState {
                 uploads_dir,
                 default_site: default_site.into(),
                 tokens: Mutex::new(HashMap::new()),
+                scopes: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -94,6 +96,25 @@ impl AppState {
             cache.insert(key, (g.clone(), Instant::now()));
         }
         Ok(grant)
+    }
+
+    /// The scope of a site (slug or id) and environment, for public delivery;
+    /// cached as briefly as tokens.
+    pub async fn delivery_scope(&self, site: &str, env: &str) -> Result<quire_store::Scope, error::ApiError> {
+        let key = (site.to_string(), env.to_string());
+        if let Ok(cache) = self.inner.scopes.lock()
+            && let Some((scope, _)) = cache.get(&key).filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)
+        {
+            return Ok(scope.clone());
+        }
+        let scope = self.inner.store.scope_of(site, env).await?;
+        if let Ok(mut cache) = self.inner.scopes.lock() {
+            if cache.len() > 10_000 {
+                cache.clear();
+            }
+            cache.insert(key, (scope.clone(), Instant::now()));
+        }
+        Ok(scope)
     }
 
     /// Forgets cached tokens (after a revocation).

@@ -52,46 +52,50 @@ impl Store {
         .fetch_all(&self.reader)
         .await?;
         let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
-        let paths = self.page_paths(scope).await?;
-        let path = paths.get(&page.id).cloned().unwrap_or_else(|| format!("/{}", page.slug));
+        let path = match &page.parent_id {
+            None if page.slug == "home" => "/".to_string(),
+            None => format!("/{}", page.slug),
+            Some(_) => self
+                .page_path(scope, &page.id, &mut HashMap::new())
+                .await?
+                .ok_or_else(|| StoreError::not_found("page", slug))?,
+        };
         Ok(DeliveredPage { page, path, sections })
     }
 
-    /// Paths of all published pages, from their ancestors' slugs; `home` is `/`.
-    async fn page_paths(&self, scope: &Scope) -> Result<HashMap<String, String>> {
-        let rows: Vec<(String, String, Option<String>)> = sqlx::query_as(
-            "SELECT id, slug, parent_id FROM pages WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND status = 'published'",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .fetch_all(&self.reader)
-        .await?;
-        let by_id: HashMap<&str, (&str, Option<&str>)> =
-            rows.iter().map(|(id, slug, parent)| (id.as_str(), (slug.as_str(), parent.as_deref()))).collect();
-        let mut paths = HashMap::new();
-        for (id, _, _) in &rows {
-            let mut segments = Vec::new();
-            let mut cursor = Some(id.as_str());
-            let mut reachable = true;
-            while let Some(current) = cursor {
-                let Some((slug, parent)) = by_id.get(current) else {
-                    reachable = false; // an ancestor is unpublished or archived
-                    break;
-                };
-                segments.push(*slug);
-                cursor = *parent;
-                if segments.len() > 64 {
-                    reachable = false;
-                    break;
-                }
+    /// The path of a published page from its ancestors' slugs (`home` is
+    /// `/`); `None` when the page or an ancestor is not published and live.
+    /// `known` memoizes pages across calls: id → (slug, parent) of published pages.
+    async fn page_path(
+        &self,
+        scope: &Scope,
+        page_id: &str,
+        known: &mut HashMap<String, Option<(String, Option<String>)>>,
+    ) -> Result<Option<String>> {
+        let mut segments = Vec::new();
+        let mut cursor = Some(page_id.to_string());
+        while let Some(id) = cursor {
+            if segments.len() > 64 {
+                return Ok(None);
             }
-            if reachable {
-                segments.reverse();
-                let path = if segments == ["home"] { "/".to_string() } else { format!("/{}", segments.join("/")) };
-                paths.insert(id.clone(), path);
+            if !known.contains_key(&id) {
+                let row: Option<(String, Option<String>)> = sqlx::query_as(
+                    "SELECT slug, parent_id FROM pages WHERE id = ?1 AND site_id = ?2 AND env = ?3
+                     AND archive_id IS NULL AND status = 'published'",
+                )
+                .bind(&id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(&self.reader)
+                .await?;
+                known.insert(id.clone(), row);
             }
+            let Some(Some((slug, parent))) = known.get(&id) else { return Ok(None) };
+            segments.push(slug.clone());
+            cursor = parent.clone();
         }
-        Ok(paths)
+        segments.reverse();
+        Ok(Some(if segments == ["home"] { "/".to_string() } else { format!("/{}", segments.join("/")) }))
     }
 
     /// The visible items of a navigation, nested, with hrefs resolved.
@@ -103,7 +107,15 @@ impl Store {
             .fetch_all(&self.reader)
             .await?;
         let items = rows.iter().map(NavItem::from_row).collect::<Result<Vec<_>>>()?;
-        let page_paths = self.page_paths(scope).await?;
+        let mut known = HashMap::new();
+        let mut page_paths = HashMap::new();
+        for item in items.iter().filter(|i| i.target_type == NavTargetType::Page) {
+            if let Some(target) = &item.target_id
+                && let Some(path) = self.page_path(scope, target, &mut known).await?
+            {
+                page_paths.insert(target.clone(), path);
+            }
+        }
         let entry_paths: HashMap<String, String> = sqlx::query_as::<_, (String, String, String)>(
             "SELECT e.id, c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
              WHERE e.site_id = ?1 AND e.env = ?2 AND e.archive_id IS NULL AND c.archive_id IS NULL AND e.status = 'published'",

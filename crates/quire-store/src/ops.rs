@@ -29,7 +29,7 @@ impl Store {
     /// Inserts `record` after checking it, logging a `create` change.
     pub(crate) async fn create_record<T: Record>(&self, ctx: &ChangeContext, scope: &Scope, record: T) -> Result<T> {
         let mut tx = self.writer.begin().await?;
-        record.check(&mut tx, scope).await?;
+        record.check(&mut tx, scope, None).await?;
         record.insert(&mut tx, scope).await?;
         log_change(&mut tx, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(&record))).await?;
         tx.commit().await?;
@@ -522,7 +522,7 @@ pub(crate) async fn write_version<T: Record>(
         *version += 1;
         *updated_at = Utc::now();
     }
-    after.check(conn, scope).await?;
+    after.check(conn, scope, Some(before)).await?;
     after.write(conn).await?;
     log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after))).await
 }

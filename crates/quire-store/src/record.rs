@@ -34,8 +34,15 @@ pub(crate) trait Record:
     /// Writes every mutable column of the row with its id.
     fn write(&self, conn: &mut SqliteConnection) -> impl Future<Output = Result<()>> + Send;
     /// Checks every rule that needs the database (references, uniqueness,
-    /// content against templates); changes nothing.
-    fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> impl Future<Output = Result<()>> + Send;
+    /// content against templates); changes nothing. `before` is the stored
+    /// version on an update: references and unique keys it already had were
+    /// checked when they were written and are not queried again.
+    fn check(
+        &self,
+        conn: &mut SqliteConnection,
+        scope: &Scope,
+        before: Option<&Self>,
+    ) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// Loads a live record of kind `T` by id.

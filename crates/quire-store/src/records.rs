@@ -118,7 +118,7 @@ impl Record for Page {
         .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         text_rule(&mut errors, "name", &self.name, 200);
         if let Err(e) = check_slug("slug", &self.slug) {
@@ -140,7 +140,8 @@ impl Record for Page {
             _ => errors.push(FieldError::new("meta", "must be an object")),
         }
         ValidationErrors::check(errors)?;
-        if let Some(parent) = &self.parent_id {
+        let same_parent = before.is_some_and(|b| b.parent_id == self.parent_id);
+        if let Some(parent) = self.parent_id.as_ref().filter(|_| !same_parent) {
             if parent == &self.id {
                 return Err(StoreError::invalid("parentId", "a page cannot be its own parent"));
             }
@@ -158,12 +159,13 @@ impl Record for Page {
                 depth += 1;
             }
         }
-        if exists(
-            conn,
-            "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
-            &[&scope.site_id, &scope.env, &self.slug, &self.id],
-        )
-        .await?
+        if before.is_none_or(|b| b.slug != self.slug)
+            && exists(
+                conn,
+                "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &self.slug, &self.id],
+            )
+            .await?
         {
             return Err(StoreError::conflict(
                 Some("slug"),
@@ -237,7 +239,7 @@ impl Record for SectionTemplate {
         .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         if let Err(e) = check_slug("key", &self.key) {
             errors.push(e);
@@ -251,7 +253,8 @@ impl Record for SectionTemplate {
         }
         errors.extend(check_definitions("fields", &self.fields));
         ValidationErrors::check(errors)?;
-        if exists(
+        if before.is_none_or(|b| b.key != self.key)
+            && exists(
             conn,
             "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
             &[&scope.site_id, &scope.env, &self.key, &self.id],
@@ -354,8 +357,10 @@ impl Record for PageSection {
         .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        if load_live::<Page>(conn, scope, &self.page_id).await?.is_none() {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+        // A live section's page is live (archiving a page takes its sections).
+        let same_page = before.is_some_and(|b| b.page_id == self.page_id);
+        if !same_page && load_live::<Page>(conn, scope, &self.page_id).await?.is_none() {
             return Err(StoreError::invalid("pageId", format!("page {} does not exist", self.page_id)));
         }
         let Some(template) = template_by_key(conn, scope, &self.template_key).await? else {
@@ -437,7 +442,7 @@ impl Record for Collection {
             .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         if let Err(e) = check_slug("slug", &self.slug) {
             errors.push(e);
@@ -445,7 +450,8 @@ impl Record for Collection {
         text_rule(&mut errors, "name", &self.name, 120);
         errors.extend(check_definitions("fields", &self.fields));
         ValidationErrors::check(errors)?;
-        if exists(
+        if before.is_none_or(|b| b.slug != self.slug)
+            && exists(
             conn,
             "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
             &[&scope.site_id, &scope.env, &self.slug, &self.id],
@@ -560,7 +566,7 @@ impl Record for Entry {
         .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let Some(collection) = load_live::<Collection>(conn, scope, &self.collection_id).await? else {
             return Err(StoreError::invalid(
                 "collectionId",
@@ -586,12 +592,13 @@ impl Record for Entry {
         }
         errors.extend(validate_content("content", &collection.fields, &self.content));
         ValidationErrors::check(errors)?;
-        if exists(
-            conn,
-            "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND id <> ?3 AND archive_id IS NULL",
-            &[&self.collection_id, &self.slug, &self.id],
-        )
-        .await?
+        if before.is_none_or(|b| b.slug != self.slug || b.collection_id != self.collection_id)
+            && exists(
+                conn,
+                "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND id <> ?3 AND archive_id IS NULL",
+                &[&self.collection_id, &self.slug, &self.id],
+            )
+            .await?
         {
             return Err(StoreError::conflict(
                 Some("slug"),
@@ -701,7 +708,7 @@ impl Record for Image {
         .await?;
         Ok(())
     }
-    async fn check(&self, _conn: &mut SqliteConnection, _scope: &Scope) -> Result<()> {
+    async fn check(&self, _conn: &mut SqliteConnection, _scope: &Scope, _before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         upload_url_rule(&mut errors, "url", &self.url);
         text_rule(&mut errors, "filename", &self.filename, 255);
@@ -783,7 +790,7 @@ impl Record for Navigation {
         .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         if let Err(e) = check_slug("key", &self.key) {
             errors.push(e);
@@ -793,7 +800,8 @@ impl Record for Navigation {
             errors.push(FieldError::new("maxItems", "between 1 and 100"));
         }
         ValidationErrors::check(errors)?;
-        if exists(
+        if before.is_none_or(|b| b.key != self.key)
+            && exists(
             conn,
             "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
             &[&scope.site_id, &scope.env, &self.key, &self.id],
@@ -898,7 +906,7 @@ impl Record for NavItem {
         .await?;
         Ok(())
     }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
+    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         text_rule(&mut errors, "label", &self.label, 80);
         match self.target_type {
@@ -930,13 +938,18 @@ impl Record for NavItem {
             }
         }
         ValidationErrors::check(errors)?;
-        if load_live::<Navigation>(conn, scope, &self.navigation_id).await?.is_none() {
+        let unchanged = |f: fn(&NavItem) -> Option<&str>| before.is_some_and(|b| f(b) == f(self));
+        if !unchanged(|n| Some(n.navigation_id.as_str()))
+            && load_live::<Navigation>(conn, scope, &self.navigation_id).await?.is_none()
+        {
             return Err(StoreError::invalid(
                 "navigationId",
                 format!("navigation {} does not exist", self.navigation_id),
             ));
         }
-        if let Some(target) = &self.target_id {
+        let same_target =
+            unchanged(|n| n.target_id.as_deref()) && before.is_some_and(|b| b.target_type == self.target_type);
+        if let Some(target) = self.target_id.as_ref().filter(|_| !same_target) {
             let found = match self.target_type {
                 NavTargetType::Page => load_live::<Page>(conn, scope, target).await?.is_some(),
                 NavTargetType::Entry => load_live::<Entry>(conn, scope, target).await?.is_some(),
@@ -951,7 +964,7 @@ impl Record for NavItem {
                 return Err(StoreError::invalid("targetId", format!("{noun} {target} does not exist")));
             }
         }
-        if let Some(parent) = &self.parent_id {
+        if let Some(parent) = self.parent_id.as_ref().filter(|_| !unchanged(|n| n.parent_id.as_deref())) {
             let mut cursor = Some(parent.clone());
             let mut depth = 0;
             while let Some(id) = cursor {

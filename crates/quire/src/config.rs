@@ -22,6 +22,8 @@ pub struct Config {
     pub log_format: String,
     /// Admin token value to create on start (`QUIRE_BOOTSTRAP_TOKEN`).
     pub bootstrap_token: Option<String>,
+    /// Async worker threads (`QUIRE_WORKERS`; default: one per core).
+    pub workers: Option<usize>,
 }
 
 impl Default for Config {
@@ -33,6 +35,7 @@ impl Default for Config {
             log: "info".into(),
             log_format: "text".into(),
             bootstrap_token: None,
+            workers: None,
         }
     }
 }

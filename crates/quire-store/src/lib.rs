@@ -78,7 +78,7 @@ impl Store {
         let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let store_migrations = sqlx::migrate!("../../migrations/sqlite");
         store_migrations.run(&writer).await?;
-        let readers = std::thread::available_parallelism().map(|n| n.get() as u32 * 2).unwrap_or(4).max(4);
+        let readers = 4;
         let reader = SqlitePoolOptions::new()
             .max_connections(readers)
             .min_connections(1)

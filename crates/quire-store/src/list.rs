@@ -203,9 +203,18 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Entry>> {
-        let collection = self.collection(scope, collection).await?;
+        // One round trip: the collection is resolved inside the query, and
+        // only an empty page asks whether the collection exists at all.
         let mut q = scoped("entries", scope);
-        q.push(" AND collection_id = ").push_bind(collection.id);
+        q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
+            .push_bind(scope.site_id.clone())
+            .push(" AND env = ")
+            .push_bind(scope.env.clone())
+            .push(" AND (slug = ")
+            .push_bind(collection.to_string())
+            .push(" OR id = ")
+            .push_bind(collection.to_string())
+            .push(") LIMIT 1)");
         if let Some(status) = filter.status {
             q.push(" AND status = ").push_bind(status.as_str());
         }
@@ -221,7 +230,11 @@ impl Store {
             q.push(" AND id < ").push_bind(decode_key(c)?);
         }
         q.push(" ORDER BY id DESC");
-        self.fetch_page(q, limit, |e: &Entry| encode_key(&e.id)).await
+        let listing = self.fetch_page(q, limit, |e: &Entry| encode_key(&e.id)).await?;
+        if listing.items.is_empty() {
+            self.collection(scope, collection).await?;
+        }
+        Ok(listing)
     }
 
     /// Images, newest first.

@@ -86,11 +86,10 @@ fn main() {
             measure(&registry, &ctx, "searchTools", |i| json!({"query": queries[i % queries.len()]}), 20_000).await;
         println!("| searchTools (registry call) | {p50:.1} | {p99:.1} |");
         // the ranking alone, without argument parsing and JSON
-        let tools = quire_tools::catalog();
         let mut samples = Vec::new();
         for i in 0..20_000 {
             let start = Instant::now();
-            let ranked = quire_tools::search::rank(&tools, queries[i % queries.len()]);
+            let ranked = registry.search(queries[i % queries.len()]);
             std::hint::black_box(ranked.len());
             samples.push(start.elapsed().as_secs_f64() * 1e6);
         }

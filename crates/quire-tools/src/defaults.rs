@@ -32,7 +32,7 @@ async fn search_tools(call: &Call<'_>, a: SearchToolsArgs) -> ToolResult {
     }
     let n = limit(a.limit, 8, 20)? as usize;
     let registry = call.registry;
-    let ranked = crate::search::rank(registry.tools(), &a.query);
+    let ranked = registry.search(&a.query);
     let found: Vec<&Tool> =
         ranked.into_iter().filter(|t| t.category != Category::Default && permits(call.ctx.group, t)).take(n).collect();
     if let Some(session) = &call.ctx.session_id {

@@ -24,6 +24,7 @@ pub struct Registry {
     services: Services,
     sessions: Mutex<HashMap<String, Vec<&'static str>>>,
     confirmation_ttl: Duration,
+    search: crate::search::SearchIndex,
 }
 
 /// A tool as listed to clients: its definition without the code.
@@ -74,6 +75,7 @@ impl Registry {
     pub fn with_tools(services: Services, tools: Vec<Tool>) -> Self {
         let index = tools.iter().enumerate().map(|(i, t)| (t.name, i)).collect();
         Self {
+            search: crate::search::SearchIndex::new(&tools),
             tools,
             index,
             services,
@@ -96,6 +98,11 @@ impl Registry {
     /// Every tool, in catalog order.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// Tools ranked for a capability query, best first.
+    pub fn search(&self, query: &str) -> Vec<&Tool> {
+        self.search.rank(&self.tools, query)
     }
 
     /// A tool by name.

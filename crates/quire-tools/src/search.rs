@@ -333,20 +333,40 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
     weights
 }
 
+/// Precomputed concept profiles of a list of tools, built once per registry.
+pub struct SearchIndex {
+    profiles: Vec<HashMap<String, f32>>,
+}
+
+impl SearchIndex {
+    /// Profiles every tool of `tools` (same order).
+    pub fn new(tools: &[Tool]) -> Self {
+        Self { profiles: tools.iter().map(profile).collect() }
+    }
+
+    /// Every tool of `tools` (the list the index was built from), best match
+    /// first (ties keep catalog order); tools that match nothing are left out.
+    pub fn rank<'a>(&self, tools: &'a [Tool], query: &str) -> Vec<&'a Tool> {
+        let q = concepts(query);
+        let lowered = query.to_lowercase();
+        let mut scored: Vec<(f32, usize, &Tool)> =
+            tools.iter().zip(&self.profiles).enumerate().map(|(i, (t, p))| (score(t, p, &q, &lowered), i, t)).collect();
+        scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
+        scored.into_iter().filter(|(s, _, _)| *s > 0.0).map(|(_, _, t)| t).collect()
+    }
+}
+
 /// Scores one tool for the query's concepts.
-fn score(tool: &Tool, query: &[String], query_text: &str) -> f32 {
-    let profile = profile(tool);
+fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[String], query_lower: &str) -> f32 {
     let mut total = 0.0;
-    let mut seen = Vec::new();
-    for c in query {
-        if seen.contains(c) {
+    for (i, c) in query.iter().enumerate() {
+        if query[..i].contains(c) {
             continue;
         }
-        seen.push(c.clone());
         total += profile.get(c).copied().unwrap_or(0.0);
     }
     // An exact mention of the tool's name wins outright.
-    if query_text.to_lowercase().contains(&tool.name.to_lowercase()) {
+    if query_lower.contains(&tool.name.to_lowercase()) {
         total += 10.0;
     }
     // Without an action word, reading is the safe guess.
@@ -361,14 +381,10 @@ fn score(tool: &Tool, query: &[String], query_text: &str) -> f32 {
     total
 }
 
-/// Every tool, best match first (ties keep catalog order); tools that match
-/// nothing come last.
+/// Ranks `tools` for `query`, building the index on the spot (tests and
+/// one-off use; the registry keeps a prebuilt [`SearchIndex`]).
 pub fn rank<'a>(tools: &'a [Tool], query: &str) -> Vec<&'a Tool> {
-    let q = concepts(query);
-    let mut scored: Vec<(f32, usize, &Tool)> =
-        tools.iter().enumerate().map(|(i, t)| (score(t, &q, query), i, t)).collect();
-    scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
-    scored.into_iter().filter(|(s, _, _)| *s > 0.0).map(|(_, _, t)| t).collect()
+    SearchIndex::new(tools).rank(tools, query)
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@
 
 use crate::changes::log_change;
 use crate::confirm::{Fingerprint, fingerprint_of};
-use crate::list::{Listing, decode_key, encode_key};
+use crate::list::{Listing, decode_key, encode_key, page_of};
 use crate::ops::{new_id, snapshot};
-use crate::record::{Record, enum_col, json_col, load_live};
+use crate::record::{Record, enum_col, json_col, load_live, table_of};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
@@ -16,19 +16,6 @@ use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite, SqliteConnection};
 use std::collections::HashSet;
-
-fn table(kind: EntityKind) -> &'static str {
-    match kind {
-        EntityKind::Page => Page::TABLE,
-        EntityKind::Section => PageSection::TABLE,
-        EntityKind::SectionTemplate => SectionTemplate::TABLE,
-        EntityKind::Collection => Collection::TABLE,
-        EntityKind::Entry => Entry::TABLE,
-        EntityKind::Image => Image::TABLE,
-        EntityKind::Navigation => Navigation::TABLE,
-        EntityKind::NavItem => NavItem::TABLE,
-    }
-}
 
 /// A live record as (label, JSON snapshot), whatever its kind.
 async fn load_any(
@@ -258,7 +245,7 @@ impl Store {
                     .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
                 let sql = format!(
                     "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
-                    table(item.entity)
+                    table_of(item.entity)
                 );
                 sqlx::query(AssertSqlSafe(sql)).bind(&archive.id).bind(now).bind(&item.id).execute(&mut *tx).await?;
                 log_change(&mut tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None).await?;
@@ -287,14 +274,8 @@ impl Store {
         }
         q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
         let rows = q.build().fetch_all(&self.reader).await?;
-        let mut items = rows.iter().map(archive_from_row).collect::<Result<Vec<_>>>()?;
-        let next_cursor = if items.len() > limit as usize {
-            items.truncate(limit as usize);
-            items.last().map(|a| encode_key(&a.id))
-        } else {
-            None
-        };
-        Ok(Listing { items, next_cursor })
+        let items = rows.iter().map(archive_from_row).collect::<Result<Vec<_>>>()?;
+        Ok(page_of(items, limit, |a| encode_key(&a.id)))
     }
 
     /// One archive record.
@@ -353,7 +334,7 @@ impl Store {
             for item in &archive.items {
                 let sql = format!(
                     "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
-                    table(item.entity)
+                    table_of(item.entity)
                 );
                 sqlx::query(AssertSqlSafe(sql)).bind(now).bind(&item.id).bind(&archive.id).execute(&mut *tx).await?;
                 let after = load_any(&mut tx, scope, item.entity, &item.id).await?.map(|(_, v)| v);
@@ -397,7 +378,7 @@ async fn restore_conflict(
     item: &ArchivedItem,
     archive_id: &str,
 ) -> Result<()> {
-    let row = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {} WHERE id = ?1", table(item.entity))))
+    let row = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {} WHERE id = ?1", table_of(item.entity))))
         .bind(&item.id)
         .fetch_optional(&mut *conn)
         .await?;

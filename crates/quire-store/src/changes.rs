@@ -1,7 +1,7 @@
 //! The change log: one append-only record per mutation, written in the same
 //! transaction as the mutation; revisions of a record and reverting to one.
 
-use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq};
+use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
 use crate::ops::write_version;
 use crate::record::{Record, enum_col, json_opt, load_live};
 use crate::{Result, Scope, Store, StoreError};
@@ -91,14 +91,8 @@ impl Store {
         }
         q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
         let rows = q.build().fetch_all(&self.reader).await?;
-        let mut items = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
-        let next = if items.len() > limit as usize {
-            items.truncate(limit as usize);
-            items.last().map(|c| encode_seq(c.id))
-        } else {
-            None
-        };
-        Ok(Listing { items, next_cursor: next })
+        let items = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        Ok(page_of(items, limit, |c| encode_seq(c.id)))
     }
 
     /// One change-log record.

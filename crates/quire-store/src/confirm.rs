@@ -1,7 +1,7 @@
 //! Confirmations of destructive calls: created by a preview, resolved by a
 //! person, consumed once by the execution.
 
-use crate::record::json_col;
+use crate::record::{json_col, table_of};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ArchivedItem, EntityKind};
@@ -128,24 +128,11 @@ fn from_row(row: &SqliteRow) -> Result<Confirmation> {
     })
 }
 
-fn table(kind: EntityKind) -> &'static str {
-    match kind {
-        EntityKind::Page => "pages",
-        EntityKind::Section => "page_sections",
-        EntityKind::SectionTemplate => "section_templates",
-        EntityKind::Collection => "collections",
-        EntityKind::Entry => "entries",
-        EntityKind::Image => "images",
-        EntityKind::Navigation => "navigations",
-        EntityKind::NavItem => "nav_items",
-    }
-}
-
 /// Current versions of `items` (archived or not); a missing record has version -1.
 pub(crate) async fn fingerprint_of(conn: &mut SqliteConnection, items: &[ArchivedItem]) -> Result<Fingerprint> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let sql = format!("SELECT version FROM {} WHERE id = ?1", table(item.entity));
+        let sql = format!("SELECT version FROM {} WHERE id = ?1", table_of(item.entity));
         let version: Option<i64> =
             sqlx::query_scalar(AssertSqlSafe(sql)).bind(&item.id).fetch_optional(&mut *conn).await?;
         out.push((item.entity, item.id.clone(), version.unwrap_or(-1)));

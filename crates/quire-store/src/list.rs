@@ -55,6 +55,18 @@ pub struct ChangeFilter {
     pub turn_id: Option<String>,
 }
 
+/// Turns `limit + 1` fetched items into a page: the extra item, if any,
+/// only says that there is a next page, whose cursor names the last kept item.
+pub(crate) fn page_of<T>(mut items: Vec<T>, limit: u32, next: impl Fn(&T) -> String) -> Listing<T> {
+    let next_cursor = if items.len() > limit as usize {
+        items.truncate(limit as usize);
+        items.last().map(next)
+    } else {
+        None
+    };
+    Listing { items, next_cursor }
+}
+
 fn bad_cursor() -> StoreError {
     StoreError::invalid("cursor", "is not a cursor this list returned")
 }
@@ -126,14 +138,8 @@ impl Store {
     ) -> Result<Listing<T>> {
         q.push(" LIMIT ").push_bind(limit as i64 + 1);
         let rows = q.build().fetch_all(&self.reader).await?;
-        let mut items = rows.iter().map(T::from_row).collect::<Result<Vec<_>>>()?;
-        let next_cursor = if items.len() > limit as usize {
-            items.truncate(limit as usize);
-            items.last().map(next)
-        } else {
-            None
-        };
-        Ok(Listing { items, next_cursor })
+        let items = rows.iter().map(T::from_row).collect::<Result<Vec<_>>>()?;
+        Ok(page_of(items, limit, next))
     }
 
     /// Pages, ordered by sortOrder then id.

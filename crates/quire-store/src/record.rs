@@ -45,6 +45,21 @@ pub(crate) trait Record:
     ) -> impl Future<Output = Result<()>> + Send;
 }
 
+/// The table holding records of `kind`.
+pub(crate) fn table_of(kind: quire_core::model::EntityKind) -> &'static str {
+    use quire_core::model::*;
+    match kind {
+        EntityKind::Page => Page::TABLE,
+        EntityKind::Section => PageSection::TABLE,
+        EntityKind::SectionTemplate => SectionTemplate::TABLE,
+        EntityKind::Collection => Collection::TABLE,
+        EntityKind::Entry => Entry::TABLE,
+        EntityKind::Image => Image::TABLE,
+        EntityKind::Navigation => Navigation::TABLE,
+        EntityKind::NavItem => NavItem::TABLE,
+    }
+}
+
 /// Loads a live record of kind `T` by id.
 pub(crate) async fn load_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<T>> {
     let row = sqlx::query(T::SELECT_LIVE).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn).await?;

@@ -38,23 +38,58 @@ impl Store {
 
     /// Loads a live record, lets `change` modify it, checks and writes it,
     /// logging an `update` change with before and after.
+    ///
+    /// Optimistic: the record is read and checked on a reader connection,
+    /// and the writer only runs the versioned UPDATE and the change-log
+    /// INSERT, so the single writer is held for as few statements as
+    /// possible. Rules about keys and references are checked again inside
+    /// the write transaction when the change touched them; a record changed
+    /// by someone else in between is read again (up to three times).
     pub(crate) async fn update_record<T: Record>(
         &self,
         ctx: &ChangeContext,
         scope: &Scope,
         id: &str,
-        change: impl FnOnce(&mut T) -> Result<()> + Send,
+        change: impl Fn(&mut T) -> Result<()> + Send + Sync,
     ) -> Result<T> {
-        let mut tx = self.writer.begin().await?;
-        let before = require_live::<T>(&mut tx, scope, id).await?;
-        let mut after = before.clone();
-        change(&mut after)?;
-        if after == before {
-            return Ok(before);
+        for _ in 0..3 {
+            let mut conn = self.reader.acquire().await?;
+            let before = require_live::<T>(&mut conn, scope, id).await?;
+            let mut after = before.clone();
+            change(&mut after)?;
+            if after == before {
+                return Ok(before);
+            }
+            {
+                let (version, updated_at) = after.stamp();
+                *version += 1;
+                *updated_at = Utc::now();
+            }
+            after.check(&mut conn, scope, Some(&before)).await?;
+            drop(conn);
+            let mut tx = self.writer.begin().await?;
+            if !after.same_references(&before) {
+                after.check(&mut tx, scope, Some(&before)).await?;
+            }
+            if !after.write(&mut tx).await? {
+                tx.rollback().await?;
+                continue;
+            }
+            log_change(
+                &mut tx,
+                scope,
+                ctx,
+                T::KIND,
+                after.id(),
+                "update",
+                Some(snapshot(&before)),
+                Some(snapshot(&after)),
+            )
+            .await?;
+            tx.commit().await?;
+            return Ok(after);
         }
-        write_version(&mut tx, scope, ctx, &before, &mut after, "update").await?;
-        tx.commit().await?;
-        Ok(after)
+        Err(StoreError::conflict(None, format!("{} {id} is being changed by others; try again", T::KIND)))
     }
 
     /// Reads a live record by id.
@@ -523,7 +558,9 @@ pub(crate) async fn write_version<T: Record>(
         *updated_at = Utc::now();
     }
     after.check(conn, scope, Some(before)).await?;
-    after.write(conn).await?;
+    if !after.write(conn).await? {
+        return Err(StoreError::conflict(None, format!("{} {} changed meanwhile; try again", T::KIND, after.id())));
+    }
     log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after))).await
 }
 

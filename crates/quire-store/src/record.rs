@@ -31,8 +31,13 @@ pub(crate) trait Record:
     fn from_row(row: &SqliteRow) -> Result<Self>;
     /// Inserts it into the scope.
     fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> impl Future<Output = Result<()>> + Send;
-    /// Writes every mutable column of the row with its id.
-    fn write(&self, conn: &mut SqliteConnection) -> impl Future<Output = Result<()>> + Send;
+    /// Writes every mutable column of the row with its id, if the stored
+    /// version is still the one before this record's (optimistic locking);
+    /// false when another write got there first.
+    fn write(&self, conn: &mut SqliteConnection) -> impl Future<Output = Result<bool>> + Send;
+    /// Whether the keys and references of `self` (slug, parent, target …)
+    /// are those of `before`, so the rules about them need no new check.
+    fn same_references(&self, before: &Self) -> bool;
     /// Checks every rule that needs the database (references, uniqueness,
     /// content against templates); changes nothing. `before` is the stored
     /// version on an update: references and unique keys it already had were

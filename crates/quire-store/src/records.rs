@@ -59,6 +59,9 @@ impl Record for Page {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.slug == before.slug && self.parent_id == before.parent_id
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(Page {
             id: row.try_get("id")?,
@@ -98,10 +101,10 @@ impl Record for Page {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
             "UPDATE pages SET name = ?2, slug = ?3, parent_id = ?4, is_protected = ?5, meta = ?6, indexing = ?7,
-             sort_order = ?8, status = ?9, version = ?10, updated_at = ?11 WHERE id = ?1",
+             sort_order = ?8, status = ?9, version = ?10, updated_at = ?11 WHERE id = ?1 AND version = ?10 - 1",
         )
         .bind(&self.id)
         .bind(&self.name)
@@ -116,7 +119,7 @@ impl Record for Page {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
@@ -193,6 +196,9 @@ impl Record for SectionTemplate {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.key == before.key
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(SectionTemplate {
             id: row.try_get("id")?,
@@ -224,9 +230,9 @@ impl Record for SectionTemplate {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
-            "UPDATE section_templates SET key = ?2, name = ?3, description = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1",
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE section_templates SET key = ?2, name = ?3, description = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1 AND version = ?6 - 1",
         )
         .bind(&self.id)
         .bind(&self.key)
@@ -237,7 +243,7 @@ impl Record for SectionTemplate {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
@@ -304,6 +310,9 @@ impl Record for PageSection {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.page_id == before.page_id && self.template_key == before.template_key
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(PageSection {
             id: row.try_get("id")?,
@@ -339,10 +348,10 @@ impl Record for PageSection {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
             "UPDATE page_sections SET page_id = ?2, template_key = ?3, content = ?4, sort_order = ?5, status = ?6, hidden = ?7,
-             version = ?8, updated_at = ?9 WHERE id = ?1",
+             version = ?8, updated_at = ?9 WHERE id = ?1 AND version = ?8 - 1",
         )
         .bind(&self.id)
         .bind(&self.page_id)
@@ -355,7 +364,7 @@ impl Record for PageSection {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         // A live section's page is live (archiving a page takes its sections).
@@ -398,6 +407,9 @@ impl Record for Collection {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.slug == before.slug
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(Collection {
             id: row.try_get("id")?,
@@ -429,8 +441,8 @@ impl Record for Collection {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query("UPDATE collections SET slug = ?2, name = ?3, kind = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1")
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query("UPDATE collections SET slug = ?2, name = ?3, kind = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1 AND version = ?6 - 1")
             .bind(&self.id)
             .bind(&self.slug)
             .bind(&self.name)
@@ -440,7 +452,7 @@ impl Record for Collection {
             .bind(self.updated_at)
             .execute(conn)
             .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
@@ -497,6 +509,9 @@ impl Record for Entry {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.slug == before.slug && self.collection_id == before.collection_id
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(Entry {
             id: row.try_get("id")?,
@@ -543,10 +558,10 @@ impl Record for Entry {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
             "UPDATE entries SET collection_id = ?2, slug = ?3, title = ?4, content = ?5, status = ?6, author = ?7, category = ?8,
-             tags = ?9, excerpt = ?10, featured_image = ?11, published_at = ?12, version = ?13, updated_at = ?14 WHERE id = ?1",
+             tags = ?9, excerpt = ?10, featured_image = ?11, published_at = ?12, version = ?13, updated_at = ?14 WHERE id = ?1 AND version = ?13 - 1",
         )
         .bind(&self.id)
         .bind(&self.collection_id)
@@ -564,7 +579,7 @@ impl Record for Entry {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let Some(collection) = load_live::<Collection>(conn, scope, &self.collection_id).await? else {
@@ -626,6 +641,9 @@ impl Record for Image {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, _before: &Self) -> bool {
+        true
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(Image {
             id: row.try_get("id")?,
@@ -680,11 +698,11 @@ impl Record for Image {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
             "UPDATE images SET url = ?2, filename = ?3, mime = ?4, width = ?5, height = ?6, bytes = ?7, content_hash = ?8, alt = ?9,
              description = ?10, tags = ?11, categories = ?12, status = ?13, source = ?14, attribution = ?15, variants = ?16,
-             version = ?17, updated_at = ?18 WHERE id = ?1",
+             version = ?17, updated_at = ?18 WHERE id = ?1 AND version = ?17 - 1",
         )
         .bind(&self.id)
         .bind(&self.url)
@@ -706,7 +724,7 @@ impl Record for Image {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, _conn: &mut SqliteConnection, _scope: &Scope, _before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
@@ -747,6 +765,9 @@ impl Record for Navigation {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.key == before.key
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(Navigation {
             id: row.try_get("id")?,
@@ -776,9 +797,9 @@ impl Record for Navigation {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
-            "UPDATE navigations SET key = ?2, name = ?3, max_items = ?4, version = ?5, updated_at = ?6 WHERE id = ?1",
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE navigations SET key = ?2, name = ?3, max_items = ?4, version = ?5, updated_at = ?6 WHERE id = ?1 AND version = ?5 - 1",
         )
         .bind(&self.id)
         .bind(&self.key)
@@ -788,7 +809,7 @@ impl Record for Navigation {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
@@ -847,6 +868,12 @@ impl Record for NavItem {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
+    fn same_references(&self, before: &Self) -> bool {
+        self.navigation_id == before.navigation_id
+            && self.parent_id == before.parent_id
+            && self.target_type == before.target_type
+            && self.target_id == before.target_id
+    }
     fn from_row(row: &SqliteRow) -> Result<Self> {
         Ok(NavItem {
             id: row.try_get("id")?,
@@ -886,10 +913,10 @@ impl Record for NavItem {
         .await?;
         Ok(())
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<()> {
-        sqlx::query(
+    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
+        let done = sqlx::query(
             "UPDATE nav_items SET navigation_id = ?2, parent_id = ?3, label = ?4, target_type = ?5, target_id = ?6, url = ?7,
-             sort_order = ?8, visible = ?9, version = ?10, updated_at = ?11 WHERE id = ?1",
+             sort_order = ?8, visible = ?9, version = ?10, updated_at = ?11 WHERE id = ?1 AND version = ?10 - 1",
         )
         .bind(&self.id)
         .bind(&self.navigation_id)
@@ -904,7 +931,7 @@ impl Record for NavItem {
         .bind(self.updated_at)
         .execute(conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
     async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();

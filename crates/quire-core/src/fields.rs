@@ -352,15 +352,28 @@ fn check_length(path: &str, field: &FieldDef, s: &str, errors: &mut Vec<FieldErr
 }
 
 fn check_upload_url(path: &str, url: &str, errors: &mut Vec<FieldError>) {
-    if !url.starts_with("/uploads/") || url.contains("..") {
+    if !is_upload_url(url) {
         errors.push(FieldError::new(path, format!("\"{url}\" is not a relative /uploads/... URL")));
     }
+}
+
+/// Whether `url` is a relative `/uploads/...` URL that stays in the uploads
+/// folder (no `..`, no percent-escapes that decode to it, no backslashes).
+pub fn is_upload_url(url: &str) -> bool {
+    url.starts_with("/uploads/")
+        && !url.contains("..")
+        && !url.contains('%')
+        && !url.contains('\\')
+        && !url.contains('\0')
 }
 
 /// Whether `href` is a link a site can render safely (no `javascript:`).
 pub fn is_href(href: &str) -> bool {
     let h = href.trim();
+    // `//host` and `/\host` are protocol-relative: browsers leave the site.
     !h.is_empty()
+        && !h.starts_with("//")
+        && !h.starts_with("/\\")
         && (h.starts_with('/')
             || h.starts_with('#')
             || h.starts_with("https://")
@@ -438,6 +451,17 @@ mod tests {
             &json!({"body": "b", "image": "/uploads/a.png", "imagePosition": "top"}),
         );
         assert_eq!(messages(errors), ["content.imagePosition: \"top\" is not one of left, right"]);
+    }
+
+    #[test]
+    fn protocol_relative_and_escaped_urls_refused() {
+        for bad in ["//evil.example/x", "/\\evil.example"] {
+            assert!(!is_href(bad), "{bad}");
+        }
+        for bad in ["/uploads/%2e%2e/secret", "/uploads/a\\..\\b", "/uploads/../x", "/files/a.png"] {
+            assert!(!is_upload_url(bad), "{bad}");
+        }
+        assert!(is_upload_url("/uploads/demo/a.png"));
     }
 
     #[test]

@@ -74,13 +74,20 @@ impl FromRequestParts<AppState> for Caller {
         if grant.expired {
             return Err(ApiError::unauthorized("the token has expired"));
         }
-        let env = parts.headers.get(ENV_HEADER).and_then(|v| v.to_str().ok());
+        let env = match parts.headers.get(ENV_HEADER) {
+            None => None,
+            Some(v) => Some(v.to_str().map_err(|_| ApiError::bad_field(ENV_HEADER, "is not readable text"))?),
+        };
         let Some(scope) = grant.scope(env) else {
             return Err(ApiError::forbidden(format!(
                 "the token may not use environment \"{}\"",
                 env.unwrap_or_default()
             )));
         };
+        // The environment must exist for the token's site.
+        let scope = state.site_scope(&scope.site_id, &scope.env).await.map_err(|_| {
+            ApiError::forbidden(format!("environment \"{}\" does not exist for this token's site", scope.env))
+        })?;
         Ok(Caller { token: grant.token, scope })
     }
 }

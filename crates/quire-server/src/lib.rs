@@ -98,9 +98,9 @@ impl AppState {
         Ok(grant)
     }
 
-    /// The scope of a site (slug or id) and environment, for public delivery;
-    /// cached as briefly as tokens.
-    pub async fn delivery_scope(&self, site: &str, env: &str) -> Result<quire_store::Scope, error::ApiError> {
+    /// The scope of a site (slug or id) and environment, checking both
+    /// exist; cached as briefly as tokens.
+    pub async fn site_scope(&self, site: &str, env: &str) -> Result<quire_store::Scope, error::ApiError> {
         let key = (site.to_string(), env.to_string());
         if let Ok(cache) = self.inner.scopes.lock()
             && let Some((scope, _)) = cache.get(&key).filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)

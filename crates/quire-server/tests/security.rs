@@ -220,3 +220,32 @@ async fn malformed_requests_are_400() {
     let unknown_param = app.get("/api/v1/pages?colour=red").await;
     assert_status!(unknown_param, 400);
 }
+
+#[tokio::test]
+async fn unknown_or_unreadable_environments_are_refused() {
+    let app = TestApp::new().await;
+    let unknown = app.send_raw("GET", "/api/v1/pages", Some(&app.admin), None, &[("x-quire-env", "qa")]).await;
+    assert_status!(unknown, 403);
+    assert!(unknown.error().contains("does not exist"), "{}", unknown.error());
+    let req = axum::http::Request::builder()
+        .uri("/api/v1/pages")
+        .header("authorization", format!("Bearer {}", app.admin))
+        .header("x-quire-env", axum::http::HeaderValue::from_bytes(&[0xff, 0xfe]).unwrap())
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let res = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    assert_eq!(res.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn the_server_does_not_trust_a_client_content_hash() {
+    let app = TestApp::new().await;
+    let fake = "0".repeat(64);
+    let created = app
+        .post("/api/v1/images", json!({"url": "/uploads/demo/hero-dawn.png", "filename": "x.png", "contentHash": fake}))
+        .await;
+    assert_status!(created, 201);
+    assert!(created.body["contentHash"].is_null());
+    let escaped = app.post("/api/v1/images", json!({"url": "/uploads/%2e%2e/quire.db", "filename": "x.png"})).await;
+    assert_status!(escaped, 422);
+}

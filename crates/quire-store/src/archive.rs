@@ -157,8 +157,11 @@ impl Store {
         ids: &[String],
     ) -> Result<Vec<Vec<ArchivedItem>>> {
         let mut conn = self.reader.acquire().await?;
-        let mut out = Vec::new();
+        let mut out: Vec<Vec<ArchivedItem>> = Vec::new();
         for id in ids {
+            if out.iter().flatten().any(|i| &i.id == id) {
+                continue; // already taken along by an earlier id
+            }
             let items = cascade(&mut conn, scope, kind, id).await?;
             if items.is_empty() {
                 return Err(StoreError::not_found(kind.as_str(), id.clone()));
@@ -197,9 +200,11 @@ impl Store {
         }
         let mut tx = self.writer.begin().await?;
         if let Some(expected) = expected {
-            let mut items = Vec::new();
+            let mut items: Vec<ArchivedItem> = Vec::new();
             for id in ids {
-                items.extend(cascade(&mut tx, scope, kind, id).await?);
+                if !items.iter().any(|i| &i.id == id) {
+                    items.extend(cascade(&mut tx, scope, kind, id).await?);
+                }
             }
             if &fingerprint_of(&mut tx, &items).await? != expected {
                 return Err(changed_since_preview());
@@ -207,8 +212,13 @@ impl Store {
         }
         let mut archives = Vec::new();
         let now = Utc::now();
+        let mut done: Vec<String> = Vec::new();
         for id in ids {
+            if done.contains(id) {
+                continue; // already archived along with an earlier id
+            }
             let items = cascade(&mut tx, scope, kind, id).await?;
+            done.extend(items.iter().map(|i| i.id.clone()));
             let Some(root) = items.first().cloned() else {
                 return Err(StoreError::not_found(kind.as_str(), id.clone()));
             };
@@ -409,6 +419,15 @@ async fn restore_conflict(
         EntityKind::Section => {
             let s = PageSection::from_row(&row)?;
             parent_live(conn, "pages", &s.page_id, archive_id, "page").await?;
+            if crate::records::template_by_key(conn, scope, &s.template_key).await?.is_none() {
+                return Err(StoreError::conflict(
+                    None,
+                    format!(
+                        "a section uses template {}, which is archived; restore the template first",
+                        s.template_key
+                    ),
+                ));
+            }
         }
         EntityKind::SectionTemplate => {
             let t = SectionTemplate::from_row(&row)?;

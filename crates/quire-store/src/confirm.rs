@@ -69,6 +69,8 @@ pub struct Confirmation {
     pub preview: Value,
     /// Who asked.
     pub requested_by: String,
+    /// Through which surface.
+    pub requested_via: quire_core::model::Surface,
     /// Agent session, if any.
     pub session_id: Option<String>,
     /// Agent turn, if any.
@@ -100,6 +102,8 @@ pub struct NewConfirmation {
     pub preview: Value,
     /// Who asked.
     pub requested_by: String,
+    /// Through which surface.
+    pub requested_via: quire_core::model::Surface,
     /// Agent session.
     pub session_id: Option<String>,
     /// Agent turn.
@@ -118,6 +122,7 @@ fn from_row(row: &SqliteRow) -> Result<Confirmation> {
         fingerprint: json_col(row, "fingerprint")?,
         preview: json_col(row, "preview")?,
         requested_by: row.try_get("requested_by")?,
+        requested_via: crate::record::enum_col(row, "requested_via", quire_core::model::Surface::parse)?,
         session_id: row.try_get("session_id")?,
         turn_id: row.try_get("turn_id")?,
         status: ConfirmationStatus::parse(&status)?,
@@ -152,7 +157,8 @@ impl Store {
         let id = format!("cf_{}", crate::ops::new_id().replace('-', ""));
         sqlx::query(
             "INSERT INTO confirmations (id, site_id, env, tool, args, args_hash, fingerprint, preview, requested_by, session_id,
-             turn_id, status, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13)",
+             turn_id, status, created_at, expires_at, requested_via)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13, ?14)",
         )
         .bind(&id)
         .bind(&scope.site_id)
@@ -167,6 +173,7 @@ impl Store {
         .bind(&input.turn_id)
         .bind(Utc::now())
         .bind(input.expires_at)
+        .bind(input.requested_via.as_str())
         .execute(&self.writer)
         .await?;
         self.confirmation(scope, &id).await

@@ -29,7 +29,7 @@ fn opt_text_rule(errors: &mut Vec<FieldError>, field: &str, value: &Option<Strin
 }
 
 fn upload_url_rule(errors: &mut Vec<FieldError>, field: &str, value: &str) {
-    if !value.starts_with("/uploads/") || value.contains("..") {
+    if !quire_core::fields::is_upload_url(value) {
         errors.push(FieldError::new(field, format!("\"{value}\" is not a relative /uploads/... URL")));
     }
 }

@@ -32,11 +32,21 @@ async fn concurrent_updates_are_serialised_by_version() {
     let after = store.entry(&scope, &entry.id).await.unwrap();
     assert_eq!(after.version, entry.version + ok);
     let filter = ChangeFilter { entity_id: Some(entry.id.clone()), ..Default::default() };
-    let updates = store.changes(&scope, &filter, 100, None).await.unwrap().items.into_iter().filter(|c| c.action == "update").count();
+    let updates = store
+        .changes(&scope, &filter, 100, None)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|c| c.action == "update")
+        .count();
     assert_eq!(updates as i64, ok);
     // each logged update starts from the version the previous one produced
     let changes = store.changes(&scope, &filter, 100, None).await.unwrap().items;
     for c in changes.iter().filter(|c| c.action == "update") {
-        assert_eq!(c.after.as_ref().unwrap()["version"].as_i64().unwrap(), c.before.as_ref().unwrap()["version"].as_i64().unwrap() + 1);
+        assert_eq!(
+            c.after.as_ref().unwrap()["version"].as_i64().unwrap(),
+            c.before.as_ref().unwrap()["version"].as_i64().unwrap() + 1
+        );
     }
 }

@@ -26,9 +26,18 @@ pub struct MessageArgs {
     pub message: String,
 }
 
+/// Longest searchTools query accepted.
+const MAX_QUERY: usize = 300;
+
 async fn search_tools(call: &Call<'_>, a: SearchToolsArgs) -> ToolResult {
     if a.query.trim().is_empty() {
         return Err(ToolError::invalid("query: required", "Describe the capability, e.g. \"create blog post\"."));
+    }
+    if a.query.chars().count() > MAX_QUERY {
+        return Err(ToolError::invalid(
+            format!("query: at most {MAX_QUERY} characters"),
+            "Use a few capability keywords.",
+        ));
     }
     let n = limit(a.limit, 8, 20)? as usize;
     let registry = call.registry;
@@ -37,7 +46,8 @@ async fn search_tools(call: &Call<'_>, a: SearchToolsArgs) -> ToolResult {
         ranked.into_iter().filter(|t| t.category != Category::Default && permits(call.ctx.group, t)).take(n).collect();
     if let Some(session) = &call.ctx.session_id {
         let names: Vec<&'static str> = found.iter().map(|t| t.name).collect();
-        registry.activate(session, &names);
+        // Sessions are per caller: the same id from another token is another session.
+        registry.activate(&session_key(call.ctx, session), &names);
     }
     let tools: Vec<_> = found.iter().map(|t| json!({ "name": t.name, "description": t.description })).collect();
     Ok(json!({ "success": true, "count": tools.len(), "tools": tools }))
@@ -48,6 +58,12 @@ async fn message(a: MessageArgs, what: &str) -> ToolResult {
         return Err(ToolError::invalid("message: required", format!("Write the {what} for the user.")));
     }
     Ok(json!({ "success": true, "message": a.message }))
+}
+
+/// The key a session's activated tools are kept under: scope, caller and
+/// session id, so callers cannot read or extend each other's sessions.
+pub fn session_key(ctx: &crate::CallContext, session: &str) -> String {
+    format!("{}/{}/{}/{session}", ctx.scope.site_id, ctx.scope.env, ctx.actor)
 }
 
 /// The default tools.

@@ -13,6 +13,9 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path};
 
+/// Largest image file recorded.
+const MAX_IMAGE_BYTES: u64 = 25 * 1024 * 1024;
+
 /// Arguments of getImage.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -119,6 +122,20 @@ fn upload_path(uploads_dir: &Path, url: &str) -> Result<std::path::PathBuf, Tool
 
 async fn create_image(call: &Call<'_>, a: CreateImageArgs) -> ToolResult {
     let path = upload_path(&call.services.uploads_dir, &a.url)?;
+    if let Ok(meta) = tokio::fs::metadata(&path).await
+        && meta.len() > MAX_IMAGE_BYTES
+    {
+        return Err(ToolError::new(
+            ErrorCode::Limit,
+            format!(
+                "url: {} is {} MB; images are limited to {} MB",
+                a.url,
+                meta.len() / 1_048_576,
+                MAX_IMAGE_BYTES / 1_048_576
+            ),
+            "Use a smaller file.",
+        ));
+    }
     let bytes = tokio::fs::read(&path).await.map_err(|_| {
         ToolError::new(
             ErrorCode::NotFound,

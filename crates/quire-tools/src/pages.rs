@@ -175,6 +175,16 @@ fn ai_surface(call: &Call<'_>) -> bool {
 
 async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
     let store = call.store();
+    if a.is_protected.is_some() && ai_surface(call) {
+        let current = store.page(call.scope(), &a.id).await?;
+        if a.is_protected != Some(current.is_protected) {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                "isProtected can only be changed by a person",
+                "Ask a person to change the protection in the back-office.",
+            ));
+        }
+    }
     if let Some(slug) = &a.slug {
         let current = store.page(call.scope(), &a.id).await?;
         if current.is_protected && &current.slug != slug && ai_surface(call) {
@@ -211,17 +221,21 @@ pub(crate) fn require_ids(ids: &[String], what: &str) -> Result<(), ToolError> {
 
 async fn preview_delete_page(call: &Call<'_>, a: DeletePageArgs) -> Result<Preview, ToolError> {
     require_ids(&a.ids, "ids")?;
-    for id in &a.ids {
-        let page = call.store().page(call.scope(), id).await?;
-        if page.is_protected && ai_surface(call) {
-            return Err(ToolError::new(
-                ErrorCode::Forbidden,
-                format!("page {} is protected and cannot be deleted here", page.slug),
-                "Ask a person to unprotect it first.",
-            ));
+    let preview = archive_preview(call, EntityKind::Page, &a.ids, "page").await?;
+    if ai_surface(call) {
+        // Protection holds for every page the cascade would take along.
+        for item in preview.fingerprint.iter().filter(|(kind, _, _)| *kind == EntityKind::Page) {
+            let page = call.store().page(call.scope(), &item.1).await?;
+            if page.is_protected {
+                return Err(ToolError::new(
+                    ErrorCode::Forbidden,
+                    format!("page {} is protected and cannot be deleted here", page.slug),
+                    "Ask a person to delete it, or to remove its protection.",
+                ));
+            }
         }
     }
-    archive_preview(call, EntityKind::Page, &a.ids, "page").await
+    Ok(preview)
 }
 
 /// The preview of archiving `ids` of `kind`, cascade included.

@@ -208,6 +208,7 @@ impl Registry {
                             fingerprint: preview.fingerprint,
                             preview: json!({ "message": preview.message, "items": preview.items }),
                             requested_by: ctx.actor.clone(),
+                            requested_via: ctx.surface,
                             session_id: ctx.session_id.clone(),
                             turn_id: ctx.turn_id.clone(),
                             expires_at: Utc::now() + self.confirmation_ttl,
@@ -320,14 +321,24 @@ impl Registry {
         approve: bool,
         reason: Option<&str>,
     ) -> Result<Confirmation, ToolError> {
-        if approver.surface == Surface::Agent {
+        if matches!(approver.surface, Surface::Agent | Surface::Mcp) {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
-                "the agent cannot approve its own requests",
-                "A person must approve.",
+                "approvals cannot come through the agent or MCP",
+                "A person approves in the back-office, over REST or with `quire approvals`.",
             ));
         }
         let confirmation = self.services.store.confirmation(&approver.scope, id).await?;
+        // What an AI surface asked for, a different person must approve.
+        if matches!(confirmation.requested_via, Surface::Agent | Surface::Mcp)
+            && confirmation.requested_by == approver.actor
+        {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                "a request made through the agent or MCP cannot be approved with the same credentials",
+                "Approve as a person, with your own token or the local CLI.",
+            ));
+        }
         let tool =
             self.get(&confirmation.tool).ok_or_else(|| ToolError::new(ErrorCode::NotFound, "unknown tool", ""))?;
         if !permits(approver.group, tool) {
@@ -348,6 +359,9 @@ impl Registry {
     /// Marks tools active for a session (searchTools calls this).
     pub fn activate(&self, session: &str, names: &[&'static str]) {
         if let Ok(mut sessions) = self.sessions.lock() {
+            if sessions.len() > 10_000 && !sessions.contains_key(session) {
+                sessions.clear(); // long-idle sessions re-activate by searching again
+            }
             let active = sessions.entry(session.to_string()).or_default();
             for name in names {
                 if !active.contains(name) {

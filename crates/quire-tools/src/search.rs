@@ -359,11 +359,11 @@ impl SearchIndex {
 /// Scores one tool for the query's concepts.
 fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[String], query_lower: &str) -> f32 {
     let mut total = 0.0;
-    for (i, c) in query.iter().enumerate() {
-        if query[..i].contains(c) {
-            continue;
+    let mut seen = std::collections::HashSet::new();
+    for c in query.iter().take(64) {
+        if seen.insert(c) {
+            total += profile.get(c).copied().unwrap_or(0.0);
         }
-        total += profile.get(c).copied().unwrap_or(0.0);
     }
     // An exact mention of the tool's name wins outright.
     if query_lower.contains(&tool.name.to_lowercase()) {

@@ -285,3 +285,18 @@ async fn every_mutation_is_logged_with_the_caller() {
     assert_eq!(changes[0].session_id.as_deref(), Some("s-1"));
     assert_eq!(changes[0].turn_id.as_deref(), Some("turn-1"));
 }
+
+#[tokio::test]
+async fn search_queries_are_bounded_and_activation_is_per_caller() {
+    let env = Env::new().await;
+    let long = "page ".repeat(100);
+    let err = fails(&env.call("searchTools", json!({"query": long})).await, "VALIDATION");
+    assert_eq!(err, "query: at most 300 characters");
+    let agent = env.agent("chat-1", quire_tools::ApprovalPolicy::User);
+    ok(env.call_as(&agent, "searchTools", json!({"query": "add a menu link", "limit": 2})).await);
+    let key = quire_tools::defaults::session_key(&agent, "chat-1");
+    assert_eq!(env.registry.activated(&key), ["createNavItem", "getNavItem"]);
+    let mut other = agent.clone();
+    other.actor = "agent:other".into();
+    assert!(env.registry.activated(&quire_tools::defaults::session_key(&other, "chat-1")).is_empty());
+}

@@ -225,3 +225,67 @@ async fn restore_preview_reports_a_reused_slug() {
     let conflict = fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT");
     assert!(conflict.contains("slug \"pricing\" is now used by another page"), "{conflict}");
 }
+
+#[tokio::test]
+async fn requests_from_ai_surfaces_need_someone_else_to_approve() {
+    let env = Env::new().await;
+    let contact = env.page_id("contact").await;
+    let agent = env.agent("s1", ApprovalPolicy::User);
+    let id = confirmation_id(&ok(env.call_as(&agent, "deletePage", json!({"ids": [contact]})).await));
+    // the same credentials through a human surface
+    let mut same = agent.clone();
+    same.surface = quire_core::model::Surface::Rest;
+    let err = env.registry.approve(&same, &id).await.unwrap_err();
+    assert!(err.message.contains("same credentials"), "{}", err.message);
+    let mut mcp = env.ctx(Group::Admin);
+    mcp.surface = quire_core::model::Surface::Mcp;
+    assert_eq!(env.registry.approve(&mcp, &id).await.unwrap_err().code, quire_tools::ErrorCode::Forbidden);
+    env.registry.approve(&env.ctx(Group::Editor), &id).await.unwrap();
+    ok(env.call_as(&agent, "deletePage", json!({"ids": [contact], "confirmationId": id})).await);
+}
+
+#[tokio::test]
+async fn protection_covers_the_flag_and_the_cascade() {
+    let env = Env::new().await;
+    let agent = env.agent("s1", ApprovalPolicy::User);
+    let home = env.page_id("home").await;
+    let err = fails(&env.call_as(&agent, "updatePage", json!({"id": home, "isProtected": false})).await, "FORBIDDEN");
+    assert_eq!(err, "isProtected can only be changed by a person");
+    let team = env.page_id("team").await;
+    ok(env.call("updatePage", json!({"id": team, "isProtected": true})).await);
+    let about = env.page_id("about").await;
+    let err = fails(&env.call_as(&agent, "deletePage", json!({"ids": [about]})).await, "FORBIDDEN");
+    assert!(err.contains("page team is protected"), "{err}");
+}
+
+#[tokio::test]
+async fn overlapping_ids_archive_once() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    let team = env.page_id("team").await;
+    let preview = ok(env.call("deletePage", json!({"ids": [about, team, about]})).await);
+    assert_eq!(preview["items"].as_array().unwrap().len(), 6);
+    let done = approve_and_run(&env, "deletePage", json!({"ids": [about, team, about]})).await;
+    assert_eq!(done["count"], 1, "one archive: team went along with about");
+}
+
+#[tokio::test]
+async fn restore_refuses_sections_whose_template_is_archived() {
+    let env = Env::new().await;
+    let pricing = env.page_id("pricing").await;
+    approve_and_run(&env, "deletePage", json!({"ids": [pricing]})).await;
+    let faq = env.store.template(&env.scope, "faq").await.unwrap();
+    env.store
+        .archive(
+            &quire_core::model::ChangeContext::system(),
+            &env.scope,
+            quire_core::model::EntityKind::SectionTemplate,
+            &[faq.id],
+        )
+        .await
+        .unwrap();
+    let archive =
+        ok(env.call("getArchive", json!({"entity": "page"})).await)["items"][0]["id"].as_str().unwrap().to_string();
+    let err = fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT");
+    assert!(err.contains("template faq, which is archived"), "{err}");
+}

@@ -34,7 +34,7 @@ pub struct SiteQuery {
 
 async fn scope(state: &AppState, q: &SiteQuery) -> ApiResult<Scope> {
     let site = q.site.as_deref().unwrap_or(state.default_site());
-    state.delivery_scope(site, q.env.as_deref().unwrap_or("production")).await
+    state.site_scope(site, q.env.as_deref().unwrap_or("production")).await
 }
 
 /// A published page with its visible, published sections in order.

@@ -57,6 +57,8 @@ pub async fn create(
     ApiJson(input): ApiJson<NewImage>,
 ) -> ApiResult<(StatusCode, Json<Image>)> {
     caller.require(Action::Write(EntityKind::Image))?;
+    // A hash the server did not compute would poison duplicate detection.
+    let input = NewImage { content_hash: None, ..input };
     Ok((StatusCode::CREATED, Json(state.store().create_image(&caller.ctx(), &caller.scope, input).await?)))
 }
 

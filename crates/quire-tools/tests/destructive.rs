@@ -289,3 +289,15 @@ async fn restore_refuses_sections_whose_template_is_archived() {
     let err = fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT");
     assert!(err.contains("template faq, which is archived"), "{err}");
 }
+
+#[tokio::test]
+async fn delete_section_archives_after_approval() {
+    let env = Env::new().await;
+    let contact = env.page_id("contact").await;
+    let section = env.store.sections(&env.scope, &contact, 1, None).await.unwrap().items.remove(0);
+    let done = approve_and_run(&env, "deleteSection", json!({"ids": [section.id]})).await;
+    assert_eq!(done["items"][0]["entity"], "section");
+    assert!(env.store.section(&env.scope, &section.id).await.is_err());
+    fails(&env.call("deleteSection", json!({"ids": [section.id]})).await, "NOT_FOUND");
+    fails(&env.call("deleteSection", json!({"ids": []})).await, "VALIDATION");
+}

@@ -39,12 +39,13 @@ impl Store {
     /// Loads a live record, lets `change` modify it, checks and writes it,
     /// logging an `update` change with before and after.
     ///
-    /// Optimistic: the record is read and checked on a reader connection,
-    /// and the writer only runs the versioned UPDATE and the change-log
-    /// INSERT, so the single writer is held for as few statements as
-    /// possible. Rules about keys and references are checked again inside
-    /// the write transaction when the change touched them; a record changed
-    /// by someone else in between is read again (up to three times).
+    /// Optimistic first: the record is read and checked on a reader
+    /// connection, and the writer runs only the versioned UPDATE and the
+    /// change-log INSERT (plus the key and reference checks when the change
+    /// touched them). If another write got there first, the update is redone
+    /// from the current record inside the same write transaction, where no
+    /// one else can interleave, so concurrent edits are applied in turn and
+    /// none fails for losing a race.
     pub(crate) async fn update_record<T: Record>(
         &self,
         ctx: &ChangeContext,
@@ -52,29 +53,25 @@ impl Store {
         id: &str,
         change: impl Fn(&mut T) -> Result<()> + Send + Sync,
     ) -> Result<T> {
-        for _ in 0..3 {
-            let mut conn = self.reader.acquire().await?;
-            let before = require_live::<T>(&mut conn, scope, id).await?;
-            let mut after = before.clone();
-            change(&mut after)?;
-            if after == before {
-                return Ok(before);
-            }
-            {
-                let (version, updated_at) = after.stamp();
-                *version += 1;
-                *updated_at = Utc::now();
-            }
-            after.check(&mut conn, scope, Some(&before)).await?;
-            drop(conn);
-            let mut tx = self.writer.begin().await?;
-            if !after.same_references(&before) {
-                after.check(&mut tx, scope, Some(&before)).await?;
-            }
-            if !after.write(&mut tx).await? {
-                tx.rollback().await?;
-                continue;
-            }
+        let mut conn = self.reader.acquire().await?;
+        let before = require_live::<T>(&mut conn, scope, id).await?;
+        let mut after = before.clone();
+        change(&mut after)?;
+        if after == before {
+            return Ok(before);
+        }
+        {
+            let (version, updated_at) = after.stamp();
+            *version += 1;
+            *updated_at = Utc::now();
+        }
+        after.check(&mut conn, scope, Some(&before)).await?;
+        drop(conn);
+        let mut tx = self.writer.begin().await?;
+        if !after.same_references(&before) {
+            after.check(&mut tx, scope, Some(&before)).await?;
+        }
+        if after.write(&mut tx).await? {
             log_change(
                 &mut tx,
                 scope,
@@ -89,7 +86,16 @@ impl Store {
             tx.commit().await?;
             return Ok(after);
         }
-        Err(StoreError::conflict(None, format!("{} {id} is being changed by others; try again", T::KIND)))
+        // Lost the race: redo the change on the current record, holding the writer.
+        let before = require_live::<T>(&mut tx, scope, id).await?;
+        let mut after = before.clone();
+        change(&mut after)?;
+        if after == before {
+            return Ok(before);
+        }
+        write_version(&mut tx, scope, ctx, &before, &mut after, "update").await?;
+        tx.commit().await?;
+        Ok(after)
     }
 
     /// Reads a live record by id.

@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod mcp;
 pub mod openapi;
 pub mod routes;
 
@@ -32,7 +33,8 @@ pub struct AppState {
 
 struct Inner {
     store: Store,
-    registry: quire_tools::Registry,
+    registry: Arc<quire_tools::Registry>,
+    mcp_allowed_hosts: Vec<String>,
     uploads_dir: PathBuf,
     default_site: String,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
@@ -49,10 +51,11 @@ impl AppState {
     pub fn new(store: Store, uploads_dir: PathBuf, default_site: impl Into<String>) -> Self {
         Self {
             inner: Arc::new(Inner {
-                registry: quire_tools::Registry::new(quire_tools::Services {
+                registry: Arc::new(quire_tools::Registry::new(quire_tools::Services {
                     store: store.clone(),
                     uploads_dir: uploads_dir.clone(),
-                }),
+                })),
+                mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
                 store,
                 uploads_dir,
                 default_site: default_site.into(),
@@ -70,6 +73,15 @@ impl AppState {
     /// The tool registry.
     pub fn registry(&self) -> &quire_tools::Registry {
         &self.inner.registry
+    }
+
+    /// Also accepts MCP requests whose Host is one of `hosts` (besides loopback).
+    /// Call before the state is shared.
+    pub fn with_mcp_allowed_hosts(mut self, hosts: &[String]) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.mcp_allowed_hosts.extend(hosts.iter().cloned());
+        }
+        self
     }
 
     /// The site public delivery serves by default.
@@ -129,10 +141,12 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let uploads = ServeDir::new(&state.inner.uploads_dir);
+    let mcp = mcp::service(&state);
     Router::new()
         .merge(routes::router())
         .merge(openapi::router())
         .nest_service("/uploads", uploads)
+        .nest_service("/mcp", mcp)
         .with_state(state)
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");

@@ -24,6 +24,8 @@ pub struct Config {
     pub bootstrap_token: Option<String>,
     /// Async worker threads (`QUIRE_WORKERS`; default: one per core).
     pub workers: Option<usize>,
+    /// Host names `/mcp` accepts besides loopback (`QUIRE_MCP_ALLOWED_HOSTS='["cms.example.com"]'`).
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 impl Default for Config {
@@ -36,6 +38,7 @@ impl Default for Config {
             log_format: "text".into(),
             bootstrap_token: None,
             workers: None,
+            mcp_allowed_hosts: Vec::new(),
         }
     }
 }

@@ -73,6 +73,23 @@ enum Command {
         #[command(subcommand)]
         command: ToolsCommand,
     },
+    /// Serve MCP over stdio (stdout carries the protocol alone; logs go to stderr).
+    Mcp {
+        #[command(flatten)]
+        data: DataArg,
+        /// Site slug or id (default: the default site).
+        #[arg(long)]
+        site: Option<String>,
+        /// Environment (default: production).
+        #[arg(long = "env")]
+        env: Option<String>,
+        /// Act as the holder of this API token instead of the local admin.
+        #[arg(long, env = "QUIRE_TOKEN")]
+        token: Option<String>,
+        /// Which tools to offer: all or readonly.
+        #[arg(long, default_value = "all")]
+        tools: String,
+    },
     /// Review destructive calls waiting for a person's approval.
     Approvals {
         #[command(subcommand)]
@@ -227,7 +244,8 @@ async fn run(command: Command, config: Config) -> AnyResult {
                 tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr()?;
             eprintln!("Quire listening on http://{local}  (API docs: http://{local}/api/docs)");
-            let state = quire_server::AppState::new(store.clone(), dir.join("uploads"), config.default_site.clone());
+            let state = quire_server::AppState::new(store.clone(), dir.join("uploads"), config.default_site.clone())
+                .with_mcp_allowed_hosts(&config.mcp_allowed_hosts);
             quire_server::serve(listener, state).await?;
             store.close().await;
         }
@@ -264,6 +282,24 @@ async fn run(command: Command, config: Config) -> AnyResult {
             println!("{secret}");
         }
         Command::Tools { command } => tools(command, &config).await?,
+        Command::Mcp { data, site, env, token, tools } => {
+            use rmcp::ServiceExt;
+            let mode = quire_mcp::ToolMode::parse(&tools)?;
+            let (store, dir) = open(&config, &data).await?;
+            if store.sites().await?.is_empty() {
+                seed_demo(&store, &dir.join("uploads")).await?;
+            }
+            let mut ctx = cli_context(&store, &config, site, env, token).await?;
+            ctx.surface = quire_core::model::Surface::Mcp;
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
+                store: store.clone(),
+                uploads_dir: dir.join("uploads"),
+            }));
+            let server = quire_mcp::QuireMcp::new(registry, quire_mcp::Caller::Fixed(Box::new(ctx)), mode);
+            let running = server.serve(rmcp::transport::stdio()).await?;
+            running.waiting().await?;
+            store.close().await;
+        }
         Command::Approvals { command, data, site, env, token } => {
             let (store, dir) = open(&config, &DataArg { data }).await?;
             let ctx = cli_context(&store, &config, site, env, token).await?;

@@ -1,0 +1,131 @@
+"""MCP conformance of `quire mcp` (stdio) and `quire serve` (/mcp over
+streamable HTTP), driven by the official Python SDK (`pip install mcp`).
+
+Run: python3 tests/mcp/test_mcp.py   (QUIRE_BIN picks the binary; default target/debug/quire)
+"""
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+BIN = os.path.abspath(os.environ.get("QUIRE_BIN", "target/debug/quire"))
+TOKEN = "mcp-test-token-0123456789abcdef"
+
+
+async def exercise(session: ClientSession, label: str) -> None:
+    await session.initialize()
+    tools = (await session.list_tools()).tools
+    by_name = {t.name: t for t in tools}
+    assert len(tools) == 30, f"{label}: {len(tools)} tools"
+    get_page, delete_page = by_name["getPage"], by_name["deletePage"]
+    assert get_page.annotations.read_only_hint is True
+    assert get_page.annotations.destructive_hint is False
+    assert delete_page.annotations.destructive_hint is True
+    assert delete_page.annotations.read_only_hint is False
+    assert by_name["updatePage"].annotations.idempotent_hint is True
+    assert all(t.annotations.open_world_hint is False for t in tools)
+    assert get_page.title == "Get page"
+    assert "confirmationId" in delete_page.input_schema["properties"]
+
+    result = await session.call_tool("getPage", {"slug": "home"})
+    assert not result.is_error, result
+    assert result.structured_content["items"][0]["slug"] == "home"
+
+    slug = f"from-mcp-{label}"
+    result = await session.call_tool("createPage", {"name": "From MCP", "slug": slug})
+    assert not result.is_error, result
+    page_id = result.structured_content["item"]["id"]
+
+    failing = await session.call_tool("createPage", {"name": "No slug"})
+    assert failing.is_error
+    assert failing.structured_content["errorCode"] == "VALIDATION"
+    assert "slug: required" in failing.content[0].text
+
+    preview = await session.call_tool("deletePage", {"ids": [page_id]})
+    assert not preview.is_error, preview
+    assert preview.structured_content["requiresConfirmation"] is True
+    assert preview.structured_content["confirmationId"].startswith("cf_")
+
+    refused = await session.call_tool(
+        "deletePage", {"ids": [page_id], "confirmationId": preview.structured_content["confirmationId"]}
+    )
+    assert refused.is_error and refused.structured_content["errorCode"] == "APPROVAL_REQUIRED"
+    print(f"{label}: ok ({len(tools)} tools)")
+
+
+async def over_stdio(data: str) -> None:
+    params = StdioServerParameters(command=BIN, args=["mcp", "--data", data], env={"QUIRE_LOG": "warn"})
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await exercise(session, "stdio")
+
+
+def start_server(data: str):
+    env = dict(os.environ, QUIRE_BOOTSTRAP_TOKEN=TOKEN, QUIRE_LOG="warn")
+    proc = subprocess.Popen(
+        [BIN, "serve", "--addr", "127.0.0.1:0", "--data", data],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        line = proc.stderr.readline()
+        match = re.search(r"listening on http://(\S+)", line)
+        if match:
+            return proc, match.group(1)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+async def over_http(addr: str) -> None:
+    client = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+    async with client:
+        async with streamable_http_client(f"http://{addr}/mcp", http_client=client) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await exercise(session, "http")
+
+
+def refused_without_token(addr: str) -> None:
+    for headers in ({}, {"Authorization": "Bearer not-a-token"}):
+        request = urllib.request.Request(
+            f"http://{addr}/mcp",
+            data=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+        )
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError("an MCP request without a valid token was accepted")
+        except urllib.error.HTTPError as e:
+            assert e.code == 401, e.code
+    print("http: 401 without a valid token")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as stdio_data, tempfile.TemporaryDirectory() as http_data:
+        asyncio.run(over_stdio(stdio_data))
+        proc, addr = start_server(http_data)
+        try:
+            refused_without_token(addr)
+            asyncio.run(over_http(addr))
+        finally:
+            proc.kill()
+            proc.wait()
+    print("MCP conformance: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

@@ -60,7 +60,18 @@ async def exercise(session: ClientSession, label: str) -> None:
         "deletePage", {"ids": [page_id], "confirmationId": preview.structured_content["confirmationId"]}
     )
     assert refused.is_error and refused.structured_content["errorCode"] == "APPROVAL_REQUIRED"
-    print(f"{label}: ok ({len(tools)} tools)")
+    prompts = (await session.list_prompts()).prompts
+    assert {p.name for p in prompts} == {"create-landing-page", "write-and-publish-post", "replace-image-on-page"}
+    prompt = await session.get_prompt("create-landing-page", {"topic": "Spring Sale"})
+    assert "createSection" in prompt.messages[0].content.text
+
+    resources = (await session.list_resources()).resources
+    uris = {str(r.uri) for r in resources}
+    assert "quire://pages/home" in uris and "quire://posts/hello-quire" in uris, uris
+    assert not any(u.endswith("roadmap-draft") for u in uris), "drafts are not resources"
+    home = await session.read_resource("quire://pages/home")
+    assert '"slug": "home"' in home.contents[0].text
+    print(f"{label}: ok ({len(tools)} tools, {len(prompts)} prompts, {len(resources)} resources)")
 
 
 async def over_stdio(data: str) -> None:

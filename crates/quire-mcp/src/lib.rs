@@ -8,6 +8,9 @@
 //! failure is an `isError` result carrying its message and hint; protocol
 //! errors are kept for protocol problems.
 
+mod prompts;
+mod resources;
+
 use quire_core::model::Surface;
 use quire_tools::{CallContext, Category, Registry, full_schema};
 use rmcp::model::*;
@@ -137,7 +140,7 @@ fn render(result: &Value) -> String {
 
 impl ServerHandler for QuireMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build())
             .with_server_info(Implementation::new("quire", env!("CARGO_PKG_VERSION")).with_title("Quire CMS"))
             .with_instructions(format!(
                 "Manage a Quire site: pages, sections, posts, navigation, entries, images, archive. \
@@ -177,6 +180,41 @@ impl ServerHandler for QuireMcp {
             if result["success"] == false { CallToolResult::error(text) } else { CallToolResult::success(text) };
         out.structured_content = Some(result);
         Ok(out.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        prompts::get(&request.name, &args).map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let ctx = self.context(&context).await?;
+        Ok(ListResourcesResult::with_all_items(resources::list(self.registry.services(), &ctx).await?))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let ctx = self.context(&context).await?;
+        Ok(resources::read(self.registry.services(), &ctx, &request.uri).await?.into())
     }
 }
 

@@ -81,6 +81,42 @@ async def over_stdio(data: str) -> None:
             await exercise(session, "stdio")
 
 
+async def modes_over_stdio(data: str) -> None:
+    for mode, expected in (("readonly", 11), ("pages,posts", 11)):
+        params = StdioServerParameters(command=BIN, args=["mcp", "--data", data, "--tools", mode], env={"QUIRE_LOG": "warn"})
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = (await session.list_tools()).tools
+                assert len(tools) == expected, f"{mode}: {[t.name for t in tools]}"
+                if mode == "readonly":
+                    assert all(t.annotations.read_only_hint for t in tools)
+
+    seen = []
+
+    async def on_message(message):
+        seen.append(type(message).__name__ + " " + repr(message)[:200])
+
+    params = StdioServerParameters(command=BIN, args=["mcp", "--data", data, "--tools", "discover"], env={"QUIRE_LOG": "warn"})
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as session:
+            await session.initialize()
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert names == ["searchTools", "useTool"], names
+            found = await session.call_tool("searchTools", {"query": "create a page", "limit": 3})
+            assert not found.is_error
+            for _ in range(50):
+                if any("ToolListChanged" in m or "tools/list_changed" in m for m in seen):
+                    break
+                await asyncio.sleep(0.05)
+            assert any("ToolListChanged" in m or "tools/list_changed" in m for m in seen), seen
+            names = [t.name for t in (await session.list_tools()).tools]
+            assert "createPage" in names, names
+            used = await session.call_tool("useTool", {"name": "getPage", "arguments": {"slug": "home"}})
+            assert not used.is_error and used.structured_content["items"][0]["slug"] == "home"
+    print("stdio modes: readonly, groups and discover ok")
+
+
 def start_server(data: str):
     env = dict(os.environ, QUIRE_BOOTSTRAP_TOKEN=TOKEN, QUIRE_LOG="warn")
     proc = subprocess.Popen(
@@ -127,6 +163,7 @@ def refused_without_token(addr: str) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as stdio_data, tempfile.TemporaryDirectory() as http_data:
         asyncio.run(over_stdio(stdio_data))
+        asyncio.run(modes_over_stdio(stdio_data))
         proc, addr = start_server(http_data)
         try:
             refused_without_token(addr)

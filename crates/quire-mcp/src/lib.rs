@@ -22,24 +22,57 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 /// Which tools a server offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolMode {
     /// Every tool the caller may use.
     All,
     /// Only read-only tools.
     ReadOnly,
+    /// searchTools and useTool, plus the tools searchTools activated in this
+    /// session (for clients that struggle with many tools).
+    Discover,
+    /// The default tools plus the named groups (pages, sections, images,
+    /// posts, navigation, entries, archive).
+    Groups(Vec<String>),
 }
 
+/// Tool groups by entity, as offered with `--tools pages,posts`.
+const GROUPS: &[(&str, &[&str])] = &[
+    ("pages", &["page"]),
+    ("sections", &["section", "sectionTemplate"]),
+    ("images", &["image"]),
+    ("posts", &["post"]),
+    ("navigation", &["navItem"]),
+    ("entries", &["entry"]),
+    ("archive", &["archive"]),
+];
+
 impl ToolMode {
-    /// Parses `all` or `readonly`.
+    /// Parses `all`, `readonly`, `discover` or a comma list of groups.
     pub fn parse(value: &str) -> Result<Self, String> {
         match value {
             "all" => Ok(ToolMode::All),
             "readonly" => Ok(ToolMode::ReadOnly),
-            other => Err(format!("--tools \"{other}\" is not one of all, readonly")),
+            "discover" => Ok(ToolMode::Discover),
+            list => {
+                let names: Vec<String> =
+                    list.split(',').map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect();
+                let known: Vec<&str> = GROUPS.iter().map(|(g, _)| *g).collect();
+                match names.iter().find(|n| !known.contains(&n.as_str())) {
+                    Some(bad) => Err(format!(
+                        "--tools \"{bad}\" is not one of all, readonly, discover, or groups {}",
+                        known.join(", ")
+                    )),
+                    None if names.is_empty() => Err("--tools needs a value".into()),
+                    None => Ok(ToolMode::Groups(names)),
+                }
+            }
         }
     }
 }
+
+/// The meta-tool of discover mode.
+pub const USE_TOOL: &str = "useTool";
 
 /// Resolves the caller of an HTTP request from its bearer token.
 pub type Authenticator = Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = Option<CallContext>> + Send>> + Send + Sync>;
@@ -68,8 +101,9 @@ impl QuireMcp {
     }
 
     async fn context(&self, request: &RequestContext<RoleServer>) -> Result<CallContext, ErrorData> {
+        let session = Some(Self::session_of(request));
         match &self.caller {
-            Caller::Fixed(ctx) => Ok((**ctx).clone()),
+            Caller::Fixed(ctx) => Ok(CallContext { session_id: session, ..(**ctx).clone() }),
             Caller::Bearer(auth) => {
                 let token = request
                     .extensions
@@ -82,14 +116,67 @@ impl QuireMcp {
                 let mut ctx =
                     auth(token).await.ok_or_else(|| ErrorData::invalid_request("the token is not valid", None))?;
                 ctx.surface = Surface::Mcp;
+                ctx.session_id = session;
                 Ok(ctx)
             }
         }
     }
 
     fn offered(&self, ctx: &CallContext, tool: &quire_tools::Tool) -> bool {
-        quire_tools::permits(ctx.group, tool) && (self.mode == ToolMode::All || tool.read_only)
+        if !quire_tools::permits(ctx.group, tool) {
+            return false;
+        }
+        match &self.mode {
+            ToolMode::All => true,
+            ToolMode::ReadOnly => tool.read_only,
+            ToolMode::Discover => {
+                tool.name == "searchTools"
+                    || ctx.session_id.as_ref().is_some_and(|s| {
+                        self.registry.activated(&quire_tools::defaults::session_key(ctx, s)).contains(&tool.name)
+                    })
+            }
+            ToolMode::Groups(groups) => {
+                tool.category == Category::Default
+                    || GROUPS
+                        .iter()
+                        .any(|(g, entities)| groups.iter().any(|x| x == g) && entities.contains(&tool.entity))
+            }
+        }
     }
+
+    /// The MCP session a request belongs to: the transport's session id over
+    /// HTTP, one session per process over stdio.
+    fn session_of(request: &RequestContext<RoleServer>) -> String {
+        request
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(|v| format!("mcp-{v}"))
+            .unwrap_or_else(|| format!("mcp-stdio-{}", std::process::id()))
+    }
+}
+
+/// The `useTool` meta-tool of discover mode.
+fn use_tool() -> Tool {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "Tool name from searchTools, e.g. createPage."},
+            "arguments": {"type": "object", "description": "That tool's arguments."}
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    });
+    let Value::Object(schema) = schema else { return Tool::new(USE_TOOL, "", Arc::new(Default::default())) };
+    let mut t = Tool::new(
+        USE_TOOL,
+        "Call any Quire tool by name with its arguments; find names with searchTools. Returns that tool's result.",
+        Arc::new(schema),
+    )
+    .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false));
+    t.title = Some("Use tool".into());
+    t
 }
 
 /// The MCP description of a tool: schema, title and annotations from its metadata.
@@ -140,14 +227,21 @@ fn render(result: &Value) -> String {
 
 impl ServerHandler for QuireMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build())
-            .with_server_info(Implementation::new("quire", env!("CARGO_PKG_VERSION")).with_title("Quire CMS"))
-            .with_instructions(format!(
-                "Manage a Quire site: pages, sections, posts, navigation, entries, images, archive. \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("quire", env!("CARGO_PKG_VERSION")).with_title("Quire CMS"))
+        .with_instructions(format!(
+            "Manage a Quire site: pages, sections, posts, navigation, entries, images, archive. \
                  Destructive tools return a preview with a confirmationId; a person approves it in Quire, \
                  then call again with that confirmationId.\n{}",
-                quire_tools::RULES
-            ))
+            quire_tools::RULES
+        ))
     }
 
     async fn list_tools(
@@ -156,7 +250,11 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let ctx = self.context(&context).await?;
-        let tools = self.registry.tools().iter().filter(|t| self.offered(&ctx, t)).map(mcp_tool).collect();
+        let mut tools: Vec<Tool> =
+            self.registry.tools().iter().filter(|t| self.offered(&ctx, t)).map(mcp_tool).collect();
+        if self.mode == ToolMode::Discover {
+            tools.insert(1, use_tool());
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -166,15 +264,32 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let ctx = self.context(&context).await?;
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let name = request.name.to_string();
+        let mut args = Value::Object(request.arguments.unwrap_or_default());
+        let mut name = request.name.to_string();
+        let discover = self.mode == ToolMode::Discover;
+        if discover && name == USE_TOOL {
+            name = args.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+            args = args.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
+        }
+        let active_before =
+            ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
         let result = match self.registry.get(&name) {
-            Some(tool) if !self.offered(&ctx, tool) => serde_json::json!({
-                "success": false, "error": format!("{name} is not offered to this client"), "errorCode": "FORBIDDEN",
-                "hint": "Use one of the tools from tools/list.",
-            }),
+            // useTool may call any permitted tool; otherwise only the offered ones.
+            Some(tool) if !(discover && quire_tools::permits(ctx.group, tool)) && !self.offered(&ctx, tool) => {
+                serde_json::json!({
+                    "success": false, "error": format!("{name} is not offered to this client"), "errorCode": "FORBIDDEN",
+                    "hint": "Use one of the tools from tools/list.",
+                })
+            }
             _ => self.registry.call(&ctx, &name, args).await,
         };
+        if discover && name == "searchTools" {
+            let active_after =
+                ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
+            if active_after != active_before {
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+        }
         let text = vec![ContentBlock::text(render(&result))];
         let mut out =
             if result["success"] == false { CallToolResult::error(text) } else { CallToolResult::success(text) };
@@ -240,6 +355,7 @@ mod tests {
         assert_eq!(title_of("updateNavItem"), "Update nav item");
         assert_eq!(title_of("getPage"), "Get page");
         assert_eq!(ToolMode::parse("readonly"), Ok(ToolMode::ReadOnly));
-        assert!(ToolMode::parse("some").unwrap_err().contains("all, readonly"));
+        assert_eq!(ToolMode::parse("pages,posts"), Ok(ToolMode::Groups(vec!["pages".into(), "posts".into()])));
+        assert!(ToolMode::parse("pages,some").unwrap_err().contains("\"some\" is not one of"));
     }
 }

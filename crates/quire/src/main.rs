@@ -86,7 +86,7 @@ enum Command {
         /// Act as the holder of this API token instead of the local admin.
         #[arg(long, env = "QUIRE_TOKEN")]
         token: Option<String>,
-        /// Which tools to offer: all or readonly.
+        /// Which tools to offer: all, readonly, discover, or groups (pages,sections,images,posts,navigation,entries,archive).
         #[arg(long, default_value = "all")]
         tools: String,
     },

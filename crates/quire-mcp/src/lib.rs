@@ -275,7 +275,7 @@ impl ServerHandler for QuireMcp {
             ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
         let result = match self.registry.get(&name) {
             // useTool may call any permitted tool; otherwise only the offered ones.
-            Some(tool) if !(discover && quire_tools::permits(ctx.group, tool)) && !self.offered(&ctx, tool) => {
+            Some(tool) if !(self.offered(&ctx, tool) || (discover && quire_tools::permits(ctx.group, tool))) => {
                 serde_json::json!({
                     "success": false, "error": format!("{name} is not offered to this client"), "errorCode": "FORBIDDEN",
                     "hint": "Use one of the tools from tools/list.",

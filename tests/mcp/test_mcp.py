@@ -117,6 +117,36 @@ async def modes_over_stdio(data: str) -> None:
     print("stdio modes: readonly, groups and discover ok")
 
 
+async def elicitation_over_stdio(data: str) -> None:
+    import mcp.types as types
+
+    asked = []
+
+    def answering(approve: bool):
+        async def callback(context, params):
+            asked.append(params.message)
+            return types.ElicitResult(action="accept", content={"approve": approve})
+
+        return callback
+
+    params = StdioServerParameters(command=BIN, args=["mcp", "--data", data], env={"QUIRE_LOG": "warn"})
+    for approve in (False, True):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=answering(approve)) as session:
+                await session.initialize()
+                page = await session.call_tool("createPage", {"name": "Ask me", "slug": f"ask-me-{approve}".lower()})
+                page_id = page.structured_content["item"]["id"]
+                result = await session.call_tool("deletePage", {"ids": [page_id]})
+                if approve:
+                    assert not result.is_error, result
+                    assert "Archived 1 page(s)" in result.structured_content["message"]
+                else:
+                    assert result.is_error
+                    assert "declined by the user" in result.structured_content["error"]
+    assert len(asked) == 2 and "Would archive 1 page(s)" in asked[0], asked
+    print("stdio elicitation: yes archives, no rejects")
+
+
 def start_server(data: str):
     env = dict(os.environ, QUIRE_BOOTSTRAP_TOKEN=TOKEN, QUIRE_LOG="warn")
     proc = subprocess.Popen(
@@ -164,6 +194,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as stdio_data, tempfile.TemporaryDirectory() as http_data:
         asyncio.run(over_stdio(stdio_data))
         asyncio.run(modes_over_stdio(stdio_data))
+        asyncio.run(elicitation_over_stdio(stdio_data))
         proc, addr = start_server(http_data)
         try:
             refused_without_token(addr)

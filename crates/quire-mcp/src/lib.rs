@@ -157,6 +157,52 @@ impl QuireMcp {
     }
 }
 
+impl QuireMcp {
+    /// A destructive call answered with a preview: when the client can ask
+    /// its user (elicitation), ask; a yes approves the confirmation and runs
+    /// the exact previewed call, a no rejects it. Otherwise the preview is
+    /// returned and a person approves through Quire.
+    async fn ask_the_user(
+        &self,
+        ctx: &CallContext,
+        context: &RequestContext<RoleServer>,
+        name: &str,
+        args: Value,
+        preview: Value,
+    ) -> Value {
+        if !context.peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
+            return preview;
+        }
+        let Some(id) = preview["confirmationId"].as_str().map(str::to_string) else { return preview };
+        let message = format!(
+            "{}\n\nApprove this change? It archives (never destroys) and can be restored.",
+            preview["message"].as_str().unwrap_or("A destructive change is waiting for approval.")
+        );
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: ElicitationSchema::builder().required_bool("approve").build_unchecked(),
+        };
+        let answer = match context.peer.create_elicitation(params).await {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::warn!(error = %e, "elicitation failed; leaving the request for approval in Quire");
+                return preview;
+            }
+        };
+        let yes = answer.action == ElicitationAction::Accept
+            && answer.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool) == Some(true);
+        if let Err(e) = self.registry.resolve_in_client(ctx, &id, yes).await {
+            return e.to_json();
+        }
+        let mut args = args;
+        if let Value::Object(map) = &mut args {
+            map.insert("confirmationId".into(), Value::String(id));
+        }
+        self.registry.call(ctx, name, args).await
+    }
+}
+
 /// The `useTool` meta-tool of discover mode.
 fn use_tool() -> Tool {
     let schema = serde_json::json!({
@@ -281,8 +327,9 @@ impl ServerHandler for QuireMcp {
                     "hint": "Use one of the tools from tools/list.",
                 })
             }
-            _ => self.registry.call(&ctx, &name, args).await,
+            _ => self.registry.call(&ctx, &name, args.clone()).await,
         };
+        let args_for_retry = args;
         if discover && name == "searchTools" {
             let active_after =
                 ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
@@ -290,6 +337,11 @@ impl ServerHandler for QuireMcp {
                 let _ = context.peer.notify_tool_list_changed().await;
             }
         }
+        let result = if result["requiresConfirmation"] == true {
+            self.ask_the_user(&ctx, &context, &name, args_for_retry, result).await
+        } else {
+            result
+        };
         let text = vec![ContentBlock::text(render(&result))];
         let mut out =
             if result["success"] == false { CallToolResult::error(text) } else { CallToolResult::success(text) };

@@ -30,7 +30,7 @@ async fn caller_of(state: AppState, secret: String) -> Option<CallContext> {
         surface: Surface::Mcp,
         session_id: None,
         turn_id: None,
-        policy: ApprovalPolicy::User,
+        policy: ApprovalPolicy::parse(&grant.token.approval_policy),
     })
 }
 

@@ -73,6 +73,7 @@ async fn environment_header_is_confined_to_the_token() {
             environments: Some(vec!["staging".into()]),
             expires_at: None,
             secret: None,
+            approval_policy: None,
         })
         .await
         .unwrap();

@@ -98,3 +98,54 @@ async fn destructive_invocations_need_an_approval_from_a_permitted_person() {
     assert_eq!(refused.body["error"], "the request was rejected: still selling");
     assert_status!(app.get(&format!("/api/v1/pages/{pricing}")).await, 200);
 }
+
+#[tokio::test]
+async fn a_conversational_token_confirms_in_the_same_session() {
+    let app = TestApp::new().await;
+    let (_, token) = app
+        .store
+        .create_token(quire_store::NewToken {
+            name: "trusted".into(),
+            group: quire_core::access::Group::Editor,
+            site: "demo".into(),
+            environments: None,
+            expires_at: None,
+            secret: None,
+            approval_policy: Some("conversational".into()),
+        })
+        .await
+        .unwrap();
+    let contact = app.page_id("contact").await;
+    let body = json!({"ids": [contact]}).to_string();
+    let session = [("x-quire-session", "chat-7")];
+    let preview = app.send_raw("POST", "/api/v1/tools/deletePage/invoke", Some(&token), Some(body), &session).await;
+    assert_eq!(preview.body["requiresConfirmation"], true);
+    let confirm = json!({"ids": [contact], "confirmed": true}).to_string();
+    let other = app
+        .send_raw(
+            "POST",
+            "/api/v1/tools/deletePage/invoke",
+            Some(&token),
+            Some(confirm.clone()),
+            &[("x-quire-session", "chat-8")],
+        )
+        .await;
+    assert_status!(other, 428);
+    let done = app.send_raw("POST", "/api/v1/tools/deletePage/invoke", Some(&token), Some(confirm), &session).await;
+    assert_status!(done, 200);
+    assert_status!(app.get(&format!("/api/v1/pages/{contact}")).await, 404);
+    // a user-policy token cannot do the same
+    let bad = app
+        .store
+        .create_token(quire_store::NewToken {
+            name: "x".into(),
+            group: quire_core::access::Group::Editor,
+            site: "demo".into(),
+            environments: None,
+            expires_at: None,
+            secret: None,
+            approval_policy: Some("whatever".into()),
+        })
+        .await;
+    assert!(bad.is_err(), "unknown policies are refused");
+}

@@ -26,6 +26,8 @@ pub struct NewToken {
     pub expires_at: Option<DateTime<Utc>>,
     /// Use this secret instead of a random one (bootstrap automation).
     pub secret: Option<String>,
+    /// `user` (default) or `conversational`.
+    pub approval_policy: Option<String>,
 }
 
 /// A token's public description (never its secret).
@@ -48,6 +50,8 @@ pub struct TokenInfo {
     pub expires_at: Option<DateTime<Utc>>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
+    /// How its destructive calls are approved: user or conversational.
+    pub approval_policy: String,
 }
 
 /// What presenting a token grants.
@@ -178,6 +182,13 @@ impl Store {
             Some(_) => return Err(StoreError::invalid("token", "a chosen token must be at least 16 characters")),
             None => random_secret()?,
         };
+        let approval_policy = input.approval_policy.unwrap_or_else(|| "user".into());
+        if !["user", "conversational"].contains(&approval_policy.as_str()) {
+            return Err(StoreError::invalid(
+                "approvalPolicy",
+                format!("\"{approval_policy}\" is not one of user, conversational"),
+            ));
+        }
         let now = Utc::now();
         let info = TokenInfo {
             id: crate::ops::new_id(),
@@ -188,10 +199,11 @@ impl Store {
             environments: input.environments,
             expires_at: input.expires_at,
             created_at: now,
+            approval_policy,
         };
         sqlx::query(
-            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )
         .bind(&info.id)
         .bind(&info.name)
@@ -202,6 +214,7 @@ impl Store {
         .bind(info.environments.as_ref().map(crate::record::to_json))
         .bind(info.expires_at)
         .bind(now)
+        .bind(&info.approval_policy)
         .execute(&self.writer)
         .await
         .map_err(|e| match e {
@@ -230,6 +243,7 @@ impl Store {
             environments: crate::record::json_opt(&row, "environments")?,
             expires_at: row.try_get("expires_at")?,
             created_at: row.try_get("created_at")?,
+            approval_policy: row.try_get("approval_policy")?,
         };
         let expired = token.expires_at.is_some_and(|t| t <= Utc::now());
         Ok(Some(TokenGrant { token, expired }))

@@ -351,6 +351,33 @@ impl Registry {
         Ok(self.services.store.resolve_confirmation(&approver.scope, id, approve, &approver.actor, reason).await?)
     }
 
+    /// Resolves a confirmation with the answer the person at an MCP client
+    /// gave when the client asked them (elicitation): the caller's own
+    /// request, through the MCP surface, answered in the client's UI.
+    pub async fn resolve_in_client(
+        &self,
+        ctx: &CallContext,
+        id: &str,
+        approve: bool,
+    ) -> Result<Confirmation, ToolError> {
+        if ctx.surface != Surface::Mcp {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                "only an MCP client asks its user",
+                "Approve through Quire.",
+            ));
+        }
+        let confirmation = self.services.store.confirmation(&ctx.scope, id).await?;
+        let tool =
+            self.get(&confirmation.tool).ok_or_else(|| ToolError::new(ErrorCode::NotFound, "unknown tool", ""))?;
+        if confirmation.requested_by != ctx.actor || !permits(ctx.group, tool) {
+            return Err(ToolError::new(ErrorCode::Forbidden, "not this caller's request", "Approve through Quire."));
+        }
+        let by = format!("{} (asked in the MCP client)", ctx.actor);
+        let reason = (!approve).then_some("declined by the user in the MCP client");
+        Ok(self.services.store.resolve_confirmation(&ctx.scope, id, approve, &by, reason).await?)
+    }
+
     /// Pending confirmations of a scope.
     pub async fn pending(&self, scope: &Scope) -> Result<Vec<Confirmation>, ToolError> {
         Ok(self.services.store.pending_confirmations(scope).await?)

@@ -142,6 +142,13 @@ pub enum ApprovalPolicy {
     Conversational,
 }
 
+impl ApprovalPolicy {
+    /// `conversational` or anything else (`user`, the safe default).
+    pub fn parse(name: &str) -> Self {
+        if name == "conversational" { ApprovalPolicy::Conversational } else { ApprovalPolicy::User }
+    }
+}
+
 /// Who is calling, from where, in which scope. Never built from tool arguments.
 #[derive(Debug, Clone)]
 pub struct CallContext {

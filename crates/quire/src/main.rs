@@ -181,6 +181,9 @@ enum TokenCommand {
         /// Days until it expires (default: never).
         #[arg(long)]
         expires_in_days: Option<i64>,
+        /// How its destructive calls are approved: user (a person approves) or conversational.
+        #[arg(long, default_value = "user")]
+        policy: String,
         #[command(flatten)]
         data: DataArg,
     },
@@ -264,7 +267,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
                 println!("benchmark data: {bench_pages} pages, {bench_posts} posts");
             }
         }
-        Command::Token { command: TokenCommand::Create { group, site, envs, name, expires_in_days, data } } => {
+        Command::Token { command: TokenCommand::Create { group, site, envs, name, expires_in_days, policy, data } } => {
             let group = Group::parse(&group)?;
             let (store, _) = open(&config, &data).await?;
             let site = site.unwrap_or(config.default_site.clone());
@@ -277,6 +280,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
                     environments: (!envs.is_empty()).then_some(envs),
                     expires_at,
                     secret: None,
+                    approval_policy: Some(policy),
                 })
                 .await?;
             println!("{secret}");
@@ -388,6 +392,11 @@ async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
     Ok(())
 }
 
+/// The approval policy a token carries.
+fn policy_of(name: &str) -> quire_tools::ApprovalPolicy {
+    quire_tools::ApprovalPolicy::parse(name)
+}
+
 /// The caller of a CLI tool call: the local admin of a site, or a token's holder.
 async fn cli_context(
     store: &Store,
@@ -409,6 +418,7 @@ async fn cli_context(
         {
             return Err(format!("the token is not valid for site {site}").into());
         }
+        let policy = policy_of(&grant.token.approval_policy);
         return Ok(quire_tools::CallContext {
             actor: format!("token:{}", grant.token.id),
             group: grant.token.group,
@@ -454,6 +464,7 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
                     environments: None,
                     expires_at: None,
                     secret: Some(secret.clone()),
+                    approval_policy: None,
                 })
                 .await?;
             eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
@@ -469,6 +480,7 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
                 environments: None,
                 expires_at: None,
                 secret: None,
+                approval_policy: None,
             })
             .await?;
         println!(

@@ -38,7 +38,7 @@ pub fn call_context(caller: &Caller, headers: &HeaderMap) -> CallContext {
         surface: Surface::Rest,
         session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
         turn_id: None,
-        policy: ApprovalPolicy::User,
+        policy: ApprovalPolicy::parse(&caller.token.approval_policy),
     }
 }
 

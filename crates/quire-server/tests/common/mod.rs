@@ -53,6 +53,7 @@ async fn token(store: &Store, group: Group, site: &str, expired: bool) -> String
             environments: None,
             expires_at,
             secret: None,
+            approval_policy: None,
         })
         .await
         .unwrap()

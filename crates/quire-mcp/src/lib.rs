@@ -231,13 +231,30 @@ pub fn mcp_tool(tool: &quire_tools::Tool) -> Tool {
         Value::Object(map) => map,
         _ => Default::default(),
     };
-    let mut t = Tool::new(tool.name, tool.description, Arc::new(schema)).with_annotations(
-        ToolAnnotations::new()
-            .read_only(tool.read_only)
-            .destructive(tool.destructive)
-            .idempotent(tool.idempotent)
-            .open_world(tool.category == Category::External),
-    );
+    // Every tool answers a JSON object with `success`; errors add errorCode and hint.
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean"},
+            "errorCode": {"type": "string"},
+            "error": {"type": "string"},
+            "hint": {"type": "string"}
+        },
+        "required": ["success"]
+    });
+    let output = match output {
+        Value::Object(map) => map,
+        _ => Default::default(),
+    };
+    let mut t = Tool::new(tool.name, tool.description, Arc::new(schema))
+        .with_raw_output_schema(Arc::new(output))
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(tool.read_only)
+                .destructive(tool.destructive)
+                .idempotent(tool.idempotent)
+                .open_world(tool.category == Category::External),
+        );
     t.title = Some(title_of(tool.name));
     t
 }

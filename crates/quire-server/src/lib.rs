@@ -35,6 +35,7 @@ struct Inner {
     store: Store,
     registry: Arc<quire_tools::Registry>,
     mcp_allowed_hosts: Vec<String>,
+    mcp_allowed_origins: Vec<String>,
     uploads_dir: PathBuf,
     default_site: String,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
@@ -56,6 +57,7 @@ impl AppState {
                     uploads_dir: uploads_dir.clone(),
                 })),
                 mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+                mcp_allowed_origins: Vec::new(),
                 store,
                 uploads_dir,
                 default_site: default_site.into(),
@@ -75,11 +77,13 @@ impl AppState {
         &self.inner.registry
     }
 
-    /// Also accepts MCP requests whose Host is one of `hosts` (besides loopback).
-    /// Call before the state is shared.
-    pub fn with_mcp_allowed_hosts(mut self, hosts: &[String]) -> Self {
+    /// Also accepts MCP requests whose Host is one of `hosts` (besides
+    /// loopback), and, when `origins` is not empty, only browser requests
+    /// from those Origins. Call before the state is shared.
+    pub fn with_mcp_allowed(mut self, hosts: &[String], origins: &[String]) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.mcp_allowed_hosts.extend(hosts.iter().cloned());
+            inner.mcp_allowed_origins.extend(origins.iter().cloned());
         }
         self
     }

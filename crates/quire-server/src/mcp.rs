@@ -42,7 +42,10 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
         Box::pin(caller_of(state, secret))
     });
     let registry = state.inner.registry.clone();
-    let config = StreamableHttpServerConfig::default().with_allowed_hosts(state.inner.mcp_allowed_hosts.clone());
+    let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(state.inner.mcp_allowed_hosts.clone());
+    if !state.inner.mcp_allowed_origins.is_empty() {
+        config = config.with_allowed_origins(state.inner.mcp_allowed_origins.clone());
+    }
     let mcp = StreamableHttpService::new(
         move || Ok(QuireMcp::new(registry.clone(), Caller::Bearer(authenticator.clone()), ToolMode::All)),
         Arc::new(LocalSessionManager::default()),

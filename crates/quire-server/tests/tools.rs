@@ -149,3 +149,19 @@ async fn a_conversational_token_confirms_in_the_same_session() {
         .await;
     assert!(bad.is_err(), "unknown policies are refused");
 }
+
+#[tokio::test]
+async fn mcp_needs_a_token_and_an_allowed_host() {
+    let app = TestApp::new().await;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let accept = ("accept", "application/json, text/event-stream");
+    let none = app.send_raw("POST", "/mcp", None, Some(init.into()), &[accept, ("host", "127.0.0.1")]).await;
+    assert_status!(none, 401);
+    let bad = app.send_raw("POST", "/mcp", Some("qk_nope"), Some(init.into()), &[accept, ("host", "127.0.0.1")]).await;
+    assert_status!(bad, 401);
+    let foreign =
+        app.send_raw("POST", "/mcp", Some(&app.admin), Some(init.into()), &[accept, ("host", "evil.example")]).await;
+    assert_status!(foreign, 403);
+    let ok = app.send_raw("POST", "/mcp", Some(&app.admin), Some(init.into()), &[accept, ("host", "127.0.0.1")]).await;
+    assert_status!(ok, 200);
+}

@@ -26,6 +26,8 @@ pub struct Config {
     pub workers: Option<usize>,
     /// Host names `/mcp` accepts besides loopback (`QUIRE_MCP_ALLOWED_HOSTS='["cms.example.com"]'`).
     pub mcp_allowed_hosts: Vec<String>,
+    /// Browser Origins `/mcp` accepts, e.g. `["https://app.example.com"]` (`QUIRE_MCP_ALLOWED_ORIGINS`; empty: no Origin check).
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -39,6 +41,7 @@ impl Default for Config {
             bootstrap_token: None,
             workers: None,
             mcp_allowed_hosts: Vec::new(),
+            mcp_allowed_origins: Vec::new(),
         }
     }
 }

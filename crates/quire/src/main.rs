@@ -248,7 +248,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
             let local = listener.local_addr()?;
             eprintln!("Quire listening on http://{local}  (API docs: http://{local}/api/docs)");
             let state = quire_server::AppState::new(store.clone(), dir.join("uploads"), config.default_site.clone())
-                .with_mcp_allowed_hosts(&config.mcp_allowed_hosts);
+                .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins);
             quire_server::serve(listener, state).await?;
             store.close().await;
         }

@@ -157,13 +157,17 @@ def start_server(data: str):
         env=env,
     )
     deadline = time.time() + 60
+    seen = []
     while time.time() < deadline:
         line = proc.stderr.readline()
+        seen.append(line)
         match = re.search(r"listening on http://(\S+)", line)
         if match:
             return proc, match.group(1)
+        if line == "" and proc.poll() is not None:
+            break
     proc.kill()
-    raise RuntimeError("server did not start")
+    raise RuntimeError(f"server did not start (exit {proc.poll()}): {''.join(seen)[-2000:]}")
 
 
 async def over_http(addr: str) -> None:

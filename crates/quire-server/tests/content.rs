@@ -351,6 +351,11 @@ async fn navigation_crud_and_target_checks() {
         )
         .await;
     assert_status!(child, 201);
+    let promote = app
+        .patch(&format!("/api/v1/nav-items/{}", child.body["id"].as_str().unwrap()), json!({"parentId": null}))
+        .await;
+    assert_status!(promote, 409);
+    assert!(promote.error().contains("at most 1 top-level items"), "{}", promote.error());
 
     let hidden = app.patch(&format!("/api/v1/nav-items/{item_id}"), json!({"visible": false})).await;
     assert_eq!(hidden.body["visible"], false);

@@ -473,8 +473,9 @@ async fn restore_conflict(
         EntityKind::NavItem => {
             let n = NavItem::from_row(&row)?;
             parent_live(conn, "navigations", &n.navigation_id, archive_id, "navigation").await?;
-            if let Some(parent) = &n.parent_id {
-                parent_live(conn, "nav_items", parent, archive_id, "parent item").await?;
+            match &n.parent_id {
+                Some(parent) => parent_live(conn, "nav_items", parent, archive_id, "parent item").await?,
+                None => crate::records::top_level_room(conn, &n.navigation_id, &n.id).await?,
             }
         }
         EntityKind::Image => {}

@@ -502,14 +502,6 @@ impl Store {
         .bind(&input.parent_id)
         .fetch_one(&self.reader)
         .await?;
-        if input.parent_id.is_none()
-            && let Some(max) = nav.max_items.filter(|max| siblings >= *max)
-        {
-            return Err(StoreError::conflict(
-                None,
-                format!("navigation {} is full: it holds at most {max} top-level items", nav.key),
-            ));
-        }
         let now = Utc::now();
         let item = NavItem {
             id: new_id(),

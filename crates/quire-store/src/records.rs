@@ -835,6 +835,29 @@ impl Record for Navigation {
     }
 }
 
+/// Refuses a new top-level item (other than `item_id`) in a full navigation.
+pub(crate) async fn top_level_room(conn: &mut SqliteConnection, navigation_id: &str, item_id: &str) -> Result<()> {
+    let row: Option<(String, Option<i64>)> = sqlx::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
+        .bind(navigation_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some((key, Some(max))) = row else { return Ok(()) };
+    let count: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL AND id <> ?2",
+    )
+    .bind(navigation_id)
+    .bind(item_id)
+    .fetch_one(conn)
+    .await?;
+    if count >= max {
+        return Err(StoreError::conflict(
+            None,
+            format!("navigation {key} is full: it holds at most {max} top-level items"),
+        ));
+    }
+    Ok(())
+}
+
 /// The live navigation with `key`, if any.
 pub(crate) async fn navigation_by_key(
     conn: &mut SqliteConnection,
@@ -966,6 +989,11 @@ impl Record for NavItem {
         }
         ValidationErrors::check(errors)?;
         let unchanged = |f: fn(&NavItem) -> Option<&str>| before.is_some_and(|b| f(b) == f(self));
+        let joins_top_level = self.parent_id.is_none()
+            && !(unchanged(|n| n.parent_id.as_deref()) && unchanged(|n| Some(n.navigation_id.as_str())));
+        if joins_top_level {
+            top_level_room(conn, &self.navigation_id, &self.id).await?;
+        }
         if !unchanged(|n| Some(n.navigation_id.as_str()))
             && load_live::<Navigation>(conn, scope, &self.navigation_id).await?.is_none()
         {

@@ -46,6 +46,19 @@ impl Default for Config {
     }
 }
 
+/// The keys settable from `QUIRE_*` variables.
+const KEYS: [&str; 9] = [
+    "addr",
+    "data",
+    "default_site",
+    "log",
+    "log_format",
+    "bootstrap_token",
+    "workers",
+    "mcp_allowed_hosts",
+    "mcp_allowed_origins",
+];
+
 impl Config {
     /// Loads the configuration; `file` defaults to `./quire.toml` when it exists.
     pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
@@ -54,7 +67,9 @@ impl Config {
             Some(path) => figment = figment.merge(Toml::file_exact(path)),
             None => figment = figment.merge(Toml::file("quire.toml")),
         }
-        figment.merge(Env::prefixed("QUIRE_").ignore(&["CONFIG"])).extract().map_err(Box::new)
+        // Only configuration keys: other QUIRE_* variables (QUIRE_TOKEN,
+        // QUIRE_CONFIG, ...) belong to the command line.
+        figment.merge(Env::prefixed("QUIRE_").only(&KEYS)).extract().map_err(Box::new)
     }
 }
 

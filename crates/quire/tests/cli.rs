@@ -214,3 +214,12 @@ fn destructive_call_approved_from_the_cli() {
     assert!(ok, "{out}");
     assert!(out.contains("Archived 1 post(s)"));
 }
+
+#[test]
+fn unrelated_quire_variables_do_not_break_the_configuration() {
+    let out = quire().args(["tools", "list", "--json"]).env("QUIRE_BIN", "x").env("QUIRE_TOKEN", "y").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bad = quire().args(["tools", "list"]).env("QUIRE_WORKERS", "many").output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("configuration"));
+}

@@ -34,6 +34,20 @@ struct DataArg {
     data: Option<PathBuf>,
 }
 
+/// Who a local command acts as, and where.
+#[derive(Args, Clone)]
+struct CallerArgs {
+    /// Site slug or id (default: the default site).
+    #[arg(long)]
+    site: Option<String>,
+    /// Environment (default: production).
+    #[arg(long = "env")]
+    env: Option<String>,
+    /// Act as the holder of this API token instead of the local admin.
+    #[arg(long, env = "QUIRE_TOKEN")]
+    token: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP server (creates, migrates and seeds the database on first start).
@@ -77,15 +91,8 @@ enum Command {
     Mcp {
         #[command(flatten)]
         data: DataArg,
-        /// Site slug or id (default: the default site).
-        #[arg(long)]
-        site: Option<String>,
-        /// Environment (default: production).
-        #[arg(long = "env")]
-        env: Option<String>,
-        /// Act as the holder of this API token instead of the local admin.
-        #[arg(long, env = "QUIRE_TOKEN")]
-        token: Option<String>,
+        #[command(flatten)]
+        caller: CallerArgs,
         /// Which tools to offer: all, readonly, discover, or groups (pages,sections,images,posts,navigation,entries,archive).
         #[arg(long, default_value = "all")]
         tools: String,
@@ -150,15 +157,8 @@ enum ToolsCommand {
         args: String,
         #[command(flatten)]
         data: DataArg,
-        /// Site slug or id (default: the default site).
-        #[arg(long)]
-        site: Option<String>,
-        /// Environment (default: production).
-        #[arg(long = "env")]
-        env: Option<String>,
-        /// Run as the holder of this API token instead of the local admin.
-        #[arg(long, env = "QUIRE_TOKEN")]
-        token: Option<String>,
+        #[command(flatten)]
+        caller: CallerArgs,
     },
 }
 
@@ -286,14 +286,14 @@ async fn run(command: Command, config: Config) -> AnyResult {
             println!("{secret}");
         }
         Command::Tools { command } => tools(command, &config).await?,
-        Command::Mcp { data, site, env, token, tools } => {
+        Command::Mcp { data, caller, tools } => {
             use rmcp::ServiceExt;
             let mode = quire_mcp::ToolMode::parse(&tools)?;
             let (store, dir) = open(&config, &data).await?;
             if store.sites().await?.is_empty() {
                 seed_demo(&store, &dir.join("uploads")).await?;
             }
-            let mut ctx = cli_context(&store, &config, site, env, token).await?;
+            let mut ctx = cli_context(&store, &config, caller).await?;
             ctx.surface = quire_core::model::Surface::Mcp;
             let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
                 store: store.clone(),
@@ -306,7 +306,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
         }
         Command::Approvals { command, data, site, env, token } => {
             let (store, dir) = open(&config, &DataArg { data }).await?;
-            let ctx = cli_context(&store, &config, site, env, token).await?;
+            let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
             let registry = quire_tools::Registry::new(quire_tools::Services {
                 store: store.clone(),
                 uploads_dir: dir.join("uploads"),
@@ -372,11 +372,11 @@ async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
             });
             println!("{}", serde_json::to_string_pretty(&info)?);
         }
-        ToolsCommand::Call { name, args, data, site, env, token } => {
+        ToolsCommand::Call { name, args, data, caller } => {
             let args: serde_json::Value =
                 serde_json::from_str(&args).map_err(|e| format!("--args is not valid JSON: {e}"))?;
             let (store, dir) = open(config, &data).await?;
-            let ctx = cli_context(&store, config, site, env, token).await?;
+            let ctx = cli_context(&store, config, caller).await?;
             let registry = quire_tools::Registry::new(quire_tools::Services {
                 store: store.clone(),
                 uploads_dir: dir.join("uploads"),
@@ -398,13 +398,8 @@ fn policy_of(name: &str) -> quire_tools::ApprovalPolicy {
 }
 
 /// The caller of a CLI tool call: the local admin of a site, or a token's holder.
-async fn cli_context(
-    store: &Store,
-    config: &Config,
-    site: Option<String>,
-    env: Option<String>,
-    token: Option<String>,
-) -> AnyResult<quire_tools::CallContext> {
+async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyResult<quire_tools::CallContext> {
+    let CallerArgs { site, env, token } = caller;
     let policy = quire_tools::ApprovalPolicy::User;
     let surface = quire_core::model::Surface::Cli;
     if let Some(secret) = token {

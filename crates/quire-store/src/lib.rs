@@ -26,7 +26,7 @@ pub use auth::{NewToken, TokenGrant, TokenInfo, hash_secret};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;
-pub use list::{ChangeFilter, EntryFilter, Listing, PageFilter};
+pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;

@@ -129,6 +129,105 @@ fn push_ordered_after(q: &mut QueryBuilder<Sqlite>, cursor: Option<&str>) -> Res
     Ok(())
 }
 
+/// The query of an entry list (without LIMIT): the collection is resolved
+/// inside it, so a page is one round trip.
+fn entries_query(
+    scope: &Scope,
+    collection: &str,
+    filter: &EntryFilter,
+    cursor: Option<&str>,
+) -> Result<QueryBuilder<Sqlite>> {
+    let mut q = scoped("entries", scope);
+    q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
+        .push_bind(scope.site_id.clone())
+        .push(" AND env = ")
+        .push_bind(scope.env.clone())
+        .push(" AND (slug = ")
+        .push_bind(collection.to_string())
+        .push(" OR id = ")
+        .push_bind(collection.to_string())
+        .push(") LIMIT 1)");
+    if let Some(status) = filter.status {
+        q.push(" AND status = ").push_bind(status.as_str());
+    }
+    if let Some(category) = &filter.category {
+        q.push(" AND category = ").push_bind(category.clone());
+    }
+    if let Some(tag) = &filter.tag {
+        q.push(" AND EXISTS (SELECT 1 FROM json_each(entries.tags) WHERE value = ").push_bind(tag.clone()).push(")");
+    }
+    if let Some(c) = cursor {
+        q.push(" AND id < ").push_bind(decode_key(c)?);
+    }
+    q.push(" ORDER BY id DESC");
+    Ok(q)
+}
+
+/// An entry as listed over HTTP: its JSON columns passed through unparsed.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryView {
+    /// Identifier.
+    pub id: String,
+    /// The collection it belongs to.
+    pub collection_id: String,
+    /// URL slug.
+    pub slug: String,
+    /// Title.
+    pub title: String,
+    /// Content, as stored.
+    #[schema(value_type = Object)]
+    pub content: Box<serde_json::value::RawValue>,
+    /// draft, published or archived.
+    pub status: EntryStatus,
+    /// Author's name.
+    pub author: Option<String>,
+    /// Category.
+    pub category: Option<String>,
+    /// Tags, as stored.
+    #[schema(value_type = Vec<String>)]
+    pub tags: Box<serde_json::value::RawValue>,
+    /// Short summary.
+    pub excerpt: Option<String>,
+    /// Featured image URL.
+    pub featured_image: Option<String>,
+    /// When it was first published.
+    pub published_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// When it last changed.
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl EntryView {
+    fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Self> {
+        use sqlx::Row;
+        let raw = |col: &str| -> Result<Box<serde_json::value::RawValue>> {
+            let text: String = row.try_get(col)?;
+            Ok(serde_json::value::RawValue::from_string(text)?)
+        };
+        Ok(EntryView {
+            id: row.try_get("id")?,
+            collection_id: row.try_get("collection_id")?,
+            slug: row.try_get("slug")?,
+            title: row.try_get("title")?,
+            content: raw("content")?,
+            status: crate::record::enum_col(row, "status", EntryStatus::parse)?,
+            author: row.try_get("author")?,
+            category: row.try_get("category")?,
+            tags: raw("tags")?,
+            excerpt: row.try_get("excerpt")?,
+            featured_image: row.try_get("featured_image")?,
+            published_at: row.try_get("published_at")?,
+            version: row.try_get("version")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+}
+
 impl Store {
     async fn fetch_page<T: Record>(
         &self,
@@ -209,34 +308,30 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Entry>> {
-        // One round trip: the collection is resolved inside the query, and
-        // only an empty page asks whether the collection exists at all.
-        let mut q = scoped("entries", scope);
-        q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
-            .push_bind(scope.site_id.clone())
-            .push(" AND env = ")
-            .push_bind(scope.env.clone())
-            .push(" AND (slug = ")
-            .push_bind(collection.to_string())
-            .push(" OR id = ")
-            .push_bind(collection.to_string())
-            .push(") LIMIT 1)");
-        if let Some(status) = filter.status {
-            q.push(" AND status = ").push_bind(status.as_str());
-        }
-        if let Some(category) = &filter.category {
-            q.push(" AND category = ").push_bind(category.clone());
-        }
-        if let Some(tag) = &filter.tag {
-            q.push(" AND EXISTS (SELECT 1 FROM json_each(entries.tags) WHERE value = ")
-                .push_bind(tag.clone())
-                .push(")");
-        }
-        if let Some(c) = cursor {
-            q.push(" AND id < ").push_bind(decode_key(c)?);
-        }
-        q.push(" ORDER BY id DESC");
+        let q = entries_query(scope, collection, filter, cursor)?;
         let listing = self.fetch_page(q, limit, |e: &Entry| encode_key(&e.id)).await?;
+        if listing.items.is_empty() {
+            self.collection(scope, collection).await?;
+        }
+        Ok(listing)
+    }
+
+    /// Like [`Store::entries`], with content and tags passed through as the
+    /// stored JSON text instead of parsed and re-encoded: the same response
+    /// for the REST and delivery lists, at less cost.
+    pub async fn entry_views(
+        &self,
+        scope: &Scope,
+        collection: &str,
+        filter: &EntryFilter,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<EntryView>> {
+        let mut q = entries_query(scope, collection, filter, cursor)?;
+        q.push(" LIMIT ").push_bind(limit as i64 + 1);
+        let rows = q.build().fetch_all(&self.reader).await?;
+        let items = rows.iter().map(EntryView::from_row).collect::<Result<Vec<_>>>()?;
+        let listing = page_of(items, limit, |e: &EntryView| encode_key(&e.id));
         if listing.items.is_empty() {
             self.collection(scope, collection).await?;
         }

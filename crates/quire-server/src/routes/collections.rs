@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use quire_core::access::Action;
 use quire_core::input::{CollectionPatch, EntryPatch, NewCollection, NewEntry};
 use quire_core::model::{Archive, Collection, EntityKind, Entry, EntryStatus};
-use quire_store::EntryFilter;
+use quire_store::{EntryFilter, EntryView};
 use serde::Deserialize;
 
 /// Routes of this module.
@@ -108,17 +108,17 @@ pub struct EntryQuery {
 
 /// Lists a collection's entries, newest first.
 #[utoipa::path(get, path = "/api/v1/collections/{slug}/entries", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id"), EntryQuery),
-    security(("bearer" = [])), responses((status = 200, body = ListResponse<Entry>), (status = 404, body = ErrorBody)))]
+    security(("bearer" = [])), responses((status = 200, body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
 pub async fn list_entries(
     State(state): State<AppState>,
     caller: Caller,
     Path(slug): Path<String>,
     ApiQuery(q): ApiQuery<EntryQuery>,
-) -> ApiResult<Json<ListResponse<Entry>>> {
+) -> ApiResult<Json<ListResponse<EntryView>>> {
     caller.require(Action::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = EntryFilter { status: q.status, category: q.category, tag: q.tag };
-    Ok(Json(state.store().entries(&caller.scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
+    Ok(Json(state.store().entry_views(&caller.scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
 }
 
 /// Creates an entry (draft unless given); content is validated against the collection's fields.

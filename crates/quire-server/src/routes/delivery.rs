@@ -9,8 +9,8 @@ use crate::extract::ApiQuery;
 use axum::extract::{Path, State};
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::model::{Entry, EntryStatus};
-use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, Scope};
+use quire_core::model::EntryStatus;
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, EntryView, Scope};
 use serde::{Deserialize, Serialize};
 
 /// Routes of this module.
@@ -97,14 +97,14 @@ pub struct DeliveryListQuery {
 /// Published entries (posts) of a collection, newest first.
 #[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", tag = "delivery",
     params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
-    responses((status = 200, body = ListResponse<Entry>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
 pub async fn entries(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     ApiQuery(q): ApiQuery<DeliveryListQuery>,
-) -> ApiResult<Json<ListResponse<Entry>>> {
+) -> ApiResult<Json<ListResponse<EntryView>>> {
     let scope = scope(&state, &SiteQuery { site: q.site.clone(), env: q.env.clone() }).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = EntryFilter { status: Some(EntryStatus::Published), category: q.category, tag: q.tag };
-    Ok(Json(state.store().entries(&scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
+    Ok(Json(state.store().entry_views(&scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
 }

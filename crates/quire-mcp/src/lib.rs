@@ -31,8 +31,9 @@ pub enum ToolMode {
     /// searchTools and useTool, plus the tools searchTools activated in this
     /// session (for clients that struggle with many tools).
     Discover,
-    /// The default tools plus the named groups (pages, sections, images,
-    /// posts, navigation, entries, archive).
+    /// The default tools plus the named groups: entity groups (pages,
+    /// sections, images, posts, navigation, entries, archive) or categories
+    /// (internal, external).
     Groups(Vec<String>),
 }
 
@@ -57,7 +58,7 @@ impl ToolMode {
             list => {
                 let names: Vec<String> =
                     list.split(',').map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect();
-                let known: Vec<&str> = GROUPS.iter().map(|(g, _)| *g).collect();
+                let known: Vec<&str> = GROUPS.iter().map(|(g, _)| *g).chain(["internal", "external"]).collect();
                 match names.iter().find(|n| !known.contains(&n.as_str())) {
                     Some(bad) => Err(format!(
                         "--tools \"{bad}\" is not one of all, readonly, discover, or groups {}",
@@ -137,6 +138,7 @@ impl QuireMcp {
             }
             ToolMode::Groups(groups) => {
                 tool.category == Category::Default
+                    || groups.iter().any(|g| g == tool.category.as_str())
                     || GROUPS
                         .iter()
                         .any(|(g, entities)| groups.iter().any(|x| x == g) && entities.contains(&tool.entity))
@@ -426,5 +428,6 @@ mod tests {
         assert_eq!(ToolMode::parse("readonly"), Ok(ToolMode::ReadOnly));
         assert_eq!(ToolMode::parse("pages,posts"), Ok(ToolMode::Groups(vec!["pages".into(), "posts".into()])));
         assert!(ToolMode::parse("pages,some").unwrap_err().contains("\"some\" is not one of"));
+        assert_eq!(ToolMode::parse("internal"), Ok(ToolMode::Groups(vec!["internal".into()])));
     }
 }

@@ -93,7 +93,7 @@ enum Command {
         data: DataArg,
         #[command(flatten)]
         caller: CallerArgs,
-        /// Which tools to offer: all, readonly, discover, or groups (pages,sections,images,posts,navigation,entries,archive).
+        /// Which tools to offer: all, readonly, discover, or groups (pages,sections,images,posts,navigation,entries,archive,internal,external).
         #[arg(long, default_value = "all")]
         tools: String,
     },

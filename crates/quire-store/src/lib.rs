@@ -49,6 +49,24 @@ impl Scope {
     }
 }
 
+/// Process-wide SQLite settings, applied once before the first connection:
+/// no memory statistics, which SQLite otherwise keeps under a global mutex
+/// taken on every allocation of every connection.
+fn configure_sqlite() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_config is called before any connection of this
+        // process is opened (Once, first thing in `Store::open`); with
+        // SQLITE_CONFIG_MEMSTATUS it reads one int argument. Were SQLite
+        // already initialised it would return SQLITE_MISUSE and change nothing.
+        let rc =
+            unsafe { libsqlite3_sys::sqlite3_config(libsqlite3_sys::SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int) };
+        if rc != libsqlite3_sys::SQLITE_OK {
+            tracing::debug!(rc, "SQLite was already initialised; memory statistics stay on");
+        }
+    });
+}
+
 /// Result of store operations.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -66,6 +84,7 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the database file at `path` and migrates it.
     pub async fn open(path: &Path) -> Result<Self> {
+        configure_sqlite();
         let url = format!("sqlite://{}", path.display());
         let options = SqliteConnectOptions::from_str(&url)?
             .create_if_missing(true)

@@ -49,6 +49,25 @@ impl Scope {
     }
 }
 
+/// Copies the write-ahead log into the database every half second without
+/// blocking readers or the writer (PASSIVE), so commits never pay for a
+/// checkpoint; ends when the store is closed.
+async fn checkpoint_loop(pool: SqlitePool) {
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tick.tick().await;
+        if pool.is_closed() {
+            return;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
+            if pool.is_closed() {
+                return;
+            }
+            tracing::warn!(error = %e, "background checkpoint failed");
+        }
+    }
+}
+
 /// Process-wide SQLite settings, applied once before the first connection:
 /// no memory statistics, which SQLite otherwise keeps under a global mutex
 /// taken on every allocation of every connection.
@@ -79,6 +98,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 pub struct Store {
     reader: SqlitePool,
     writer: SqlitePool,
+    checkpointer: SqlitePool,
 }
 
 impl Store {
@@ -93,8 +113,12 @@ impl Store {
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10))
             .pragma("cache_size", "-16000")
-            .pragma("temp_store", "memory");
+            .pragma("temp_store", "memory")
+            // Checkpoints run in the background (below), not inside a commit
+            // of the single writer.
+            .pragma("wal_autocheckpoint", "0");
         let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
+        let checkpointer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let store_migrations = sqlx::migrate!("../../migrations/sqlite");
         store_migrations.run(&writer).await?;
         let readers = 4;
@@ -103,7 +127,8 @@ impl Store {
             .min_connections(1)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(Self { reader, writer })
+        tokio::spawn(checkpoint_loop(checkpointer.clone()));
+        Ok(Self { reader, writer, checkpointer })
     }
 
     /// Applies pending migrations (done by [`Store::open`] too); returns how
@@ -116,6 +141,8 @@ impl Store {
 
     /// Closes both pools, flushing the WAL.
     pub async fn close(&self) {
+        let _ = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&self.checkpointer).await;
+        self.checkpointer.close().await;
         self.reader.close().await;
         self.writer.close().await;
     }

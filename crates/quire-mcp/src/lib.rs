@@ -12,7 +12,7 @@ mod prompts;
 mod resources;
 
 use quire_core::model::Surface;
-use quire_tools::{CallContext, Category, Registry, full_schema};
+use quire_tools::{CallContext, Category, Registry};
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -228,9 +228,9 @@ fn use_tool() -> Tool {
 }
 
 /// The MCP description of a tool: schema, title and annotations from its metadata.
-pub fn mcp_tool(tool: &quire_tools::Tool) -> Tool {
-    let schema = match full_schema(tool) {
-        Value::Object(map) => map,
+pub fn mcp_tool(tool: &quire_tools::Tool, schema: &Value) -> Tool {
+    let schema = match schema {
+        Value::Object(map) => map.clone(),
         _ => Default::default(),
     };
     // Every tool answers a JSON object with `success`; errors add errorCode and hint.
@@ -315,8 +315,13 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let ctx = self.context(&context).await?;
-        let mut tools: Vec<Tool> =
-            self.registry.tools().iter().filter(|t| self.offered(&ctx, t)).map(mcp_tool).collect();
+        let mut tools: Vec<Tool> = self
+            .registry
+            .tools()
+            .iter()
+            .filter(|t| self.offered(&ctx, t))
+            .filter_map(|t| self.registry.schema(t.name).map(|schema| mcp_tool(t, schema)))
+            .collect();
         if self.mode == ToolMode::Discover {
             tools.insert(1, use_tool());
         }
@@ -411,7 +416,7 @@ mod tests {
     #[test]
     fn annotations_follow_the_tool_metadata() {
         for tool in quire_tools::catalog() {
-            let t = mcp_tool(&tool);
+            let t = mcp_tool(&tool, &quire_tools::full_schema(&tool));
             let a = t.annotations.clone().unwrap();
             assert_eq!(a.read_only_hint, Some(tool.read_only), "{}", tool.name);
             assert_eq!(a.destructive_hint, Some(tool.destructive), "{}", tool.name);

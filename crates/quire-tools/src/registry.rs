@@ -25,6 +25,8 @@ pub struct Registry {
     sessions: Mutex<HashMap<String, Vec<&'static str>>>,
     confirmation_ttl: Duration,
     search: crate::search::SearchIndex,
+    /// Every tool's full input schema, generated once (same order as `tools`).
+    schemas: Vec<Value>,
 }
 
 /// A tool as listed to clients: its definition without the code.
@@ -76,6 +78,7 @@ impl Registry {
         let index = tools.iter().enumerate().map(|(i, t)| (t.name, i)).collect();
         Self {
             search: crate::search::SearchIndex::new(&tools),
+            schemas: tools.iter().map(full_schema).collect(),
             tools,
             index,
             services,
@@ -105,6 +108,11 @@ impl Registry {
         self.search.rank(&self.tools, query)
     }
 
+    /// A tool's full input schema (as [`full_schema`]), generated once.
+    pub fn schema(&self, name: &str) -> Option<&Value> {
+        self.index.get(name).map(|&i| &self.schemas[i])
+    }
+
     /// A tool by name.
     pub fn get(&self, name: &str) -> Option<&Tool> {
         self.index.get(name).map(|&i| &self.tools[i])
@@ -123,7 +131,7 @@ impl Registry {
             idempotent: tool.idempotent,
             read_only: tool.read_only,
             tags: tool.tags,
-            input_schema: full_schema(tool),
+            input_schema: self.schema(tool.name).cloned().unwrap_or_else(|| full_schema(tool)),
         }
     }
 

@@ -559,3 +559,145 @@ impl NavItemPatch {
         }
     }
 }
+
+/// A new agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewAgent {
+    /// Unique key within the site (lowercase words joined by hyphens).
+    pub alias: String,
+    /// Display name.
+    pub name: String,
+    /// What it is for.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Model profile (default `default`).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Its own instructions.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// Tools it may use: names, `category:<c>` or `tag:<t>`.
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// Tools always active.
+    #[serde(default)]
+    pub pinned: Option<Vec<String>>,
+    /// Groups whose users may chat with it (empty: every group).
+    #[serde(default)]
+    pub allowed_groups: Option<Vec<String>>,
+    /// user (default) or conversational.
+    #[serde(default)]
+    pub approval_policy: Option<AgentPolicy>,
+    /// Default true.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// Changes to an agent.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentPatch {
+    /// New display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// New description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// New model profile.
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// New instructions.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// New tool selection.
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// New pinned tools.
+    #[serde(default)]
+    pub pinned: Option<Vec<String>>,
+    /// New allowed groups.
+    #[serde(default)]
+    pub allowed_groups: Option<Vec<String>>,
+    /// New policy.
+    #[serde(default)]
+    pub approval_policy: Option<AgentPolicy>,
+    /// Enable or disable (disabling is the agent's archive).
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+impl AgentPatch {
+    /// Applies the patch to a copy of `agent`.
+    pub fn apply(&self, agent: &Agent) -> Agent {
+        let mut a = agent.clone();
+        if let Some(v) = &self.name {
+            a.name = v.clone();
+        }
+        if let Some(v) = &self.description {
+            a.description = v.clone();
+        }
+        if let Some(v) = &self.profile {
+            a.profile = v.clone();
+        }
+        if let Some(v) = &self.system_prompt {
+            a.system_prompt = v.clone();
+        }
+        if let Some(v) = &self.tools {
+            a.tools = v.clone();
+        }
+        if let Some(v) = &self.pinned {
+            a.pinned = v.clone();
+        }
+        if let Some(v) = &self.allowed_groups {
+            a.allowed_groups = v.clone();
+        }
+        if let Some(v) = self.approval_policy {
+            a.approval_policy = v;
+        }
+        if let Some(v) = self.enabled {
+            a.enabled = v;
+        }
+        a
+    }
+}
+
+/// Checks an agent's fields: alias, name, profile, groups and tool selectors.
+pub fn check_agent(agent: &Agent) -> Result<(), crate::ValidationErrors> {
+    let mut errors = Vec::new();
+    if let Err(e) = crate::slug::check_slug("alias", &agent.alias) {
+        errors.push(e);
+    }
+    if agent.name.trim().is_empty() {
+        errors.push(crate::FieldError::new("name", "required"));
+    } else if agent.name.chars().count() > 120 {
+        errors.push(crate::FieldError::new("name", "at most 120 characters"));
+    }
+    if agent.profile.trim().is_empty() {
+        errors.push(crate::FieldError::new("profile", "required"));
+    }
+    if agent.system_prompt.chars().count() > 20_000 {
+        errors.push(crate::FieldError::new("systemPrompt", "at most 20000 characters"));
+    }
+    for (i, g) in agent.allowed_groups.iter().enumerate() {
+        if crate::access::Group::parse(g).is_err() {
+            errors.push(crate::FieldError::new(
+                format!("allowedGroups[{i}]"),
+                format!("\"{g}\" is not one of viewer, author, editor, admin"),
+            ));
+        }
+    }
+    for (field, list) in [("tools", &agent.tools), ("pinned", &agent.pinned)] {
+        for (i, t) in list.iter().enumerate() {
+            let bad = t.trim().is_empty()
+                || t.strip_prefix("category:").or_else(|| t.strip_prefix("tag:")).is_some_and(|rest| rest.is_empty());
+            if bad {
+                errors.push(crate::FieldError::new(
+                    format!("{field}[{i}]"),
+                    "expected a tool name, category:<name> or tag:<name>",
+                ));
+            }
+        }
+    }
+    crate::ValidationErrors::check(errors)
+}

@@ -80,12 +80,113 @@ string_enum!(
         Image = "image",
         Navigation = "navigation",
         NavItem = "navItem",
+        Agent = "agent",
+        Note = "note",
     }
 );
 string_enum!(
     /// Through which surface a change was made.
     Surface { Rest = "rest", Cli = "cli", Mcp = "mcp", Agent = "agent", System = "system" }
 );
+
+string_enum!(
+    /// How an agent's destructive calls get their go-ahead.
+    AgentPolicy {
+        /// A person approves each one (REST, CLI or the back-office).
+        User = "user",
+        /// The user says yes in the chat and the model repeats the call with `confirmed: true`.
+        Conversational = "conversational",
+    }
+);
+
+string_enum!(
+    /// Where a chat session stands.
+    SessionStatus {
+        /// Waiting for the next message.
+        Idle = "idle",
+        /// A turn is running.
+        Running = "running",
+        /// A turn waits for approvals.
+        Paused = "paused",
+        /// The last turn ended with an error; the next message starts afresh.
+        Failed = "failed",
+    }
+);
+
+/// A chat session with an agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSession {
+    /// Identifier.
+    pub id: String,
+    /// The agent.
+    pub agent_id: String,
+    /// Who chats (`token:<id>`, `local:admin`).
+    pub actor: String,
+    /// Their group when the session started.
+    pub group: String,
+    /// A title (the first message, shortened).
+    pub title: String,
+    /// Where it stands.
+    pub status: SessionStatus,
+    /// Turns so far.
+    pub turns: i64,
+    /// Steps taken in the current turn.
+    pub steps: i64,
+    /// Tools activated by searchTools.
+    pub active_tools: Vec<String>,
+    /// Working memory: entities seen, latest first per kind.
+    #[schema(value_type = Object)]
+    pub memory: Value,
+    /// Tool calls waiting for a person's approval.
+    #[schema(value_type = Vec<Object>)]
+    pub pending: Value,
+    /// What the user's UI shows (optional).
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Value>,
+    /// Input tokens used, all turns.
+    pub input_tokens: i64,
+    /// Output tokens used, all turns.
+    pub output_tokens: i64,
+    /// When it started.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// An agent: a configured assistant with its own prompt, tools and policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Agent {
+    /// Identifier.
+    pub id: String,
+    /// Unique key within the site (`editor`).
+    pub alias: String,
+    /// Display name.
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+    /// Name of the model profile it runs on (`default`).
+    pub profile: String,
+    /// Its own instructions, added after the base prompt.
+    pub system_prompt: String,
+    /// Tools it may use: names (`getPage`), `category:internal` or `tag:page`.
+    pub tools: Vec<String>,
+    /// Tools always active, without discovery.
+    pub pinned: Vec<String>,
+    /// Groups whose users may chat with it (empty: every group).
+    pub allowed_groups: Vec<String>,
+    /// How its destructive calls are approved.
+    pub approval_policy: AgentPolicy,
+    /// Disabled agents cannot be chatted with; disabling is their archive.
+    pub enabled: bool,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
 
 /// A site: the unit of tenancy, holding environments.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]

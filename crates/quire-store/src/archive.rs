@@ -36,6 +36,8 @@ async fn load_any(
         EntityKind::Image => one::<Image>(conn, scope, id).await,
         EntityKind::Navigation => one::<Navigation>(conn, scope, id).await,
         EntityKind::NavItem => one::<NavItem>(conn, scope, id).await,
+        // Agents are disabled, not archived; notes are archived in the vault.
+        EntityKind::Agent | EntityKind::Note => Ok(None),
     }
 }
 
@@ -478,7 +480,7 @@ async fn restore_conflict(
                 None => crate::records::top_level_room(conn, &n.navigation_id, &n.id).await?,
             }
         }
-        EntityKind::Image => {}
+        EntityKind::Image | EntityKind::Agent | EntityKind::Note => {}
     }
     Ok(())
 }

@@ -126,6 +126,13 @@ impl Store {
             EntityKind::Image => revert::<Image>(&mut tx, scope, ctx, &change, snapshot).await?,
             EntityKind::Navigation => revert::<Navigation>(&mut tx, scope, ctx, &change, snapshot).await?,
             EntityKind::NavItem => revert::<NavItem>(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Agent => crate::agents::revert_agent(&mut tx, scope, ctx, &change, snapshot).await?,
+            EntityKind::Note => {
+                return Err(StoreError::invalid(
+                    "changeId",
+                    format!("change {id} is a vault note; revert it through the vault"),
+                ));
+            }
         }
         let latest: i64 = sqlx::query_scalar("SELECT MAX(id) FROM changes").fetch_one(&mut *tx).await?;
         tx.commit().await?;

@@ -10,6 +10,7 @@
 //! in `quire_core` types and [`StoreError`], which a PostgreSQL backend will
 //! implement the same way.
 
+mod agents;
 mod archive;
 mod auth;
 mod changes;
@@ -22,6 +23,7 @@ mod record;
 mod records;
 pub mod seed;
 
+pub use agents::StoredMessage;
 pub use auth::{NewToken, TokenGrant, TokenInfo, hash_secret};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};

@@ -62,6 +62,9 @@ pub(crate) fn table_of(kind: quire_core::model::EntityKind) -> &'static str {
         EntityKind::Image => Image::TABLE,
         EntityKind::Navigation => Navigation::TABLE,
         EntityKind::NavItem => NavItem::TABLE,
+        EntityKind::Agent => "agents",
+        // Notes live in the vault on disk; no database table holds them.
+        EntityKind::Note => "vault_notes_are_files",
     }
 }
 

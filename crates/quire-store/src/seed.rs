@@ -46,6 +46,54 @@ pub async fn ensure_templates(store: &Store, scope: &Scope) -> Result<usize> {
     Ok(created)
 }
 
+/// The agents every environment starts with: alias, name, description,
+/// tool selectors and prompt.
+const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
+    (
+        "editor",
+        "Editor",
+        "Edits the site: pages, sections, posts, images, navigation and entries.",
+        &["category:internal", "!tag:vault"],
+        "You are the site's editor. Make the smallest change that does what the user asked, and check it by reading it back.",
+    ),
+    (
+        "researcher",
+        "Researcher",
+        "Reads the site and the web to answer questions; changes nothing.",
+        &["read", "!tag:vault", "tag:web"],
+        "You research and answer. You cannot change content; say so when asked to, and suggest the editor agent.",
+    ),
+    (
+        "notes",
+        "Notes",
+        "Keeps the notes vault: reads, writes, reorganises and searches markdown notes.",
+        &["tag:vault"],
+        "You keep the user's markdown notes. Read a note before editing it and edit by line numbers.",
+    ),
+];
+
+/// Makes sure an environment has the starter agents.
+pub async fn ensure_agents(store: &Store, scope: &Scope) -> Result<usize> {
+    let ctx = ChangeContext::system();
+    let mut created = 0;
+    for (alias, name, description, tools, prompt) in AGENTS {
+        if store.agent(scope, alias).await.is_ok() {
+            continue;
+        }
+        let input = NewAgent {
+            alias: alias.to_string(),
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            system_prompt: Some(prompt.to_string()),
+            tools: Some(tools.iter().map(|t| t.to_string()).collect()),
+            ..NewAgent::default()
+        };
+        store.create_agent(&ctx, scope, input).await?;
+        created += 1;
+    }
+    Ok(created)
+}
+
 /// Seeds the demo site into the database and its images into `uploads_dir`.
 pub async fn seed_demo(store: &Store, uploads_dir: &Path) -> Result<SeedReport> {
     let site = match store.site(DEMO_SITE).await {
@@ -58,6 +106,7 @@ pub async fn seed_demo(store: &Store, uploads_dir: &Path) -> Result<SeedReport> 
     let mut report = SeedReport::default();
     for env in &site.environments {
         report.created += ensure_templates(store, &Scope::new(&site.id, env)).await?;
+        report.created += ensure_agents(store, &Scope::new(&site.id, env)).await?;
     }
     let scope = Scope::new(&site.id, "production");
     let mut seeder = Seeder { store, scope: scope.clone(), ctx: ChangeContext::system(), created: 0 };

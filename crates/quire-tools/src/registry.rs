@@ -337,13 +337,14 @@ impl Registry {
             ));
         }
         let confirmation = self.services.store.confirmation(&approver.scope, id).await?;
-        // What an AI surface asked for, a different person must approve.
-        if matches!(confirmation.requested_via, Surface::Agent | Surface::Mcp)
-            && confirmation.requested_by == approver.actor
-        {
+        // What an MCP client asked for, other credentials must approve: the
+        // client holds its token and could otherwise approve itself. The
+        // agent runtime holds none the model could use, so the person
+        // chatting approves their agent's requests (through REST or the CLI).
+        if confirmation.requested_via == Surface::Mcp && confirmation.requested_by == approver.actor {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
-                "a request made through the agent or MCP cannot be approved with the same credentials",
+                "a request made through MCP cannot be approved with the same credentials",
                 "Approve as a person, with your own token or the local CLI.",
             ));
         }

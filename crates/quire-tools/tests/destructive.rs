@@ -227,21 +227,36 @@ async fn restore_preview_reports_a_reused_slug() {
 }
 
 #[tokio::test]
-async fn requests_from_ai_surfaces_need_someone_else_to_approve() {
+async fn mcp_requests_need_other_credentials_and_agent_requests_a_person() {
     let env = Env::new().await;
     let contact = env.page_id("contact").await;
-    let agent = env.agent("s1", ApprovalPolicy::User);
-    let id = confirmation_id(&ok(env.call_as(&agent, "deletePage", json!({"ids": [contact]})).await));
-    // the same credentials through a human surface
-    let mut same = agent.clone();
+    let mut mcp_caller = env.ctx(Group::Editor);
+    mcp_caller.surface = quire_core::model::Surface::Mcp;
+    mcp_caller.session_id = Some("m1".into());
+    let id = confirmation_id(&ok(env.call_as(&mcp_caller, "deletePage", json!({"ids": [contact]})).await));
+    // the same credentials through a human surface: an MCP client holding
+    // the token could do that itself
+    let mut same = mcp_caller.clone();
     same.surface = quire_core::model::Surface::Rest;
     let err = env.registry.approve(&same, &id).await.unwrap_err();
     assert!(err.message.contains("same credentials"), "{}", err.message);
-    let mut mcp = env.ctx(Group::Admin);
-    mcp.surface = quire_core::model::Surface::Mcp;
-    assert_eq!(env.registry.approve(&mcp, &id).await.unwrap_err().code, quire_tools::ErrorCode::Forbidden);
-    env.registry.approve(&env.ctx(Group::Editor), &id).await.unwrap();
-    ok(env.call_as(&agent, "deletePage", json!({"ids": [contact], "confirmationId": id})).await);
+    assert_eq!(env.registry.approve(&mcp_caller, &id).await.unwrap_err().code, quire_tools::ErrorCode::Forbidden);
+    let mut other = env.ctx(Group::Admin);
+    other.actor = "user:someone-else".into();
+    env.registry.approve(&other, &id).await.unwrap();
+    ok(env.call_as(&mcp_caller, "deletePage", json!({"ids": [contact], "confirmationId": id})).await);
+
+    // The agent runtime holds no credentials the model could use: the person
+    // chatting approves their own agent's request, but never through the
+    // agent or MCP surfaces.
+    let pricing = env.page_id("pricing").await;
+    let agent = env.agent("s1", ApprovalPolicy::User);
+    let id = confirmation_id(&ok(env.call_as(&agent, "deletePage", json!({"ids": [pricing]})).await));
+    assert_eq!(env.registry.approve(&agent, &id).await.unwrap_err().code, quire_tools::ErrorCode::Forbidden);
+    let mut person = agent.clone();
+    person.surface = quire_core::model::Surface::Rest;
+    env.registry.approve(&person, &id).await.unwrap();
+    ok(env.call_as(&agent, "deletePage", json!({"ids": [pricing], "confirmationId": id})).await);
 }
 
 #[tokio::test]

@@ -447,7 +447,9 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
     };
     if store.site(&site).await.is_err() {
         store.create_site(&site, "Quire", &["production", "staging"]).await?;
-        quire_store::seed::ensure_templates(store, &store.scope_of(&site, "production").await?).await?;
+        let scope = store.scope_of(&site, "production").await?;
+        quire_store::seed::ensure_templates(store, &scope).await?;
+        quire_store::seed::ensure_agents(store, &scope).await?;
     }
     if let Some(secret) = &config.bootstrap_token {
         if store.authenticate(secret).await?.is_none() {

@@ -1,0 +1,139 @@
+//! Working memory: the entities a session's tool results mentioned, the
+//! latest few per kind, so "that page" resolves without another lookup.
+
+use serde_json::{Map, Value, json};
+
+/// Entities kept per kind.
+const PER_KIND: usize = 5;
+/// Items taken from one list result.
+const FROM_LIST: usize = 3;
+
+/// The kinds remembered, by the entity a tool works on.
+fn kind_of(entity: &str) -> Option<&'static str> {
+    Some(match entity {
+        "page" => "page",
+        "section" => "section",
+        "image" => "image",
+        "post" => "post",
+        "entry" => "entry",
+        "navItem" | "navigation" => "navItem",
+        "note" | "folder" => "note",
+        _ => return None,
+    })
+}
+
+/// The compact form of one entity: id, a key (slug, key or path) and a title.
+fn summary(item: &Value) -> Option<Value> {
+    let obj = item.as_object()?;
+    let text = |k: &str| obj.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let id = text("id").or_else(|| text("path"))?;
+    let mut out = Map::new();
+    out.insert("id".into(), json!(id));
+    if let Some(key) = text("slug").or_else(|| text("key")).or_else(|| text("path"))
+        && key != id
+    {
+        out.insert("key".into(), json!(key));
+    }
+    if let Some(title) = text("title").or_else(|| text("name")).or_else(|| text("label")).or_else(|| text("alt")) {
+        out.insert("title".into(), json!(title.chars().take(80).collect::<String>()));
+    }
+    Some(Value::Object(out))
+}
+
+/// Records the entities of a successful tool result into `memory`.
+pub fn remember(memory: &mut Value, entity: &str, result: &Value) {
+    let Some(kind) = kind_of(entity) else { return };
+    if result.get("success").and_then(Value::as_bool) == Some(false) {
+        return;
+    }
+    let mut seen: Vec<Value> = Vec::new();
+    if let Some(item) = result.get("item") {
+        seen.extend(summary(item));
+    }
+    if let Some(items) = result.get("items").and_then(Value::as_array) {
+        seen.extend(items.iter().take(FROM_LIST).filter_map(summary));
+    }
+    if seen.is_empty() {
+        // Tools answering with a bare record (or a vault path).
+        seen.extend(summary(result));
+    }
+    if seen.is_empty() {
+        return;
+    }
+    if !memory.is_object() {
+        *memory = Value::Object(Map::new());
+    }
+    let list = memory.as_object_mut().expect("made an object").entry(kind).or_insert_with(|| json!([]));
+    let Some(list) = list.as_array_mut() else { return };
+    // Newest first, without duplicates; the first seen of a list leads.
+    for item in seen.into_iter().rev() {
+        list.retain(|e| e.get("id") != item.get("id"));
+        list.insert(0, item);
+    }
+    list.truncate(PER_KIND);
+}
+
+/// The `<working-memory>` block, or nothing when memory is empty.
+pub fn render(memory: &Value) -> String {
+    let Some(kinds) = memory.as_object().filter(|m| !m.is_empty()) else { return String::new() };
+    let mut lines = Vec::new();
+    for (kind, items) in kinds {
+        let parts: Vec<String> = items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                let get = |k: &str| e.get(k).and_then(Value::as_str);
+                let mut s = match get("title") {
+                    Some(t) => format!("\"{t}\" id={}", get("id").unwrap_or_default()),
+                    None => format!("id={}", get("id").unwrap_or_default()),
+                };
+                if let Some(key) = get("key") {
+                    s.push_str(&format!(" key={key}"));
+                }
+                s
+            })
+            .collect();
+        if !parts.is_empty() {
+            lines.push(format!("{kind}: {}", parts.join("; ")));
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<working-memory>\nLatest first; \"it\"/\"that page\" means the first of its kind.\n{}\n</working-memory>",
+        lines.join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_latest_entities_per_kind() {
+        let mut memory = json!({});
+        remember(
+            &mut memory,
+            "page",
+            &json!({ "success": true, "item": { "id": "p1", "slug": "about", "name": "About" } }),
+        );
+        remember(
+            &mut memory,
+            "page",
+            &json!({ "success": true, "items": [
+                { "id": "p2", "slug": "home", "name": "Home" },
+                { "id": "p1", "slug": "about", "name": "About" }
+            ] }),
+        );
+        remember(&mut memory, "page", &json!({ "success": false, "item": { "id": "p9" } }));
+        remember(&mut memory, "tool", &json!({ "success": true, "item": { "id": "x" } }));
+        let pages: Vec<&str> = memory["page"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+        assert_eq!(pages, ["p2", "p1"]);
+        assert!(memory.get("tool").is_none());
+        let block = render(&memory);
+        assert!(block.contains("page: \"Home\" id=p2 key=home; \"About\" id=p1 key=about"), "{block}");
+        assert_eq!(render(&json!({})), "");
+    }
+}

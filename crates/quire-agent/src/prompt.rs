@@ -1,0 +1,141 @@
+//! Preparing a step: which tools the model sees and the system prompt it
+//! reads, rebuilt from scratch before every model call (never accumulated).
+
+use crate::memory;
+use crate::message::{ChatRequest, Message, ToolSpec};
+use crate::provider::Profile;
+use quire_core::access::Group;
+use quire_core::model::{Agent, AgentPolicy};
+use quire_tools::{Category, Registry, Tool, permits, render_guidance};
+use serde_json::{Value, json};
+
+/// Who the agent is and how it works; the rules of TOOLS.md follow.
+pub const BASE_PROMPT: &str = "\
+You are Quire's assistant for a website's content. You act only through tools.
+Pattern: call acknowledgeRequest once to say what you understood, then use tools, then call finalAnswer with a short report of what fresh reads confirmed.
+You see only a few tools at first: use searchTools with capability keywords to find and activate others.
+Destructive calls return a preview; a person approves them. Never claim a change that a tool did not confirm.";
+
+/// Whether `selector` (a name, `category:<c>`, `tag:<t>`, `entity:<e>` or
+/// `read`) matches `tool`.
+fn matches(selector: &str, tool: &Tool) -> bool {
+    if let Some(c) = selector.strip_prefix("category:") {
+        tool.category.as_str() == c
+    } else if let Some(t) = selector.strip_prefix("tag:") {
+        tool.tags.contains(&t)
+    } else if let Some(e) = selector.strip_prefix("entity:") {
+        tool.entity == e
+    } else if selector == "read" {
+        tool.read_only
+    } else {
+        tool.name == selector
+    }
+}
+
+/// Whether the agent may use `tool`: default tools always; others when a
+/// selector includes them and no `!selector` excludes them.
+pub fn enabled(agent: &Agent, tool: &Tool) -> bool {
+    if tool.category == Category::Default {
+        return true;
+    }
+    let included = agent.tools.iter().filter(|s| !s.starts_with('!')).any(|s| matches(s, tool));
+    let excluded = agent.tools.iter().filter_map(|s| s.strip_prefix('!')).any(|s| matches(s, tool));
+    included && !excluded
+}
+
+/// Selectors of an agent that name no existing tool (`tag:web` before web
+/// tools exist): ignored, and worth a warning.
+pub fn unknown_selectors(agent: &Agent, registry: &Registry) -> Vec<String> {
+    agent
+        .tools
+        .iter()
+        .chain(agent.pinned.iter())
+        .filter(|s| {
+            let s = s.strip_prefix('!').unwrap_or(s);
+            !registry.tools().iter().any(|t| matches(s, t))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The tools active for a step, in order: default tools, pinned tools, then
+/// tools activated in this session; only those the agent may use and the
+/// user's group permits.
+pub fn active_tools<'r>(registry: &'r Registry, agent: &Agent, group: Group, activated: &[String]) -> Vec<&'r Tool> {
+    let mut out: Vec<&Tool> = Vec::new();
+    let defaults = registry.tools().iter().filter(|t| t.category == Category::Default);
+    let pinned = agent.pinned.iter().filter_map(|n| registry.get(n));
+    let found = activated.iter().filter_map(|n| registry.get(n));
+    for tool in defaults.chain(pinned).chain(found) {
+        if enabled(agent, tool) && permits(group, tool) && !out.iter().any(|t| t.name == tool.name) {
+            out.push(tool);
+        }
+    }
+    out
+}
+
+/// The schema the model sees for a tool: without `confirmationId` (the
+/// runtime handles approvals), with `confirmed` only under the
+/// conversational policy.
+pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolSpec {
+    let mut parameters = registry.schema(tool.name).cloned().unwrap_or_else(|| json!({ "type": "object" }));
+    if tool.destructive
+        && let Some(props) = parameters.get_mut("properties").and_then(Value::as_object_mut)
+    {
+        props.remove("confirmationId");
+        props.remove("confirmed");
+        if policy == AgentPolicy::Conversational {
+            props.insert(
+                "confirmed".into(),
+                json!({ "type": "boolean", "description": "true only after the user agreed to the preview in chat" }),
+            );
+        }
+    }
+    ToolSpec { name: tool.name.to_string(), description: tool.description.to_string(), parameters }
+}
+
+/// What one step needs besides the conversation.
+pub struct StepInput<'a> {
+    /// The agent.
+    pub agent: &'a Agent,
+    /// The model profile.
+    pub profile: &'a Profile,
+    /// The user's group.
+    pub group: Group,
+    /// Tools activated in the session.
+    pub activated: &'a [String],
+    /// Working memory.
+    pub memory: &'a Value,
+    /// What the user's UI shows, if it said.
+    pub context: Option<&'a Value>,
+}
+
+/// Builds the request of one step.
+pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Message]) -> ChatRequest {
+    let tools = active_tools(registry, input.agent, input.group, input.activated);
+    let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::RULES.to_string()];
+    if !input.agent.system_prompt.trim().is_empty() {
+        system.push(format!("<agent name=\"{}\">\n{}\n</agent>", input.agent.alias, input.agent.system_prompt.trim()));
+    }
+    if let Some(context) = input.context.filter(|c| !c.is_null()) {
+        system.push(format!("<ui-context>\n{context}\n</ui-context>"));
+    }
+    let memory = memory::render(input.memory);
+    if !memory.is_empty() {
+        system.push(memory);
+    }
+    let guidance = render_guidance(registry, &names);
+    if !guidance.is_empty() {
+        system.push(guidance);
+    }
+    ChatRequest {
+        model: input.profile.model_name(),
+        system: system.join("\n\n"),
+        messages: messages.to_vec(),
+        tools: tools.iter().map(|t| tool_spec(registry, t, input.agent.approval_policy)).collect(),
+        temperature: input.profile.temperature,
+        max_tokens: input.profile.max_tokens,
+        stream: input.profile.stream,
+    }
+}

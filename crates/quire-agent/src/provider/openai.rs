@@ -1,0 +1,206 @@
+//! OpenAI-compatible chat completions. Parsed leniently: compatible servers
+//! differ (empty `finish_reason`, missing usage, ignored `stream`).
+
+use super::sse::{events, is_event_stream};
+use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry};
+use crate::message::*;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+/// A client of one OpenAI-compatible endpoint.
+pub struct OpenAi {
+    http: reqwest::Client,
+    url: String,
+    api_key: Option<String>,
+    profile: Profile,
+}
+
+impl OpenAi {
+    /// A client for the profile.
+    pub fn new(profile: &Profile) -> Result<Self, ProviderError> {
+        let base = profile.base_url.clone().unwrap_or_else(|| "https://api.openai.com/v1".into());
+        Ok(OpenAi {
+            http: super::http_client(profile)?,
+            url: join(&base, "chat/completions"),
+            api_key: profile.api_key.clone(),
+            profile: profile.clone(),
+        })
+    }
+}
+
+/// The request body of a chat completion.
+pub fn body(request: &ChatRequest) -> Value {
+    let mut messages = vec![json!({ "role": "system", "content": request.system })];
+    for m in &request.messages {
+        messages.push(match m {
+            Message::User { content } => json!({ "role": "user", "content": content }),
+            Message::Assistant { content, tool_calls } => {
+                let mut msg = json!({ "role": "assistant", "content": if content.is_empty() { Value::Null } else { json!(content) } });
+                if !tool_calls.is_empty() {
+                    msg["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| json!({ "id": c.id, "type": "function", "function": { "name": c.name, "arguments": c.arguments } }))
+                        .collect();
+                }
+                msg
+            }
+            Message::Tool { tool_call_id, content, .. } => {
+                json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content })
+            }
+        });
+    }
+    let mut body = json!({
+        "model": request.model,
+        "messages": messages,
+        "max_tokens": request.max_tokens,
+        "stream": request.stream,
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } }))
+            .collect();
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if request.stream {
+        body["stream_options"] = json!({ "include_usage": true });
+    }
+    body
+}
+
+fn usage_of(v: &Value) -> Option<Usage> {
+    let u = v.get("usage").filter(|u| u.is_object())?;
+    Some(Usage {
+        input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
+        output_tokens: u.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+    })
+}
+
+/// Reads a complete (non-streamed) answer.
+fn parse_whole(v: &Value) -> Result<ChatResponse, ProviderError> {
+    let choice = v.pointer("/choices/0").ok_or_else(|| ProviderError::Protocol("no choices in the answer".into()))?;
+    let message = choice.get("message").cloned().unwrap_or(Value::Null);
+    let text = message.get("content").and_then(Value::as_str).unwrap_or_default().to_string();
+    let mut tool_calls = Vec::new();
+    for (i, c) in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let arguments = match c.pointer("/function/arguments") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) if !other.is_null() => other.to_string(),
+            _ => String::new(),
+        };
+        tool_calls.push(ToolCall {
+            id: c.get("id").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("call_{i}")),
+            name: c.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_string(),
+            arguments,
+        });
+    }
+    Ok(ChatResponse {
+        text,
+        tool_calls,
+        usage: usage_of(v).unwrap_or_default(),
+        finish_reason: choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+    })
+}
+
+impl Provider for OpenAi {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Openai
+    }
+
+    fn complete<'a>(&'a self, request: &'a ChatRequest, sink: &'a mut (dyn FnMut(Delta) + Send)) -> ChatFuture<'a> {
+        Box::pin(async move {
+            let body = body(request);
+            let response = send_with_retry(&self.profile, || {
+                let mut rb = self.http.post(&self.url).json(&body);
+                if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
+                    rb = rb.bearer_auth(key);
+                }
+                rb
+            })
+            .await?;
+            if !request.stream || !is_event_stream(&response) {
+                let v: Value = response.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
+                let answer = parse_whole(&v)?;
+                if !answer.text.is_empty() {
+                    sink(Delta::Text(answer.text.clone()));
+                }
+                for (index, c) in answer.tool_calls.iter().enumerate() {
+                    sink(Delta::ToolCallStart { index, id: c.id.clone(), name: c.name.clone() });
+                    sink(Delta::ToolCallArgs { index, delta: c.arguments.clone() });
+                }
+                return Ok(answer);
+            }
+            let mut answer = ChatResponse::default();
+            let mut stream = Box::pin(events(response));
+            while let Some(event) = stream.next().await {
+                let event = event?;
+                let data = event.data.trim();
+                if data.is_empty() {
+                    continue;
+                }
+                if data == "[DONE]" {
+                    break;
+                }
+                let v: Value = serde_json::from_str(data)
+                    .map_err(|e| ProviderError::Protocol(format!("bad stream chunk: {e}")))?;
+                if let Some(err) = v.get("error") {
+                    return Err(ProviderError::Status {
+                        status: 500,
+                        message: err.get("message").and_then(Value::as_str).unwrap_or("error in stream").to_string(),
+                    });
+                }
+                if let Some(u) = usage_of(&v) {
+                    answer.usage = u;
+                }
+                let Some(choice) = v.pointer("/choices/0") else { continue };
+                if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    answer.finish_reason = Some(reason.to_string());
+                }
+                let Some(delta) = choice.get("delta") else { continue };
+                if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    answer.text.push_str(text);
+                    sink(Delta::Text(text.to_string()));
+                }
+                for c in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+                    let index =
+                        c.get("index").and_then(Value::as_u64).unwrap_or(answer.tool_calls.len() as u64) as usize;
+                    if index >= answer.tool_calls.len() {
+                        answer.tool_calls.resize(
+                            index + 1,
+                            ToolCall { id: String::new(), name: String::new(), arguments: String::new() },
+                        );
+                    }
+                    let call = &mut answer.tool_calls[index];
+                    let started = !call.name.is_empty();
+                    if let Some(id) = c.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                        call.id = id.to_string();
+                    }
+                    if let Some(name) = c.pointer("/function/name").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                        call.name.push_str(name);
+                    }
+                    if !started && !call.name.is_empty() {
+                        if call.id.is_empty() {
+                            call.id = format!("call_{index}");
+                        }
+                        sink(Delta::ToolCallStart { index, id: call.id.clone(), name: call.name.clone() });
+                    }
+                    if let Some(args) =
+                        c.pointer("/function/arguments").and_then(Value::as_str).filter(|s| !s.is_empty())
+                    {
+                        call.arguments.push_str(args);
+                        sink(Delta::ToolCallArgs { index, delta: args.to_string() });
+                    }
+                }
+            }
+            answer.tool_calls.retain(|c| !c.name.is_empty());
+            Ok(answer)
+        })
+    }
+}

@@ -1,0 +1,763 @@
+//! The step loop: acknowledgeRequest → tools → finalAnswer, with approvals
+//! that pause a turn until a person answers, sessions that survive a
+//! restart, and every step streamed as AG-UI events.
+
+use crate::events::EventHub;
+use crate::memory;
+use crate::message::*;
+use crate::prompt::{self, StepInput};
+use crate::provider::{NOT_CONFIGURED, Profiles, Provider};
+use chrono::{DateTime, Utc};
+use quire_core::access::Group;
+use quire_core::model::*;
+use quire_store::{ConfirmationStatus, Scope, StoreError};
+use quire_tools::{ApprovalPolicy, CallContext, Registry};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::task::JoinHandle;
+
+/// Why a chat request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// No such agent or session in the scope.
+    #[error("{0}")]
+    NotFound(String),
+    /// The person may not use this agent or session.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The session is busy or waiting for approvals.
+    #[error("{0}")]
+    Conflict(String),
+    /// A field of the request is wrong.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The person chatting.
+#[derive(Debug, Clone)]
+pub struct Person {
+    /// `token:<id>` or `local:admin`.
+    pub actor: String,
+    /// Their group.
+    pub group: Group,
+    /// Site and environment.
+    pub scope: Scope,
+}
+
+/// A turn that started.
+#[derive(Debug)]
+pub struct TurnStarted {
+    /// The session (new or given).
+    pub session_id: String,
+    /// The turn's number.
+    pub turn: i64,
+    /// The running turn; await it to wait for the end (or the pause).
+    pub handle: JoinHandle<()>,
+}
+
+/// A destructive call waiting for a person.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    /// The model's tool call id.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The exact arguments.
+    pub arguments: Value,
+    /// The approval record (a confirmation) to answer.
+    pub approval_id: String,
+    /// What would change, in words.
+    pub message: String,
+    /// What would change, record by record.
+    pub items: Value,
+    /// When the request lapses.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// How a run ended.
+enum Outcome {
+    Finished(String),
+    Paused(Vec<PendingCall>),
+}
+
+/// The agent runtime: one per process, shared by REST, CLI and tests.
+pub struct Runtime {
+    registry: Arc<Registry>,
+    profiles: Profiles,
+    hub: Arc<EventHub>,
+    clients: Mutex<HashMap<String, Arc<dyn Provider>>>,
+}
+
+/// Longest message accepted.
+const MAX_MESSAGE: usize = 32_000;
+
+impl Runtime {
+    /// A runtime over the registry with these model profiles.
+    pub fn new(registry: Arc<Registry>, profiles: Profiles) -> Arc<Self> {
+        Arc::new(Runtime {
+            registry,
+            profiles,
+            hub: Arc::new(EventHub::default()),
+            clients: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The event streams of all sessions.
+    pub fn events(&self) -> &EventHub {
+        &self.hub
+    }
+
+    /// The tool registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    fn store(&self) -> &quire_store::Store {
+        &self.registry.services().store
+    }
+
+    /// An agent the person may chat with.
+    pub async fn agent_for(&self, person: &Person, alias: &str) -> Result<Agent, AgentError> {
+        let agent = match self.store().agent(&person.scope, alias).await {
+            Ok(a) => a,
+            Err(StoreError::NotFound { .. }) => return Err(AgentError::NotFound(format!("no agent \"{alias}\""))),
+            Err(e) => return Err(e.into()),
+        };
+        if !agent.enabled {
+            return Err(AgentError::Conflict(format!("agent \"{alias}\" is disabled; enable it first")));
+        }
+        if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == person.group.as_str()) {
+            return Err(AgentError::Forbidden(format!(
+                "group {} may not use agent \"{alias}\" (allowed: {})",
+                person.group.as_str(),
+                agent.allowed_groups.join(", ")
+            )));
+        }
+        Ok(agent)
+    }
+
+    /// Starts a turn: stores the message and runs the loop in the background.
+    pub async fn start(
+        self: &Arc<Self>,
+        person: &Person,
+        alias: &str,
+        message: &str,
+        session_id: Option<&str>,
+        context: Option<Value>,
+    ) -> Result<TurnStarted, AgentError> {
+        if message.trim().is_empty() {
+            return Err(AgentError::Invalid { field: "message", message: "required".into() });
+        }
+        if message.chars().count() > MAX_MESSAGE {
+            return Err(AgentError::Invalid { field: "message", message: format!("at most {MAX_MESSAGE} characters") });
+        }
+        let agent = self.agent_for(person, alias).await?;
+        for unknown in prompt::unknown_selectors(&agent, &self.registry) {
+            tracing::warn!(agent = %agent.alias, selector = %unknown, "agent tool selector matches no tool; ignored");
+        }
+        let store = self.store();
+        let scope = &person.scope;
+        let mut session = match session_id {
+            Some(id) => {
+                let s = match store.session(scope, id).await {
+                    Ok(s) => s,
+                    Err(StoreError::NotFound { .. }) => {
+                        return Err(AgentError::NotFound(format!("no session {id}")));
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if s.actor != person.actor {
+                    return Err(AgentError::Forbidden("this session belongs to someone else".into()));
+                }
+                if s.agent_id != agent.id {
+                    return Err(AgentError::Invalid {
+                        field: "sessionId",
+                        message: format!("session {id} is with another agent"),
+                    });
+                }
+                s
+            }
+            None => {
+                let title: String = message.trim().chars().take(80).collect();
+                store.create_session(scope, &agent.id, &person.actor, person.group.as_str(), &title, None).await?
+            }
+        };
+        if !store
+            .claim_session(scope, &session.id, &[SessionStatus::Idle, SessionStatus::Failed], SessionStatus::Running)
+            .await?
+        {
+            let current = store.session(scope, &session.id).await?;
+            return Err(AgentError::Conflict(match current.status {
+                SessionStatus::Paused => format!(
+                    "session {} waits for approvals ({}); approve or reject them first",
+                    current.id,
+                    pending_ids(&current.pending).join(", ")
+                ),
+                _ => format!("session {} is answering; wait for the turn to end", current.id),
+            }));
+        }
+        session.status = SessionStatus::Running;
+        session.turns += 1;
+        session.steps = 0;
+        if context.is_some() {
+            session.context = context;
+        }
+        let turn = session.turns;
+        let user = Message::User { content: message.to_string() };
+        store.save_session(scope, &session, &[(turn, to_json(&user))]).await?;
+        let runtime = Arc::clone(self);
+        let scope = scope.clone();
+        let session_id = session.id.clone();
+        let handle = tokio::spawn(async move { runtime.run(scope, session, agent, Vec::new()).await });
+        Ok(TurnStarted { session_id, turn, handle })
+    }
+
+    /// Resumes a paused session once every pending approval is answered
+    /// (or expired). Answers the running continuation, or None when the
+    /// session is not ready (or another process took it).
+    pub async fn resume(
+        self: &Arc<Self>,
+        scope: &Scope,
+        session_id: &str,
+    ) -> Result<Option<JoinHandle<()>>, AgentError> {
+        let store = self.store();
+        let session = store.session(scope, session_id).await?;
+        if session.status != SessionStatus::Paused {
+            return Ok(None);
+        }
+        let pending: Vec<PendingCall> = serde_json::from_value(session.pending.clone()).unwrap_or_default();
+        let mut answers = Vec::new();
+        for p in &pending {
+            let confirmation = match store.confirmation(scope, &p.approval_id).await {
+                Ok(c) => Some(c),
+                Err(StoreError::NotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            };
+            let answer = match confirmation {
+                None => Answer::Expired,
+                Some(c) => match c.status {
+                    ConfirmationStatus::Approved => Answer::Approved,
+                    ConfirmationStatus::Rejected => {
+                        Answer::Rejected { by: c.resolved_by.clone().unwrap_or_default(), reason: c.reason.clone() }
+                    }
+                    ConfirmationStatus::Used => Answer::Expired,
+                    ConfirmationStatus::Pending if c.expires_at <= Utc::now() => Answer::Expired,
+                    ConfirmationStatus::Pending => return Ok(None),
+                },
+            };
+            answers.push((p.clone(), answer));
+        }
+        if !store.claim_session(scope, session_id, &[SessionStatus::Paused], SessionStatus::Running).await? {
+            return Ok(None);
+        }
+        let agent = match store.agent(scope, &session.agent_id).await {
+            Ok(a) => a,
+            Err(e) => return Err(e.into()),
+        };
+        let runtime = Arc::clone(self);
+        let scope = scope.clone();
+        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, answers).await })))
+    }
+
+    /// Resumes every paused session whose approvals are all answered;
+    /// answers how many it resumed. Run periodically and at start-up, so
+    /// approvals given through any process (or before a restart) continue.
+    pub async fn sweep(self: &Arc<Self>) -> usize {
+        let paused = match self.store().paused_sessions().await {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not list paused sessions");
+                return 0;
+            }
+        };
+        let mut resumed = 0;
+        for (scope, session) in paused {
+            match self.resume(&scope, &session.id).await {
+                Ok(Some(_)) => resumed += 1,
+                Ok(None) => {}
+                Err(e) => tracing::warn!(session = %session.id, error = %e, "could not resume session"),
+            }
+        }
+        resumed
+    }
+
+    /// One run: the answers to resume with (if any), then steps until the
+    /// turn ends, pauses or fails. Never panics; failures end as RUN_ERROR.
+    async fn run(
+        self: Arc<Self>,
+        scope: Scope,
+        mut session: AgentSession,
+        agent: Agent,
+        answers: Vec<(PendingCall, Answer)>,
+    ) {
+        let hub = Arc::clone(&self.hub);
+        let run_id = uuid::Uuid::now_v7().to_string();
+        let thread = session.id.clone();
+        hub.emit(&thread, "RUN_STARTED", json!({ "threadId": thread, "runId": run_id }));
+        let outcome = self.steps(&scope, &mut session, &agent, answers).await;
+        let store = self.store();
+        match outcome {
+            Ok(Outcome::Finished(text)) => {
+                session.status = SessionStatus::Idle;
+                session.pending = json!([]);
+                if let Err(e) = store.save_session(&scope, &session, &[]).await {
+                    tracing::error!(error = %e, "could not save the session");
+                }
+                hub.emit(
+                    &thread,
+                    "RUN_FINISHED",
+                    json!({ "threadId": thread, "runId": run_id, "outcome": "success", "result": { "text": text } }),
+                );
+            }
+            Ok(Outcome::Paused(pending)) => {
+                session.status = SessionStatus::Paused;
+                session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
+                if let Err(e) = store.save_session(&scope, &session, &[]).await {
+                    tracing::error!(error = %e, "could not save the session");
+                }
+                hub.emit(
+                    &thread,
+                    "RUN_FINISHED",
+                    json!({
+                        "threadId": thread, "runId": run_id, "outcome": "interrupt",
+                        "interrupt": { "reason": "approval_required", "approvals": pending },
+                    }),
+                );
+            }
+            Err(message) => {
+                session.status = SessionStatus::Failed;
+                if let Err(e) = store.save_session(&scope, &session, &[]).await {
+                    tracing::error!(error = %e, "could not save the session");
+                }
+                hub.emit(&thread, "RUN_ERROR", json!({ "threadId": thread, "runId": run_id, "message": message }));
+            }
+        }
+    }
+
+    fn client(&self, profile_name: &str) -> Result<Option<ProfileClient>, String> {
+        let Some(profile) = self.profiles.get(profile_name) else { return Ok(None) };
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = clients.get(profile_name) {
+            return Ok(Some((profile.clone(), Arc::clone(c))));
+        }
+        let client = profile.client().map_err(|e| e.to_string())?;
+        clients.insert(profile_name.to_string(), Arc::clone(&client));
+        Ok(Some((profile.clone(), client)))
+    }
+
+    async fn steps(
+        &self,
+        scope: &Scope,
+        session: &mut AgentSession,
+        agent: &Agent,
+        answers: Vec<(PendingCall, Answer)>,
+    ) -> Result<Outcome, String> {
+        let store = self.store();
+        let turn = session.turns;
+        let thread = session.id.clone();
+        let group = Group::parse(&session.group).map_err(|e| format!("session group: {e}"))?;
+        let ctx = CallContext {
+            actor: session.actor.clone(),
+            group,
+            scope: scope.clone(),
+            surface: Surface::Agent,
+            session_id: Some(session.id.clone()),
+            turn_id: Some(turn.to_string()),
+            policy: match agent.approval_policy {
+                AgentPolicy::User => ApprovalPolicy::User,
+                AgentPolicy::Conversational => ApprovalPolicy::Conversational,
+            },
+        };
+        let mut messages: Vec<Message> = store
+            .session_messages(scope, &session.id)
+            .await
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter_map(|m| serde_json::from_value(m.body).ok())
+            .collect();
+        // The restored activation: the registry's own record is per process.
+        self.registry.activate(
+            &quire_tools::defaults::session_key(&ctx, &session.id),
+            &session.active_tools.iter().filter_map(|n| self.registry.get(n).map(|t| t.name)).collect::<Vec<_>>(),
+        );
+
+        // Answers to the approvals this run resumes.
+        if !answers.is_empty() {
+            let mut new = Vec::new();
+            for (pending, answer) in answers {
+                let (content, is_error) = match answer {
+                    Answer::Approved => {
+                        let mut args = pending.arguments.clone();
+                        if let Some(obj) = args.as_object_mut() {
+                            obj.insert("confirmationId".into(), json!(pending.approval_id));
+                        }
+                        let result = self.registry.call(&ctx, &pending.tool, args).await;
+                        self.after_tool(&thread, session, &pending.tool, &result);
+                        let failed = result.get("success").and_then(Value::as_bool) == Some(false);
+                        (result, failed)
+                    }
+                    Answer::Rejected { by, reason } => (
+                        json!({
+                            "success": false,
+                            "errorCode": "REJECTED",
+                            "error": format!("{by} rejected this call{}", reason.map(|r| format!(": {r}")).unwrap_or_default()),
+                            "hint": "Nothing changed. Do not retry the same call; tell the user and ask what they want instead.",
+                        }),
+                        true,
+                    ),
+                    Answer::Expired => (
+                        json!({
+                            "success": false,
+                            "errorCode": "APPROVAL_EXPIRED",
+                            "error": "nobody answered the approval request before it expired; nothing changed",
+                            "hint": "Tell the user; call the tool again if they still want it.",
+                        }),
+                        true,
+                    ),
+                };
+                let text = content.to_string();
+                self.hub.emit(
+                    &thread,
+                    "TOOL_CALL_RESULT",
+                    json!({ "messageId": uuid::Uuid::now_v7().to_string(), "toolCallId": pending.tool_call_id, "content": text, "role": "tool" }),
+                );
+                let msg =
+                    Message::Tool { tool_call_id: pending.tool_call_id, name: pending.tool, content: text, is_error };
+                new.push((turn, to_json(&msg)));
+                messages.push(msg);
+            }
+            session.pending = json!([]);
+            store.save_session(scope, session, &new).await.map_err(|e| e.to_string())?;
+        }
+
+        let agent_profile = agent.profile.clone();
+        let Some((profile, client)) = self.client(&agent_profile)? else {
+            let msg = Message::Assistant { content: NOT_CONFIGURED.to_string(), tool_calls: vec![] };
+            self.emit_text(&thread, NOT_CONFIGURED);
+            store.save_session(scope, session, &[(turn, to_json(&msg))]).await.map_err(|e| e.to_string())?;
+            return Ok(Outcome::Finished(NOT_CONFIGURED.to_string()));
+        };
+
+        loop {
+            if session.steps >= profile.max_steps as i64 {
+                let text = format!(
+                    "I stopped after {} steps without finishing. Say \"continue\" to let me go on, or narrow the request.",
+                    session.steps
+                );
+                self.emit_text(&thread, &text);
+                let msg = Message::Assistant { content: text.clone(), tool_calls: vec![] };
+                store.save_session(scope, session, &[(turn, to_json(&msg))]).await.map_err(|e| e.to_string())?;
+                return Ok(Outcome::Finished(text));
+            }
+            let request = prompt::prepare_step(
+                &self.registry,
+                &StepInput {
+                    agent,
+                    profile: &profile,
+                    group,
+                    activated: &session.active_tools,
+                    memory: &session.memory,
+                    context: session.context.as_ref(),
+                },
+                &messages,
+            );
+            let mut stream = StreamState::new(&self.hub, &thread);
+            let response = {
+                let mut sink = |d: Delta| stream.on(d);
+                client.complete(&request, &mut sink).await
+            };
+            stream.finish();
+            let response = response.map_err(|e| e.to_string())?;
+            session.steps += 1;
+            session.input_tokens += response.usage.input_tokens as i64;
+            session.output_tokens += response.usage.output_tokens as i64;
+            self.hub.emit(
+                &thread,
+                "CUSTOM",
+                json!({ "name": "usage", "value": {
+                    "step": session.steps,
+                    "inputTokens": response.usage.input_tokens,
+                    "outputTokens": response.usage.output_tokens,
+                    "sessionInputTokens": session.input_tokens,
+                    "sessionOutputTokens": session.output_tokens,
+                } }),
+            );
+            let assistant =
+                Message::Assistant { content: response.text.clone(), tool_calls: response.tool_calls.clone() };
+            let mut new = vec![(turn, with_usage(to_json(&assistant), response.usage))];
+            messages.push(assistant);
+            if response.tool_calls.is_empty() {
+                store.save_session(scope, session, &new).await.map_err(|e| e.to_string())?;
+                return Ok(Outcome::Finished(response.text));
+            }
+            let mut pending = Vec::new();
+            let mut final_text = None;
+            for call in &response.tool_calls {
+                match self.tool_call(&ctx, session, agent, call).await {
+                    CallOutcome::Result { content, is_error, final_answer } => {
+                        if let Some(text) = final_answer {
+                            final_text = Some(text);
+                        }
+                        let text = content.to_string();
+                        self.hub.emit(
+                            &thread,
+                            "TOOL_CALL_RESULT",
+                            json!({ "messageId": uuid::Uuid::now_v7().to_string(), "toolCallId": call.id, "content": text, "role": "tool" }),
+                        );
+                        let msg = Message::Tool {
+                            tool_call_id: call.id.clone(),
+                            name: call.name.clone(),
+                            content: text,
+                            is_error,
+                        };
+                        new.push((turn, to_json(&msg)));
+                        messages.push(msg);
+                    }
+                    CallOutcome::Pending(p) => {
+                        self.hub.emit(&thread, "CUSTOM", json!({ "name": "approval_requested", "value": p }));
+                        pending.push(p);
+                    }
+                }
+            }
+            if !pending.is_empty() {
+                session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
+            }
+            store.save_session(scope, session, &new).await.map_err(|e| e.to_string())?;
+            if !pending.is_empty() {
+                return Ok(Outcome::Paused(pending));
+            }
+            if let Some(text) = final_text {
+                return Ok(Outcome::Finished(text));
+            }
+        }
+    }
+
+    /// Runs one tool call of the model.
+    async fn tool_call(
+        &self,
+        ctx: &CallContext,
+        session: &mut AgentSession,
+        agent: &Agent,
+        call: &ToolCall,
+    ) -> CallOutcome {
+        let error = |code: &str, message: String, hint: &str| CallOutcome::Result {
+            content: json!({ "success": false, "errorCode": code, "error": message, "hint": hint }),
+            is_error: true,
+            final_answer: None,
+        };
+        let Some(tool) = self.registry.get(&call.name) else {
+            return error(
+                "NOT_FOUND",
+                format!("no tool named \"{}\"", call.name),
+                "Use searchTools to find the right tool name.",
+            );
+        };
+        if !prompt::enabled(agent, tool) {
+            return error(
+                "FORBIDDEN",
+                format!("tool {} is not enabled for agent {}", tool.name, agent.alias),
+                "Use the tools you have, or tell the user this agent cannot do it.",
+            );
+        }
+        let mut args = match call.parsed_arguments() {
+            Ok(v) => v,
+            Err(e) => return error("INVALID_INPUT", e, "Send the arguments as one JSON object matching the schema."),
+        };
+        if agent.approval_policy == AgentPolicy::User
+            && let Some(obj) = args.as_object_mut()
+        {
+            // Approval is the runtime's business, never the model's.
+            obj.remove("confirmationId");
+            obj.remove("confirmed");
+        }
+        if !session.active_tools.iter().any(|n| n == tool.name) && tool.category != quire_tools::Category::Default {
+            // An enabled tool called before discovery: allowed, and now active.
+            session.active_tools.push(tool.name.to_string());
+        }
+        let result = self.registry.call(ctx, tool.name, args.clone()).await;
+        if tool.destructive
+            && agent.approval_policy == AgentPolicy::User
+            && result.get("requiresConfirmation").and_then(Value::as_bool) == Some(true)
+        {
+            return CallOutcome::Pending(PendingCall {
+                tool_call_id: call.id.clone(),
+                tool: tool.name.to_string(),
+                arguments: args,
+                approval_id: result.get("confirmationId").and_then(Value::as_str).unwrap_or_default().to_string(),
+                message: result.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+                items: result.get("items").cloned().unwrap_or(Value::Null),
+                expires_at: result.get("expiresAt").and_then(|v| serde_json::from_value(v.clone()).ok()),
+            });
+        }
+        let failed = result.get("success").and_then(Value::as_bool) == Some(false);
+        let mut final_answer = None;
+        if !failed {
+            match tool.name {
+                "searchTools" => {
+                    for name in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                        if let Some(name) = name.get("name").and_then(Value::as_str)
+                            && !session.active_tools.iter().any(|n| n == name)
+                        {
+                            session.active_tools.push(name.to_string());
+                        }
+                    }
+                }
+                "acknowledgeRequest" | "finalAnswer" => {
+                    let text = result.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+                    self.emit_text(&session.id, &text);
+                    if tool.name == "finalAnswer" {
+                        final_answer = Some(text);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !failed {
+            self.after_tool(&session.id.clone(), session, tool.name, &result);
+        }
+        CallOutcome::Result { content: result, is_error: failed, final_answer }
+    }
+
+    /// Working memory and change notices after a successful tool result.
+    fn after_tool(&self, thread: &str, session: &mut AgentSession, tool_name: &str, result: &Value) {
+        let Some(tool) = self.registry.get(tool_name) else { return };
+        if result.get("success").and_then(Value::as_bool) == Some(false) {
+            return;
+        }
+        memory::remember(&mut session.memory, tool.entity, result);
+        if tool_name == "openNote" {
+            self.hub.emit(
+                thread,
+                "CUSTOM",
+                json!({ "name": "open", "value": result.get("item").cloned().unwrap_or(Value::Null) }),
+            );
+        }
+        if !tool.read_only && tool.category != quire_tools::Category::Default {
+            let id =
+                result.pointer("/item/id").or_else(|| result.pointer("/item/path")).cloned().unwrap_or(Value::Null);
+            self.hub.emit(
+                thread,
+                "CUSTOM",
+                json!({ "name": "entity_changed", "value": { "tool": tool_name, "entity": tool.entity, "id": id } }),
+            );
+        }
+    }
+
+    /// A whole text message as events (final answers, notices).
+    fn emit_text(&self, thread: &str, text: &str) {
+        let id = uuid::Uuid::now_v7().to_string();
+        self.hub.emit(thread, "TEXT_MESSAGE_START", json!({ "messageId": id, "role": "assistant" }));
+        self.hub.emit(thread, "TEXT_MESSAGE_CONTENT", json!({ "messageId": id, "delta": text }));
+        self.hub.emit(thread, "TEXT_MESSAGE_END", json!({ "messageId": id }));
+    }
+}
+
+/// A profile and its client.
+type ProfileClient = (crate::provider::Profile, Arc<dyn Provider>);
+
+/// What became of a resumed approval.
+#[derive(Debug, Clone)]
+enum Answer {
+    Approved,
+    Rejected { by: String, reason: Option<String> },
+    Expired,
+}
+
+enum CallOutcome {
+    Result { content: Value, is_error: bool, final_answer: Option<String> },
+    Pending(PendingCall),
+}
+
+/// Turns streamed pieces into AG-UI events.
+struct StreamState<'a> {
+    hub: &'a EventHub,
+    thread: &'a str,
+    text_id: Option<String>,
+    calls: Vec<String>,
+}
+
+impl<'a> StreamState<'a> {
+    fn new(hub: &'a EventHub, thread: &'a str) -> Self {
+        StreamState { hub, thread, text_id: None, calls: Vec::new() }
+    }
+
+    fn on(&mut self, delta: Delta) {
+        match delta {
+            Delta::Text(text) => {
+                if text.is_empty() {
+                    return;
+                }
+                let id = match &self.text_id {
+                    Some(id) => id.clone(),
+                    None => {
+                        let id = uuid::Uuid::now_v7().to_string();
+                        self.hub.emit(
+                            self.thread,
+                            "TEXT_MESSAGE_START",
+                            json!({ "messageId": id, "role": "assistant" }),
+                        );
+                        self.text_id = Some(id.clone());
+                        id
+                    }
+                };
+                self.hub.emit(self.thread, "TEXT_MESSAGE_CONTENT", json!({ "messageId": id, "delta": text }));
+            }
+            Delta::ToolCallStart { index, id, name } => {
+                if self.calls.len() <= index {
+                    self.calls.resize(index + 1, String::new());
+                }
+                self.calls[index] = id.clone();
+                self.hub.emit(
+                    self.thread,
+                    "TOOL_CALL_START",
+                    json!({ "toolCallId": id, "toolCallName": name, "parentMessageId": self.text_id }),
+                );
+            }
+            Delta::ToolCallArgs { index, delta } => {
+                if let Some(id) = self.calls.get(index).filter(|id| !id.is_empty()) {
+                    self.hub.emit(self.thread, "TOOL_CALL_ARGS", json!({ "toolCallId": id, "delta": delta }));
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(id) = self.text_id.take() {
+            self.hub.emit(self.thread, "TEXT_MESSAGE_END", json!({ "messageId": id }));
+        }
+        for id in self.calls.drain(..).filter(|id| !id.is_empty()) {
+            self.hub.emit(self.thread, "TOOL_CALL_END", json!({ "toolCallId": id }));
+        }
+    }
+}
+
+fn to_json(m: &Message) -> Value {
+    serde_json::to_value(m).unwrap_or(Value::Null)
+}
+
+fn with_usage(mut v: Value, usage: Usage) -> Value {
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert("usage".into(), serde_json::to_value(usage).unwrap_or(Value::Null));
+    }
+    v
+}
+
+fn pending_ids(pending: &Value) -> Vec<String> {
+    pending
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.get("approvalId").and_then(Value::as_str).map(str::to_string))
+        .collect()
+}

@@ -1,0 +1,331 @@
+//! The agent loop against fake providers: real HTTP clients, scripted answers.
+
+mod support;
+
+use quire_agent::ProviderKind;
+use quire_core::model::SessionStatus;
+use serde_json::{Value, json};
+use support::*;
+
+fn hero_call(body: &Value) -> Reply {
+    let page = last_tool_result(body);
+    let page_id = page["item"]["id"].as_str().expect("createPage answered the page").to_string();
+    let args = json!({
+        "pageId": page_id,
+        "templateKey": "hero",
+        "content": { "heading": "Our services", "subheading": "What we do", "cta": { "label": "Talk to us", "href": "/contact" } },
+    })
+    .to_string();
+    openai_stream("", &[("call_3", "createSection", &args)])
+}
+
+/// A summary of a request for snapshots: system prompt, tool names, and the
+/// conversation's roles and tool calls.
+fn summary(body: &Value) -> Value {
+    let messages: Vec<Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|m| {
+            let mut s = json!({ "role": m["role"] });
+            if let Some(calls) = m["tool_calls"].as_array() {
+                s["calls"] = calls.iter().map(|c| c["function"]["name"].clone()).collect();
+            }
+            if m["role"] == "tool" {
+                let v: Value = serde_json::from_str(m["content"].as_str().unwrap()).unwrap();
+                s["success"] = v["success"].clone();
+            }
+            if m["role"] == "user" {
+                s["content"] = m["content"].clone();
+            }
+            s
+        })
+        .collect();
+    json!({
+        "system": redact_ids(&system_of(body)),
+        "tools": tool_names(body),
+        "messages": messages,
+    })
+}
+
+#[tokio::test]
+async fn creates_a_page_with_a_hero_section_and_shows_every_step() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream(
+        "On it.",
+        &[
+            ("call_1", "acknowledgeRequest", r#"{"message":"You want a Services page with a hero."}"#),
+            ("call_2", "searchTools", r#"{"query":"create page section"}"#),
+        ],
+    ));
+    env.fake.push(openai_stream("", &[("call_2b", "createPage", r#"{"name":"Services","slug":"services"}"#)]));
+    env.fake.push(Reply::Dynamic(Box::new(hero_call)));
+    env.fake.push(openai_stream("", &[("call_4", "finalAnswer", r#"{"message":"Created /services with a hero."}"#)]));
+
+    let session = env.turn("Add a Services page with a hero", None).await;
+    assert_eq!(env.fake.remaining(), 0, "every scripted answer was used");
+
+    let page = env.store.page_by_slug(&env.scope, "services").await.unwrap();
+    let sections = env.store.sections(&env.scope, &page.id, 10, None).await.unwrap().items;
+    assert_eq!(sections.len(), 1);
+    assert_eq!(sections[0].content["heading"], "Our services");
+
+    let s = env.store.session(&env.scope, &session).await.unwrap();
+    assert_eq!(s.status, SessionStatus::Idle);
+    assert_eq!((s.turns, s.steps), (1, 4));
+    assert_eq!((s.input_tokens, s.output_tokens), (400, 40));
+    assert_eq!(s.memory["page"][0]["key"], "services", "working memory holds the new page: {}", s.memory);
+
+    // Changes carry the session and turn.
+    let changes = env
+        .store
+        .changes(
+            &env.scope,
+            &quire_store::ChangeFilter { session_id: Some(session.clone()), ..Default::default() },
+            10,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(changes.items.len(), 2, "page and section");
+    assert!(changes.items.iter().all(|c| c.turn_id.as_deref() == Some("1") && c.surface.as_str() == "agent"));
+
+    let types = env.event_types(&session);
+    assert_eq!(types.first().map(String::as_str), Some("RUN_STARTED"));
+    assert_eq!(types.last().map(String::as_str), Some("RUN_FINISHED"));
+    for t in [
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "CUSTOM",
+    ] {
+        assert!(types.iter().any(|x| x == t), "{t} missing from {types:?}");
+    }
+    let history = env.runtime.events().history(&session);
+    let finished = history.last().unwrap();
+    assert_eq!(finished.data["outcome"], "success");
+    assert_eq!(finished.data["result"]["text"], "Created /services with a hero.");
+    assert!(history.iter().any(|e| e.data["name"] == "entity_changed" && e.data["value"]["entity"] == "section"));
+
+    // Every step's request, as assembled.
+    let requests: Vec<Value> = env.fake.requests().iter().map(summary).collect();
+    insta::assert_json_snapshot!("create_page_steps", requests);
+}
+
+#[tokio::test]
+async fn search_tools_changes_the_next_requests_tools_and_guidance() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream("", &[("c1", "searchTools", r#"{"query":"add or delete menu link"}"#)]));
+    env.fake.push(openai_stream("Done looking.", &[]));
+    env.turn("What can you do with menus?", None).await;
+    let requests = env.fake.requests();
+    let before = tool_names(&requests[0]);
+    let after = tool_names(&requests[1]);
+    assert_eq!(before, ["searchTools", "acknowledgeRequest", "finalAnswer"]);
+    assert!(after.contains(&"createNavItem".to_string()), "{after:?}");
+    assert!(after.len() > before.len());
+    let (s0, s1) = (system_of(&requests[0]), system_of(&requests[1]));
+    assert!(!s0.contains("- createNavItem:"));
+    assert!(s1.contains("- createNavItem:"), "{s1}");
+    // guidance is replaced, not accumulated: one block per request
+    assert_eq!(s1.matches("<tool-guidance>").count(), 1);
+    // the schema sent is the registry's, without approval fields
+    let tools = requests[1]["tools"].as_array().unwrap();
+    let delete = tools.iter().find(|t| t["function"]["name"] == "deleteNavItem").unwrap();
+    assert!(delete["function"]["parameters"]["properties"].get("confirmationId").is_none());
+    assert!(delete["function"]["parameters"]["properties"].get("confirmed").is_none());
+}
+
+#[tokio::test]
+async fn an_enabled_tool_called_before_discovery_runs_and_activates() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream("", &[("c1", "getPage", r#"{"slug":"about"}"#)]));
+    env.fake.push(openai_stream("The about page exists.", &[]));
+    let session = env.turn("Is there an about page?", None).await;
+    let requests = env.fake.requests();
+    assert_eq!(last_tool_result(&requests[1])["success"], true);
+    assert!(tool_names(&requests[1]).contains(&"getPage".to_string()));
+    let s = env.store.session(&env.scope, &session).await.unwrap();
+    assert_eq!(s.active_tools, ["getPage"]);
+}
+
+#[tokio::test]
+async fn tools_the_agent_or_user_may_not_use_are_errors_the_model_reads() {
+    let env = Env::openai().await;
+    // The researcher agent: read tools only.
+    env.fake.push(openai_stream("", &[("c1", "createPage", r#"{"name":"X","slug":"x"}"#)]));
+    env.fake.push(openai_stream("I cannot.", &[]));
+    let started = env.runtime.start(&env.person(), "researcher", "make a page", None, None).await.unwrap();
+    started.handle.await.unwrap();
+    let result = last_tool_result(&env.fake.requests()[1]);
+    assert_eq!(result["errorCode"], "FORBIDDEN");
+    assert!(result["error"].as_str().unwrap().contains("not enabled for agent researcher"), "{result}");
+    assert!(env.store.page_by_slug(&env.scope, "x").await.is_err());
+    assert!(!tool_names(&env.fake.requests()[0]).contains(&"createPage".to_string()));
+}
+
+#[tokio::test]
+async fn malformed_arguments_go_back_to_the_model_and_the_turn_continues() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream("", &[("c1", "createPage", r#"{"name": "Broken", "slug": "#)]));
+    env.fake.push(openai_stream("", &[("c2", "createPage", r#"{"name":"Fixed","slug":"fixed","colour":"red"}"#)]));
+    env.fake.push(openai_stream("", &[("c3", "createPage", r#"{"name":"Fixed","slug":"fixed"}"#)]));
+    env.fake.push(openai_stream("Created.", &[]));
+    let session = env.turn("make a page", None).await;
+    let requests = env.fake.requests();
+    let first = last_tool_result(&requests[1]);
+    assert_eq!(first["errorCode"], "INVALID_INPUT");
+    assert!(first["error"].as_str().unwrap().contains("not valid JSON"), "{first}");
+    let second = last_tool_result(&requests[2]);
+    assert!(second["error"].as_str().unwrap().contains("colour"), "the validation error names the field: {second}");
+    assert!(env.store.page_by_slug(&env.scope, "fixed").await.is_ok());
+    assert_eq!(env.store.session(&env.scope, &session).await.unwrap().status, SessionStatus::Idle);
+}
+
+#[tokio::test]
+async fn a_429_is_retried_then_succeeds() {
+    let env = Env::openai().await;
+    env.fake.push(Reply::Status(429, Some(0)));
+    env.fake.push(Reply::Status(503, None));
+    env.fake.push(openai_stream("Hello!", &[]));
+    let session = env.turn("hi", None).await;
+    assert_eq!(env.fake.requests().len(), 3);
+    let history = env.runtime.events().history(&session);
+    assert_eq!(history.last().unwrap().data["result"]["text"], "Hello!");
+    assert_eq!(env.fake.keys.lock().unwrap()[0], "Bearer test-key");
+}
+
+#[tokio::test]
+async fn persistent_errors_end_the_run_with_run_error() {
+    let env = Env::new(
+        ProviderKind::Openai,
+        |mut p| {
+            p.retries = 1;
+            p
+        },
+        |r| r,
+    )
+    .await;
+    env.fake.push(Reply::Status(500, None));
+    env.fake.push(Reply::Status(500, None));
+    let session = env.turn("hi", None).await;
+    let history = env.runtime.events().history(&session);
+    let last = history.last().unwrap();
+    assert_eq!(last.kind(), "RUN_ERROR");
+    assert!(last.data["message"].as_str().unwrap().contains("500"), "{}", last.data);
+    assert_eq!(env.store.session(&env.scope, &session).await.unwrap().status, SessionStatus::Failed);
+    // a failed session takes the next message
+    env.fake.push(openai_stream("Better now.", &[]));
+    env.turn("again", Some(&session)).await;
+    assert_eq!(env.store.session(&env.scope, &session).await.unwrap().status, SessionStatus::Idle);
+}
+
+#[tokio::test]
+async fn the_step_limit_ends_the_turn_with_a_clear_message() {
+    let env = Env::new(
+        ProviderKind::Openai,
+        |mut p| {
+            p.max_steps = 2;
+            p
+        },
+        |r| r,
+    )
+    .await;
+    env.fake.push(openai_stream("", &[("c1", "getPage", r#"{"slug":"about"}"#)]));
+    env.fake.push(openai_stream("", &[("c2", "getPage", r#"{"slug":"home"}"#)]));
+    let session = env.turn("look around", None).await;
+    let history = env.runtime.events().history(&session);
+    let text = history.last().unwrap().data["result"]["text"].as_str().unwrap().to_string();
+    assert!(text.contains("stopped after 2 steps"), "{text}");
+    assert_eq!(env.fake.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn non_streaming_answers_work_too() {
+    let env = Env::new(
+        ProviderKind::Openai,
+        |mut p| {
+            p.stream = false;
+            p
+        },
+        |r| r,
+    )
+    .await;
+    env.fake.push(openai_json("", &[("c1", "getPage", r#"{"slug":"about"}"#)]));
+    env.fake.push(openai_json("About exists.", &[]));
+    let session = env.turn("about?", None).await;
+    assert_eq!(env.fake.requests()[0]["stream"], false);
+    let history = env.runtime.events().history(&session);
+    assert_eq!(history.last().unwrap().data["result"]["text"], "About exists.");
+}
+
+#[tokio::test]
+async fn anthropic_streamed_and_whole_answers_drive_the_same_loop() {
+    let env = Env::new(ProviderKind::Anthropic, |p| p, |r| r).await;
+    env.fake.push(anthropic_stream("Looking.", &[("tu_1", "getPage", r#"{"slug":"about"}"#)]));
+    env.fake.push(anthropic_json("", &[("tu_2", "createPage", r#"{"name":"Careers","slug":"careers"}"#)]));
+    env.fake.push(anthropic_stream("Made careers.", &[]));
+    let session = env.turn("add careers", None).await;
+    assert!(env.store.page_by_slug(&env.scope, "careers").await.is_ok());
+    let requests = env.fake.requests();
+    // tool results travel as user blocks answering the tool_use ids
+    let second = &requests[1];
+    assert!(second["system"].as_str().unwrap().contains("<rules>"));
+    let last = second["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert_eq!(last["content"][0]["type"], "tool_result");
+    assert_eq!(last["content"][0]["tool_use_id"], "tu_1");
+    assert_eq!(env.fake.keys.lock().unwrap()[0], "test-key");
+    let s = env.store.session(&env.scope, &session).await.unwrap();
+    assert_eq!(s.input_tokens, 240);
+    assert_eq!(s.output_tokens, 36);
+}
+
+#[tokio::test]
+async fn no_provider_answers_at_once_with_how_to_configure_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = quire_store::Store::open(&dir.path().join("q.db")).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&store, &dir.path().join("u")).await.unwrap().scope.unwrap();
+    let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
+        store: store.clone(),
+        uploads_dir: dir.path().join("u"),
+    }));
+    let runtime = quire_agent::Runtime::new(registry, quire_agent::Profiles::default());
+    let person = quire_agent::Person { actor: "token:x".into(), group: quire_core::access::Group::Editor, scope };
+    let started = runtime.start(&person, "editor", "hello", None, None).await.unwrap();
+    started.handle.await.unwrap();
+    let history = runtime.events().history(&started.session_id);
+    let text = history.last().unwrap().data["result"]["text"].as_str().unwrap().to_string();
+    assert!(text.contains("QUIRE_LLM_PROVIDER"), "{text}");
+}
+
+#[test]
+fn profiles_come_from_the_environment() {
+    use quire_agent::{Profiles, ProviderKind};
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    };
+    assert!(Profiles::from_env(&env(&[])).is_none());
+    let p = Profiles::from_env(&env(&[("ANTHROPIC_API_KEY", "a")])).unwrap();
+    assert_eq!((p.provider, p.api_key.as_deref()), (ProviderKind::Anthropic, Some("a")));
+    let p = Profiles::from_env(&env(&[
+        ("QUIRE_LLM_BASE_URL", "http://localhost:11434/v1"),
+        ("QUIRE_LLM_MODEL", "llama3.2"),
+    ]))
+    .unwrap();
+    assert_eq!(p.provider, ProviderKind::Openai);
+    assert_eq!(p.model_name(), "llama3.2");
+    let p = Profiles::from_env(&env(&[
+        ("QUIRE_LLM_PROVIDER", "anthropic"),
+        ("QUIRE_LLM_API_KEY", "k"),
+        ("OPENAI_API_KEY", "o"),
+    ]))
+    .unwrap();
+    assert_eq!((p.provider, p.api_key.as_deref()), (ProviderKind::Anthropic, Some("k")));
+    assert!(Profiles::from_env(&env(&[("QUIRE_LLM_PROVIDER", "llama")])).is_none());
+}

@@ -1,0 +1,384 @@
+//! Fake OpenAI-compatible and Anthropic servers answering from a script,
+//! and a runtime over a fresh database with the demo site.
+
+#![allow(dead_code)]
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{Response, StatusCode};
+use axum::routing::post;
+use quire_agent::{Person, Profile, Profiles, ProviderKind, Runtime};
+use quire_core::access::Group;
+use quire_store::seed::seed_demo;
+use quire_store::{Scope, Store};
+use quire_tools::{Registry, Services};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One scripted answer; `Dynamic` builds it from the request (to use ids
+/// that earlier tool results returned).
+pub enum Reply {
+    /// An OpenAI event stream.
+    OpenAiStream(String),
+    /// An Anthropic event stream.
+    AnthropicStream(String),
+    /// A JSON answer (non-streaming).
+    Json(Value),
+    /// An error status with an optional Retry-After.
+    Status(u16, Option<u64>),
+    /// Built from the request body.
+    Dynamic(Box<dyn Fn(&Value) -> Reply + Send + Sync>),
+}
+
+#[derive(Clone, Default)]
+pub struct Fake {
+    script: Arc<Mutex<VecDeque<Reply>>>,
+    /// Request bodies, in order.
+    pub requests: Arc<Mutex<Vec<Value>>>,
+    /// Request headers of interest (authorization / x-api-key), in order.
+    pub keys: Arc<Mutex<Vec<String>>>,
+}
+
+impl Fake {
+    pub fn push(&self, reply: Reply) {
+        self.script.lock().unwrap().push_back(reply);
+    }
+
+    pub fn requests(&self) -> Vec<Value> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.script.lock().unwrap().len()
+    }
+}
+
+fn render(reply: Reply, body: &Value) -> Response<Body> {
+    match reply {
+        Reply::OpenAiStream(s) | Reply::AnthropicStream(s) => {
+            Response::builder().header("content-type", "text/event-stream").body(Body::from(s)).unwrap()
+        }
+        Reply::Json(v) => {
+            Response::builder().header("content-type", "application/json").body(Body::from(v.to_string())).unwrap()
+        }
+        Reply::Status(code, retry) => {
+            let mut b = Response::builder().status(StatusCode::from_u16(code).unwrap());
+            if let Some(r) = retry {
+                b = b.header("retry-after", r.to_string());
+            }
+            b.header("content-type", "application/json")
+                .body(Body::from(json!({ "error": { "message": format!("scripted {code}") } }).to_string()))
+                .unwrap()
+        }
+        Reply::Dynamic(f) => render(f(body), body),
+    }
+}
+
+async fn answer(State(fake): State<Fake>, headers: axum::http::HeaderMap, body: String) -> Response<Body> {
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    fake.requests.lock().unwrap().push(body.clone());
+    let key = headers
+        .get("authorization")
+        .or_else(|| headers.get("x-api-key"))
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    fake.keys.lock().unwrap().push(key);
+    let next = fake.script.lock().unwrap().pop_front();
+    match next {
+        Some(reply) => render(reply, &body),
+        None => Response::builder()
+            .status(500)
+            .body(Body::from(json!({ "error": { "message": "script exhausted" } }).to_string()))
+            .unwrap(),
+    }
+}
+
+/// Starts a fake server; answers its base URL.
+pub async fn serve(fake: Fake) -> String {
+    let app =
+        Router::new().route("/v1/chat/completions", post(answer)).route("/v1/messages", post(answer)).with_state(fake);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// An OpenAI stream: text in two pieces, then each call with its arguments
+/// in two pieces, then usage.
+pub fn openai_stream(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let mut out = String::new();
+    let mut chunk = |v: Value| out.push_str(&format!("data: {v}\n\n"));
+    chunk(json!({ "choices": [{ "index": 0, "delta": { "role": "assistant" } }] }));
+    if !text.is_empty() {
+        let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        for part in [&text[..mid], &text[mid..]] {
+            chunk(json!({ "choices": [{ "index": 0, "delta": { "content": part } }] }));
+        }
+    }
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        chunk(json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [
+            { "index": i, "id": id, "type": "function", "function": { "name": name, "arguments": "" } }
+        ] } }] }));
+        let mid = args.char_indices().nth(args.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        for part in [&args[..mid], &args[mid..]] {
+            chunk(json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [
+                { "index": i, "function": { "arguments": part } }
+            ] } }] }));
+        }
+    }
+    let reason = if calls.is_empty() { "stop" } else { "tool_calls" };
+    chunk(json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": reason }] }));
+    chunk(json!({ "choices": [], "usage": { "prompt_tokens": 100, "completion_tokens": 10 } }));
+    out.push_str("data: [DONE]\n\n");
+    Reply::OpenAiStream(out)
+}
+
+/// The same answer as one JSON body.
+pub fn openai_json(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let tool_calls: Vec<Value> = calls
+        .iter()
+        .map(
+            |(id, name, args)| json!({ "id": id, "type": "function", "function": { "name": name, "arguments": args } }),
+        )
+        .collect();
+    let mut message = json!({ "role": "assistant", "content": text });
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = json!(tool_calls);
+    }
+    Reply::Json(json!({
+        "choices": [{ "index": 0, "message": message, "finish_reason": if calls.is_empty() { "stop" } else { "tool_calls" } }],
+        "usage": { "prompt_tokens": 100, "completion_tokens": 10 },
+    }))
+}
+
+/// An Anthropic stream with text and tool_use blocks.
+pub fn anthropic_stream(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let mut out = String::new();
+    let mut event = |name: &str, v: Value| out.push_str(&format!("event: {name}\ndata: {v}\n\n"));
+    event(
+        "message_start",
+        json!({ "type": "message_start", "message": { "id": "msg_1", "usage": { "input_tokens": 80, "output_tokens": 1 } } }),
+    );
+    let mut index = 0;
+    if !text.is_empty() {
+        event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": index, "content_block": { "type": "text", "text": "" } }),
+        );
+        event(
+            "content_block_delta",
+            json!({ "type": "content_block_delta", "index": index, "delta": { "type": "text_delta", "text": text } }),
+        );
+        event("content_block_stop", json!({ "type": "content_block_stop", "index": index }));
+        index += 1;
+    }
+    for (id, name, args) in calls {
+        event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": index, "content_block": { "type": "tool_use", "id": id, "name": name, "input": {} } }),
+        );
+        let mid = args.char_indices().nth(args.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        for part in [&args[..mid], &args[mid..]] {
+            event(
+                "content_block_delta",
+                json!({ "type": "content_block_delta", "index": index, "delta": { "type": "input_json_delta", "partial_json": part } }),
+            );
+        }
+        event("content_block_stop", json!({ "type": "content_block_stop", "index": index }));
+        index += 1;
+    }
+    let reason = if calls.is_empty() { "end_turn" } else { "tool_use" };
+    event(
+        "message_delta",
+        json!({ "type": "message_delta", "delta": { "stop_reason": reason }, "usage": { "output_tokens": 12 } }),
+    );
+    event("message_stop", json!({ "type": "message_stop" }));
+    Reply::AnthropicStream(out)
+}
+
+/// A non-streamed Anthropic answer.
+pub fn anthropic_json(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let mut content = Vec::new();
+    if !text.is_empty() {
+        content.push(json!({ "type": "text", "text": text }));
+    }
+    for (id, name, args) in calls {
+        content.push(json!({ "type": "tool_use", "id": id, "name": name, "input": serde_json::from_str::<Value>(args).unwrap() }));
+    }
+    Reply::Json(json!({
+        "content": content,
+        "stop_reason": if calls.is_empty() { "end_turn" } else { "tool_use" },
+        "usage": { "input_tokens": 80, "output_tokens": 12 },
+    }))
+}
+
+/// The text of the last tool result in a request (OpenAI or Anthropic).
+pub fn last_tool_result(body: &Value) -> Value {
+    let messages = body["messages"].as_array().unwrap();
+    for m in messages.iter().rev() {
+        if m["role"] == "tool" {
+            return serde_json::from_str(m["content"].as_str().unwrap()).unwrap();
+        }
+        if let Some(blocks) = m["content"].as_array()
+            && let Some(b) = blocks.iter().rev().find(|b| b["type"] == "tool_result")
+        {
+            return serde_json::from_str(b["content"].as_str().unwrap()).unwrap();
+        }
+    }
+    panic!("no tool result in {body}");
+}
+
+/// Tool names offered in a request.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| t.iter().map(|t| t["function"]["name"].as_str().or(t["name"].as_str()).unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The system prompt of a request (OpenAI or Anthropic).
+pub fn system_of(body: &Value) -> String {
+    body["system"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| body["messages"][0]["content"].as_str().unwrap().to_string())
+}
+
+pub struct Env {
+    pub store: Store,
+    pub scope: Scope,
+    pub registry: Arc<Registry>,
+    pub runtime: Arc<Runtime>,
+    pub fake: Fake,
+    pub base: String,
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub async fn openai() -> Self {
+        Self::new(ProviderKind::Openai, |p| p, |r| r).await
+    }
+
+    pub async fn new(
+        kind: ProviderKind,
+        profile: impl FnOnce(Profile) -> Profile,
+        registry: impl FnOnce(Registry) -> Registry,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let registry = Arc::new(registry(Registry::new(Services {
+            store: store.clone(),
+            uploads_dir: dir.path().join("uploads"),
+        })));
+        let fake = Fake::default();
+        let base = serve(fake.clone()).await;
+        let mut p = Profile::new(kind);
+        p.base_url = Some(match kind {
+            ProviderKind::Openai => format!("{base}/v1"),
+            ProviderKind::Anthropic => base.clone(),
+        });
+        p.api_key = Some("test-key".into());
+        p.model = Some("fake-model".into());
+        p.backoff_ms = 5;
+        p.timeout_secs = 10;
+        let mut profiles = Profiles::default();
+        profiles.insert("default", profile(p));
+        let runtime = Runtime::new(Arc::clone(&registry), profiles);
+        Env { store, scope, registry, runtime, fake, base, dir }
+    }
+
+    /// A second runtime over the same database, as after a restart.
+    pub fn restarted(&self) -> Arc<Runtime> {
+        let registry = Arc::new(Registry::new(Services {
+            store: self.store.clone(),
+            uploads_dir: self.dir.path().join("uploads"),
+        }));
+        let mut p = Profile::new(ProviderKind::Openai);
+        p.base_url = Some(format!("{}/v1", self.base));
+        p.model = Some("fake-model".into());
+        p.backoff_ms = 5;
+        let mut profiles = Profiles::default();
+        profiles.insert("default", p);
+        Runtime::new(registry, profiles)
+    }
+
+    pub fn person(&self) -> Person {
+        Person { actor: "token:chat".into(), group: Group::Editor, scope: self.scope.clone() }
+    }
+
+    /// Runs one turn to its end (or pause); answers the session id.
+    pub async fn turn(&self, message: &str, session: Option<&str>) -> String {
+        let started = self.runtime.start(&self.person(), "editor", message, session, None).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(30), started.handle).await.unwrap().unwrap();
+        started.session_id
+    }
+
+    pub async fn page_id(&self, slug: &str) -> String {
+        self.store.page_by_slug(&self.scope, slug).await.unwrap().id
+    }
+
+    /// The event types of a session, in order.
+    pub fn event_types(&self, session: &str) -> Vec<String> {
+        self.runtime.events().history(session).iter().map(|e| e.kind().to_string()).collect()
+    }
+}
+
+/// A person's CallContext for approving.
+pub fn approver(env: &Env) -> quire_tools::CallContext {
+    quire_tools::CallContext {
+        actor: "token:chat".into(),
+        group: Group::Editor,
+        scope: env.scope.clone(),
+        surface: quire_core::model::Surface::Rest,
+        session_id: None,
+        turn_id: None,
+        policy: quire_tools::ApprovalPolicy::User,
+    }
+}
+
+/// Replaces every UUID in `text` with `[id]` (for snapshots).
+pub fn redact_ids(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let shape = [8, 4, 4, 4, 12];
+    while i < bytes.len() {
+        let mut j = i;
+        let mut ok = true;
+        for (n, len) in shape.iter().enumerate() {
+            for _ in 0..*len {
+                if j < bytes.len() && bytes[j].is_ascii_hexdigit() {
+                    j += 1;
+                } else {
+                    ok = false;
+                    break;
+                }
+            }
+            if !ok {
+                break;
+            }
+            if n < 4 {
+                if j < bytes.len() && bytes[j] == b'-' {
+                    j += 1;
+                } else {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            out.push_str("[id]");
+            i = j;
+        } else {
+            let ch = text[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}

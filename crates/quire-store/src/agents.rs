@@ -1,0 +1,459 @@
+//! Agents, chat sessions and their messages.
+//!
+//! Agents are configuration records (logged like content; disabling is their
+//! archive). Sessions hold what a paused turn needs to resume after a
+//! restart: status, active tools, working memory, pending approvals and
+//! usage. Messages are stored as provider-neutral JSON bodies; this module
+//! does not interpret them.
+
+use crate::changes::log_change;
+use crate::list::{Listing, page_of};
+use crate::ops::new_id;
+use crate::record::{enum_col, json_col, json_opt};
+use crate::{Result, Scope, Store, StoreError};
+use chrono::{DateTime, Utc};
+use quire_core::input::{AgentPatch, NewAgent, check_agent};
+use quire_core::model::*;
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+
+fn agent_from_row(row: &SqliteRow) -> Result<Agent> {
+    Ok(Agent {
+        id: row.try_get("id")?,
+        alias: row.try_get("alias")?,
+        name: row.try_get("name")?,
+        description: row.try_get("description")?,
+        profile: row.try_get("profile")?,
+        system_prompt: row.try_get("system_prompt")?,
+        tools: json_col(row, "tools")?,
+        pinned: json_col(row, "pinned")?,
+        allowed_groups: json_col(row, "allowed_groups")?,
+        approval_policy: enum_col(row, "approval_policy", AgentPolicy::parse)?,
+        enabled: row.try_get("enabled")?,
+        version: row.try_get("version")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+fn session_from_row(row: &SqliteRow) -> Result<AgentSession> {
+    Ok(AgentSession {
+        id: row.try_get("id")?,
+        agent_id: row.try_get("agent_id")?,
+        actor: row.try_get("actor")?,
+        group: row.try_get("grp")?,
+        title: row.try_get("title")?,
+        status: enum_col(row, "status", SessionStatus::parse)?,
+        turns: row.try_get("turns")?,
+        steps: row.try_get("steps")?,
+        active_tools: json_col(row, "active_tools")?,
+        memory: json_col(row, "memory")?,
+        pending: json_col(row, "pending")?,
+        context: json_opt(row, "context")?,
+        input_tokens: row.try_get("input_tokens")?,
+        output_tokens: row.try_get("output_tokens")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+/// One stored message of a session.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredMessage {
+    /// Position in the session, from 1.
+    pub seq: i64,
+    /// The turn it belongs to.
+    pub turn: i64,
+    /// The message (role, content, tool calls or result).
+    pub body: Value,
+    /// When it was stored.
+    pub at: DateTime<Utc>,
+}
+
+fn json_text<T: serde::Serialize>(v: &T) -> Result<String> {
+    Ok(serde_json::to_string(v)?)
+}
+
+async fn insert_agent(conn: &mut SqliteConnection, scope: &Scope, a: &Agent) -> Result<()> {
+    let result = sqlx::query(
+        "INSERT INTO agents (id, site_id, env, alias, name, description, profile, system_prompt, tools, pinned,
+            allowed_groups, approval_policy, enabled, version, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )
+    .bind(&a.id)
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(&a.alias)
+    .bind(&a.name)
+    .bind(&a.description)
+    .bind(&a.profile)
+    .bind(&a.system_prompt)
+    .bind(json_text(&a.tools)?)
+    .bind(json_text(&a.pinned)?)
+    .bind(json_text(&a.allowed_groups)?)
+    .bind(a.approval_policy.as_str())
+    .bind(a.enabled)
+    .bind(a.version)
+    .bind(a.created_at)
+    .bind(a.updated_at)
+    .execute(conn)
+    .await;
+    match result {
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            Err(StoreError::conflict(Some("alias"), format!("alias \"{}\" is already used by another agent", a.alias)))
+        }
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
+
+/// Writes `a` over the stored agent if it is still at `a.version - 1`.
+async fn write_agent(conn: &mut SqliteConnection, scope: &Scope, a: &Agent) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE agents SET name = ?1, description = ?2, profile = ?3, system_prompt = ?4, tools = ?5, pinned = ?6,
+            allowed_groups = ?7, approval_policy = ?8, enabled = ?9, version = ?10, updated_at = ?11
+         WHERE id = ?12 AND site_id = ?13 AND env = ?14 AND version = ?10 - 1",
+    )
+    .bind(&a.name)
+    .bind(&a.description)
+    .bind(&a.profile)
+    .bind(&a.system_prompt)
+    .bind(json_text(&a.tools)?)
+    .bind(json_text(&a.pinned)?)
+    .bind(json_text(&a.allowed_groups)?)
+    .bind(a.approval_policy.as_str())
+    .bind(a.enabled)
+    .bind(a.version)
+    .bind(a.updated_at)
+    .bind(&a.id)
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+async fn load_agent(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Agent> {
+    let row = sqlx::query("SELECT * FROM agents WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id))
+}
+
+/// Reverts an agent to a logged snapshot (used by `restore_revision`).
+pub(crate) async fn revert_agent(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    change: &Change,
+    snapshot: Value,
+) -> Result<()> {
+    let current = load_agent(conn, scope, &change.entity_id).await?;
+    let mut target: Agent = serde_json::from_value(snapshot)?;
+    target.version = current.version;
+    target.updated_at = current.updated_at;
+    if target == current {
+        return Err(StoreError::conflict(None, format!("agent {} is already at that revision", current.alias)));
+    }
+    target.version = current.version + 1;
+    target.updated_at = Utc::now();
+    if !write_agent(conn, scope, &target).await? {
+        return Err(StoreError::conflict(None, format!("agent {} changed meanwhile; try again", current.alias)));
+    }
+    let before = serde_json::to_value(&current)?;
+    let after = serde_json::to_value(&target)?;
+    log_change(conn, scope, ctx, EntityKind::Agent, &target.id, "revert", Some(before), Some(after)).await
+}
+
+impl Store {
+    /// Creates an agent.
+    pub async fn create_agent(&self, ctx: &ChangeContext, scope: &Scope, input: NewAgent) -> Result<Agent> {
+        let now = Utc::now();
+        let agent = Agent {
+            id: new_id(),
+            alias: input.alias,
+            name: input.name,
+            description: input.description.unwrap_or_default(),
+            profile: input.profile.unwrap_or_else(|| "default".into()),
+            system_prompt: input.system_prompt.unwrap_or_default(),
+            tools: input.tools.unwrap_or_default(),
+            pinned: input.pinned.unwrap_or_default(),
+            allowed_groups: input.allowed_groups.unwrap_or_default(),
+            approval_policy: input.approval_policy.unwrap_or(AgentPolicy::User),
+            enabled: input.enabled.unwrap_or(true),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        check_agent(&agent)?;
+        let mut tx = self.writer.begin().await?;
+        insert_agent(&mut tx, scope, &agent).await?;
+        log_change(
+            &mut tx,
+            scope,
+            ctx,
+            EntityKind::Agent,
+            &agent.id,
+            "create",
+            None,
+            Some(serde_json::to_value(&agent)?),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(agent)
+    }
+
+    /// The agents of a scope, by alias.
+    pub async fn agents(&self, scope: &Scope) -> Result<Vec<Agent>> {
+        let rows = sqlx::query("SELECT * FROM agents WHERE site_id = ?1 AND env = ?2 ORDER BY alias")
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter().map(agent_from_row).collect()
+    }
+
+    /// An agent by id or alias.
+    pub async fn agent(&self, scope: &Scope, id_or_alias: &str) -> Result<Agent> {
+        let row = sqlx::query("SELECT * FROM agents WHERE (id = ?1 OR alias = ?1) AND site_id = ?2 AND env = ?3")
+            .bind(id_or_alias)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.reader)
+            .await?;
+        row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
+    }
+
+    /// Updates an agent; `expected_version` guards against lost updates.
+    pub async fn update_agent(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id_or_alias: &str,
+        patch: &AgentPatch,
+        expected_version: Option<i64>,
+    ) -> Result<Agent> {
+        let mut tx = self.writer.begin().await?;
+        let id = self.agent(scope, id_or_alias).await?.id;
+        let current = load_agent(&mut tx, scope, &id).await?;
+        if let Some(v) = expected_version.filter(|v| *v != current.version) {
+            return Err(StoreError::conflict(
+                Some("version"),
+                format!("agent {} is at version {}, not {v}; read it again", current.alias, current.version),
+            ));
+        }
+        let mut next = patch.apply(&current);
+        check_agent(&next)?;
+        if next == current {
+            return Ok(current);
+        }
+        next.version = current.version + 1;
+        next.updated_at = Utc::now();
+        if !write_agent(&mut tx, scope, &next).await? {
+            return Err(StoreError::conflict(None, format!("agent {} changed meanwhile; try again", current.alias)));
+        }
+        log_change(
+            &mut tx,
+            scope,
+            ctx,
+            EntityKind::Agent,
+            &next.id,
+            "update",
+            Some(serde_json::to_value(&current)?),
+            Some(serde_json::to_value(&next)?),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(next)
+    }
+
+    /// Starts a chat session.
+    pub async fn create_session(
+        &self,
+        scope: &Scope,
+        agent_id: &str,
+        actor: &str,
+        group: &str,
+        title: &str,
+        context: Option<Value>,
+    ) -> Result<AgentSession> {
+        let now = Utc::now();
+        let id = new_id();
+        sqlx::query(
+            "INSERT INTO agent_sessions (id, site_id, env, agent_id, actor, grp, title, context, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+        )
+        .bind(&id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(agent_id)
+        .bind(actor)
+        .bind(group)
+        .bind(title)
+        .bind(context.map(|c| c.to_string()))
+        .bind(now)
+        .execute(&self.writer)
+        .await?;
+        self.session(scope, &id).await
+    }
+
+    /// A session of the scope.
+    pub async fn session(&self, scope: &Scope, id: &str) -> Result<AgentSession> {
+        let row = sqlx::query("SELECT * FROM agent_sessions WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.writer)
+            .await?;
+        row.as_ref().map(session_from_row).transpose()?.ok_or_else(|| StoreError::not_found("session", id))
+    }
+
+    /// Sessions of the scope, newest first; of one actor when given.
+    pub async fn sessions(
+        &self,
+        scope: &Scope,
+        actor: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<AgentSession>> {
+        let after = cursor.map(crate::list::decode_key).transpose()?;
+        let rows = sqlx::query(
+            "SELECT * FROM agent_sessions WHERE site_id = ?1 AND env = ?2 AND (?3 IS NULL OR actor = ?3)
+               AND (?4 IS NULL OR id < ?4)
+             ORDER BY id DESC LIMIT ?5",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(actor)
+        .bind(after)
+        .bind(limit as i64 + 1)
+        .fetch_all(&self.reader)
+        .await?;
+        let items = rows.iter().map(session_from_row).collect::<Result<Vec<_>>>()?;
+        Ok(page_of(items, limit, |s| crate::list::encode_key(&s.id)))
+    }
+
+    /// Stores messages and the session's state together (one transaction).
+    pub async fn save_session(&self, scope: &Scope, session: &AgentSession, messages: &[(i64, Value)]) -> Result<()> {
+        let mut tx = self.writer.begin().await?;
+        let done = sqlx::query(
+            "UPDATE agent_sessions SET title = ?1, status = ?2, turns = ?3, steps = ?4, active_tools = ?5, memory = ?6,
+                pending = ?7, context = ?8, input_tokens = ?9, output_tokens = ?10, updated_at = ?11
+             WHERE id = ?12 AND site_id = ?13 AND env = ?14",
+        )
+        .bind(&session.title)
+        .bind(session.status.as_str())
+        .bind(session.turns)
+        .bind(session.steps)
+        .bind(json_text(&session.active_tools)?)
+        .bind(session.memory.to_string())
+        .bind(session.pending.to_string())
+        .bind(session.context.as_ref().map(|c| c.to_string()))
+        .bind(session.input_tokens)
+        .bind(session.output_tokens)
+        .bind(Utc::now())
+        .bind(&session.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Err(StoreError::not_found("session", session.id.clone()));
+        }
+        if !messages.is_empty() {
+            let mut seq: i64 =
+                sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM agent_messages WHERE session_id = ?1")
+                    .bind(&session.id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            let now = Utc::now();
+            for (turn, body) in messages {
+                seq += 1;
+                sqlx::query("INSERT INTO agent_messages (session_id, seq, turn, body, at) VALUES (?1, ?2, ?3, ?4, ?5)")
+                    .bind(&session.id)
+                    .bind(seq)
+                    .bind(turn)
+                    .bind(body.to_string())
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The messages of a session, in order.
+    pub async fn session_messages(&self, scope: &Scope, session_id: &str) -> Result<Vec<StoredMessage>> {
+        // Scope check: the session must belong to the scope.
+        self.session(scope, session_id).await?;
+        let rows = sqlx::query("SELECT seq, turn, body, at FROM agent_messages WHERE session_id = ?1 ORDER BY seq")
+            .bind(session_id)
+            .fetch_all(&self.writer)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredMessage {
+                    seq: r.try_get("seq")?,
+                    turn: r.try_get("turn")?,
+                    body: json_col(r, "body")?,
+                    at: r.try_get("at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Moves a session from one of `from` to `to` if it is in one of them;
+    /// answers whether it did. Only one caller wins a race.
+    pub async fn claim_session(
+        &self,
+        scope: &Scope,
+        id: &str,
+        from: &[SessionStatus],
+        to: SessionStatus,
+    ) -> Result<bool> {
+        let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
+        let done = sqlx::query(
+            "UPDATE agent_sessions SET status = ?1, updated_at = ?2
+             WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))",
+        )
+        .bind(to.as_str())
+        .bind(Utc::now())
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(serde_json::to_string(&from)?)
+        .execute(&self.writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Every paused session, in every scope (to resume once answered).
+    pub async fn paused_sessions(&self) -> Result<Vec<(Scope, AgentSession)>> {
+        let rows = sqlx::query("SELECT * FROM agent_sessions WHERE status = 'paused' ORDER BY updated_at")
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
+                    session_from_row(r)?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Sessions left `running` by a process that stopped (at start-up, no
+    /// turn runs yet): marked failed so their users can go on.
+    pub async fn fail_orphaned_sessions(&self) -> Result<u64> {
+        let done = sqlx::query("UPDATE agent_sessions SET status = 'failed', updated_at = ?1 WHERE status = 'running'")
+            .bind(Utc::now())
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected())
+    }
+}

@@ -17,6 +17,8 @@ pub mod message;
 pub mod prompt;
 pub mod provider;
 pub mod runtime;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use events::{Event, EventHub};
 pub use message::{ChatRequest, ChatResponse, Delta, Message, ToolCall, ToolSpec, Usage};

@@ -34,6 +34,7 @@ pub struct AppState {
 struct Inner {
     store: Store,
     registry: Arc<quire_tools::Registry>,
+    runtime: Arc<quire_agent::Runtime>,
     mcp_allowed_hosts: Vec<String>,
     mcp_allowed_origins: Vec<String>,
     uploads_dir: PathBuf,
@@ -50,12 +51,14 @@ impl AppState {
     /// State over a store; `default_site` (slug) serves public delivery
     /// requests that name no site.
     pub fn new(store: Store, uploads_dir: PathBuf, default_site: impl Into<String>) -> Self {
+        let registry = Arc::new(quire_tools::Registry::new(quire_tools::Services {
+            store: store.clone(),
+            uploads_dir: uploads_dir.clone(),
+        }));
         Self {
             inner: Arc::new(Inner {
-                registry: Arc::new(quire_tools::Registry::new(quire_tools::Services {
-                    store: store.clone(),
-                    uploads_dir: uploads_dir.clone(),
-                })),
+                runtime: quire_agent::Runtime::new(Arc::clone(&registry), quire_agent::Profiles::default()),
+                registry,
                 mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
                 mcp_allowed_origins: Vec::new(),
                 store,
@@ -75,6 +78,33 @@ impl AppState {
     /// The tool registry.
     pub fn registry(&self) -> &quire_tools::Registry {
         &self.inner.registry
+    }
+
+    /// The agent runtime.
+    pub fn runtime(&self) -> &Arc<quire_agent::Runtime> {
+        &self.inner.runtime
+    }
+
+    /// Runs agents on these model profiles. Call before the state is shared.
+    pub fn with_profiles(mut self, profiles: quire_agent::Profiles) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.runtime = quire_agent::Runtime::new(Arc::clone(&inner.registry), profiles);
+        }
+        self
+    }
+
+    /// Starts the background work of a serving process: resuming agent
+    /// turns whose approvals were answered elsewhere (the CLI, another
+    /// process, before a restart) or expired.
+    pub fn spawn_background(&self) {
+        let runtime = Arc::clone(&self.inner.runtime);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            loop {
+                tick.tick().await;
+                runtime.sweep().await;
+            }
+        });
     }
 
     /// Also accepts MCP requests whose Host is one of `hosts` (besides

@@ -30,6 +30,8 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::delivery::page, routes::delivery::navigation, routes::delivery::entries,
         routes::tools::list, routes::tools::read, routes::tools::invoke,
         routes::tools::approvals, routes::tools::approve, routes::tools::reject,
+        routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update, routes::agents::disable,
+        routes::agents::chat, routes::agents::sessions, routes::agents::session, routes::agents::events, routes::agents::undo,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
     modifiers(&BearerAuth),
@@ -46,6 +48,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "delivery", description = "Public published content"),
         (name = "tools", description = "The tool registry: list, describe, invoke"),
         (name = "approvals", description = "Approving or rejecting destructive tool calls"),
+        (name = "agents", description = "Agents, chat sessions, their event streams and undo"),
     )
 )]
 pub struct ApiDoc;

@@ -201,69 +201,7 @@ impl Store {
             return Err(StoreError::invalid("ids", "at least one id"));
         }
         let mut tx = self.writer.begin().await?;
-        if let Some(expected) = expected {
-            let mut items: Vec<ArchivedItem> = Vec::new();
-            for id in ids {
-                if !items.iter().any(|i| &i.id == id) {
-                    items.extend(cascade(&mut tx, scope, kind, id).await?);
-                }
-            }
-            if &fingerprint_of(&mut tx, &items).await? != expected {
-                return Err(changed_since_preview());
-            }
-        }
-        let mut archives = Vec::new();
-        let now = Utc::now();
-        let mut done: Vec<String> = Vec::new();
-        for id in ids {
-            if done.contains(id) {
-                continue; // already archived along with an earlier id
-            }
-            let items = cascade(&mut tx, scope, kind, id).await?;
-            done.extend(items.iter().map(|i| i.id.clone()));
-            let Some(root) = items.first().cloned() else {
-                return Err(StoreError::not_found(kind.as_str(), id.clone()));
-            };
-            check_archivable(&mut tx, scope, kind, id).await?;
-            let archive = Archive {
-                id: new_id(),
-                entity: kind,
-                entity_id: id.clone(),
-                label: root.label.clone(),
-                items: items.clone(),
-                archived_by: ctx.actor.clone(),
-                archived_at: now,
-                restored_at: None,
-                restored_by: None,
-            };
-            sqlx::query(
-                "INSERT INTO archives (id, site_id, env, entity, entity_id, label, items, archived_by, archived_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )
-            .bind(&archive.id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .bind(kind.as_str())
-            .bind(id)
-            .bind(&archive.label)
-            .bind(serde_json::to_string(&items)?)
-            .bind(&archive.archived_by)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            for item in &items {
-                let (_, before) = load_any(&mut tx, scope, item.entity, &item.id)
-                    .await?
-                    .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
-                let sql = format!(
-                    "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
-                    table_of(item.entity)
-                );
-                sqlx::query(AssertSqlSafe(sql)).bind(&archive.id).bind(now).bind(&item.id).execute(&mut *tx).await?;
-                log_change(&mut tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None).await?;
-            }
-            archives.push(archive);
-        }
+        let archives = archive_in(&mut tx, ctx, scope, kind, ids, expected).await?;
         tx.commit().await?;
         Ok(archives)
     }
@@ -323,53 +261,7 @@ impl Store {
             return Err(StoreError::invalid("ids", "at least one archive id"));
         }
         let mut tx = self.writer.begin().await?;
-        let now = Utc::now();
-        let mut restored = Vec::new();
-        let mut all_items = Vec::new();
-        for archive_id in archive_ids {
-            let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-                .bind(archive_id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .fetch_optional(&mut *tx)
-                .await?;
-            let Some(mut archive) = row.as_ref().map(archive_from_row).transpose()? else {
-                return Err(StoreError::not_found("archive", archive_id.clone()));
-            };
-            if archive.restored_at.is_some() {
-                return Err(StoreError::conflict(None, format!("archive {archive_id} was already restored")));
-            }
-            all_items.extend(archive.items.iter().cloned());
-            for item in &archive.items {
-                restore_conflict(&mut tx, scope, item, &archive.id).await?;
-            }
-            for item in &archive.items {
-                let sql = format!(
-                    "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
-                    table_of(item.entity)
-                );
-                sqlx::query(AssertSqlSafe(sql)).bind(now).bind(&item.id).bind(&archive.id).execute(&mut *tx).await?;
-                let after = load_any(&mut tx, scope, item.entity, &item.id).await?.map(|(_, v)| v);
-                log_change(&mut tx, scope, ctx, item.entity, &item.id, "restore", None, after).await?;
-            }
-            sqlx::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3")
-                .bind(now)
-                .bind(&ctx.actor)
-                .bind(&archive.id)
-                .execute(&mut *tx)
-                .await?;
-            archive.restored_at = Some(now);
-            archive.restored_by = Some(ctx.actor.clone());
-            restored.push(archive);
-        }
-        if let Some(expected) = expected {
-            // Versions were bumped by the restore above; compare what they were.
-            let now_versions: Fingerprint =
-                fingerprint_of(&mut tx, &all_items).await?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
-            if &now_versions != expected {
-                return Err(changed_since_preview());
-            }
-        }
+        let mut restored = restore_in(&mut tx, ctx, scope, archive_ids, expected).await?;
         if dry_run {
             tx.rollback().await?;
             for a in &mut restored {
@@ -381,6 +273,139 @@ impl Store {
         }
         Ok(restored)
     }
+}
+
+/// Archives inside a caller's transaction (see [`Store::archive_checked`]).
+pub(crate) async fn archive_in(
+    tx: &mut SqliteConnection,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    kind: EntityKind,
+    ids: &[String],
+    expected: Option<&Fingerprint>,
+) -> Result<Vec<Archive>> {
+    if let Some(expected) = expected {
+        let mut items: Vec<ArchivedItem> = Vec::new();
+        for id in ids {
+            if !items.iter().any(|i| &i.id == id) {
+                items.extend(cascade(&mut *tx, scope, kind, id).await?);
+            }
+        }
+        if &fingerprint_of(&mut *tx, &items).await? != expected {
+            return Err(changed_since_preview());
+        }
+    }
+    let mut archives = Vec::new();
+    let now = Utc::now();
+    let mut done: Vec<String> = Vec::new();
+    for id in ids {
+        if done.contains(id) {
+            continue; // already archived along with an earlier id
+        }
+        let items = cascade(&mut *tx, scope, kind, id).await?;
+        done.extend(items.iter().map(|i| i.id.clone()));
+        let Some(root) = items.first().cloned() else {
+            return Err(StoreError::not_found(kind.as_str(), id.clone()));
+        };
+        check_archivable(&mut *tx, scope, kind, id).await?;
+        let archive = Archive {
+            id: new_id(),
+            entity: kind,
+            entity_id: id.clone(),
+            label: root.label.clone(),
+            items: items.clone(),
+            archived_by: ctx.actor.clone(),
+            archived_at: now,
+            restored_at: None,
+            restored_by: None,
+        };
+        sqlx::query(
+            "INSERT INTO archives (id, site_id, env, entity, entity_id, label, items, archived_by, archived_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .bind(&archive.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(kind.as_str())
+        .bind(id)
+        .bind(&archive.label)
+        .bind(serde_json::to_string(&items)?)
+        .bind(&archive.archived_by)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        for item in &items {
+            let (_, before) = load_any(&mut *tx, scope, item.entity, &item.id)
+                .await?
+                .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
+            let sql = format!(
+                "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
+                table_of(item.entity)
+            );
+            sqlx::query(AssertSqlSafe(sql)).bind(&archive.id).bind(now).bind(&item.id).execute(&mut *tx).await?;
+            log_change(&mut *tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None).await?;
+        }
+        archives.push(archive);
+    }
+    Ok(archives)
+}
+
+/// Restores inside a caller's transaction (see [`Store::restore_checked`]).
+pub(crate) async fn restore_in(
+    tx: &mut SqliteConnection,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    archive_ids: &[String],
+    expected: Option<&Fingerprint>,
+) -> Result<Vec<Archive>> {
+    let now = Utc::now();
+    let mut restored = Vec::new();
+    let mut all_items = Vec::new();
+    for archive_id in archive_ids {
+        let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(archive_id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(mut archive) = row.as_ref().map(archive_from_row).transpose()? else {
+            return Err(StoreError::not_found("archive", archive_id.clone()));
+        };
+        if archive.restored_at.is_some() {
+            return Err(StoreError::conflict(None, format!("archive {archive_id} was already restored")));
+        }
+        all_items.extend(archive.items.iter().cloned());
+        for item in &archive.items {
+            restore_conflict(&mut *tx, scope, item, &archive.id).await?;
+        }
+        for item in &archive.items {
+            let sql = format!(
+                "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
+                table_of(item.entity)
+            );
+            sqlx::query(AssertSqlSafe(sql)).bind(now).bind(&item.id).bind(&archive.id).execute(&mut *tx).await?;
+            let after = load_any(&mut *tx, scope, item.entity, &item.id).await?.map(|(_, v)| v);
+            log_change(&mut *tx, scope, ctx, item.entity, &item.id, "restore", None, after).await?;
+        }
+        sqlx::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3")
+            .bind(now)
+            .bind(&ctx.actor)
+            .bind(&archive.id)
+            .execute(&mut *tx)
+            .await?;
+        archive.restored_at = Some(now);
+        archive.restored_by = Some(ctx.actor.clone());
+        restored.push(archive);
+    }
+    if let Some(expected) = expected {
+        // Versions were bumped by the restore above; compare what they were.
+        let now_versions: Fingerprint =
+            fingerprint_of(&mut *tx, &all_items).await?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
+        if &now_versions != expected {
+            return Err(changed_since_preview());
+        }
+    }
+    Ok(restored)
 }
 
 /// Why restoring `item` from archive `archive_id` would clash, if it would.

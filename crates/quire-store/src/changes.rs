@@ -176,3 +176,156 @@ async fn revert<T: Record>(
     }
     write_version(conn, scope, ctx, &current, &mut target, "revert").await
 }
+
+/// What undoing a turn did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoReport {
+    /// The change-log records the undo wrote, oldest first.
+    pub reverted: Vec<Change>,
+    /// The turn's changes to vault notes, newest first: the vault reverts
+    /// those (files are not in the database).
+    pub notes: Vec<Change>,
+}
+
+/// Undoes one change to a live record of kind `T`: an update goes back to
+/// its `before`; a create or a restore is archived. Refuses when the record
+/// changed after this change.
+async fn undo_one<T: Record>(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    change: &Change,
+) -> Result<()> {
+    let label = format!("{} {}", change.entity, change.entity_id);
+    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
+        return Err(StoreError::conflict(None, format!("{label} was archived since; restore it first")));
+    };
+    // Changed since = its content differs from what this change left
+    // (versions and times move on with every write, including undos).
+    let Some(after) = change.after.clone() else {
+        return Err(StoreError::Corrupt(format!("change {} has no after", change.id)));
+    };
+    let mut left: T = serde_json::from_value(after)?;
+    {
+        let (v, u) = {
+            let (v, u) = current.stamp();
+            (*v, *u)
+        };
+        let (lv, lu) = left.stamp();
+        *lv = v;
+        *lu = u;
+    }
+    if left != current {
+        let now_version = *current.stamp().0;
+        return Err(StoreError::conflict(
+            None,
+            format!("{label} changed since this turn (now version {now_version}); nothing was undone"),
+        ));
+    }
+    match change.action.as_str() {
+        "update" | "revert" | "undo" => {
+            let Some(before) = change.before.clone() else {
+                return Err(StoreError::Corrupt(format!("change {} has no before", change.id)));
+            };
+            let mut target: T = serde_json::from_value(before)?;
+            let (version, updated_at) = {
+                let (v, u) = current.stamp();
+                (*v, *u)
+            };
+            {
+                let (v, u) = target.stamp();
+                *v = version;
+                *u = updated_at;
+            }
+            write_version(conn, scope, ctx, &current, &mut target, "undo").await
+        }
+        "create" | "restore" => {
+            crate::archive::archive_in(conn, ctx, scope, change.entity, std::slice::from_ref(&change.entity_id), None)
+                .await
+                .map(|_| ())
+        }
+        other => Err(StoreError::Corrupt(format!("change {} has unknown action {other}", change.id))),
+    }
+}
+
+impl Store {
+    /// Reverts every change of one agent turn, newest first, in one
+    /// transaction: updates go back, creations and restores are archived,
+    /// archives are restored. Any record changed since makes it a conflict
+    /// and nothing is undone. Vault notes are returned for the vault to revert.
+    pub async fn undo_turn(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<UndoReport> {
+        let mut tx = self.writer.begin().await?;
+        let rows = sqlx::query(
+            "SELECT * FROM changes WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND turn_id = ?4 ORDER BY id DESC",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(session_id)
+        .bind(turn_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let changes = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        if changes.is_empty() {
+            return Err(StoreError::conflict(None, format!("turn {turn_id} of session {session_id} changed nothing")));
+        }
+        let first_new: i64 =
+            sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM changes").fetch_one(&mut *tx).await?;
+        let mut report = UndoReport::default();
+        let mut restored_archives: Vec<String> = Vec::new();
+        for change in &changes {
+            if change.entity == EntityKind::Note {
+                report.notes.push(change.clone());
+                continue;
+            }
+            if change.action == "archive" {
+                let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity));
+                let archive: Option<Option<String>> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                    .bind(&change.entity_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                match archive.flatten() {
+                    Some(id) if restored_archives.contains(&id) => {}
+                    Some(id) => {
+                        crate::archive::restore_in(&mut tx, ctx, scope, std::slice::from_ref(&id), None).await?;
+                        restored_archives.push(id);
+                    }
+                    None => {
+                        return Err(StoreError::conflict(
+                            None,
+                            format!("{} {} was restored since; nothing was undone", change.entity, change.entity_id),
+                        ));
+                    }
+                }
+                continue;
+            }
+            match change.entity {
+                EntityKind::Page => undo_one::<Page>(&mut tx, scope, ctx, change).await?,
+                EntityKind::Section => undo_one::<PageSection>(&mut tx, scope, ctx, change).await?,
+                EntityKind::SectionTemplate => undo_one::<SectionTemplate>(&mut tx, scope, ctx, change).await?,
+                EntityKind::Collection => undo_one::<Collection>(&mut tx, scope, ctx, change).await?,
+                EntityKind::Entry => undo_one::<Entry>(&mut tx, scope, ctx, change).await?,
+                EntityKind::Image => undo_one::<Image>(&mut tx, scope, ctx, change).await?,
+                EntityKind::Navigation => undo_one::<Navigation>(&mut tx, scope, ctx, change).await?,
+                EntityKind::NavItem => undo_one::<NavItem>(&mut tx, scope, ctx, change).await?,
+                EntityKind::Agent | EntityKind::Note => {
+                    return Err(StoreError::conflict(
+                        None,
+                        format!("change {} ({}) cannot be undone as part of a turn", change.id, change.entity),
+                    ));
+                }
+            }
+        }
+        let rows =
+            sqlx::query("SELECT * FROM changes WHERE id >= ?1 ORDER BY id").bind(first_new).fetch_all(&mut *tx).await?;
+        report.reverted = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        tx.commit().await?;
+        Ok(report)
+    }
+}

@@ -25,6 +25,7 @@ pub mod seed;
 
 pub use agents::StoredMessage;
 pub use auth::{NewToken, TokenGrant, TokenInfo, hash_secret};
+pub use changes::UndoReport;
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;

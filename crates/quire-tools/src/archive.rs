@@ -10,6 +10,38 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
+// The kinds of record the database archives (agents are disabled instead;
+// vault notes are archived in the vault). Plain comments: doc comments would
+// turn the schema's enum into a oneOf of described constants.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ArchivedKind {
+    Page,
+    Section,
+    SectionTemplate,
+    Collection,
+    Entry,
+    Image,
+    Navigation,
+    NavItem,
+}
+
+impl From<ArchivedKind> for EntityKind {
+    fn from(k: ArchivedKind) -> Self {
+        match k {
+            ArchivedKind::Page => EntityKind::Page,
+            ArchivedKind::Section => EntityKind::Section,
+            ArchivedKind::SectionTemplate => EntityKind::SectionTemplate,
+            ArchivedKind::Collection => EntityKind::Collection,
+            ArchivedKind::Entry => EntityKind::Entry,
+            ArchivedKind::Image => EntityKind::Image,
+            ArchivedKind::Navigation => EntityKind::Navigation,
+            ArchivedKind::NavItem => EntityKind::NavItem,
+        }
+    }
+}
+
 /// Arguments of getArchive.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -17,7 +49,7 @@ pub struct GetArchiveArgs {
     /// Archive id.
     pub id: Option<String>,
     /// Only archives of this kind of record.
-    pub entity: Option<EntityKind>,
+    pub entity: Option<ArchivedKind>,
     /// List all archives, newest first.
     pub all: Option<bool>,
     /// Max archives (default 20, max 100).
@@ -40,7 +72,9 @@ async fn get_archive(call: &Call<'_>, a: GetArchiveArgs) -> ToolResult {
     let (archives, next) = match sel.0 {
         "id" => (vec![store.archive_record(call.scope(), a.id.as_deref().unwrap_or_default()).await?], None),
         _ => {
-            let l = store.archives(call.scope(), a.entity, limit(a.limit, 20, 100)?, a.cursor.as_deref()).await?;
+            let l = store
+                .archives(call.scope(), a.entity.map(Into::into), limit(a.limit, 20, 100)?, a.cursor.as_deref())
+                .await?;
             (l.items, l.next_cursor)
         }
     };

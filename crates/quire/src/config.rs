@@ -4,6 +4,7 @@
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Everything the binary can be configured with.
@@ -28,6 +29,9 @@ pub struct Config {
     pub mcp_allowed_hosts: Vec<String>,
     /// Browser Origins `/mcp` accepts, e.g. `["https://app.example.com"]` (`QUIRE_MCP_ALLOWED_ORIGINS`; empty: no Origin check).
     pub mcp_allowed_origins: Vec<String>,
+    /// Model profiles by name (`[profiles.default]`); `default` otherwise
+    /// comes from `QUIRE_LLM_*` (see the README).
+    pub profiles: BTreeMap<String, quire_agent::Profile>,
 }
 
 impl Default for Config {
@@ -42,6 +46,7 @@ impl Default for Config {
             workers: None,
             mcp_allowed_hosts: Vec::new(),
             mcp_allowed_origins: Vec::new(),
+            profiles: BTreeMap::new(),
         }
     }
 }
@@ -70,6 +75,14 @@ impl Config {
         // Only configuration keys: other QUIRE_* variables (QUIRE_TOKEN,
         // QUIRE_CONFIG, ...) belong to the command line.
         figment.merge(Env::prefixed("QUIRE_").only(&KEYS)).extract().map_err(Box::new)
+    }
+}
+
+impl Config {
+    /// The model profiles: the configured ones, with `default` completed
+    /// from `QUIRE_LLM_*`, `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`.
+    pub fn model_profiles(&self) -> quire_agent::Profiles {
+        quire_agent::Profiles::new(self.profiles.clone(), &|k| std::env::var(k).ok())
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `quire` binary: parses the command line and configuration, then calls
 //! the library crates. It holds no logic of its own.
 
+mod chat;
 mod config;
 
 /// mimalloc: the server allocates many short-lived JSON buffers across
@@ -97,7 +98,24 @@ enum Command {
         #[arg(long, default_value = "all")]
         tools: String,
     },
-    /// Review destructive calls waiting for a person's approval.
+    /// Chat with an agent: one message with -m, or a conversation on the terminal.
+    Chat {
+        /// Agent alias.
+        #[arg(long, default_value = "editor")]
+        agent: String,
+        /// Continue this session.
+        #[arg(long)]
+        session: Option<String>,
+        /// Send this one message, print the answer and exit.
+        #[arg(short = 'm', long)]
+        message: Option<String>,
+        #[command(flatten)]
+        data: DataArg,
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
+    /// Review destructive calls waiting for a person's approval (an agent's
+    /// turn waiting on one continues once all of its calls are answered).
     Approvals {
         #[command(subcommand)]
         command: ApprovalsCommand,
@@ -247,8 +265,18 @@ async fn run(command: Command, config: Config) -> AnyResult {
                 tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr()?;
             eprintln!("Quire listening on http://{local}  (API docs: http://{local}/api/docs)");
+            let failed = store.fail_orphaned_sessions().await?;
+            if failed > 0 {
+                tracing::warn!(sessions = failed, "agent turns interrupted by the last stop were marked failed");
+            }
+            let profiles = config.model_profiles();
+            if profiles.is_empty() {
+                tracing::warn!("no model provider configured: agents will answer how to configure one");
+            }
             let state = quire_server::AppState::new(store.clone(), dir.join("uploads"), config.default_site.clone())
-                .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins);
+                .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins)
+                .with_profiles(profiles);
+            state.spawn_background();
             quire_server::serve(listener, state).await?;
             store.close().await;
         }
@@ -304,13 +332,41 @@ async fn run(command: Command, config: Config) -> AnyResult {
             running.waiting().await?;
             store.close().await;
         }
+        Command::Chat { agent, session, message, data, caller } => {
+            let (store, dir) = open(&config, &data).await?;
+            if store.sites().await?.is_empty() {
+                seed_demo(&store, &dir.join("uploads")).await?;
+            }
+            let ctx = cli_context(&store, &config, caller).await?;
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
+                store: store.clone(),
+                uploads_dir: dir.join("uploads"),
+            }));
+            let runtime = quire_agent::Runtime::new(registry, config.model_profiles());
+            let person = quire_agent::Person { actor: ctx.actor.clone(), group: ctx.group, scope: ctx.scope.clone() };
+            match message {
+                Some(m) => {
+                    let (id, ok) = chat::turn(&runtime, &person, &ctx, &agent, session.as_deref(), &m).await?;
+                    eprintln!("session: {id}");
+                    if !ok {
+                        TOOL_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                None => chat::repl(&runtime, &person, &ctx, &agent, session).await?,
+            }
+            store.close().await;
+        }
         Command::Approvals { command, data, site, env, token } => {
             let (store, dir) = open(&config, &DataArg { data }).await?;
             let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
-            let registry = quire_tools::Registry::new(quire_tools::Services {
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
                 store: store.clone(),
                 uploads_dir: dir.join("uploads"),
-            });
+            }));
+            let answered = match &command {
+                ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } => Some(id.clone()),
+                ApprovalsCommand::List => None,
+            };
             let out = match command {
                 ApprovalsCommand::List => {
                     serde_json::to_value(registry.pending(&ctx.scope).await.map_err(|e| e.message)?)?
@@ -323,7 +379,38 @@ async fn run(command: Command, config: Config) -> AnyResult {
                 }
             };
             println!("{}", serde_json::to_string_pretty(&out)?);
+            if let Some(id) = answered {
+                resume_agent_turn(&store, registry, &config, &ctx.scope, &id).await?;
+            }
             store.close().await;
+        }
+    }
+    Ok(())
+}
+
+/// After an answer on the command line: when the approval belongs to a
+/// paused agent turn whose calls are now all answered, continues that turn
+/// here and prints how it ends (a running server would also pick it up).
+async fn resume_agent_turn(
+    store: &Store,
+    registry: std::sync::Arc<quire_tools::Registry>,
+    config: &Config,
+    scope: &quire_store::Scope,
+    approval: &str,
+) -> AnyResult {
+    let confirmation = store.confirmation(scope, approval).await?;
+    let (quire_core::model::Surface::Agent, Some(session)) = (confirmation.requested_via, confirmation.session_id)
+    else {
+        return Ok(());
+    };
+    let runtime = quire_agent::Runtime::new(registry, config.model_profiles());
+    let after = runtime.events().history(&session).last().map(|e| e.id);
+    if runtime.resume(scope, &session).await?.is_some() {
+        eprintln!("agent turn of session {session} continues:");
+        if let chat::Ended::Paused(more) = chat::follow(&runtime, &session, after).await {
+            for a in more {
+                println!("approval pending: {}", a["approvalId"].as_str().unwrap_or_default());
+            }
         }
     }
     Ok(())

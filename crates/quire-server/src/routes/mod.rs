@@ -1,6 +1,7 @@
 //! One module per resource. Each exposes `router()` and its handlers, which
 //! carry their OpenAPI description.
 
+pub mod agents;
 pub mod archive;
 pub mod changes;
 pub mod collections;
@@ -33,6 +34,7 @@ pub fn router() -> Router<AppState> {
         .merge(changes::router())
         .merge(delivery::router())
         .merge(tools::router())
+        .merge(agents::router())
 }
 
 /// Default page size of lists.

@@ -148,7 +148,46 @@ pub async fn approve(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Confirmation>> {
     let ctx = call_context(&caller, &headers);
-    Ok(Json(state.registry().approve(&ctx, &id).await.map_err(tool_error)?))
+    let session = agent_session_of(&state, &caller, &id).await?;
+    let confirmation = state.registry().approve(&ctx, &id).await.map_err(tool_error)?;
+    resume_agent(&state, &caller, session);
+    Ok(Json(confirmation))
+}
+
+/// The agent session a confirmation belongs to, when an agent asked for
+/// it; refuses approvers whose group may not use that agent.
+async fn agent_session_of(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Option<String>> {
+    let confirmation = match state.store().confirmation(&caller.scope, id).await {
+        Ok(c) => c,
+        // The registry answers unknown ids with its own message.
+        Err(quire_store::StoreError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let (Surface::Agent, Some(session_id)) = (confirmation.requested_via, confirmation.session_id) else {
+        return Ok(None);
+    };
+    let Ok(session) = state.store().session(&caller.scope, &session_id).await else { return Ok(None) };
+    let agent = state.store().agent(&caller.scope, &session.agent_id).await?;
+    if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == caller.group().as_str()) {
+        return Err(ApiError::forbidden(format!(
+            "group {} may not use agent \"{}\", so it may not answer its requests",
+            caller.group().as_str(),
+            agent.alias
+        )));
+    }
+    Ok(Some(session_id))
+}
+
+/// Resumes the agent turn waiting on an answered approval (if it now can).
+fn resume_agent(state: &AppState, caller: &Caller, session: Option<String>) {
+    let Some(session) = session else { return };
+    let runtime = std::sync::Arc::clone(state.runtime());
+    let scope = caller.scope.clone();
+    tokio::spawn(async move {
+        if let Err(e) = runtime.resume(&scope, &session).await {
+            tracing::warn!(session = %session, error = %e, "could not resume the agent turn");
+        }
+    });
 }
 
 /// Why a request was rejected.
@@ -171,5 +210,8 @@ pub async fn reject(
     ApiJson(body): ApiJson<RejectBody>,
 ) -> ApiResult<Json<Confirmation>> {
     let ctx = call_context(&caller, &headers);
-    Ok(Json(state.registry().reject(&ctx, &id, body.reason.as_deref()).await.map_err(tool_error)?))
+    let session = agent_session_of(&state, &caller, &id).await?;
+    let confirmation = state.registry().reject(&ctx, &id, body.reason.as_deref()).await.map_err(tool_error)?;
+    resume_agent(&state, &caller, session);
+    Ok(Json(confirmation))
 }

@@ -62,6 +62,21 @@ async fn token(store: &Store, group: Group, site: &str, expired: bool) -> String
 
 impl TestApp {
     pub async fn new() -> Self {
+        Self::build(|s| s).await
+    }
+
+    /// A test app whose agents run on an OpenAI-compatible server at `base`.
+    pub async fn with_llm(base: &str) -> Self {
+        let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
+        profile.base_url = Some(format!("{base}/v1"));
+        profile.model = Some("fake-model".into());
+        profile.backoff_ms = 5;
+        let mut profiles = quire_agent::Profiles::default();
+        profiles.insert("default", profile);
+        Self::build(move |s| s.with_profiles(profiles)).await
+    }
+
+    pub async fn build(configure: impl FnOnce(AppState) -> AppState) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
         let report = seed_demo(&store, &dir.path().join("uploads")).await.unwrap();
@@ -69,7 +84,7 @@ impl TestApp {
         let other = store.create_site("other", "Other", &["production"]).await.unwrap();
         let other_scope = Scope::new(other.id, "production");
         quire_store::seed::ensure_templates(&store, &other_scope).await.unwrap();
-        let state = AppState::new(store.clone(), dir.path().join("uploads"), "demo");
+        let state = configure(AppState::new(store.clone(), dir.path().join("uploads"), "demo"));
         Self {
             router: router(state),
             admin: token(&store, Group::Admin, "demo", false).await,
@@ -130,6 +145,55 @@ impl TestApp {
     }
     pub async fn delete(&self, path: &str) -> Reply {
         self.send("DELETE", path, Some(&self.admin), None).await
+    }
+
+    /// Reads a Server-Sent Events stream until an event of type `until`
+    /// (or 20 s); answers the events as (id, type, data).
+    pub async fn sse(
+        &self,
+        path: &str,
+        token: &str,
+        last_id: Option<&str>,
+        until: &str,
+    ) -> Vec<(String, String, Value)> {
+        let mut req = Request::builder().method("GET").uri(path).header("authorization", format!("Bearer {token}"));
+        if let Some(id) = last_id {
+            req = req.header("last-event-id", id);
+        }
+        let res = self.router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(res.headers()["content-type"], "text/event-stream");
+        let mut body = res.into_body();
+        let mut text = String::new();
+        let mut events = Vec::new();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+        while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(deadline, body.frame()).await {
+            if let Some(data) = frame.data_ref() {
+                text.push_str(&String::from_utf8_lossy(data));
+            }
+            while let Some(end) = text.find("\n\n") {
+                let block: String = text.drain(..end + 2).collect();
+                let (mut id, mut kind, mut data) = (String::new(), String::new(), String::new());
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id: ").or_else(|| line.strip_prefix("id:")) {
+                        id = v.to_string();
+                    } else if let Some(v) = line.strip_prefix("event: ").or_else(|| line.strip_prefix("event:")) {
+                        kind = v.to_string();
+                    } else if let Some(v) = line.strip_prefix("data: ").or_else(|| line.strip_prefix("data:")) {
+                        data.push_str(v);
+                    }
+                }
+                if kind.is_empty() {
+                    continue;
+                }
+                let done = kind == until;
+                events.push((id, kind, serde_json::from_str(&data).unwrap_or(Value::Null)));
+                if done {
+                    return events;
+                }
+            }
+        }
+        panic!("no {until} event; got {events:?}");
     }
 
     /// Id of a demo page by slug.

@@ -1,0 +1,247 @@
+//! Fake OpenAI-compatible and Anthropic servers answering from a script,
+//! for tests of the runtime and of every surface that drives it (enable the
+//! `testing` feature). They speak the real wire formats over real HTTP, so
+//! the provider clients under test are the production ones.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{Response, StatusCode};
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// One scripted answer; `Dynamic` builds it from the request (to use ids
+/// that earlier tool results returned).
+pub enum Reply {
+    /// An OpenAI event stream.
+    OpenAiStream(String),
+    /// An Anthropic event stream.
+    AnthropicStream(String),
+    /// A JSON answer (non-streaming).
+    Json(Value),
+    /// An error status with an optional Retry-After.
+    Status(u16, Option<u64>),
+    /// Built from the request body.
+    Dynamic(Box<dyn Fn(&Value) -> Reply + Send + Sync>),
+}
+
+/// A scripted fake provider.
+#[derive(Clone, Default)]
+pub struct Fake {
+    script: Arc<Mutex<VecDeque<Reply>>>,
+    /// Request bodies, in order.
+    pub requests: Arc<Mutex<Vec<Value>>>,
+    /// Request headers of interest (authorization / x-api-key), in order.
+    pub keys: Arc<Mutex<Vec<String>>>,
+}
+
+impl Fake {
+    /// Appends an answer to the script.
+    pub fn push(&self, reply: Reply) {
+        self.script.lock().unwrap().push_back(reply);
+    }
+
+    /// Request bodies so far.
+    pub fn requests(&self) -> Vec<Value> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// Answers not used yet.
+    pub fn remaining(&self) -> usize {
+        self.script.lock().unwrap().len()
+    }
+}
+
+fn render(reply: Reply, body: &Value) -> Response<Body> {
+    match reply {
+        Reply::OpenAiStream(s) | Reply::AnthropicStream(s) => {
+            Response::builder().header("content-type", "text/event-stream").body(Body::from(s)).unwrap()
+        }
+        Reply::Json(v) => {
+            Response::builder().header("content-type", "application/json").body(Body::from(v.to_string())).unwrap()
+        }
+        Reply::Status(code, retry) => {
+            let mut b = Response::builder().status(StatusCode::from_u16(code).unwrap());
+            if let Some(r) = retry {
+                b = b.header("retry-after", r.to_string());
+            }
+            b.header("content-type", "application/json")
+                .body(Body::from(json!({ "error": { "message": format!("scripted {code}") } }).to_string()))
+                .unwrap()
+        }
+        Reply::Dynamic(f) => render(f(body), body),
+    }
+}
+
+async fn answer(State(fake): State<Fake>, headers: axum::http::HeaderMap, body: String) -> Response<Body> {
+    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    fake.requests.lock().unwrap().push(body.clone());
+    let key = headers
+        .get("authorization")
+        .or_else(|| headers.get("x-api-key"))
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    fake.keys.lock().unwrap().push(key);
+    let next = fake.script.lock().unwrap().pop_front();
+    match next {
+        Some(reply) => render(reply, &body),
+        None => Response::builder()
+            .status(500)
+            .body(Body::from(json!({ "error": { "message": "script exhausted" } }).to_string()))
+            .unwrap(),
+    }
+}
+
+/// Starts a fake server; answers its base URL.
+pub async fn serve(fake: Fake) -> String {
+    let app =
+        Router::new().route("/v1/chat/completions", post(answer)).route("/v1/messages", post(answer)).with_state(fake);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+/// An OpenAI stream: text in two pieces, then each call with its arguments
+/// in two pieces, then usage.
+pub fn openai_stream(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let mut out = String::new();
+    let mut chunk = |v: Value| out.push_str(&format!("data: {v}\n\n"));
+    chunk(json!({ "choices": [{ "index": 0, "delta": { "role": "assistant" } }] }));
+    if !text.is_empty() {
+        let mid = text.char_indices().nth(text.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        for part in [&text[..mid], &text[mid..]] {
+            chunk(json!({ "choices": [{ "index": 0, "delta": { "content": part } }] }));
+        }
+    }
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        chunk(json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [
+            { "index": i, "id": id, "type": "function", "function": { "name": name, "arguments": "" } }
+        ] } }] }));
+        let mid = args.char_indices().nth(args.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        for part in [&args[..mid], &args[mid..]] {
+            chunk(json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [
+                { "index": i, "function": { "arguments": part } }
+            ] } }] }));
+        }
+    }
+    let reason = if calls.is_empty() { "stop" } else { "tool_calls" };
+    chunk(json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": reason }] }));
+    chunk(json!({ "choices": [], "usage": { "prompt_tokens": 100, "completion_tokens": 10 } }));
+    out.push_str("data: [DONE]\n\n");
+    Reply::OpenAiStream(out)
+}
+
+/// The same answer as one JSON body.
+pub fn openai_json(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let tool_calls: Vec<Value> = calls
+        .iter()
+        .map(
+            |(id, name, args)| json!({ "id": id, "type": "function", "function": { "name": name, "arguments": args } }),
+        )
+        .collect();
+    let mut message = json!({ "role": "assistant", "content": text });
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = json!(tool_calls);
+    }
+    Reply::Json(json!({
+        "choices": [{ "index": 0, "message": message, "finish_reason": if calls.is_empty() { "stop" } else { "tool_calls" } }],
+        "usage": { "prompt_tokens": 100, "completion_tokens": 10 },
+    }))
+}
+
+/// An Anthropic stream with text and tool_use blocks.
+pub fn anthropic_stream(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let mut out = String::new();
+    let mut event = |name: &str, v: Value| out.push_str(&format!("event: {name}\ndata: {v}\n\n"));
+    event(
+        "message_start",
+        json!({ "type": "message_start", "message": { "id": "msg_1", "usage": { "input_tokens": 80, "output_tokens": 1 } } }),
+    );
+    let mut index = 0;
+    if !text.is_empty() {
+        event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": index, "content_block": { "type": "text", "text": "" } }),
+        );
+        event(
+            "content_block_delta",
+            json!({ "type": "content_block_delta", "index": index, "delta": { "type": "text_delta", "text": text } }),
+        );
+        event("content_block_stop", json!({ "type": "content_block_stop", "index": index }));
+        index += 1;
+    }
+    for (id, name, args) in calls {
+        event(
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": index, "content_block": { "type": "tool_use", "id": id, "name": name, "input": {} } }),
+        );
+        let mid = args.char_indices().nth(args.chars().count() / 2).map(|(i, _)| i).unwrap_or(0);
+        for part in [&args[..mid], &args[mid..]] {
+            event(
+                "content_block_delta",
+                json!({ "type": "content_block_delta", "index": index, "delta": { "type": "input_json_delta", "partial_json": part } }),
+            );
+        }
+        event("content_block_stop", json!({ "type": "content_block_stop", "index": index }));
+        index += 1;
+    }
+    let reason = if calls.is_empty() { "end_turn" } else { "tool_use" };
+    event(
+        "message_delta",
+        json!({ "type": "message_delta", "delta": { "stop_reason": reason }, "usage": { "output_tokens": 12 } }),
+    );
+    event("message_stop", json!({ "type": "message_stop" }));
+    Reply::AnthropicStream(out)
+}
+
+/// A non-streamed Anthropic answer.
+pub fn anthropic_json(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
+    let mut content = Vec::new();
+    if !text.is_empty() {
+        content.push(json!({ "type": "text", "text": text }));
+    }
+    for (id, name, args) in calls {
+        content.push(json!({ "type": "tool_use", "id": id, "name": name, "input": serde_json::from_str::<Value>(args).unwrap() }));
+    }
+    Reply::Json(json!({
+        "content": content,
+        "stop_reason": if calls.is_empty() { "end_turn" } else { "tool_use" },
+        "usage": { "input_tokens": 80, "output_tokens": 12 },
+    }))
+}
+
+/// The text of the last tool result in a request (OpenAI or Anthropic).
+pub fn last_tool_result(body: &Value) -> Value {
+    let messages = body["messages"].as_array().unwrap();
+    for m in messages.iter().rev() {
+        if m["role"] == "tool" {
+            return serde_json::from_str(m["content"].as_str().unwrap()).unwrap();
+        }
+        if let Some(blocks) = m["content"].as_array()
+            && let Some(b) = blocks.iter().rev().find(|b| b["type"] == "tool_result")
+        {
+            return serde_json::from_str(b["content"].as_str().unwrap()).unwrap();
+        }
+    }
+    panic!("no tool result in {body}");
+}
+
+/// Tool names offered in a request.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|t| t.iter().map(|t| t["function"]["name"].as_str().or(t["name"].as_str()).unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The system prompt of a request (OpenAI or Anthropic).
+pub fn system_of(body: &Value) -> String {
+    body["system"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| body["messages"][0]["content"].as_str().unwrap().to_string())
+}

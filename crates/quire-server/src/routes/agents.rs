@@ -1,0 +1,290 @@
+//! `/api/v1/agents` and `/api/v1/sessions`: agents as records, chatting
+//! with them, their sessions, the event stream of a session (Server-Sent
+//! Events in AG-UI names, resumable with Last-Event-ID) and undoing a turn.
+
+use super::{ListResponse, Paging};
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{ApiJson, ApiQuery};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::Stream;
+use quire_agent::{AgentError, Person};
+use quire_core::access::{Action, Group};
+use quire_core::input::{AgentPatch, NewAgent};
+use quire_core::model::{Agent, AgentSession};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::convert::Infallible;
+use std::time::Duration;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/agents", get(list).post(create))
+        .route("/api/v1/agents/{alias}", get(read).patch(update).delete(disable))
+        .route("/api/v1/agents/{alias}/chat", post(chat))
+        .route("/api/v1/sessions", get(sessions))
+        .route("/api/v1/sessions/{id}", get(session))
+        .route("/api/v1/sessions/{id}/events", get(events))
+        .route("/api/v1/sessions/{id}/turns/{turn}/undo", post(undo))
+}
+
+impl From<AgentError> for ApiError {
+    fn from(e: AgentError) -> Self {
+        match e {
+            AgentError::NotFound(m) => ApiError::not_found(m),
+            AgentError::Forbidden(m) => ApiError::forbidden(m),
+            AgentError::Conflict(m) => ApiError {
+                status: StatusCode::CONFLICT,
+                code: "CONFLICT",
+                message: m,
+                field: None,
+                details: Vec::new(),
+            },
+            AgentError::Invalid { field, message } => ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                code: "VALIDATION",
+                message: format!("{field}: {message}"),
+                field: Some(field.to_string()),
+                details: Vec::new(),
+            },
+            AgentError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// The person behind an HTTP caller.
+pub fn person(caller: &Caller) -> Person {
+    Person { actor: format!("token:{}", caller.token.id), group: caller.group(), scope: caller.scope.clone() }
+}
+
+/// An agent with the selectors that match no tool (ignored until such tools exist).
+fn with_warnings(state: &AppState, agent: Agent) -> Value {
+    let unknown = quire_agent::prompt::unknown_selectors(&agent, state.registry());
+    let mut v = serde_json::to_value(&agent).unwrap_or_default();
+    if !unknown.is_empty() {
+        v["warnings"] = json!(
+            unknown.iter().map(|s| format!("tools: \"{s}\" matches no tool yet; it is ignored")).collect::<Vec<_>>()
+        );
+    }
+    v
+}
+
+/// Lists the agents of the site.
+#[utoipa::path(get, path = "/api/v1/agents", tag = "agents", security(("bearer" = [])),
+    responses((status = 200, description = "{ items: Agent[], count }")))]
+pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
+    caller.require(Action::Read)?;
+    let items: Vec<Value> =
+        state.store().agents(&caller.scope).await?.into_iter().map(|a| with_warnings(&state, a)).collect();
+    Ok(Json(json!({ "count": items.len(), "items": items })))
+}
+
+/// Creates an agent (admins).
+#[utoipa::path(post, path = "/api/v1/agents", tag = "agents", request_body = NewAgent, security(("bearer" = [])),
+    responses((status = 201, body = Agent), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(input): ApiJson<NewAgent>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    caller.require(Action::Administer)?;
+    let agent = state.store().create_agent(&caller.ctx(), &caller.scope, input).await?;
+    Ok((StatusCode::CREATED, Json(with_warnings(&state, agent))))
+}
+
+/// One agent, by alias or id.
+#[utoipa::path(get, path = "/api/v1/agents/{alias}", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
+    security(("bearer" = [])), responses((status = 200, body = Agent), (status = 404, body = ErrorBody)))]
+pub async fn read(State(state): State<AppState>, caller: Caller, Path(alias): Path<String>) -> ApiResult<Json<Value>> {
+    caller.require(Action::Read)?;
+    Ok(Json(with_warnings(&state, state.store().agent(&caller.scope, &alias).await?)))
+}
+
+/// Changes an agent (admins).
+#[utoipa::path(patch, path = "/api/v1/agents/{alias}", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
+    request_body = AgentPatch, security(("bearer" = [])),
+    responses((status = 200, body = Agent), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(alias): Path<String>,
+    ApiJson(patch): ApiJson<AgentPatch>,
+) -> ApiResult<Json<Value>> {
+    caller.require(Action::Administer)?;
+    let agent = state.store().update_agent(&caller.ctx(), &caller.scope, &alias, &patch, None).await?;
+    Ok(Json(with_warnings(&state, agent)))
+}
+
+/// Disables an agent (its archive: sessions and history stay; enable it again with PATCH).
+#[utoipa::path(delete, path = "/api/v1/agents/{alias}", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
+    security(("bearer" = [])), responses((status = 200, body = Agent), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn disable(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(alias): Path<String>,
+) -> ApiResult<Json<Value>> {
+    caller.require(Action::Administer)?;
+    let patch = AgentPatch { enabled: Some(false), ..AgentPatch::default() };
+    let agent = state.store().update_agent(&caller.ctx(), &caller.scope, &alias, &patch, None).await?;
+    Ok(Json(with_warnings(&state, agent)))
+}
+
+/// A message to an agent.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChatBody {
+    /// What the user says.
+    pub message: String,
+    /// Continue this session; omit to start one.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// What the user's UI shows (page being edited, selection, ...).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Value>,
+}
+
+/// Starts a turn. Answers at once with the session id; follow the turn on
+/// `GET /api/v1/sessions/{id}/events`.
+#[utoipa::path(post, path = "/api/v1/agents/{alias}/chat", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
+    request_body = ChatBody, security(("bearer" = [])),
+    responses((status = 202, description = "{ sessionId, turn, events }"), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn chat(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(alias): Path<String>,
+    ApiJson(body): ApiJson<ChatBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    caller.require(Action::Read)?;
+    let started = state
+        .runtime()
+        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context)
+        .await?;
+    let events = format!("/api/v1/sessions/{}/events", started.session_id);
+    Ok((StatusCode::ACCEPTED, Json(json!({ "sessionId": started.session_id, "turn": started.turn, "events": events }))))
+}
+
+/// Whose sessions to list.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct SessionQuery {
+    /// Admins: every user's sessions (default: the caller's own).
+    pub all: Option<bool>,
+    /// Items per page, 1 to 100 (default 20).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// The caller's chat sessions, newest first.
+#[utoipa::path(get, path = "/api/v1/sessions", tag = "agents", params(SessionQuery), security(("bearer" = [])),
+    responses((status = 200, body = ListResponse<AgentSession>)))]
+pub async fn sessions(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<SessionQuery>,
+) -> ApiResult<Json<ListResponse<AgentSession>>> {
+    caller.require(Action::Read)?;
+    let all = q.all == Some(true);
+    if all {
+        caller.require(Action::Administer)?;
+    }
+    let actor = format!("token:{}", caller.token.id);
+    let paging = Paging { limit: q.limit, cursor: q.cursor };
+    let actor = (!all).then_some(actor.as_str());
+    Ok(Json(state.store().sessions(&caller.scope, actor, paging.limit()?, paging.cursor()).await?.into()))
+}
+
+/// A session the caller may see: their own, or any for admins.
+async fn own_session(state: &AppState, caller: &Caller, id: &str) -> ApiResult<AgentSession> {
+    let session = state.store().session(&caller.scope, id).await?;
+    if session.actor != format!("token:{}", caller.token.id) && caller.group() != Group::Admin {
+        return Err(ApiError::not_found(format!("session {id} not found")));
+    }
+    Ok(session)
+}
+
+/// A session with its messages.
+#[utoipa::path(get, path = "/api/v1/sessions/{id}", tag = "agents", params(("id" = String, Path, description = "Session id")),
+    security(("bearer" = [])), responses((status = 200, description = "{ session, messages }"), (status = 404, body = ErrorBody)))]
+pub async fn session(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+    let session = own_session(&state, &caller, &id).await?;
+    let messages = state.store().session_messages(&caller.scope, &id).await?;
+    Ok(Json(json!({ "session": session, "messages": messages })))
+}
+
+/// Where to resume a stream.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Same as the Last-Event-ID header (for clients that cannot set it).
+    pub last_event_id: Option<u64>,
+}
+
+/// The session's events as Server-Sent Events (AG-UI 1.0 names). Without
+/// Last-Event-ID the stream starts at the latest run; with it, right after
+/// that event. The stream stays open for later turns.
+#[utoipa::path(get, path = "/api/v1/sessions/{id}/events", tag = "agents",
+    params(("id" = String, Path, description = "Session id"), EventsQuery), security(("bearer" = [])),
+    responses((status = 200, description = "text/event-stream of AG-UI events"), (status = 404, body = ErrorBody)))]
+pub async fn events(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<EventsQuery>,
+) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    own_session(&state, &caller, &id).await?;
+    let last = match headers.get("last-event-id").map(|v| v.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok())) {
+        Some(None) => return Err(ApiError::bad_field("Last-Event-ID", "expected the id of an earlier event")),
+        Some(Some(v)) => Some(v),
+        None => q.last_event_id,
+    };
+    let (backlog, receiver) = state.runtime().events().subscribe(&id, last);
+    let replay = futures_util::stream::iter(backlog);
+    let live = futures_util::stream::unfold(receiver, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(event) => return Some((event, rx)),
+                // A slow reader skipped events: it may reconnect with Last-Event-ID.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    use futures_util::StreamExt;
+    let stream = replay.chain(live).map(|e| {
+        let kind = e.kind().to_string();
+        Ok(Event::default().id(e.id.to_string()).event(kind).data(e.data.to_string()))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// Reverts every change a turn made, newest first, through the change log;
+/// refused with a conflict, changing nothing, when a record changed since.
+#[utoipa::path(post, path = "/api/v1/sessions/{id}/turns/{turn}/undo", tag = "agents",
+    params(("id" = String, Path, description = "Session id"), ("turn" = i64, Path, description = "Turn number")),
+    security(("bearer" = [])), responses((status = 200, description = "{ reverted: Change[] }"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn undo(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((id, turn)): Path<(String, i64)>,
+) -> ApiResult<Json<Value>> {
+    let session = own_session(&state, &caller, &id).await?;
+    if turn < 1 || turn > session.turns {
+        return Err(ApiError::not_found(format!("session {id} has no turn {turn} (it has {})", session.turns)));
+    }
+    // Undoing archives and restores records: the rights of a delete.
+    caller.require(Action::Delete(quire_core::model::EntityKind::Page))?;
+    let report = state.store().undo_turn(&caller.ctx(), &caller.scope, &id, &turn.to_string()).await?;
+    Ok(Json(json!({ "count": report.reverted.len(), "reverted": report.reverted })))
+}

@@ -1,0 +1,247 @@
+//! Agents over HTTP: CRUD, chat with a streamed turn, approvals answered
+//! through REST resuming the turn, Last-Event-ID, sessions and undo.
+
+mod common;
+
+use common::TestApp;
+use quire_agent::testing::{Fake, openai_stream, serve};
+use serde_json::json;
+
+async fn app() -> (TestApp, Fake) {
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    (TestApp::with_llm(&base).await, fake)
+}
+
+#[tokio::test]
+async fn agents_are_records_with_crud_and_disable_as_archive() {
+    let (app, _) = app().await;
+    let list = app.get("/api/v1/agents").await;
+    assert_status!(list, 200);
+    let aliases: Vec<&str> =
+        list.body["items"].as_array().unwrap().iter().map(|a| a["alias"].as_str().unwrap()).collect();
+    assert_eq!(aliases, ["editor", "notes", "researcher"]);
+    // researcher names web tools that do not exist yet: a warning, not an error
+    let researcher = app.get("/api/v1/agents/researcher").await;
+    let warnings = researcher.body["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("\"tag:web\" matches no tool")), "{warnings:?}");
+
+    let created = app
+        .post(
+            "/api/v1/agents",
+            json!({ "alias": "seo", "name": "SEO", "tools": ["getPage", "updatePage"], "pinned": ["getPage"], "allowedGroups": ["editor", "admin"] }),
+        )
+        .await;
+    assert_status!(created, 201);
+    assert_eq!(created.body["approvalPolicy"], "user");
+    let dup = app.post("/api/v1/agents", json!({ "alias": "seo", "name": "Again" })).await;
+    assert_status!(dup, 409);
+    assert_eq!(dup.body["field"], "alias");
+    let bad = app.post("/api/v1/agents", json!({ "alias": "Bad Alias", "name": "x", "allowedGroups": ["root"] })).await;
+    assert_status!(bad, 422);
+    assert!(bad.error().contains("allowedGroups[0]"), "{}", bad.body);
+    let unknown = app.post("/api/v1/agents", json!({ "alias": "x", "name": "x", "colour": 1 })).await;
+    assert_status!(unknown, 400);
+    assert_eq!(unknown.body["field"], "colour");
+
+    let editor_try =
+        app.send("POST", "/api/v1/agents", Some(&app.editor), Some(json!({ "alias": "e", "name": "E" }))).await;
+    assert_status!(editor_try, 403);
+
+    let patched = app.patch("/api/v1/agents/seo", json!({ "approvalPolicy": "conversational" })).await;
+    assert_status!(patched, 200);
+    assert_eq!(patched.body["version"], 2);
+    let disabled = app.delete("/api/v1/agents/seo").await;
+    assert_status!(disabled, 200);
+    assert_eq!(disabled.body["enabled"], false);
+    let chat = app.post("/api/v1/agents/seo/chat", json!({ "message": "hi" })).await;
+    assert_status!(chat, 409);
+    assert!(chat.error().contains("disabled"));
+    // every change is in the change log
+    let id = created.body["id"].as_str().unwrap();
+    let changes = app.get(&format!("/api/v1/changes?entity=agent&entityId={id}")).await;
+    assert_eq!(changes.body["count"], 3, "{}", changes.body);
+}
+
+#[tokio::test]
+async fn chat_streams_a_turn_as_ag_ui_events() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("Sure.", &[("c1", "createPage", r#"{"name":"Blog two","slug":"blog-two"}"#)]));
+    fake.push(openai_stream("Created /blog-two.", &[]));
+    let started = app
+        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "add a page" })))
+        .await;
+    assert_status!(started, 202);
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    assert_eq!(started.body["turn"], 1);
+
+    let events = app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    let kinds: Vec<&str> = events.iter().map(|(_, k, _)| k.as_str()).collect();
+    assert_eq!(kinds[0], "RUN_STARTED");
+    for k in [
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+    ] {
+        assert!(kinds.contains(&k), "{k} in {kinds:?}");
+    }
+    let (_, _, finished) = events.last().unwrap();
+    assert_eq!(finished["outcome"], "success");
+    assert!(events.iter().any(|(_, k, d)| k == "CUSTOM" && d["name"] == "entity_changed"));
+    assert!(app.store.page_by_slug(&app.scope, "blog-two").await.is_ok());
+
+    // resume after an event: only what follows
+    let (third_id, _, _) = &events[2];
+    let rest =
+        app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, Some(third_id), "RUN_FINISHED").await;
+    assert_eq!(rest.len(), events.len() - 3);
+    assert_eq!(rest[0].0, events[3].0);
+    let bad = app
+        .send_raw(
+            "GET",
+            &format!("/api/v1/sessions/{session}/events"),
+            Some(&app.editor),
+            None,
+            &[("last-event-id", "x")],
+        )
+        .await;
+    assert_status!(bad, 400);
+
+    // the session and its messages
+    let read = app.send("GET", &format!("/api/v1/sessions/{session}"), Some(&app.editor), None).await;
+    assert_status!(read, 200);
+    assert_eq!(read.body["session"]["status"], "idle");
+    let roles: Vec<&str> =
+        read.body["messages"].as_array().unwrap().iter().map(|m| m["body"]["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    let mine = app.send("GET", "/api/v1/sessions", Some(&app.editor), None).await;
+    assert_eq!(mine.body["count"], 1);
+    // another user's sessions are not visible
+    let other = app.send("GET", &format!("/api/v1/sessions/{session}"), Some(&app.author), None).await;
+    assert_status!(other, 404);
+    let other_events =
+        app.send_raw("GET", &format!("/api/v1/sessions/{session}/events"), Some(&app.author), None, &[]).await;
+    assert_status!(other_events, 404);
+    assert_eq!(app.send("GET", "/api/v1/sessions", Some(&app.author), None).await.body["count"], 0);
+    // nor to another site
+    let cross = app.send("GET", &format!("/api/v1/sessions/{session}"), Some(&app.other_admin), None).await;
+    assert_status!(cross, 404);
+}
+
+#[tokio::test]
+async fn approvals_over_rest_resume_the_turn() {
+    let (app, fake) = app().await;
+    let contact = app.page_id("contact").await;
+    let args = json!({ "ids": [contact] }).to_string();
+    fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
+    fake.push(openai_stream("Archived contact.", &[]));
+    let started = app
+        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "delete contact" })))
+        .await;
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    let events = app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    let (last_id, _, finished) = events.last().unwrap().clone();
+    assert_eq!(finished["outcome"], "interrupt");
+    let approval = finished["interrupt"]["approvals"][0]["approvalId"].as_str().unwrap().to_string();
+    assert!(events.iter().any(|(_, k, d)| k == "CUSTOM" && d["name"] == "approval_requested"));
+
+    let pending = app.send("GET", "/api/v1/approvals", Some(&app.editor), None).await;
+    assert_eq!(pending.body["items"][0]["id"], approval);
+    assert_eq!(pending.body["items"][0]["sessionId"], session);
+    // a new message waits for the answer
+    let busy = app
+        .send(
+            "POST",
+            "/api/v1/agents/editor/chat",
+            Some(&app.editor),
+            Some(json!({ "message": "more", "sessionId": session })),
+        )
+        .await;
+    assert_status!(busy, 409);
+    // an author may not answer (cannot use deletePage)
+    let author = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.author), None).await;
+    assert_status!(author, 403);
+    // the person who chats approves; the turn resumes and finishes
+    let ok = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.editor), None).await;
+    assert_status!(ok, 200);
+    let after =
+        app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, Some(&last_id), "RUN_FINISHED").await;
+    assert_eq!(after[0].1, "RUN_STARTED");
+    assert_eq!(after.last().unwrap().2["outcome"], "success");
+    assert!(app.store.page(&app.scope, &contact).await.is_err());
+}
+
+#[tokio::test]
+async fn agents_limited_to_groups_refuse_others() {
+    let (app, fake) = app().await;
+    app.patch("/api/v1/agents/editor", json!({ "allowedGroups": ["admin"] })).await;
+    let refused =
+        app.send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "hi" }))).await;
+    assert_status!(refused, 403);
+    assert!(refused.error().contains("may not use agent"), "{}", refused.body);
+    fake.push(openai_stream("Hello admin.", &[]));
+    let ok = app.post("/api/v1/agents/editor/chat", json!({ "message": "hi" })).await;
+    assert_status!(ok, 202);
+    let empty = app.post("/api/v1/agents/editor/chat", json!({ "message": "  " })).await;
+    assert_status!(empty, 422);
+    assert_eq!(empty.body["field"], "message");
+    let missing = app.post("/api/v1/agents/nobody/chat", json!({ "message": "hi" })).await;
+    assert_status!(missing, 404);
+    let anonymous = app.send("POST", "/api/v1/agents/editor/chat", None, Some(json!({ "message": "hi" }))).await;
+    assert_status!(anonymous, 401);
+}
+
+#[tokio::test]
+async fn undo_a_turn_reverts_its_changes_or_refuses_when_changed_since() {
+    let (app, fake) = app().await;
+    let about = app.page_id("about").await;
+    let rename = json!({ "id": about, "name": "About us" }).to_string();
+    fake.push(openai_stream(
+        "",
+        &[("u1", "updatePage", &rename), ("c1", "createPage", r#"{"name":"Press","slug":"press"}"#)],
+    ));
+    fake.push(openai_stream("Done.", &[]));
+    let started = app
+        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "two edits" })))
+        .await;
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About us");
+
+    // a second turn, then someone edits what it touched: its undo is refused
+    let rename2 = json!({ "id": about, "name": "About the team" }).to_string();
+    fake.push(openai_stream("", &[("u2", "updatePage", &rename2)]));
+    fake.push(openai_stream("Renamed again.", &[]));
+    app.send(
+        "POST",
+        "/api/v1/agents/editor/chat",
+        Some(&app.editor),
+        Some(json!({ "message": "again", "sessionId": session })),
+    )
+    .await;
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    let conflict = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_status!(conflict, 409);
+    assert!(conflict.error().contains("changed since"), "{}", conflict.body);
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About the team", "nothing was undone");
+
+    // undo the newer turn first, then the older one
+    let undo2 = app.send("POST", &format!("/api/v1/sessions/{session}/turns/2/undo"), Some(&app.editor), None).await;
+    assert_status!(undo2, 200);
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About us");
+    let undo1 = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_status!(undo1, 200);
+    assert_eq!(undo1.body["count"], 2);
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About");
+    assert!(app.store.page_by_slug(&app.scope, "press").await.is_err(), "the created page is archived");
+    let archived = app.get("/api/v1/archive?entity=page").await;
+    assert_eq!(archived.body["items"][0]["label"], "press", "{}", archived.body);
+
+    let none = app.send("POST", &format!("/api/v1/sessions/{session}/turns/9/undo"), Some(&app.editor), None).await;
+    assert_status!(none, 404);
+    let author = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.author), None).await;
+    assert_status!(author, 404);
+}

@@ -1,0 +1,159 @@
+//! `quire chat`: talk to an agent from a terminal. Text streams to stdout;
+//! tool calls and approvals show on stderr. In a terminal, approvals are
+//! asked y/N; without one they stay pending and their ids are printed.
+
+use quire_agent::{Event, Person, Runtime};
+use quire_tools::CallContext;
+use serde_json::Value;
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::Arc;
+
+/// How a turn ended, as far as the terminal is concerned.
+pub enum Ended {
+    /// The turn finished (or failed: `false`).
+    Done(bool),
+    /// Waiting for these approvals.
+    Paused(Vec<Value>),
+}
+
+/// Prints a session's events from after `after` until the run ends.
+pub async fn follow(runtime: &Runtime, session: &str, after: Option<u64>) -> Ended {
+    let (backlog, mut live) = runtime.events().subscribe(session, after);
+    let mut pending = backlog.into_iter();
+    loop {
+        let event: Event = match pending.next() {
+            Some(e) => e,
+            None => match live.recv().await {
+                Ok(e) => e,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => return Ended::Done(false),
+            },
+        };
+        let d = &event.data;
+        let mut out = std::io::stdout();
+        match event.kind() {
+            "TEXT_MESSAGE_CONTENT" => {
+                let _ = write!(out, "{}", d["delta"].as_str().unwrap_or_default());
+                let _ = out.flush();
+            }
+            "TEXT_MESSAGE_END" => {
+                let _ = writeln!(out);
+            }
+            "TOOL_CALL_START" => eprintln!("  · {}", d["toolCallName"].as_str().unwrap_or_default()),
+            "TOOL_CALL_RESULT" => {
+                let result: Value =
+                    serde_json::from_str(d["content"].as_str().unwrap_or("null")).unwrap_or(Value::Null);
+                if result["success"] == false {
+                    eprintln!("    ✗ {}", result["error"].as_str().unwrap_or("failed"));
+                }
+            }
+            "RUN_ERROR" => {
+                eprintln!("error: {}", d["message"].as_str().unwrap_or("the run failed"));
+                return Ended::Done(false);
+            }
+            "RUN_FINISHED" => {
+                if d["outcome"] == "interrupt" {
+                    return Ended::Paused(d["interrupt"]["approvals"].as_array().cloned().unwrap_or_default());
+                }
+                return Ended::Done(true);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Asks y/N on the terminal.
+fn ask(question: &str) -> bool {
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+/// Runs one message to its end: follows the stream, answers approvals on a
+/// terminal (and resumes), or prints them when there is none. Answers the
+/// session id and whether the turn ended without error.
+pub async fn turn(
+    runtime: &Arc<Runtime>,
+    person: &Person,
+    approver: &CallContext,
+    agent: &str,
+    session: Option<&str>,
+    message: &str,
+) -> Result<(String, bool), String> {
+    let last = session.and_then(|s| runtime.events().history(s).last().map(|e| e.id));
+    let started = runtime.start(person, agent, message, session, None).await.map_err(|e| e.to_string())?;
+    let session = started.session_id.clone();
+    let mut after = last;
+    loop {
+        let ended = follow(runtime, &session, after).await;
+        after = runtime.events().history(&session).last().map(|e| e.id);
+        match ended {
+            Ended::Done(ok) => return Ok((session, ok)),
+            Ended::Paused(approvals) => {
+                if !std::io::stdin().is_terminal() {
+                    for a in &approvals {
+                        println!(
+                            "approval pending: {}  {} — {}",
+                            a["approvalId"].as_str().unwrap_or_default(),
+                            a["tool"].as_str().unwrap_or_default(),
+                            a["message"].as_str().unwrap_or_default()
+                        );
+                    }
+                    println!("answer with `quire approvals approve ID` or `quire approvals reject ID --reason R`");
+                    return Ok((session, true));
+                }
+                for a in &approvals {
+                    let id = a["approvalId"].as_str().unwrap_or_default();
+                    eprintln!("\n{} wants to run {}:", agent, a["tool"].as_str().unwrap_or_default());
+                    eprintln!("  {}", a["message"].as_str().unwrap_or_default());
+                    let result = if ask("Approve?") {
+                        runtime.registry().approve(approver, id).await
+                    } else {
+                        runtime.registry().reject(approver, id, Some("declined in the terminal")).await
+                    };
+                    result.map_err(|e| e.message)?;
+                }
+                let handle = runtime.resume(&person.scope, &session).await.map_err(|e| e.to_string())?;
+                if handle.is_none() {
+                    return Err("the turn could not resume".into());
+                }
+            }
+        }
+    }
+}
+
+/// The interactive loop: one turn per line until EOF or `exit`.
+pub async fn repl(
+    runtime: &Arc<Runtime>,
+    person: &Person,
+    approver: &CallContext,
+    agent: &str,
+    mut session: Option<String>,
+) -> Result<(), String> {
+    eprintln!("Chatting with {agent}. Empty line or Ctrl-D to leave.");
+    loop {
+        eprint!("> ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = line.trim();
+        if line.is_empty() || line == "exit" {
+            break;
+        }
+        match turn(runtime, person, approver, agent, session.as_deref(), line).await {
+            Ok((id, _)) => session = Some(id),
+            Err(e) => eprintln!("error: {e}"),
+        }
+    }
+    if let Some(id) = session {
+        eprintln!("session: {id}");
+    }
+    Ok(())
+}

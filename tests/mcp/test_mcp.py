@@ -26,7 +26,7 @@ async def exercise(session: ClientSession, label: str) -> None:
     await session.initialize()
     tools = (await session.list_tools()).tools
     by_name = {t.name: t for t in tools}
-    assert len(tools) == 30, f"{label}: {len(tools)} tools"
+    assert len(tools) == 40, f"{label}: {len(tools)} tools"
     get_page, delete_page = by_name["getPage"], by_name["deletePage"]
     assert get_page.annotations.read_only_hint is True
     assert get_page.annotations.destructive_hint is False
@@ -71,6 +71,13 @@ async def exercise(session: ClientSession, label: str) -> None:
     assert not any(u.endswith("roadmap-draft") for u in uris), "drafts are not resources"
     home = await session.read_resource("quire://pages/home")
     assert '"slug": "home"' in home.contents[0].text
+
+    # the demo vault's notes, through the same registry
+    found = await session.call_tool("searchNotes", {"query": "pricing copy"})
+    assert not found.is_error, found
+    assert found.structured_content["items"][0]["path"] == "meetings/2026-11-02 kickoff.md"
+    escaped = await session.call_tool("readNote", {"path": "../quire.db", "startLine": 1})
+    assert escaped.is_error and escaped.structured_content["errorCode"] == "VALIDATION"
     print(f"{label}: ok ({len(tools)} tools, {len(prompts)} prompts, {len(resources)} resources)")
 
 
@@ -82,7 +89,7 @@ async def over_stdio(data: str) -> None:
 
 
 async def modes_over_stdio(data: str) -> None:
-    for mode, expected in (("readonly", 11), ("pages,posts", 11)):
+    for mode, expected in (("readonly", 15), ("pages,posts", 11), ("vault", 13)):
         params = StdioServerParameters(command=BIN, args=["mcp", "--data", data, "--tools", mode], env={"QUIRE_LOG": "warn"})
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:

@@ -291,10 +291,8 @@ async fn no_provider_answers_at_once_with_how_to_configure_one() {
     let dir = tempfile::tempdir().unwrap();
     let store = quire_store::Store::open(&dir.path().join("q.db")).await.unwrap();
     let scope = quire_store::seed::seed_demo(&store, &dir.path().join("u")).await.unwrap().scope.unwrap();
-    let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
-        store: store.clone(),
-        uploads_dir: dir.path().join("u"),
-    }));
+    let registry =
+        std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services::new(store.clone(), dir.path())));
     let runtime = quire_agent::Runtime::new(registry, quire_agent::Profiles::default());
     let person = quire_agent::Person { actor: "token:x".into(), group: quire_core::access::Group::Editor, scope };
     let started = runtime.start(&person, "editor", "hello", None, None).await.unwrap();
@@ -328,4 +326,41 @@ fn profiles_come_from_the_environment() {
     .unwrap();
     assert_eq!((p.provider, p.api_key.as_deref()), (ProviderKind::Anthropic, Some("k")));
     assert!(Profiles::from_env(&env(&[("QUIRE_LLM_PROVIDER", "llama")])).is_none());
+}
+
+#[tokio::test]
+async fn the_notes_agent_writes_a_note_and_asks_the_screen_to_open_it() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream("", &[("s1", "searchTools", r#"{"query":"write note open note"}"#)]));
+    env.fake.push(openai_stream(
+        "",
+        &[
+            ("w1", "writeNote", r##"{"path":"inbox/call.md","content":"# Call with Ana\n- send the deck\n"}"##),
+            ("o1", "openNote", r#"{"path":"inbox/call.md"}"#),
+        ],
+    ));
+    env.fake.push(openai_stream("Saved and opened inbox/call.md.", &[]));
+    let started = env.runtime.start(&env.person(), "notes", "note my call with Ana", None, None).await.unwrap();
+    started.handle.await.unwrap();
+    let session = started.session_id;
+    let requests = env.fake.requests();
+    // the notes agent sees vault tools, never CMS ones
+    let names = tool_names(&requests[1]);
+    assert!(names.contains(&"writeNote".to_string()) && names.contains(&"openNote".to_string()), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("Page")), "{names:?}");
+    let history = env.runtime.events().history(&session);
+    let open = history.iter().find(|e| e.data["name"] == "open").expect("an open request");
+    assert_eq!(open.data["value"]["path"], "inbox/call.md");
+    let s = env.store.session(&env.scope, &session).await.unwrap();
+    assert_eq!(s.memory["note"][0]["id"], "inbox/call.md", "{}", s.memory);
+    let filter = quire_store::ChangeFilter { session_id: Some(session.clone()), ..Default::default() };
+    let changes = env.store.changes(&env.scope, &filter, 10, None).await.unwrap().items;
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].after.as_ref().unwrap()["content"], "# Call with Ana\n- send the deck\n");
+    // and the editor agent does not get vault tools
+    env.fake.push(openai_stream("", &[("x", "readNote", r#"{"path":"inbox/call.md","startLine":1}"#)]));
+    env.fake.push(openai_stream("I cannot read notes.", &[]));
+    env.turn("read my note", None).await;
+    let refused = last_tool_result(&env.fake.requests()[4]);
+    assert!(refused["error"].as_str().unwrap().contains("not enabled for agent editor"), "{refused}");
 }

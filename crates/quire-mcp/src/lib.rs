@@ -46,6 +46,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("navigation", &["navItem"]),
     ("entries", &["entry"]),
     ("archive", &["archive"]),
+    ("vault", &["note", "folder"]),
 ];
 
 impl ToolMode {

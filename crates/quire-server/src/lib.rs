@@ -48,13 +48,12 @@ struct Inner {
 const TOKEN_CACHE_TTL: Duration = Duration::from_secs(5);
 
 impl AppState {
-    /// State over a store; `default_site` (slug) serves public delivery
-    /// requests that name no site.
-    pub fn new(store: Store, uploads_dir: PathBuf, default_site: impl Into<String>) -> Self {
-        let registry = Arc::new(quire_tools::Registry::new(quire_tools::Services {
-            store: store.clone(),
-            uploads_dir: uploads_dir.clone(),
-        }));
+    /// State over the tools' services; `default_site` (slug) serves public
+    /// delivery requests that name no site.
+    pub fn new(services: quire_tools::Services, default_site: impl Into<String>) -> Self {
+        let store = services.store.clone();
+        let uploads_dir = services.uploads_dir.clone();
+        let registry = Arc::new(quire_tools::Registry::new(services));
         Self {
             inner: Arc::new(Inner {
                 runtime: quire_agent::Runtime::new(Arc::clone(&registry), quire_agent::Profiles::default()),

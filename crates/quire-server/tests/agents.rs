@@ -245,3 +245,43 @@ async fn undo_a_turn_reverts_its_changes_or_refuses_when_changed_since() {
     let author = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.author), None).await;
     assert_status!(author, 404);
 }
+
+#[tokio::test]
+async fn undo_covers_notes_and_note_revisions_restore_over_rest() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("", &[("w", "writeNote", r#"{"path":"todo.md","content":"- one\n"}"#)]));
+    fake.push(openai_stream("", &[("u", "updateNote", r#"{"path":"todo.md","content":"- two","startLine":-1}"#)]));
+    fake.push(openai_stream("Wrote todo.md.", &[]));
+    let started = app.post("/api/v1/agents/notes/chat", json!({ "message": "make a todo" })).await;
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.admin, None, "RUN_FINISHED").await;
+    let read = app.post("/api/v1/tools/readNote/invoke", json!({ "path": "todo.md", "startLine": 1 })).await;
+    assert_eq!(read.body["content"], "1: - one\n2: - two");
+
+    // restore the first revision through the change log
+    let changes = app.get(&format!("/api/v1/changes?entity=note&sessionId={session}")).await;
+    let write_change =
+        changes.body["items"].as_array().unwrap().iter().find(|c| c["action"] == "write").unwrap().clone();
+    let restored = app.post(&format!("/api/v1/changes/{}/restore", write_change["id"]), json!({})).await;
+    assert_status!(restored, 200);
+    assert_eq!(restored.body["action"], "restore");
+    let read = app.post("/api/v1/tools/readNote/invoke", json!({ "path": "todo.md", "startLine": 1 })).await;
+    assert_eq!(read.body["content"], "1: - one");
+
+    // the turn's undo now sees a note changed since: refused, nothing changes
+    let refused = app.post(&format!("/api/v1/sessions/{session}/turns/1/undo"), json!({})).await;
+    assert_status!(refused, 409);
+    assert!(refused.error().contains("changed since"), "{}", refused.body);
+    // put it back as the turn left it, then undo the whole turn
+    let update_change =
+        changes.body["items"].as_array().unwrap().iter().find(|c| c["action"] == "update").unwrap().clone();
+    app.post(&format!("/api/v1/changes/{}/restore", update_change["id"]), json!({})).await;
+    let undone = app.post(&format!("/api/v1/sessions/{session}/turns/1/undo"), json!({})).await;
+    assert_status!(undone, 200);
+    assert_eq!(undone.body["count"], 2);
+    let gone = app.post("/api/v1/tools/readNote/invoke", json!({ "path": "todo.md", "startLine": 1 })).await;
+    assert_status!(gone, 404);
+    let archived =
+        app.post("/api/v1/tools/listFolder/invoke", json!({ "includeHidden": true, "filter": "**/todo.md" })).await;
+    assert_eq!(archived.body["count"], 1, "the created note went to .archive: {}", archived.body);
+}

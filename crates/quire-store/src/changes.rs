@@ -253,7 +253,7 @@ impl Store {
     /// Reverts every change of one agent turn, newest first, in one
     /// transaction: updates go back, creations and restores are archived,
     /// archives are restored. Any record changed since makes it a conflict
-    /// and nothing is undone. Vault notes are returned for the vault to revert.
+    /// and nothing is undone. A turn that changed nothing gives an empty report. Vault notes are returned for the vault to revert.
     pub async fn undo_turn(
         &self,
         ctx: &ChangeContext,
@@ -273,7 +273,7 @@ impl Store {
         .await?;
         let changes = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
         if changes.is_empty() {
-            return Err(StoreError::conflict(None, format!("turn {turn_id} of session {session_id} changed nothing")));
+            return Ok(UndoReport::default());
         }
         let first_new: i64 =
             sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM changes").fetch_one(&mut *tx).await?;
@@ -327,5 +327,25 @@ impl Store {
         report.reverted = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
         tx.commit().await?;
         Ok(report)
+    }
+}
+
+impl Store {
+    /// Logs a change to a vault note (the vault itself wrote the file):
+    /// `entity_id` is its path; before and after hold its content.
+    pub async fn log_note_change(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        path: &str,
+        action: &str,
+        before: Option<Value>,
+        after: Option<Value>,
+    ) -> Result<Change> {
+        let mut tx = self.writer.begin().await?;
+        log_change(&mut tx, scope, ctx, EntityKind::Note, path, action, before, after).await?;
+        let id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM changes").fetch_one(&mut *tx).await?;
+        tx.commit().await?;
+        self.change(scope, id).await
     }
 }

@@ -47,7 +47,7 @@ fn main() {
         let started = Instant::now();
         seed_bench(&store, &scope, 1_000, 10_000).await.unwrap();
         eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());
-        let registry = Registry::new(Services { store: store.clone(), uploads_dir: dir.path().join("uploads") });
+        let registry = Registry::new(Services::new(store.clone(), dir.path()));
         let ctx = CallContext {
             actor: "bench".into(),
             group: Group::Admin,

@@ -15,6 +15,7 @@ pub mod entries;
 pub mod guidance;
 pub mod images;
 pub mod navigation;
+pub mod notes;
 pub mod pages;
 pub mod posts;
 pub mod registry;
@@ -22,13 +23,14 @@ pub mod scope;
 pub mod search;
 pub mod sections;
 pub mod tool;
+pub mod vaults;
 
 pub use guidance::{RULES, render_guidance};
 pub use registry::{Registry, ToolInfo, full_schema, permits};
 pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Services, Tool, ToolError};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
-/// posts, navigation, entries, archive.
+/// posts, navigation, entries, archive, vault.
 pub fn catalog() -> Vec<Tool> {
     let mut tools = defaults::tools();
     tools.extend(pages::tools());
@@ -38,5 +40,6 @@ pub fn catalog() -> Vec<Tool> {
     tools.extend(navigation::tools());
     tools.extend(entries::tools());
     tools.extend(archive::tools());
+    tools.extend(notes::tools());
     tools
 }

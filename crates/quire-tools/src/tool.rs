@@ -187,6 +187,20 @@ pub struct Services {
     pub store: Store,
     /// Folder served at `/uploads`.
     pub uploads_dir: PathBuf,
+    /// The notes vault of each site.
+    pub vaults: crate::vaults::Vaults,
+}
+
+impl Services {
+    /// Services over a data directory: uploads in `<data>/uploads`, vaults
+    /// in `<data>/vaults/<site>`.
+    pub fn new(store: Store, data_dir: &std::path::Path) -> Self {
+        Services {
+            store,
+            uploads_dir: data_dir.join("uploads"),
+            vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
+        }
+    }
 }
 
 /// Everything an executing tool may use.

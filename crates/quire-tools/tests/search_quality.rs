@@ -67,6 +67,17 @@ const KEYWORD: &[(&str, &str)] = &[
     ("trash", "getArchive"),
     ("restore archive", "restoreArchive"),
     ("undelete", "restoreArchive"),
+    ("read note lines", "readNote"),
+    ("write new note", "writeNote"),
+    ("append to note", "updateNote"),
+    ("replace note lines", "updateNote"),
+    ("list vault folder", "listFolder"),
+    ("create folder", "createFolder"),
+    ("rename note", "moveItem"),
+    ("duplicate note", "copyNote"),
+    ("archive note", "archiveItem"),
+    ("open note in editor", "openNote"),
+    ("search notes", "searchNotes"),
 ];
 
 /// Natural requests, as a user says them.
@@ -124,6 +135,14 @@ const NATURAL: &[(&str, &str)] = &[
     ("Bring back the page I deleted yesterday", "restoreArchive"),
     ("Undo the deletion of the pricing page", "restoreArchive"),
     ("Recover the removed blog post", "restoreArchive"),
+    ("What did I write in my launch note?", "readNote"),
+    ("Save these meeting minutes as a new note", "writeNote"),
+    ("Add a line to the end of my todo note", "updateNote"),
+    ("What notes do I have in the projects folder?", "listFolder"),
+    ("Move the kickoff note into the archive folder of meetings", "moveItem"),
+    ("Remove the old draft note", "archiveItem"),
+    ("Which note mentions the pricing copy?", "searchNotes"),
+    ("Show me that note on my screen", "openNote"),
 ];
 
 fn recall_at_5(queries: &[(&str, &str)]) -> (f64, Vec<String>) {

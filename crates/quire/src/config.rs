@@ -29,6 +29,10 @@ pub struct Config {
     pub mcp_allowed_hosts: Vec<String>,
     /// Browser Origins `/mcp` accepts, e.g. `["https://app.example.com"]` (`QUIRE_MCP_ALLOWED_ORIGINS`; empty: no Origin check).
     pub mcp_allowed_origins: Vec<String>,
+    /// Folder holding one notes vault per site (`QUIRE_VAULTS_DIR`; default `<data>/vaults`).
+    pub vaults_dir: Option<PathBuf>,
+    /// A site's vault elsewhere, e.g. an existing Obsidian vault: `[vaults] demo = "/notes"`.
+    pub vaults: BTreeMap<String, PathBuf>,
     /// Model profiles by name (`[profiles.default]`); `default` otherwise
     /// comes from `QUIRE_LLM_*` (see the README).
     pub profiles: BTreeMap<String, quire_agent::Profile>,
@@ -46,13 +50,15 @@ impl Default for Config {
             workers: None,
             mcp_allowed_hosts: Vec::new(),
             mcp_allowed_origins: Vec::new(),
+            vaults_dir: None,
+            vaults: BTreeMap::new(),
             profiles: BTreeMap::new(),
         }
     }
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 10] = [
     "addr",
     "data",
     "default_site",
@@ -62,6 +68,7 @@ const KEYS: [&str; 9] = [
     "workers",
     "mcp_allowed_hosts",
     "mcp_allowed_origins",
+    "vaults_dir",
 ];
 
 impl Config {

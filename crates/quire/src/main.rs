@@ -256,7 +256,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
         Command::Serve { addr, data, no_seed } => {
             let (store, dir) = open(&config, &data).await?;
             if !no_seed && store.sites().await?.is_empty() {
-                let report = seed_demo(&store, &dir.join("uploads")).await?;
+                let report = seed(&store, &dir, &config).await?;
                 tracing::info!(created = report.created, "seeded the demo site");
             }
             bootstrap_admin(&store, &config).await?;
@@ -273,7 +273,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
             if profiles.is_empty() {
                 tracing::warn!("no model provider configured: agents will answer how to configure one");
             }
-            let state = quire_server::AppState::new(store.clone(), dir.join("uploads"), config.default_site.clone())
+            let state = quire_server::AppState::new(services(&store, &dir, &config), config.default_site.clone())
                 .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins)
                 .with_profiles(profiles);
             state.spawn_background();
@@ -287,7 +287,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
         }
         Command::Seed { data, bench_pages, bench_posts } => {
             let (store, dir) = open(&config, &data).await?;
-            let report = seed_demo(&store, &dir.join("uploads")).await?;
+            let report = seed(&store, &dir, &config).await?;
             println!("demo site seeded: {} records created", report.created);
             if bench_pages + bench_posts > 0 {
                 let scope = report.scope.ok_or("demo site has no production scope")?;
@@ -319,14 +319,11 @@ async fn run(command: Command, config: Config) -> AnyResult {
             let mode = quire_mcp::ToolMode::parse(&tools)?;
             let (store, dir) = open(&config, &data).await?;
             if store.sites().await?.is_empty() {
-                seed_demo(&store, &dir.join("uploads")).await?;
+                seed(&store, &dir, &config).await?;
             }
             let mut ctx = cli_context(&store, &config, caller).await?;
             ctx.surface = quire_core::model::Surface::Mcp;
-            let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
-                store: store.clone(),
-                uploads_dir: dir.join("uploads"),
-            }));
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
             let server = quire_mcp::QuireMcp::new(registry, quire_mcp::Caller::Fixed(Box::new(ctx)), mode);
             let running = server.serve(rmcp::transport::stdio()).await?;
             running.waiting().await?;
@@ -335,13 +332,10 @@ async fn run(command: Command, config: Config) -> AnyResult {
         Command::Chat { agent, session, message, data, caller } => {
             let (store, dir) = open(&config, &data).await?;
             if store.sites().await?.is_empty() {
-                seed_demo(&store, &dir.join("uploads")).await?;
+                seed(&store, &dir, &config).await?;
             }
             let ctx = cli_context(&store, &config, caller).await?;
-            let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
-                store: store.clone(),
-                uploads_dir: dir.join("uploads"),
-            }));
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
             let runtime = quire_agent::Runtime::new(registry, config.model_profiles());
             let person = quire_agent::Person { actor: ctx.actor.clone(), group: ctx.group, scope: ctx.scope.clone() };
             match message {
@@ -359,10 +353,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
         Command::Approvals { command, data, site, env, token } => {
             let (store, dir) = open(&config, &DataArg { data }).await?;
             let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
-            let registry = std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services {
-                store: store.clone(),
-                uploads_dir: dir.join("uploads"),
-            }));
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
             let answered = match &command {
                 ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } => Some(id.clone()),
                 ApprovalsCommand::List => None,
@@ -464,10 +455,7 @@ async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
                 serde_json::from_str(&args).map_err(|e| format!("--args is not valid JSON: {e}"))?;
             let (store, dir) = open(config, &data).await?;
             let ctx = cli_context(&store, config, caller).await?;
-            let registry = quire_tools::Registry::new(quire_tools::Services {
-                store: store.clone(),
-                uploads_dir: dir.join("uploads"),
-            });
+            let registry = quire_tools::Registry::new(services(&store, &dir, config));
             let result = registry.call(&ctx, &name, args).await;
             if result["success"] == false {
                 TOOL_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -477,6 +465,29 @@ async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
         }
     }
     Ok(())
+}
+
+/// Seeds the demo site and its notes vault (both idempotent).
+async fn seed(store: &Store, dir: &std::path::Path, config: &Config) -> AnyResult<quire_store::seed::SeedReport> {
+    let mut report = seed_demo(store, &dir.join("uploads")).await?;
+    if let Some(scope) = &report.scope {
+        let notes = quire_tools::notes::seed_demo_vault(&services(store, dir, config), scope)
+            .await
+            .map_err(|e| format!("demo vault: {}", e.message))?;
+        report.created += notes;
+    }
+    Ok(report)
+}
+
+/// The tools' services over a data directory, with the configured vaults.
+fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tools::Services {
+    let mut services = quire_tools::Services::new(store.clone(), dir);
+    let mut vaults = quire_tools::vaults::Vaults::new(config.vaults_dir.clone().unwrap_or_else(|| dir.join("vaults")));
+    for (site, path) in &config.vaults {
+        vaults = vaults.with_site(site.clone(), path.clone());
+    }
+    services.vaults = vaults;
+    services
 }
 
 /// The approval policy a token carries.

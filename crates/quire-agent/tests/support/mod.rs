@@ -34,10 +34,7 @@ impl Env {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
         let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-        let registry = Arc::new(registry(Registry::new(Services {
-            store: store.clone(),
-            uploads_dir: dir.path().join("uploads"),
-        })));
+        let registry = Arc::new(registry(Registry::new(Services::new(store.clone(), dir.path()))));
         let fake = Fake::default();
         let base = serve(fake.clone()).await;
         let mut p = Profile::new(kind);
@@ -57,10 +54,7 @@ impl Env {
 
     /// A second runtime over the same database, as after a restart.
     pub fn restarted(&self) -> Arc<Runtime> {
-        let registry = Arc::new(Registry::new(Services {
-            store: self.store.clone(),
-            uploads_dir: self.dir.path().join("uploads"),
-        }));
+        let registry = Arc::new(Registry::new(Services::new(self.store.clone(), self.dir.path())));
         let mut p = Profile::new(ProviderKind::Openai);
         p.base_url = Some(format!("{}/v1", self.base));
         p.model = Some("fake-model".into());

@@ -285,6 +285,32 @@ pub async fn undo(
     }
     // Undoing archives and restores records: the rights of a delete.
     caller.require(Action::Delete(quire_core::model::EntityKind::Page))?;
-    let report = state.store().undo_turn(&caller.ctx(), &caller.scope, &id, &turn.to_string()).await?;
-    Ok(Json(json!({ "count": report.reverted.len(), "reverted": report.reverted })))
+    // Notes live on disk: check first that each can be undone, then undo the
+    // database changes (one transaction), then the notes.
+    let filter = quire_store::ChangeFilter {
+        entity: Some(quire_core::model::EntityKind::Note),
+        session_id: Some(id.clone()),
+        turn_id: Some(turn.to_string()),
+        ..Default::default()
+    };
+    let note_changes = state.store().changes(&caller.scope, &filter, 100, None).await?.items;
+    let services = state.registry().services();
+    quire_tools::notes::check_note_changes(services, &caller.scope, &note_changes)
+        .await
+        .map_err(crate::routes::tools::tool_error)?;
+    let mut reverted = state.store().undo_turn(&caller.ctx(), &caller.scope, &id, &turn.to_string()).await?.reverted;
+    if reverted.is_empty() && note_changes.is_empty() {
+        return Err(ApiError {
+            status: StatusCode::CONFLICT,
+            code: "CONFLICT",
+            message: format!("turn {turn} of session {id} changed nothing"),
+            field: None,
+            details: Vec::new(),
+        });
+    }
+    let notes = quire_tools::notes::undo_note_changes(services, &caller.ctx(), &caller.scope, &note_changes)
+        .await
+        .map_err(crate::routes::tools::tool_error)?;
+    reverted.extend(notes);
+    Ok(Json(json!({ "count": reverted.len(), "reverted": reverted })))
 }

@@ -95,5 +95,12 @@ pub async fn revisions(
 pub async fn restore(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> ApiResult<Json<Change>> {
     let change = state.store().change(&caller.scope, id).await?;
     caller.require(Action::Delete(change.entity))?;
+    if change.entity == EntityKind::Note {
+        let services = state.registry().services();
+        let restored = quire_tools::notes::restore_note_revision(services, &caller.ctx(), &caller.scope, &change)
+            .await
+            .map_err(crate::routes::tools::tool_error)?;
+        return Ok(Json(restored));
+    }
     Ok(Json(state.store().restore_revision(&caller.ctx(), &caller.scope, id).await?))
 }

@@ -118,7 +118,8 @@ pub async fn invoke(
     (status_of(&result), Json(result))
 }
 
-fn tool_error(e: ToolError) -> ApiError {
+/// A tool error as an HTTP error with the matching status.
+pub fn tool_error(e: ToolError) -> ApiError {
     let status = status_of(&e.to_json());
     match status {
         StatusCode::NOT_FOUND => ApiError::not_found(e.message),

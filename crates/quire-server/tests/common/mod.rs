@@ -84,7 +84,7 @@ impl TestApp {
         let other = store.create_site("other", "Other", &["production"]).await.unwrap();
         let other_scope = Scope::new(other.id, "production");
         quire_store::seed::ensure_templates(&store, &other_scope).await.unwrap();
-        let state = configure(AppState::new(store.clone(), dir.path().join("uploads"), "demo"));
+        let state = configure(AppState::new(quire_tools::Services::new(store.clone(), dir.path()), "demo"));
         Self {
             router: router(state),
             admin: token(&store, Group::Admin, "demo", false).await,

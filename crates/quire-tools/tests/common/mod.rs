@@ -25,8 +25,7 @@ impl Env {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
         let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-        let registry =
-            configure(Registry::new(Services { store: store.clone(), uploads_dir: dir.path().join("uploads") }));
+        let registry = configure(Registry::new(Services::new(store.clone(), dir.path())));
         Self { registry, store, scope, dir }
     }
 

@@ -1,0 +1,666 @@
+//! Vault tools: readNote, writeNote, updateNote, listFolder, createFolder,
+//! moveItem, copyNote, archiveItem, openNote, searchNotes. Every write goes
+//! into the change log with the note's content before and after, so it can
+//! be reverted like any other change ([`undo_note_change`], [`restore_note_revision`]).
+
+use crate::args::parse;
+use crate::registry::schema;
+use crate::scope::limit;
+use crate::tool::*;
+use quire_core::model::{Change as LoggedChange, ChangeContext, Surface};
+use quire_store::Scope;
+use quire_vault::{Change, ChangeOp, ErrorKind, Vault, VaultError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Arguments of readNote.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReadNoteArgs {
+    /// Note path in the vault, e.g. "projects/launch.md".
+    pub path: String,
+    /// First line to read (1-based); start where the relevant part is.
+    pub start_line: i64,
+    /// Last line to read, inclusive (default: the end).
+    pub end_line: Option<i64>,
+}
+
+/// Arguments of writeNote.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WriteNoteArgs {
+    /// Note path, e.g. "inbox/idea.md" (folders are created).
+    pub path: String,
+    /// The whole content.
+    pub content: String,
+    /// Replace an existing note (default false).
+    pub overwrite: Option<bool>,
+}
+
+/// Arguments of updateNote.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateNoteArgs {
+    /// Note path.
+    pub path: String,
+    /// Lines to insert or to replace the range with; "" with a range deletes it.
+    pub content: String,
+    /// Line to insert before or to start replacing at (1-based); -1 appends.
+    pub start_line: i64,
+    /// Last line to replace, inclusive; omit to insert.
+    pub end_line: Option<i64>,
+}
+
+/// Arguments of listFolder.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListFolderArgs {
+    /// Folder path (default: the vault root).
+    pub path: Option<String>,
+    /// Glob on names, e.g. "*.md"; with "/" or "**" it matches paths and lists recursively.
+    pub filter: Option<String>,
+    /// Also show .archive and other hidden folders (default false).
+    pub include_hidden: Option<bool>,
+}
+
+/// Arguments of tools taking one path.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PathArgs {
+    /// Path in the vault.
+    pub path: String,
+}
+
+/// Arguments of moveItem and copyNote.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MoveArgs {
+    /// Source path.
+    pub path: String,
+    /// Destination path.
+    pub new_path: String,
+    /// Replace an existing destination note (default false; the replaced note is archived).
+    pub overwrite: Option<bool>,
+}
+
+/// Arguments of searchNotes.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchNotesArgs {
+    /// Words to find.
+    pub query: String,
+    /// Only notes under this folder.
+    pub path: Option<String>,
+    /// Max hits (default 20, max 100).
+    pub limit: Option<u32>,
+    /// Also search .archive (default false).
+    pub include_archive: Option<bool>,
+}
+
+/// A vault error as a tool error: the message names the parameter.
+pub fn vault_error(e: VaultError) -> ToolError {
+    let message = e.to_string();
+    match e.kind() {
+        ErrorKind::InvalidInput => ToolError::new(
+            ErrorCode::Validation,
+            message,
+            "Fix the named parameter and call again; nothing was changed.",
+        ),
+        ErrorKind::NotFound => {
+            ToolError::new(ErrorCode::NotFound, message, "Use listFolder or searchNotes to find the path.")
+        }
+        ErrorKind::Conflict => ToolError::new(
+            ErrorCode::Conflict,
+            message,
+            "Nothing was changed. Choose another path, or pass overwrite: true if replacing is intended.",
+        ),
+        ErrorKind::Io => {
+            tracing::error!(error = %message, "vault i/o failed");
+            ToolError::new(
+                ErrorCode::Internal,
+                "the vault could not be read or written",
+                "Try again; the server log has details.",
+            )
+        }
+    }
+}
+
+async fn vault(call: &Call<'_>) -> Result<Arc<Vault>, ToolError> {
+    call.services.vaults.of(call.store(), call.scope()).await
+}
+
+/// Runs a vault operation off the async threads.
+async fn blocking<T: Send + 'static>(
+    vault: Arc<Vault>,
+    f: impl FnOnce(&Vault) -> Result<T, VaultError> + Send + 'static,
+) -> Result<T, ToolError> {
+    tokio::task::spawn_blocking(move || f(&vault))
+        .await
+        .map_err(|e| ToolError::new(ErrorCode::Internal, e.to_string(), ""))?
+        .map_err(vault_error)
+}
+
+fn state(path: &str, content: &Option<String>, folder: bool) -> Value {
+    if folder { json!({ "path": path, "folder": true }) } else { json!({ "path": path, "content": content }) }
+}
+
+fn op_name(op: ChangeOp) -> &'static str {
+    match op {
+        ChangeOp::Write => "write",
+        ChangeOp::Update => "update",
+        ChangeOp::CreateFolder => "createFolder",
+        ChangeOp::Move => "move",
+        ChangeOp::Copy => "copy",
+        ChangeOp::Archive => "archive",
+        ChangeOp::Restore => "restore",
+    }
+}
+
+/// Logs a vault change: path, and the note's state before and after.
+async fn log(
+    store: &quire_store::Store,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    change: &Change,
+) -> Result<i64, ToolError> {
+    let folder = change.op == ChangeOp::CreateFolder || (change.before.is_none() && change.after.is_none());
+    let op = op_name(change.op);
+    let (before, after) = match change.op {
+        ChangeOp::Write | ChangeOp::Update | ChangeOp::Restore => (
+            change.before.as_ref().map(|_| state(&change.path, &change.before, false)),
+            Some(state(&change.path, &change.after, false)),
+        ),
+        ChangeOp::CreateFolder => (None, Some(state(&change.path, &None, true))),
+        ChangeOp::Copy => {
+            let target = change.new_path.clone().unwrap_or_default();
+            (
+                change.before.as_ref().map(|_| state(&target, &change.before, false)),
+                Some(state(&target, &change.after, false)),
+            )
+        }
+        ChangeOp::Move => (
+            Some(state(&change.path, &change.before, folder)),
+            Some(state(change.new_path.as_deref().unwrap_or_default(), &change.after, folder)),
+        ),
+        ChangeOp::Archive => (
+            Some(state(&change.path, &change.before, folder)),
+            Some(state(
+                change.archived_to.as_deref().or(change.new_path.as_deref()).unwrap_or_default(),
+                &change.after,
+                folder,
+            )),
+        ),
+    };
+    let entity = match change.op {
+        ChangeOp::Copy => change.new_path.clone().unwrap_or_default(),
+        _ => change.path.clone(),
+    };
+    Ok(store.log_note_change(ctx, scope, &entity, op, before, after).await?.id)
+}
+
+async fn read_note(call: &Call<'_>, a: ReadNoteArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let lines = blocking(v, move |v| v.read(&a.path, a.start_line, a.end_line)).await?;
+    Ok(json!({
+        "success": true,
+        "item": { "path": lines.path, "startLine": lines.start_line, "endLine": lines.end_line, "totalLines": lines.total_lines },
+        "content": lines.numbered(),
+    }))
+}
+
+async fn write_note(call: &Call<'_>, a: WriteNoteArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let change = blocking(v, move |v| v.write(&a.path, &a.content, a.overwrite.unwrap_or(false))).await?;
+    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let verb = if change.before.is_some() { "Replaced" } else { "Created" };
+    Ok(
+        json!({ "success": true, "item": { "path": change.path }, "changeId": id, "message": format!("{verb} {}", change.path) }),
+    )
+}
+
+async fn update_note(call: &Call<'_>, a: UpdateNoteArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let change = blocking(v, move |v| v.update(&a.path, &a.content, a.start_line, a.end_line)).await?;
+    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let lines = change.after.as_deref().map(|t| t.lines().count()).unwrap_or(0);
+    Ok(json!({
+        "success": true,
+        "item": { "path": change.path, "totalLines": lines },
+        "changeId": id,
+        "message": format!("Updated {}; it now has {lines} lines. Read it again before the next line edit.", change.path),
+    }))
+}
+
+async fn list_folder(call: &Call<'_>, a: ListFolderArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let items =
+        blocking(v, move |v| v.list(a.path.as_deref(), a.filter.as_deref(), a.include_hidden.unwrap_or(false))).await?;
+    let items: Vec<Value> = items.into_iter().map(|i| serde_json::to_value(i).unwrap_or_default()).collect();
+    Ok(items_result(items, None))
+}
+
+async fn create_folder(call: &Call<'_>, a: PathArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let change = blocking(v, move |v| v.create_folder(&a.path)).await?;
+    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    Ok(
+        json!({ "success": true, "item": { "path": change.path, "kind": "folder" }, "changeId": id, "message": format!("Created folder {}", change.path) }),
+    )
+}
+
+async fn move_item(call: &Call<'_>, a: MoveArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let change = blocking(v, move |v| v.move_item(&a.path, &a.new_path, a.overwrite.unwrap_or(false))).await?;
+    let ctx = call.ctx.change_context();
+    let new_path = change.new_path.clone().unwrap_or_default();
+    if let Some(archived) = &change.archived_to {
+        // The note the move replaced went to the archive first.
+        let replaced = Change {
+            op: ChangeOp::Archive,
+            path: new_path.clone(),
+            new_path: Some(archived.clone()),
+            archived_to: Some(archived.clone()),
+            before: None,
+            after: None,
+        };
+        log(call.store(), &ctx, call.scope(), &replaced).await?;
+    }
+    let id = log(call.store(), &ctx, call.scope(), &change).await?;
+    let mut message = format!("Moved {} to {new_path}", change.path);
+    if let Some(archived) = &change.archived_to {
+        message.push_str(&format!("; the note it replaced is in {archived}"));
+    }
+    Ok(
+        json!({ "success": true, "item": { "path": new_path, "from": change.path }, "changeId": id, "message": message }),
+    )
+}
+
+async fn copy_note(call: &Call<'_>, a: MoveArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let change = blocking(v, move |v| v.copy_note(&a.path, &a.new_path, a.overwrite.unwrap_or(false))).await?;
+    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let new_path = change.new_path.clone().unwrap_or_default();
+    Ok(
+        json!({ "success": true, "item": { "path": new_path, "from": change.path }, "changeId": id, "message": format!("Copied {} to {new_path}", change.path) }),
+    )
+}
+
+async fn archive_item(call: &Call<'_>, a: PathArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let change = blocking(v, move |v| v.archive(&a.path)).await?;
+    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let to = change.archived_to.clone().or(change.new_path.clone()).unwrap_or_default();
+    Ok(json!({
+        "success": true,
+        "item": { "path": change.path, "archivedTo": to },
+        "changeId": id,
+        "message": format!("Archived {} to {to}; moveItem brings it back", change.path),
+    }))
+}
+
+async fn open_note(call: &Call<'_>, a: PathArgs) -> ToolResult {
+    let v = vault(call).await?;
+    let path = a.path.clone();
+    let exists = blocking(v, move |v| v.exists_note(&a.path)).await?;
+    if !exists {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("path: \"{path}\" is not a note in the vault"),
+            "Use listFolder or searchNotes to find the path.",
+        ));
+    }
+    let message = match call.ctx.surface {
+        Surface::Agent => format!("Asked the user's screen to open {path}."),
+        other => {
+            format!("No screen is attached to the {other} surface, so nothing was opened; the note exists at {path}.")
+        }
+    };
+    Ok(
+        json!({ "success": true, "item": { "path": path }, "opened": call.ctx.surface == Surface::Agent, "message": message }),
+    )
+}
+
+async fn search_notes(call: &Call<'_>, a: SearchNotesArgs) -> ToolResult {
+    let n = limit(a.limit, 20, 100)? as usize;
+    let v = vault(call).await?;
+    let hits =
+        blocking(v, move |v| v.search(&a.query, a.path.as_deref(), n, a.include_archive.unwrap_or(false))).await?;
+    let items: Vec<Value> = hits.into_iter().map(|h| serde_json::to_value(h).unwrap_or_default()).collect();
+    Ok(items_result(items, None))
+}
+
+/// What the change log holds about a note at one moment.
+struct NoteState {
+    path: String,
+    content: Option<String>,
+    folder: bool,
+}
+
+fn note_state(v: &Option<Value>) -> Option<NoteState> {
+    let v = v.as_ref()?;
+    Some(NoteState {
+        path: v.get("path")?.as_str()?.to_string(),
+        content: v.get("content").and_then(Value::as_str).map(str::to_string),
+        folder: v.get("folder").and_then(Value::as_bool).unwrap_or(false),
+    })
+}
+
+/// Checks that a logged note change can be undone: the note is still as the
+/// change left it. Changes nothing.
+pub async fn check_note_undo(vault: Arc<Vault>, change: &LoggedChange) -> Result<(), ToolError> {
+    let after = note_state(&change.after);
+    let label = change.entity_id.clone();
+    blocking(vault, move |v| {
+        let Some(after) = after else { return Ok(()) };
+        if after.folder {
+            return Ok(());
+        }
+        let now = v.read_all(&after.path)?;
+        if now != after.content {
+            return Err(VaultError::Conflict {
+                field: quire_vault::Param::Path,
+                message: format!("\"{label}\" changed since; nothing was undone"),
+            });
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Undoes one logged note change (back to its `before`): content is put
+/// back, a created note or folder is archived, a move or an archive is moved
+/// back. Refuses when the note changed since.
+pub async fn undo_note_change(vault: Arc<Vault>, change: &LoggedChange) -> Result<Change, ToolError> {
+    check_note_undo(Arc::clone(&vault), change).await?;
+    let before = note_state(&change.before);
+    let after = note_state(&change.after);
+    let action = change.action.clone();
+    blocking(vault, move |v| match (before, after) {
+        (None, Some(after)) => v.archive(&after.path),
+        (Some(before), Some(after)) if before.path != after.path => v.move_item(&after.path, &before.path, false),
+        (Some(before), Some(_)) => match before.content {
+            Some(content) => v.restore_content(&before.path, &content),
+            None => Err(VaultError::Conflict {
+                field: quire_vault::Param::Path,
+                message: format!("the {action} of \"{}\" kept no content to go back to", before.path),
+            }),
+        },
+        (_, None) => Err(VaultError::Conflict {
+            field: quire_vault::Param::Path,
+            message: format!("a {action} without an after state cannot be undone"),
+        }),
+    })
+    .await
+}
+
+/// Puts a note back to the revision a logged change left (its `after`).
+pub async fn restore_note_revision(
+    services: &Services,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    change: &LoggedChange,
+) -> Result<LoggedChange, ToolError> {
+    let Some(after) = note_state(&change.after).filter(|a| !a.folder && a.content.is_some()) else {
+        return Err(ToolError::invalid(
+            format!("change {} left no note content to restore; move the note back with moveItem instead", change.id),
+            "Pick a write or update change.",
+        ));
+    };
+    let vault = services.vaults.of(&services.store, scope).await?;
+    let content = after.content.clone().unwrap_or_default();
+    let path = after.path.clone();
+    let restored = blocking(vault, move |v| v.restore_content(&path, &content)).await?;
+    if restored.before == restored.after {
+        return Err(ToolError::new(
+            ErrorCode::Conflict,
+            format!("\"{}\" is already at that revision", after.path),
+            "Nothing to do.",
+        ));
+    }
+    let id = log(&services.store, ctx, scope, &Change { op: ChangeOp::Restore, ..restored }).await?;
+    Ok(services.store.change(scope, id).await?)
+}
+
+/// Undoes every note change of an agent turn (newest first), after checking
+/// all of them can be; answers the changes it logged.
+pub async fn undo_note_changes(
+    services: &Services,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    changes: &[LoggedChange],
+) -> Result<Vec<LoggedChange>, ToolError> {
+    if changes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let vault = services.vaults.of(&services.store, scope).await?;
+    let mut logged = Vec::new();
+    for change in changes {
+        let done = undo_note_change(Arc::clone(&vault), change).await?;
+        let id = log(&services.store, ctx, scope, &done).await?;
+        logged.push(services.store.change(scope, id).await?);
+    }
+    Ok(logged)
+}
+
+/// Checks that the note changes of a turn (newest first) can be undone:
+/// the newest change of each path must match the note as it is now (older
+/// ones are checked as the undo goes back). Changes nothing.
+pub async fn check_note_changes(services: &Services, scope: &Scope, changes: &[LoggedChange]) -> Result<(), ToolError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let vault = services.vaults.of(&services.store, scope).await?;
+    let mut seen: Vec<String> = Vec::new();
+    for change in changes {
+        let paths: Vec<String> =
+            [&change.before, &change.after].into_iter().filter_map(note_state).map(|s| s.path).collect();
+        if paths.iter().any(|p| seen.contains(p)) {
+            seen.extend(paths);
+            continue;
+        }
+        check_note_undo(Arc::clone(&vault), change).await?;
+        seen.extend(paths);
+    }
+    Ok(())
+}
+
+/// The demo vault: a few notes in two folders, written when the vault is empty.
+pub async fn seed_demo_vault(services: &Services, scope: &Scope) -> Result<usize, ToolError> {
+    let vault = services.vaults.of(&services.store, scope).await?;
+    blocking(vault, |v| {
+        if !v.list(None, None, true)?.is_empty() {
+            return Ok(0);
+        }
+        let notes = [
+            ("Welcome.md", "# Welcome\n\nThis vault holds the team's notes. Folders: projects, meetings.\n"),
+            (
+                "projects/site-relaunch.md",
+                "# Site relaunch\n\n## Goals\n- Faster pages\n- A clearer pricing page\n\n## Open questions\n- Which testimonials go on the home page?\n",
+            ),
+            ("projects/content-calendar.md", "# Content calendar\n\n- Week 1: launch post\n- Week 2: customer story\n- Week 3: pricing update\n"),
+            (
+                "meetings/2026-11-02 kickoff.md",
+                "# Kickoff\n\nAttendees: Ana, Bo, Chen\n\n- Agreed on the relaunch scope\n- Chen drafts the pricing copy\n",
+            ),
+        ];
+        for (path, content) in notes {
+            v.write(path, content, false)?;
+        }
+        Ok(notes.len())
+    })
+    .await
+}
+
+/// The vault tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "readNote",
+            description: "Read a note's lines from startLine (required, 1-based) to endLine. Returns numbered lines and the note's totalLines.",
+            guidance: "Start reading where the relevant part is; line numbers shift after every edit.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["vault", "note", "notes", "read", "markdown", "lines"],
+            phrases: &["read my note", "open the note text", "what does the note say", "show lines of a note"],
+            input_schema: schema::<ReadNoteArgs>,
+            execute: |call, v| Box::pin(async move { read_note(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "writeNote",
+            description: "Create a note with the given content; replaces an existing note only with overwrite: true. Returns the path and changeId.",
+            guidance: "Prefer updateNote for edits; overwrite replaces the whole note.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["vault", "note", "notes", "write", "create", "markdown"],
+            phrases: &["new note", "write a note", "save this as a note", "create markdown file"],
+            input_schema: schema::<WriteNoteArgs>,
+            execute: |call, v| Box::pin(async move { write_note(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "updateNote",
+            description: "Insert lines before startLine (-1 appends), or replace startLine..endLine; empty content with a range deletes it. Returns the new line count.",
+            guidance: "Read the lines first; one edit per call, then read again.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["vault", "note", "notes", "edit", "insert", "append", "replace", "lines"],
+            phrases: &[
+                "add to my note",
+                "append to the note",
+                "change a line",
+                "remove lines from a note",
+                "edit note",
+            ],
+            input_schema: schema::<UpdateNoteArgs>,
+            execute: |call, v| Box::pin(async move { update_note(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "listFolder",
+            description: "List the files and folders of a vault folder, optionally filtered by a glob. Returns { items: [{ path, kind, size, modified }] }.",
+            guidance: ".archive is hidden unless includeHidden; filter \"*.md\" lists notes only.",
+            category: Category::Internal,
+            entity: "folder",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["vault", "folder", "notes", "list", "files", "directory"],
+            phrases: &["what notes do I have", "list my notes", "show the folder", "browse the vault"],
+            input_schema: schema::<ListFolderArgs>,
+            execute: |call, v| Box::pin(async move { list_folder(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "createFolder",
+            description: "Create a folder in the vault (and its parents). Returns the path.",
+            guidance: "writeNote creates folders itself; use this for empty folders.",
+            category: Category::Internal,
+            entity: "folder",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["vault", "folder", "create", "directory", "organise"],
+            phrases: &["make a folder", "new folder for notes", "create directory"],
+            input_schema: schema::<PathArgs>,
+            execute: |call, v| Box::pin(async move { create_folder(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "moveItem",
+            description: "Move or rename a note or folder; an existing target is replaced only with overwrite: true (and archived). Returns the new path.",
+            guidance: "Also restores from .archive: move the archived path back.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["vault", "note", "folder", "move", "rename", "organise", "restore"],
+            phrases: &["rename the note", "move note to folder", "reorganise notes", "restore an archived note"],
+            input_schema: schema::<MoveArgs>,
+            execute: |call, v| Box::pin(async move { move_item(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "copyNote",
+            description: "Copy a note to a new path; an existing target is replaced only with overwrite: true. Returns the new path.",
+            guidance: "Good for templates: copy, then updateNote the copy.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["vault", "note", "copy", "duplicate", "template"],
+            phrases: &["duplicate the note", "copy a note", "use note as template"],
+            input_schema: schema::<MoveArgs>,
+            execute: |call, v| Box::pin(async move { copy_note(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "archiveItem",
+            description: "Archive a note or folder: moves it to .archive/<date-time>/<path>, never deletes. Returns where it went.",
+            guidance: "The way to remove notes; moveItem brings them back.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: false,
+            read_only: false,
+            tags: &["vault", "note", "folder", "archive", "remove", "delete", "trash"],
+            phrases: &["delete the note", "remove this note", "archive notes", "clean up old notes"],
+            input_schema: schema::<PathArgs>,
+            execute: |call, v| Box::pin(async move { archive_item(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "openNote",
+            description: "Ask the user's screen to open a note (a stream event; nothing happens on surfaces without a screen). Returns whether it was sent.",
+            guidance: "Use after writing a note the user should look at.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["vault", "note", "open", "show", "editor", "display"],
+            phrases: &["open the note", "show me the note", "bring up my note"],
+            input_schema: schema::<PathArgs>,
+            execute: |call, v| Box::pin(async move { open_note(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "searchNotes",
+            description: "Full-text search over the vault's notes, also finding edits made outside Quire. Returns { items: [{ path, line, snippet }] }, best first.",
+            guidance: "Then readNote around the returned line.",
+            category: Category::Internal,
+            entity: "note",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["vault", "note", "notes", "search", "find", "full-text", "grep"],
+            phrases: &["find in my notes", "search notes for", "which note mentions", "where did I write about"],
+            input_schema: schema::<SearchNotesArgs>,
+            execute: |call, v| Box::pin(async move { search_notes(call, parse(v)?).await }),
+            preview: None,
+        },
+    ]
+}

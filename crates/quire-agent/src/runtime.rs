@@ -223,6 +223,31 @@ impl Runtime {
         Ok(TurnStarted { session_id, turn, handle })
     }
 
+    /// Before a person answers approval `id`: when an agent's turn asked for
+    /// it, their group must be allowed to use that agent. Answers the
+    /// session to resume afterwards (None for approvals no agent asked for).
+    pub async fn check_approver(&self, scope: &Scope, group: Group, id: &str) -> Result<Option<String>, AgentError> {
+        let confirmation = match self.store().confirmation(scope, id).await {
+            Ok(c) => c,
+            // Unknown ids get the registry's own answer.
+            Err(StoreError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let (Surface::Agent, Some(session_id)) = (confirmation.requested_via, confirmation.session_id) else {
+            return Ok(None);
+        };
+        let Ok(session) = self.store().session(scope, &session_id).await else { return Ok(None) };
+        let agent = self.store().agent(scope, &session.agent_id).await?;
+        if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == group.as_str()) {
+            return Err(AgentError::Forbidden(format!(
+                "group {} may not use agent \"{}\", so it may not answer its requests",
+                group.as_str(),
+                agent.alias
+            )));
+        }
+        Ok(Some(session_id))
+    }
+
     /// Resumes a paused session once every pending approval is answered
     /// (or expired). Answers the running continuation, or None when the
     /// session is not ready (or another process took it).

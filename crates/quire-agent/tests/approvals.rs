@@ -263,3 +263,27 @@ async fn the_conversational_policy_uses_confirmed_after_a_preview() {
     env.turn("yes", Some(&session)).await;
     assert!(env.store.page(&env.scope, &contact).await.is_err());
 }
+
+#[tokio::test]
+async fn only_groups_that_may_use_the_agent_answer_its_requests() {
+    let env = Env::openai().await;
+    env.store
+        .update_agent(
+            &quire_core::model::ChangeContext::system(),
+            &env.scope,
+            "editor",
+            &quire_core::input::AgentPatch { allowed_groups: Some(vec!["editor".into()]), ..Default::default() },
+            None,
+        )
+        .await
+        .unwrap();
+    let contact = env.page_id("contact").await;
+    delete_page(&env, &contact);
+    let session = env.turn("delete contact", None).await;
+    let approvals = paused(&env, &session).await;
+    let id = approvals[0]["approvalId"].as_str().unwrap();
+    let admin = env.runtime.check_approver(&env.scope, quire_core::access::Group::Admin, id).await.unwrap_err();
+    assert!(admin.to_string().contains("may not use agent \"editor\""), "{admin}");
+    let editor = env.runtime.check_approver(&env.scope, quire_core::access::Group::Editor, id).await.unwrap();
+    assert_eq!(editor.as_deref(), Some(session.as_str()));
+}

@@ -158,25 +158,7 @@ pub async fn approve(
 /// The agent session a confirmation belongs to, when an agent asked for
 /// it; refuses approvers whose group may not use that agent.
 async fn agent_session_of(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Option<String>> {
-    let confirmation = match state.store().confirmation(&caller.scope, id).await {
-        Ok(c) => c,
-        // The registry answers unknown ids with its own message.
-        Err(quire_store::StoreError::NotFound { .. }) => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let (Surface::Agent, Some(session_id)) = (confirmation.requested_via, confirmation.session_id) else {
-        return Ok(None);
-    };
-    let Ok(session) = state.store().session(&caller.scope, &session_id).await else { return Ok(None) };
-    let agent = state.store().agent(&caller.scope, &session.agent_id).await?;
-    if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == caller.group().as_str()) {
-        return Err(ApiError::forbidden(format!(
-            "group {} may not use agent \"{}\", so it may not answer its requests",
-            caller.group().as_str(),
-            agent.alias
-        )));
-    }
-    Ok(Some(session_id))
+    Ok(state.runtime().check_approver(&caller.scope, caller.group(), id).await?)
 }
 
 /// Resumes the agent turn waiting on an answered approval (if it now can).

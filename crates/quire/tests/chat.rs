@@ -87,3 +87,53 @@ async fn without_a_provider_chat_says_how_to_configure_one() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("QUIRE_LLM_PROVIDER"));
 }
+
+/// In a terminal (a pseudo-terminal from `script`), approvals are asked y/N
+/// and the turn goes on at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed");
+        return;
+    }
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_string();
+    run(&base, &["seed", "--data", &data]).await;
+    let (_, out, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
+    let pricing = serde_json::from_str::<serde_json::Value>(&out).unwrap()["items"][0]["id"].as_str().unwrap().to_string();
+    let args = json!({ "ids": [pricing] }).to_string();
+    fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
+    fake.push(openai_stream("Pricing is archived.", &[]));
+    let bin = env!("CARGO_BIN_EXE_quire");
+    let inner = format!("{bin} chat -m 'archive pricing' --data {data}");
+    // The same environment as every other run here, around `script`.
+    let template = quire(&base);
+    let mut script = Command::new("script");
+    script.args(["-qec", &inner, "/dev/null"]);
+    for (k, v) in template.get_envs() {
+        match v {
+            Some(v) => script.env(k, v),
+            None => script.env_remove(k),
+        };
+    }
+    script.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = script.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        stdin.write_all(b"y\n").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("Approve?"), "{text}");
+    assert!(text.contains("Pricing is archived."), "{text}");
+    let (ok, out, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
+    assert!(!ok && out.contains("NOT_FOUND"), "the page is archived: {out}");
+}

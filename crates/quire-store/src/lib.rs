@@ -13,6 +13,7 @@
 mod agents;
 mod archive;
 mod auth;
+mod batch;
 mod changes;
 mod confirm;
 mod delivery;
@@ -102,6 +103,7 @@ pub struct Store {
     reader: SqlitePool,
     writer: SqlitePool,
     checkpointer: SqlitePool,
+    batcher: batch::Batcher,
 }
 
 impl Store {
@@ -131,7 +133,8 @@ impl Store {
             .connect_with(options.read_only(true))
             .await?;
         tokio::spawn(checkpoint_loop(checkpointer.clone()));
-        Ok(Self { reader, writer, checkpointer })
+        let batcher = batch::Batcher::spawn(writer.clone());
+        Ok(Self { reader, writer, checkpointer, batcher })
     }
 
     /// Applies pending migrations (done by [`Store::open`] too); returns how

@@ -3,6 +3,7 @@
 //! Each write runs in one transaction: check the rules, write the row, append
 //! the change-log record, commit. A write that changes nothing is not logged.
 
+use crate::batch::JobError;
 use crate::changes::log_change;
 use crate::record::{Record, load_live, require_live};
 use crate::records::{collection_by_slug, navigation_by_key, template_by_key};
@@ -42,7 +43,8 @@ impl Store {
     /// Optimistic first: the record is read and checked on a reader
     /// connection, and the writer runs only the versioned UPDATE and the
     /// change-log INSERT (plus the key and reference checks when the change
-    /// touched them). If another write got there first, the update is redone
+    /// touched them), together with concurrent updates in one group commit.
+    /// If another write got there first, the update is redone
     /// from the current record inside the same write transaction, where no
     /// one else can interleave, so concurrent edits are applied in turn and
     /// none fails for losing a race.
@@ -67,26 +69,35 @@ impl Store {
         }
         after.check(&mut conn, scope, Some(&before)).await?;
         drop(conn);
-        let mut tx = self.writer.begin().await?;
-        if !after.same_references(&before) {
-            after.check(&mut tx, scope, Some(&before)).await?;
-        }
-        if after.write(&mut tx).await? {
-            log_change(
-                &mut tx,
-                scope,
-                ctx,
-                T::KIND,
-                after.id(),
-                "update",
-                Some(snapshot(&before)),
-                Some(snapshot(&after)),
-            )
+        // The write joins the next group commit (see `batch.rs`).
+        let recheck = !after.same_references(&before);
+        let snapshots = (snapshot(&before), snapshot(&after));
+        let (job_before, job_after, job_scope, job_ctx) = (before.clone(), after.clone(), scope.clone(), ctx.clone());
+        let written = self
+            .batcher
+            .run(Box::new(move |conn| {
+                let (before, after, scope, ctx) =
+                    (job_before.clone(), job_after.clone(), job_scope.clone(), job_ctx.clone());
+                let (before_json, after_json) = snapshots.clone();
+                Box::pin(async move {
+                    if recheck {
+                        after.check(&mut *conn, &scope, Some(&before)).await.map_err(JobError::clean)?;
+                    }
+                    if !after.write(&mut *conn).await.map_err(JobError::clean)? {
+                        return Ok(false);
+                    }
+                    log_change(conn, &scope, &ctx, T::KIND, after.id(), "update", Some(before_json), Some(after_json))
+                        .await
+                        .map_err(JobError::dirty)?;
+                    Ok(true)
+                })
+            }))
             .await?;
-            tx.commit().await?;
+        if written {
             return Ok(after);
         }
         // Lost the race: redo the change on the current record, holding the writer.
+        let mut tx = self.writer.begin().await?;
         let before = require_live::<T>(&mut tx, scope, id).await?;
         let mut after = before.clone();
         change(&mut after)?;

@@ -101,8 +101,10 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap().to_string();
     run(&base, &["seed", "--data", &data]).await;
-    let (_, out, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
-    let pricing = serde_json::from_str::<serde_json::Value>(&out).unwrap()["items"][0]["id"].as_str().unwrap().to_string();
+    let (_, out, _) =
+        run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
+    let pricing =
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["items"][0]["id"].as_str().unwrap().to_string();
     let args = json!({ "ids": [pricing] }).to_string();
     fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
     fake.push(openai_stream("Pricing is archived.", &[]));
@@ -134,6 +136,7 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(text.contains("Approve?"), "{text}");
     assert!(text.contains("Pricing is archived."), "{text}");
-    let (ok, out, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
+    let (ok, out, _) =
+        run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
     assert!(!ok && out.contains("NOT_FOUND"), "the page is archived: {out}");
 }

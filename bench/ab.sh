@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Side-by-side comparison of two release binaries on the same data: the
+# servers take turns, ROUNDS times, each running the PATCH scenario (c) and
+# the page-by-id scenario (a) as a control, DURATION seconds each.
+#
+# Usage: bench/ab.sh BIN_A BIN_B     (ROUNDS=3 DURATION=8 CONNECTIONS=32 by default)
+# Build the two binaries first, e.g. from two commits, and copy them aside.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=$1 B=$2
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-8}
+CONNECTIONS=${CONNECTIONS:-32}
+PORT=${PORT:-18282}
+OUT=bench/results/ab
+DATA=$OUT/data
+TOKEN=bench-token-0123456789abcdef
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; } >/dev/null 2>&1
+mkdir -p "$OUT"
+rm -rf "$DATA"
+QUIRE_LOG=warn "$A" seed --data "$DATA" --bench-pages 1000 --bench-posts 10000 >/dev/null
+
+cat > "$OUT/patch.lua" <<LUA
+wrk.method = "PATCH"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format(nil, nil, nil, '{"title":"Benchmark title ' .. counter .. '"}')
+end
+LUA
+
+one() { # label, binary
+  local label=$1 bin=$2
+  QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN "$bin" serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>>"$OUT/server.log" &
+  local server=$!
+  for _ in $(seq 1 100); do curl -sf http://127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
+  sleep 0.5
+  local base=http://127.0.0.1:$PORT auth="Authorization: Bearer $TOKEN"
+  local post page
+  post=$(curl -sf -H "$auth" "$base/api/v1/collections/blog/entries?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+  page=$(curl -sf -H "$auth" "$base/api/v1/pages?limit=1&status=published" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+  local c a
+  c=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$OUT/patch.lua" "$base/api/v1/entries/$post" | awk '/Requests\/sec/ {print $2} $1=="99%" {p=$2} END {print p}' | paste -sd' ')
+  a=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -H "$auth" "$base/api/v1/pages/$page" | awk '/Requests\/sec/ {print $2}')
+  kill "$server"; wait "$server" 2>/dev/null || true
+  printf '| %s | %s | %s |\n' "$label" "$c" "$a"
+}
+
+{
+  echo "| binary | (c) PATCH req/s, p99 | (a) GET by id req/s |"
+  echo "| --- | --- | --- |"
+  for round in $(seq 1 "$ROUNDS"); do
+    one "A round $round" "$A"
+    one "B round $round" "$B"
+  done
+  echo
+  echo "A: $A  B: $B  machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback"
+} | tee "$OUT/summary.md"

@@ -391,7 +391,16 @@ impl Runtime {
         let store = self.store();
         let turn = session.turns;
         let thread = session.id.clone();
-        let group = Group::parse(&session.group).map_err(|e| format!("session group: {e}"))?;
+        // Permissions are those of the person now, not when the session began:
+        // a token revoked, expired or regrouped since takes effect here.
+        let group = match session.actor.strip_prefix("token:") {
+            Some(token) => store
+                .live_token_group(token)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or("the token that started this session was revoked or has expired; nothing more runs")?,
+            None => Group::parse(&session.group).map_err(|e| format!("session group: {e}"))?,
+        };
         let ctx = CallContext {
             actor: session.actor.clone(),
             group,

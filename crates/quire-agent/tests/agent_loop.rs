@@ -294,12 +294,27 @@ async fn no_provider_answers_at_once_with_how_to_configure_one() {
     let registry =
         std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services::new(store.clone(), dir.path())));
     let runtime = quire_agent::Runtime::new(registry, quire_agent::Profiles::default());
-    let person = quire_agent::Person { actor: "token:x".into(), group: quire_core::access::Group::Editor, scope };
+    let actor = format!("token:{}", editor_token(&store).await);
+    let person = quire_agent::Person { actor, group: quire_core::access::Group::Editor, scope };
     let started = runtime.start(&person, "editor", "hello", None, None).await.unwrap();
     started.handle.await.unwrap();
     let history = runtime.events().history(&started.session_id);
     let text = history.last().unwrap().data["result"]["text"].as_str().unwrap().to_string();
     assert!(text.contains("QUIRE_LLM_PROVIDER"), "{text}");
+}
+
+#[tokio::test]
+async fn a_revoked_token_stops_its_sessions() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream("Hello.", &[]));
+    let session = env.turn("hi", None).await;
+    env.store.revoke_token(env.actor.trim_start_matches("token:")).await.unwrap();
+    let started = env.runtime.start(&env.person(), "editor", "again", Some(&session), None).await.unwrap();
+    started.handle.await.unwrap();
+    let last = env.runtime.events().history(&session).last().unwrap().clone();
+    assert_eq!(last.kind(), "RUN_ERROR");
+    assert!(last.data["message"].as_str().unwrap().contains("revoked"), "{}", last.data);
+    assert_eq!(env.fake.requests().len(), 1, "the model was not asked again");
 }
 
 #[test]

@@ -249,6 +249,22 @@ impl Store {
         Ok(Some(TokenGrant { token, expired }))
     }
 
+    /// The group of a token that is still valid (neither revoked nor
+    /// expired), by id; `None` otherwise.
+    pub async fn live_token_group(&self, id: &str) -> Result<Option<Group>> {
+        let row = sqlx::query("SELECT grp, expires_at FROM api_tokens WHERE id = ?1 AND revoked_at IS NULL")
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let expires_at: Option<DateTime<Utc>> = row.try_get("expires_at")?;
+        if expires_at.is_some_and(|t| t <= Utc::now()) {
+            return Ok(None);
+        }
+        let group: String = row.try_get("grp")?;
+        Ok(Some(Group::parse(&group).map_err(StoreError::Corrupt)?))
+    }
+
     /// Number of tokens ever created (zero means a fresh database).
     pub async fn token_count(&self) -> Result<i64> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens").fetch_one(&self.reader).await?)

@@ -3,12 +3,16 @@
 //! update. Every statement is a round trip to the connection's thread, and
 //! on a busy server those hand-offs, not SQLite, are the writer's cost.
 //!
+//! A job runs its statements and hands back the change-log record it owes;
+//! the batch writes all of them with one statement before committing.
+//!
 //! A job is re-runnable: if one leaves partial writes behind when it fails
 //! (`dirty`), or the commit fails, the batch is rolled back and every job
 //! runs again alone in its own transaction, so one bad job never takes
 //! others' writes with it. A job's caller hears back only after its
 //! transaction committed (or failed).
 
+use crate::changes::{PendingChange, log_changes};
 use crate::{Result, StoreError};
 use sqlx::{SqliteConnection, SqlitePool};
 use std::future::Future;
@@ -26,15 +30,14 @@ impl JobError {
     pub fn clean(error: impl Into<StoreError>) -> Self {
         JobError { error: error.into(), dirty: false }
     }
-    /// A failure after some of the job's statements succeeded.
-    pub fn dirty(error: impl Into<StoreError>) -> Self {
-        JobError { error: error.into(), dirty: true }
-    }
 }
 
+/// What a job did: nothing (`None`, e.g. it lost an optimistic race), or
+/// its writes, with the change-log record they owe.
+pub(crate) type JobDone = Option<PendingChange>;
 /// The future of one run of a job.
-pub(crate) type JobFuture<'c> = Pin<Box<dyn Future<Output = Result<bool, JobError>> + Send + 'c>>;
-/// A job: statements to run inside the batch's transaction; answers whether it wrote.
+pub(crate) type JobFuture<'c> = Pin<Box<dyn Future<Output = Result<JobDone, JobError>> + Send + 'c>>;
+/// A job: statements to run inside the batch's transaction.
 pub(crate) type JobFn = Box<dyn for<'c> Fn(&'c mut SqliteConnection) -> JobFuture<'c> + Send + Sync>;
 
 struct Job {
@@ -100,15 +103,23 @@ async fn run_batches(writer: SqlitePool, mut jobs: mpsc::Receiver<Job>) {
 async fn together(writer: &SqlitePool, batch: &[Job]) -> Result<Vec<Result<bool>>> {
     let mut tx = writer.begin().await?;
     let mut results = Vec::with_capacity(batch.len());
+    let mut logs = Vec::new();
     for job in batch {
         match (job.run)(&mut tx).await {
-            Ok(written) => results.push(Ok(written)),
+            Ok(done) => {
+                results.push(Ok(done.is_some()));
+                logs.extend(done);
+            }
             Err(JobError { error, dirty: false }) => results.push(Err(error)),
             Err(JobError { error, dirty: true }) => {
                 let _ = tx.rollback().await;
                 return Err(error);
             }
         }
+    }
+    if let Err(e) = log_changes(&mut tx, &logs).await {
+        let _ = tx.rollback().await;
+        return Err(e);
     }
     tx.commit().await?;
     Ok(results)
@@ -118,9 +129,10 @@ async fn together(writer: &SqlitePool, batch: &[Job]) -> Result<Vec<Result<bool>
 async fn alone(writer: &SqlitePool, job: &Job) -> Result<bool> {
     let mut tx = writer.begin().await?;
     match (job.run)(&mut tx).await {
-        Ok(written) => {
+        Ok(done) => {
+            log_changes(&mut tx, done.as_slice()).await?;
             tx.commit().await?;
-            Ok(written)
+            Ok(done.is_some())
         }
         Err(e) => Err(e.error), // dropping the transaction rolls it back
     }
@@ -140,9 +152,17 @@ mod tests {
                     .await
                     .map_err(JobError::clean)?;
                 if fail_after {
-                    return Err(JobError::dirty(StoreError::invalid("v", "refused after writing")));
+                    return Err(JobError { error: StoreError::invalid("v", "refused after writing"), dirty: true });
                 }
-                Ok(true)
+                Ok(Some(PendingChange {
+                    scope: crate::Scope::new("s", "production"),
+                    ctx: quire_core::model::ChangeContext::system(),
+                    entity: quire_core::model::EntityKind::Page,
+                    entity_id: value.to_string(),
+                    action: "update",
+                    before: None,
+                    after: None,
+                }))
             })
         })
     }
@@ -153,6 +173,13 @@ mod tests {
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
         let pool = SqlitePoolOptions::new().max_connections(1).connect(&url).await.unwrap();
         sqlx::query("CREATE TABLE t (v INTEGER UNIQUE)").execute(&pool).await.unwrap();
+        sqlx::query(
+            "CREATE TABLE changes (id INTEGER PRIMARY KEY, site_id, env, actor, surface, session_id, turn_id, entity,
+             entity_id, action, before, after, at)",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
         let batcher = Batcher::spawn(pool.clone());
         let (a, b, c, d) = tokio::join!(
             batcher.run(insert(1, false)),
@@ -166,5 +193,9 @@ mod tests {
         assert!(d.is_err());
         let values: Vec<i64> = sqlx::query_scalar("SELECT v FROM t ORDER BY v").fetch_all(&pool).await.unwrap();
         assert_eq!(values, [1, 3]);
+        // one change-log record per job that wrote, none for the others
+        let logged: Vec<String> =
+            sqlx::query_scalar("SELECT entity_id FROM changes ORDER BY entity_id").fetch_all(&pool).await.unwrap();
+        assert_eq!(logged, ["1", "3"]);
     }
 }

@@ -44,6 +44,45 @@ pub(crate) async fn log_change(
     Ok(())
 }
 
+/// A change-log record waiting to be written with others of its batch.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingChange {
+    pub scope: Scope,
+    pub ctx: ChangeContext,
+    pub entity: EntityKind,
+    pub entity_id: String,
+    pub action: &'static str,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// Appends several change-log records with one statement, in order.
+pub(crate) async fn log_changes(conn: &mut SqliteConnection, changes: &[PendingChange]) -> Result<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let now = Utc::now();
+    let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, at) ",
+    );
+    q.push_values(changes, |mut row, c| {
+        row.push_bind(c.scope.site_id.clone())
+            .push_bind(c.scope.env.clone())
+            .push_bind(c.ctx.actor.clone())
+            .push_bind(c.ctx.surface.as_str())
+            .push_bind(c.ctx.session_id.clone())
+            .push_bind(c.ctx.turn_id.clone())
+            .push_bind(c.entity.as_str())
+            .push_bind(c.entity_id.clone())
+            .push_bind(c.action)
+            .push_bind(c.before.clone())
+            .push_bind(c.after.clone())
+            .push_bind(now);
+    });
+    q.build().execute(conn).await?;
+    Ok(())
+}
+
 fn change_from_row(row: &SqliteRow) -> Result<Change> {
     Ok(Change {
         id: row.try_get("id")?,

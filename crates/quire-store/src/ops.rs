@@ -4,7 +4,7 @@
 //! the change-log record, commit. A write that changes nothing is not logged.
 
 use crate::batch::JobError;
-use crate::changes::log_change;
+use crate::changes::{PendingChange, log_change};
 use crate::record::{Record, load_live, require_live};
 use crate::records::{collection_by_slug, navigation_by_key, template_by_key};
 use crate::{Result, Scope, Store, StoreError};
@@ -71,25 +71,28 @@ impl Store {
         drop(conn);
         // The write joins the next group commit (see `batch.rs`).
         let recheck = !after.same_references(&before);
-        let snapshots = (snapshot(&before), snapshot(&after));
-        let (job_before, job_after, job_scope, job_ctx) = (before.clone(), after.clone(), scope.clone(), ctx.clone());
+        let log = PendingChange {
+            scope: scope.clone(),
+            ctx: ctx.clone(),
+            entity: T::KIND,
+            entity_id: after.id().to_string(),
+            action: "update",
+            before: Some(snapshot(&before).to_string()),
+            after: Some(snapshot(&after).to_string()),
+        };
+        let (job_before, job_after) = (before.clone(), after.clone());
         let written = self
             .batcher
             .run(Box::new(move |conn| {
-                let (before, after, scope, ctx) =
-                    (job_before.clone(), job_after.clone(), job_scope.clone(), job_ctx.clone());
-                let (before_json, after_json) = snapshots.clone();
+                let (before, after, log) = (job_before.clone(), job_after.clone(), log.clone());
                 Box::pin(async move {
                     if recheck {
-                        after.check(&mut *conn, &scope, Some(&before)).await.map_err(JobError::clean)?;
+                        after.check(&mut *conn, &log.scope, Some(&before)).await.map_err(JobError::clean)?;
                     }
                     if !after.write(&mut *conn).await.map_err(JobError::clean)? {
-                        return Ok(false);
+                        return Ok(None);
                     }
-                    log_change(conn, &scope, &ctx, T::KIND, after.id(), "update", Some(before_json), Some(after_json))
-                        .await
-                        .map_err(JobError::dirty)?;
-                    Ok(true)
+                    Ok(Some(log))
                 })
             }))
             .await?;

@@ -19,6 +19,8 @@ pub struct Env {
     pub fake: Fake,
     pub base: String,
     pub dir: tempfile::TempDir,
+    /// `token:<id>` of the editor token the person chats with.
+    pub actor: String,
 }
 
 impl Env {
@@ -49,7 +51,8 @@ impl Env {
         let mut profiles = Profiles::default();
         profiles.insert("default", profile(p));
         let runtime = Runtime::new(Arc::clone(&registry), profiles);
-        Env { store, scope, registry, runtime, fake, base, dir }
+        let actor = format!("token:{}", editor_token(&store).await);
+        Env { store, scope, registry, runtime, fake, base, dir, actor }
     }
 
     /// A second runtime over the same database, as after a restart.
@@ -65,7 +68,7 @@ impl Env {
     }
 
     pub fn person(&self) -> Person {
-        Person { actor: "token:chat".into(), group: Group::Editor, scope: self.scope.clone() }
+        Person { actor: self.actor.clone(), group: Group::Editor, scope: self.scope.clone() }
     }
 
     /// Runs one turn to its end (or pause); answers the session id.
@@ -85,10 +88,27 @@ impl Env {
     }
 }
 
+/// Creates an editor token of the demo site; answers its id.
+pub async fn editor_token(store: &Store) -> String {
+    let (info, _) = store
+        .create_token(quire_store::NewToken {
+            name: "chat".into(),
+            group: Group::Editor,
+            site: "demo".into(),
+            environments: None,
+            expires_at: None,
+            secret: None,
+            approval_policy: None,
+        })
+        .await
+        .unwrap();
+    info.id
+}
+
 /// A person's CallContext for approving.
 pub fn approver(env: &Env) -> quire_tools::CallContext {
     quire_tools::CallContext {
-        actor: "token:chat".into(),
+        actor: env.actor.clone(),
         group: Group::Editor,
         scope: env.scope.clone(),
         surface: quire_core::model::Surface::Rest,

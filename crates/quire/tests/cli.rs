@@ -223,3 +223,33 @@ fn unrelated_quire_variables_do_not_break_the_configuration() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("configuration"));
 }
+
+#[test]
+fn a_site_vault_can_be_an_existing_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let notes = dir.path().join("My Obsidian Vault");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("existing.md"), "# Already here\n").unwrap();
+    let config = dir.path().join("quire.toml");
+    std::fs::write(&config, format!("[vaults]\ndemo = {:?}\n", notes.to_str().unwrap())).unwrap();
+    let cfg = config.to_str().unwrap();
+    let data = data.to_str().unwrap();
+    let (ok, _, err) = run(&["seed", "--data", data, "--config", cfg]);
+    assert!(ok, "{err}");
+    // an existing vault is not seeded over
+    assert!(!notes.join("Welcome.md").exists());
+    let (ok, out, err) = run(&["tools", "call", "searchNotes", "--args", r#"{"query":"already"}"#, "--data", data, "--config", cfg]);
+    assert!(ok, "{err}");
+    assert!(out.contains("existing.md"), "{out}");
+    let args = r#"{"path":"inbox/from-quire.md","content":"written by quire"}"#;
+    let (ok, _, err) = run(&["tools", "call", "writeNote", "--args", args, "--data", data, "--config", cfg]);
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read_to_string(notes.join("inbox/from-quire.md")).unwrap(), "written by quire");
+    // without the setting, the demo vault lives under the data folder, seeded
+    let other = dir.path().join("other");
+    let other = other.to_str().unwrap();
+    let (ok, _, _) = run(&["seed", "--data", other]);
+    assert!(ok);
+    assert!(std::path::Path::new(other).join("vaults/demo/Welcome.md").exists());
+}

@@ -15,6 +15,7 @@
 use crate::changes::{PendingChange, log_changes};
 use crate::{Result, StoreError};
 use sqlx::{SqliteConnection, SqlitePool};
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use tokio::sync::{mpsc, oneshot};
@@ -32,9 +33,9 @@ impl JobError {
     }
 }
 
-/// What a job did: nothing (`None`, e.g. it lost an optimistic race), or
-/// its writes, with the change-log record they owe.
-pub(crate) type JobDone = Option<PendingChange>;
+/// What a job did: the change-log record its writes owe (none when it
+/// wrote nothing), and the value its caller gets back.
+pub(crate) type JobDone = (Option<PendingChange>, Box<dyn Any + Send>);
 /// The future of one run of a job.
 pub(crate) type JobFuture<'c> = Pin<Box<dyn Future<Output = Result<JobDone, JobError>> + Send + 'c>>;
 /// A job: statements to run inside the batch's transaction.
@@ -42,7 +43,7 @@ pub(crate) type JobFn = Box<dyn for<'c> Fn(&'c mut SqliteConnection) -> JobFutur
 
 struct Job {
     run: JobFn,
-    reply: oneshot::Sender<Result<bool>>,
+    reply: oneshot::Sender<Result<Box<dyn Any + Send>>>,
 }
 
 /// Most jobs in one transaction.
@@ -63,8 +64,8 @@ impl Batcher {
         Batcher { queue }
     }
 
-    /// Runs a job in the next batch; answers once its transaction committed.
-    pub async fn run(&self, run: JobFn) -> Result<bool> {
+    /// Runs a job in the next batch; answers its value once its transaction committed.
+    pub async fn run(&self, run: JobFn) -> Result<Box<dyn Any + Send>> {
         let (reply, answer) = oneshot::channel();
         self.queue.send(Job { run, reply }).await.map_err(|_| StoreError::Corrupt("the writer has stopped".into()))?;
         answer.await.map_err(|_| StoreError::Corrupt("the writer has stopped".into()))?
@@ -100,15 +101,15 @@ async fn run_batches(writer: SqlitePool, mut jobs: mpsc::Receiver<Job>) {
 }
 
 /// Runs every job in one transaction; Err when it had to be rolled back.
-async fn together(writer: &SqlitePool, batch: &[Job]) -> Result<Vec<Result<bool>>> {
+async fn together(writer: &SqlitePool, batch: &[Job]) -> Result<Vec<Result<Box<dyn Any + Send>>>> {
     let mut tx = writer.begin().await?;
     let mut results = Vec::with_capacity(batch.len());
     let mut logs = Vec::new();
     for job in batch {
         match (job.run)(&mut tx).await {
-            Ok(done) => {
-                results.push(Ok(done.is_some()));
-                logs.extend(done);
+            Ok((log, value)) => {
+                results.push(Ok(value));
+                logs.extend(log);
             }
             Err(JobError { error, dirty: false }) => results.push(Err(error)),
             Err(JobError { error, dirty: true }) => {
@@ -126,13 +127,13 @@ async fn together(writer: &SqlitePool, batch: &[Job]) -> Result<Vec<Result<bool>
 }
 
 /// Runs one job in its own transaction.
-async fn alone(writer: &SqlitePool, job: &Job) -> Result<bool> {
+async fn alone(writer: &SqlitePool, job: &Job) -> Result<Box<dyn Any + Send>> {
     let mut tx = writer.begin().await?;
     match (job.run)(&mut tx).await {
-        Ok(done) => {
-            log_changes(&mut tx, done.as_slice()).await?;
+        Ok((log, value)) => {
+            log_changes(&mut tx, log.as_slice()).await?;
             tx.commit().await?;
-            Ok(done.is_some())
+            Ok(value)
         }
         Err(e) => Err(e.error), // dropping the transaction rolls it back
     }
@@ -154,7 +155,7 @@ mod tests {
                 if fail_after {
                     return Err(JobError { error: StoreError::invalid("v", "refused after writing"), dirty: true });
                 }
-                Ok(Some(PendingChange {
+                let log = PendingChange {
                     scope: crate::Scope::new("s", "production"),
                     ctx: quire_core::model::ChangeContext::system(),
                     entity: quire_core::model::EntityKind::Page,
@@ -162,7 +163,8 @@ mod tests {
                     action: "update",
                     before: None,
                     after: None,
-                }))
+                };
+                Ok((Some(log), Box::new(value) as Box<dyn Any + Send>))
             })
         })
     }
@@ -187,9 +189,9 @@ mod tests {
             batcher.run(insert(3, false)),
             batcher.run(insert(1, false)), // a clean failure: unique
         );
-        assert!(a.unwrap());
+        assert_eq!(*a.unwrap().downcast::<i64>().unwrap(), 1);
         assert!(b.unwrap_err().to_string().contains("refused after writing"));
-        assert!(c.unwrap());
+        assert_eq!(*c.unwrap().downcast::<i64>().unwrap(), 3);
         assert!(d.is_err());
         let values: Vec<i64> = sqlx::query_scalar("SELECT v FROM t ORDER BY v").fetch_all(&pool).await.unwrap();
         assert_eq!(values, [1, 3]);

@@ -14,6 +14,7 @@ use quire_core::model::*;
 use quire_core::templates::post_fields;
 use serde_json::{Value, json};
 use sqlx::SqliteConnection;
+use std::any::Any;
 
 /// A new, time-ordered id (UUID v7): ids sort in creation order, which
 /// keyset pagination relies on.
@@ -41,20 +42,21 @@ impl Store {
     /// logging an `update` change with before and after.
     ///
     /// Optimistic first: the record is read and checked on a reader
-    /// connection, and the writer runs only the versioned UPDATE and the
-    /// change-log INSERT (plus the key and reference checks when the change
-    /// touched them), together with concurrent updates in one group commit.
-    /// If another write got there first, the update is redone
-    /// from the current record inside the same write transaction, where no
-    /// one else can interleave, so concurrent edits are applied in turn and
-    /// none fails for losing a race.
+    /// connection, and the writer runs only the versioned UPDATE (plus the
+    /// key and reference checks when the change touched them), together with
+    /// concurrent updates in one group commit that also writes their
+    /// change-log records. If another write got there first (before the
+    /// batch, or earlier in it), the change is redone on the current record
+    /// inside the batch's transaction, where no one else can interleave, so
+    /// concurrent edits apply in turn and none fails for losing a race.
     pub(crate) async fn update_record<T: Record>(
         &self,
         ctx: &ChangeContext,
         scope: &Scope,
         id: &str,
-        change: impl Fn(&mut T) -> Result<()> + Send + Sync,
+        change: impl Fn(&mut T) -> Result<()> + Send + Sync + 'static,
     ) -> Result<T> {
+        let change = std::sync::Arc::new(change);
         let mut conn = self.reader.acquire().await?;
         let before = require_live::<T>(&mut conn, scope, id).await?;
         let mut after = before.clone();
@@ -80,36 +82,48 @@ impl Store {
             before: Some(snapshot(&before).to_string()),
             after: Some(snapshot(&after).to_string()),
         };
-        let (job_before, job_after) = (before.clone(), after.clone());
-        let written = self
+        let job_id = id.to_string();
+        let done = self
             .batcher
             .run(Box::new(move |conn| {
-                let (before, after, log) = (job_before.clone(), job_after.clone(), log.clone());
+                let (before, after, log, change, id) =
+                    (before.clone(), after.clone(), log.clone(), std::sync::Arc::clone(&change), job_id.clone());
                 Box::pin(async move {
                     if recheck {
                         after.check(&mut *conn, &log.scope, Some(&before)).await.map_err(JobError::clean)?;
                     }
-                    if !after.write(&mut *conn).await.map_err(JobError::clean)? {
-                        return Ok(None);
+                    if after.write(&mut *conn).await.map_err(JobError::clean)? {
+                        return Ok((Some(log), Box::new(after) as Box<dyn Any + Send>));
                     }
-                    Ok(Some(log))
+                    // Lost the race: redo the change on the current record.
+                    let current = require_live::<T>(&mut *conn, &log.scope, &id).await.map_err(JobError::clean)?;
+                    let mut next = current.clone();
+                    change(&mut next).map_err(JobError::clean)?;
+                    if next == current {
+                        return Ok((None, Box::new(current) as Box<dyn Any + Send>));
+                    }
+                    {
+                        let (version, updated_at) = next.stamp();
+                        *version += 1;
+                        *updated_at = Utc::now();
+                    }
+                    next.check(&mut *conn, &log.scope, Some(&current)).await.map_err(JobError::clean)?;
+                    if !next.write(&mut *conn).await.map_err(JobError::clean)? {
+                        return Err(JobError::clean(StoreError::Corrupt(format!(
+                            "{} {id} changed inside the writer's own transaction",
+                            T::KIND
+                        ))));
+                    }
+                    let log = PendingChange {
+                        before: Some(snapshot(&current).to_string()),
+                        after: Some(snapshot(&next).to_string()),
+                        ..log
+                    };
+                    Ok((Some(log), Box::new(next) as Box<dyn Any + Send>))
                 })
             }))
             .await?;
-        if written {
-            return Ok(after);
-        }
-        // Lost the race: redo the change on the current record, holding the writer.
-        let mut tx = self.writer.begin().await?;
-        let before = require_live::<T>(&mut tx, scope, id).await?;
-        let mut after = before.clone();
-        change(&mut after)?;
-        if after == before {
-            return Ok(before);
-        }
-        write_version(&mut tx, scope, ctx, &before, &mut after, "update").await?;
-        tx.commit().await?;
-        Ok(after)
+        done.downcast::<T>().map(|t| *t).map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
     }
 
     /// Reads a live record by id.
@@ -175,7 +189,7 @@ impl Store {
 
     /// Applies a patch to a page.
     pub async fn update_page(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: PagePatch) -> Result<Page> {
-        self.update_record::<Page>(ctx, scope, id, |p| {
+        self.update_record::<Page>(ctx, scope, id, move |p| {
             patch.apply(p);
             Ok(())
         })
@@ -233,7 +247,7 @@ impl Store {
         id: &str,
         patch: SectionPatch,
     ) -> Result<PageSection> {
-        self.update_record::<PageSection>(ctx, scope, id, |s| {
+        self.update_record::<PageSection>(ctx, scope, id, move |s| {
             patch.apply(s);
             Ok(())
         })
@@ -283,7 +297,7 @@ impl Store {
         patch: TemplatePatch,
     ) -> Result<SectionTemplate> {
         let id = self.template(scope, id).await?.id;
-        self.update_record::<SectionTemplate>(ctx, scope, &id, |t| {
+        self.update_record::<SectionTemplate>(ctx, scope, &id, move |t| {
             patch.apply(t);
             Ok(())
         })
@@ -338,7 +352,7 @@ impl Store {
         patch: CollectionPatch,
     ) -> Result<Collection> {
         let id = self.collection(scope, id).await?.id;
-        self.update_record::<Collection>(ctx, scope, &id, |c| {
+        self.update_record::<Collection>(ctx, scope, &id, move |c| {
             patch.apply(c);
             Ok(())
         })
@@ -396,7 +410,7 @@ impl Store {
 
     /// Applies a patch to an entry; publishing sets publishedAt the first time.
     pub async fn update_entry(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: EntryPatch) -> Result<Entry> {
-        self.update_record::<Entry>(ctx, scope, id, |e| {
+        self.update_record::<Entry>(ctx, scope, id, move |e| {
             patch.apply(e);
             if e.status == EntryStatus::Published && e.published_at.is_none() {
                 e.published_at = Some(Utc::now());
@@ -443,7 +457,7 @@ impl Store {
 
     /// Applies a patch to an image's metadata.
     pub async fn update_image(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: ImagePatch) -> Result<Image> {
-        self.update_record::<Image>(ctx, scope, id, |i| {
+        self.update_record::<Image>(ctx, scope, id, move |i| {
             patch.apply(i);
             Ok(())
         })
@@ -492,7 +506,7 @@ impl Store {
         patch: NavigationPatch,
     ) -> Result<Navigation> {
         let id = self.navigation(scope, id).await?.id;
-        self.update_record::<Navigation>(ctx, scope, &id, |n| {
+        self.update_record::<Navigation>(ctx, scope, &id, move |n| {
             patch.apply(n);
             Ok(())
         })
@@ -547,7 +561,7 @@ impl Store {
         id: &str,
         patch: NavItemPatch,
     ) -> Result<NavItem> {
-        self.update_record::<NavItem>(ctx, scope, id, |n| {
+        self.update_record::<NavItem>(ctx, scope, id, move |n| {
             patch.apply(n);
             Ok(())
         })

@@ -239,7 +239,8 @@ fn a_site_vault_can_be_an_existing_folder() {
     assert!(ok, "{err}");
     // an existing vault is not seeded over
     assert!(!notes.join("Welcome.md").exists());
-    let (ok, out, err) = run(&["tools", "call", "searchNotes", "--args", r#"{"query":"already"}"#, "--data", data, "--config", cfg]);
+    let (ok, out, err) =
+        run(&["tools", "call", "searchNotes", "--args", r#"{"query":"already"}"#, "--data", data, "--config", cfg]);
     assert!(ok, "{err}");
     assert!(out.contains("existing.md"), "{out}");
     let args = r#"{"path":"inbox/from-quire.md","content":"written by quire"}"#;

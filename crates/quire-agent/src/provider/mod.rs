@@ -6,8 +6,8 @@ mod anthropic;
 mod openai;
 mod sse;
 
-pub use anthropic::Anthropic;
-pub use openai::OpenAi;
+pub use anthropic::{Anthropic, body as anthropic_body};
+pub use openai::{OpenAi, body as openai_body};
 
 use crate::message::{ChatRequest, ChatResponse, Delta};
 use serde::Deserialize;

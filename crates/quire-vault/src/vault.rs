@@ -168,6 +168,11 @@ impl Vault {
     /// and only when it is UTF-8 text of at most 8 MiB (its old text goes into [`Change::before`]). The content is
     /// written as given, byte for byte.
     pub fn write(&self, path: &str, content: &str, overwrite: bool) -> Result<Change, VaultError> {
+        self.put(path, content, overwrite, ChangeOp::Write)
+    }
+
+    /// The whole-note write behind [`Vault::write`] and [`Vault::restore_content`].
+    fn put(&self, path: &str, content: &str, overwrite: bool, op: ChangeOp) -> Result<Change, VaultError> {
         let note = self.resolve_target(path, Param::Path)?;
         check_content_size(content)?;
         let before = if note.exists {
@@ -185,7 +190,7 @@ impl Vault {
         files::write_atomically(&note.real, content.as_bytes())
             .map_err(|error| VaultError::io(Some(Param::Path), format!("could not write {:?}", note.rel), error))?;
         self.forget(&note);
-        Ok(Change { before, after: Some(content.to_owned()), ..Change::new(ChangeOp::Write, &note.rel) })
+        Ok(Change { before, after: Some(content.to_owned()), ..Change::new(op, &note.rel) })
     }
 
     /// Edits a note by line (see [`LineEdit::from_params`]): `start_line` alone inserts the content before that
@@ -477,21 +482,7 @@ impl Vault {
     /// Writes `content` as the whole note, replacing whatever text is there and creating missing parents; used to
     /// undo a change. Like [`Vault::write`], it refuses `.archive`, folders and notes that are not UTF-8 text.
     pub fn restore_content(&self, path: &str, content: &str) -> Result<Change, VaultError> {
-        let note = self.resolve_target(path, Param::Path)?;
-        check_content_size(content)?;
-        let before = if note.exists {
-            if self.is_folder(&note, Param::Path)? {
-                return Err(VaultError::invalid(Param::Path, format!("{:?} is a folder, not a note", note.rel)));
-            }
-            Some(self.read_note(&note, Param::Path)?)
-        } else {
-            None
-        };
-        self.create_parents(&note, Param::Path)?;
-        files::write_atomically(&note.real, content.as_bytes())
-            .map_err(|error| VaultError::io(Some(Param::Path), format!("could not write {:?}", note.rel), error))?;
-        self.forget(&note);
-        Ok(Change { before, after: Some(content.to_owned()), ..Change::new(ChangeOp::Restore, &note.rel) })
+        self.put(path, content, true, ChangeOp::Restore)
     }
 
     /// Searches the notes (`.md`, `.markdown` and `.txt` files) in the vault, or below `path` (a folder or a

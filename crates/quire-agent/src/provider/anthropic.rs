@@ -2,7 +2,7 @@
 //! blocks, usage from `message_start` and `message_delta`.
 
 use super::sse::{events, is_event_stream};
-use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry};
+use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer};
 use crate::message::*;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
@@ -135,16 +135,7 @@ impl Provider for Anthropic {
             })
             .await?;
             if !request.stream || !is_event_stream(&response) {
-                let v: Value = response.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
-                let answer = parse_whole(&v)?;
-                if !answer.text.is_empty() {
-                    sink(Delta::Text(answer.text.clone()));
-                }
-                for (index, c) in answer.tool_calls.iter().enumerate() {
-                    sink(Delta::ToolCallStart { index, id: c.id.clone(), name: c.name.clone() });
-                    sink(Delta::ToolCallArgs { index, delta: c.arguments.clone() });
-                }
-                return Ok(answer);
+                return whole_answer(response, parse_whole, sink).await;
             }
             let mut answer = ChatResponse::default();
             // Content block index → position in answer.tool_calls.

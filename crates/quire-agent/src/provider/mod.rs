@@ -288,6 +288,25 @@ fn error_message(body: &str) -> String {
     text.chars().take(500).collect()
 }
 
+/// Reads a non-streamed answer with `parse` and hands it to `sink` as if it
+/// had streamed (text, then each call with its whole arguments).
+pub(crate) async fn whole_answer(
+    response: reqwest::Response,
+    parse: fn(&serde_json::Value) -> Result<ChatResponse, ProviderError>,
+    sink: &mut (dyn FnMut(Delta) + Send),
+) -> Result<ChatResponse, ProviderError> {
+    let v: serde_json::Value = response.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
+    let answer = parse(&v)?;
+    if !answer.text.is_empty() {
+        sink(Delta::Text(answer.text.clone()));
+    }
+    for (index, c) in answer.tool_calls.iter().enumerate() {
+        sink(Delta::ToolCallStart { index, id: c.id.clone(), name: c.name.clone() });
+        sink(Delta::ToolCallArgs { index, delta: c.arguments.clone() });
+    }
+    Ok(answer)
+}
+
 /// Joins a base URL and a path without doubling slashes.
 pub(crate) fn join(base: &str, path: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))

@@ -2,7 +2,7 @@
 //! differ (empty `finish_reason`, missing usage, ignored `stream`).
 
 use super::sse::{events, is_event_stream};
-use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry};
+use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer};
 use crate::message::*;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -126,16 +126,7 @@ impl Provider for OpenAi {
             })
             .await?;
             if !request.stream || !is_event_stream(&response) {
-                let v: Value = response.json().await.map_err(|e| ProviderError::Protocol(e.to_string()))?;
-                let answer = parse_whole(&v)?;
-                if !answer.text.is_empty() {
-                    sink(Delta::Text(answer.text.clone()));
-                }
-                for (index, c) in answer.tool_calls.iter().enumerate() {
-                    sink(Delta::ToolCallStart { index, id: c.id.clone(), name: c.name.clone() });
-                    sink(Delta::ToolCallArgs { index, delta: c.arguments.clone() });
-                }
-                return Ok(answer);
+                return whole_answer(response, parse_whole, sink).await;
             }
             let mut answer = ChatResponse::default();
             let mut stream = Box::pin(events(response));

@@ -34,6 +34,12 @@ struct Log {
     live: broadcast::Sender<Event>,
 }
 
+impl Log {
+    fn new() -> Self {
+        Log { events: VecDeque::new(), run_start: 0, live: broadcast::channel(1024).0 }
+    }
+}
+
 /// Every session's events.
 pub struct EventHub {
     next: AtomicU64,
@@ -59,11 +65,7 @@ impl EventHub {
         }
         let event = Event { id: self.next.fetch_add(1, Ordering::Relaxed), data };
         let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
-        let log = logs.entry(session.to_string()).or_insert_with(|| Log {
-            events: VecDeque::new(),
-            run_start: 0,
-            live: broadcast::channel(1024).0,
-        });
+        let log = logs.entry(session.to_string()).or_insert_with(Log::new);
         if kind == "RUN_STARTED" {
             log.run_start = event.id;
         }
@@ -80,11 +82,7 @@ impl EventHub {
     /// else from the latest run's start.
     pub fn subscribe(&self, session: &str, last_id: Option<u64>) -> (Vec<Event>, broadcast::Receiver<Event>) {
         let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
-        let log = logs.entry(session.to_string()).or_insert_with(|| Log {
-            events: VecDeque::new(),
-            run_start: 0,
-            live: broadcast::channel(1024).0,
-        });
+        let log = logs.entry(session.to_string()).or_insert_with(Log::new);
         let from = last_id.map(|id| id + 1).unwrap_or(log.run_start);
         let backlog = log.events.iter().filter(|e| e.id >= from).cloned().collect();
         (backlog, log.live.subscribe())

@@ -223,31 +223,6 @@ impl Runtime {
         Ok(TurnStarted { session_id, turn, handle })
     }
 
-    /// Before a person answers approval `id`: when an agent's turn asked for
-    /// it, their group must be allowed to use that agent. Answers the
-    /// session to resume afterwards (None for approvals no agent asked for).
-    pub async fn check_approver(&self, scope: &Scope, group: Group, id: &str) -> Result<Option<String>, AgentError> {
-        let confirmation = match self.store().confirmation(scope, id).await {
-            Ok(c) => c,
-            // Unknown ids get the registry's own answer.
-            Err(StoreError::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(e.into()),
-        };
-        let (Surface::Agent, Some(session_id)) = (confirmation.requested_via, confirmation.session_id) else {
-            return Ok(None);
-        };
-        let Ok(session) = self.store().session(scope, &session_id).await else { return Ok(None) };
-        let agent = self.store().agent(scope, &session.agent_id).await?;
-        if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == group.as_str()) {
-            return Err(AgentError::Forbidden(format!(
-                "group {} may not use agent \"{}\", so it may not answer its requests",
-                group.as_str(),
-                agent.alias
-            )));
-        }
-        Ok(Some(session_id))
-    }
-
     /// Resumes a paused session once every pending approval is answered
     /// (or expired). Answers the running continuation, or None when the
     /// session is not ready (or another process took it).
@@ -460,12 +435,7 @@ impl Runtime {
                         true,
                     ),
                 };
-                let text = content.to_string();
-                self.hub.emit(
-                    &thread,
-                    "TOOL_CALL_RESULT",
-                    json!({ "messageId": uuid::Uuid::now_v7().to_string(), "toolCallId": pending.tool_call_id, "content": text, "role": "tool" }),
-                );
+                let text = self.emit_result(&thread, &pending.tool_call_id, &content);
                 let msg =
                     Message::Tool { tool_call_id: pending.tool_call_id, name: pending.tool, content: text, is_error };
                 new.push((turn, to_json(&msg)));
@@ -543,12 +513,7 @@ impl Runtime {
                         if let Some(text) = final_answer {
                             final_text = Some(text);
                         }
-                        let text = content.to_string();
-                        self.hub.emit(
-                            &thread,
-                            "TOOL_CALL_RESULT",
-                            json!({ "messageId": uuid::Uuid::now_v7().to_string(), "toolCallId": call.id, "content": text, "role": "tool" }),
-                        );
+                        let text = self.emit_result(&thread, &call.id, &content);
                         let msg = Message::Tool {
                             tool_call_id: call.id.clone(),
                             name: call.name.clone(),
@@ -658,7 +623,8 @@ impl Runtime {
             }
         }
         if !failed {
-            self.after_tool(&session.id.clone(), session, tool.name, &result);
+            let thread = session.id.clone();
+            self.after_tool(&thread, session, tool.name, &result);
         }
         CallOutcome::Result { content: result, is_error: failed, final_answer }
     }
@@ -688,6 +654,17 @@ impl Runtime {
         }
     }
 
+    /// A tool result as a TOOL_CALL_RESULT event; answers its text.
+    fn emit_result(&self, thread: &str, tool_call_id: &str, content: &Value) -> String {
+        let text = content.to_string();
+        self.hub.emit(
+            thread,
+            "TOOL_CALL_RESULT",
+            json!({ "messageId": uuid::Uuid::now_v7().to_string(), "toolCallId": tool_call_id, "content": text, "role": "tool" }),
+        );
+        text
+    }
+
     /// A whole text message as events (final answers, notices).
     fn emit_text(&self, thread: &str, text: &str) {
         let id = uuid::Uuid::now_v7().to_string();
@@ -699,6 +676,36 @@ impl Runtime {
 
 /// A profile and its client.
 type ProfileClient = (crate::provider::Profile, Arc<dyn Provider>);
+
+/// Before a person answers approval `id`: when an agent's turn asked for
+/// it, their group must be allowed to use that agent. Answers the session to
+/// resume afterwards (None for approvals no agent asked for).
+pub async fn check_approver(
+    store: &quire_store::Store,
+    scope: &Scope,
+    group: Group,
+    id: &str,
+) -> Result<Option<String>, AgentError> {
+    let confirmation = match store.confirmation(scope, id).await {
+        Ok(c) => c,
+        // Unknown ids get the registry's own answer.
+        Err(StoreError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let (Surface::Agent, Some(session_id)) = (confirmation.requested_via, confirmation.session_id) else {
+        return Ok(None);
+    };
+    let Ok(session) = store.session(scope, &session_id).await else { return Ok(None) };
+    let agent = store.agent(scope, &session.agent_id).await?;
+    if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == group.as_str()) {
+        return Err(AgentError::Forbidden(format!(
+            "group {} may not use agent \"{}\", so it may not answer its requests",
+            group.as_str(),
+            agent.alias
+        )));
+    }
+    Ok(Some(session_id))
+}
 
 /// What became of a resumed approval.
 #[derive(Debug, Clone)]

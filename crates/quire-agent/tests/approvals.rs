@@ -282,8 +282,10 @@ async fn only_groups_that_may_use_the_agent_answer_its_requests() {
     let session = env.turn("delete contact", None).await;
     let approvals = paused(&env, &session).await;
     let id = approvals[0]["approvalId"].as_str().unwrap();
-    let admin = env.runtime.check_approver(&env.scope, quire_core::access::Group::Admin, id).await.unwrap_err();
+    let admin =
+        quire_agent::check_approver(&env.store, &env.scope, quire_core::access::Group::Admin, id).await.unwrap_err();
     assert!(admin.to_string().contains("may not use agent \"editor\""), "{admin}");
-    let editor = env.runtime.check_approver(&env.scope, quire_core::access::Group::Editor, id).await.unwrap();
+    let editor =
+        quire_agent::check_approver(&env.store, &env.scope, quire_core::access::Group::Editor, id).await.unwrap();
     assert_eq!(editor.as_deref(), Some(session.as_str()));
 }

@@ -355,9 +355,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
             let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
             let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
             if let ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } = &command {
-                quire_agent::Runtime::new(std::sync::Arc::clone(&registry), quire_agent::Profiles::default())
-                    .check_approver(&ctx.scope, ctx.group, id)
-                    .await?;
+                quire_agent::check_approver(&store, &ctx.scope, ctx.group, id).await?;
             }
             let answered = match &command {
                 ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } => Some(id.clone()),

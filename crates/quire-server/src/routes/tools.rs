@@ -158,7 +158,7 @@ pub async fn approve(
 /// The agent session a confirmation belongs to, when an agent asked for
 /// it; refuses approvers whose group may not use that agent.
 async fn agent_session_of(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Option<String>> {
-    Ok(state.runtime().check_approver(&caller.scope, caller.group(), id).await?)
+    Ok(quire_agent::check_approver(state.store(), &caller.scope, caller.group(), id).await?)
 }
 
 /// Resumes the agent turn waiting on an answered approval (if it now can).

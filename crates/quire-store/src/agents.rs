@@ -307,7 +307,7 @@ impl Store {
             .bind(id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.writer)
+            .fetch_optional(&self.reader)
             .await?;
         row.as_ref().map(session_from_row).transpose()?.ok_or_else(|| StoreError::not_found("session", id))
     }
@@ -393,7 +393,7 @@ impl Store {
         self.session(scope, session_id).await?;
         let rows = sqlx::query("SELECT seq, turn, body, at FROM agent_messages WHERE session_id = ?1 ORDER BY seq")
             .bind(session_id)
-            .fetch_all(&self.writer)
+            .fetch_all(&self.reader)
             .await?;
         rows.iter()
             .map(|r| {

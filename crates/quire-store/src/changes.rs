@@ -186,7 +186,7 @@ async fn revert<T: Record>(
     change: &Change,
     snapshot: Value,
 ) -> Result<()> {
-    let Some(current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
+    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
         return Err(StoreError::conflict(
             None,
             format!("{} {} is archived or gone; restore it from the archive first", change.entity, change.entity_id),
@@ -197,16 +197,7 @@ async fn revert<T: Record>(
         return Err(StoreError::Corrupt(format!("change {} holds a snapshot of another record", change.id)));
     }
     // Version and time continue from the current record, not the snapshot.
-    {
-        let (cur_version, cur_updated) = {
-            let mut c = current.clone();
-            let (v, u) = c.stamp();
-            (*v, *u)
-        };
-        let (version, updated_at) = target.stamp();
-        *version = cur_version;
-        *updated_at = cur_updated;
-    }
+    target.stamp_as(&mut current);
     if target == current {
         return Err(StoreError::conflict(
             None,
@@ -246,15 +237,7 @@ async fn undo_one<T: Record>(
         return Err(StoreError::Corrupt(format!("change {} has no after", change.id)));
     };
     let mut left: T = serde_json::from_value(after)?;
-    {
-        let (v, u) = {
-            let (v, u) = current.stamp();
-            (*v, *u)
-        };
-        let (lv, lu) = left.stamp();
-        *lv = v;
-        *lu = u;
-    }
+    left.stamp_as(&mut current);
     if left != current {
         let now_version = *current.stamp().0;
         return Err(StoreError::conflict(
@@ -268,15 +251,7 @@ async fn undo_one<T: Record>(
                 return Err(StoreError::Corrupt(format!("change {} has no before", change.id)));
             };
             let mut target: T = serde_json::from_value(before)?;
-            let (version, updated_at) = {
-                let (v, u) = current.stamp();
-                (*v, *u)
-            };
-            {
-                let (v, u) = target.stamp();
-                *v = version;
-                *u = updated_at;
-            }
+            target.stamp_as(&mut current);
             write_version(conn, scope, ctx, &current, &mut target, "undo").await
         }
         "create" | "restore" => {

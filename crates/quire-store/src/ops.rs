@@ -64,11 +64,7 @@ impl Store {
         if after == before {
             return Ok(before);
         }
-        {
-            let (version, updated_at) = after.stamp();
-            *version += 1;
-            *updated_at = Utc::now();
-        }
+        after.bump();
         after.check(&mut conn, scope, Some(&before)).await?;
         drop(conn);
         // The write joins the next group commit (see `batch.rs`).
@@ -102,11 +98,7 @@ impl Store {
                     if next == current {
                         return Ok((None, Box::new(current) as Box<dyn Any + Send>));
                     }
-                    {
-                        let (version, updated_at) = next.stamp();
-                        *version += 1;
-                        *updated_at = Utc::now();
-                    }
+                    next.bump();
                     next.check(&mut *conn, &log.scope, Some(&current)).await.map_err(JobError::clean)?;
                     if !next.write(&mut *conn).await.map_err(JobError::clean)? {
                         return Err(JobError::clean(StoreError::Corrupt(format!(
@@ -578,11 +570,7 @@ pub(crate) async fn write_version<T: Record>(
     after: &mut T,
     action: &'static str,
 ) -> Result<()> {
-    {
-        let (version, updated_at) = after.stamp();
-        *version += 1;
-        *updated_at = Utc::now();
-    }
+    after.bump();
     after.check(conn, scope, Some(before)).await?;
     if !after.write(conn).await? {
         return Err(StoreError::conflict(None, format!("{} {} changed meanwhile; try again", T::KIND, after.id())));

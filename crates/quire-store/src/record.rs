@@ -27,6 +27,21 @@ pub(crate) trait Record:
     fn label(&self) -> String;
     /// Version and last-change time, bumped on every write.
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>);
+    /// Moves to the next version, stamped now.
+    fn bump(&mut self) {
+        let (version, updated_at) = self.stamp();
+        *version += 1;
+        *updated_at = Utc::now();
+    }
+    /// Takes the version and last-change time of `other` (a snapshot being
+    /// compared with, or written over, the current record).
+    fn stamp_as(&mut self, other: &mut Self) {
+        let (version, updated_at) = other.stamp();
+        let (version, updated_at) = (*version, *updated_at);
+        let (v, u) = self.stamp();
+        *v = version;
+        *u = updated_at;
+    }
     /// Decodes a row of its table.
     fn from_row(row: &SqliteRow) -> Result<Self>;
     /// Inserts it into the scope.

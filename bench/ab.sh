@@ -7,6 +7,8 @@
 # Build the two binaries first, e.g. from two commits, and copy them aside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 A=$1 B=$2
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-8}
@@ -20,27 +22,18 @@ mkdir -p "$OUT"
 rm -rf "$DATA"
 QUIRE_LOG=warn "$A" seed --data "$DATA" --bench-pages 1000 --bench-posts 10000 >/dev/null
 
-cat > "$OUT/patch.lua" <<LUA
-wrk.method = "PATCH"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $TOKEN"
-counter = 0
-request = function()
-  counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"title":"Benchmark title ' .. counter .. '"}')
-end
-LUA
+write_patch_lua "$OUT/patch.lua" "$TOKEN"
 
 one() { # label, binary
   local label=$1 bin=$2
   QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN "$bin" serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>>"$OUT/server.log" &
   local server=$!
-  for _ in $(seq 1 100); do curl -sf http://127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
+  wait_healthy "$PORT"
   sleep 0.5
   local base=http://127.0.0.1:$PORT auth="Authorization: Bearer $TOKEN"
   local post page
-  post=$(curl -sf -H "$auth" "$base/api/v1/collections/blog/entries?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
-  page=$(curl -sf -H "$auth" "$base/api/v1/pages?limit=1&status=published" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+  post=$(first_id "$base/api/v1/collections/blog/entries?limit=1" "$TOKEN")
+  page=$(first_id "$base/api/v1/pages?limit=1&status=published" "$TOKEN")
   local c a
   c=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$OUT/patch.lua" "$base/api/v1/entries/$post" | awk '/Requests\/sec/ {print $2} $1=="99%" {p=$2} END {print p}' | paste -sd' ')
   a=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -H "$auth" "$base/api/v1/pages/$page" | awk '/Requests\/sec/ {print $2}')

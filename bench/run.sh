@@ -11,6 +11,8 @@
 # Usage: bench/run.sh            (DURATION=20 CONNECTIONS=32 THREADS=2 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 DURATION=${DURATION:-20}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
@@ -33,26 +35,17 @@ QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 10000 >
 QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>"$OUT/server.log" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -sf http://127.0.0.1:$PORT/healthz >/dev/null && break; sleep 0.1; done
+wait_healthy "$PORT"
 sleep 1
 rss() { awk -v k="$1" '$1==k":" {print int($2/1024)}' /proc/$SERVER/status; }
 IDLE_RSS=$(rss VmRSS)
 
 B=http://127.0.0.1:$PORT
 AUTH="Authorization: Bearer $TOKEN"
-PAGE_ID=$(curl -sf -H "$AUTH" "$B/api/v1/pages?limit=1&status=published" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
-POST_ID=$(curl -sf -H "$AUTH" "$B/api/v1/collections/blog/entries?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+PAGE_ID=$(first_id "$B/api/v1/pages?limit=1&status=published" "$TOKEN")
+POST_ID=$(first_id "$B/api/v1/collections/blog/entries?limit=1" "$TOKEN")
 
-cat > "$OUT/patch.lua" <<LUA
-wrk.method = "PATCH"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer $TOKEN"
-counter = 0
-request = function()
-  counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"title":"Benchmark title ' .. counter .. '"}')
-end
-LUA
+write_patch_lua "$OUT/patch.lua" "$TOKEN"
 
 run() { # name, url, extra wrk args...
   local name=$1 url=$2; shift 2

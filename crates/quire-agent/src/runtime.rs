@@ -41,6 +41,19 @@ pub enum AgentError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Something that is not the caller's fault (a vault that cannot be read).
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// What undoing a turn did.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUndone {
+    /// The change-log records the undo wrote, oldest first (notes last).
+    pub reverted: Vec<Change>,
+    /// How many of the turn's approvals, still open, were rejected.
+    pub cancelled: u64,
 }
 
 /// The person chatting.
@@ -219,7 +232,8 @@ impl Runtime {
         let runtime = Arc::clone(self);
         let scope = scope.clone();
         let session_id = session.id.clone();
-        let handle = tokio::spawn(async move { runtime.run(scope, session, agent, Vec::new()).await });
+        let run_id = self.run_started(&session_id);
+        let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new()).await });
         Ok(TurnStarted { session_id, turn, handle })
     }
 
@@ -267,7 +281,8 @@ impl Runtime {
         };
         let runtime = Arc::clone(self);
         let scope = scope.clone();
-        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, answers).await })))
+        let run_id = self.run_started(session_id);
+        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, answers).await })))
     }
 
     /// Resumes every paused session whose approvals are all answered;
@@ -292,6 +307,114 @@ impl Runtime {
         resumed
     }
 
+    /// Undoes every change turn `turn` of a session made (database records
+    /// and vault notes) and ends the turn: its approvals still open are
+    /// rejected, and a turn paused on them is closed with a result for each
+    /// waiting call, so nothing of it runs later. A running turn is refused
+    /// (wait for it to end or pause). Answers the change-log records the undo
+    /// wrote, oldest first.
+    pub async fn undo_turn(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        session_id: &str,
+        turn: i64,
+    ) -> Result<TurnUndone, AgentError> {
+        let store = self.store();
+        let session = store.session(scope, session_id).await?;
+        if turn < 1 || turn > session.turns {
+            return Err(AgentError::NotFound(format!(
+                "session {session_id} has no turn {turn} (it has {})",
+                session.turns
+            )));
+        }
+        let current = turn == session.turns;
+        if current && session.status == SessionStatus::Running {
+            return Err(AgentError::Conflict(format!(
+                "turn {turn} of session {session_id} is still running; undo it once it has ended or paused"
+            )));
+        }
+        // A paused turn is taken over, so no approval answered meanwhile resumes it.
+        let paused = current
+            && session.status == SessionStatus::Paused
+            && store.claim_session(scope, session_id, &[SessionStatus::Paused], SessionStatus::Running).await?;
+        let undone = self.undo_changes(ctx, scope, session_id, turn).await;
+        if paused {
+            let mut session = store.session(scope, session_id).await?;
+            if undone.is_err() {
+                session.status = SessionStatus::Paused;
+                store.save_session(scope, &session, &[]).await?;
+            } else {
+                self.close_undone_turn(scope, &mut session).await?;
+            }
+        }
+        undone
+    }
+
+    /// The undo itself: notes checked first, then the database in one
+    /// transaction (which also rejects the turn's open approvals), then notes.
+    async fn undo_changes(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        session_id: &str,
+        turn: i64,
+    ) -> Result<TurnUndone, AgentError> {
+        let store = self.store();
+        let services = self.registry.services();
+        let filter = quire_store::ChangeFilter {
+            entity: Some(EntityKind::Note),
+            session_id: Some(session_id.to_string()),
+            turn_id: Some(turn.to_string()),
+            ..Default::default()
+        };
+        let note_changes = store.changes(scope, &filter, 100, None).await?.items;
+        quire_tools::notes::check_note_changes(services, scope, &note_changes).await.map_err(tool_failure)?;
+        let report = store.undo_turn(ctx, scope, session_id, &turn.to_string()).await?;
+        let mut reverted = report.reverted;
+        let notes =
+            quire_tools::notes::undo_note_changes(services, ctx, scope, &note_changes).await.map_err(tool_failure)?;
+        reverted.extend(notes);
+        Ok(TurnUndone { reverted, cancelled: report.cancelled })
+    }
+
+    /// Ends a paused turn whose changes were undone: each waiting call gets
+    /// a result saying it never ran, and the session is idle again.
+    async fn close_undone_turn(&self, scope: &Scope, session: &mut AgentSession) -> Result<(), AgentError> {
+        let pending: Vec<PendingCall> = serde_json::from_value(session.pending.clone()).unwrap_or_default();
+        let thread = session.id.clone();
+        let mut messages = Vec::new();
+        for p in pending {
+            let content = json!({
+                "success": false,
+                "errorCode": "REJECTED",
+                "error": "the turn was undone before this call was approved; nothing changed",
+                "hint": "Do not retry; the user undid this request.",
+            });
+            let text = self.emit_result(&thread, &p.tool_call_id, &content);
+            let msg = Message::Tool { tool_call_id: p.tool_call_id, name: p.tool, content: text, is_error: true };
+            messages.push((session.turns, to_json(&msg)));
+        }
+        session.status = SessionStatus::Idle;
+        session.pending = json!([]);
+        self.store().save_session(scope, session, &messages).await?;
+        self.hub.emit(
+            &thread,
+            "RUN_FINISHED",
+            json!({ "threadId": thread, "runId": uuid::Uuid::now_v7().to_string(), "outcome": "success",
+                    "result": { "text": "The turn was undone." } }),
+        );
+        Ok(())
+    }
+
+    /// Announces a run before it is spawned, so a client that subscribes
+    /// after the request was answered sees this run as the latest.
+    fn run_started(&self, thread: &str) -> String {
+        let run_id = uuid::Uuid::now_v7().to_string();
+        self.hub.emit(thread, "RUN_STARTED", json!({ "threadId": thread, "runId": run_id }));
+        run_id
+    }
+
     /// One run: the answers to resume with (if any), then steps until the
     /// turn ends, pauses or fails. Never panics; failures end as RUN_ERROR.
     async fn run(
@@ -299,12 +422,11 @@ impl Runtime {
         scope: Scope,
         mut session: AgentSession,
         agent: Agent,
+        run_id: String,
         answers: Vec<(PendingCall, Answer)>,
     ) {
         let hub = Arc::clone(&self.hub);
-        let run_id = uuid::Uuid::now_v7().to_string();
         let thread = session.id.clone();
-        hub.emit(&thread, "RUN_STARTED", json!({ "threadId": thread, "runId": run_id }));
         let outcome = self.steps(&scope, &mut session, &agent, answers).await;
         let store = self.store();
         match outcome {
@@ -780,6 +902,18 @@ impl<'a> StreamState<'a> {
         for id in self.calls.drain(..).filter(|id| !id.is_empty()) {
             self.hub.emit(self.thread, "TOOL_CALL_END", json!({ "toolCallId": id }));
         }
+    }
+}
+
+/// A tool-layer failure (vault notes) as the runtime's error.
+fn tool_failure(e: quire_tools::ToolError) -> AgentError {
+    use quire_tools::ErrorCode;
+    match e.code {
+        ErrorCode::NotFound => AgentError::NotFound(e.message),
+        ErrorCode::Forbidden => AgentError::Forbidden(e.message),
+        ErrorCode::Validation => AgentError::Invalid { field: "turn", message: e.message },
+        ErrorCode::Internal => AgentError::Internal(e.message),
+        _ => AgentError::Conflict(e.message),
     }
 }
 

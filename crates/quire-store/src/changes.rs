@@ -10,6 +10,7 @@ use quire_core::model::*;
 use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use std::collections::HashSet;
 
 /// Appends a change-log record.
 #[allow(clippy::too_many_arguments)]
@@ -207,6 +208,30 @@ async fn revert<T: Record>(
     write_version(conn, scope, ctx, &current, &mut target, "revert").await
 }
 
+/// Rejects the open confirmations (pending or approved, not yet used) of
+/// one agent turn, as part of undoing it.
+async fn cancel_turn_confirmations(
+    conn: &mut SqliteConnection,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    session_id: &str,
+    turn_id: &str,
+) -> Result<u64> {
+    let done = sqlx::query(
+        "UPDATE confirmations SET status = 'rejected', resolved_by = ?1, resolved_at = ?2, reason = 'the turn was undone'
+         WHERE site_id = ?3 AND env = ?4 AND session_id = ?5 AND turn_id = ?6 AND status IN ('pending', 'approved')",
+    )
+    .bind(&ctx.actor)
+    .bind(Utc::now())
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(session_id)
+    .bind(turn_id)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected())
+}
+
 /// What undoing a turn did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -216,6 +241,8 @@ pub struct UndoReport {
     /// The turn's changes to vault notes, newest first: the vault reverts
     /// those (files are not in the database).
     pub notes: Vec<Change>,
+    /// How many of the turn's approvals, still open, were rejected.
+    pub cancelled: u64,
 }
 
 /// Undoes one change to a live record of kind `T`: an update goes back to
@@ -286,29 +313,40 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         let changes = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        // The turn's destructive calls still waiting for (or holding) an
+        // approval end with it: nothing of an undone turn may run later.
+        let cancelled = cancel_turn_confirmations(&mut tx, scope, ctx, session_id, turn_id).await?;
         if changes.is_empty() {
-            return Ok(UndoReport::default());
+            tx.commit().await?;
+            return Ok(UndoReport { cancelled, ..UndoReport::default() });
         }
         let first_new: i64 =
             sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM changes").fetch_one(&mut *tx).await?;
-        let mut report = UndoReport::default();
-        let mut restored_archives: Vec<String> = Vec::new();
+        let mut report = UndoReport { cancelled, ..UndoReport::default() };
+        // Records this undo brought back with a whole archive: one archive
+        // logs a change per record of its cascade, and restoring it for the
+        // first of them restores them all.
+        let mut restored_items: HashSet<(EntityKind, String)> = HashSet::new();
         for change in &changes {
             if change.entity == EntityKind::Note {
                 report.notes.push(change.clone());
                 continue;
             }
             if change.action == "archive" {
+                if restored_items.contains(&(change.entity, change.entity_id.clone())) {
+                    continue;
+                }
                 let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity));
                 let archive: Option<Option<String>> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
                     .bind(&change.entity_id)
                     .fetch_optional(&mut *tx)
                     .await?;
                 match archive.flatten() {
-                    Some(id) if restored_archives.contains(&id) => {}
                     Some(id) => {
-                        crate::archive::restore_in(&mut tx, ctx, scope, std::slice::from_ref(&id), None).await?;
-                        restored_archives.push(id);
+                        let restored =
+                            crate::archive::restore_in(&mut tx, ctx, scope, std::slice::from_ref(&id), None).await?;
+                        restored_items
+                            .extend(restored.iter().flat_map(|a| a.items.iter()).map(|i| (i.entity, i.id.clone())));
                     }
                     None => {
                         return Err(StoreError::conflict(

@@ -190,23 +190,28 @@ impl Store {
         row.as_ref().map(from_row).transpose()?.ok_or_else(|| StoreError::not_found("confirmation", id))
     }
 
-    /// The newest usable preview of this exact call in a session.
+    /// The newest usable preview of this exact call that this caller
+    /// (`requested_by`, through `surface`) made in a session.
     pub async fn session_confirmation(
         &self,
         scope: &Scope,
         session: &str,
+        requested_by: &str,
+        surface: quire_core::model::Surface,
         tool: &str,
         args_hash: &str,
     ) -> Result<Option<Confirmation>> {
         let row = sqlx::query(
             "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND tool = ?4 AND args_hash = ?5
-             AND status IN ('pending', 'approved') ORDER BY created_at DESC LIMIT 1",
+             AND requested_by = ?6 AND requested_via = ?7 AND status IN ('pending', 'approved') ORDER BY created_at DESC LIMIT 1",
         )
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(session)
         .bind(tool)
         .bind(args_hash)
+        .bind(requested_by)
+        .bind(surface.as_str())
         .fetch_optional(&self.writer)
         .await?;
         row.as_ref().map(from_row).transpose()

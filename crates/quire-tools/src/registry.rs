@@ -226,7 +226,7 @@ impl Registry {
                 let how = match ctx.policy {
                     ApprovalPolicy::User => "A person must approve it; then call again with this confirmationId.",
                     ApprovalPolicy::Conversational => {
-                        "Ask the user; if they agree, call again with the same arguments and confirmed: true."
+                        "Ask the user and end your turn; if they agree in their next message, call again with the same arguments and confirmed: true."
                     }
                 };
                 return Ok(json!({
@@ -246,6 +246,9 @@ impl Registry {
                     }
                     Err(e) => return Err(e.into()),
                 };
+                if let Err(why) = same_caller(&confirmation, ctx) {
+                    return Err(approval_required(format!("confirmationId {id} {why}")));
+                }
                 if confirmation.tool != tool.name || confirmation.args_hash != hash {
                     return Err(approval_required(format!(
                         "confirmationId {id} was issued for other arguments; the approval covers exactly the previewed call"
@@ -281,20 +284,34 @@ impl Registry {
                 confirmation
             }
             (None, Some(true)) => {
-                let session = match (ctx.policy, &ctx.session_id) {
-                    (ApprovalPolicy::Conversational, Some(session)) => session,
+                // An MCP client is a program holding its token: what it asks
+                // for, a person with other credentials approves, whatever
+                // the token's policy says.
+                let session = match (ctx.policy, &ctx.session_id, ctx.surface) {
+                    (ApprovalPolicy::Conversational, Some(session), surface) if surface != Surface::Mcp => session,
                     _ => {
                         return Err(approval_required(
                             "confirmed: true is not accepted for this caller; destructive calls need a person's approval",
                         ));
                     }
                 };
-                let Some(confirmation) = store.session_confirmation(&ctx.scope, session, tool.name, &hash).await?
+                let Some(confirmation) =
+                    store.session_confirmation(&ctx.scope, session, &ctx.actor, ctx.surface, tool.name, &hash).await?
                 else {
-                    return Err(approval_required("no preview of this exact call in this session"));
+                    return Err(approval_required("no preview of this exact call by this caller in this session"));
                 };
                 if confirmation.expires_at <= Utc::now() {
                     return Err(approval_required("the preview has expired"));
+                }
+                // The model may not confirm its own preview: the user's
+                // answer comes as a message, which starts a later turn.
+                if ctx.surface == Surface::Agent && !later_turn(confirmation.turn_id.as_deref(), ctx.turn_id.as_deref())
+                {
+                    return Err(ToolError::new(
+                        ErrorCode::ApprovalRequired,
+                        "confirmed: true is accepted only after the user answered the preview in a new message; nothing changed",
+                        "Show the preview to the user, ask whether to go ahead, and end your turn. Call again with confirmed: true only after they agree.",
+                    ));
                 }
                 if !store.consume_confirmation(&ctx.scope, &confirmation.id, false).await? {
                     return Err(approval_required("the preview was already used"));
@@ -411,6 +428,28 @@ impl Registry {
     pub fn activated(&self, session: &str) -> Vec<&'static str> {
         self.sessions.lock().map(|s| s.get(session).cloned().unwrap_or_default()).unwrap_or_default()
     }
+}
+
+/// Whether `ctx` is the caller a confirmation was made for: the same actor,
+/// through the same surface, and for agents in the same session. An
+/// approval is for one requester's call, not for whoever learns its id.
+fn same_caller(confirmation: &Confirmation, ctx: &CallContext) -> Result<(), &'static str> {
+    if confirmation.requested_by != ctx.actor {
+        return Err("was requested by another caller; only the requester can use it");
+    }
+    if confirmation.requested_via != ctx.surface {
+        return Err("was requested through another surface; use it where it was requested");
+    }
+    if ctx.surface == Surface::Agent && confirmation.session_id != ctx.session_id {
+        return Err("belongs to another session");
+    }
+    Ok(())
+}
+
+/// Whether turn `now` comes after turn `previewed` (turns are numbered).
+fn later_turn(previewed: Option<&str>, now: Option<&str>) -> bool {
+    let number = |t: Option<&str>| t.and_then(|t| t.parse::<i64>().ok());
+    matches!((number(previewed), number(now)), (Some(p), Some(n)) if n > p)
 }
 
 fn approval_required(message: impl Into<String>) -> ToolError {

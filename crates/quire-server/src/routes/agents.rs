@@ -54,6 +54,7 @@ impl From<AgentError> for ApiError {
                 details: Vec::new(),
             },
             AgentError::Store(e) => e.into(),
+            AgentError::Internal(m) => ApiError::internal(m),
         }
     }
 }
@@ -269,37 +270,22 @@ pub async fn events(
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
-/// Reverts every change a turn made, newest first, through the change log;
-/// refused with a conflict, changing nothing, when a record changed since.
+/// Reverts every change a turn made, newest first, through the change log,
+/// and ends the turn (its open approvals are rejected); refused with a
+/// conflict, changing nothing, when a record changed since.
 #[utoipa::path(post, path = "/api/v1/sessions/{id}/turns/{turn}/undo", tag = "agents",
     params(("id" = String, Path, description = "Session id"), ("turn" = i64, Path, description = "Turn number")),
-    security(("bearer" = [])), responses((status = 200, description = "{ reverted: Change[] }"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    security(("bearer" = [])), responses((status = 200, description = "{ count, reverted: Change[], cancelled }"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn undo(
     State(state): State<AppState>,
     caller: Caller,
     Path((id, turn)): Path<(String, i64)>,
 ) -> ApiResult<Json<Value>> {
-    let session = own_session(&state, &caller, &id).await?;
-    if turn < 1 || turn > session.turns {
-        return Err(ApiError::not_found(format!("session {id} has no turn {turn} (it has {})", session.turns)));
-    }
+    own_session(&state, &caller, &id).await?;
     // Undoing archives and restores records: the rights of a delete.
     caller.require(Action::Delete(quire_core::model::EntityKind::Page))?;
-    // Notes live on disk: check first that each can be undone, then undo the
-    // database changes (one transaction), then the notes.
-    let filter = quire_store::ChangeFilter {
-        entity: Some(quire_core::model::EntityKind::Note),
-        session_id: Some(id.clone()),
-        turn_id: Some(turn.to_string()),
-        ..Default::default()
-    };
-    let note_changes = state.store().changes(&caller.scope, &filter, 100, None).await?.items;
-    let services = state.registry().services();
-    quire_tools::notes::check_note_changes(services, &caller.scope, &note_changes)
-        .await
-        .map_err(crate::routes::tools::tool_error)?;
-    let mut reverted = state.store().undo_turn(&caller.ctx(), &caller.scope, &id, &turn.to_string()).await?.reverted;
-    if reverted.is_empty() && note_changes.is_empty() {
+    let undone = state.runtime().undo_turn(&caller.ctx(), &caller.scope, &id, turn).await?;
+    if undone.reverted.is_empty() && undone.cancelled == 0 {
         return Err(ApiError {
             status: StatusCode::CONFLICT,
             code: "CONFLICT",
@@ -308,9 +294,5 @@ pub async fn undo(
             details: Vec::new(),
         });
     }
-    let notes = quire_tools::notes::undo_note_changes(services, &caller.ctx(), &caller.scope, &note_changes)
-        .await
-        .map_err(crate::routes::tools::tool_error)?;
-    reverted.extend(notes);
-    Ok(Json(json!({ "count": reverted.len(), "reverted": reverted })))
+    Ok(Json(json!({ "count": undone.reverted.len(), "reverted": undone.reverted, "cancelled": undone.cancelled })))
 }

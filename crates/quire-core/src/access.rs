@@ -61,6 +61,10 @@ pub enum Action {
 pub fn allows(group: Group, action: Action) -> bool {
     match action {
         Action::Read => true,
+        // An agent's settings decide what runs without a person (its
+        // approval policy, tools, prompt): only admins change them, by any
+        // route, reverts of old revisions included.
+        Action::Write(EntityKind::Agent) | Action::Delete(EntityKind::Agent) => group == Group::Admin,
         Action::Write(EntityKind::Navigation | EntityKind::NavItem) => group >= Group::Editor,
         Action::Write(EntityKind::SectionTemplate | EntityKind::Collection) => group >= Group::Editor,
         Action::Write(_) => group >= Group::Author,
@@ -84,5 +88,8 @@ mod tests {
         assert!(allows(Group::Editor, Action::Delete(Page)));
         assert!(!allows(Group::Editor, Action::Administer));
         assert!(allows(Group::Admin, Action::Administer));
+        assert!(!allows(Group::Editor, Action::Write(Agent)));
+        assert!(!allows(Group::Editor, Action::Delete(Agent)));
+        assert!(allows(Group::Admin, Action::Write(Agent)));
     }
 }

@@ -27,7 +27,8 @@ pub struct ApiError {
 pub struct ErrorBody {
     /// What went wrong, in words.
     pub error: String,
-    /// BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, VALIDATION or INTERNAL.
+    /// BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, VALIDATION,
+    /// APPROVAL_REQUIRED, LIMIT, UPSTREAM or INTERNAL.
     pub code: &'static str,
     /// The field at fault, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -94,6 +94,10 @@ pub async fn revisions(
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn restore(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> ApiResult<Json<Change>> {
     let change = state.store().change(&caller.scope, id).await?;
+    // Restoring a revision is a change to that record: it needs the right to
+    // make that change, and (as it can bring back what was removed) the
+    // right to restore.
+    caller.require(Action::Write(change.entity))?;
     caller.require(Action::Delete(change.entity))?;
     if change.entity == EntityKind::Note {
         let services = state.registry().services();

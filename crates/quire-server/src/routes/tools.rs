@@ -118,17 +118,26 @@ pub async fn invoke(
     (status_of(&result), Json(result))
 }
 
-/// A tool error as an HTTP error with the matching status.
+/// A tool error as an HTTP error with the matching status and the tool's
+/// own errorCode (`APPROVAL_REQUIRED`, `INTERNAL`, …), so REST names the
+/// same failure the tool reported.
 pub fn tool_error(e: ToolError) -> ApiError {
-    let status = status_of(&e.to_json());
-    match status {
-        StatusCode::NOT_FOUND => ApiError::not_found(e.message),
-        StatusCode::FORBIDDEN => ApiError::forbidden(e.message),
-        StatusCode::CONFLICT => {
-            ApiError { status, code: "CONFLICT", message: e.message, field: None, details: Vec::new() }
-        }
-        _ => ApiError { status, code: "VALIDATION", message: e.message, field: None, details: Vec::new() },
+    let body = e.to_json();
+    let status = status_of(&body);
+    if status == StatusCode::INTERNAL_SERVER_ERROR {
+        return ApiError::internal(e.message);
     }
+    let code = match e.code {
+        quire_tools::ErrorCode::Validation => "VALIDATION",
+        quire_tools::ErrorCode::NotFound => "NOT_FOUND",
+        quire_tools::ErrorCode::Conflict => "CONFLICT",
+        quire_tools::ErrorCode::Forbidden => "FORBIDDEN",
+        quire_tools::ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
+        quire_tools::ErrorCode::Upstream => "UPSTREAM",
+        quire_tools::ErrorCode::Limit => "LIMIT",
+        quire_tools::ErrorCode::Internal => "INTERNAL",
+    };
+    ApiError { status, code, message: e.message, field: None, details: Vec::new() }
 }
 
 /// Destructive calls waiting for a person's approval in the caller's scope.

@@ -119,7 +119,8 @@ pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Mess
         system.push(format!("<agent name=\"{}\">\n{}\n</agent>", input.agent.alias, input.agent.system_prompt.trim()));
     }
     if let Some(context) = input.context.filter(|c| !c.is_null()) {
-        system.push(format!("<ui-context>\n{context}\n</ui-context>"));
+        // What the UI says it shows is the client's data: escaped like any.
+        system.push(format!("<ui-context>\n{}\n</ui-context>", escape_text(&context.to_string())));
     }
     let memory = memory::render(input.memory);
     if !memory.is_empty() {
@@ -132,10 +133,65 @@ pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Mess
     ChatRequest {
         model: input.profile.model_name(),
         system: system.join("\n\n"),
-        messages: messages.to_vec(),
+        messages: messages.iter().map(as_untrusted).collect(),
         tools: tools.iter().map(|t| tool_spec(registry, t, input.agent.approval_policy)).collect(),
         temperature: input.profile.temperature,
         max_tokens: input.profile.max_tokens,
         stream: input.profile.stream,
+    }
+}
+
+/// Text written by authors or clients, made safe to place in the system
+/// prompt: `&`, `<` and `>` become entities (so no value can close a block
+/// and open another, such as a fake `<rules>`), and control characters,
+/// line breaks included, become spaces (so no value can start a line that
+/// looks like a rule).
+pub fn escape_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c if c.is_control() || is_format_control(c) => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Invisible characters that reorder or hide text (bidi overrides and
+/// isolates, zero-width joiners): shown as spaces in prompts.
+fn is_format_control(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// A tool result as the model reads it: the JSON inside a
+/// `<tool-result untrusted="true">` block, with `<`, `>` and `&` written
+/// as JSON escapes (the same JSON, but no value can close the block).
+/// Stored messages and events keep the plain JSON.
+fn as_untrusted(message: &Message) -> Message {
+    match message {
+        Message::Tool { tool_call_id, name, content, is_error } => {
+            let mut escaped = String::with_capacity(content.len() + 64);
+            for c in content.chars() {
+                match c {
+                    '<' => escaped.push_str("\\u003c"),
+                    '>' => escaped.push_str("\\u003e"),
+                    '&' => escaped.push_str("\\u0026"),
+                    c => escaped.push(c),
+                }
+            }
+            Message::Tool {
+                tool_call_id: tool_call_id.clone(),
+                name: name.clone(),
+                content: format!(
+                    "<tool-result tool=\"{}\" untrusted=\"true\">\n{escaped}\n</tool-result>",
+                    escape_text(name)
+                ),
+                is_error: *is_error,
+            }
+        }
+        other => other.clone(),
     }
 }

@@ -214,20 +214,33 @@ pub fn anthropic_json(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
     }))
 }
 
-/// The text of the last tool result in a request (OpenAI or Anthropic).
+/// The last tool result in a request (OpenAI or Anthropic), as the JSON
+/// inside its `<tool-result untrusted="true">` block.
 pub fn last_tool_result(body: &Value) -> Value {
     let messages = body["messages"].as_array().unwrap();
     for m in messages.iter().rev() {
         if m["role"] == "tool" {
-            return serde_json::from_str(m["content"].as_str().unwrap()).unwrap();
+            return tool_result_json(m["content"].as_str().unwrap());
         }
         if let Some(blocks) = m["content"].as_array()
             && let Some(b) = blocks.iter().rev().find(|b| b["type"] == "tool_result")
         {
-            return serde_json::from_str(b["content"].as_str().unwrap()).unwrap();
+            return tool_result_json(b["content"].as_str().unwrap());
         }
     }
     panic!("no tool result in {body}");
+}
+
+/// The JSON of a tool result as the model reads it; panics unless it is
+/// wrapped in a `<tool-result ... untrusted="true">` block.
+pub fn tool_result_json(text: &str) -> Value {
+    let inner = text
+        .strip_prefix("<tool-result ")
+        .and_then(|rest| rest.split_once('\n'))
+        .filter(|(open, _)| open.ends_with("untrusted=\"true\">"))
+        .and_then(|(_, rest)| rest.strip_suffix("\n</tool-result>"))
+        .unwrap_or_else(|| panic!("tool result not marked as untrusted data: {text}"));
+    serde_json::from_str(inner).unwrap()
 }
 
 /// Tool names offered in a request.

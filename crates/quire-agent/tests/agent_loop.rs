@@ -33,7 +33,7 @@ fn summary(body: &Value) -> Value {
                 s["calls"] = calls.iter().map(|c| c["function"]["name"].clone()).collect();
             }
             if m["role"] == "tool" {
-                let v: Value = serde_json::from_str(m["content"].as_str().unwrap()).unwrap();
+                let v = quire_agent::testing::tool_result_json(m["content"].as_str().unwrap());
                 s["success"] = v["success"].clone();
             }
             if m["role"] == "user" {

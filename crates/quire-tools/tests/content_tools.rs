@@ -283,7 +283,7 @@ async fn every_mutation_is_logged_with_the_caller() {
     assert_eq!(changes[0].actor, "agent:editor");
     assert_eq!(changes[0].surface, quire_core::model::Surface::Agent);
     assert_eq!(changes[0].session_id.as_deref(), Some("s-1"));
-    assert_eq!(changes[0].turn_id.as_deref(), Some("turn-1"));
+    assert_eq!(changes[0].turn_id.as_deref(), Some("1"));
 }
 
 #[tokio::test]

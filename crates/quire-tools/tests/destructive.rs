@@ -145,9 +145,21 @@ async fn confirmed_true_works_only_under_the_conversational_policy() {
     );
     let pricing = env.page_id("pricing").await;
     fails(&env.call_as(&chat, "deletePage", json!({"ids": [pricing], "confirmed": true})).await, "APPROVAL_REQUIRED");
-    ok(env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await);
+    // the model may not confirm its own preview in the turn that made it
+    let same_turn = fails(
+        &env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
+        "APPROVAL_REQUIRED",
+    );
+    assert!(same_turn.contains("new message"), "{same_turn}");
+    assert!(env.store.page(&env.scope, &contact).await.is_ok());
+    // the user's answer starts the next turn
+    let next_turn = quire_tools::CallContext { turn_id: Some("2".into()), ..chat.clone() };
+    ok(env.call_as(&next_turn, "deletePage", json!({"ids": [contact], "confirmed": true})).await);
     assert!(env.store.page(&env.scope, &contact).await.is_err());
-    fails(&env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await, "APPROVAL_REQUIRED");
+    fails(
+        &env.call_as(&next_turn, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
+        "APPROVAL_REQUIRED",
+    );
 }
 
 #[tokio::test]

@@ -48,7 +48,7 @@ impl Env {
             scope: self.scope.clone(),
             surface: Surface::Agent,
             session_id: Some(session.into()),
-            turn_id: Some("turn-1".into()),
+            turn_id: Some("1".into()),
             policy,
         }
     }

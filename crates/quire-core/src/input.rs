@@ -668,17 +668,9 @@ pub fn check_agent(agent: &Agent) -> Result<(), crate::ValidationErrors> {
     if let Err(e) = crate::slug::check_slug("alias", &agent.alias) {
         errors.push(e);
     }
-    if agent.name.trim().is_empty() {
-        errors.push(crate::FieldError::new("name", "required"));
-    } else if agent.name.chars().count() > 120 {
-        errors.push(crate::FieldError::new("name", "at most 120 characters"));
-    }
-    if agent.profile.trim().is_empty() {
-        errors.push(crate::FieldError::new("profile", "required"));
-    }
-    if agent.system_prompt.chars().count() > 20_000 {
-        errors.push(crate::FieldError::new("systemPrompt", "at most 20000 characters"));
-    }
+    errors.extend(crate::text::check_line("name", &agent.name, 120).err());
+    errors.extend(crate::text::check_line("profile", &agent.profile, 80).err());
+    errors.extend(crate::text::check_text("systemPrompt", &agent.system_prompt, 20_000).err());
     for (i, g) in agent.allowed_groups.iter().enumerate() {
         if crate::access::Group::parse(g).is_err() {
             errors.push(crate::FieldError::new(

@@ -15,5 +15,6 @@ pub mod merge;
 pub mod model;
 pub mod slug;
 pub mod templates;
+pub mod text;
 
 pub use error::{FieldError, ValidationErrors};

@@ -389,15 +389,31 @@ impl Store {
     }
 }
 
+/// A LIKE pattern (with `ESCAPE '\'`) matching text that contains `word`,
+/// case-folded, with LIKE's own wildcards taken literally: a search for
+/// `%` finds a percent sign, not everything.
+fn like_contains(word: &str) -> String {
+    let mut pattern = String::with_capacity(word.len() + 2);
+    pattern.push('%');
+    for c in word.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
 impl Store {
     /// Images whose file name, alt text, description, tags or categories
     /// contain every word of `query` (case-insensitive), newest first.
     pub async fn search_images(&self, scope: &Scope, query: &str, limit: u32) -> Result<Vec<Image>> {
         let mut q = scoped("images", scope);
-        for word in query.split_whitespace().filter(|w| w.len() > 1).take(8) {
-            let pattern = format!("%{}%", word.to_lowercase().replace(['%', '_'], ""));
+        for word in query.split_whitespace().take(8) {
             q.push(" AND lower(filename || ' ' || coalesce(alt, '') || ' ' || coalesce(description, '') || ' ' || tags || ' ' || categories) LIKE ")
-                .push_bind(pattern);
+                .push_bind(like_contains(word))
+                .push(" ESCAPE '\\'");
         }
         q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64);
         let rows = q.build().fetch_all(&self.reader).await?;
@@ -418,7 +434,7 @@ impl Store {
             let nav = self.navigation(scope, nav).await?;
             q.push(" AND navigation_id = ").push_bind(nav.id);
         }
-        q.push(" AND lower(label) LIKE ").push_bind(format!("%{}%", label.to_lowercase().replace(['%', '_'], "")));
+        q.push(" AND lower(label) LIKE ").push_bind(like_contains(label)).push(" ESCAPE '\\'");
         q.push(" ORDER BY sort_order, id LIMIT ").push_bind(limit as i64);
         let rows = q.build().fetch_all(&self.reader).await?;
         rows.iter().map(NavItem::from_row).collect()

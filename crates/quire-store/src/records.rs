@@ -13,18 +13,20 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
 
 fn text_rule(errors: &mut Vec<FieldError>, field: &str, value: &str, max: usize) {
-    if value.trim().is_empty() {
-        errors.push(FieldError::new(field, "required"));
-    } else if value.chars().count() > max {
-        errors.push(FieldError::new(field, format!("at most {max} characters")));
-    }
+    errors.extend(quire_core::text::check_line(field, value, max).err());
 }
 
-fn opt_text_rule(errors: &mut Vec<FieldError>, field: &str, value: &Option<String>, max: usize) {
-    if let Some(v) = value
-        && v.chars().count() > max
-    {
-        errors.push(FieldError::new(field, format!("at most {max} characters")));
+/// An optional value: `multiline` for excerpts and descriptions.
+fn opt_text_rule(errors: &mut Vec<FieldError>, field: &str, value: &Option<String>, max: usize, multiline: bool) {
+    if let Some(v) = value {
+        let checked = if multiline {
+            quire_core::text::check_text(field, v, max)
+        } else if v.is_empty() {
+            Ok(())
+        } else {
+            quire_core::text::check_line(field, v, max)
+        };
+        errors.extend(checked.err());
     }
 }
 
@@ -607,9 +609,9 @@ impl Record for Entry {
             errors.push(e);
         }
         text_rule(&mut errors, "title", &self.title, 300);
-        opt_text_rule(&mut errors, "author", &self.author, 120);
-        opt_text_rule(&mut errors, "category", &self.category, 80);
-        opt_text_rule(&mut errors, "excerpt", &self.excerpt, 1000);
+        opt_text_rule(&mut errors, "author", &self.author, 120, false);
+        opt_text_rule(&mut errors, "category", &self.category, 80, false);
+        opt_text_rule(&mut errors, "excerpt", &self.excerpt, 1000, true);
         if self.tags.len() > 30 {
             errors.push(FieldError::new("tags", "at most 30 tags"));
         }
@@ -756,8 +758,8 @@ impl Record for Image {
         if !self.mime.starts_with("image/") {
             errors.push(FieldError::new("mime", format!("\"{}\" is not an image type", self.mime)));
         }
-        opt_text_rule(&mut errors, "alt", &self.alt, 300);
-        opt_text_rule(&mut errors, "description", &self.description, 2000);
+        opt_text_rule(&mut errors, "alt", &self.alt, 300, false);
+        opt_text_rule(&mut errors, "description", &self.description, 2000, true);
         for (field, value) in [("width", self.width), ("height", self.height), ("bytes", self.bytes)] {
             if value.is_some_and(|v| v < 0) {
                 errors.push(FieldError::new(field, "must not be negative"));

@@ -126,6 +126,10 @@ async fn images_get_create_update() {
     assert_eq!(found["count"], 1);
     assert_eq!(found["items"][0]["url"], "/uploads/demo/team-table.png");
     assert_eq!(ok(env.call("getImage", json!({"query": "unicorn"})).await)["count"], 0);
+    // LIKE's wildcards are searched for literally, never as "anything"
+    for wildcard in ["%", "_", "%%", "t_am", "\\"] {
+        assert_eq!(ok(env.call("getImage", json!({"query": wildcard})).await)["count"], 0, "{wildcard}");
+    }
     assert_eq!(ok(env.call("getImage", json!({"all": true})).await)["count"], 4);
     fails(&env.call("getImage", json!({"id": "nope"})).await, "NOT_FOUND");
 
@@ -299,4 +303,29 @@ async fn search_queries_are_bounded_and_activation_is_per_caller() {
     let mut other = agent.clone();
     other.actor = "agent:other".into();
     assert!(env.registry.activated(&quire_tools::defaults::session_key(&other, "chat-1")).is_empty());
+}
+
+#[tokio::test]
+async fn names_titles_and_labels_refuse_characters_that_act_instead_of_showing() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    for (tool, args, field) in [
+        ("createPage", json!({"name": "Evil\u{0}", "slug": "evil"}), "name"),
+        ("updatePage", json!({"id": about, "name": "\u{1b}[2J\u{1b}[31mAbout"}), "name"),
+        (
+            "createPost",
+            json!({"collectionSlug": "blog", "slug": "invoice", "title": "Invoice\u{202e}fdp.exe", "content": {"body": "x"}}),
+            "title",
+        ),
+        (
+            "createNavItem",
+            json!({"navigationId": "header", "label": "Home\u{2066}", "targetType": "url", "url": "/"}),
+            "label",
+        ),
+    ] {
+        let err = fails(&env.call(tool, args).await, "VALIDATION");
+        assert!(err.contains(field) && err.contains("U+"), "{tool}: {err}");
+    }
+    assert_eq!(env.store.page(&env.scope, &about).await.unwrap().name, "About", "nothing changed");
+    assert!(env.store.page_by_slug(&env.scope, "evil").await.is_err());
 }

@@ -1,0 +1,126 @@
+//! Undoing an agent turn: the safety net for what an agent did, cascading
+//! archives included, and the end of whatever the turn still waits for.
+
+mod common;
+
+use common::TestApp;
+use quire_agent::testing::{Fake, openai_stream, serve};
+use serde_json::{Value, json};
+
+async fn app() -> (TestApp, Fake) {
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    (TestApp::with_llm(&base).await, fake)
+}
+
+/// Starts a turn and waits for its end (or pause); answers the session id.
+async fn turn(app: &TestApp, message: &str, session: Option<&str>) -> String {
+    let mut body = json!({ "message": message });
+    if let Some(s) = session {
+        body["sessionId"] = json!(s);
+    }
+    let started = app.send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(body)).await;
+    assert_eq!(started.status, 202, "{}", started.body);
+    let id = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{id}/events"), &app.editor, None, "RUN_FINISHED").await;
+    id
+}
+
+async fn live_sections(app: &TestApp, page: &str) -> usize {
+    app.store.sections(&app.scope, page, 100, None).await.map(|l| l.items.len()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_turn_that_archived_a_page_with_its_cascade_is_undone_whole() {
+    let (app, fake) = app().await;
+    let about = app.page_id("about").await;
+    let team = app.page_id("team").await;
+    let (about_sections, team_sections) = (live_sections(&app, &about).await, live_sections(&app, &team).await);
+    assert!(about_sections >= 2 && team_sections >= 2, "the demo's about page has sections and a child with sections");
+    let rename = json!({ "id": about, "name": "About us" }).to_string();
+    let delete = json!({ "ids": [about] }).to_string();
+    fake.push(openai_stream("", &[("u1", "updatePage", &rename), ("d1", "deletePage", &delete)]));
+    let session = turn(&app, "rename About, then delete it", None).await;
+    // a person approves; the turn resumes and archives the whole cascade
+    let pending = app.get("/api/v1/approvals").await;
+    let id = pending.body["items"][0]["id"].as_str().unwrap().to_string();
+    fake.push(openai_stream("Deleted.", &[]));
+    let approved = app.send("POST", &format!("/api/v1/approvals/{id}/approve"), Some(&app.editor), None).await;
+    assert_eq!(approved.status, 200, "{}", approved.body);
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    for _ in 0..100 {
+        if app.store.page(&app.scope, &about).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(app.store.page(&app.scope, &about).await.is_err(), "archived");
+    assert!(app.store.page(&app.scope, &team).await.is_err(), "its child went with it");
+
+    let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    let page = app.store.page(&app.scope, &about).await.expect("about is back");
+    assert_eq!(page.name, "About", "and its rename undone");
+    assert!(app.store.page(&app.scope, &team).await.is_ok(), "the child is back");
+    assert_eq!(live_sections(&app, &about).await, about_sections);
+    assert_eq!(live_sections(&app, &team).await, team_sections);
+    // the undo is itself logged and can be seen by session
+    let actions: Vec<String> = undo.body["reverted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"].as_str().unwrap().to_string())
+        .collect();
+    assert!(actions.contains(&"restore".to_string()) && actions.contains(&"undo".to_string()), "{actions:?}");
+    // undoing it twice is a conflict that changes nothing
+    let twice = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(twice.status, 409, "{}", twice.body);
+    assert!(app.store.page(&app.scope, &about).await.is_ok());
+}
+
+#[tokio::test]
+async fn undoing_a_paused_turn_ends_its_approvals() {
+    let (app, fake) = app().await;
+    let pricing = app.page_id("pricing").await;
+    let contact = app.page_id("contact").await;
+    let rename = json!({ "id": contact, "name": "Write to us" }).to_string();
+    let delete = json!({ "ids": [pricing] }).to_string();
+    fake.push(openai_stream("", &[("u1", "updatePage", &rename), ("d1", "deletePage", &delete)]));
+    let session = turn(&app, "rename contact and delete pricing", None).await;
+    let state = app.get(&format!("/api/v1/sessions/{session}")).await;
+    assert_eq!(state.body["session"]["status"], "paused", "{}", state.body);
+    let approval = state.body["session"]["pending"][0]["approvalId"].as_str().unwrap().to_string();
+
+    let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    assert_eq!(undo.body["cancelled"], 1, "{}", undo.body);
+    assert_eq!(app.store.page(&app.scope, &contact).await.unwrap().name, "Contact", "the rename is undone");
+    // the approval ended with the turn: approving it now changes nothing
+    let late = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.editor), None).await;
+    assert_eq!(late.status, 409, "{}", late.body);
+    assert!(app.store.page(&app.scope, &pricing).await.is_ok(), "the delete never runs");
+    let after = app.get(&format!("/api/v1/sessions/{session}")).await;
+    assert_eq!(after.body["session"]["status"], "idle", "{}", after.body);
+    assert_eq!(after.body["session"]["pending"], json!([]));
+    // the waiting call got a result saying so, and the session goes on
+    let messages = after.body["messages"].as_array().unwrap();
+    let last: &Value = &messages.last().unwrap()["body"];
+    assert_eq!(last["role"], "tool", "{last}");
+    assert!(last["content"].as_str().unwrap().contains("turn was undone"), "{last}");
+    fake.push(openai_stream("Fine.", &[]));
+    turn(&app, "ok, never mind", Some(&session)).await;
+    assert_eq!(app.get(&format!("/api/v1/sessions/{session}")).await.body["session"]["status"], "idle");
+}
+
+#[tokio::test]
+async fn a_turn_still_running_is_not_undone() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("Hello.", &[]));
+    let session = turn(&app, "hi", None).await;
+    assert!(app.store.claim_session(&app.scope, &session, &[quire_core::model::SessionStatus::Idle], quire_core::model::SessionStatus::Running).await.unwrap());
+    let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 409, "{}", undo.body);
+    assert!(undo.body["error"].as_str().unwrap().contains("still running"), "{}", undo.body);
+    let missing = app.send("POST", &format!("/api/v1/sessions/{session}/turns/7/undo"), Some(&app.editor), None).await;
+    assert_eq!(missing.status, 404, "{}", missing.body);
+}

@@ -65,12 +65,8 @@ async fn a_turn_that_archived_a_page_with_its_cascade_is_undone_whole() {
     assert_eq!(live_sections(&app, &about).await, about_sections);
     assert_eq!(live_sections(&app, &team).await, team_sections);
     // the undo is itself logged and can be seen by session
-    let actions: Vec<String> = undo.body["reverted"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["action"].as_str().unwrap().to_string())
-        .collect();
+    let actions: Vec<String> =
+        undo.body["reverted"].as_array().unwrap().iter().map(|c| c["action"].as_str().unwrap().to_string()).collect();
     assert!(actions.contains(&"restore".to_string()) && actions.contains(&"undo".to_string()), "{actions:?}");
     // undoing it twice is a conflict that changes nothing
     let twice = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
@@ -117,7 +113,17 @@ async fn a_turn_still_running_is_not_undone() {
     let (app, fake) = app().await;
     fake.push(openai_stream("Hello.", &[]));
     let session = turn(&app, "hi", None).await;
-    assert!(app.store.claim_session(&app.scope, &session, &[quire_core::model::SessionStatus::Idle], quire_core::model::SessionStatus::Running).await.unwrap());
+    assert!(
+        app.store
+            .claim_session(
+                &app.scope,
+                &session,
+                &[quire_core::model::SessionStatus::Idle],
+                quire_core::model::SessionStatus::Running
+            )
+            .await
+            .unwrap()
+    );
     let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
     assert_eq!(undo.status, 409, "{}", undo.body);
     assert!(undo.body["error"].as_str().unwrap().contains("still running"), "{}", undo.body);

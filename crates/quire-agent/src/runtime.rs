@@ -150,7 +150,7 @@ impl Runtime {
         if !agent.enabled {
             return Err(AgentError::Conflict(format!("agent \"{alias}\" is disabled; enable it first")));
         }
-        if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == person.group.as_str()) {
+        if !allowed_for(&agent, person.group) {
             return Err(AgentError::Forbidden(format!(
                 "group {} may not use agent \"{alias}\" (allowed: {})",
                 person.group.as_str(),
@@ -799,6 +799,16 @@ impl Runtime {
 /// A profile and its client.
 type ProfileClient = (crate::provider::Profile, Arc<dyn Provider>);
 
+/// Whether `group` is among the groups an agent allows (all, when it names none).
+pub fn allowed_for(agent: &Agent, group: Group) -> bool {
+    agent.allowed_groups.is_empty() || agent.allowed_groups.iter().any(|g| g == group.as_str())
+}
+
+/// Whether a person of `group` can chat with the agent now: enabled and allowed.
+pub fn usable_by(agent: &Agent, group: Group) -> bool {
+    agent.enabled && allowed_for(agent, group)
+}
+
 /// Before a person answers approval `id`: when an agent's turn asked for
 /// it, their group must be allowed to use that agent. Answers the session to
 /// resume afterwards (None for approvals no agent asked for).
@@ -819,7 +829,7 @@ pub async fn check_approver(
     };
     let Ok(session) = store.session(scope, &session_id).await else { return Ok(None) };
     let agent = store.agent(scope, &session.agent_id).await?;
-    if !agent.allowed_groups.is_empty() && !agent.allowed_groups.iter().any(|g| g == group.as_str()) {
+    if !allowed_for(&agent, group) {
         return Err(AgentError::Forbidden(format!(
             "group {} may not use agent \"{}\", so it may not answer its requests",
             group.as_str(),

@@ -285,3 +285,99 @@ async fn undo_covers_notes_and_note_revisions_restore_over_rest() {
         app.post("/api/v1/tools/listFolder/invoke", json!({ "includeHidden": true, "filter": "**/todo.md" })).await;
     assert_eq!(archived.body["count"], 1, "the created note went to .archive: {}", archived.body);
 }
+
+#[tokio::test]
+async fn chat_can_wait_for_the_answer_or_stream_the_turn() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("Hello there.", &[]));
+    let waited = app
+        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "hi", "wait": true })))
+        .await;
+    assert_status!(waited, 200);
+    assert_eq!(waited.body["text"], "Hello there.");
+    assert_eq!(waited.body["isComplete"], true);
+    assert_eq!(waited.body["pendingApprovals"], json!([]));
+    let session = waited.body["sessionId"].as_str().unwrap().to_string();
+
+    // a destructive call: the answer lists what waits for a person
+    let pricing = app.page_id("pricing").await;
+    let delete = json!({ "ids": [pricing] }).to_string();
+    fake.push(openai_stream("", &[("d1", "deletePage", &delete)]));
+    let paused = app
+        .send(
+            "POST",
+            "/api/v1/agents/editor/chat",
+            Some(&app.editor),
+            Some(json!({ "message": "delete pricing", "sessionId": session, "wait": true })),
+        )
+        .await;
+    assert_status!(paused, 200);
+    assert_eq!(paused.body["isComplete"], false);
+    assert_eq!(paused.body["pendingApprovals"][0]["tool"], "deletePage", "{}", paused.body);
+    let approval = paused.body["pendingApprovals"][0]["approvalId"].as_str().unwrap().to_string();
+    fake.push(openai_stream("Not deleted.", &[]));
+    app.send("POST", &format!("/api/v1/approvals/{approval}/reject"), Some(&app.editor), Some(json!({}))).await;
+    for _ in 0..200 {
+        if app.store.session(&app.scope, &session).await.unwrap().status == quire_core::model::SessionStatus::Idle {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+
+    // chat/stream answers this turn's events and closes after its end
+    fake.push(openai_stream("Streamed.", &[]));
+    let req = axum::http::Request::builder()
+        .method("POST")
+        .uri("/api/v1/agents/editor/chat/stream")
+        .header("authorization", format!("Bearer {}", app.editor))
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(json!({ "message": "stream it" }).to_string()))
+        .unwrap();
+    let res = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "text/event-stream");
+    let mut body = res.into_body();
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        match tokio::time::timeout_at(deadline, http_body_util::BodyExt::frame(&mut body)).await {
+            Ok(Some(Ok(frame))) => text.push_str(&String::from_utf8_lossy(frame.data_ref().unwrap())),
+            Ok(None) => break,
+            other => panic!("the stream ends with the turn: {:?}; got {text}", other.map(|_| ())),
+        }
+    }
+    let kinds: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+    assert_eq!(kinds.first(), Some(&"RUN_STARTED"), "{text}");
+    assert_eq!(kinds.last(), Some(&"RUN_FINISHED"), "{text}");
+    assert!(text.contains("Streamed."), "{text}");
+}
+
+#[tokio::test]
+async fn people_see_the_agents_they_may_use() {
+    let (app, _) = app().await;
+    app.patch("/api/v1/agents/notes", json!({ "allowedGroups": ["admin"] })).await;
+    app.patch("/api/v1/agents/researcher", json!({ "enabled": false })).await;
+    let aliases = |reply: &common::Reply| -> Vec<String> {
+        reply.body["items"].as_array().unwrap().iter().map(|a| a["alias"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(aliases(&app.send("GET", "/api/v1/agents", Some(&app.editor), None).await), ["editor"]);
+    assert_eq!(aliases(&app.get("/api/v1/agents").await), ["editor", "notes", "researcher"], "admins see all");
+    assert_status!(app.send("GET", "/api/v1/agents/notes", Some(&app.editor), None).await, 404);
+    assert_status!(app.send("GET", "/api/v1/agents/editor", Some(&app.viewer), None).await, 200);
+}
+
+#[tokio::test]
+async fn tool_categories_count_what_the_caller_may_use() {
+    let (app, _) = app().await;
+    let admin = app.get("/api/v1/tools/categories").await;
+    assert_status!(admin, 200);
+    let count = |reply: &common::Reply, name: &str| -> u64 {
+        reply.body["items"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["count"].as_u64().unwrap()
+    };
+    let listed = app.get("/api/v1/tools?category=internal").await;
+    assert_eq!(count(&admin, "internal"), listed.body["count"].as_u64().unwrap());
+    assert_eq!(count(&admin, "default"), 3);
+    let viewer = app.send("GET", "/api/v1/tools/categories", Some(&app.viewer), None).await;
+    assert!(count(&viewer, "internal") < count(&admin, "internal"), "viewers read only");
+    assert_status!(app.send("GET", "/api/v1/tools/categories", None, None).await, 401);
+}

@@ -21,7 +21,7 @@ pub struct GetNavItemArgs {
     pub navigation_id: Option<String>,
     /// Find items whose label contains this text.
     pub label: Option<String>,
-    /// List the items of every navigation.
+    /// List the items of every navigation; with navigationId, every item of that one.
     pub all: Option<bool>,
 }
 
@@ -91,10 +91,13 @@ pub fn nav_item_json(n: &NavItem) -> Value {
 }
 
 async fn get_nav_item(call: &Call<'_>, a: GetNavItemArgs) -> ToolResult {
-    // label may narrow a navigation; otherwise exactly one selector.
-    let label_in_nav = a.label.is_some() && a.navigation_id.is_some() && a.id.is_none() && a.all.is_none();
-    let sel = if label_in_nav {
+    // label may narrow a navigation, and `all: true` with a navigation means
+    // every item of it (the seed's own form); otherwise exactly one selector.
+    let in_nav = a.navigation_id.is_some() && a.id.is_none();
+    let sel = if in_nav && a.label.is_some() && a.all.is_none() {
         "label"
+    } else if in_nav && a.label.is_none() && a.all == Some(true) {
+        "navigationId"
     } else {
         select_one(&[
             ("id", a.id.is_some()),

@@ -201,6 +201,10 @@ async fn nav_items_get_create_update() {
     let in_footer = ok(env.call("getNavItem", json!({"label": "contact", "navigationId": "footer"})).await);
     assert_eq!(in_footer["count"], 1);
     assert_eq!(ok(env.call("getNavItem", json!({"all": true})).await)["count"], 10);
+    // the seed's own form: every item of one navigation
+    let seed_form = ok(env.call("getNavItem", json!({"navigationId": "header", "all": true})).await);
+    assert_eq!(seed_form["items"], header["items"]);
+    fails(&env.call("getNavItem", json!({"navigationId": "header", "all": true, "label": "x"})).await, "VALIDATION");
     fails(&env.call("getNavItem", json!({})).await, "VALIDATION");
 
     let pricing = env.page_id("pricing").await;

@@ -16,7 +16,7 @@ use futures_util::Stream;
 use quire_agent::{AgentError, Person};
 use quire_core::access::{Action, Group};
 use quire_core::input::{AgentPatch, NewAgent};
-use quire_core::model::{Agent, AgentSession};
+use quire_core::model::{Agent, AgentSession, SessionStatus};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::convert::Infallible;
@@ -28,6 +28,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/agents", get(list).post(create))
         .route("/api/v1/agents/{alias}", get(read).patch(update).delete(disable))
         .route("/api/v1/agents/{alias}/chat", post(chat))
+        .route("/api/v1/agents/{alias}/chat/stream", post(chat_stream))
         .route("/api/v1/sessions", get(sessions))
         .route("/api/v1/sessions/{id}", get(session))
         .route("/api/v1/sessions/{id}/events", get(events))
@@ -76,13 +77,25 @@ fn with_warnings(state: &AppState, agent: Agent) -> Value {
     v
 }
 
-/// Lists the agents of the site.
+/// Whether the caller may see an agent: admins see every agent, others
+/// those they can chat with (enabled, and allowed for their group).
+fn visible(caller: &Caller, agent: &Agent) -> bool {
+    caller.group() == Group::Admin || quire_agent::usable_by(agent, caller.group())
+}
+
+/// Lists the agents of the site the caller can use (admins: all of them).
 #[utoipa::path(get, path = "/api/v1/agents", tag = "agents", security(("bearer" = [])),
     responses((status = 200, description = "{ items: Agent[], count }")))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
     caller.require(Action::Read)?;
-    let items: Vec<Value> =
-        state.store().agents(&caller.scope).await?.into_iter().map(|a| with_warnings(&state, a)).collect();
+    let items: Vec<Value> = state
+        .store()
+        .agents(&caller.scope)
+        .await?
+        .into_iter()
+        .filter(|a| visible(&caller, a))
+        .map(|a| with_warnings(&state, a))
+        .collect();
     Ok(Json(json!({ "count": items.len(), "items": items })))
 }
 
@@ -104,7 +117,11 @@ pub async fn create(
     security(("bearer" = [])), responses((status = 200, body = Agent), (status = 404, body = ErrorBody)))]
 pub async fn read(State(state): State<AppState>, caller: Caller, Path(alias): Path<String>) -> ApiResult<Json<Value>> {
     caller.require(Action::Read)?;
-    Ok(Json(with_warnings(&state, state.store().agent(&caller.scope, &alias).await?)))
+    let agent = state.store().agent(&caller.scope, &alias).await?;
+    if !visible(&caller, &agent) {
+        return Err(ApiError::not_found(format!("agent {alias} not found")));
+    }
+    Ok(Json(with_warnings(&state, agent)))
 }
 
 /// Changes an agent (admins).
@@ -149,6 +166,10 @@ pub struct ChatBody {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub context: Option<Value>,
+    /// Wait for the turn to end or pause and answer `{ text, pendingApprovals, isComplete }`
+    /// (default: answer at once with the session and its event stream).
+    #[serde(default)]
+    pub wait: Option<bool>,
 }
 
 /// Starts a turn. Answers at once with the session id; follow the turn on
@@ -169,7 +190,100 @@ pub async fn chat(
         .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context)
         .await?;
     let events = format!("/api/v1/sessions/{}/events", started.session_id);
-    Ok((StatusCode::ACCEPTED, Json(json!({ "sessionId": started.session_id, "turn": started.turn, "events": events }))))
+    if body.wait != Some(true) {
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(json!({ "sessionId": started.session_id, "turn": started.turn, "events": events })),
+        ));
+    }
+    let (session_id, turn) = (started.session_id.clone(), started.turn);
+    if tokio::time::timeout(CHAT_WAIT, started.handle).await.is_err() {
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(json!({ "sessionId": session_id, "turn": turn, "events": events, "isComplete": false,
+                         "text": Value::Null, "pendingApprovals": [] })),
+        ));
+    }
+    let session = state.store().session(&caller.scope, &session_id).await?;
+    let (backlog, _) = state.runtime().events().subscribe(&session_id, None);
+    let end = backlog.iter().rev().find(|e| matches!(e.kind(), "RUN_FINISHED" | "RUN_ERROR"));
+    let text = end.and_then(|e| e.data.pointer("/result/text")).cloned().unwrap_or(Value::Null);
+    let error = end.filter(|e| e.kind() == "RUN_ERROR").and_then(|e| e.data.get("message")).cloned();
+    let mut answer = json!({
+        "sessionId": session_id,
+        "turn": turn,
+        "events": events,
+        "text": text,
+        "pendingApprovals": session.pending,
+        "isComplete": session.status == SessionStatus::Idle,
+    });
+    if let Some(error) = error {
+        answer["error"] = error;
+    }
+    Ok((StatusCode::OK, Json(answer)))
+}
+
+/// Longest a `wait: true` chat request waits for its turn.
+const CHAT_WAIT: Duration = Duration::from_secs(300);
+
+/// Starts a turn and answers its events as Server-Sent Events (AG-UI 1.0
+/// names) until the turn ends or pauses; the stream then closes. The same
+/// events stay available on `GET /api/v1/sessions/{id}/events`.
+#[utoipa::path(post, path = "/api/v1/agents/{alias}/chat/stream", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
+    request_body = ChatBody, security(("bearer" = [])),
+    responses((status = 200, description = "text/event-stream of this turn's AG-UI events"), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn chat_stream(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(alias): Path<String>,
+    ApiJson(body): ApiJson<ChatBody>,
+) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    caller.require(Action::Read)?;
+    let started = state
+        .runtime()
+        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context)
+        .await?;
+    // The run was announced before it was spawned: the backlog starts with it.
+    let (backlog, receiver) = state.runtime().events().subscribe(&started.session_id, None);
+    use futures_util::StreamExt;
+    // Ends right after the run's last event, without waiting for another.
+    let events = futures_util::stream::unfold(
+        (Box::pin(event_stream(backlog, receiver)), false),
+        |(mut events, ended)| async move {
+            if ended {
+                return None;
+            }
+            let e = events.next().await?;
+            let last = matches!(e.kind(), "RUN_FINISHED" | "RUN_ERROR");
+            Some((e, (events, last)))
+        },
+    );
+    Ok(Sse::new(events.map(|e| Ok(sse_event(&e)))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// A session's backlog, then its live events (a slow reader skips what it
+/// missed; it may reconnect with Last-Event-ID).
+fn event_stream(
+    backlog: Vec<quire_agent::Event>,
+    receiver: tokio::sync::broadcast::Receiver<quire_agent::Event>,
+) -> impl Stream<Item = quire_agent::Event> {
+    use futures_util::StreamExt;
+    let live = futures_util::stream::unfold(receiver, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(event) => return Some((event, rx)),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    futures_util::stream::iter(backlog).chain(live)
+}
+
+/// One AG-UI event as an SSE event: id, type and JSON data.
+fn sse_event(e: &quire_agent::Event) -> Event {
+    Event::default().id(e.id.to_string()).event(e.kind()).data(e.data.to_string())
 }
 
 /// Whose sessions to list.
@@ -251,22 +365,8 @@ pub async fn events(
         None => q.last_event_id,
     };
     let (backlog, receiver) = state.runtime().events().subscribe(&id, last);
-    let replay = futures_util::stream::iter(backlog);
-    let live = futures_util::stream::unfold(receiver, |mut rx| async move {
-        loop {
-            match rx.recv().await {
-                Ok(event) => return Some((event, rx)),
-                // A slow reader skipped events: it may reconnect with Last-Event-ID.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
-        }
-    });
     use futures_util::StreamExt;
-    let stream = replay.chain(live).map(|e| {
-        let kind = e.kind().to_string();
-        Ok(Event::default().id(e.id.to_string()).event(kind).data(e.data.to_string()))
-    });
+    let stream = event_stream(backlog, receiver).map(|e| Ok(sse_event(&e)));
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 

@@ -22,6 +22,7 @@ pub const SESSION_HEADER: &str = "x-quire-session";
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/tools", get(list))
+        .route("/api/v1/tools/categories", get(categories))
         .route("/api/v1/tools/{name}", get(read))
         .route("/api/v1/tools/{name}/invoke", post(invoke))
         .route("/api/v1/approvals", get(approvals))
@@ -70,6 +71,26 @@ pub async fn list(
         .filter(|t| q.category.as_deref().is_none_or(|c| t.category.as_str() == c))
         .map(|t| registry.info(t))
         .collect();
+    Ok(Json(serde_json::json!({ "count": items.len(), "items": items })))
+}
+
+/// The tool categories with how many tools of each the caller's group may use.
+#[utoipa::path(get, path = "/api/v1/tools/categories", tag = "tools", security(("bearer" = [])),
+    responses((status = 200, description = "{ items: [{ name, description, count }], count }"), (status = 401, body = ErrorBody)))]
+pub async fn categories(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
+    use quire_tools::Category;
+    let registry = state.registry();
+    let items: Vec<Value> = [
+        (Category::Default, "Always active: searchTools, acknowledgeRequest, finalAnswer."),
+        (Category::Internal, "Work on this site's content, media and notes."),
+        (Category::External, "Reach outside the server (web search, stock images, HTTP)."),
+    ]
+    .into_iter()
+    .map(|(category, description)| {
+        let count = registry.permitted(caller.group()).filter(|t| t.category == category).count();
+        serde_json::json!({ "name": category.as_str(), "description": description, "count": count })
+    })
+    .collect();
     Ok(Json(serde_json::json!({ "count": items.len(), "items": items })))
 }
 

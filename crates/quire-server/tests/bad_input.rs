@@ -53,8 +53,7 @@ fn any_json() -> impl Strategy<Value = Value> {
 /// Arguments shaped like a tool's schema (its own parameter names with
 /// arbitrary values), or arbitrary JSON altogether.
 fn args_for(schema: &Value) -> BoxedStrategy<Value> {
-    let names: Vec<String> =
-        schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    let names: Vec<String> = schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
     if names.is_empty() {
         return any_json().boxed();
     }
@@ -92,7 +91,8 @@ async fn arbitrary_arguments_for_every_tool_never_break_the_server() {
         for _ in 0..CASES {
             let args = strategy.new_tree(&mut runner).unwrap().current();
             let before = last_change(&app).await;
-            let reply = app.send("POST", &format!("/api/v1/tools/{name}/invoke"), Some(&app.editor), Some(args.clone())).await;
+            let reply =
+                app.send("POST", &format!("/api/v1/tools/{name}/invoke"), Some(&app.editor), Some(args.clone())).await;
             attempts += 1;
             let what = format!("{name} {args}");
             assert_error_shape(&what, &reply);
@@ -126,17 +126,23 @@ async fn malformed_bodies_for_every_route_are_json_errors() {
     for (path, item) in doc["paths"].as_object().unwrap() {
         let uri = path
             .split('/')
-            .map(|s| if s.starts_with('{') { if s == "{turn}" { "1".to_string() } else { home.clone() } } else { s.to_string() })
+            .map(|s| {
+                if s.starts_with('{') {
+                    if s == "{turn}" { "1".to_string() } else { home.clone() }
+                } else {
+                    s.to_string()
+                }
+            })
             .collect::<Vec<_>>()
             .join("/");
         for method in item.as_object().unwrap().keys().filter(|m| ["post", "patch", "put"].contains(&m.as_str())) {
             for body in bodies {
                 let before = last_change(&app).await;
-                let reply = app
-                    .send_raw(&method.to_uppercase(), &uri, Some(&app.admin), Some(body.to_string()), &[])
-                    .await;
+                let reply =
+                    app.send_raw(&method.to_uppercase(), &uri, Some(&app.admin), Some(body.to_string()), &[]).await;
                 attempts += 1;
-                let what = format!("{} {uri} with {:?}", method.to_uppercase(), body.chars().take(40).collect::<String>());
+                let what =
+                    format!("{} {uri} with {:?}", method.to_uppercase(), body.chars().take(40).collect::<String>());
                 assert_error_shape(&what, &reply);
                 assert!(reply.status.as_u16() >= 400, "{what}: accepted: {}", reply.body);
                 assert_eq!(last_change(&app).await, before, "{what}: the change log moved");

@@ -218,6 +218,7 @@ async fn injection_on_the_editor(policy: &str) {
         .filter(|c| c["id"].as_str().is_some_and(|id| ["inj-", "pre-", "esc-"].iter().any(|p| id.starts_with(p))))
         .count();
     assert!(attempts >= 5, "the obedient model tried every planted instruction: {attempts}");
+    eprintln!("prompt injection ({policy} policy): {attempts} planted calls tried, 0 destructive ran");
     // the planted text reached it only as marked data: the page name did not
     // open a rules block of its own in the system prompt
     for request in &requests {

@@ -116,6 +116,7 @@ fn tidy(schema: &mut Value) {
             }
         }
     }
+    split_type_union(map);
     for value in map.values_mut() {
         match value {
             Value::Object(_) => tidy(value),
@@ -123,6 +124,46 @@ fn tidy(schema: &mut Value) {
             _ => {}
         }
     }
+}
+
+/// Rewrites `"type": ["string", "null"]` as `anyOf` branches of one type
+/// each: the same values are accepted, and clients that map schemas onto a
+/// single-type dialect (Gemini's OpenAPI subset, MCP Inspector's portability
+/// check) can read it. Keywords about the value (enum, items, bounds) go with
+/// its branch; the description stays on the property.
+fn split_type_union(map: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Array(types)) = map.get("type") else { return };
+    if types.len() < 2 {
+        if let Some(only) = types.first().cloned() {
+            map.insert("type".into(), only);
+        }
+        return;
+    }
+    let types = types.clone();
+    map.remove("type");
+    const ANNOTATIONS: [&str; 5] = ["description", "title", "default", "examples", "deprecated"];
+    let constraints: Vec<String> = map.keys().filter(|k| !ANNOTATIONS.contains(&k.as_str())).cloned().collect();
+    let mut shared = serde_json::Map::new();
+    for key in constraints {
+        if let Some(value) = map.remove(&key) {
+            shared.insert(key, value);
+        }
+    }
+    let branches = types
+        .into_iter()
+        .map(|t| {
+            if t == "null" {
+                return serde_json::json!({ "type": "null" });
+            }
+            let mut branch = shared.clone();
+            if let Some(Value::Array(values)) = branch.get_mut("enum") {
+                values.retain(|v| !v.is_null());
+            }
+            branch.insert("type".into(), t);
+            Value::Object(branch)
+        })
+        .collect();
+    map.insert("anyOf".into(), Value::Array(branches));
 }
 
 #[cfg(test)]
@@ -157,6 +198,42 @@ mod tests {
         assert_eq!(err(json!({"name": "x", "colour": 1})), "colour: unknown parameter (accepted: name, status, limit)");
         assert_eq!(err(json!({"name": "x", "limit": "ten"})), "limit: expected u32, got string \"ten\"");
         assert_eq!(err(json!([1])), "arguments must be a JSON object");
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Patch {
+        /// New parent; null moves it to the root.
+        #[serde(default, deserialize_with = "quire_core::input::double_option")]
+        #[schemars(with = "Option<String>")]
+        parent_id: Option<Option<String>>,
+        /// New status; null clears it.
+        #[serde(default, deserialize_with = "quire_core::input::double_option")]
+        #[schemars(with = "Option<quire_core::model::PublishStatus>")]
+        status: Option<Option<quire_core::model::PublishStatus>>,
+    }
+
+    #[test]
+    fn nullable_parameters_are_any_of_single_types() {
+        let schema = schema_of::<Patch>();
+        let text = schema.to_string();
+        assert!(!text.contains("[\"string\",\"null\"]"), "{text}");
+        let parent = &schema["properties"]["parentId"];
+        assert_eq!(parent["anyOf"], json!([{"type": "string"}, {"type": "null"}]), "{parent}");
+        assert_eq!(parent["description"], "New parent; null moves it to the root.");
+        let status = &schema["properties"]["status"];
+        let branches = status["anyOf"].as_array().unwrap();
+        assert!(branches.contains(&json!({"type": "null"})), "{status}");
+        assert!(
+            branches.iter().any(|b| b["enum"] == json!(["draft", "published", "unpublished"])),
+            "the enum goes with its non-null branch: {status}"
+        );
+        // Parsing is untouched: absent, null and a value stay three answers.
+        let absent: Patch = parse(json!({})).unwrap();
+        let cleared: Patch = parse(json!({"parentId": null})).unwrap();
+        let set: Patch = parse(json!({"parentId": "pg_1"})).unwrap();
+        assert_eq!((absent.parent_id, cleared.parent_id, set.parent_id), (None, Some(None), Some(Some("pg_1".into()))));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod guidance;
 pub mod images;
 pub mod navigation;
 pub mod notes;
+pub mod output;
 pub mod pages;
 pub mod posts;
 pub mod registry;
@@ -26,6 +27,7 @@ pub mod tool;
 pub mod vaults;
 
 pub use guidance::{RULES, render_guidance};
+pub use output::output_schema;
 pub use registry::{Registry, ToolInfo, full_schema, permits};
 pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Services, Tool, ToolError};
 

@@ -27,6 +27,8 @@ pub struct Registry {
     search: crate::search::SearchIndex,
     /// Every tool's full input schema, generated once (same order as `tools`).
     schemas: Vec<Value>,
+    /// Every tool's output schema, generated once (same order as `tools`).
+    outputs: Vec<Value>,
 }
 
 /// A tool as listed to clients: its definition without the code.
@@ -79,6 +81,7 @@ impl Registry {
         Self {
             search: crate::search::SearchIndex::new(&tools),
             schemas: tools.iter().map(full_schema).collect(),
+            outputs: tools.iter().map(crate::output::output_schema).collect(),
             tools,
             index,
             services,
@@ -111,6 +114,11 @@ impl Registry {
     /// A tool's full input schema (as [`full_schema`]), generated once.
     pub fn schema(&self, name: &str) -> Option<&Value> {
         self.index.get(name).map(|&i| &self.schemas[i])
+    }
+
+    /// What a tool answers, as JSON Schema ([`crate::output::output_schema`]), generated once.
+    pub fn output_schema(&self, name: &str) -> Option<&Value> {
+        self.index.get(name).map(|&i| &self.outputs[i])
     }
 
     /// A tool by name.

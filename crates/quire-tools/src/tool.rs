@@ -47,7 +47,7 @@ pub enum Risk {
 }
 
 /// Errors a tool reports to its caller, which can read and repair from them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// Arguments or content broke a rule.

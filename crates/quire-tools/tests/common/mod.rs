@@ -54,11 +54,15 @@ impl Env {
     }
 
     pub async fn call(&self, name: &str, args: Value) -> Value {
-        self.registry.call(&self.ctx(Group::Admin), name, args).await
+        self.call_as(&self.ctx(Group::Admin), name, args).await
     }
 
+    /// Calls a tool and holds its answer to the tool's declared output
+    /// schema, so every call of every test checks that schema too.
     pub async fn call_as(&self, ctx: &CallContext, name: &str, args: Value) -> Value {
-        self.registry.call(ctx, name, args).await
+        let result = self.registry.call(ctx, name, args).await;
+        conforms(&self.registry, name, &result);
+        result
     }
 
     pub async fn page_id(&self, slug: &str) -> String {
@@ -80,4 +84,13 @@ pub fn fails(v: &Value, code: &str) -> String {
     assert_eq!(v["errorCode"], code, "{v}");
     assert!(v["hint"].as_str().is_some_and(|h| !h.is_empty()), "errors carry a hint: {v}");
     v["error"].as_str().unwrap().to_string()
+}
+
+/// Asserts that `result` matches the output schema `name` declares.
+#[track_caller]
+pub fn conforms(registry: &Registry, name: &str, result: &Value) {
+    if let Some(schema) = registry.output_schema(name) {
+        let problems = quire_tools::output::violations(schema, result);
+        assert!(problems.is_empty(), "{name} answered outside its output schema: {problems:?}\n{result}");
+    }
 }

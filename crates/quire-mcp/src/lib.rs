@@ -6,8 +6,10 @@
 //! [`Registry::call`], so permissions, validation and the approval flow of
 //! destructive tools are exactly those of every other surface. A tool's own
 //! failure is an `isError` result carrying its message and hint; protocol
-//! errors are kept for protocol problems.
+//! errors are kept for protocol problems. Each tool declares the output
+//! schema the registry derives for it, and its structured result matches it.
 
+mod completion;
 mod prompts;
 mod resources;
 
@@ -177,14 +179,25 @@ impl QuireMcp {
             return preview;
         }
         let Some(id) = preview["confirmationId"].as_str().map(str::to_string) else { return preview };
-        let message = format!(
-            "{}\n\nApprove this change? It archives (never destroys) and can be restored.",
-            preview["message"].as_str().unwrap_or("A destructive change is waiting for approval.")
-        );
+        let Some(tool) = self.registry.get(name) else { return preview };
+        // The preview's own sentence, without the instructions for the model
+        // that the tool's answer adds (approving elsewhere, calling again).
+        let described = match self.registry.services().store.confirmation(&ctx.scope, &id).await {
+            Ok(confirmation) => confirmation.preview["message"].as_str().map(str::to_string),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the confirmation; leaving the request for approval in Quire");
+                return preview;
+            }
+        };
+        let Some(described) = described else { return preview };
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message,
-            requested_schema: ElicitationSchema::builder().required_bool("approve").build_unchecked(),
+            message: approval_question(tool, &described),
+            requested_schema: ElicitationSchema::builder()
+                .required_bool_with("approve", |b| {
+                    b.title("Approve").description("Yes runs exactly the change described; no cancels it.")
+                })
+                .build_unchecked(),
         };
         let answer = match context.peer.create_elicitation(params).await {
             Ok(answer) => answer,
@@ -206,6 +219,48 @@ impl QuireMcp {
     }
 }
 
+/// What the person at an MCP client is asked about a destructive call: the
+/// preview's sentence, and what approving does for this kind of tool.
+pub fn approval_question(tool: &quire_tools::Tool, described: &str) -> String {
+    let consequence = if tool.entity == "archive" {
+        "Approving restores these records as they were archived; they can be archived again with the matching delete tool."
+    } else {
+        "Approving archives these records (nothing is destroyed); restoreArchive brings them back."
+    };
+    format!("{described}\n\nNothing has changed yet. {consequence} Approve?")
+}
+
+/// What the server tells a client's model about using it. Every tool named
+/// here exists in the registry (a test checks it); in discover mode the
+/// model is pointed at searchTools and useTool first.
+pub fn instructions(mode: &ToolMode) -> String {
+    let mut text = String::from(
+        "Quire manages one site's content: pages made of sections (getPage, getSection, getSectionTemplate, \
+         createPage, createSection, updatePage, updateSection), blog posts (getPost, createPost, updatePost), \
+         other collection entries (getEntry, createEntry, updateEntry), navigation menus (getNavItem, \
+         createNavItem, updateNavItem), the media library (getImage, createImage, updateImage) and a vault of \
+         markdown notes (searchNotes, listFolder, readNote, writeNote, updateNote).\n\
+         Read before writing: resolve ids with the get* tools, use image URLs exactly as getImage returns them, \
+         and send update* only what changes (it merges).\n\
+         Nothing is destroyed: delete* tools archive a record with what depends on it, getArchive lists \
+         archives and restoreArchive brings them back. Those destructive tools first answer a preview with a \
+         confirmationId and change nothing. When this client can ask its user (elicitation), Quire asks there \
+         and runs the exact previewed call on yes. Otherwise a person approves it with other credentials than \
+         this connection's (`quire approvals approve <id>`, or POST /api/v1/approvals/<id>/approve); then \
+         call the same tool again with the same arguments plus that confirmationId.\n\
+         Published pages and posts are also resources: quire://pages/{slug} and quire://posts/{slug}.",
+    );
+    match mode {
+        ToolMode::Discover => text.push_str(
+            "\nOnly searchTools and useTool are listed at first: find tools with searchTools (they then join \
+             the list), or call any of them through useTool with its name and arguments.",
+        ),
+        ToolMode::ReadOnly => text.push_str("\nThis connection offers only the read-only tools."),
+        ToolMode::All | ToolMode::Groups(_) => {}
+    }
+    text
+}
+
 /// The `useTool` meta-tool of discover mode.
 fn use_tool() -> Tool {
     let schema = serde_json::json!({
@@ -218,37 +273,34 @@ fn use_tool() -> Tool {
         "additionalProperties": false
     });
     let Value::Object(schema) = schema else { return Tool::new(USE_TOOL, "", Arc::new(Default::default())) };
+    // Whatever the called tool answers: every answer is an object with `success`.
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "success": {"type": "boolean", "description": "false when the call failed; then errorCode, error and hint say why."}
+        },
+        "required": ["success"]
+    });
+    let Value::Object(output) = output else { return Tool::new(USE_TOOL, "", Arc::new(Default::default())) };
     let mut t = Tool::new(
         USE_TOOL,
         "Call any Quire tool by name with its arguments; find names with searchTools. Returns that tool's result.",
         Arc::new(schema),
     )
+    .with_raw_output_schema(Arc::new(output))
     .with_annotations(ToolAnnotations::new().read_only(false).destructive(true).idempotent(false).open_world(false));
     t.title = Some("Use tool".into());
     t
 }
 
-/// The MCP description of a tool: schema, title and annotations from its metadata.
-pub fn mcp_tool(tool: &quire_tools::Tool, schema: &Value) -> Tool {
-    let schema = match schema {
+/// The MCP description of a tool: input and output schema as the registry
+/// generates them, title and annotations from its metadata.
+pub fn mcp_tool(tool: &quire_tools::Tool, input: &Value, output: &Value) -> Tool {
+    let object = |schema: &Value| match schema {
         Value::Object(map) => map.clone(),
         _ => Default::default(),
     };
-    // Every tool answers a JSON object with `success`; errors add errorCode and hint.
-    let output = serde_json::json!({
-        "type": "object",
-        "properties": {
-            "success": {"type": "boolean"},
-            "errorCode": {"type": "string"},
-            "error": {"type": "string"},
-            "hint": {"type": "string"}
-        },
-        "required": ["success"]
-    });
-    let output = match output {
-        Value::Object(map) => map,
-        _ => Default::default(),
-    };
+    let (schema, output) = (object(input), object(output));
     let mut t = Tool::new(tool.name, tool.description, Arc::new(schema))
         .with_raw_output_schema(Arc::new(output))
         .with_annotations(
@@ -295,6 +347,7 @@ impl ServerHandler for QuireMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_completions()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_prompts()
@@ -302,12 +355,7 @@ impl ServerHandler for QuireMcp {
                 .build(),
         )
         .with_server_info(Implementation::new("quire", env!("CARGO_PKG_VERSION")).with_title("Quire CMS"))
-        .with_instructions(format!(
-            "Manage a Quire site: pages, sections, posts, navigation, entries, images, archive. \
-                 Destructive tools return a preview with a confirmationId; a person approves it in Quire, \
-                 then call again with that confirmationId.\n{}",
-            quire_tools::RULES
-        ))
+        .with_instructions(instructions(&self.mode))
     }
 
     async fn list_tools(
@@ -321,7 +369,11 @@ impl ServerHandler for QuireMcp {
             .tools()
             .iter()
             .filter(|t| self.offered(&ctx, t))
-            .filter_map(|t| self.registry.schema(t.name).map(|schema| mcp_tool(t, schema)))
+            .filter_map(|t| {
+                let input = self.registry.schema(t.name)?;
+                let output = self.registry.output_schema(t.name)?;
+                Some(mcp_tool(t, input, output))
+            })
             .collect();
         if self.mode == ToolMode::Discover {
             tools.insert(1, use_tool());
@@ -408,6 +460,24 @@ impl ServerHandler for QuireMcp {
         let ctx = self.context(&context).await?;
         Ok(resources::read(self.registry.services(), &ctx, &request.uri).await?.into())
     }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.context(&context).await?;
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let ctx = self.context(&context).await?;
+        completion::complete(self.registry.services(), &ctx, &request).await
+    }
 }
 
 #[cfg(test)]
@@ -417,7 +487,7 @@ mod tests {
     #[test]
     fn annotations_follow_the_tool_metadata() {
         for tool in quire_tools::catalog() {
-            let t = mcp_tool(&tool, &quire_tools::full_schema(&tool));
+            let t = mcp_tool(&tool, &quire_tools::full_schema(&tool), &quire_tools::output_schema(&tool));
             let a = t.annotations.clone().unwrap();
             assert_eq!(a.read_only_hint, Some(tool.read_only), "{}", tool.name);
             assert_eq!(a.destructive_hint, Some(tool.destructive), "{}", tool.name);
@@ -425,6 +495,100 @@ mod tests {
             assert_eq!(a.open_world_hint, Some(false), "{}", tool.name);
             assert_eq!(t.input_schema.get("type").and_then(Value::as_str), Some("object"));
         }
+    }
+
+    /// Words that read as tool names: a verb any tool name starts with (or
+    /// one of an outside tool Quire does not have), then a capital, e.g.
+    /// `getPage`, `browseImages`; and `get*`-style families.
+    fn named_tools(text: &str) -> (Vec<String>, Vec<String>) {
+        let catalog = quire_tools::catalog();
+        let mut verbs: Vec<String> =
+            catalog.iter().map(|t| t.name.chars().take_while(char::is_ascii_lowercase).collect::<String>()).collect();
+        verbs.extend(
+            ["browse", "import", "fetch", "http", "publish", "upload", "send", "find", "use"].map(String::from),
+        );
+        let (mut names, mut families) = (Vec::new(), Vec::new());
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if !chars[i].is_ascii_alphabetic() || (i > 0 && chars[i - 1].is_ascii_alphanumeric()) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let verb: String = word.chars().take_while(char::is_ascii_lowercase).collect();
+            if !verbs.contains(&verb) {
+                continue;
+            }
+            if word.len() > verb.len() {
+                names.push(word);
+            } else if chars.get(i) == Some(&'*') {
+                families.push(word);
+            }
+        }
+        (names, families)
+    }
+
+    fn assert_names_exist(label: &str, text: &str, extra: &[&str]) -> usize {
+        let catalog: Vec<&str> = quire_tools::catalog().iter().map(|t| t.name).collect();
+        let (names, families) = named_tools(text);
+        for name in &names {
+            assert!(
+                catalog.contains(&name.as_str()) || extra.contains(&name.as_str()),
+                "{label} names {name}, which is no tool of the registry"
+            );
+        }
+        for family in &families {
+            assert!(catalog.iter().any(|t| t.starts_with(family.as_str())), "{label} names {family}*, no such tools");
+        }
+        names.len()
+    }
+
+    #[test]
+    fn the_name_check_catches_missing_tools() {
+        let (names, families) =
+            named_tools("look with getImage before browseImages → importImage; delete* and x.getFoo");
+        assert_eq!(names, ["getImage", "browseImages", "importImage", "getFoo"]);
+        assert_eq!(families, ["delete"]);
+        let caught = std::panic::catch_unwind(|| assert_names_exist("rules", quire_tools::RULES, &[]));
+        assert!(caught.is_err(), "the agent's rules name browseImages, which this registry lacks");
+    }
+
+    #[test]
+    fn instructions_prompts_and_questions_name_only_real_tools() {
+        for mode in [ToolMode::All, ToolMode::ReadOnly, ToolMode::Groups(vec!["pages".into()])] {
+            let named = assert_names_exist("instructions", &instructions(&mode), &[]);
+            assert!(named >= 20, "the instructions name the tools to use ({named})");
+        }
+        let discover = instructions(&ToolMode::Discover);
+        assert_names_exist("discover instructions", &discover, &[USE_TOOL]);
+        assert!(discover.contains("searchTools") && discover.contains(USE_TOOL));
+        for template in prompts::templates() {
+            assert!(assert_names_exist("prompt", template, &[]) >= 3);
+        }
+        for tool in quire_tools::catalog().iter().filter(|t| t.destructive) {
+            let question = approval_question(tool, "Would archive 1 page(s): About.");
+            assert_names_exist("approval question", &question, &[]);
+            assert!(!question.contains("confirmationId") && !question.contains("call again"), "{question}");
+        }
+        let restore = quire_tools::catalog().into_iter().find(|t| t.name == "restoreArchive").unwrap();
+        assert!(approval_question(&restore, "Would restore page About.").contains("restores"));
+    }
+
+    #[test]
+    fn tools_declare_the_registry_output_schema() {
+        for tool in quire_tools::catalog() {
+            let output = quire_tools::output_schema(&tool);
+            let t = mcp_tool(&tool, &quire_tools::full_schema(&tool), &output);
+            let declared = Value::Object((*t.output_schema.clone().unwrap()).clone());
+            assert_eq!(declared, output, "{}", tool.name);
+        }
+        let meta = use_tool();
+        assert_eq!(meta.output_schema.unwrap()["required"], serde_json::json!(["success"]));
     }
 
     #[test]

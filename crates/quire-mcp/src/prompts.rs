@@ -66,6 +66,29 @@ pub fn list() -> Vec<Prompt> {
         .collect()
 }
 
+/// Errors unless a prompt named `prompt` exists and takes `argument`.
+pub fn check_argument(prompt: &str, argument: &str) -> Result<(), ErrorData> {
+    let workflow = WORKFLOWS
+        .iter()
+        .find(|w| w.name == prompt)
+        .ok_or_else(|| ErrorData::invalid_params(format!("no prompt named \"{prompt}\""), None))?;
+    if workflow.arguments.iter().any(|(name, _, _)| *name == argument) {
+        return Ok(());
+    }
+    let accepted: Vec<&str> = workflow.arguments.iter().map(|(name, _, _)| *name).collect();
+    Err(ErrorData::invalid_params(
+        format!("prompt \"{prompt}\" has no argument \"{argument}\" (accepted: {})", accepted.join(", ")),
+        None,
+    ))
+}
+
+/// Every prompt's text with its placeholders left in, for checks of the
+/// tools it names.
+#[cfg(test)]
+pub fn templates() -> impl Iterator<Item = &'static str> {
+    WORKFLOWS.iter().map(|w| w.template)
+}
+
 /// A prompt filled with its arguments; a missing required one is an error that names it.
 pub fn get(name: &str, args: &Map<String, Value>) -> Result<GetPromptResult, ErrorData> {
     let workflow = WORKFLOWS

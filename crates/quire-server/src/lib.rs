@@ -107,8 +107,9 @@ impl AppState {
     }
 
     /// Also accepts MCP requests whose Host is one of `hosts` (besides
-    /// loopback), and, when `origins` is not empty, only browser requests
-    /// from those Origins. Call before the state is shared.
+    /// loopback), and browser requests from the Origins `origins` (besides
+    /// the server's own origin, always accepted; every other Origin is
+    /// refused). Call before the state is shared.
     pub fn with_mcp_allowed(mut self, hosts: &[String], origins: &[String]) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.mcp_allowed_hosts.extend(hosts.iter().cloned());

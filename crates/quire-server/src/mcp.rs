@@ -1,5 +1,7 @@
-//! `/mcp`: the MCP server over streamable HTTP. Every request needs a valid
-//! bearer token (401 without); the token decides the caller, as on REST.
+//! `/mcp`: the MCP server over streamable HTTP. A request from a web page of
+//! another origin is refused (403, as the MCP specification requires), then
+//! every request needs a valid bearer token (401 without); the token decides
+//! the caller, as on REST. rmcp then checks the Host header (DNS rebinding).
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -42,10 +44,11 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
         Box::pin(caller_of(state, secret))
     });
     let registry = state.inner.registry.clone();
-    let mut config = StreamableHttpServerConfig::default().with_allowed_hosts(state.inner.mcp_allowed_hosts.clone());
-    if !state.inner.mcp_allowed_origins.is_empty() {
-        config = config.with_allowed_origins(state.inner.mcp_allowed_origins.clone());
-    }
+    // Origin is checked here, before authentication, so rmcp's own check
+    // (which could not accept the server's own origin) stays off.
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(state.inner.mcp_allowed_hosts.clone())
+        .disable_allowed_origins();
     let mcp = StreamableHttpService::new(
         move || Ok(QuireMcp::new(registry.clone(), Caller::Bearer(authenticator.clone()), ToolMode::All)),
         Arc::new(LocalSessionManager::default()),
@@ -56,6 +59,10 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
         let state = check_state.clone();
         let mcp = mcp.clone();
         async move {
+            if let Err(why) = origin_allowed(req.headers(), &state.inner.mcp_allowed_origins) {
+                tracing::warn!(reason = %why, "refused an MCP request from a browser origin");
+                return Ok::<_, Infallible>(ApiError::forbidden(why).into_response());
+            }
             let secret = req
                 .headers()
                 .get(axum::http::header::AUTHORIZATION)
@@ -76,4 +83,109 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
         }
     });
     BoxCloneSyncService::new(guarded)
+}
+
+/// An origin as `(scheme, host, port)`, the port filled in from the scheme
+/// when left out (RFC 6454); `None` for anything else, `null` included.
+fn parse_origin(value: &str) -> Option<(String, String, Option<u16>)> {
+    let uri = value.trim().parse::<axum::http::Uri>().ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    if uri.path_and_query().is_some_and(|p| p.as_str() != "/" && !p.as_str().is_empty()) {
+        return None;
+    }
+    let default = match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    };
+    let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+    Some((scheme, host, authority.port_u16().or(default)))
+}
+
+/// Whether a request may reach `/mcp` given its `Origin`. Without one it
+/// comes from a program, not a web page, and passes. A page may call only
+/// from the server's own origin (the same host and port as the request's
+/// Host) or from one of `allowed` (`https://app.example.com`, a port, or
+/// `:*` for any port; `null` for opaque origins). Anything else is refused
+/// with the reason.
+fn origin_allowed(headers: &axum::http::HeaderMap, allowed: &[String]) -> Result<(), String> {
+    let Some(origin) = headers.get(axum::http::header::ORIGIN) else { return Ok(()) };
+    let Ok(origin) = origin.to_str().map(str::trim) else {
+        return Err("the Origin header is not valid text".into());
+    };
+    if allowed.iter().any(|a| a.trim() == origin) {
+        return Ok(());
+    }
+    let refused =
+        || Err(format!("Origin {origin} may not use /mcp: only the server's own origin and mcp_allowed_origins may"));
+    let Some((scheme, host, port)) = parse_origin(origin) else { return refused() };
+    let own = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok()).and_then(|h| {
+        let authority = h.parse::<axum::http::uri::Authority>().ok()?;
+        let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        Some((host, authority.port_u16()))
+    });
+    if let Some((own_host, own_port)) = own {
+        // The Host header leaves out the default port of the scheme the page used.
+        let own_port = own_port.or(match scheme.as_str() {
+            "http" => Some(80),
+            "https" => Some(443),
+            _ => None,
+        });
+        if own_host == host && own_port == port {
+            return Ok(());
+        }
+    }
+    for entry in allowed {
+        let entry = entry.trim();
+        let (base, any_port) = match entry.strip_suffix(":*") {
+            Some(base) => (base, true),
+            None => (entry, false),
+        };
+        if let Some((s, h, p)) = parse_origin(base)
+            && s == scheme
+            && h == host
+            && (any_port || p == port)
+        {
+            return Ok(());
+        }
+    }
+    refused()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderMap;
+
+    fn headers(host: &str, origin: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("host", host.parse().unwrap());
+        if let Some(o) = origin {
+            h.insert("origin", o.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn origins() {
+        let none: Vec<String> = Vec::new();
+        assert!(origin_allowed(&headers("127.0.0.1:8080", None), &none).is_ok(), "programs send no Origin");
+        assert!(origin_allowed(&headers("127.0.0.1:8080", Some("http://127.0.0.1:8080")), &none).is_ok());
+        assert!(origin_allowed(&headers("cms.example.com", Some("https://cms.example.com")), &none).is_ok());
+        assert!(origin_allowed(&headers("LOCALHOST:3000", Some("http://localhost:3000")), &none).is_ok());
+        for foreign in ["http://127.0.0.1:9999", "https://evil.example", "null", "http://127.0.0.1:8080/x", "nonsense"]
+        {
+            let err = origin_allowed(&headers("127.0.0.1:8080", Some(foreign)), &none).unwrap_err();
+            assert!(err.contains(foreign) && err.contains("mcp_allowed_origins"), "{err}");
+        }
+        let allowed: Vec<String> = vec!["https://app.example.com".into(), "http://localhost:*".into(), "null".into()];
+        let h = |o| headers("127.0.0.1:8080", Some(o));
+        assert!(origin_allowed(&h("https://app.example.com"), &allowed).is_ok());
+        assert!(origin_allowed(&h("https://app.example.com:443"), &allowed).is_ok());
+        assert!(origin_allowed(&h("https://app.example.com:8443"), &allowed).is_err(), "only the default port");
+        assert!(origin_allowed(&h("http://app.example.com"), &allowed).is_err(), "scheme matters");
+        assert!(origin_allowed(&h("http://localhost:5173"), &allowed).is_ok());
+        assert!(origin_allowed(&h("null"), &allowed).is_ok());
+    }
 }

@@ -165,3 +165,34 @@ async fn mcp_needs_a_token_and_an_allowed_host() {
     let ok = app.send_raw("POST", "/mcp", Some(&app.admin), Some(init.into()), &[accept, ("host", "127.0.0.1")]).await;
     assert_status!(ok, 200);
 }
+
+#[tokio::test]
+async fn mcp_refuses_pages_of_other_origins() {
+    let app = TestApp::new().await;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let accept = ("accept", "application/json, text/event-stream");
+    let host = ("host", "127.0.0.1:8080");
+    for origin in ["https://evil.example", "http://127.0.0.1:9999", "null"] {
+        let foreign = app
+            .send_raw("POST", "/mcp", Some(&app.admin), Some(init.into()), &[accept, host, ("origin", origin)])
+            .await;
+        assert_status!(foreign, 403);
+        assert!(foreign.body.to_string().contains("mcp_allowed_origins"), "{origin}: {:?}", foreign.body);
+        // refused before the token is even looked at
+        let anonymous =
+            app.send_raw("POST", "/mcp", None, Some(init.into()), &[accept, host, ("origin", origin)]).await;
+        assert_status!(anonymous, 403);
+    }
+    let own = app
+        .send_raw(
+            "POST",
+            "/mcp",
+            Some(&app.admin),
+            Some(init.into()),
+            &[accept, host, ("origin", "http://127.0.0.1:8080")],
+        )
+        .await;
+    assert_status!(own, 200);
+    let program = app.send_raw("POST", "/mcp", Some(&app.admin), Some(init.into()), &[accept, host]).await;
+    assert_status!(program, 200);
+}

@@ -27,7 +27,7 @@ pub struct Config {
     pub workers: Option<usize>,
     /// Host names `/mcp` accepts besides loopback (`QUIRE_MCP_ALLOWED_HOSTS='["cms.example.com"]'`).
     pub mcp_allowed_hosts: Vec<String>,
-    /// Browser Origins `/mcp` accepts, e.g. `["https://app.example.com"]` (`QUIRE_MCP_ALLOWED_ORIGINS`; empty: no Origin check).
+    /// Browser Origins `/mcp` accepts besides the server's own, e.g. `["https://app.example.com"]` (`QUIRE_MCP_ALLOWED_ORIGINS`); requests from any other Origin get 403.
     pub mcp_allowed_origins: Vec<String>,
     /// Folder holding one notes vault per site (`QUIRE_VAULTS_DIR`; default `<data>/vaults`).
     pub vaults_dir: Option<PathBuf>,

@@ -308,7 +308,7 @@ async fn a_revoked_token_stops_its_sessions() {
     let env = Env::openai().await;
     env.fake.push(openai_stream("Hello.", &[]));
     let session = env.turn("hi", None).await;
-    env.store.revoke_token(env.actor.trim_start_matches("token:")).await.unwrap();
+    env.store.revoke_token(&env.scope.site_id, env.actor.trim_start_matches("token:")).await.unwrap();
     let started = env.runtime.start(&env.person(), "editor", "again", Some(&session), None).await.unwrap();
     started.handle.await.unwrap();
     let last = env.runtime.events().history(&session).last().unwrap().clone();
@@ -323,13 +323,14 @@ fn profiles_come_from_the_environment() {
     let env = |vars: &'static [(&'static str, &'static str)]| {
         move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
     };
-    assert!(Profiles::from_env(&env(&[])).is_none());
-    let p = Profiles::from_env(&env(&[("ANTHROPIC_API_KEY", "a")])).unwrap();
+    assert!(Profiles::from_env(&env(&[])).unwrap().is_none());
+    let p = Profiles::from_env(&env(&[("ANTHROPIC_API_KEY", "a"), ("QUIRE_LLM_MODEL", "claude-x")])).unwrap().unwrap();
     assert_eq!((p.provider, p.api_key.as_deref()), (ProviderKind::Anthropic, Some("a")));
     let p = Profiles::from_env(&env(&[
         ("QUIRE_LLM_BASE_URL", "http://localhost:11434/v1"),
         ("QUIRE_LLM_MODEL", "llama3.2"),
     ]))
+    .unwrap()
     .unwrap();
     assert_eq!(p.provider, ProviderKind::Openai);
     assert_eq!(p.model_name(), "llama3.2");
@@ -337,10 +338,23 @@ fn profiles_come_from_the_environment() {
         ("QUIRE_LLM_PROVIDER", "anthropic"),
         ("QUIRE_LLM_API_KEY", "k"),
         ("OPENAI_API_KEY", "o"),
+        ("QUIRE_LLM_MODEL", "claude-x"),
     ]))
+    .unwrap()
     .unwrap();
     assert_eq!((p.provider, p.api_key.as_deref()), (ProviderKind::Anthropic, Some("k")));
-    assert!(Profiles::from_env(&env(&[("QUIRE_LLM_PROVIDER", "llama")])).is_none());
+    // An unknown provider is an error naming the accepted ones, not silence.
+    let err = Profiles::from_env(&env(&[("QUIRE_LLM_PROVIDER", "llama"), ("QUIRE_LLM_MODEL", "m")])).unwrap_err();
+    assert_eq!(err, "QUIRE_LLM_PROVIDER: \"llama\" is not one of openai, anthropic");
+    // A provider without a model is refused before any call, saying what to set.
+    let err = Profiles::from_env(&env(&[("QUIRE_LLM_BASE_URL", "http://localhost:11434/v1")])).unwrap_err();
+    assert!(err.starts_with("QUIRE_LLM_MODEL is not set: QUIRE_LLM_BASE_URL selects the openai provider"), "{err}");
+    let err = Profiles::from_env(&env(&[("ANTHROPIC_API_KEY", "a")])).unwrap_err();
+    assert!(err.contains("ANTHROPIC_API_KEY selects the anthropic provider"), "{err}");
+    // So is a configured profile without one.
+    let configured = [("local".to_string(), quire_agent::Profile::new(ProviderKind::Openai))].into_iter().collect();
+    let err = Profiles::new(configured, &env(&[])).unwrap_err();
+    assert!(err.starts_with("model profile \"local\" names no model"), "{err}");
 }
 
 #[tokio::test]

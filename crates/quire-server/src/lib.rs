@@ -41,11 +41,29 @@ struct Inner {
     default_site: String,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
     scopes: Mutex<HashMap<(String, String), (quire_store::Scope, Instant)>>,
+    /// When this process last wrote each token's `last_used_at`.
+    touched: Mutex<HashMap<String, Instant>>,
+    /// Bumped on every revocation this process makes or notices, so open
+    /// event streams re-check their token.
+    revocations: tokio::sync::watch::Sender<u64>,
 }
 
-/// How long a looked-up token is trusted before it is read again, so a
-/// revocation takes effect within this time.
+/// How long a looked-up token is trusted before it is read again. A
+/// revocation made here clears the cache at once, and one made by another
+/// process within [`REVOCATION_POLL`] (see [`AppState::spawn_background`]);
+/// this bound remains for a process that runs no background work.
 const TOKEN_CACHE_TTL: Duration = Duration::from_secs(5);
+
+/// How often a serving process checks for revocations made by another
+/// process (one indexed COUNT, not a read per request).
+pub const REVOCATION_POLL: Duration = Duration::from_secs(1);
+
+/// How often an open event stream re-reads its token even without news of a
+/// revocation (a token may also expire while the stream is open).
+const STREAM_RECHECK: Duration = Duration::from_secs(10);
+
+/// A token's `last_used_at` is written at most this often by one process.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
 impl AppState {
     /// State over the tools' services; `default_site` (slug) serves public
@@ -65,6 +83,8 @@ impl AppState {
                 default_site: default_site.into(),
                 tokens: Mutex::new(HashMap::new()),
                 scopes: Mutex::new(HashMap::new()),
+                touched: Mutex::new(HashMap::new()),
+                revocations: tokio::sync::watch::Sender::new(0),
             }),
         }
     }
@@ -94,7 +114,8 @@ impl AppState {
 
     /// Starts the background work of a serving process: resuming agent
     /// turns whose approvals were answered elsewhere (the CLI, another
-    /// process, before a restart) or expired.
+    /// process, before a restart) or expired, and noticing tokens revoked
+    /// by another process (the CLI) within [`REVOCATION_POLL`].
     pub fn spawn_background(&self) {
         let runtime = Arc::clone(&self.inner.runtime);
         tokio::spawn(async move {
@@ -104,6 +125,30 @@ impl AppState {
                 runtime.sweep().await;
             }
         });
+        let state = self.clone();
+        tokio::spawn(async move { state.watch_revocations().await });
+    }
+
+    /// Polls the number of revoked tokens; when it changes, forgets the
+    /// cached tokens so the next request reads its token again, and tells
+    /// open event streams. Revocations are permanent, so the count only
+    /// grows and a change always means a new revocation.
+    async fn watch_revocations(&self) {
+        let mut seen = None;
+        let mut tick = tokio::time::interval(REVOCATION_POLL);
+        loop {
+            tick.tick().await;
+            match self.inner.store.revocation_count().await {
+                Ok(n) => {
+                    if seen.is_some_and(|s| s != n) {
+                        tracing::info!("a token was revoked elsewhere; cached tokens forgotten");
+                        self.forget_tokens();
+                    }
+                    seen = Some(n);
+                }
+                Err(e) => tracing::warn!(error = %e, "could not check for revoked tokens"),
+            }
+        }
     }
 
     /// Also accepts MCP requests whose Host is one of `hosts` (besides
@@ -123,8 +168,17 @@ impl AppState {
         &self.inner.default_site
     }
 
-    /// Looks a token up, through a short-lived cache keyed by its hash.
+    /// Looks a token up, through a short-lived cache keyed by its hash, and
+    /// records the use of a valid one (`last_used_at`, at most once a minute).
     pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>, error::ApiError> {
+        let grant = self.lookup(secret).await?;
+        if let Some(g) = grant.as_ref().filter(|g| !g.expired) {
+            self.note_use(&g.token);
+        }
+        Ok(grant)
+    }
+
+    async fn lookup(&self, secret: &str) -> Result<Option<TokenGrant>, error::ApiError> {
         let key = quire_store::hash_secret(secret);
         if let Ok(cache) = self.inner.tokens.lock()
             && let Some((grant, at)) = cache.get(&key)
@@ -142,6 +196,46 @@ impl AppState {
             cache.insert(key, (g.clone(), Instant::now()));
         }
         Ok(grant)
+    }
+
+    /// Notes that a valid token was presented: writes its `last_used_at` in
+    /// the background, at most once per [`TOUCH_EVERY`] per token, so
+    /// requests never wait for the writer.
+    fn note_use(&self, token: &quire_store::TokenInfo) {
+        let now = Instant::now();
+        let due = match self.inner.touched.lock() {
+            Ok(mut touched) => {
+                if touched.len() > 10_000 {
+                    touched.clear();
+                }
+                match touched.get(&token.id) {
+                    Some(at) if now.duration_since(*at) < TOUCH_EVERY => false,
+                    // Unknown here but recorded as recent (another process,
+                    // or before a restart): wait a full period from now.
+                    None if token.last_used_at.is_some_and(|t| {
+                        chrono::Utc::now() - t < chrono::TimeDelta::seconds(TOUCH_EVERY.as_secs() as i64)
+                    }) =>
+                    {
+                        touched.insert(token.id.clone(), now);
+                        false
+                    }
+                    _ => {
+                        touched.insert(token.id.clone(), now);
+                        true
+                    }
+                }
+            }
+            Err(_) => false,
+        };
+        if due {
+            let store = self.inner.store.clone();
+            let id = token.id.clone();
+            tokio::spawn(async move {
+                if let Err(e) = store.touch_token(&id).await {
+                    tracing::debug!(token = %id, error = %e, "could not record the token's last use");
+                }
+            });
+        }
     }
 
     /// The scope of a site (slug or id) and environment, checking both
@@ -163,10 +257,41 @@ impl AppState {
         Ok(scope)
     }
 
-    /// Forgets cached tokens (after a revocation).
+    /// Forgets cached tokens (after a revocation), so the next request of
+    /// a revoked token is refused, and tells open event streams to re-check
+    /// theirs.
     pub fn forget_tokens(&self) {
         if let Ok(mut cache) = self.inner.tokens.lock() {
             cache.clear();
+        }
+        self.inner.revocations.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Completes once token `token_id` is revoked or expired: checked when
+    /// this process makes or notices a revocation, and every
+    /// [`STREAM_RECHECK`] besides. Long-lived responses (event streams) end
+    /// on it.
+    pub fn until_revoked(&self, token_id: String) -> impl std::future::Future<Output = ()> + Send + use<> {
+        let store = self.inner.store.clone();
+        let mut changes = self.inner.revocations.subscribe();
+        async move {
+            let mut told = true;
+            loop {
+                if told {
+                    tokio::select! {
+                        // An error means the state is gone: the timer alone re-checks then.
+                        changed = changes.changed() => told = changed.is_ok(),
+                        _ = tokio::time::sleep(STREAM_RECHECK) => {}
+                    }
+                } else {
+                    tokio::time::sleep(STREAM_RECHECK).await;
+                }
+                match store.live_token_group(&token_id).await {
+                    Ok(Some(_)) => {}
+                    Ok(None) => return,
+                    Err(e) => tracing::warn!(token = %token_id, error = %e, "could not re-check a stream's token"),
+                }
+            }
         }
     }
 }

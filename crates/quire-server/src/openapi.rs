@@ -32,6 +32,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::tools::approvals, routes::tools::approve, routes::tools::reject,
         routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update, routes::agents::disable,
         routes::agents::chat, routes::agents::chat_stream, routes::agents::sessions, routes::agents::session, routes::agents::events, routes::agents::undo,
+        routes::tokens::list, routes::tokens::create, routes::tokens::revoke,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
     modifiers(&BearerAuth),
@@ -49,6 +50,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "tools", description = "The tool registry: list, describe, invoke"),
         (name = "approvals", description = "Approving or rejecting destructive tool calls"),
         (name = "agents", description = "Agents, chat sessions, their event streams and undo"),
+        (name = "tokens", description = "The site's API tokens: list, create, revoke (admins)"),
     )
 )]
 pub struct ApiDoc;

@@ -196,3 +196,21 @@ async fn mcp_refuses_pages_of_other_origins() {
     let program = app.send_raw("POST", "/mcp", Some(&app.admin), Some(init.into()), &[accept, host]).await;
     assert_status!(program, 200);
 }
+
+#[tokio::test]
+async fn reject_needs_no_body_as_approve_needs_none() {
+    let app = TestApp::new().await;
+    let pricing = app.page_id("pricing").await;
+    let preview = app.post("/api/v1/tools/deletePage/invoke", json!({"ids": [pricing]})).await;
+    let id = preview.body["confirmationId"].as_str().unwrap().to_string();
+    let path = format!("/api/v1/approvals/{id}/reject");
+    let bad = app.send_raw("POST", &path, Some(&app.admin), Some("{".into()), &[]).await;
+    assert_status!(bad, 400);
+    let unknown = app.post(&path, json!({"why": "no"})).await;
+    assert_status!(unknown, 400);
+    assert!(unknown.error().contains("why"), "{}", unknown.body);
+    let rejected = app.send("POST", &path, Some(&app.admin), None).await;
+    assert_status!(rejected, 200);
+    assert_eq!(rejected.body["status"], "rejected");
+    assert!(rejected.body["reason"].is_null(), "{}", rejected.body);
+}

@@ -52,6 +52,8 @@ pub struct TokenInfo {
     pub created_at: DateTime<Utc>,
     /// How its destructive calls are approved: user or conversational.
     pub approval_policy: String,
+    /// When it was last presented, to the minute (never, when absent).
+    pub last_used_at: Option<DateTime<Utc>>,
 }
 
 /// What presenting a token grants.
@@ -82,6 +84,48 @@ impl TokenGrant {
 /// SHA-256 of a token secret, hex.
 pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// Checks that a new token's expiry lies in the future: a token that is
+/// already expired would never work. `field` names the input at fault.
+pub fn check_expiry(field: &str, at: DateTime<Utc>) -> Result<DateTime<Utc>> {
+    if at <= Utc::now() {
+        return Err(StoreError::invalid(
+            field,
+            format!("{} is not in the future; a token must expire after it is created", at.to_rfc3339()),
+        ));
+    }
+    Ok(at)
+}
+
+/// The expiry `days` days from now; refuses fewer than one day (zero would
+/// create an already expired token). `field` names the input at fault.
+pub fn expiry_in_days(field: &str, days: i64) -> Result<DateTime<Utc>> {
+    if days < 1 {
+        return Err(StoreError::invalid(
+            field,
+            format!("must be at least 1 day ({days} would create an already expired token)"),
+        ));
+    }
+    chrono::TimeDelta::try_days(days)
+        .and_then(|d| Utc::now().checked_add_signed(d))
+        .ok_or_else(|| StoreError::invalid(field, format!("{days} days is too far in the future")))
+}
+
+fn token_of(row: &sqlx::sqlite::SqliteRow) -> Result<TokenInfo> {
+    let group: String = row.try_get("grp")?;
+    Ok(TokenInfo {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        prefix: row.try_get("prefix")?,
+        group: Group::parse(&group).map_err(StoreError::Corrupt)?,
+        site_id: row.try_get("site_id")?,
+        environments: crate::record::json_opt(row, "environments")?,
+        expires_at: row.try_get("expires_at")?,
+        created_at: row.try_get("created_at")?,
+        approval_policy: row.try_get("approval_policy")?,
+        last_used_at: row.try_get("last_used_at")?,
+    })
 }
 
 fn random_secret() -> Result<String> {
@@ -166,6 +210,9 @@ impl Store {
 
     /// Creates a token; returns its description and the secret (shown once).
     pub async fn create_token(&self, input: NewToken) -> Result<(TokenInfo, String)> {
+        if input.name.trim().is_empty() {
+            return Err(StoreError::invalid("name", "must not be empty"));
+        }
         let site = self.site(&input.site).await?;
         if let Some(envs) = &input.environments {
             for env in envs {
@@ -200,6 +247,7 @@ impl Store {
             expires_at: input.expires_at,
             created_at: now,
             approval_policy,
+            last_used_at: None,
         };
         sqlx::query(
             "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy)
@@ -233,18 +281,7 @@ impl Store {
             .fetch_optional(&self.reader)
             .await?;
         let Some(row) = row else { return Ok(None) };
-        let group: String = row.try_get("grp")?;
-        let token = TokenInfo {
-            id: row.try_get("id")?,
-            name: row.try_get("name")?,
-            prefix: row.try_get("prefix")?,
-            group: Group::parse(&group).map_err(StoreError::Corrupt)?,
-            site_id: row.try_get("site_id")?,
-            environments: crate::record::json_opt(&row, "environments")?,
-            expires_at: row.try_get("expires_at")?,
-            created_at: row.try_get("created_at")?,
-            approval_policy: row.try_get("approval_policy")?,
-        };
+        let token = token_of(&row)?;
         let expired = token.expires_at.is_some_and(|t| t <= Utc::now());
         Ok(Some(TokenGrant { token, expired }))
     }
@@ -270,16 +307,53 @@ impl Store {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens").fetch_one(&self.reader).await?)
     }
 
-    /// Revokes a token by id.
-    pub async fn revoke_token(&self, id: &str) -> Result<()> {
-        let done = sqlx::query("UPDATE api_tokens SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL")
+    /// The tokens of a site (id or slug) that are not revoked, expired ones
+    /// included, oldest first. Never their secrets.
+    pub async fn tokens(&self, site: &str) -> Result<Vec<TokenInfo>> {
+        let site = self.site(site).await?;
+        let rows =
+            sqlx::query("SELECT * FROM api_tokens WHERE site_id = ?1 AND revoked_at IS NULL ORDER BY created_at, id")
+                .bind(&site.id)
+                .fetch_all(&self.reader)
+                .await?;
+        rows.iter().map(token_of).collect()
+    }
+
+    /// Revokes a token of site `site` (id or slug) by id. A token of another
+    /// site is not found, so one site's admin cannot revoke another's.
+    pub async fn revoke_token(&self, site: &str, id: &str) -> Result<TokenInfo> {
+        let site = self.site(site).await?;
+        let row = sqlx::query(
+            "UPDATE api_tokens SET revoked_at = ?1 WHERE id = ?2 AND site_id = ?3 AND revoked_at IS NULL RETURNING *",
+        )
+        .bind(Utc::now())
+        .bind(id)
+        .bind(&site.id)
+        .fetch_optional(&self.writer)
+        .await?;
+        match row {
+            Some(row) => token_of(&row),
+            None => Err(StoreError::not_found("token", id)),
+        }
+    }
+
+    /// How many tokens have ever been revoked. Revocations are permanent, so
+    /// a change of this number means a token was revoked since it was last
+    /// read; a serving process polls it to drop its cached tokens.
+    pub async fn revocation_count(&self) -> Result<i64> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NOT NULL")
+            .fetch_one(&self.reader)
+            .await?)
+    }
+
+    /// Records that a token was presented now. Callers throttle this (a
+    /// serving process writes at most once a minute per token).
+    pub async fn touch_token(&self, id: &str) -> Result<()> {
+        sqlx::query("UPDATE api_tokens SET last_used_at = ?1 WHERE id = ?2")
             .bind(Utc::now())
             .bind(id)
             .execute(&self.writer)
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::not_found("token", id));
-        }
         Ok(())
     }
 }

@@ -25,7 +25,7 @@ mod records;
 pub mod seed;
 
 pub use agents::StoredMessage;
-pub use auth::{NewToken, TokenGrant, TokenInfo, hash_secret};
+pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::UndoReport;
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};

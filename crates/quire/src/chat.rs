@@ -95,15 +95,17 @@ pub async fn turn(
             Ended::Done(ok) => return Ok((session, ok)),
             Ended::Paused(approvals) => {
                 if !std::io::stdin().is_terminal() {
+                    // A closed stdout (`| head`) loses these lines, never the turn.
                     for a in &approvals {
-                        println!(
+                        let _ = outln!(
                             "approval pending: {}  {} — {}",
                             a["approvalId"].as_str().unwrap_or_default(),
                             a["tool"].as_str().unwrap_or_default(),
                             a["message"].as_str().unwrap_or_default()
                         );
                     }
-                    println!("answer with `quire approvals approve ID` or `quire approvals reject ID --reason R`");
+                    let _ =
+                        outln!("answer with `quire approvals approve ID` or `quire approvals reject ID [--reason R]`");
                     return Ok((session, true));
                 }
                 for a in &approvals {

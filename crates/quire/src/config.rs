@@ -87,17 +87,22 @@ impl Config {
 
 impl Config {
     /// The model profiles: the configured ones, with `default` completed
-    /// from `QUIRE_LLM_*`, `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`.
-    pub fn model_profiles(&self) -> quire_agent::Profiles {
+    /// from `QUIRE_LLM_*`, `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`. An
+    /// unknown provider or a profile without a model is an error.
+    pub fn model_profiles(&self) -> Result<quire_agent::Profiles, String> {
         quire_agent::Profiles::new(self.profiles.clone(), &|k| std::env::var(k).ok())
+            .map_err(|e| format!("model provider: {e}"))
     }
 }
 
-/// Starts logging to stderr (stdout is kept for command output).
+/// Starts logging to stderr (stdout is kept for command output). Colours
+/// only on a terminal: escape codes in a log file or a pipe are noise.
 pub fn init_logging(config: &Config) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_new(&config.log)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
     if config.log_format == "json" {
         builder.json().init();
     } else {

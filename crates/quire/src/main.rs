@@ -1,6 +1,16 @@
 //! The `quire` binary: parses the command line and configuration, then calls
 //! the library crates. It holds no logic of its own.
 
+/// Writes a line of command output to stdout and answers the `io::Result`
+/// (unlike `println!`, which panics when the reader has gone, as in
+/// `quire tools list | head -1`); `main` ends quietly on a broken pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod chat;
 mod config;
 
@@ -24,15 +34,12 @@ struct Cli {
     /// Configuration file (default: ./quire.toml when present).
     #[arg(long, global = true, env = "QUIRE_CONFIG")]
     config: Option<PathBuf>,
+    /// Data directory holding the database and uploads (default: the
+    /// configured `data`, ./quire-data). Only serve, migrate and seed create it.
+    #[arg(long, global = true, value_name = "DIR")]
+    data: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
-}
-
-#[derive(Args, Clone)]
-struct DataArg {
-    /// Data directory holding the database and uploads.
-    #[arg(long)]
-    data: Option<PathBuf>,
 }
 
 /// Who a local command acts as, and where.
@@ -56,21 +63,14 @@ enum Command {
         /// Address to listen on.
         #[arg(long)]
         addr: Option<String>,
-        #[command(flatten)]
-        data: DataArg,
         /// Do not seed the demo site into an empty database.
         #[arg(long)]
         no_seed: bool,
     },
     /// Create the database if needed and apply migrations.
-    Migrate {
-        #[command(flatten)]
-        data: DataArg,
-    },
+    Migrate,
     /// Seed the demo site (idempotent).
     Seed {
-        #[command(flatten)]
-        data: DataArg,
         /// Also add this many benchmark pages.
         #[arg(long, default_value_t = 0, hide = true)]
         bench_pages: usize,
@@ -91,8 +91,6 @@ enum Command {
     /// Serve MCP over stdio (stdout carries the protocol alone; logs go to stderr).
     Mcp {
         #[command(flatten)]
-        data: DataArg,
-        #[command(flatten)]
         caller: CallerArgs,
         /// Which tools to offer: all, readonly, discover, or groups (pages,sections,images,posts,navigation,entries,archive,internal,external).
         #[arg(long, default_value = "all")]
@@ -110,8 +108,6 @@ enum Command {
         #[arg(short = 'm', long)]
         message: Option<String>,
         #[command(flatten)]
-        data: DataArg,
-        #[command(flatten)]
         caller: CallerArgs,
     },
     /// Review destructive calls waiting for a person's approval (an agent's
@@ -119,9 +115,6 @@ enum Command {
     Approvals {
         #[command(subcommand)]
         command: ApprovalsCommand,
-        /// Data directory holding the database and uploads.
-        #[arg(long, global = true)]
-        data: Option<PathBuf>,
         /// Site slug or id (default: the default site).
         #[arg(long, global = true)]
         site: Option<String>,
@@ -143,11 +136,11 @@ enum ApprovalsCommand {
         /// The confirmationId.
         id: String,
     },
-    /// Reject a pending call.
+    /// Reject a pending call (a reason is optional).
     Reject {
         /// The confirmationId.
         id: String,
-        /// Why; the caller is told.
+        /// Why; whoever asked is told.
         #[arg(long)]
         reason: Option<String>,
     },
@@ -174,8 +167,6 @@ enum ToolsCommand {
         #[arg(long, default_value = "{}")]
         args: String,
         #[command(flatten)]
-        data: DataArg,
-        #[command(flatten)]
         caller: CallerArgs,
     },
 }
@@ -196,14 +187,29 @@ enum TokenCommand {
         /// A name to recognise the token by.
         #[arg(long, default_value = "cli")]
         name: String,
-        /// Days until it expires (default: never).
+        /// Days until it expires, at least 1 (default: never).
         #[arg(long)]
         expires_in_days: Option<i64>,
         /// How its destructive calls are approved: user (a person approves) or conversational.
         #[arg(long, default_value = "user")]
         policy: String,
-        #[command(flatten)]
-        data: DataArg,
+    },
+    /// List a site's tokens that are not revoked (never their secrets).
+    List {
+        /// Site slug or id (default: the default site).
+        #[arg(long)]
+        site: Option<String>,
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a token by id; a running server refuses it within a second.
+    Revoke {
+        /// The token's id (see `quire token list`).
+        id: String,
+        /// Site slug or id the token belongs to (default: the default site).
+        #[arg(long)]
+        site: Option<String>,
     },
 }
 
@@ -231,9 +237,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli.command, config)) {
+    let data = cli.data.unwrap_or_else(|| config.data.clone());
+    match runtime.block_on(run(cli.command, config, data)) {
         Ok(()) if TOOL_FAILED.load(std::sync::atomic::Ordering::Relaxed) => ExitCode::FAILURE,
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output has gone (`| head`): nothing left to say.
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -243,18 +254,50 @@ fn main() -> ExitCode {
 
 type AnyResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
-async fn open(config: &Config, data: &DataArg) -> AnyResult<(Store, PathBuf)> {
-    let dir = data.data.clone().unwrap_or_else(|| config.data.clone());
+/// Opens the data directory `dir`, creating it (and the database) when
+/// missing: for `serve`, `migrate` and `seed` only.
+async fn open_or_create(dir: &std::path::Path) -> AnyResult<Store> {
     std::fs::create_dir_all(dir.join("uploads"))
         .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
-    let store = Store::open(&dir.join("quire.db")).await?;
-    Ok((store, dir))
+    Ok(Store::open(&dir.join("quire.db")).await?)
 }
 
-async fn run(command: Command, config: Config) -> AnyResult {
+/// What a command that uses data accepts in its data directory.
+#[derive(Clone, Copy, PartialEq)]
+enum Existing {
+    /// The database must exist.
+    Database,
+    /// The directory must exist; an empty one gets a new database (which
+    /// `mcp` and `chat` seed with the demo site on first use).
+    Directory,
+}
+
+/// Opens an existing data directory. A missing one is an error naming the
+/// absolute path looked for and how to create it, never a new empty
+/// directory wherever the command happened to run.
+async fn open_existing(dir: &std::path::Path, needs: Existing) -> AnyResult<Store> {
+    let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let shown = shown.display();
+    let create = format!(
+        "create it with `quire serve --data {shown}` (first start migrates, seeds the demo site and prints an \
+         admin token) or `quire seed --data {shown}`, or point to an existing one with --data DIR or QUIRE_DATA"
+    );
+    if !dir.is_dir() {
+        return Err(format!("no data directory at {shown}: {create}").into());
+    }
+    if needs == Existing::Database && !dir.join("quire.db").is_file() {
+        return Err(format!("no Quire database (quire.db) in the data directory {shown}: {create}").into());
+    }
+    std::fs::create_dir_all(dir.join("uploads"))
+        .map_err(|e| format!("cannot create {}: {e}", dir.join("uploads").display()))?;
+    Ok(Store::open(&dir.join("quire.db")).await?)
+}
+
+async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
     match command {
-        Command::Serve { addr, data, no_seed } => {
-            let (store, dir) = open(&config, &data).await?;
+        Command::Serve { addr, no_seed } => {
+            let profiles = config.model_profiles()?;
+            let store = open_or_create(&dir).await?;
             if !no_seed && store.sites().await?.is_empty() {
                 let report = seed(&store, &dir, &config).await?;
                 tracing::info!(created = report.created, "seeded the demo site");
@@ -269,7 +312,6 @@ async fn run(command: Command, config: Config) -> AnyResult {
             if failed > 0 {
                 tracing::warn!(sessions = failed, "agent turns interrupted by the last stop were marked failed");
             }
-            let profiles = config.model_profiles();
             if profiles.is_empty() {
                 tracing::warn!("no model provider configured: agents will answer how to configure one");
             }
@@ -280,44 +322,27 @@ async fn run(command: Command, config: Config) -> AnyResult {
             quire_server::serve(listener, state).await?;
             store.close().await;
         }
-        Command::Migrate { data } => {
-            let (store, dir) = open(&config, &data).await?;
+        Command::Migrate => {
+            let store = open_or_create(&dir).await?;
             let n = store.migrate().await?;
-            println!("database {} is at migration {n}", dir.join("quire.db").display());
+            outln!("database {} is at migration {n}", dir.join("quire.db").display())?;
         }
-        Command::Seed { data, bench_pages, bench_posts } => {
-            let (store, dir) = open(&config, &data).await?;
+        Command::Seed { bench_pages, bench_posts } => {
+            let store = open_or_create(&dir).await?;
             let report = seed(&store, &dir, &config).await?;
-            println!("demo site seeded: {} records created", report.created);
+            outln!("demo site seeded: {} records created", report.created)?;
             if bench_pages + bench_posts > 0 {
                 let scope = report.scope.ok_or("demo site has no production scope")?;
                 seed_bench(&store, &scope, bench_pages, bench_posts).await?;
-                println!("benchmark data: {bench_pages} pages, {bench_posts} posts");
+                outln!("benchmark data: {bench_pages} pages, {bench_posts} posts")?;
             }
         }
-        Command::Token { command: TokenCommand::Create { group, site, envs, name, expires_in_days, policy, data } } => {
-            let group = Group::parse(&group)?;
-            let (store, _) = open(&config, &data).await?;
-            let site = site.unwrap_or(config.default_site.clone());
-            let expires_at = expires_in_days.map(|d| chrono::Utc::now() + chrono::Duration::days(d));
-            let (_, secret) = store
-                .create_token(NewToken {
-                    name,
-                    group,
-                    site,
-                    environments: (!envs.is_empty()).then_some(envs),
-                    expires_at,
-                    secret: None,
-                    approval_policy: Some(policy),
-                })
-                .await?;
-            println!("{secret}");
-        }
-        Command::Tools { command } => tools(command, &config).await?,
-        Command::Mcp { data, caller, tools } => {
+        Command::Token { command } => token(command, &config, &dir).await?,
+        Command::Tools { command } => tools(command, &config, &dir).await?,
+        Command::Mcp { caller, tools } => {
             use rmcp::ServiceExt;
             let mode = quire_mcp::ToolMode::parse(&tools)?;
-            let (store, dir) = open(&config, &data).await?;
+            let store = open_existing(&dir, Existing::Directory).await?;
             if store.sites().await?.is_empty() {
                 seed(&store, &dir, &config).await?;
             }
@@ -329,14 +354,15 @@ async fn run(command: Command, config: Config) -> AnyResult {
             running.waiting().await?;
             store.close().await;
         }
-        Command::Chat { agent, session, message, data, caller } => {
-            let (store, dir) = open(&config, &data).await?;
+        Command::Chat { agent, session, message, caller } => {
+            let profiles = config.model_profiles()?;
+            let store = open_existing(&dir, Existing::Directory).await?;
             if store.sites().await?.is_empty() {
                 seed(&store, &dir, &config).await?;
             }
             let ctx = cli_context(&store, &config, caller).await?;
             let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
-            let runtime = quire_agent::Runtime::new(registry, config.model_profiles());
+            let runtime = quire_agent::Runtime::new(registry, profiles);
             let person = quire_agent::Person { actor: ctx.actor.clone(), group: ctx.group, scope: ctx.scope.clone() };
             match message {
                 Some(m) => {
@@ -350,8 +376,14 @@ async fn run(command: Command, config: Config) -> AnyResult {
             }
             store.close().await;
         }
-        Command::Approvals { command, data, site, env, token } => {
-            let (store, dir) = open(&config, &DataArg { data }).await?;
+        Command::Approvals { command, site, env, token } => {
+            // Answering may continue an agent's turn here: its model
+            // configuration must be sound before anything is answered.
+            let profiles = match command {
+                ApprovalsCommand::List => None,
+                _ => Some(config.model_profiles()?),
+            };
+            let store = open_existing(&dir, Existing::Database).await?;
             let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
             let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
             if let ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } = &command {
@@ -372,10 +404,80 @@ async fn run(command: Command, config: Config) -> AnyResult {
                     serde_json::to_value(registry.reject(&ctx, &id, reason.as_deref()).await.map_err(|e| e.message)?)?
                 }
             };
-            println!("{}", serde_json::to_string_pretty(&out)?);
-            if let Some(id) = answered {
-                resume_agent_turn(&store, registry, &config, &ctx.scope, &id).await?;
+            outln!("{}", serde_json::to_string_pretty(&out)?)?;
+            if let (Some(id), Some(profiles)) = (answered, profiles) {
+                resume_agent_turn(&store, registry, profiles, &ctx.scope, &id).await?;
             }
+            store.close().await;
+        }
+    }
+    Ok(())
+}
+
+async fn token(command: TokenCommand, config: &Config, dir: &std::path::Path) -> AnyResult {
+    match command {
+        TokenCommand::Create { group, site, envs, name, expires_in_days, policy } => {
+            let group = Group::parse(&group)?;
+            // Checked before the database is opened: bad input changes nothing.
+            let expires_at =
+                expires_in_days.map(|d| quire_store::expiry_in_days("--expires-in-days", d)).transpose()?;
+            let store = open_existing(dir, Existing::Database).await?;
+            let site = site.unwrap_or(config.default_site.clone());
+            let (_, secret) = store
+                .create_token(NewToken {
+                    name,
+                    group,
+                    site,
+                    environments: (!envs.is_empty()).then_some(envs),
+                    expires_at,
+                    secret: None,
+                    approval_policy: Some(policy),
+                })
+                .await?;
+            outln!("{secret}")?;
+            store.close().await;
+        }
+        TokenCommand::List { site, json } => {
+            let store = open_existing(dir, Existing::Database).await?;
+            let tokens = store.tokens(&site.unwrap_or(config.default_site.clone())).await?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&tokens)?)?;
+            } else {
+                let when = |t: Option<chrono::DateTime<chrono::Utc>>, none: &str| {
+                    t.map(|t| t.format("%Y-%m-%d %H:%M").to_string()).unwrap_or_else(|| none.to_string())
+                };
+                outln!(
+                    "{:<36}  {:<16} {:<8} {:<7} {:<20} {:<16} {:<16} {}",
+                    "ID",
+                    "NAME",
+                    "PREFIX",
+                    "GROUP",
+                    "ENVIRONMENTS",
+                    "EXPIRES",
+                    "CREATED",
+                    "LAST USED"
+                )?;
+                for t in &tokens {
+                    let envs = t.environments.as_ref().map(|e| e.join(",")).unwrap_or_else(|| "all".into());
+                    outln!(
+                        "{:<36}  {:<16} {:<8} {:<7} {:<20} {:<16} {:<16} {}",
+                        t.id,
+                        t.name,
+                        t.prefix,
+                        t.group.as_str(),
+                        envs,
+                        when(t.expires_at, "never"),
+                        when(Some(t.created_at), ""),
+                        when(t.last_used_at, "never")
+                    )?;
+                }
+            }
+            store.close().await;
+        }
+        TokenCommand::Revoke { id, site } => {
+            let store = open_existing(dir, Existing::Database).await?;
+            let token = store.revoke_token(&site.unwrap_or(config.default_site.clone()), &id).await?;
+            outln!("revoked token {} ({}, {})", token.id, token.name, token.group.as_str())?;
             store.close().await;
         }
     }
@@ -388,7 +490,7 @@ async fn run(command: Command, config: Config) -> AnyResult {
 async fn resume_agent_turn(
     store: &Store,
     registry: std::sync::Arc<quire_tools::Registry>,
-    config: &Config,
+    profiles: quire_agent::Profiles,
     scope: &quire_store::Scope,
     approval: &str,
 ) -> AnyResult {
@@ -397,20 +499,23 @@ async fn resume_agent_turn(
     else {
         return Ok(());
     };
-    let runtime = quire_agent::Runtime::new(registry, config.model_profiles());
+    let runtime = quire_agent::Runtime::new(registry, profiles);
     let after = runtime.events().history(&session).last().map(|e| e.id);
     if runtime.resume(scope, &session).await?.is_some() {
         eprintln!("agent turn of session {session} continues:");
         if let chat::Ended::Paused(more) = chat::follow(&runtime, &session, after).await {
             for a in more {
-                println!("approval pending: {}", a["approvalId"].as_str().unwrap_or_default());
+                outln!("approval pending: {}", a["approvalId"].as_str().unwrap_or_default())?;
             }
         }
     }
     Ok(())
 }
 
-async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
+/// `quire tools`: `list` and `show` describe the catalog, the same for
+/// every data directory (so they accept `--data` and need none); `call`
+/// runs a tool on the data directory `dir`.
+async fn tools(command: ToolsCommand, config: &Config, dir: &std::path::Path) -> AnyResult {
     match command {
         ToolsCommand::List { json } => {
             let tools = quire_tools::catalog();
@@ -424,18 +529,18 @@ async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
                         })
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
+                outln!("{}", serde_json::to_string_pretty(&list)?)?;
             } else {
                 for t in &tools {
                     let flag = if t.destructive { "destructive" } else { "" };
-                    println!(
+                    outln!(
                         "{:<20} {:<9} {:<9} {:<12} {}",
                         t.name,
                         t.category.as_str(),
                         format!("{:?}", t.risk).to_lowercase(),
                         flag,
                         t.description
-                    );
+                    )?;
                 }
             }
         }
@@ -451,19 +556,19 @@ async fn tools(command: ToolsCommand, config: &Config) -> AnyResult {
                 "destructive": tool.destructive, "idempotent": tool.idempotent, "readOnly": tool.read_only,
                 "tags": tool.tags, "inputSchema": quire_tools::full_schema(tool),
             });
-            println!("{}", serde_json::to_string_pretty(&info)?);
+            outln!("{}", serde_json::to_string_pretty(&info)?)?;
         }
-        ToolsCommand::Call { name, args, data, caller } => {
+        ToolsCommand::Call { name, args, caller } => {
             let args: serde_json::Value =
                 serde_json::from_str(&args).map_err(|e| format!("--args is not valid JSON: {e}"))?;
-            let (store, dir) = open(config, &data).await?;
+            let store = open_existing(dir, Existing::Database).await?;
             let ctx = cli_context(&store, config, caller).await?;
-            let registry = quire_tools::Registry::new(services(&store, &dir, config));
+            let registry = quire_tools::Registry::new(services(&store, dir, config));
             let result = registry.call(&ctx, &name, args).await;
             if result["success"] == false {
                 TOOL_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            println!("{}", serde_json::to_string_pretty(&result)?);
+            outln!("{}", serde_json::to_string_pretty(&result)?)?;
             store.close().await;
         }
     }
@@ -513,6 +618,10 @@ async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyR
             && store.site(&site).await?.id != scope.site_id
         {
             return Err(format!("the token is not valid for site {site}").into());
+        }
+        // Recorded as a server does: at most once a minute per token.
+        if grant.token.last_used_at.is_none_or(|t| chrono::Utc::now() - t >= chrono::TimeDelta::minutes(1)) {
+            store.touch_token(&grant.token.id).await?;
         }
         let policy = policy_of(&grant.token.approval_policy);
         return Ok(quire_tools::CallContext {
@@ -581,9 +690,9 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
                 approval_policy: None,
             })
             .await?;
-        println!(
+        outln!(
             "\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n"
-        );
+        )?;
     }
     Ok(())
 }

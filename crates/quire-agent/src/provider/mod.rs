@@ -57,7 +57,23 @@ pub enum ProviderKind {
     Anthropic,
 }
 
+/// A model name to suggest for a provider in error messages.
+fn example_model(provider: ProviderKind) -> &'static str {
+    match provider {
+        ProviderKind::Openai => "gpt-4.1-mini",
+        ProviderKind::Anthropic => "claude-sonnet-4-5",
+    }
+}
+
 impl ProviderKind {
+    /// `openai` or `anthropic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Openai => "openai",
+            Self::Anthropic => "anthropic",
+        }
+    }
+
     fn parse(value: &str) -> Option<Self> {
         match value.to_ascii_lowercase().as_str() {
             "openai" => Some(Self::Openai),
@@ -174,34 +190,64 @@ Or add a [profiles.default] table to quire.toml.";
 impl Profiles {
     /// Profiles from configuration (`[profiles.<name>]`), with `default`
     /// completed from the environment when the file does not define it.
-    pub fn new(configured: BTreeMap<String, Profile>, env: &dyn Fn(&str) -> Option<String>) -> Self {
+    /// Refuses an unknown `QUIRE_LLM_PROVIDER` and a profile that names no
+    /// model, so a misconfiguration is reported at start rather than by the
+    /// provider on the first chat.
+    pub fn new(configured: BTreeMap<String, Profile>, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
         let mut profiles = configured;
+        for (name, profile) in &profiles {
+            if profile.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+                return Err(format!(
+                    "model profile \"{name}\" names no model: add model = \"...\" (e.g. \"{}\") to [profiles.{name}]",
+                    example_model(profile.provider)
+                ));
+            }
+        }
         if !profiles.contains_key("default")
-            && let Some(p) = Self::from_env(env)
+            && let Some(p) = Self::from_env(env)?
         {
             profiles.insert("default".into(), p);
         }
-        Profiles { profiles }
+        Ok(Profiles { profiles })
     }
 
-    /// The profile `QUIRE_LLM_*` (or a provider's usual key variable) describes.
-    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<Profile> {
+    /// The profile `QUIRE_LLM_*` (or a provider's usual key variable)
+    /// describes; `None` when nothing is set. An unknown
+    /// `QUIRE_LLM_PROVIDER`, or a provider chosen without
+    /// `QUIRE_LLM_MODEL`, is an error that says what to set.
+    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Profile>, String> {
         let get = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-        let provider = match get("QUIRE_LLM_PROVIDER") {
-            Some(p) => ProviderKind::parse(&p)?,
-            None if get("ANTHROPIC_API_KEY").is_some() && get("OPENAI_API_KEY").is_none() => ProviderKind::Anthropic,
-            None if get("OPENAI_API_KEY").is_some() || get("QUIRE_LLM_BASE_URL").is_some() => ProviderKind::Openai,
-            None => return None,
+        let (provider, chosen_by) = match get("QUIRE_LLM_PROVIDER") {
+            Some(p) => match ProviderKind::parse(&p) {
+                Some(kind) => (kind, "QUIRE_LLM_PROVIDER"),
+                None => {
+                    return Err(format!("QUIRE_LLM_PROVIDER: \"{}\" is not one of openai, anthropic", p.trim()));
+                }
+            },
+            None if get("ANTHROPIC_API_KEY").is_some() && get("OPENAI_API_KEY").is_none() => {
+                (ProviderKind::Anthropic, "ANTHROPIC_API_KEY")
+            }
+            None if get("QUIRE_LLM_BASE_URL").is_some() => (ProviderKind::Openai, "QUIRE_LLM_BASE_URL"),
+            None if get("OPENAI_API_KEY").is_some() => (ProviderKind::Openai, "OPENAI_API_KEY"),
+            None => return Ok(None),
         };
         let key_var = match provider {
             ProviderKind::Openai => "OPENAI_API_KEY",
             ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
         };
+        let Some(model) = get("QUIRE_LLM_MODEL") else {
+            return Err(format!(
+                "QUIRE_LLM_MODEL is not set: {chosen_by} selects the {} provider, which needs a model name \
+                 (e.g. QUIRE_LLM_MODEL={}); unset {chosen_by} to run without agents",
+                provider.as_str(),
+                example_model(provider)
+            ));
+        };
         let mut p = Profile::new(provider);
         p.base_url = get("QUIRE_LLM_BASE_URL");
         p.api_key = get("QUIRE_LLM_API_KEY").or_else(|| get(key_var));
-        p.model = get("QUIRE_LLM_MODEL");
-        Some(p)
+        p.model = Some(model);
+        Ok(Some(p))
     }
 
     /// Adds or replaces a profile.

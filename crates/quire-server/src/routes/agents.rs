@@ -347,7 +347,8 @@ pub struct EventsQuery {
 
 /// The session's events as Server-Sent Events (AG-UI 1.0 names). Without
 /// Last-Event-ID the stream starts at the latest run; with it, right after
-/// that event. The stream stays open for later turns.
+/// that event. The stream stays open for later turns, and ends when its
+/// token is revoked or expires.
 #[utoipa::path(get, path = "/api/v1/sessions/{id}/events", tag = "agents",
     params(("id" = String, Path, description = "Session id"), EventsQuery), security(("bearer" = [])),
     responses((status = 200, description = "text/event-stream of AG-UI events"), (status = 404, body = ErrorBody)))]
@@ -366,7 +367,9 @@ pub async fn events(
     };
     let (backlog, receiver) = state.runtime().events().subscribe(&id, last);
     use futures_util::StreamExt;
-    let stream = event_stream(backlog, receiver).map(|e| Ok(sse_event(&e)));
+    // The stream ends when its token is revoked or expires.
+    let revoked = state.until_revoked(caller.token.id.clone());
+    let stream = event_stream(backlog, receiver).take_until(revoked).map(|e| Ok(sse_event(&e)));
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 

@@ -12,6 +12,7 @@ pub mod pages;
 pub mod sections;
 pub mod system;
 pub mod templates;
+pub mod tokens;
 pub mod tools;
 
 use crate::AppState;
@@ -35,6 +36,7 @@ pub fn router() -> Router<AppState> {
         .merge(delivery::router())
         .merge(tools::router())
         .merge(agents::router())
+        .merge(tokens::router())
 }
 
 /// Default page size of lists.

@@ -211,20 +211,22 @@ pub struct RejectBody {
     pub reason: Option<String>,
 }
 
-/// Rejects a pending destructive call with an optional reason.
+/// Rejects a pending destructive call, with a reason in an optional body
+/// (an empty body rejects without one, as `approve` needs none).
 #[utoipa::path(post, path = "/api/v1/approvals/{id}/reject", tag = "approvals", params(("id" = String, Path, description = "confirmationId")),
-    request_body = RejectBody, security(("bearer" = [])),
+    request_body(content = Option<RejectBody>, description = "Optional: { reason }"), security(("bearer" = [])),
     responses((status = 200, body = Confirmation), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn reject(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
     Path(id): Path<String>,
-    ApiJson(body): ApiJson<RejectBody>,
+    body: Option<ApiJson<RejectBody>>,
 ) -> ApiResult<Json<Confirmation>> {
+    let reason = body.and_then(|ApiJson(b)| b.reason);
     let ctx = call_context(&caller, &headers);
     let session = agent_session_of(&state, &caller, &id).await?;
-    let confirmation = state.registry().reject(&ctx, &id, body.reason.as_deref()).await.map_err(tool_error)?;
+    let confirmation = state.registry().reject(&ctx, &id, reason.as_deref()).await.map_err(tool_error)?;
     resume_agent(&state, &caller, session);
     Ok(Json(confirmation))
 }

@@ -1,0 +1,124 @@
+//! `/api/v1/tokens`: the API tokens of the caller's site, for its admins.
+//! Secrets are answered once, when a token is created; lists never carry
+//! them. A revoked token stops working on this process at once.
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::ApiJson;
+use crate::routes::ListResponse;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{delete, get};
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use quire_core::access::{Action, Group};
+use quire_store::{NewToken, TokenInfo};
+use serde::{Deserialize, Serialize};
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/v1/tokens", get(list).post(create)).route("/api/v1/tokens/{id}", delete(revoke))
+}
+
+/// The site's tokens that are not revoked (expired ones included), oldest first.
+#[utoipa::path(get, path = "/api/v1/tokens", tag = "tokens", security(("bearer" = [])),
+    responses((status = 200, body = ListResponse<TokenInfo>), (status = 403, body = ErrorBody)))]
+pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<ListResponse<TokenInfo>>> {
+    caller.require(Action::Administer)?;
+    let items = state.store().tokens(&caller.scope.site_id).await?;
+    Ok(Json(ListResponse { count: items.len(), items, next_cursor: None }))
+}
+
+/// A token to create on the caller's site.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateToken {
+    /// A name to recognise it by.
+    pub name: String,
+    /// admin, editor, author or viewer.
+    pub group: Group,
+    /// Environments it may use (default: those of the caller's token, or all).
+    pub environments: Option<Vec<String>>,
+    /// When it stops working; must be in the future.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Or: days until it stops working, at least 1.
+    pub expires_in_days: Option<i64>,
+    /// How its destructive calls are approved: user (default) or conversational.
+    pub approval_policy: Option<String>,
+}
+
+/// A new token and its secret, which is shown this once.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedToken {
+    /// The token.
+    #[serde(flatten)]
+    pub token: TokenInfo,
+    /// The secret to send as `Authorization: Bearer <secret>`; not stored, never shown again.
+    pub secret: String,
+}
+
+/// Creates a token on the caller's site and answers its secret once.
+#[utoipa::path(post, path = "/api/v1/tokens", tag = "tokens", request_body = CreateToken, security(("bearer" = [])),
+    responses((status = 201, body = CreatedToken), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 422, body = ErrorBody)))]
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<CreateToken>,
+) -> ApiResult<(StatusCode, Json<CreatedToken>)> {
+    caller.require(Action::Administer)?;
+    let expires_at = match (body.expires_at, body.expires_in_days) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad_field("expiresInDays", "give either expiresAt or expiresInDays, not both"));
+        }
+        (Some(at), None) => Some(quire_store::check_expiry("expiresAt", at)?),
+        (None, Some(days)) => Some(quire_store::expiry_in_days("expiresInDays", days)?),
+        (None, None) => None,
+    };
+    // A token limited to some environments cannot grant others.
+    let environments = match (&caller.token.environments, body.environments) {
+        (Some(mine), Some(asked)) => {
+            if let Some(env) = asked.iter().find(|e| !mine.contains(e)) {
+                return Err(ApiError::forbidden(format!(
+                    "your token may not use environment \"{env}\", so it cannot grant it"
+                )));
+            }
+            Some(asked)
+        }
+        (Some(mine), None) => Some(mine.clone()),
+        (None, asked) => asked,
+    };
+    let (token, secret) = state
+        .store()
+        .create_token(NewToken {
+            name: body.name,
+            group: body.group,
+            site: caller.scope.site_id.clone(),
+            environments,
+            expires_at,
+            secret: None,
+            approval_policy: body.approval_policy,
+        })
+        .await?;
+    tracing::info!(token = %token.id, group = token.group.as_str(), by = %caller.token.id, "token created");
+    Ok((StatusCode::CREATED, Json(CreatedToken { token, secret })))
+}
+
+/// Revokes a token of the caller's site; it is refused from the next
+/// request on (open event streams of it end). Nothing is deleted: the token
+/// keeps its record, marked revoked.
+#[utoipa::path(delete, path = "/api/v1/tokens/{id}", tag = "tokens", params(("id" = String, Path, description = "Token id")),
+    security(("bearer" = [])), responses((status = 200, body = TokenInfo), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn revoke(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<TokenInfo>> {
+    caller.require(Action::Administer)?;
+    let token = state.store().revoke_token(&caller.scope.site_id, &id).await?;
+    state.forget_tokens();
+    tracing::info!(token = %token.id, by = %caller.token.id, "token revoked");
+    Ok(Json(token))
+}

@@ -246,7 +246,9 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            // Not eprintln!: a closed stderr must not turn an error into a panic.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::FAILURE
         }
     }

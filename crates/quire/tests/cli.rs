@@ -8,6 +8,20 @@ use std::time::{Duration, Instant};
 fn quire() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
     cmd.env_remove("QUIRE_BOOTSTRAP_TOKEN").env("QUIRE_LOG", "warn");
+    // The caller's own model and data settings must not leak into the tests.
+    for var in [
+        "QUIRE_DATA",
+        "QUIRE_TOKEN",
+        "QUIRE_LLM_PROVIDER",
+        "QUIRE_LLM_MODEL",
+        "QUIRE_LLM_BASE_URL",
+        "QUIRE_LLM_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "NO_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
     cmd
 }
 
@@ -253,4 +267,285 @@ fn a_site_vault_can_be_an_existing_folder() {
     let (ok, _, _) = run(&["seed", "--data", other]);
     assert!(ok);
     assert!(std::path::Path::new(other).join("vaults/demo/Welcome.md").exists());
+}
+
+/// Runs `quire args` with its stdout a pipe whose reader is already gone,
+/// as when `head -1` has read its line and exited.
+fn run_into_closed_pipe(args: &[&str]) -> (std::process::ExitStatus, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = quire().args(args).stdout(writer).stderr(Stdio::piped()).output().unwrap();
+    (out.status, String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    for args in [
+        &["tools", "list"][..],
+        &["tools", "list", "--json"],
+        &["tools", "show", "getPage"],
+        &["token", "list", "--data", data],
+        &["tools", "call", "getPage", "--args", r#"{"slug":"home"}"#, "--data", data],
+    ] {
+        let (status, err) = run_into_closed_pipe(args);
+        assert!(status.success(), "{args:?}: {status:?} {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+    // Through a real shell pipe too.
+    let bin = env!("CARGO_BIN_EXE_quire");
+    let out = Command::new("sh")
+        .args(["-c", &format!("'{bin}' tools list | head -1; echo \"status=${{PIPESTATUS:-}}\"")])
+        .env("QUIRE_LOG", "warn")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("searchTools "), "{stdout}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn commands_do_not_create_a_data_directory_and_name_the_one_they_looked_for() {
+    let cwd = tempfile::tempdir().unwrap();
+    let expected = cwd.path().canonicalize().unwrap().join("quire-data");
+    let commands: [&[&str]; 7] = [
+        &["token", "list"],
+        &["token", "create", "--group", "editor"],
+        &["token", "revoke", "some-id"],
+        &["tools", "call", "getPage", "--args", r#"{"slug":"home"}"#],
+        &["approvals", "list"],
+        &["mcp"],
+        &["chat", "-m", "hello"],
+    ];
+    for args in commands {
+        let out = quire().args(args).current_dir(cwd.path()).stdin(Stdio::null()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains(&format!("no data directory at {}", expected.display())), "{args:?}: {err}");
+        assert!(err.contains("quire serve --data") && err.contains("quire seed --data"), "{err}");
+        assert!(!err.contains("site demo not found"), "{err}");
+        assert!(!expected.exists(), "{args:?} created {}", expected.display());
+    }
+    // A relative --data is reported as the absolute path it means.
+    let out = quire().args(["token", "list", "--data", "elsewhere"]).current_dir(cwd.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "no data directory at {}",
+            cwd.path().canonicalize().unwrap().join("elsewhere").display()
+        )),
+        "{err}"
+    );
+    // So is QUIRE_DATA.
+    let out = quire().args(["token", "list"]).env("QUIRE_DATA", "/nonexistent/quire").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no data directory at /nonexistent/quire"));
+    // An existing folder without a database is not a data directory either
+    // (mcp and chat alone start a fresh database in a folder they are given).
+    let empty = cwd.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let (ok, _, err) = run(&["token", "list", "--data", empty.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("no Quire database (quire.db) in the data directory"), "{err}");
+    assert!(!empty.join("quire.db").exists());
+    // serve, migrate and seed create it.
+    let (ok, _, err) = run(&["migrate", "--data", cwd.path().join("made").to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(cwd.path().join("made/quire.db").exists());
+}
+
+#[test]
+fn data_is_accepted_by_every_command_even_before_the_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (ok, out, err) = run(&["tools", "list", "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("searchTools"), "{out}");
+    let (ok, out, err) = run(&["tools", "show", "getPage", "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"name\": \"getPage\""));
+    let (ok, _, err) = run(&["--data", data, "tools", "call", "getPage", "--args", r#"{"slug":"home"}"#]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&["approvals", "--data", data, "list"]);
+    assert!(ok, "{err}");
+}
+
+#[test]
+fn tokens_are_listed_without_secrets_and_revoked_within_their_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (_, secret, _) = run(&["token", "create", "--group", "editor", "--name", "laptop", "--data", data]);
+    let secret = secret.trim().to_string();
+    let (_, other, _) = run(&["token", "create", "--group", "viewer", "--env", "staging", "--data", data]);
+    let (ok, out, err) = run(&["token", "list", "--json", "--data", data]);
+    assert!(ok, "{err}");
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert!(!out.contains(&secret) && !out.contains(other.trim()), "no secret in a list");
+    let laptop = list.iter().find(|t| t["name"] == "laptop").unwrap();
+    assert_eq!(laptop["prefix"], &secret[..7]);
+    assert!(laptop["lastUsedAt"].is_null());
+    let id = laptop["id"].as_str().unwrap().to_string();
+
+    // Using it records its use.
+    let (ok, _, err) =
+        run(&["tools", "call", "getPage", "--args", r#"{"slug":"home"}"#, "--token", &secret, "--data", data]);
+    assert!(ok, "{err}");
+    let (_, table, _) = run(&["token", "list", "--data", data]);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("ID") && lines[0].contains("LAST USED"), "{table}");
+    let row = lines.iter().find(|l| l.starts_with(&id)).unwrap();
+    assert!(row.contains("laptop") && row.contains("editor") && row.contains(" all "), "{row}");
+    assert!(!row.ends_with("never"), "last use recorded: {row}");
+    let staging = lines.iter().find(|l| l.contains("viewer")).unwrap();
+    assert!(staging.contains("staging") && staging.ends_with("never"), "{staging}");
+
+    // Another site cannot revoke it.
+    run(&["tools", "call", "getPage", "--data", data]); // keeps the database warm
+    let (ok, _, err) = run(&["token", "revoke", &id, "--site", "nowhere", "--data", data]);
+    assert!(!ok && err.contains("site nowhere not found"), "{err}");
+
+    let (ok, out, err) = run(&["token", "revoke", &id, "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains(&format!("revoked token {id} (laptop, editor)")), "{out}");
+    let (ok, _, err) = run(&["token", "revoke", &id, "--data", data]);
+    assert!(!ok && err.contains(&format!("token {id} not found")), "{err}");
+    let (ok, _, err) = run(&["tools", "call", "getPage", "--args", "{}", "--token", &secret, "--data", data]);
+    assert!(!ok && err.contains("the token is not valid"), "{err}");
+    let (_, out, _) = run(&["token", "list", "--json", "--data", data]);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap().as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_token_that_would_be_born_expired_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    for days in ["--expires-in-days=0", "--expires-in-days=-1"] {
+        let (ok, out, err) = run(&["token", "create", "--group", "editor", days, "--data", data]);
+        assert!(!ok);
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("--expires-in-days: must be at least 1 day"), "{err}");
+    }
+    let (ok, out, err) = run(&["token", "create", "--group", "editor", "--expires-in-days", "1", "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("qk_"));
+    let (_, out, _) = run(&["token", "list", "--json", "--data", data]);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "only the valid one was created");
+    assert!(list[0]["expiresAt"].is_string());
+}
+
+#[test]
+fn a_revocation_on_the_command_line_reaches_a_running_server_within_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let server = start(data, Some("automation-secret-0123456789"));
+    let (ok, secret, err) = run(&["token", "create", "--group", "viewer", "--data", data]);
+    assert!(ok, "{err}");
+    let secret = secret.trim();
+    assert_eq!(http_get(&server.addr, "/api/v1/me", Some(secret)).0, 200);
+    let (_, out, _) = run(&["token", "list", "--json", "--data", data]);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id =
+        list.as_array().unwrap().iter().find(|t| t["group"] == "viewer").unwrap()["id"].as_str().unwrap().to_string();
+    let (ok, _, err) = run(&["token", "revoke", &id, "--data", data]);
+    assert!(ok, "{err}");
+    let revoked = Instant::now();
+    let mut status = 200;
+    while revoked.elapsed() < Duration::from_secs(4) && status != 401 {
+        std::thread::sleep(Duration::from_millis(100));
+        status = http_get(&server.addr, "/api/v1/me", Some(secret)).0;
+    }
+    assert_eq!(status, 401, "still accepted {:?} after the revocation", revoked.elapsed());
+    assert!(revoked.elapsed() < Duration::from_secs(3), "took {:?}", revoked.elapsed());
+    // The admin token still works.
+    assert_eq!(http_get(&server.addr, "/api/v1/me", Some("automation-secret-0123456789")).0, 200);
+}
+
+#[test]
+fn a_bad_model_configuration_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let out = quire()
+        .args(["serve", "--data", data, "--addr", "127.0.0.1:0"])
+        .env("QUIRE_LLM_PROVIDER", "llama")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("QUIRE_LLM_PROVIDER: \"llama\" is not one of openai, anthropic"), "{err}");
+    assert!(!std::path::Path::new(data).exists(), "nothing was created");
+
+    let out = quire()
+        .args(["serve", "--data", data, "--addr", "127.0.0.1:0"])
+        .env("QUIRE_LLM_PROVIDER", "openai")
+        .env("OPENAI_API_KEY", "sk-test")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("QUIRE_LLM_MODEL is not set: QUIRE_LLM_PROVIDER selects the openai provider"), "{err}");
+
+    run(&["seed", "--data", data]);
+    let out = quire()
+        .args(["chat", "-m", "hi", "--data", data])
+        .env("QUIRE_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("QUIRE_LLM_MODEL is not set: QUIRE_LLM_BASE_URL selects the openai provider"), "{err}");
+    assert!(!err.contains("could not reach"), "the provider was not called: {err}");
+
+    let config = dir.path().join("quire.toml");
+    std::fs::write(&config, "[profiles.default]\nprovider = \"anthropic\"\n").unwrap();
+    let out = quire()
+        .args(["chat", "-m", "hi", "--data", data, "--config", config.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("model profile \"default\" names no model"), "{err}");
+}
+
+#[test]
+fn logs_carry_no_colours_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let out = quire().args(["seed", "--data", data]).env("QUIRE_LOG", "debug").output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("DEBUG"), "some logs were written: {err}");
+    assert!(!err.contains('\u{1b}'), "no escape codes: {err}");
+    // A closed stderr loses the logs, not the command.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out =
+        quire().args(["token", "list", "--data", data]).env("QUIRE_LOG", "debug").stderr(writer).output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+}
+
+#[test]
+fn approvals_reject_needs_no_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (_, out, _) = run(&["tools", "call", "deletePost", "--args", r#"{"slugs":["roadmap-draft"]}"#, "--data", data]);
+    let preview: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    let (ok, out, err) = run(&["approvals", "reject", &id, "--data", data]);
+    assert!(ok, "{err}");
+    let answered: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(answered["status"], "rejected");
+    let (_, out, _) = run(&["approvals", "list", "--data", data]);
+    assert!(!out.contains(&id), "{out}");
 }

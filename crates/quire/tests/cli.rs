@@ -549,3 +549,98 @@ fn approvals_reject_needs_no_reason() {
     let (_, out, _) = run(&["approvals", "list", "--data", data]);
     assert!(!out.contains(&id), "{out}");
 }
+
+/// A stdio MCP client: `quire mcp` with `args`, initialised.
+struct McpClient {
+    child: Child,
+    stdin: std::process::ChildStdin,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl McpClient {
+    fn start(args: &[&str]) -> Self {
+        let mut child = quire()
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut client = McpClient { child, stdin, lines };
+        client.request(
+            1,
+            "initialize",
+            serde_json::json!({
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "cli-test", "version": "0" }
+            }),
+        );
+        writeln!(client.stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+        client
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: serde_json::Value) -> serde_json::Value {
+        let msg = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        writeln!(self.stdin, "{msg}").unwrap();
+        loop {
+            let line = self.lines.next().expect("quire mcp answered").unwrap();
+            let reply: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if reply["id"] == id {
+                return reply;
+            }
+        }
+    }
+
+    fn call(&mut self, id: u64, tool: &str, args: serde_json::Value) -> serde_json::Value {
+        self.request(id, "tools/call", serde_json::json!({ "name": tool, "arguments": args }))["result"]
+            ["structuredContent"]
+            .clone()
+    }
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What the README says: a stdio MCP client's request is approved on the
+/// same machine with other credentials than the client's.
+#[test]
+fn a_stdio_mcp_request_is_approved_with_other_credentials_on_the_same_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let (_, admin, _) = run(&["token", "create", "--group", "admin", "--name", "me", "--data", data]);
+    let admin = admin.trim();
+
+    // `quire mcp` as the local admin: the local CLI holds the same
+    // credentials, so a token of your own approves.
+    let mut mcp = McpClient::start(&["--data", data]);
+    let preview = mcp.call(2, "deletePost", serde_json::json!({ "slugs": ["roadmap-draft"] }));
+    let id = preview["confirmationId"].as_str().unwrap_or_else(|| panic!("{preview}")).to_string();
+    let (ok, _, err) = run(&["approvals", "approve", &id, "--data", data]);
+    assert!(!ok);
+    assert!(err.contains("cannot be approved with the same credentials"), "{err}");
+    let (ok, out, err) = run(&["approvals", "approve", &id, "--token", admin, "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"status\": \"approved\""), "{out}");
+    let done = mcp.call(3, "deletePost", serde_json::json!({ "slugs": ["roadmap-draft"], "confirmationId": id }));
+    assert_eq!(done["success"], true, "{done}");
+    drop(mcp);
+
+    // `quire mcp --token T`: the local CLI (without --token) approves.
+    let (_, editor, _) = run(&["token", "create", "--group", "editor", "--name", "mcp", "--data", data]);
+    let mut mcp = McpClient::start(&["--data", data, "--token", editor.trim()]);
+    let preview = mcp.call(2, "deletePost", serde_json::json!({ "slugs": ["hello-quire"] }));
+    let id = preview["confirmationId"].as_str().unwrap_or_else(|| panic!("{preview}")).to_string();
+    let (ok, _, err) = run(&["approvals", "approve", &id, "--token", editor.trim(), "--data", data]);
+    assert!(!ok && err.contains("same credentials"), "{err}");
+    let (ok, _, err) = run(&["approvals", "approve", &id, "--data", data]);
+    assert!(ok, "{err}");
+    let done = mcp.call(3, "deletePost", serde_json::json!({ "slugs": ["hello-quire"], "confirmationId": id }));
+    assert_eq!(done["success"], true, "{done}");
+}

@@ -98,10 +98,13 @@ async fn site_a(app: &TestApp) -> SiteA {
     values.insert("session", session.id.clone());
     values.insert("confirmation", preview.body["confirmationId"].as_str().unwrap().to_string());
     values.insert("note", "private/plan.md".to_string());
+    let tokens = app.store.tokens("demo").await.unwrap();
+    values.insert("token", tokens.iter().find(|t| t.group.as_str() == "editor").unwrap().id.clone());
     let mut ids = BTreeSet::new();
     for (_, body) in &listings {
         ids_in(body, &mut ids);
     }
+    ids.extend(tokens.into_iter().map(|t| t.id));
     ids.insert(session.id);
     // ids of a handful of characters would match by accident; ours are UUIDs
     ids.retain(|id| id.len() >= 20);
@@ -126,6 +129,7 @@ fn path_value(a: &SiteA, segments: &[&str], index: usize) -> String {
         ("agents", _) => "agent",
         ("sessions", _) => "session",
         ("approvals", _) => "confirmation",
+        ("tokens", _) => "token",
         ("turns", _) => return "1".into(),
         ("tools", _) => return "getPage".into(),
         ("revisions", "{entity}") => return "page".into(),
@@ -242,6 +246,9 @@ async fn site_b_reads_and_changes_nothing_of_site_a_through_any_route_or_tool() 
     let changes_after = app.store.changes(&app.scope, &Default::default(), 1, None).await.unwrap().items[0].id;
     assert_eq!(changes_before, changes_after, "site A's change log did not move");
     assert_eq!(snapshot(&app).await, a.listings, "site A's records are as they were");
+    let tokens = app.store.tokens("demo").await.unwrap();
+    assert!(tokens.iter().any(|t| t.id == a.values["token"]), "site A's token was not revoked");
+    assert_eq!(tokens.len(), 5, "no token was added to site A");
     let note = app.post("/api/v1/tools/readNote/invoke", json!({ "path": "private/plan.md", "startLine": 1 })).await;
     assert!(note.body.to_string().contains(MARKER), "site A's note is intact");
     eprintln!("tenancy: {attempts} attempts, 0 leaks");

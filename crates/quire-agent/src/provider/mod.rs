@@ -212,9 +212,11 @@ impl Profiles {
     }
 
     /// The profile `QUIRE_LLM_*` (or a provider's usual key variable)
-    /// describes; `None` when nothing is set. An unknown
-    /// `QUIRE_LLM_PROVIDER`, or a provider chosen without
-    /// `QUIRE_LLM_MODEL`, is an error that says what to set.
+    /// describes; `None` when nothing is set, or only a provider's key
+    /// variable without `QUIRE_LLM_MODEL` (a warning). An unknown
+    /// `QUIRE_LLM_PROVIDER`, or a provider chosen by `QUIRE_LLM_PROVIDER` or
+    /// `QUIRE_LLM_BASE_URL` without `QUIRE_LLM_MODEL`, is an error that says
+    /// what to set.
     pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Profile>, String> {
         let get = |k: &str| env(k).filter(|v| !v.trim().is_empty());
         let (provider, chosen_by) = match get("QUIRE_LLM_PROVIDER") {
@@ -236,6 +238,12 @@ impl Profiles {
             ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
         };
         let Some(model) = get("QUIRE_LLM_MODEL") else {
+            if chosen_by.ends_with("_API_KEY") {
+                // A key in the shell for other programs is no request to run
+                // agents: start without them (chat says what to set).
+                tracing::warn!("{chosen_by} is set but QUIRE_LLM_MODEL is not; agents stay off until a model is set");
+                return Ok(None);
+            }
             return Err(format!(
                 "QUIRE_LLM_MODEL is not set: {chosen_by} selects the {} provider, which needs a model name \
                  (e.g. QUIRE_LLM_MODEL={}); unset {chosen_by} to run without agents",

@@ -1,34 +1,12 @@
 //! The binary, run as a user runs it.
 
+mod support;
+use support::*;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn quire() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-    cmd.env_remove("QUIRE_BOOTSTRAP_TOKEN").env("QUIRE_LOG", "warn");
-    // The caller's own model and data settings must not leak into the tests.
-    for var in [
-        "QUIRE_DATA",
-        "QUIRE_TOKEN",
-        "QUIRE_LLM_PROVIDER",
-        "QUIRE_LLM_MODEL",
-        "QUIRE_LLM_BASE_URL",
-        "QUIRE_LLM_API_KEY",
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "NO_COLOR",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = quire().args(args).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
 
 #[test]
 fn seed_is_idempotent_and_migrate_reports() {
@@ -66,55 +44,6 @@ fn token_create_prints_the_token_alone() {
     let (ok, _, err) = run(&["token", "create", "--group", "admin", "--site", "nowhere", "--data", data]);
     assert!(!ok);
     assert!(err.contains("site nowhere not found"), "{err}");
-}
-
-struct Server {
-    child: Child,
-    addr: String,
-    stdout: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(data: &str, bootstrap: Option<&str>) -> Server {
-    let mut cmd = quire();
-    cmd.args(["serve", "--addr", "127.0.0.1:0", "--data", data]).stdout(Stdio::piped()).stderr(Stdio::piped());
-    if let Some(token) = bootstrap {
-        cmd.env("QUIRE_BOOTSTRAP_TOKEN", token);
-    }
-    let mut child = cmd.spawn().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let addr = loop {
-        assert!(Instant::now() < deadline, "server did not start");
-        let line = lines.next().expect("server exited").unwrap();
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    let out = child.stdout.take().unwrap();
-    // stdout is written before the listener starts: collect what arrives.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut stdout = String::new();
-    while let Ok(line) = rx.recv_timeout(Duration::from_millis(300)) {
-        stdout.push_str(&line);
-        stdout.push('\n');
-    }
-    Server { child, addr, stdout }
 }
 
 fn http_get(addr: &str, path: &str, token: Option<&str>) -> (u16, String) {

@@ -3,9 +3,11 @@
 //! Every write that was answered 2xx must be there, and the server must
 //! start cleanly.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+use support::start;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,54 +16,6 @@ use std::time::{Duration, Instant};
 const WRITES: usize = 1000;
 const KILL_AFTER: usize = 350;
 const WORKERS: usize = 32;
-
-struct Server {
-    child: Child,
-    addr: String,
-    stdout: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(data: &str) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--data", data])
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let addr = loop {
-        assert!(Instant::now() < deadline, "server did not start");
-        let line = lines.next().expect("server exited before listening").unwrap();
-        if let Some(rest) = line.split("listening on http://").nth(1) {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            if tx.send(line.unwrap_or_default()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut stdout = String::new();
-    while let Ok(line) = rx.recv_timeout(Duration::from_millis(300)) {
-        stdout.push_str(&line);
-        stdout.push('\n');
-    }
-    Server { child, addr, stdout }
-}
 
 /// One HTTP/1.1 request; `None` when the connection failed or was cut.
 fn request(addr: &str, method: &str, path: &str, token: &str, body: Option<&str>) -> Option<(u16, String)> {
@@ -84,7 +38,7 @@ fn request(addr: &str, method: &str, path: &str, token: &str, body: Option<&str>
 fn every_acknowledged_write_survives_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap().to_string();
-    let mut server = start(&data);
+    let mut server = start(&data, None);
     let token = server.stdout.split_whitespace().find(|w| w.starts_with("qk_")).expect("an admin token").to_string();
     let addr = server.addr.clone();
     let (_, about) = request(&addr, "GET", "/api/v1/pages?limit=100", &token, None).unwrap();
@@ -142,7 +96,7 @@ fn every_acknowledged_write_survives_kill_9() {
     assert!(acknowledged.len() >= KILL_AFTER && acknowledged.len() < WRITES, "killed mid-way: {}", acknowledged.len());
 
     // restart on the same data: clean start, and every acknowledged write is there
-    let server = start(&data);
+    let server = start(&data, None);
     let addr = server.addr.clone();
     let (status, _) = request(&addr, "GET", "/api/v1/me", &token, None).unwrap();
     assert_eq!(status, 200);

@@ -71,7 +71,8 @@ pub struct FieldDef {
     pub description: Option<String>,
     /// Longest accepted text, in characters (text, markdown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_length: Option<usize>,
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295.0)]
+    pub max_length: Option<u32>,
     /// Smallest accepted number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
@@ -80,10 +81,12 @@ pub struct FieldDef {
     pub max: Option<f64>,
     /// Fewest items of a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_items: Option<usize>,
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295.0)]
+    pub min_items: Option<u32>,
     /// Most items of a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_items: Option<usize>,
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 4294967295.0)]
+    pub max_items: Option<u32>,
     /// Accepted values of a select.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
@@ -125,7 +128,7 @@ impl FieldDef {
         self
     }
     /// Sets the longest accepted text.
-    pub fn max_length(mut self, n: usize) -> Self {
+    pub fn max_length(mut self, n: u32) -> Self {
         self.max_length = Some(n);
         self
     }
@@ -136,7 +139,7 @@ impl FieldDef {
         self
     }
     /// Sets list bounds.
-    pub fn items(mut self, min: usize, max: usize) -> Self {
+    pub fn items(mut self, min: u32, max: u32) -> Self {
         self.min_items = Some(min);
         self.max_items = Some(max);
         self
@@ -321,10 +324,10 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
         },
         FieldKind::List => match value {
             Value::Array(items) => {
-                if let Some(min) = field.min_items.filter(|min| items.len() < *min) {
+                if let Some(min) = field.min_items.filter(|min| items.len() < *min as usize) {
                     errors.push(FieldError::new(path, format!("at least {min} items")));
                 }
-                if let Some(max) = field.max_items.filter(|max| items.len() > *max) {
+                if let Some(max) = field.max_items.filter(|max| items.len() > *max as usize) {
                     errors.push(FieldError::new(path, format!("at most {max} items")));
                 }
                 if let Some(item) = &field.item {
@@ -345,7 +348,7 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
 
 fn check_length(path: &str, field: &FieldDef, s: &str, errors: &mut Vec<FieldError>) {
     if let Some(max) = field.max_length
-        && s.chars().count() > max
+        && s.chars().count() > max as usize
     {
         errors.push(FieldError::new(path, format!("at most {max} characters")));
     }

@@ -21,13 +21,69 @@ where
     Option::<T>::deserialize(de).map(Some)
 }
 
+/// The SEO metadata of a page as the OpenAPI document shows it: other keys
+/// are free, these two are checked.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct PageMeta {
+    /// Page title for search engines; null removes it.
+    #[schema(max_length = 120)]
+    title: Option<String>,
+    /// Summary for search engines; null removes it.
+    #[schema(max_length = 320)]
+    description: Option<String>,
+}
+
+/// A tag of an entry, as the OpenAPI document shows it: a single line of
+/// plain text, at most 60 characters.
+pub struct Tag;
+
+impl utoipa::PartialSchema for Tag {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .min_length(Some(1))
+            .max_length(Some(60))
+            .pattern(Some(crate::text::LINE_PATTERN))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Tag {}
+
+/// A tool selector of an agent (`getPage`, `category:internal`,
+/// `tag:page`), as the OpenAPI document shows it: not blank, and a
+/// `category:` or `tag:` prefix needs a name after it.
+pub struct ToolSelector;
+
+/// [`ToolSelector`]'s pattern; the end of input is `(?![\s\S])` because `$`
+/// also matches before a final newline in Python.
+pub const TOOL_SELECTOR_PATTERN: &str = "^(?!(?:category|tag):(?![\\s\\S]))[\\s\\S]*[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+impl utoipa::PartialSchema for ToolSelector {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .pattern(Some(TOOL_SELECTOR_PATTERN))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ToolSelector {}
+
 /// A new page.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPage {
     /// Display name.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: String,
     /// URL slug (lowercase words joined by hyphens).
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: String,
     /// Parent page id; omit for a root page.
     #[serde(default)]
@@ -37,7 +93,7 @@ pub struct NewPage {
     pub is_protected: Option<bool>,
     /// SEO metadata object (title, description, image, ...).
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<PageMeta>)]
     pub meta: Option<Value>,
     /// Allow search engines to index the page (default true).
     #[serde(default)]
@@ -56,9 +112,15 @@ pub struct NewPage {
 pub struct PagePatch {
     /// New name.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: Option<String>,
     /// New slug.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: Option<String>,
     /// New parent; `null` moves the page to the root.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
@@ -69,7 +131,7 @@ pub struct PagePatch {
     pub is_protected: Option<bool>,
     /// Merge patch for meta (a key set to null is removed).
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<PageMeta>)]
     pub meta: Option<Value>,
     /// Indexing flag.
     #[serde(default)]
@@ -175,13 +237,21 @@ impl SectionPatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewTemplate {
     /// Stable key (a slug).
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub key: String,
     /// Display name.
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: String,
     /// What it is for.
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub description: Option<String>,
     /// Field definitions.
+    #[schema(min_items = 1)]
     pub fields: Vec<FieldDef>,
 }
 
@@ -192,12 +262,19 @@ pub struct NewTemplate {
 pub struct TemplatePatch {
     /// New name.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: Option<String>,
     /// New description.
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub description: Option<String>,
     /// New field definitions (replace the old ones).
     #[serde(default)]
+    #[schema(min_items = 1)]
     pub fields: Option<Vec<FieldDef>>,
 }
 
@@ -221,8 +298,14 @@ impl TemplatePatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewCollection {
     /// URL-safe key.
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: String,
     /// Display name.
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: String,
     /// posts or entries.
     pub kind: CollectionKind,
@@ -237,6 +320,11 @@ pub struct NewCollection {
 pub struct CollectionPatch {
     /// New name.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: Option<String>,
     /// New field definitions.
     #[serde(default)]
@@ -260,8 +348,14 @@ impl CollectionPatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewEntry {
     /// URL slug, unique in the collection.
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: String,
     /// Title.
+    #[schema(
+        min_length = 1,
+        max_length = 300,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub title: String,
     /// Content matching the collection's fields.
     #[serde(default)]
@@ -272,18 +366,32 @@ pub struct NewEntry {
     pub status: Option<EntryStatus>,
     /// Author's name.
     #[serde(default)]
+    #[schema(
+        max_length = 120,
+        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
+    )]
     pub author: Option<String>,
     /// Category.
     #[serde(default)]
+    #[schema(
+        max_length = 80,
+        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
+    )]
     pub category: Option<String>,
     /// Tags.
     #[serde(default)]
+    #[schema(max_items = 30, value_type = Option<Vec<Tag>>)]
     pub tags: Option<Vec<String>>,
     /// Short summary.
     #[serde(default)]
+    #[schema(
+        max_length = 1000,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub excerpt: Option<String>,
     /// Featured image URL (`/uploads/...`).
     #[serde(default)]
+    #[schema(pattern = "^/uploads/(?:\\.?[^%\\\\\\u0000.])*\\.?$")]
     pub featured_image: Option<String>,
 }
 
@@ -293,9 +401,15 @@ pub struct NewEntry {
 pub struct EntryPatch {
     /// New slug.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: Option<String>,
     /// New title.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 300,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub title: Option<String>,
     /// Merge patch for content.
     #[serde(default)]
@@ -307,21 +421,35 @@ pub struct EntryPatch {
     /// Author; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
+    #[schema(
+        max_length = 120,
+        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
+    )]
     pub author: Option<Option<String>>,
     /// Category; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
+    #[schema(
+        max_length = 80,
+        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
+    )]
     pub category: Option<Option<String>>,
     /// Tags (replace the old ones).
     #[serde(default)]
+    #[schema(max_items = 30, value_type = Option<Vec<Tag>>)]
     pub tags: Option<Vec<String>>,
     /// Excerpt; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
+    #[schema(
+        max_length = 1000,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub excerpt: Option<Option<String>>,
     /// Featured image; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
+    #[schema(pattern = "^/uploads/(?:\\.?[^%\\\\\\u0000.])*\\.?$")]
     pub featured_image: Option<Option<String>>,
 }
 
@@ -363,29 +491,50 @@ impl EntryPatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewImage {
     /// Relative URL of the file (`/uploads/...`).
+    #[schema(pattern = "^/uploads/(?:\\.?[^%\\\\\\u0000.])*\\.?$")]
     pub url: String,
     /// File name.
+    #[schema(
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub filename: String,
     /// MIME type (default: guessed from the file name).
     #[serde(default)]
+    #[schema(
+        max_length = 100,
+        pattern = "^image/[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub mime: Option<String>,
     /// Width in pixels.
     #[serde(default)]
+    #[schema(minimum = 0)]
     pub width: Option<i64>,
     /// Height in pixels.
     #[serde(default)]
+    #[schema(minimum = 0)]
     pub height: Option<i64>,
     /// Size in bytes.
     #[serde(default)]
+    #[schema(minimum = 0)]
     pub bytes: Option<i64>,
     /// SHA-256 of the file.
     #[serde(default)]
     pub content_hash: Option<String>,
     /// Alternative text.
     #[serde(default)]
+    #[schema(
+        max_length = 300,
+        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
+    )]
     pub alt: Option<String>,
     /// Description.
     #[serde(default)]
+    #[schema(
+        max_length = 2000,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub description: Option<String>,
     /// Tags.
     #[serde(default)]
@@ -409,10 +558,18 @@ pub struct ImagePatch {
     /// Alternative text; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
+    #[schema(
+        max_length = 300,
+        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
+    )]
     pub alt: Option<Option<String>>,
     /// Description; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
+    #[schema(
+        max_length = 2000,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub description: Option<Option<String>>,
     /// Tags (replace the old ones).
     #[serde(default)]
@@ -445,11 +602,18 @@ impl ImagePatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewNavigation {
     /// Stable key (`header`).
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub key: String,
     /// Display name.
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: String,
     /// Most top-level items.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 100)]
     pub max_items: Option<i64>,
 }
 
@@ -459,10 +623,16 @@ pub struct NewNavigation {
 pub struct NavigationPatch {
     /// New name.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: Option<String>,
     /// Most top-level items; null removes the limit.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<i64>)]
+    #[schema(minimum = 1, maximum = 100)]
     pub max_items: Option<Option<i64>>,
 }
 
@@ -483,6 +653,11 @@ impl NavigationPatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewNavItem {
     /// Text shown.
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub label: String,
     /// page, entry, media, url or placeholder.
     pub target_type: NavTargetType,
@@ -509,6 +684,11 @@ pub struct NewNavItem {
 pub struct NavItemPatch {
     /// New label.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub label: Option<String>,
     /// New target type.
     #[serde(default)]
@@ -565,26 +745,44 @@ impl NavItemPatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewAgent {
     /// Unique key within the site (lowercase words joined by hyphens).
+    #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub alias: String,
     /// Display name.
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: String,
     /// What it is for.
     #[serde(default)]
     pub description: Option<String>,
     /// Model profile (default `default`).
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub profile: Option<String>,
     /// Its own instructions.
     #[serde(default)]
+    #[schema(
+        max_length = 20000,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub system_prompt: Option<String>,
     /// Tools it may use: names, `category:<c>` or `tag:<t>`.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub tools: Option<Vec<String>>,
     /// Tools always active.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub pinned: Option<Vec<String>>,
     /// Groups whose users may chat with it (empty: every group).
     #[serde(default)]
+    #[schema(value_type = Option<Vec<crate::access::Group>>)]
     pub allowed_groups: Option<Vec<String>>,
     /// user (default) or conversational.
     #[serde(default)]
@@ -600,24 +798,41 @@ pub struct NewAgent {
 pub struct AgentPatch {
     /// New display name.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub name: Option<String>,
     /// New description.
     #[serde(default)]
     pub description: Option<String>,
     /// New model profile.
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 80,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub profile: Option<String>,
     /// New instructions.
     #[serde(default)]
+    #[schema(
+        max_length = 20000,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
+    )]
     pub system_prompt: Option<String>,
     /// New tool selection.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub tools: Option<Vec<String>>,
     /// New pinned tools.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub pinned: Option<Vec<String>>,
     /// New allowed groups.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<crate::access::Group>>)]
     pub allowed_groups: Option<Vec<String>>,
     /// New policy.
     #[serde(default)]

@@ -11,6 +11,7 @@ pub mod access;
 pub mod error;
 pub mod fields;
 pub mod input;
+pub mod json;
 pub mod merge;
 pub mod model;
 pub mod slug;

@@ -12,8 +12,12 @@ use serde_json::Value;
 
 /// Declares a string enum with its wire names, parsing with an error that
 /// lists the accepted values (`status: "live" is not one of draft, published`).
+///
+/// The wire names are taken as `tt`, not `literal`: a `literal` fragment
+/// reaches derive macros wrapped in an invisible group, which utoipa does
+/// not read, so the OpenAPI document would show the variant names instead.
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:tt),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
         pub enum $name { $($(#[$vmeta])* #[serde(rename = $wire)] $variant),+ }
@@ -528,6 +532,14 @@ impl ChangeContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn openapi_enums_use_the_wire_names() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(EntityKind::schema()).unwrap();
+        let names: Vec<&str> = EntityKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(schema["enum"], serde_json::json!(names));
+    }
 
     #[test]
     fn enum_errors_list_accepted_values() {

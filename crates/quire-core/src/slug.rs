@@ -5,6 +5,16 @@ use crate::FieldError;
 /// Longest slug accepted.
 pub const MAX_SLUG: usize = 100;
 
+/// [`check_slug`] as a JSON Schema pattern (with `maxLength` [`MAX_SLUG`]),
+/// for the OpenAPI document. A test keeps the two in step.
+pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+
+/// "Not blank" as a JSON Schema pattern: at least one character that is not
+/// Unicode White_Space, which is what `str::trim` removes. Spelled out
+/// because `\s` means different sets in Rust, ECMAScript and Python.
+pub const NON_BLANK_PATTERN: &str =
+    "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
 /// Checks that `value` is a slug (`about-us`, `2026-plans`), naming `field` if not.
 pub fn check_slug(field: &str, value: &str) -> Result<(), FieldError> {
     if value.is_empty() {

@@ -16,7 +16,7 @@ pub struct StarterTemplate {
     pub fields: Vec<FieldDef>,
 }
 
-fn text(name: &str, max: usize) -> FieldDef {
+fn text(name: &str, max: u32) -> FieldDef {
     FieldDef::new(name, Text).max_length(max)
 }
 

@@ -7,6 +7,24 @@
 
 use crate::FieldError;
 
+/// [`check_line`] as a JSON Schema pattern (with `maxLength`), for the
+/// OpenAPI document: no control character or bidirectional override, and a
+/// character that is not Unicode White_Space (what `str::trim` removes).
+/// Character sets are spelled out, and the end is `(?![\s\S])`, because
+/// `\s` and `$` mean different things in Rust, ECMAScript and Python.
+pub const LINE_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])";
+
+/// An optional single line: empty, or [`LINE_PATTERN`].
+pub const OPTIONAL_LINE_PATTERN: &str = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])";
+
+/// [`check_text`] as a JSON Schema pattern: line breaks and tabs allowed,
+/// other control characters and bidirectional overrides not.
+pub const TEXT_PATTERN: &str =
+    "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])";
+
+/// An image MIME type: `image/` and then a single line.
+pub const MIME_PATTERN: &str = "^image/[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])";
+
 /// The first character of `value` that plain text may not hold, with its
 /// position (in characters). Line breaks and tabs are allowed only when
 /// `multiline`.

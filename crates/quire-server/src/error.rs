@@ -27,7 +27,8 @@ pub struct ApiError {
 pub struct ErrorBody {
     /// What went wrong, in words.
     pub error: String,
-    /// BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, VALIDATION,
+    /// BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED,
+    /// CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION,
     /// APPROVAL_REQUIRED, LIMIT, UPSTREAM or INTERNAL.
     pub code: &'static str,
     /// The field at fault, when there is one.
@@ -64,10 +65,34 @@ impl ApiError {
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", message)
     }
+    /// An error of any status, with the code that status stands for.
+    pub fn with_status(status: StatusCode, message: impl Into<String>) -> Self {
+        Self::new(status, code_of(status), message)
+    }
     /// 500, with details kept in the log.
     pub fn internal(message: impl std::fmt::Display) -> Self {
         tracing::error!(error = %message, "internal error");
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL", "internal error; see the server log")
+    }
+}
+
+/// The machine-readable code of an HTTP status.
+pub fn code_of(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "BAD_REQUEST",
+        401 => "UNAUTHORIZED",
+        403 => "FORBIDDEN",
+        404 => "NOT_FOUND",
+        405 => "METHOD_NOT_ALLOWED",
+        409 => "CONFLICT",
+        413 => "PAYLOAD_TOO_LARGE",
+        415 => "UNSUPPORTED_MEDIA_TYPE",
+        422 => "VALIDATION",
+        428 => "APPROVAL_REQUIRED",
+        429 => "LIMIT",
+        502 => "UPSTREAM",
+        500..=599 => "INTERNAL",
+        _ => "BAD_REQUEST",
     }
 }
 
@@ -111,3 +136,55 @@ impl IntoResponse for ApiError {
 
 /// Result of handlers.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// Middleware that gives every error response the one JSON shape: the
+/// router's own 404 and 405 (empty bodies), the body limit's 413 and a
+/// caught panic's 500 (plain text) are rewritten; JSON errors pass as they
+/// are, headers (`Allow`, `WWW-Authenticate`, the request id) are kept.
+/// `/mcp` is left alone: its errors are MCP protocol answers.
+pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let path = req.uri().path().to_string();
+    if path == "/mcp" || path.starts_with("/mcp/") {
+        return next.run(req).await;
+    }
+    let method = req.method().clone();
+    let response = next.run(req).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(response.headers()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = match axum::body::to_bytes(body, 16 * 1024).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let message = match status {
+        StatusCode::NOT_FOUND => format!("nothing is at {path}"),
+        StatusCode::METHOD_NOT_ALLOWED => {
+            let allowed = parts.headers.get(axum::http::header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
+            format!("{method} is not allowed on {path}; allowed: {allowed}")
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            format!("the body is larger than the limit of {} MiB", crate::BODY_LIMIT / (1024 * 1024))
+        }
+        // A panic's message may hold internals: it stays in the log.
+        StatusCode::INTERNAL_SERVER_ERROR => "internal error; see the server log".to_string(),
+        _ if !text.is_empty() => text,
+        _ => status.canonical_reason().unwrap_or("error").to_lowercase(),
+    };
+    let mut answer = ApiError::with_status(status, message).into_response();
+    for (name, value) in &parts.headers {
+        if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
+            answer.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    answer
+}
+
+/// Whether a response already carries JSON.
+fn is_json(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json") || v.contains("+json"))
+}

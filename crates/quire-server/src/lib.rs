@@ -296,6 +296,9 @@ impl AppState {
     }
 }
 
+/// Largest request body accepted, in bytes.
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
 /// The whole application router.
 pub fn router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
@@ -314,7 +317,9 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(2 * 1024 * 1024))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
+        // Outermost, so the errors of every layer above get the JSON shape.
+        .layer(axum::middleware::from_fn(error::json_errors))
 }
 
 /// Serves the router on `listener` until ctrl-c.

@@ -5,7 +5,9 @@ use crate::AppState;
 use crate::routes::{self, ListResponse};
 use axum::Router;
 use quire_core::model::*;
+use utoipa::openapi::link::LinkBuilder;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -30,12 +32,12 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::delivery::page, routes::delivery::navigation, routes::delivery::entries,
         routes::tools::list, routes::tools::categories, routes::tools::read, routes::tools::invoke,
         routes::tools::approvals, routes::tools::approve, routes::tools::reject,
-        routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update, routes::agents::disable,
+        routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update,
         routes::agents::chat, routes::agents::chat_stream, routes::agents::sessions, routes::agents::session, routes::agents::events, routes::agents::undo,
         routes::tokens::list, routes::tokens::create, routes::tokens::revoke,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &ErrorResponses, &Links),
     tags(
         (name = "pages", description = "The page tree"),
         (name = "sections", description = "Sections placed on pages"),
@@ -64,6 +66,177 @@ impl Modify for BearerAuth {
             "bearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
+    }
+}
+
+/// Documents the error answers every operation can give, so no annotation
+/// can forget them: 400 (a malformed parameter, header or body) everywhere;
+/// 401 and 403 (no valid token; a group or environment the token may not
+/// use) where a token is needed; 413 and 415 where a body is read. It also
+/// gives every response without a description the one its status means.
+/// Route-specific answers (404, 409, 422, 428, ...) stay in the annotations.
+struct ErrorResponses;
+
+impl Modify for ErrorResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+                &mut item.head,
+                &mut item.options,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+                let body = operation.request_body.is_some();
+                let responses = &mut operation.responses.responses;
+                let mut add = |status: &str| {
+                    responses.entry(status.to_string()).or_insert_with(|| error_response(status).into());
+                };
+                add("400");
+                if secured {
+                    add("401");
+                    add("403");
+                }
+                if body {
+                    add("413");
+                    add("415");
+                }
+                for (status, response) in responses.iter_mut() {
+                    if let RefOr::T(response) = response
+                        && response.description.is_empty()
+                    {
+                        response.description = meaning(status).to_string();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// OpenAPI links: where an answer's ids lead (a created page to reading,
+/// changing and archiving it, ...), so clients and stateful testers can
+/// follow one operation with the next. Each row: the operation and status
+/// answering, the link's name, the operation it leads to, and that
+/// operation's parameters as runtime expressions.
+const LINKS: &[LinkRow] = &[
+    ("createPage", "201", "GetPage", "getPage", &[("id", "$response.body#/id")]),
+    ("createPage", "201", "UpdatePage", "updatePage", &[("id", "$response.body#/id")]),
+    ("createPage", "201", "ArchivePage", "archivePage", &[("id", "$response.body#/id")]),
+    ("createPage", "201", "ListSections", "listSections", &[("id", "$response.body#/id")]),
+    ("createPage", "201", "CreateSection", "createSection", &[("id", "$response.body#/id")]),
+    ("createSection", "201", "GetSection", "getSection", &[("id", "$response.body#/id")]),
+    ("createSection", "201", "UpdateSection", "updateSection", &[("id", "$response.body#/id")]),
+    ("createSection", "201", "ArchiveSection", "archiveSection", &[("id", "$response.body#/id")]),
+    ("listSections", "200", "GetSection", "getSection", &[("id", "$response.body#/items/0/id")]),
+    ("createSectionTemplate", "201", "GetTemplate", "getSectionTemplate", &[("key", "$response.body#/key")]),
+    ("createSectionTemplate", "201", "UpdateTemplate", "updateSectionTemplate", &[("key", "$response.body#/key")]),
+    ("createSectionTemplate", "201", "ArchiveTemplate", "archiveSectionTemplate", &[("key", "$response.body#/key")]),
+    ("createCollection", "201", "GetCollection", "getCollection", &[("slug", "$response.body#/slug")]),
+    ("createCollection", "201", "UpdateCollection", "updateCollection", &[("slug", "$response.body#/slug")]),
+    ("createCollection", "201", "ArchiveCollection", "archiveCollection", &[("slug", "$response.body#/slug")]),
+    ("createCollection", "201", "ListEntries", "listEntries", &[("slug", "$response.body#/slug")]),
+    ("createCollection", "201", "CreateEntry", "createEntry", &[("slug", "$response.body#/slug")]),
+    ("createEntry", "201", "GetEntry", "getEntry", &[("id", "$response.body#/id")]),
+    ("createEntry", "201", "UpdateEntry", "updateEntry", &[("id", "$response.body#/id")]),
+    ("createEntry", "201", "ArchiveEntry", "archiveEntry", &[("id", "$response.body#/id")]),
+    ("createImage", "201", "GetImage", "getImage", &[("id", "$response.body#/id")]),
+    ("createImage", "201", "UpdateImage", "updateImage", &[("id", "$response.body#/id")]),
+    ("createImage", "201", "ArchiveImage", "archiveImage", &[("id", "$response.body#/id")]),
+    ("createNavigation", "201", "GetNavigation", "getNavigation", &[("key", "$response.body#/key")]),
+    ("createNavigation", "201", "UpdateNavigation", "updateNavigation", &[("key", "$response.body#/key")]),
+    ("createNavigation", "201", "ArchiveNavigation", "archiveNavigation", &[("key", "$response.body#/key")]),
+    ("createNavigation", "201", "ListNavItems", "listNavItems", &[("key", "$response.body#/key")]),
+    ("createNavigation", "201", "CreateNavItem", "createNavItem", &[("key", "$response.body#/key")]),
+    ("createNavItem", "201", "GetNavItem", "getNavItem", &[("id", "$response.body#/id")]),
+    ("createNavItem", "201", "UpdateNavItem", "updateNavItem", &[("id", "$response.body#/id")]),
+    ("createNavItem", "201", "ArchiveNavItem", "archiveNavItem", &[("id", "$response.body#/id")]),
+    ("archivePage", "200", "GetArchive", "getArchive", &[("id", "$response.body#/id")]),
+    ("listArchives", "200", "GetArchive", "getArchive", &[("id", "$response.body#/items/0/id")]),
+    ("listChanges", "200", "GetChange", "getChange", &[("id", "$response.body#/items/0/id")]),
+    ("getChange", "200", "RestoreRevision", "restoreRevision", &[("id", "$response.body#/id")]),
+    (
+        "getChange",
+        "200",
+        "ListRevisions",
+        "listRevisions",
+        &[("entity", "$response.body#/entity"), ("id", "$response.body#/entityId")],
+    ),
+    ("listTools", "200", "GetTool", "getTool", &[("name", "$response.body#/items/0/name")]),
+    ("listApprovals", "200", "ApproveCall", "approveCall", &[("id", "$response.body#/items/0/id")]),
+    ("listApprovals", "200", "RejectCall", "rejectCall", &[("id", "$response.body#/items/0/id")]),
+    ("createAgent", "201", "GetAgent", "getAgent", &[("alias", "$response.body#/alias")]),
+    ("createAgent", "201", "UpdateAgent", "updateAgent", &[("alias", "$response.body#/alias")]),
+    ("createAgent", "201", "ChatWithAgent", "chatWithAgent", &[("alias", "$response.body#/alias")]),
+    ("chatWithAgent", "202", "GetSession", "getSession", &[("id", "$response.body#/sessionId")]),
+    ("chatWithAgent", "202", "StreamEvents", "streamSessionEvents", &[("id", "$response.body#/sessionId")]),
+    (
+        "chatWithAgent",
+        "202",
+        "UndoTurn",
+        "undoTurn",
+        &[("id", "$response.body#/sessionId"), ("turn", "$response.body#/turn")],
+    ),
+    ("listSessions", "200", "GetSession", "getSession", &[("id", "$response.body#/items/0/id")]),
+];
+
+/// One link: from operation, status, link name, to operation, parameters.
+type LinkRow = (&'static str, &'static str, &'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+/// Adds [`LINKS`] to the responses they start from.
+struct Links;
+
+impl Modify for Links {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+            for operation in operations.into_iter().flatten() {
+                let Some(id) = operation.operation_id.clone() else { continue };
+                for (from, status, name, to, parameters) in LINKS.iter().filter(|l| l.0 == id) {
+                    let Some(RefOr::T(response)) = operation.responses.responses.get_mut(*status) else {
+                        tracing::warn!(operation = from, status, "OpenAPI link from an undocumented response");
+                        continue;
+                    };
+                    let link = parameters.iter().fold(LinkBuilder::new().operation_id(*to), |link, (param, expr)| {
+                        link.parameter(*param, *expr)
+                    });
+                    response.links.insert(name.to_string(), link.build().into());
+                }
+            }
+        }
+    }
+}
+
+/// An error response in the one JSON shape.
+fn error_response(status: &str) -> Response {
+    ResponseBuilder::new()
+        .description(meaning(status))
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+        .build()
+}
+
+/// What a status means in this API.
+fn meaning(status: &str) -> &'static str {
+    match status {
+        "200" => "OK",
+        "201" => "Created",
+        "202" => "Accepted",
+        "400" => "Bad request: a malformed parameter, header or body; `field` names it",
+        "401" => "No valid bearer token",
+        "403" => "The token's group may not do this, or the token may not use the environment",
+        "404" => "No such record",
+        "409" => "Conflict: a slug or key in use, or a state that forbids this",
+        "413" => "The body is larger than 2 MiB",
+        "415" => "The body is not sent as application/json",
+        "422" => "Validation failed: `field` and `details` name the broken rules",
+        "428" => "The call waits for a person's approval",
+        "429" => "A limit was reached",
+        "500" => "Internal error; see the server log",
+        "502" => "An outside service failed",
+        _ => "See the error body",
     }
 }
 

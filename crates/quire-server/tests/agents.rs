@@ -51,8 +51,11 @@ async fn agents_are_records_with_crud_and_disable_as_archive() {
     let patched = app.patch("/api/v1/agents/seo", json!({ "approvalPolicy": "conversational" })).await;
     assert_status!(patched, 200);
     assert_eq!(patched.body["version"], 2);
-    let disabled = app.delete("/api/v1/agents/seo").await;
+    // Disabling is a change, not a delete: the agent stays readable.
+    assert_status!(app.delete("/api/v1/agents/seo").await, 405);
+    let disabled = app.patch("/api/v1/agents/seo", json!({ "enabled": false })).await;
     assert_status!(disabled, 200);
+    assert_eq!(app.get("/api/v1/agents/seo").await.body["enabled"], false);
     assert_eq!(disabled.body["enabled"], false);
     let chat = app.post("/api/v1/agents/seo/chat", json!({ "message": "hi" })).await;
     assert_status!(chat, 409);

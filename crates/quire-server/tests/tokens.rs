@@ -159,7 +159,7 @@ async fn bad_token_requests_are_refused_and_create_nothing() {
         (json!({ "name": "x", "group": "editor", "expiresAt": past }), 422, "expiresAt", "is not in the future"),
         (
             json!({ "name": "x", "group": "editor", "expiresAt": future, "expiresInDays": 2 }),
-            400,
+            422,
             "expiresInDays",
             "either expiresAt or expiresInDays",
         ),

@@ -9,13 +9,15 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Parses `value` into `T`; unknown parameters, wrong types and bad enum
-/// values become validation errors that name the parameter.
+/// values become validation errors that name the parameter. A whole-number
+/// float (`375.0`) is taken where an integer is expected, as JSON Schema
+/// allows; `375.5` is refused.
 pub fn parse<T: DeserializeOwned>(value: Value) -> Result<T, ToolError> {
     let value = if value.is_null() { Value::Object(Default::default()) } else { value };
     if !value.is_object() {
         return Err(ToolError::invalid("arguments must be a JSON object", "Pass the parameters as an object."));
     }
-    serde_path_to_error::deserialize(value).map_err(|err| {
+    quire_core::json::from_value(value).map_err(|err| {
         let path = err.path().to_string();
         let message = friendly(&path, &err.into_inner().to_string());
         ToolError::invalid(message, "Fix the named parameter and call again; nothing was changed.")
@@ -234,6 +236,13 @@ mod tests {
         let cleared: Patch = parse(json!({"parentId": null})).unwrap();
         let set: Patch = parse(json!({"parentId": "pg_1"})).unwrap();
         assert_eq!((absent.parent_id, cleared.parent_id, set.parent_id), (None, Some(None), Some(Some("pg_1".into()))));
+    }
+
+    #[test]
+    fn whole_floats_are_integers() {
+        let args: Args = parse(json!({"name": "x", "limit": 10.0})).unwrap();
+        assert_eq!(args.limit, Some(10));
+        assert_eq!(err(json!({"name": "x", "limit": 10.5})), "limit: expected a whole number, got 10.5");
     }
 
     #[test]

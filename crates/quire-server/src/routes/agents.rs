@@ -6,8 +6,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
@@ -26,7 +26,9 @@ use std::time::Duration;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/agents", get(list).post(create))
-        .route("/api/v1/agents/{alias}", get(read).patch(update).delete(disable))
+        // No DELETE: disabling (PATCH `enabled: false`) is an agent's archive,
+        // and a disabled agent stays readable to admins, which a DELETE would deny.
+        .route("/api/v1/agents/{alias}", get(read).patch(update))
         .route("/api/v1/agents/{alias}/chat", post(chat))
         .route("/api/v1/agents/{alias}/chat/stream", post(chat_stream))
         .route("/api/v1/sessions", get(sessions))
@@ -84,8 +86,8 @@ fn visible(caller: &Caller, agent: &Agent) -> bool {
 }
 
 /// Lists the agents of the site the caller can use (admins: all of them).
-#[utoipa::path(get, path = "/api/v1/agents", tag = "agents", security(("bearer" = [])),
-    responses((status = 200, description = "{ items: Agent[], count }")))]
+#[utoipa::path(get, path = "/api/v1/agents", operation_id = "listAgents", tag = "agents", security(("bearer" = [])),
+    responses((status = 200, description = "The agents the caller may use (admins: all)", body = ListResponse<Agent>)))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
     caller.require(Action::Read)?;
     let items: Vec<Value> = state
@@ -100,8 +102,8 @@ pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Js
 }
 
 /// Creates an agent (admins).
-#[utoipa::path(post, path = "/api/v1/agents", tag = "agents", request_body = NewAgent, security(("bearer" = [])),
-    responses((status = 201, body = Agent), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/agents", operation_id = "createAgent", tag = "agents", request_body = NewAgent, security(("bearer" = [])),
+    responses((status = 201, description = "The created agent (with `warnings` for selectors that match no tool)", body = Agent), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -113,9 +115,13 @@ pub async fn create(
 }
 
 /// One agent, by alias or id.
-#[utoipa::path(get, path = "/api/v1/agents/{alias}", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
-    security(("bearer" = [])), responses((status = 200, body = Agent), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(alias): Path<String>) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/api/v1/agents/{alias}", operation_id = "getAgent", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The agent (with `warnings` for selectors that match no tool)", body = Agent), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(alias): ApiPath<String>,
+) -> ApiResult<Json<Value>> {
     caller.require(Action::Read)?;
     let agent = state.store().agent(&caller.scope, &alias).await?;
     if !visible(&caller, &agent) {
@@ -124,31 +130,18 @@ pub async fn read(State(state): State<AppState>, caller: Caller, Path(alias): Pa
     Ok(Json(with_warnings(&state, agent)))
 }
 
-/// Changes an agent (admins).
-#[utoipa::path(patch, path = "/api/v1/agents/{alias}", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
+/// Changes an agent (admins); `enabled: false` disables it, which is its
+/// archive: sessions and history stay, and `enabled: true` brings it back.
+#[utoipa::path(patch, path = "/api/v1/agents/{alias}", operation_id = "updateAgent", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
     request_body = AgentPatch, security(("bearer" = [])),
-    responses((status = 200, body = Agent), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed agent", body = Agent), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(alias): Path<String>,
+    ApiPath(alias): ApiPath<String>,
     ApiJson(patch): ApiJson<AgentPatch>,
 ) -> ApiResult<Json<Value>> {
     caller.require(Action::Administer)?;
-    let agent = state.store().update_agent(&caller.ctx(), &caller.scope, &alias, &patch, None).await?;
-    Ok(Json(with_warnings(&state, agent)))
-}
-
-/// Disables an agent (its archive: sessions and history stay; enable it again with PATCH).
-#[utoipa::path(delete, path = "/api/v1/agents/{alias}", tag = "agents", params(("alias" = String, Path, description = "Alias or id")),
-    security(("bearer" = [])), responses((status = 200, body = Agent), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn disable(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path(alias): Path<String>,
-) -> ApiResult<Json<Value>> {
-    caller.require(Action::Administer)?;
-    let patch = AgentPatch { enabled: Some(false), ..AgentPatch::default() };
     let agent = state.store().update_agent(&caller.ctx(), &caller.scope, &alias, &patch, None).await?;
     Ok(Json(with_warnings(&state, agent)))
 }
@@ -158,6 +151,11 @@ pub async fn disable(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChatBody {
     /// What the user says.
+    #[schema(
+        min_length = 1,
+        max_length = 32000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub message: String,
     /// Continue this session; omit to start one.
     #[serde(default)]
@@ -165,7 +163,7 @@ pub struct ChatBody {
     /// What the user's UI shows (page being edited, selection, ...).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
-    pub context: Option<Value>,
+    pub context: Option<serde_json::Map<String, Value>>,
     /// Wait for the turn to end or pause and answer `{ text, pendingApprovals, isComplete }`
     /// (default: answer at once with the session and its event stream).
     #[serde(default)]
@@ -174,20 +172,19 @@ pub struct ChatBody {
 
 /// Starts a turn. Answers at once with the session id; follow the turn on
 /// `GET /api/v1/sessions/{id}/events`.
-#[utoipa::path(post, path = "/api/v1/agents/{alias}/chat", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
+#[utoipa::path(post, path = "/api/v1/agents/{alias}/chat", operation_id = "chatWithAgent", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
     request_body = ChatBody, security(("bearer" = [])),
-    responses((status = 202, description = "{ sessionId, turn, events }"), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 202, description = "`{ sessionId, turn, events }`: the turn started; follow it on `events`", body = Object), (status = 200, description = "With `wait: true`, the turn that ended or paused: `{ sessionId, turn, events, text, pendingApprovals, isComplete }`", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn chat(
     State(state): State<AppState>,
     caller: Caller,
-    Path(alias): Path<String>,
+    ApiPath(alias): ApiPath<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     caller.require(Action::Read)?;
     let started = state
         .runtime()
-        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context)
+        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
         .await?;
     let events = format!("/api/v1/sessions/{}/events", started.session_id);
     if body.wait != Some(true) {
@@ -229,20 +226,19 @@ const CHAT_WAIT: Duration = Duration::from_secs(300);
 /// Starts a turn and answers its events as Server-Sent Events (AG-UI 1.0
 /// names) until the turn ends or pauses; the stream then closes. The same
 /// events stay available on `GET /api/v1/sessions/{id}/events`.
-#[utoipa::path(post, path = "/api/v1/agents/{alias}/chat/stream", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
+#[utoipa::path(post, path = "/api/v1/agents/{alias}/chat/stream", operation_id = "chatWithAgentStream", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
     request_body = ChatBody, security(("bearer" = [])),
-    responses((status = 200, description = "text/event-stream of this turn's AG-UI events"), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "A text/event-stream of this turn's AG-UI events", content_type = "text/event-stream", body = String), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn chat_stream(
     State(state): State<AppState>,
     caller: Caller,
-    Path(alias): Path<String>,
+    ApiPath(alias): ApiPath<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     caller.require(Action::Read)?;
     let started = state
         .runtime()
-        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context)
+        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
         .await?;
     // The run was announced before it was spawned: the backlog starts with it.
     let (backlog, receiver) = state.runtime().events().subscribe(&started.session_id, None);
@@ -294,14 +290,15 @@ pub struct SessionQuery {
     /// Admins: every user's sessions (default: the caller's own).
     pub all: Option<bool>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// The caller's chat sessions, newest first.
-#[utoipa::path(get, path = "/api/v1/sessions", tag = "agents", params(SessionQuery), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<AgentSession>)))]
+#[utoipa::path(get, path = "/api/v1/sessions", operation_id = "listSessions", tag = "agents", params(SessionQuery), security(("bearer" = [])),
+    responses((status = 200, description = "One page of the caller's sessions, newest first", body = ListResponse<AgentSession>)))]
 pub async fn sessions(
     State(state): State<AppState>,
     caller: Caller,
@@ -328,9 +325,13 @@ async fn own_session(state: &AppState, caller: &Caller, id: &str) -> ApiResult<A
 }
 
 /// A session with its messages.
-#[utoipa::path(get, path = "/api/v1/sessions/{id}", tag = "agents", params(("id" = String, Path, description = "Session id")),
-    security(("bearer" = [])), responses((status = 200, description = "{ session, messages }"), (status = 404, body = ErrorBody)))]
-pub async fn session(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+#[utoipa::path(get, path = "/api/v1/sessions/{id}", operation_id = "getSession", tag = "agents", params(("id" = String, Path, description = "Session id")),
+    security(("bearer" = [])), responses((status = 200, description = "`{ session, messages }`", body = Object), (status = 404, body = ErrorBody)))]
+pub async fn session(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<Value>> {
     let session = own_session(&state, &caller, &id).await?;
     let messages = state.store().session_messages(&caller.scope, &id).await?;
     Ok(Json(json!({ "session": session, "messages": messages })))
@@ -342,28 +343,46 @@ pub async fn session(State(state): State<AppState>, caller: Caller, Path(id): Pa
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// Same as the Last-Event-ID header (for clients that cannot set it).
-    pub last_event_id: Option<u64>,
+    #[param(minimum = 0)]
+    pub last_event_id: Option<i64>,
+}
+
+/// One Server-Sent Event of a session's stream.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct SessionEvent {
+    /// Increasing id; send it back as Last-Event-ID to resume after it.
+    id: String,
+    /// The AG-UI event type (`RUN_STARTED`, `TEXT_MESSAGE_CONTENT`, ...).
+    event: String,
+    /// The event as JSON text (`{ type, timestamp, ... }`).
+    data: String,
 }
 
 /// The session's events as Server-Sent Events (AG-UI 1.0 names). Without
 /// Last-Event-ID the stream starts at the latest run; with it, right after
 /// that event. The stream stays open for later turns, and ends when its
 /// token is revoked or expires.
-#[utoipa::path(get, path = "/api/v1/sessions/{id}/events", tag = "agents",
+#[utoipa::path(get, path = "/api/v1/sessions/{id}/events", operation_id = "streamSessionEvents", tag = "agents",
     params(("id" = String, Path, description = "Session id"), EventsQuery), security(("bearer" = [])),
-    responses((status = 200, description = "text/event-stream of AG-UI events"), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "A text/event-stream of AG-UI events", content_type = "text/event-stream", body = String), (status = 404, body = ErrorBody)))]
 pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     own_session(&state, &caller, &id).await?;
     let last = match headers.get("last-event-id").map(|v| v.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok())) {
         Some(None) => return Err(ApiError::bad_field("Last-Event-ID", "expected the id of an earlier event")),
         Some(Some(v)) => Some(v),
-        None => q.last_event_id,
+        None => match q.last_event_id {
+            Some(id) => {
+                Some(u64::try_from(id).map_err(|_| ApiError::bad_field("lastEventId", "must not be negative"))?)
+            }
+            None => None,
+        },
     };
     let (backlog, receiver) = state.runtime().events().subscribe(&id, last);
     use futures_util::StreamExt;
@@ -376,13 +395,13 @@ pub async fn events(
 /// Reverts every change a turn made, newest first, through the change log,
 /// and ends the turn (its open approvals are rejected); refused with a
 /// conflict, changing nothing, when a record changed since.
-#[utoipa::path(post, path = "/api/v1/sessions/{id}/turns/{turn}/undo", tag = "agents",
+#[utoipa::path(post, path = "/api/v1/sessions/{id}/turns/{turn}/undo", operation_id = "undoTurn", tag = "agents",
     params(("id" = String, Path, description = "Session id"), ("turn" = i64, Path, description = "Turn number")),
-    security(("bearer" = [])), responses((status = 200, description = "{ count, reverted: Change[], cancelled }"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    security(("bearer" = [])), responses((status = 200, description = "`{ count, reverted: Change[], cancelled }`", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn undo(
     State(state): State<AppState>,
     caller: Caller,
-    Path((id, turn)): Path<(String, i64)>,
+    ApiPath((id, turn)): ApiPath<(String, i64)>,
 ) -> ApiResult<Json<Value>> {
     own_session(&state, &caller, &id).await?;
     // Undoing archives and restores records: the rights of a delete.

@@ -4,8 +4,8 @@ use super::ListResponse;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_core::access::Action;
@@ -29,14 +29,15 @@ pub struct ArchiveQuery {
     /// Only archives whose root is of this kind.
     pub entity: Option<EntityKind>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Lists archives, newest first: what was archived, when, by whom, and what went along.
-#[utoipa::path(get, path = "/api/v1/archive", tag = "archive", params(ArchiveQuery), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Archive>)))]
+#[utoipa::path(get, path = "/api/v1/archive", operation_id = "listArchives", tag = "archive", params(ArchiveQuery), security(("bearer" = [])),
+    responses((status = 200, description = "One page of archives, newest first", body = ListResponse<Archive>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -48,20 +49,24 @@ pub async fn list(
 }
 
 /// Reads an archive record.
-#[utoipa::path(get, path = "/api/v1/archive/{id}", tag = "archive", params(("id" = String, Path, description = "Archive id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Archive>> {
+#[utoipa::path(get, path = "/api/v1/archive/{id}", operation_id = "getArchive", tag = "archive", params(("id" = String, Path, description = "Archive id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive record", body = Archive), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<Archive>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().archive_record(&caller.scope, &id).await?))
 }
 
 /// Restores an archive and everything it took along; a reused slug is a 409 that names it.
-#[utoipa::path(post, path = "/api/v1/archive/{id}/restore", tag = "archive", params(("id" = String, Path, description = "Archive id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/archive/{id}/restore", operation_id = "restoreArchive", tag = "archive", params(("id" = String, Path, description = "Archive id")),
+    security(("bearer" = [])), responses((status = 200, description = "The restored archive", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn restore(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     let archive = state.store().archive_record(&caller.scope, &id).await?;
     caller.require(Action::Delete(archive.entity))?;
@@ -74,12 +79,13 @@ pub async fn restore(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RestoreRequest {
     /// Archive ids.
+    #[schema(min_items = 1)]
     pub ids: Vec<String>,
 }
 
 /// Restores several archives in one transaction: all or none.
-#[utoipa::path(post, path = "/api/v1/archive/restore", tag = "archive", request_body = RestoreRequest, security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Archive>), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/archive/restore", operation_id = "restoreArchives", tag = "archive", request_body = RestoreRequest, security(("bearer" = [])),
+    responses((status = 200, description = "The restored archives", body = ListResponse<Archive>), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn restore_many(
     State(state): State<AppState>,
     caller: Caller,

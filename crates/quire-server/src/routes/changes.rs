@@ -4,9 +4,9 @@
 use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
-use crate::error::{ApiResult, ErrorBody};
-use crate::extract::ApiQuery;
-use axum::extract::{Path, State};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_core::access::Action;
@@ -39,14 +39,15 @@ pub struct ChangeQuery {
     /// Only changes of this agent turn.
     pub turn_id: Option<String>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Lists the change log, newest first.
-#[utoipa::path(get, path = "/api/v1/changes", tag = "changes", params(ChangeQuery), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Change>)))]
+#[utoipa::path(get, path = "/api/v1/changes", operation_id = "listChanges", tag = "changes", params(ChangeQuery), security(("bearer" = [])),
+    responses((status = 200, description = "One page of the change log, newest first", body = ListResponse<Change>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -65,34 +66,39 @@ pub async fn list(
 }
 
 /// Reads one change with its before and after.
-#[utoipa::path(get, path = "/api/v1/changes/{id}", tag = "changes", params(("id" = i64, Path, description = "Change id")),
-    security(("bearer" = [])), responses((status = 200, body = Change), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> ApiResult<Json<Change>> {
+#[utoipa::path(get, path = "/api/v1/changes/{id}", operation_id = "getChange", tag = "changes", params(("id" = i64, Path, description = "Change id")),
+    security(("bearer" = [])), responses((status = 200, description = "The change with its before and after", body = Change), (status = 404, body = ErrorBody)))]
+pub async fn read(State(state): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Change>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().change(&caller.scope, id).await?))
 }
 
 /// Lists the revisions of one record, newest first (every change to it).
-#[utoipa::path(get, path = "/api/v1/revisions/{entity}/{id}", tag = "changes",
+#[utoipa::path(get, path = "/api/v1/revisions/{entity}/{id}", operation_id = "listRevisions", tag = "changes",
     params(("entity" = EntityKind, Path, description = "Kind of record"), ("id" = String, Path, description = "Record id"), Paging),
-    security(("bearer" = [])), responses((status = 200, body = ListResponse<Change>)))]
+    security(("bearer" = [])), responses((status = 200, description = "One page of the revisions of the record, newest first", body = ListResponse<Change>)))]
 pub async fn revisions(
     State(state): State<AppState>,
     caller: Caller,
-    Path((entity, id)): Path<(EntityKind, String)>,
+    ApiPath((entity, id)): ApiPath<(String, String)>,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<Change>>> {
     caller.require(Action::Read)?;
+    // Parsed here so the error lists the accepted kinds.
+    let entity = EntityKind::parse("entity", &entity).map_err(|e| ApiError::bad_field(e.field, e.rule))?;
     let filter = ChangeFilter { entity: Some(entity), entity_id: Some(id), ..Default::default() };
     Ok(Json(state.store().changes(&caller.scope, &filter, paging.limit()?, paging.cursor()).await?.into()))
 }
 
 /// Puts the record back to its state right after this change; the revert is itself logged.
-#[utoipa::path(post, path = "/api/v1/changes/{id}/restore", tag = "changes", params(("id" = i64, Path, description = "Change id")),
+#[utoipa::path(post, path = "/api/v1/changes/{id}/restore", operation_id = "restoreRevision", tag = "changes", params(("id" = i64, Path, description = "Change id")),
     security(("bearer" = [])),
-    responses((status = 200, body = Change, description = "The change the revert wrote"), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn restore(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> ApiResult<Json<Change>> {
+    responses((status = 200, description = "The change the revert wrote", body = Change), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn restore(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Json<Change>> {
     let change = state.store().change(&caller.scope, id).await?;
     // Restoring a revision is a change to that record: it needs the right to
     // make that change, and (as it can bring back what was removed) the

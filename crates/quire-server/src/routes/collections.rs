@@ -5,8 +5,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -26,8 +26,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Lists collections.
-#[utoipa::path(get, path = "/api/v1/collections", tag = "collections", params(Paging), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Collection>)))]
+#[utoipa::path(get, path = "/api/v1/collections", operation_id = "listCollections", tag = "collections", params(Paging), security(("bearer" = [])),
+    responses((status = 200, description = "One page of collections", body = ListResponse<Collection>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -38,8 +38,8 @@ pub async fn list(
 }
 
 /// Creates a collection (editors and admins).
-#[utoipa::path(post, path = "/api/v1/collections", tag = "collections", request_body = NewCollection, security(("bearer" = [])),
-    responses((status = 201, body = Collection), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/collections", operation_id = "createCollection", tag = "collections", request_body = NewCollection, security(("bearer" = [])),
+    responses((status = 201, description = "The created collection", body = Collection), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -50,25 +50,25 @@ pub async fn create(
 }
 
 /// Reads a collection by slug or id.
-#[utoipa::path(get, path = "/api/v1/collections/{slug}", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
-    security(("bearer" = [])), responses((status = 200, body = Collection), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/collections/{slug}", operation_id = "getCollection", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The collection", body = Collection), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
 ) -> ApiResult<Json<Collection>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().collection(&caller.scope, &slug).await?))
 }
 
 /// Changes a collection's name or fields.
-#[utoipa::path(patch, path = "/api/v1/collections/{slug}", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
+#[utoipa::path(patch, path = "/api/v1/collections/{slug}", operation_id = "updateCollection", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
     request_body = CollectionPatch, security(("bearer" = [])),
-    responses((status = 200, body = Collection), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed collection", body = Collection), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
     ApiJson(patch): ApiJson<CollectionPatch>,
 ) -> ApiResult<Json<Collection>> {
     caller.require(Action::Write(EntityKind::Collection))?;
@@ -76,12 +76,12 @@ pub async fn update(
 }
 
 /// Archives a collection with all its entries.
-#[utoipa::path(delete, path = "/api/v1/collections/{slug}", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/collections/{slug}", operation_id = "archiveCollection", tag = "collections", params(("slug" = String, Path, description = "Collection slug or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the collection and its entries", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive(
     State(state): State<AppState>,
     caller: Caller,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Collection))?;
     let id = state.store().collection(&caller.scope, &slug).await?.id;
@@ -101,18 +101,19 @@ pub struct EntryQuery {
     /// Only entries with this tag.
     pub tag: Option<String>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Lists a collection's entries, newest first.
-#[utoipa::path(get, path = "/api/v1/collections/{slug}/entries", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id"), EntryQuery),
-    security(("bearer" = [])), responses((status = 200, body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/collections/{slug}/entries", operation_id = "listEntries", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id"), EntryQuery),
+    security(("bearer" = [])), responses((status = 200, description = "One page of the collection's entries, newest first", body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
 pub async fn list_entries(
     State(state): State<AppState>,
     caller: Caller,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<EntryQuery>,
 ) -> ApiResult<Json<ListResponse<EntryView>>> {
     caller.require(Action::Read)?;
@@ -122,13 +123,13 @@ pub async fn list_entries(
 }
 
 /// Creates an entry (draft unless given); content is validated against the collection's fields.
-#[utoipa::path(post, path = "/api/v1/collections/{slug}/entries", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id")),
+#[utoipa::path(post, path = "/api/v1/collections/{slug}/entries", operation_id = "createEntry", tag = "entries", params(("slug" = String, Path, description = "Collection slug or id")),
     request_body = NewEntry, security(("bearer" = [])),
-    responses((status = 201, body = Entry), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, description = "The created entry", body = Entry), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create_entry(
     State(state): State<AppState>,
     caller: Caller,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
     ApiJson(input): ApiJson<NewEntry>,
 ) -> ApiResult<(StatusCode, Json<Entry>)> {
     caller.require(Action::Write(EntityKind::Entry))?;
@@ -136,25 +137,25 @@ pub async fn create_entry(
 }
 
 /// Reads an entry.
-#[utoipa::path(get, path = "/api/v1/entries/{id}", tag = "entries", params(("id" = String, Path, description = "Entry id")),
-    security(("bearer" = [])), responses((status = 200, body = Entry), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/entries/{id}", operation_id = "getEntry", tag = "entries", params(("id" = String, Path, description = "Entry id")),
+    security(("bearer" = [])), responses((status = 200, description = "The entry", body = Entry), (status = 404, body = ErrorBody)))]
 pub async fn read_entry(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Entry>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().entry(&caller.scope, &id).await?))
 }
 
 /// Changes an entry; content merges; publishing sets publishedAt once.
-#[utoipa::path(patch, path = "/api/v1/entries/{id}", tag = "entries", params(("id" = String, Path, description = "Entry id")),
+#[utoipa::path(patch, path = "/api/v1/entries/{id}", operation_id = "updateEntry", tag = "entries", params(("id" = String, Path, description = "Entry id")),
     request_body = EntryPatch, security(("bearer" = [])),
-    responses((status = 200, body = Entry), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed entry", body = Entry), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update_entry(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<EntryPatch>,
 ) -> ApiResult<Json<Entry>> {
     caller.require(Action::Write(EntityKind::Entry))?;
@@ -162,12 +163,12 @@ pub async fn update_entry(
 }
 
 /// Archives an entry.
-#[utoipa::path(delete, path = "/api/v1/entries/{id}", tag = "entries", params(("id" = String, Path, description = "Entry id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/entries/{id}", operation_id = "archiveEntry", tag = "entries", params(("id" = String, Path, description = "Entry id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the entry", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive_entry(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Entry))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Entry, &[id]).await?;

@@ -5,8 +5,8 @@
 use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::ApiQuery;
-use axum::extract::{Path, State};
+use crate::extract::{ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use quire_core::model::EntryStatus;
@@ -38,11 +38,11 @@ async fn scope(state: &AppState, q: &SiteQuery) -> ApiResult<Scope> {
 }
 
 /// A published page with its visible, published sections in order.
-#[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
-    responses((status = 200, body = DeliveredPage), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", operation_id = "getDeliveredPage", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
+    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 404, body = ErrorBody)))]
 pub async fn page(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<SiteQuery>,
 ) -> ApiResult<Json<DeliveredPage>> {
     let scope = scope(&state, &q).await?;
@@ -62,11 +62,11 @@ pub struct DeliveredNavigation {
 }
 
 /// A navigation with its visible items nested and hrefs resolved.
-#[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
-    responses((status = 200, body = DeliveredNavigation), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", operation_id = "getDeliveredNavigation", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
+    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 404, body = ErrorBody)))]
 pub async fn navigation(
     State(state): State<AppState>,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
     ApiQuery(q): ApiQuery<SiteQuery>,
 ) -> ApiResult<Json<DeliveredNavigation>> {
     let scope = scope(&state, &q).await?;
@@ -89,18 +89,19 @@ pub struct DeliveryListQuery {
     /// Only entries with this tag.
     pub tag: Option<String>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Published entries (posts) of a collection, newest first.
-#[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", tag = "delivery",
+#[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", operation_id = "listDeliveredEntries", tag = "delivery",
     params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
-    responses((status = 200, body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "One page of published entries, newest first", body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
 pub async fn entries(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<DeliveryListQuery>,
 ) -> ApiResult<Json<ListResponse<EntryView>>> {
     let scope = scope(&state, &SiteQuery { site: q.site.clone(), env: q.env.clone() }).await?;

@@ -5,8 +5,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -30,14 +30,15 @@ pub struct ImageQuery {
     /// Only images with this processing status.
     pub status: Option<ImageStatus>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Lists images, newest first.
-#[utoipa::path(get, path = "/api/v1/images", tag = "images", params(ImageQuery), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Image>)))]
+#[utoipa::path(get, path = "/api/v1/images", operation_id = "listImages", tag = "images", params(ImageQuery), security(("bearer" = [])),
+    responses((status = 200, description = "One page of images, newest first", body = ListResponse<Image>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -49,8 +50,8 @@ pub async fn list(
 }
 
 /// Records an image whose file is already under `/uploads`.
-#[utoipa::path(post, path = "/api/v1/images", tag = "images", request_body = NewImage, security(("bearer" = [])),
-    responses((status = 201, body = Image), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/images", operation_id = "createImage", tag = "images", request_body = NewImage, security(("bearer" = [])),
+    responses((status = 201, description = "The created image record", body = Image), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -63,21 +64,25 @@ pub async fn create(
 }
 
 /// Reads an image record.
-#[utoipa::path(get, path = "/api/v1/images/{id}", tag = "images", params(("id" = String, Path, description = "Image id")),
-    security(("bearer" = [])), responses((status = 200, body = Image), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Image>> {
+#[utoipa::path(get, path = "/api/v1/images/{id}", operation_id = "getImage", tag = "images", params(("id" = String, Path, description = "Image id")),
+    security(("bearer" = [])), responses((status = 200, description = "The image record", body = Image), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<Image>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().image(&caller.scope, &id).await?))
 }
 
 /// Changes an image's alt text, description, tags or categories.
-#[utoipa::path(patch, path = "/api/v1/images/{id}", tag = "images", params(("id" = String, Path, description = "Image id")),
+#[utoipa::path(patch, path = "/api/v1/images/{id}", operation_id = "updateImage", tag = "images", params(("id" = String, Path, description = "Image id")),
     request_body = ImagePatch, security(("bearer" = [])),
-    responses((status = 200, body = Image), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed image record", body = Image), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<ImagePatch>,
 ) -> ApiResult<Json<Image>> {
     caller.require(Action::Write(EntityKind::Image))?;
@@ -85,12 +90,12 @@ pub async fn update(
 }
 
 /// Archives an image record (the file stays).
-#[utoipa::path(delete, path = "/api/v1/images/{id}", tag = "images", params(("id" = String, Path, description = "Image id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/images/{id}", operation_id = "archiveImage", tag = "images", params(("id" = String, Path, description = "Image id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the image record", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Image))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Image, &[id]).await?;

@@ -50,6 +50,7 @@ pub const MAX_LIMIT: u32 = 100;
 #[into_params(parameter_in = Query)]
 pub struct Paging {
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,

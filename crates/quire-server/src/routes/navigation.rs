@@ -4,8 +4,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -24,8 +24,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Lists navigations.
-#[utoipa::path(get, path = "/api/v1/navigations", tag = "navigation", params(Paging), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Navigation>)))]
+#[utoipa::path(get, path = "/api/v1/navigations", operation_id = "listNavigations", tag = "navigation", params(Paging), security(("bearer" = [])),
+    responses((status = 200, description = "One page of navigations", body = ListResponse<Navigation>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -36,8 +36,8 @@ pub async fn list(
 }
 
 /// Creates a navigation (editors and admins).
-#[utoipa::path(post, path = "/api/v1/navigations", tag = "navigation", request_body = NewNavigation, security(("bearer" = [])),
-    responses((status = 201, body = Navigation), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/navigations", operation_id = "createNavigation", tag = "navigation", request_body = NewNavigation, security(("bearer" = [])),
+    responses((status = 201, description = "The created navigation", body = Navigation), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -48,25 +48,25 @@ pub async fn create(
 }
 
 /// Reads a navigation by key or id.
-#[utoipa::path(get, path = "/api/v1/navigations/{key}", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
-    security(("bearer" = [])), responses((status = 200, body = Navigation), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/navigations/{key}", operation_id = "getNavigation", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The navigation", body = Navigation), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<Navigation>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().navigation(&caller.scope, &key).await?))
 }
 
 /// Changes a navigation.
-#[utoipa::path(patch, path = "/api/v1/navigations/{key}", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
+#[utoipa::path(patch, path = "/api/v1/navigations/{key}", operation_id = "updateNavigation", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
     request_body = NavigationPatch, security(("bearer" = [])),
-    responses((status = 200, body = Navigation), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed navigation", body = Navigation), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
     ApiJson(patch): ApiJson<NavigationPatch>,
 ) -> ApiResult<Json<Navigation>> {
     caller.require(Action::Write(EntityKind::Navigation))?;
@@ -74,12 +74,12 @@ pub async fn update(
 }
 
 /// Archives a navigation with its items.
-#[utoipa::path(delete, path = "/api/v1/navigations/{key}", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/navigations/{key}", operation_id = "archiveNavigation", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the navigation and its items", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Navigation))?;
     let id = state.store().navigation(&caller.scope, &key).await?.id;
@@ -95,18 +95,19 @@ pub struct ItemQuery {
     /// Only children of this item.
     pub parent_id: Option<String>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Lists a navigation's items (flat, in order; parentId tells the nesting).
-#[utoipa::path(get, path = "/api/v1/navigations/{key}/items", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id"), ItemQuery),
-    security(("bearer" = [])), responses((status = 200, body = ListResponse<NavItem>), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/navigations/{key}/items", operation_id = "listNavItems", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id"), ItemQuery),
+    security(("bearer" = [])), responses((status = 200, description = "One page of the navigation's items", body = ListResponse<NavItem>), (status = 404, body = ErrorBody)))]
 pub async fn list_items(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
     ApiQuery(q): ApiQuery<ItemQuery>,
 ) -> ApiResult<Json<ListResponse<NavItem>>> {
     caller.require(Action::Read)?;
@@ -121,13 +122,13 @@ pub async fn list_items(
 }
 
 /// Adds an item; its target (page, entry or image) must exist.
-#[utoipa::path(post, path = "/api/v1/navigations/{key}/items", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
+#[utoipa::path(post, path = "/api/v1/navigations/{key}/items", operation_id = "createNavItem", tag = "navigation", params(("key" = String, Path, description = "Navigation key or id")),
     request_body = NewNavItem, security(("bearer" = [])),
-    responses((status = 201, body = NavItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, description = "The created item", body = NavItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create_item(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
     ApiJson(input): ApiJson<NewNavItem>,
 ) -> ApiResult<(StatusCode, Json<NavItem>)> {
     caller.require(Action::Write(EntityKind::NavItem))?;
@@ -135,25 +136,25 @@ pub async fn create_item(
 }
 
 /// Reads a nav item.
-#[utoipa::path(get, path = "/api/v1/nav-items/{id}", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
-    security(("bearer" = [])), responses((status = 200, body = NavItem), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/nav-items/{id}", operation_id = "getNavItem", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
+    security(("bearer" = [])), responses((status = 200, description = "The item", body = NavItem), (status = 404, body = ErrorBody)))]
 pub async fn read_item(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<NavItem>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().nav_item(&caller.scope, &id).await?))
 }
 
 /// Changes a nav item.
-#[utoipa::path(patch, path = "/api/v1/nav-items/{id}", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
+#[utoipa::path(patch, path = "/api/v1/nav-items/{id}", operation_id = "updateNavItem", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
     request_body = NavItemPatch, security(("bearer" = [])),
-    responses((status = 200, body = NavItem), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed item", body = NavItem), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update_item(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<NavItemPatch>,
 ) -> ApiResult<Json<NavItem>> {
     caller.require(Action::Write(EntityKind::NavItem))?;
@@ -161,12 +162,12 @@ pub async fn update_item(
 }
 
 /// Archives a nav item with its children.
-#[utoipa::path(delete, path = "/api/v1/nav-items/{id}", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/nav-items/{id}", operation_id = "archiveNavItem", tag = "navigation", params(("id" = String, Path, description = "Nav item id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the item and its children", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive_item(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::NavItem))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::NavItem, &[id]).await?;

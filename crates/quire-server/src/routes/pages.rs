@@ -4,8 +4,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -32,14 +32,15 @@ pub struct PageQuery {
     /// Only pages with this status.
     pub status: Option<PublishStatus>,
     /// Items per page, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
 }
 
 /// Lists pages in tree order (sortOrder, then creation).
-#[utoipa::path(get, path = "/api/v1/pages", tag = "pages", params(PageQuery), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<Page>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/pages", operation_id = "listPages", tag = "pages", params(PageQuery), security(("bearer" = [])),
+    responses((status = 200, description = "One page of pages in tree order", body = ListResponse<Page>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -57,9 +58,8 @@ pub async fn list(
 }
 
 /// Creates a page (status draft unless given).
-#[utoipa::path(post, path = "/api/v1/pages", tag = "pages", request_body = NewPage, security(("bearer" = [])),
-    responses((status = 201, body = Page), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/pages", operation_id = "createPage", tag = "pages", request_body = NewPage, security(("bearer" = [])),
+    responses((status = 201, description = "The created page", body = Page), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -71,21 +71,25 @@ pub async fn create(
 }
 
 /// Reads a page by id.
-#[utoipa::path(get, path = "/api/v1/pages/{id}", tag = "pages", params(("id" = String, Path, description = "Page id")),
-    security(("bearer" = [])), responses((status = 200, body = Page), (status = 404, body = ErrorBody)))]
-pub async fn read(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Json<Page>> {
+#[utoipa::path(get, path = "/api/v1/pages/{id}", operation_id = "getPage", tag = "pages", params(("id" = String, Path, description = "Page id")),
+    security(("bearer" = [])), responses((status = 200, description = "The page", body = Page), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<Page>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().page(&caller.scope, &id).await?))
 }
 
 /// Changes a page; meta merges (a key set to null is removed), parentId null moves it to the root.
-#[utoipa::path(patch, path = "/api/v1/pages/{id}", tag = "pages", params(("id" = String, Path, description = "Page id")),
+#[utoipa::path(patch, path = "/api/v1/pages/{id}", operation_id = "updatePage", tag = "pages", params(("id" = String, Path, description = "Page id")),
     request_body = PagePatch, security(("bearer" = [])),
-    responses((status = 200, body = Page), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed page", body = Page), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<PagePatch>,
 ) -> ApiResult<Json<Page>> {
     caller.require(Action::Write(EntityKind::Page))?;
@@ -93,12 +97,12 @@ pub async fn update(
 }
 
 /// Archives a page with its sections and child pages (restorable from `/api/v1/archive`).
-#[utoipa::path(delete, path = "/api/v1/pages/{id}", tag = "pages", params(("id" = String, Path, description = "Page id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/pages/{id}", operation_id = "archivePage", tag = "pages", params(("id" = String, Path, description = "Page id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the page and what went with it", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Page))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Page, &[id]).await?;

@@ -4,8 +4,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -21,12 +21,12 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Lists a page's sections in order.
-#[utoipa::path(get, path = "/api/v1/pages/{id}/sections", tag = "sections", params(("id" = String, Path, description = "Page id"), Paging),
-    security(("bearer" = [])), responses((status = 200, body = ListResponse<PageSection>), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/pages/{id}/sections", operation_id = "listSections", tag = "sections", params(("id" = String, Path, description = "Page id"), Paging),
+    security(("bearer" = [])), responses((status = 200, description = "One page of the page's sections in order", body = ListResponse<PageSection>), (status = 404, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<PageSection>>> {
     caller.require(Action::Read)?;
@@ -35,13 +35,13 @@ pub async fn list(
 }
 
 /// Adds a section to a page; content is validated against the template.
-#[utoipa::path(post, path = "/api/v1/pages/{id}/sections", tag = "sections", params(("id" = String, Path, description = "Page id")),
+#[utoipa::path(post, path = "/api/v1/pages/{id}/sections", operation_id = "createSection", tag = "sections", params(("id" = String, Path, description = "Page id")),
     request_body = NewSection, security(("bearer" = [])),
-    responses((status = 201, body = PageSection), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, description = "The created section", body = PageSection), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(input): ApiJson<NewSection>,
 ) -> ApiResult<(StatusCode, Json<PageSection>)> {
     caller.require(Action::Write(EntityKind::Section))?;
@@ -51,25 +51,25 @@ pub async fn create(
 }
 
 /// Reads a section.
-#[utoipa::path(get, path = "/api/v1/sections/{id}", tag = "sections", params(("id" = String, Path, description = "Section id")),
-    security(("bearer" = [])), responses((status = 200, body = PageSection), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/sections/{id}", operation_id = "getSection", tag = "sections", params(("id" = String, Path, description = "Section id")),
+    security(("bearer" = [])), responses((status = 200, description = "The section", body = PageSection), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<PageSection>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().section(&caller.scope, &id).await?))
 }
 
 /// Changes a section; content merges and the result is re-validated.
-#[utoipa::path(patch, path = "/api/v1/sections/{id}", tag = "sections", params(("id" = String, Path, description = "Section id")),
+#[utoipa::path(patch, path = "/api/v1/sections/{id}", operation_id = "updateSection", tag = "sections", params(("id" = String, Path, description = "Section id")),
     request_body = SectionPatch, security(("bearer" = [])),
-    responses((status = 200, body = PageSection), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed section", body = PageSection), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<SectionPatch>,
 ) -> ApiResult<Json<PageSection>> {
     caller.require(Action::Write(EntityKind::Section))?;
@@ -77,12 +77,12 @@ pub async fn update(
 }
 
 /// Archives a section.
-#[utoipa::path(delete, path = "/api/v1/sections/{id}", tag = "sections", params(("id" = String, Path, description = "Section id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/sections/{id}", operation_id = "archiveSection", tag = "sections", params(("id" = String, Path, description = "Section id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the section", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::Section))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Section, &[id]).await?;

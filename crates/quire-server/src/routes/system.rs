@@ -44,8 +44,8 @@ pub struct Me {
 }
 
 /// The caller's token and scope.
-#[utoipa::path(get, path = "/api/v1/me", tag = "system", security(("bearer" = [])),
-    responses((status = 200, body = Me), (status = 401, body = crate::error::ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/me", operation_id = "getMe", tag = "system", security(("bearer" = [])),
+    responses((status = 200, description = "The caller's token and scope", body = Me)))]
 pub async fn me(caller: Caller) -> Json<Me> {
     Json(Me {
         token_id: caller.token.id.clone(),

@@ -4,8 +4,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiQuery};
-use axum::extract::{Path, State};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -21,8 +21,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Lists section templates with their fields.
-#[utoipa::path(get, path = "/api/v1/section-templates", tag = "section-templates", params(Paging), security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<SectionTemplate>)))]
+#[utoipa::path(get, path = "/api/v1/section-templates", operation_id = "listSectionTemplates", tag = "section-templates", params(Paging), security(("bearer" = [])),
+    responses((status = 200, description = "One page of section templates", body = ListResponse<SectionTemplate>)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -33,8 +33,8 @@ pub async fn list(
 }
 
 /// Creates a section template (editors and admins).
-#[utoipa::path(post, path = "/api/v1/section-templates", tag = "section-templates", request_body = NewTemplate, security(("bearer" = [])),
-    responses((status = 201, body = SectionTemplate), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/section-templates", operation_id = "createSectionTemplate", tag = "section-templates", request_body = NewTemplate, security(("bearer" = [])),
+    responses((status = 201, description = "The created template", body = SectionTemplate), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -45,25 +45,25 @@ pub async fn create(
 }
 
 /// Reads a template by key or id.
-#[utoipa::path(get, path = "/api/v1/section-templates/{key}", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
-    security(("bearer" = [])), responses((status = 200, body = SectionTemplate), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/section-templates/{key}", operation_id = "getSectionTemplate", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The template", body = SectionTemplate), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<SectionTemplate>> {
     caller.require(Action::Read)?;
     Ok(Json(state.store().template(&caller.scope, &key).await?))
 }
 
 /// Changes a template; existing sections are re-validated on their next write.
-#[utoipa::path(patch, path = "/api/v1/section-templates/{key}", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
+#[utoipa::path(patch, path = "/api/v1/section-templates/{key}", operation_id = "updateSectionTemplate", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
     request_body = TemplatePatch, security(("bearer" = [])),
-    responses((status = 200, body = SectionTemplate), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "The changed template", body = SectionTemplate), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
     ApiJson(patch): ApiJson<TemplatePatch>,
 ) -> ApiResult<Json<SectionTemplate>> {
     caller.require(Action::Write(EntityKind::SectionTemplate))?;
@@ -71,12 +71,12 @@ pub async fn update(
 }
 
 /// Archives a template no live section uses.
-#[utoipa::path(delete, path = "/api/v1/section-templates/{key}", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
-    security(("bearer" = [])), responses((status = 200, body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/section-templates/{key}", operation_id = "archiveSectionTemplate", tag = "section-templates", params(("key" = String, Path, description = "Template key or id")),
+    security(("bearer" = [])), responses((status = 200, description = "The archive holding the template", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn archive(
     State(state): State<AppState>,
     caller: Caller,
-    Path(key): Path<String>,
+    ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
     caller.require(Action::Delete(EntityKind::SectionTemplate))?;
     let id = state.store().template(&caller.scope, &key).await?.id;

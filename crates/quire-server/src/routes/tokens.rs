@@ -5,9 +5,9 @@
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, ApiPath};
 use crate::routes::ListResponse;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{delete, get};
 use axum::{Json, Router};
@@ -22,8 +22,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The site's tokens that are not revoked (expired ones included), oldest first.
-#[utoipa::path(get, path = "/api/v1/tokens", tag = "tokens", security(("bearer" = [])),
-    responses((status = 200, body = ListResponse<TokenInfo>), (status = 403, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/tokens", operation_id = "listTokens", tag = "tokens", security(("bearer" = [])),
+    responses((status = 200, description = "The site's tokens (never their secrets)", body = ListResponse<TokenInfo>)))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<ListResponse<TokenInfo>>> {
     caller.require(Action::Administer)?;
     let items = state.store().tokens(&caller.scope.site_id).await?;
@@ -35,6 +35,10 @@ pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Js
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateToken {
     /// A name to recognise it by.
+    #[schema(
+        min_length = 1,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub name: String,
     /// admin, editor, author or viewer.
     pub group: Group,
@@ -43,8 +47,10 @@ pub struct CreateToken {
     /// When it stops working; must be in the future.
     pub expires_at: Option<DateTime<Utc>>,
     /// Or: days until it stops working, at least 1.
+    #[schema(minimum = 1)]
     pub expires_in_days: Option<i64>,
     /// How its destructive calls are approved: user (default) or conversational.
+    #[schema(value_type = Option<quire_core::model::AgentPolicy>)]
     pub approval_policy: Option<String>,
 }
 
@@ -60,8 +66,8 @@ pub struct CreatedToken {
 }
 
 /// Creates a token on the caller's site and answers its secret once.
-#[utoipa::path(post, path = "/api/v1/tokens", tag = "tokens", request_body = CreateToken, security(("bearer" = [])),
-    responses((status = 201, body = CreatedToken), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+#[utoipa::path(post, path = "/api/v1/tokens", operation_id = "createToken", tag = "tokens", request_body = CreateToken, security(("bearer" = [])),
+    responses((status = 201, description = "The token and its secret, shown this once", body = CreatedToken), (status = 404, body = ErrorBody),
         (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
@@ -71,7 +77,14 @@ pub async fn create(
     caller.require(Action::Administer)?;
     let expires_at = match (body.expires_at, body.expires_in_days) {
         (Some(_), Some(_)) => {
-            return Err(ApiError::bad_field("expiresInDays", "give either expiresAt or expiresInDays, not both"));
+            // A rule of the body's content, like the store's: a 422.
+            return Err(ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                code: "VALIDATION",
+                message: "expiresInDays: give either expiresAt or expiresInDays, not both".into(),
+                field: Some("expiresInDays".into()),
+                details: Vec::new(),
+            });
         }
         (Some(at), None) => Some(quire_store::check_expiry("expiresAt", at)?),
         (None, Some(days)) => Some(quire_store::expiry_in_days("expiresInDays", days)?),
@@ -109,12 +122,12 @@ pub async fn create(
 /// Revokes a token of the caller's site; it is refused from the next
 /// request on (open event streams of it end). Nothing is deleted: the token
 /// keeps its record, marked revoked.
-#[utoipa::path(delete, path = "/api/v1/tokens/{id}", tag = "tokens", params(("id" = String, Path, description = "Token id")),
-    security(("bearer" = [])), responses((status = 200, body = TokenInfo), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/api/v1/tokens/{id}", operation_id = "revokeToken", tag = "tokens", params(("id" = String, Path, description = "Token id")),
+    security(("bearer" = [])), responses((status = 200, description = "The revoked token", body = TokenInfo), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn revoke(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<TokenInfo>> {
     caller.require(Action::Administer)?;
     let token = state.store().revoke_token(&caller.scope.site_id, &id).await?;

@@ -360,6 +360,10 @@ fn check_upload_url(path: &str, url: &str, errors: &mut Vec<FieldError>) {
     }
 }
 
+/// [`is_upload_url`] as a JSON Schema pattern, for the OpenAPI document:
+/// `/uploads/` and then no `..`, `%`, backslash or NUL.
+pub const UPLOAD_URL_PATTERN: &str = "^/uploads/(?:\\.?[^%\\\\\\u0000.])*\\.?$";
+
 /// Whether `url` is a relative `/uploads/...` URL that stays in the uploads
 /// folder (no `..`, no percent-escapes that decode to it, no backslashes).
 pub fn is_upload_url(url: &str) -> bool {

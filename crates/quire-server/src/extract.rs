@@ -31,13 +31,18 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
 }
 
 /// `Option<ApiJson<T>>`: a body that may be left out. An empty (or blank)
-/// body is `None`; anything else must parse as with [`ApiJson`].
+/// body, or `null`, is `None`; anything else must parse as with [`ApiJson`].
 impl<S: Send + Sync, T: DeserializeOwned> OptionalFromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Option<Self>, Self::Rejection> {
         let (content_type, bytes) = body_bytes(req, state).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        // `null` says "no body" in JSON's own words.
+        if json::parse_strict(&bytes).is_ok_and(|v| v.is_null()) {
+            check_json_type(content_type.as_deref())?;
             return Ok(None);
         }
         parse(content_type.as_deref(), &bytes).map(|v| Some(ApiJson(v)))

@@ -180,6 +180,32 @@ async fn bad_path_values_are_json_400s_naming_the_parameter() {
 }
 
 #[tokio::test]
+async fn found_by_the_conformance_suite() {
+    let app = TestApp::new().await;
+    // A page after a sibling at the largest order: no overflow, it stays last.
+    let top = app.post("/api/v1/pages", json!({"name": "Top", "slug": "top", "sortOrder": i64::MAX})).await;
+    assert_status!(top, 201);
+    let next = app.post("/api/v1/pages", json!({"name": "Next", "slug": "next"})).await;
+    assert_status!(next, 201);
+    assert_eq!(next.body["sortOrder"], i64::MAX);
+
+    // An optional body may be `null`, as the document allows.
+    let r = app.send_raw("POST", "/api/v1/approvals/cf_none/reject", Some(&app.admin), Some("null".into()), &[]).await;
+    assert_status!(r, 404);
+
+    // A message continuing a session that is not the caller's names sessionId.
+    let r = app.post("/api/v1/agents/editor/chat", json!({"message": "hi", "sessionId": "nope"})).await;
+    assert_status!(r, 422);
+    assert_eq!(r.body["field"], "sessionId");
+
+    // A body that is an array is no object, whatever serde would make of it.
+    let home = app.page_id("home").await;
+    let r = app.patch(&format!("/api/v1/pages/{home}"), json!([null, null])).await;
+    assert_status!(r, 400);
+    assert_eq!(r.error(), "the body must be a JSON object");
+}
+
+#[tokio::test]
 async fn bad_query_values_name_the_parameter() {
     let app = TestApp::new().await;
     let r = app.get("/api/v1/tools?category=magic").await;
@@ -285,6 +311,36 @@ async fn the_openapi_document_is_complete() {
     }
     assert!(links > 40, "{links} links");
     assert!(ids.contains("listPages") && ids.contains("invokeTool"), "{ids:?}");
+
+    // Every pattern is one of the constants the rules are written beside.
+    let known = [
+        quire_core::slug::SLUG_PATTERN,
+        quire_core::slug::NON_BLANK_PATTERN,
+        quire_core::text::LINE_PATTERN,
+        quire_core::text::OPTIONAL_LINE_PATTERN,
+        quire_core::text::TEXT_PATTERN,
+        quire_core::text::MIME_PATTERN,
+        quire_core::fields::UPLOAD_URL_PATTERN,
+        quire_core::input::TOOL_SELECTOR_PATTERN,
+    ];
+    fn patterns<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::String(p)) = map.get("pattern") {
+                    out.push(p);
+                }
+                map.values().for_each(|v| patterns(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| patterns(v, out)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    patterns(&doc, &mut found);
+    assert!(found.len() > 30, "{} patterns", found.len());
+    for p in found {
+        assert!(known.contains(&p), "pattern {p} is not one of the rules' constants");
+    }
 
     let schemas = &doc["components"]["schemas"];
     assert_eq!(schemas["PublishStatus"]["enum"], json!(["draft", "published", "unpublished"]));

@@ -159,7 +159,8 @@ impl Store {
         .bind(parent)
         .fetch_one(&self.reader)
         .await?;
-        Ok(max.map_or(0, |m| m + 1))
+        // A sibling may sit at i64::MAX (any order is accepted): stay there.
+        Ok(max.map_or(0, |m| m.saturating_add(1)))
     }
 
     /// A live page by id.
@@ -208,7 +209,7 @@ impl Store {
                 .bind(page_id)
                 .fetch_one(&self.reader)
                 .await?;
-                max.map_or(0, |m| m + 1)
+                max.map_or(0, |m| m.saturating_add(1))
             }
         };
         let section = PageSection {

@@ -182,6 +182,7 @@ pub async fn chat(
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     caller.require(Action::Read)?;
+    continued_session(&state, &caller, body.session_id.as_deref()).await?;
     let started = state
         .runtime()
         .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
@@ -220,6 +221,23 @@ pub async fn chat(
     Ok((StatusCode::OK, Json(answer)))
 }
 
+/// Checks the session a message continues: one the caller may see. An
+/// unknown one is a rule of the body (like a parentId naming no page), so a
+/// 422 naming `sessionId`, not a 404 that would read as "no such agent".
+async fn continued_session(state: &AppState, caller: &Caller, session_id: Option<&str>) -> ApiResult<()> {
+    let Some(id) = session_id else { return Ok(()) };
+    match own_session(state, caller, id).await {
+        Err(e) if e.status == StatusCode::NOT_FOUND => Err(ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: "VALIDATION",
+            message: format!("sessionId: no session {id} of yours"),
+            field: Some("sessionId".into()),
+            details: Vec::new(),
+        }),
+        other => other.map(|_| ()),
+    }
+}
+
 /// Longest a `wait: true` chat request waits for its turn.
 const CHAT_WAIT: Duration = Duration::from_secs(300);
 
@@ -228,7 +246,7 @@ const CHAT_WAIT: Duration = Duration::from_secs(300);
 /// events stay available on `GET /api/v1/sessions/{id}/events`.
 #[utoipa::path(post, path = "/api/v1/agents/{alias}/chat/stream", operation_id = "chatWithAgentStream", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
     request_body = ChatBody, security(("bearer" = [])),
-    responses((status = 200, description = "A text/event-stream of this turn's AG-UI events", content_type = "text/event-stream", body = String), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, description = "A text/event-stream of this turn's AG-UI events", content_type = "text/event-stream", body = SessionEvent), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn chat_stream(
     State(state): State<AppState>,
     caller: Caller,
@@ -236,6 +254,7 @@ pub async fn chat_stream(
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     caller.require(Action::Read)?;
+    continued_session(&state, &caller, body.session_id.as_deref()).await?;
     let started = state
         .runtime()
         .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
@@ -365,7 +384,7 @@ pub struct SessionEvent {
 /// token is revoked or expires.
 #[utoipa::path(get, path = "/api/v1/sessions/{id}/events", operation_id = "streamSessionEvents", tag = "agents",
     params(("id" = String, Path, description = "Session id"), EventsQuery), security(("bearer" = [])),
-    responses((status = 200, description = "A text/event-stream of AG-UI events", content_type = "text/event-stream", body = String), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "A text/event-stream of AG-UI events", content_type = "text/event-stream", body = SessionEvent), (status = 404, body = ErrorBody)))]
 pub async fn events(
     State(state): State<AppState>,
     caller: Caller,

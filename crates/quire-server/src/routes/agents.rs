@@ -181,14 +181,10 @@ pub async fn chat(
     ApiPath(alias): ApiPath<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    caller.require(Action::Read)?;
-    continued_session(&state, &caller, body.session_id.as_deref()).await?;
-    let started = state
-        .runtime()
-        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
-        .await?;
+    let wait = body.wait == Some(true);
+    let started = start_turn(&state, &caller, &alias, body).await?;
     let events = format!("/api/v1/sessions/{}/events", started.session_id);
-    if body.wait != Some(true) {
+    if !wait {
         return Ok((
             StatusCode::ACCEPTED,
             Json(json!({ "sessionId": started.session_id, "turn": started.turn, "events": events })),
@@ -238,6 +234,21 @@ async fn continued_session(state: &AppState, caller: &Caller, session_id: Option
     }
 }
 
+/// Starts a turn of a chat request (both the answered and the streamed form).
+async fn start_turn(
+    state: &AppState,
+    caller: &Caller,
+    alias: &str,
+    body: ChatBody,
+) -> ApiResult<quire_agent::TurnStarted> {
+    caller.require(Action::Read)?;
+    continued_session(state, caller, body.session_id.as_deref()).await?;
+    Ok(state
+        .runtime()
+        .start(&person(caller), alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
+        .await?)
+}
+
 /// Longest a `wait: true` chat request waits for its turn.
 const CHAT_WAIT: Duration = Duration::from_secs(300);
 
@@ -253,12 +264,7 @@ pub async fn chat_stream(
     ApiPath(alias): ApiPath<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    caller.require(Action::Read)?;
-    continued_session(&state, &caller, body.session_id.as_deref()).await?;
-    let started = state
-        .runtime()
-        .start(&person(&caller), &alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
-        .await?;
+    let started = start_turn(&state, &caller, &alias, body).await?;
     // The run was announced before it was spawned: the backlog starts with it.
     let (backlog, receiver) = state.runtime().events().subscribe(&started.session_id, None);
     use futures_util::StreamExt;

@@ -139,14 +139,19 @@ fn tools_list_show_and_call() {
     assert!(out.contains("group viewer may not use createPage"), "{out}");
 }
 
+/// Previews archiving the demo's draft post from the CLI; answers the confirmationId.
+fn preview_post_archive(data: &str) -> String {
+    let (_, out, _) = run(&["tools", "call", "deletePost", "--args", r#"{"slugs":["roadmap-draft"]}"#, "--data", data]);
+    let preview: serde_json::Value = serde_json::from_str(&out).unwrap();
+    preview["confirmationId"].as_str().unwrap().to_string()
+}
+
 #[test]
 fn destructive_call_approved_from_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     run(&["seed", "--data", data]);
-    let (_, out, _) = run(&["tools", "call", "deletePost", "--args", r#"{"slugs":["roadmap-draft"]}"#, "--data", data]);
-    let preview: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    let id = preview_post_archive(data);
     let (ok, out, _) = run(&["approvals", "list", "--data", data]);
     assert!(ok && out.contains(&id));
     let (ok, out, err) = run(&["approvals", "approve", &id, "--data", data]);
@@ -468,9 +473,7 @@ fn approvals_reject_needs_no_reason() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     run(&["seed", "--data", data]);
-    let (_, out, _) = run(&["tools", "call", "deletePost", "--args", r#"{"slugs":["roadmap-draft"]}"#, "--data", data]);
-    let preview: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    let id = preview_post_archive(data);
     let (ok, out, err) = run(&["approvals", "reject", &id, "--data", data]);
     assert!(ok, "{err}");
     let answered: serde_json::Value = serde_json::from_str(&out).unwrap();

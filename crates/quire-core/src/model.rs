@@ -90,7 +90,7 @@ string_enum!(
 );
 string_enum!(
     /// Through which surface a change was made.
-    Surface { Rest = "rest", Cli = "cli", Mcp = "mcp", Agent = "agent", System = "system" }
+    Surface { Rest = "rest", Web = "web", Cli = "cli", Mcp = "mcp", Agent = "agent", System = "system" }
 );
 
 string_enum!(

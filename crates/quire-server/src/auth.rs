@@ -4,19 +4,29 @@
 use crate::AppState;
 use crate::error::ApiError;
 use axum::extract::FromRequestParts;
+use axum::http::Method;
 use axum::http::request::Parts;
 use quire_core::access::{Action, Group, allows};
 use quire_core::model::{ChangeContext, Surface};
-use quire_store::{Scope, TokenInfo};
+use quire_store::{Scope, TokenInfo, WebSession};
 
 /// Header that picks one of the token's environments (default: its first).
 pub const ENV_HEADER: &str = "x-quire-env";
 
+/// Who is calling.
+#[derive(Debug, Clone)]
+pub enum Who {
+    /// An API token.
+    Token(TokenInfo),
+    /// A person signed in to the back-office, through their browser session.
+    Person(WebSession),
+}
+
 /// An authenticated caller.
 #[derive(Debug, Clone)]
 pub struct Caller {
-    /// The token presented.
-    pub token: TokenInfo,
+    /// The token or browser session presented.
+    pub who: Who,
     /// The scope every operation runs in; never taken from the body.
     pub scope: Scope,
 }
@@ -24,12 +34,49 @@ pub struct Caller {
 impl Caller {
     /// The caller's group.
     pub fn group(&self) -> Group {
-        self.token.group
+        match &self.who {
+            Who::Token(t) => t.group,
+            Who::Person(s) => s.user.group,
+        }
+    }
+
+    /// The actor the change log records: `token:<id>` or `user:<id>`.
+    pub fn actor(&self) -> String {
+        match &self.who {
+            Who::Token(t) => format!("token:{}", t.id),
+            Who::Person(s) => format!("user:{}", s.user.id),
+        }
+    }
+
+    /// The surface the caller's requests come through: the REST API for a
+    /// token, the back-office for a browser session.
+    pub fn surface(&self) -> Surface {
+        match &self.who {
+            Who::Token(_) => Surface::Rest,
+            Who::Person(_) => Surface::Web,
+        }
+    }
+
+    /// How the caller's destructive calls are approved: a token's policy; a
+    /// person in the back-office always answers each one.
+    pub fn approval_policy(&self) -> &str {
+        match &self.who {
+            Who::Token(t) => &t.approval_policy,
+            Who::Person(_) => "user",
+        }
+    }
+
+    /// The token presented, if the caller is a token.
+    pub fn token(&self) -> Option<&TokenInfo> {
+        match &self.who {
+            Who::Token(t) => Some(t),
+            Who::Person(_) => None,
+        }
     }
 
     /// Fails with 403 unless the caller's group allows `action`.
     pub fn require(&self, action: Action) -> Result<(), ApiError> {
-        if allows(self.token.group, action) {
+        if allows(self.group(), action) {
             Ok(())
         } else {
             let what = match action {
@@ -38,19 +85,48 @@ impl Caller {
                 Action::Delete(kind) => format!("archive or restore {kind} records"),
                 Action::Administer => "administer the site".to_string(),
             };
-            Err(ApiError::forbidden(format!("group {} may not {what}", self.token.group.as_str())))
+            Err(ApiError::forbidden(format!("group {} may not {what}", self.group().as_str())))
         }
     }
 
     /// The change-log context of this caller's writes.
     pub fn ctx(&self) -> ChangeContext {
-        ChangeContext {
-            actor: format!("token:{}", self.token.id),
-            surface: Surface::Rest,
-            session_id: None,
-            turn_id: None,
-        }
+        ChangeContext { actor: self.actor(), surface: self.surface(), session_id: None, turn_id: None }
     }
+}
+
+/// Name of the back-office's session cookie.
+pub const SESSION_COOKIE: &str = "quire_session";
+
+/// Header that carries a browser session's CSRF secret on every request
+/// that changes something.
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// The value of cookie `name` in a request, if sent.
+pub fn cookie<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+    parts
+        .headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+}
+
+/// The live browser session of a request's cookie, if any.
+pub async fn web_session(parts: &Parts, state: &AppState) -> Result<Option<WebSession>, ApiError> {
+    match cookie(parts, SESSION_COOKIE) {
+        Some(secret) if !secret.is_empty() => Ok(state.store().web_session(secret).await?),
+        _ => Ok(None),
+    }
+}
+
+/// Whether two secrets are equal, in time that does not depend on where
+/// they differ.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The bearer secret of a request, if any.
@@ -65,7 +141,7 @@ impl FromRequestParts<AppState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let Some(secret) = bearer(parts) else {
-            return Err(ApiError::unauthorized("a bearer token is required: Authorization: Bearer <token>"));
+            return person(parts, state).await;
         };
         let grant = state.authenticate(secret).await?;
         let Some(grant) = grant else {
@@ -88,6 +164,28 @@ impl FromRequestParts<AppState> for Caller {
         let scope = state.site_scope(&scope.site_id, &scope.env).await.map_err(|_| {
             ApiError::forbidden(format!("environment \"{}\" does not exist for this token's site", scope.env))
         })?;
-        Ok(Caller { token: grant.token, scope })
+        Ok(Caller { who: Who::Token(grant.token), scope })
     }
+}
+
+/// A caller without a bearer token: a person's browser session. Anything
+/// but a read must carry the session's CSRF secret in [`CSRF_HEADER`] (a
+/// page of another site can make the browser send the cookie, never the
+/// header). The scope is the session's site and environment, switched only
+/// explicitly.
+async fn person(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+    let Some(session) = web_session(parts, state).await? else {
+        return Err(ApiError::unauthorized("a bearer token is required: Authorization: Bearer <token>"));
+    };
+    let safe = matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
+    if !safe {
+        let sent = parts.headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or("");
+        if !same_secret(sent, &session.csrf) {
+            return Err(ApiError::forbidden(format!(
+                "a request that changes something needs the session's CSRF token in the {CSRF_HEADER} header"
+            )));
+        }
+    }
+    let scope = session.scope.clone();
+    Ok(Caller { who: Who::Person(session), scope })
 }

@@ -150,7 +150,11 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     let method = req.method().clone();
     let response = next.run(req).await;
     let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) || is_json(response.headers()) {
+    // Errors already in JSON, and the back-office's HTML error pages, pass.
+    if !(status.is_client_error() || status.is_server_error())
+        || is_json(response.headers())
+        || is_html(response.headers())
+    {
         return response;
     }
     let (parts, body) = response.into_parts();
@@ -179,6 +183,14 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         }
     }
     answer
+}
+
+/// Whether a response is an HTML page (the back-office's own error pages).
+fn is_html(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"))
 }
 
 /// Whether a response already carries JSON.

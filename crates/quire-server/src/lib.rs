@@ -39,6 +39,8 @@ struct Inner {
     mcp_allowed_origins: Vec<String>,
     uploads_dir: PathBuf,
     default_site: String,
+    /// Whether people reach the server over https (session cookies are `Secure`).
+    https: bool,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
     scopes: Mutex<HashMap<(String, String), (quire_store::Scope, Instant)>>,
     /// When this process last wrote each token's `last_used_at`.
@@ -81,6 +83,7 @@ impl AppState {
                 store,
                 uploads_dir,
                 default_site: default_site.into(),
+                https: false,
                 tokens: Mutex::new(HashMap::new()),
                 scopes: Mutex::new(HashMap::new()),
                 touched: Mutex::new(HashMap::new()),
@@ -161,6 +164,20 @@ impl AppState {
             inner.mcp_allowed_origins.extend(origins.iter().cloned());
         }
         self
+    }
+
+    /// Marks browser session cookies `Secure` (people reach the server
+    /// over https). Call before the state is shared.
+    pub fn with_https(mut self, https: bool) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.https = https;
+        }
+        self
+    }
+
+    /// Whether people reach the server over https.
+    pub fn https(&self) -> bool {
+        self.inner.https
     }
 
     /// The site public delivery serves by default.
@@ -267,12 +284,14 @@ impl AppState {
         self.inner.revocations.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Completes once token `token_id` is revoked or expired: checked when
-    /// this process makes or notices a revocation, and every
-    /// [`STREAM_RECHECK`] besides. Long-lived responses (event streams) end
-    /// on it.
-    pub fn until_revoked(&self, token_id: String) -> impl std::future::Future<Output = ()> + Send + use<> {
+    /// Completes once the caller's token is revoked or expired, or their
+    /// browser session ends (sign-out, expiry, the user disabled): checked
+    /// when this process makes or notices a revocation or a user is
+    /// disabled, and every [`STREAM_RECHECK`] besides. Long-lived responses
+    /// (event streams) end on it.
+    pub fn until_ended(&self, caller: &auth::Caller) -> impl std::future::Future<Output = ()> + Send + use<> {
         let store = self.inner.store.clone();
+        let who = caller.who.clone();
         let mut changes = self.inner.revocations.subscribe();
         async move {
             let mut told = true;
@@ -286,10 +305,14 @@ impl AppState {
                 } else {
                     tokio::time::sleep(STREAM_RECHECK).await;
                 }
-                match store.live_token_group(&token_id).await {
-                    Ok(Some(_)) => {}
-                    Ok(None) => return,
-                    Err(e) => tracing::warn!(token = %token_id, error = %e, "could not re-check a stream's token"),
+                let live = match &who {
+                    auth::Who::Token(t) => store.live_token_group(&t.id).await.map(|g| g.is_some()),
+                    auth::Who::Person(s) => store.web_session_live(&s.id).await,
+                };
+                match live {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(e) => tracing::warn!(error = %e, "could not re-check a stream's credentials"),
                 }
             }
         }
@@ -301,11 +324,18 @@ pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// The whole application router.
 pub fn router(state: AppState) -> Router {
+    router_with(state, Router::new())
+}
+
+/// The application router with `extra` routes (the back-office) merged in,
+/// under the same layers.
+pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let uploads = ServeDir::new(&state.inner.uploads_dir);
     let mcp = mcp::service(&state);
     Router::new()
         .merge(routes::router())
+        .merge(extra)
         .merge(openapi::router())
         .nest_service("/uploads", uploads)
         .nest_service("/mcp", mcp)
@@ -322,9 +352,9 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(error::json_errors))
 }
 
-/// Serves the router on `listener` until ctrl-c.
-pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
+/// Serves `router` on `listener` until ctrl-c.
+pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
+    axum::serve(listener, router)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
             tracing::info!("shutting down");

@@ -340,10 +340,15 @@ impl Store {
     /// How many tokens have ever been revoked. Revocations are permanent, so
     /// a change of this number means a token was revoked since it was last
     /// read; a serving process polls it to drop its cached tokens.
+    /// Disabling a user counts too (it ends their sessions; enabling them
+    /// again changes the number as well, which only costs a re-check).
     pub async fn revocation_count(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NOT NULL")
-            .fetch_one(&self.reader)
-            .await?)
+        Ok(sqlx::query_scalar(
+            "SELECT (SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NOT NULL)
+                  + (SELECT COUNT(*) FROM users WHERE disabled_at IS NOT NULL)",
+        )
+        .fetch_one(&self.reader)
+        .await?)
     }
 
     /// Records that a token was presented now. Callers throttle this (a

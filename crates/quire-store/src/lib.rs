@@ -23,6 +23,7 @@ mod ops;
 mod record;
 mod records;
 pub mod seed;
+pub mod users;
 
 pub use agents::StoredMessage;
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
@@ -31,6 +32,7 @@ pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
+pub use users::{NewUser, UserInfo, UserSite, WebSession};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;

@@ -21,6 +21,10 @@ pub struct Config {
     pub log: String,
     /// `text` or `json` (`QUIRE_LOG_FORMAT`).
     pub log_format: String,
+    /// The address people reach the server at, e.g. `https://cms.example.com`
+    /// (`QUIRE_PUBLIC_URL`): sign-in links point there, and an `https` one
+    /// marks the session cookie `Secure`.
+    pub public_url: Option<String>,
     /// Admin token value to create on start (`QUIRE_BOOTSTRAP_TOKEN`).
     pub bootstrap_token: Option<String>,
     /// Async worker threads (`QUIRE_WORKERS`; default: one per core).
@@ -46,6 +50,7 @@ impl Default for Config {
             default_site: "demo".into(),
             log: "info".into(),
             log_format: "text".into(),
+            public_url: None,
             bootstrap_token: None,
             workers: None,
             mcp_allowed_hosts: Vec::new(),
@@ -58,12 +63,13 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 10] = [
+const KEYS: [&str; 11] = [
     "addr",
     "data",
     "default_site",
     "log",
     "log_format",
+    "public_url",
     "bootstrap_token",
     "workers",
     "mcp_allowed_hosts",

@@ -13,6 +13,7 @@ macro_rules! outln {
 
 mod chat;
 mod config;
+mod users;
 
 /// mimalloc: the server allocates many short-lived JSON buffers across
 /// threads, where glibc's allocator spends a measurable share of the time.
@@ -77,6 +78,11 @@ enum Command {
         /// Also add this many benchmark posts.
         #[arg(long, default_value_t = 0, hide = true)]
         bench_posts: usize,
+    },
+    /// Manage the people who sign in to the back-office.
+    User {
+        #[command(subcommand)]
+        command: users::UserCommand,
     },
     /// Manage API tokens.
     Token {
@@ -304,12 +310,19 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 let report = seed(&store, &dir, &config).await?;
                 tracing::info!(created = report.created, "seeded the demo site");
             }
-            bootstrap_admin(&store, &config).await?;
+            let sign_in = bootstrap_admin(&store, &config).await?;
             let addr = addr.unwrap_or(config.addr.clone());
             let listener =
                 tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr()?;
-            eprintln!("Quire listening on http://{local}  (API docs: http://{local}/api/docs)");
+            let base = config.public_url.clone().unwrap_or_else(|| format!("http://{local}"));
+            let base = base.trim_end_matches('/');
+            if let Some(secret) = sign_in {
+                outln!(
+                    "Back-office sign-in link for admin@localhost (one use, 24 hours):\n\n    {base}/sign-in/link/{secret}\n"
+                )?;
+            }
+            eprintln!("Quire listening on {base}  (back-office: {base}/ · API docs: {base}/api/docs)");
             let failed = store.fail_orphaned_sessions().await?;
             if failed > 0 {
                 tracing::warn!(sessions = failed, "agent turns interrupted by the last stop were marked failed");
@@ -319,9 +332,11 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             }
             let state = quire_server::AppState::new(services(&store, &dir, &config), config.default_site.clone())
                 .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins)
-                .with_profiles(profiles);
+                .with_profiles(profiles)
+                .with_https(base.starts_with("https://"));
             state.spawn_background();
-            quire_server::serve(listener, state).await?;
+            let router = quire_server::router_with(state.clone(), quire_web::router(state));
+            quire_server::serve(listener, router).await?;
             store.close().await;
         }
         Command::Migrate => {
@@ -339,6 +354,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 outln!("benchmark data: {bench_pages} pages, {bench_posts} posts")?;
             }
         }
+        Command::User { command } => users::run(command, &config, &dir).await?,
         Command::Token { command } => token(command, &config, &dir).await?,
         Command::Tools { command } => tools(command, &config, &dir).await?,
         Command::Mcp { caller, tools } => {
@@ -650,8 +666,10 @@ async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyR
 }
 
 /// On a database without tokens, creates the admin token and prints it once;
-/// `QUIRE_BOOTSTRAP_TOKEN` chooses its value (and is added if unknown).
-async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
+/// `QUIRE_BOOTSTRAP_TOKEN` chooses its value (and is added if unknown). On
+/// a database without users, creates the admin user `admin@localhost` and
+/// answers a one-time sign-in link's secret for them.
+async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult<Option<String>> {
     let site = if store.site(&config.default_site).await.is_ok() {
         config.default_site.clone()
     } else {
@@ -669,7 +687,7 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
                 .create_token(NewToken {
                     name: "bootstrap".into(),
                     group: Group::Admin,
-                    site,
+                    site: site.clone(),
                     environments: None,
                     expires_at: None,
                     secret: Some(secret.clone()),
@@ -678,14 +696,12 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
                 .await?;
             eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
         }
-        return Ok(());
-    }
-    if store.token_count().await? == 0 {
+    } else if store.token_count().await? == 0 {
         let (_, secret) = store
             .create_token(NewToken {
                 name: "admin".into(),
                 group: Group::Admin,
-                site,
+                site: site.clone(),
                 environments: None,
                 expires_at: None,
                 secret: None,
@@ -696,5 +712,17 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult {
             "\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n"
         )?;
     }
-    Ok(())
+    if store.user_count().await? > 0 {
+        return Ok(None);
+    }
+    let user = store
+        .create_user(quire_store::NewUser {
+            email: "admin@localhost".into(),
+            display_name: Some("Admin".into()),
+            group: Group::Admin,
+            sites: vec![(site, None)],
+            password: None,
+        })
+        .await?;
+    Ok(Some(store.create_sign_in_link(&user.id).await?))
 }

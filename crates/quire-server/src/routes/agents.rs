@@ -64,7 +64,7 @@ impl From<AgentError> for ApiError {
 
 /// The person behind an HTTP caller.
 pub fn person(caller: &Caller) -> Person {
-    Person { actor: format!("token:{}", caller.token.id), group: caller.group(), scope: caller.scope.clone() }
+    Person { actor: caller.actor(), group: caller.group(), scope: caller.scope.clone() }
 }
 
 /// An agent with the selectors that match no tool (ignored until such tools exist).
@@ -334,7 +334,7 @@ pub async fn sessions(
     if all {
         caller.require(Action::Administer)?;
     }
-    let actor = format!("token:{}", caller.token.id);
+    let actor = caller.actor();
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let actor = (!all).then_some(actor.as_str());
     Ok(Json(state.store().sessions(&caller.scope, actor, paging.limit()?, paging.cursor()).await?.into()))
@@ -343,7 +343,7 @@ pub async fn sessions(
 /// A session the caller may see: their own, or any for admins.
 async fn own_session(state: &AppState, caller: &Caller, id: &str) -> ApiResult<AgentSession> {
     let session = state.store().session(&caller.scope, id).await?;
-    if session.actor != format!("token:{}", caller.token.id) && caller.group() != Group::Admin {
+    if session.actor != caller.actor() && caller.group() != Group::Admin {
         return Err(ApiError::not_found(format!("session {id} not found")));
     }
     Ok(session)
@@ -411,8 +411,9 @@ pub async fn events(
     };
     let (backlog, receiver) = state.runtime().events().subscribe(&id, last);
     use futures_util::StreamExt;
-    // The stream ends when its token is revoked or expires.
-    let revoked = state.until_revoked(caller.token.id.clone());
+    // The stream ends when its token is revoked or expires, or its
+    // browser session ends.
+    let revoked = state.until_ended(&caller);
     let stream = event_stream(backlog, receiver).take_until(revoked).map(|e| Ok(sse_event(&e)));
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

@@ -1,26 +1,16 @@
-//! Health, the caller's own identity, and the landing page.
+//! Health and the caller's own identity.
 
 use crate::AppState;
-use crate::auth::Caller;
+use crate::auth::{Caller, Who};
 use axum::Json;
 use axum::Router;
-use axum::response::Html;
 use axum::routing::get;
 use quire_core::access::Group;
 use serde::Serialize;
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/", get(index)).route("/healthz", get(health)).route("/api/v1/me", get(me))
-}
-
-async fn index() -> Html<&'static str> {
-    Html(
-        "<!doctype html><meta charset=utf-8><title>Quire</title>\
-         <h1>Quire is running</h1>\
-         <p>REST API: <a href=/api/docs>/api/docs</a> · OpenAPI: <a href=/api/openapi.json>/api/openapi.json</a> · \
-         Delivery: <a href=/api/v1/delivery/pages/home>/api/v1/delivery/pages/home</a></p>",
-    )
+    Router::new().route("/healthz", get(health)).route("/api/v1/me", get(me))
 }
 
 async fn health() -> &'static str {
@@ -31,9 +21,13 @@ async fn health() -> &'static str {
 #[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Me {
-    /// Token id.
-    pub token_id: String,
-    /// Token name.
+    /// Token id, when the caller is a token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_id: Option<String>,
+    /// User id, when the caller is a signed-in person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// The token's name, or the person's display name.
     pub name: String,
     /// Group.
     pub group: Group,
@@ -43,14 +37,21 @@ pub struct Me {
     pub environment: String,
 }
 
-/// The caller's token and scope.
+/// The caller (token or signed-in person) and scope.
 #[utoipa::path(get, path = "/api/v1/me", operation_id = "getMe", tag = "system", security(("bearer" = [])),
     responses((status = 200, description = "The caller's token and scope", body = Me)))]
 pub async fn me(caller: Caller) -> Json<Me> {
     Json(Me {
-        token_id: caller.token.id.clone(),
-        name: caller.token.name.clone(),
-        group: caller.token.group,
+        token_id: caller.token().map(|t| t.id.clone()),
+        user_id: match &caller.who {
+            Who::Person(s) => Some(s.user.id.clone()),
+            Who::Token(_) => None,
+        },
+        name: match &caller.who {
+            Who::Token(t) => t.name.clone(),
+            Who::Person(s) => s.user.display_name.clone(),
+        },
+        group: caller.group(),
         site_id: caller.scope.site_id.clone(),
         environment: caller.scope.env.clone(),
     })

@@ -3,7 +3,7 @@
 //! them. A revoked token stops working on this process at once.
 
 use crate::AppState;
-use crate::auth::Caller;
+use crate::auth::{Caller, Who};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{ApiJson, ApiPath};
 use crate::routes::ListResponse;
@@ -91,7 +91,13 @@ pub async fn create(
         (None, None) => None,
     };
     // A token limited to some environments cannot grant others.
-    let environments = match (&caller.token.environments, body.environments) {
+    let mine = match &caller.who {
+        Who::Token(t) => t.environments.clone(),
+        Who::Person(s) => {
+            s.user.sites.iter().find(|site| site.site_id == caller.scope.site_id).map(|site| site.environments.clone())
+        }
+    };
+    let environments = match (&mine, body.environments) {
         (Some(mine), Some(asked)) => {
             if let Some(env) = asked.iter().find(|e| !mine.contains(e)) {
                 return Err(ApiError::forbidden(format!(
@@ -115,7 +121,7 @@ pub async fn create(
             approval_policy: body.approval_policy,
         })
         .await?;
-    tracing::info!(token = %token.id, group = token.group.as_str(), by = %caller.token.id, "token created");
+    tracing::info!(token = %token.id, group = token.group.as_str(), by = %caller.actor(), "token created");
     Ok((StatusCode::CREATED, Json(CreatedToken { token, secret })))
 }
 
@@ -132,6 +138,6 @@ pub async fn revoke(
     caller.require(Action::Administer)?;
     let token = state.store().revoke_token(&caller.scope.site_id, &id).await?;
     state.forget_tokens();
-    tracing::info!(token = %token.id, by = %caller.token.id, "token revoked");
+    tracing::info!(token = %token.id, by = %caller.actor(), "token revoked");
     Ok(Json(token))
 }

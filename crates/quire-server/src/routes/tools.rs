@@ -10,7 +10,6 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use quire_core::model::Surface;
 use quire_store::Confirmation;
 use quire_tools::{ApprovalPolicy, CallContext, ToolError};
 use serde::Deserialize;
@@ -34,13 +33,13 @@ pub fn router() -> Router<AppState> {
 /// The registry's call context for an HTTP caller.
 pub fn call_context(caller: &Caller, headers: &HeaderMap) -> CallContext {
     CallContext {
-        actor: format!("token:{}", caller.token.id),
+        actor: caller.actor(),
         group: caller.group(),
         scope: caller.scope.clone(),
-        surface: Surface::Rest,
+        surface: caller.surface(),
         session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
         turn_id: None,
-        policy: ApprovalPolicy::parse(&caller.token.approval_policy),
+        policy: ApprovalPolicy::parse(caller.approval_policy()),
     }
 }
 

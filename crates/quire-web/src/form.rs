@@ -1,0 +1,481 @@
+//! Forms generated from field definitions (section templates, collections),
+//! and the reading of such a form back into content.
+//!
+//! An input's name is the dotted path of its value inside the content
+//! (`title`, `cta.href`, `items.2.name`), which is also how the store names
+//! a value in its validation errors (`content.items.2.name: required`), so
+//! each error lands next to its input. Reading is lenient on purpose: what
+//! the person typed is kept as it is (a number field holding `abc` stays
+//! the text `abc`) and the store's validator, the one every surface uses,
+//! says what is wrong.
+
+use quire_core::fields::{FieldDef, FieldKind};
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A field's label: `backgroundImage` reads "Background image".
+pub fn label(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+            out.extend(c.to_lowercase());
+        } else if i == 0 {
+            out.extend(c.to_uppercase());
+        } else if c == '_' || c == '-' {
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Validation errors by the path of the value they name, inside content
+/// (`content.` and the like stripped by the caller).
+pub type Errors = HashMap<String, String>;
+
+/// The errors of a refused write, by input name: `prefix.` is taken off
+/// each field (`content.title` → `title` for prefix `content`); errors of
+/// fields outside `prefix` are kept whole.
+pub fn errors_of(e: &quire_store::StoreError, prefix: &str) -> Errors {
+    let mut out = Errors::new();
+    if let quire_store::StoreError::Validation(list) = e {
+        for err in &list.0 {
+            let key = err
+                .field
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .map(str::to_string)
+                .unwrap_or_else(|| err.field.clone());
+            out.entry(key).or_insert_with(|| err.rule.clone());
+        }
+    } else if let quire_store::StoreError::Conflict { message, field } = e {
+        out.insert(field.clone().unwrap_or_default(), message.clone());
+    }
+    out
+}
+
+/// The HTML of the inputs for `defs`, filled from `content`, with each
+/// error under its input. `images` are the media library's URLs, offered
+/// in image fields.
+pub fn render(defs: &[FieldDef], content: &Value, errors: &Errors, images: &[String]) -> String {
+    let mut out = String::new();
+    if !images.is_empty() {
+        out.push_str("<datalist id=\"library-images\">");
+        for url in images {
+            let _ = write!(out, "<option value=\"{}\"></option>", esc(url));
+        }
+        out.push_str("</datalist>");
+    }
+    for def in defs {
+        field(&mut out, def, &def.name, content.get(&def.name), errors);
+    }
+    out
+}
+
+fn describedby(path: &str, def: &FieldDef, errors: &Errors) -> String {
+    let mut ids = Vec::new();
+    if def.description.is_some() {
+        ids.push(format!("h-{path}"));
+    }
+    if errors.contains_key(path) {
+        ids.push(format!("e-{path}"));
+    }
+    if ids.is_empty() { String::new() } else { format!(" aria-describedby=\"{}\"", esc(&ids.join(" "))) }
+}
+
+fn error_line(out: &mut String, path: &str, errors: &Errors) {
+    if let Some(message) = errors.get(path) {
+        let _ = write!(out, "<p class=\"error\" id=\"e-{}\">{}</p>", esc(path), esc(message));
+    }
+}
+
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn input(out: &mut String, kind: &str, path: &str, value: &str, extra: &str) {
+    let _ = write!(
+        out,
+        "<input type=\"{kind}\" id=\"f-{p}\" name=\"{p}\" value=\"{v}\"{extra}>",
+        p = esc(path),
+        v = esc(value)
+    );
+}
+
+fn field(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, errors: &Errors) {
+    let invalid = if errors.contains_key(path) { " aria-invalid=\"true\"" } else { "" };
+    let required = if def.required { " <span class=\"req\" aria-hidden=\"true\">*</span>" } else { "" };
+    let aria_required = if def.required { " aria-required=\"true\"" } else { "" };
+    let hint = |out: &mut String| {
+        if let Some(d) = &def.description {
+            let _ = write!(out, "<p class=\"hint\" id=\"h-{}\">{}</p>", esc(path), esc(d));
+        }
+    };
+    let extra = format!("{}{invalid}{aria_required}", describedby(path, def, errors));
+    let name = esc(&label(&def.name));
+    match def.kind {
+        FieldKind::Object | FieldKind::Link | FieldKind::Image | FieldKind::List => {
+            let _ = write!(
+                out,
+                "<fieldset class=\"field group kind-{}\" id=\"f-{}\"><legend>{name}{required}</legend>",
+                kind_name(def.kind),
+                esc(path)
+            );
+            hint(out);
+            error_line(out, path, errors);
+            match def.kind {
+                FieldKind::Object => {
+                    for sub in &def.fields {
+                        let v = value.and_then(|v| v.get(&sub.name));
+                        field(out, sub, &format!("{path}.{}", sub.name), v, errors);
+                    }
+                }
+                FieldKind::Link => {
+                    let (label_v, href_v) = match value {
+                        Some(Value::Object(m)) => (text_of(m.get("label")), text_of(m.get("href"))),
+                        Some(Value::String(s)) => (String::new(), s.clone()),
+                        _ => (String::new(), String::new()),
+                    };
+                    part(out, path, "label", "Label", &label_v, "text", errors);
+                    part(out, path, "href", "Address (/path, #anchor, https://…)", &href_v, "text", errors);
+                }
+                FieldKind::Image => {
+                    let (url, alt) = match value {
+                        Some(Value::Object(m)) => (text_of(m.get("url")), text_of(m.get("alt"))),
+                        Some(Value::String(s)) => (s.clone(), String::new()),
+                        _ => (String::new(), String::new()),
+                    };
+                    part(out, path, "url", "Image from the library (/uploads/…)", &url, "image", errors);
+                    part(out, path, "alt", "Alternative text", &alt, "text", errors);
+                }
+                _ => list(out, def, path, value, errors),
+            }
+            out.push_str("</fieldset>");
+        }
+        _ => {
+            let _ = write!(out, "<div class=\"field kind-{}\">", kind_name(def.kind));
+            if def.kind == FieldKind::Boolean {
+                let checked = if value == Some(&Value::Bool(true)) { " checked" } else { "" };
+                let _ = write!(out, "<input type=\"hidden\" name=\"{}\" value=\"false\">", esc(path));
+                input(out, "checkbox", path, "true", &format!("{checked}{extra}"));
+                let _ = write!(out, " <label for=\"f-{}\">{name}{required}</label>", esc(path));
+            } else {
+                let _ = write!(out, "<label for=\"f-{}\">{name}{required}</label>", esc(path));
+                let text = text_of(value);
+                let max = def.max_length.map(|m| format!(" maxlength=\"{m}\"")).unwrap_or_default();
+                match def.kind {
+                    FieldKind::Markdown => {
+                        let _ = write!(
+                            out,
+                            "<textarea id=\"f-{p}\" name=\"{p}\" rows=\"8\" data-markdown{max}{extra}>{v}</textarea>",
+                            p = esc(path),
+                            v = esc(&text)
+                        );
+                    }
+                    FieldKind::Select => {
+                        let _ = write!(out, "<select id=\"f-{p}\" name=\"{p}\"{extra}>", p = esc(path));
+                        out.push_str("<option value=\"\">—</option>");
+                        let mut options = def.options.clone();
+                        if !text.is_empty() && !options.contains(&text) {
+                            options.push(text.clone());
+                        }
+                        for o in &options {
+                            let sel = if *o == text { " selected" } else { "" };
+                            let _ = write!(out, "<option value=\"{v}\"{sel}>{v}</option>", v = esc(o));
+                        }
+                        out.push_str("</select>");
+                    }
+                    FieldKind::Number => {
+                        let bounds = [("min", def.min), ("max", def.max)]
+                            .iter()
+                            .filter_map(|(k, v)| v.map(|v| format!(" data-{k}=\"{v}\"")))
+                            .collect::<String>();
+                        input(out, "text", path, &text, &format!(" inputmode=\"decimal\"{bounds}{extra}"));
+                    }
+                    FieldKind::Date => {
+                        input(out, "text", path, &text, &format!(" placeholder=\"2026-11-22\"{extra}"));
+                    }
+                    _ => input(out, "text", path, &text, &format!("{max}{extra}")),
+                }
+            }
+            hint(out);
+            error_line(out, path, errors);
+            out.push_str("</div>");
+        }
+    }
+}
+
+/// One named part of a compound field (a link's href, an image's alt).
+fn part(out: &mut String, path: &str, key: &str, caption: &str, value: &str, kind: &str, errors: &Errors) {
+    let p = format!("{path}.{key}");
+    let invalid = if errors.contains_key(&p) { " aria-invalid=\"true\"" } else { "" };
+    let _ = write!(out, "<div class=\"field part\"><label for=\"f-{}\">{}</label>", esc(&p), esc(caption));
+    let extra = if kind == "image" { format!(" list=\"library-images\"{invalid}") } else { invalid.to_string() };
+    input(out, "text", &p, value, &extra);
+    error_line(out, &p, errors);
+    out.push_str("</div>");
+}
+
+/// A list: its items, then one blank item (filled in, it is added; left
+/// blank, it is ignored). The script adds, removes and reorders items and
+/// renumbers their names before the form is sent.
+fn list(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, errors: &Errors) {
+    let item_def = def.item.as_deref().cloned().unwrap_or_else(|| FieldDef::new("item", FieldKind::Text));
+    let items = value.and_then(Value::as_array).cloned().unwrap_or_default();
+    let _ = write!(out, "<ol class=\"items\" data-list=\"{}\">", esc(path));
+    for (i, item) in items.iter().chain(std::iter::once(&Value::Null)).enumerate() {
+        let blank = i == items.len();
+        let _ = write!(out, "<li class=\"item\"{}>", if blank { " data-blank" } else { "" });
+        let mut shown = item_def.clone();
+        shown.name = if blank { "New item".into() } else { format!("Item {}", i + 1) };
+        shown.required = false;
+        let v = if blank { None } else { Some(item) };
+        field(out, &shown, &format!("{path}.{i}"), v, errors);
+        out.push_str(
+            "<div class=\"item-actions\" hidden><button type=\"button\" data-act=\"up\">Move up</button>\
+             <button type=\"button\" data-act=\"down\">Move down</button>\
+             <button type=\"button\" data-act=\"remove\">Remove</button></div></li>",
+        );
+    }
+    out.push_str("</ol>");
+}
+
+fn kind_name(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Text => "text",
+        FieldKind::Markdown => "markdown",
+        FieldKind::Image => "image",
+        FieldKind::Link => "link",
+        FieldKind::Number => "number",
+        FieldKind::Boolean => "boolean",
+        FieldKind::Select => "select",
+        FieldKind::Date => "date",
+        FieldKind::Object => "object",
+        FieldKind::List => "list",
+    }
+}
+
+/// Reads a submitted form back into content for `defs`: a value per
+/// field, `None` for a field left empty. For a list, items are taken in
+/// the order of their numbers, and an item left wholly blank is dropped.
+pub fn read(defs: &[FieldDef], pairs: &[(String, String)]) -> Map<String, Value> {
+    let mut values: HashMap<&str, &str> = HashMap::new();
+    for (k, v) in pairs {
+        // A checkbox follows its hidden "false": the last value wins.
+        values.insert(k.as_str(), v.as_str());
+    }
+    let mut out = Map::new();
+    for def in defs {
+        if let Some(v) = read_field(def, &def.name, &values) {
+            out.insert(def.name.clone(), v);
+        }
+    }
+    out
+}
+
+/// The merge patch that makes content's fields of `defs` exactly `read`:
+/// every field, set or `null` (removed); keys outside `defs` stay as they are.
+pub fn patch(defs: &[FieldDef], read: Map<String, Value>) -> Value {
+    let mut read = read;
+    let mut out = Map::new();
+    for def in defs {
+        out.insert(def.name.clone(), read.remove(&def.name).unwrap_or(Value::Null));
+    }
+    Value::Object(out)
+}
+
+fn read_field(def: &FieldDef, path: &str, values: &HashMap<&str, &str>) -> Option<Value> {
+    let text =
+        |p: &str| values.get(p).map(|v| v.trim_end_matches(['\r', '\n']).to_string()).filter(|v| !v.trim().is_empty());
+    match def.kind {
+        FieldKind::Text | FieldKind::Date | FieldKind::Select => {
+            text(path).map(|v| Value::String(v.trim().to_string()))
+        }
+        FieldKind::Markdown => text(path).map(Value::String),
+        FieldKind::Number => text(path).map(|v| {
+            let v = v.trim();
+            v.parse::<i64>()
+                .map(Value::from)
+                .ok()
+                .or_else(|| v.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number))
+                .unwrap_or_else(|| Value::String(v.to_string()))
+        }),
+        FieldKind::Boolean => values.get(path).map(|v| Value::Bool(*v == "true")),
+        FieldKind::Link | FieldKind::Image => {
+            let (main, second) = if def.kind == FieldKind::Link { ("href", "label") } else { ("url", "alt") };
+            let a = text(&format!("{path}.{main}"));
+            let b = text(&format!("{path}.{second}"));
+            if a.is_none() && b.is_none() {
+                return None;
+            }
+            let mut m = Map::new();
+            if let Some(a) = a {
+                m.insert(main.into(), Value::String(a.trim().to_string()));
+            }
+            if let Some(b) = b {
+                m.insert(second.into(), Value::String(b.trim().to_string()));
+            }
+            Some(Value::Object(m))
+        }
+        FieldKind::Object => {
+            let mut m = Map::new();
+            for sub in &def.fields {
+                if let Some(v) = read_field(sub, &format!("{path}.{}", sub.name), values) {
+                    m.insert(sub.name.clone(), v);
+                }
+            }
+            (!m.is_empty()).then_some(Value::Object(m))
+        }
+        FieldKind::List => {
+            let prefix = format!("{path}.");
+            let indexes: BTreeSet<usize> = values
+                .keys()
+                .filter_map(|k| k.strip_prefix(&prefix))
+                .filter_map(|rest| rest.split('.').next())
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            let item_def = def.item.as_deref().cloned().unwrap_or_else(|| FieldDef::new("item", FieldKind::Text));
+            let items: Vec<Value> = indexes
+                .into_iter()
+                .filter_map(|i| {
+                    let item_path = format!("{prefix}{i}");
+                    // A blank item: nothing typed (a checkbox left unticked is blank too).
+                    let typed = values.iter().any(|(k, v)| {
+                        (*k == item_path || k.starts_with(&format!("{item_path}.")))
+                            && !v.trim().is_empty()
+                            && *v != "false"
+                    });
+                    if !typed {
+                        return None;
+                    }
+                    read_field(&item_def, &item_path, values)
+                })
+                .collect();
+            (!items.is_empty()).then_some(Value::Array(items))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn defs() -> Vec<FieldDef> {
+        let mut tier = FieldDef::new("tier", FieldKind::Object);
+        tier.fields = vec![FieldDef::new("name", FieldKind::Text), FieldDef::new("price", FieldKind::Number)];
+        let mut tiers = FieldDef::new("tiers", FieldKind::List);
+        tiers.item = Some(Box::new(tier));
+        let mut size = FieldDef::new("size", FieldKind::Select);
+        size.options = vec!["small".into(), "large".into()];
+        vec![
+            FieldDef::new("title", FieldKind::Text),
+            FieldDef::new("body", FieldKind::Markdown),
+            FieldDef::new("cta", FieldKind::Link),
+            FieldDef::new("image", FieldKind::Image),
+            FieldDef::new("featured", FieldKind::Boolean),
+            size,
+            tiers,
+        ]
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_form_reads_back_into_content() {
+        let read = read(
+            &defs(),
+            &pairs(&[
+                ("_csrf", "x"),
+                ("title", " Hello "),
+                ("body", "# Hi\r\n\r\nthere\r\n"),
+                ("cta.label", "Go"),
+                ("cta.href", "/start"),
+                ("image.url", ""),
+                ("image.alt", ""),
+                ("featured", "false"),
+                ("featured", "true"),
+                ("size", "large"),
+                ("tiers.1.tier.name", "ignored: not a field"),
+                ("tiers.0.name", "Basic"),
+                ("tiers.0.price", "9"),
+                ("tiers.2.name", "Pro"),
+                ("tiers.2.price", "19.5"),
+                ("tiers.3.name", ""),
+                ("tiers.3.price", ""),
+            ]),
+        );
+        assert_eq!(
+            Value::Object(read),
+            json!({
+                "title": "Hello",
+                "body": "# Hi\r\n\r\nthere",
+                "cta": { "href": "/start", "label": "Go" },
+                "featured": true,
+                "size": "large",
+                "tiers": [{ "name": "Basic", "price": 9 }, { "name": "Pro", "price": 19.5 }]
+            })
+        );
+    }
+
+    #[test]
+    fn what_was_typed_is_kept_for_the_validator_to_judge() {
+        let read = read(&defs(), &pairs(&[("tiers.0.price", "cheap"), ("featured", "false")]));
+        assert_eq!(Value::Object(read), json!({ "tiers": [{ "price": "cheap" }], "featured": false }));
+    }
+
+    #[test]
+    fn a_patch_sets_every_field_and_removes_the_empty_ones() {
+        let read = read(&defs(), &pairs(&[("title", "T")]));
+        let patch = patch(&defs(), read);
+        assert_eq!(patch["title"], json!("T"));
+        assert_eq!(patch["body"], Value::Null);
+        assert_eq!(patch.as_object().unwrap().len(), defs().len());
+    }
+
+    #[test]
+    fn rendered_values_and_errors_are_escaped_and_placed_by_path() {
+        let content = json!({ "title": "<script>alert(1)</script>", "tiers": [{ "name": "\"><img src=x>" }] });
+        let mut errors = Errors::new();
+        errors.insert("tiers.0.price".into(), "must be a number".into());
+        let html = render(&defs(), &content, &errors, &["/uploads/a\".png".into()]);
+        assert!(!html.contains("<script>") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
+        assert!(!html.contains("\"><img") && html.contains("&quot;&gt;&lt;img src=x&gt;"));
+        assert!(html.contains("value=\"/uploads/a&quot;.png\""));
+        assert!(html.contains("id=\"e-tiers.0.price\">must be a number</p>"), "{html}");
+        assert!(html.contains("name=\"tiers.0.price\"") && html.contains("aria-invalid=\"true\""));
+        // One blank item after the existing one.
+        assert!(html.contains("name=\"tiers.1.name\"") && html.contains("data-blank"));
+    }
+
+    #[test]
+    fn labels_read_as_words() {
+        assert_eq!(label("backgroundImage"), "Background image");
+        assert_eq!(label("title"), "Title");
+    }
+}

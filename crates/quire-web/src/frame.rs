@@ -1,0 +1,111 @@
+//! What every screen shares: the header with the person, the site and
+//! environment switcher (always visible), the navigation and the CSRF
+//! secret forms carry; and the switch itself.
+
+use crate::error::WebError;
+use crate::{CSRF_FIELD, Person};
+use axum::Form;
+use axum::extract::State;
+use axum::response::{IntoResponse, Redirect, Response};
+use quire_server::AppState;
+use serde::Deserialize;
+
+/// The screens of the navigation, in order: (path, label).
+const NAV: [(&str, &str); 1] = [("/pages", "Pages")];
+
+/// One entry of the site and environment switcher.
+pub struct Place {
+    /// `site-slug/env`, the switcher's value.
+    pub value: String,
+    /// What the option reads.
+    pub label: String,
+    /// Whether it is the current one.
+    pub current: bool,
+}
+
+/// The shared part of every signed-in screen.
+pub struct Frame {
+    /// The person's display name.
+    pub name: String,
+    /// Their group.
+    pub group: &'static str,
+    /// The session's CSRF secret, for forms.
+    pub csrf: String,
+    /// The form field that carries it.
+    pub csrf_field: &'static str,
+    /// Current environment.
+    pub env: String,
+    /// Every site and environment the person may switch to.
+    pub places: Vec<Place>,
+    /// Navigation: (path, label, current).
+    pub nav: Vec<(&'static str, &'static str, bool)>,
+    /// Whether the person may change content (writes hidden otherwise).
+    pub can_write: bool,
+}
+
+impl Frame {
+    /// The frame for `person` on the screen under `section` (a NAV path).
+    pub fn new(person: &Person, section: &str) -> Self {
+        let session = &person.session;
+        let mut places = Vec::new();
+        for s in &session.user.sites {
+            for env in &s.environments {
+                let current = s.site_id == session.scope.site_id && *env == session.scope.env;
+                places.push(Place {
+                    value: format!("{}/{env}", s.slug),
+                    label: format!("{} · {env}", s.name),
+                    current,
+                });
+            }
+        }
+        let group = session.user.group;
+        Frame {
+            name: session.user.display_name.clone(),
+            group: group.as_str(),
+            csrf: session.csrf.clone(),
+            csrf_field: CSRF_FIELD,
+            env: session.scope.env.clone(),
+            places,
+            nav: NAV.iter().map(|(path, label)| (*path, *label, *path == section)).collect(),
+            can_write: group >= quire_core::access::Group::Author,
+        }
+    }
+}
+
+/// `/`: the back-office's start, the page tree for now.
+pub async fn home(_person: Person) -> Redirect {
+    Redirect::to("/pages")
+}
+
+/// The switcher's form.
+#[derive(Deserialize)]
+pub struct Switch {
+    /// `site-slug/env`.
+    place: String,
+    /// Where to go back to.
+    #[serde(default)]
+    back: Option<String>,
+}
+
+/// Moves the session to another site and environment the person may use.
+pub async fn switch(State(state): State<AppState>, person: Person, Form(form): Form<Switch>) -> Response {
+    let Some((site, env)) = form.place.split_once('/') else {
+        return WebError::Status(
+            axum::http::StatusCode::BAD_REQUEST,
+            format!("\"{}\" names no environment", form.place),
+        )
+        .into_response();
+    };
+    match state.store().switch_web_session(&person.session, site, env).await {
+        Ok(_) => Redirect::to(&safe_back(form.back.as_deref())).into_response(),
+        Err(e) => WebError::from(e).into_response(),
+    }
+}
+
+/// A local path to go back to, or `/` (never another site).
+pub fn safe_back(back: Option<&str>) -> String {
+    match back {
+        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') => p.to_string(),
+        _ => "/".to_string(),
+    }
+}

@@ -1,0 +1,163 @@
+//! Quire's back-office: the screens editors use in a browser.
+//!
+//! Server-rendered HTML (askama templates, escaped by default) with plain
+//! forms that work without JavaScript, enhanced by one small script of our
+//! own (`assets/app.js`) for list fields and the chat sidebar. Every screen
+//! acts as the signed-in person through the same [`Caller`] the REST API
+//! uses: group checks are `Caller::require`, writes go through the store's
+//! operations with the person's change-log context, so no rule is written
+//! twice. A form the server refuses is shown again with each error next to
+//! the field it names.
+//!
+//! Security: a Content-Security-Policy without inline scripts or styles,
+//! framing refused, `nosniff`; the session cookie is HttpOnly and
+//! SameSite=Lax; every form that changes something carries the session's
+//! CSRF secret, checked by [`csrf_guard`] before any handler runs.
+
+mod assets;
+mod error;
+mod form;
+mod frame;
+mod pages;
+mod sign_in;
+
+pub use error::WebError;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use quire_server::AppState;
+use quire_server::auth::{Caller, SESSION_COOKIE, same_secret};
+
+/// The back-office's routes (merge into the server's router).
+pub fn router(state: AppState) -> Router<AppState> {
+    let throttle = sign_in::Throttle::default();
+    Router::new()
+        .route("/", get(frame::home))
+        .route("/sign-in", get(sign_in::form).post(sign_in::submit))
+        .route("/sign-in/link/{secret}", get(sign_in::link_form).post(sign_in::link_submit))
+        .route("/sign-out", post(sign_in::sign_out))
+        .route("/switch", post(frame::switch))
+        .route("/pages", get(pages::tree).post(pages::create))
+        .route("/pages/{id}", get(pages::edit).post(pages::update))
+        .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
+        .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
+        .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))
+        .route("/assets/{name}", get(assets::serve))
+        .layer(axum::Extension(throttle))
+        .layer(middleware::from_fn_with_state(state, csrf_guard))
+        .layer(middleware::from_fn(security_headers))
+}
+
+/// Adds the headers every back-office response carries.
+async fn security_headers(req: Request, next: Next) -> Response {
+    let mut response = next.run(req).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+             form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    if !headers.contains_key(header::CACHE_CONTROL) {
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
+/// Largest form body the back-office reads, in bytes.
+const FORM_LIMIT: usize = 1024 * 1024;
+
+/// Field of every state-changing form that carries the CSRF secret.
+pub const CSRF_FIELD: &str = "_csrf";
+
+/// Refuses a state-changing request that comes from another origin, or
+/// that a signed-in browser sends without the session's CSRF secret (in
+/// the `_csrf` form field or the `x-csrf-token` header). Reads are let
+/// through; so is a form of someone not signed in (the sign-in form), whose
+/// origin is still checked.
+async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        return next.run(req).await;
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        let host = req.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let same = origin.split_once("://").is_some_and(|(_, rest)| rest == host);
+        if !same {
+            return WebError::Forbidden(format!("a form from {origin} cannot change anything here")).into_response();
+        }
+    }
+    let (parts, body) = req.into_parts();
+    let session = match quire_server::auth::web_session(&parts, &state).await {
+        Ok(s) => s,
+        Err(e) => return WebError::from(e).into_response(),
+    };
+    let Some(session) = session else {
+        // Not signed in: only the sign-in forms answer; the rest redirect.
+        return next.run(Request::from_parts(parts, body)).await;
+    };
+    let bytes = match axum::body::to_bytes(body, FORM_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => return WebError::TooLarge.into_response(),
+    };
+    let from_header = parts.headers.get(quire_server::auth::CSRF_HEADER).and_then(|v| v.to_str().ok());
+    let from_form = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&bytes)
+        .ok()
+        .and_then(|pairs| pairs.into_iter().find(|(k, _)| k == CSRF_FIELD).map(|(_, v)| v));
+    let sent = from_header.map(str::to_string).or(from_form).unwrap_or_default();
+    if !same_secret(&sent, &session.csrf) {
+        return WebError::Forbidden(
+            "this form has expired or did not come from this site (its CSRF token does not match); reload the page \
+             and try again"
+                .into(),
+        )
+        .into_response();
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
+}
+
+/// The `Set-Cookie` value of a browser session (`secret` empty: one that
+/// clears it). `Secure` when the server is reached over https.
+fn session_cookie(secret: &str, max_age: i64, secure: bool) -> String {
+    format!(
+        "{SESSION_COOKIE}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        if secure { "; Secure" } else { "" }
+    )
+}
+
+/// The signed-in person of a back-office request; anyone else is sent to
+/// the sign-in form (and back here after signing in).
+pub struct Person {
+    /// The caller every check and write goes through, as on the REST API.
+    pub caller: Caller,
+    /// The browser session.
+    pub session: quire_store::WebSession,
+}
+
+impl axum::extract::FromRequestParts<AppState> for Person {
+    type Rejection = WebError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        match quire_server::auth::web_session(parts, state).await? {
+            Some(session) => {
+                let caller =
+                    Caller { who: quire_server::auth::Who::Person(session.clone()), scope: session.scope.clone() };
+                Ok(Person { caller, session })
+            }
+            None => {
+                let next = parts.uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_default();
+                Err(WebError::SignIn { next })
+            }
+        }
+    }
+}

@@ -1,0 +1,616 @@
+//! Pages: the tree (one level at a time, paginated), the page editor with
+//! its sections, and section forms generated from their templates.
+
+use crate::error::WebError;
+use crate::form::{self, Errors};
+use crate::frame::Frame;
+use crate::{Person, assets};
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_core::access::Action;
+use quire_core::input::{NewPage, NewSection, PagePatch, SectionPatch};
+use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, SectionTemplate};
+use quire_server::AppState;
+use quire_store::PageFilter;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Pages listed per screen of the tree.
+const PER_SCREEN: u32 = 50;
+
+/// The stylesheet and script URLs of every page.
+pub struct Head {
+    pub css: String,
+    pub js: String,
+}
+
+impl Head {
+    pub fn new() -> Self {
+        Head { css: assets::url("app.css"), js: assets::url("app.js") }
+    }
+}
+
+/// A page in a list, with what the row shows.
+pub struct Row {
+    pub page: Page,
+    pub status: &'static str,
+}
+
+#[derive(Template)]
+#[template(path = "pages.html")]
+struct TreePage {
+    head: Head,
+    frame: Frame,
+    parent: Option<Page>,
+    trail: Vec<Page>,
+    rows: Vec<Row>,
+    next: Option<String>,
+    statuses: &'static [PublishStatus],
+    new_name: String,
+    new_slug: String,
+    errors: Errors,
+}
+
+#[derive(Deserialize)]
+pub struct TreeQuery {
+    parent: Option<String>,
+    cursor: Option<String>,
+}
+
+/// The ancestors of `page`, root first.
+async fn trail(state: &AppState, person: &Person, page: Option<&Page>) -> Result<Vec<Page>, WebError> {
+    let mut out = Vec::new();
+    let mut next = page.and_then(|p| p.parent_id.clone());
+    while let Some(id) = next {
+        if out.len() > 64 {
+            break;
+        }
+        let p = state.store().page(&person.caller.scope, &id).await?;
+        next = p.parent_id.clone();
+        out.push(p);
+    }
+    out.reverse();
+    Ok(out)
+}
+
+async fn tree_page(
+    state: &AppState,
+    person: &Person,
+    parent_id: Option<String>,
+    cursor: Option<String>,
+    new: (String, String),
+    errors: Errors,
+) -> Result<TreePage, WebError> {
+    person.caller.require(Action::Read)?;
+    let scope = &person.caller.scope;
+    let parent = match &parent_id {
+        Some(id) => Some(state.store().page(scope, id).await?),
+        None => None,
+    };
+    let filter = PageFilter { root_only: parent_id.is_none(), parent_id, status: None };
+    let listing = state
+        .store()
+        .pages(scope, &filter, PER_SCREEN, cursor.as_deref())
+        .await
+        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let mut trail = trail(state, person, parent.as_ref()).await?;
+    if let Some(p) = &parent {
+        trail.push(p.clone());
+    }
+    Ok(TreePage {
+        head: Head::new(),
+        frame: Frame::new(person, "/pages"),
+        parent,
+        trail,
+        rows: listing.items.into_iter().map(|page| Row { status: page.status.as_str(), page }).collect(),
+        next: listing.next_cursor,
+        statuses: PublishStatus::ALL,
+        new_name: new.0,
+        new_slug: new.1,
+        errors,
+    })
+}
+
+/// `GET /pages?parent=ID`: one level of the tree.
+pub async fn tree(
+    State(state): State<AppState>,
+    person: Person,
+    Query(q): Query<TreeQuery>,
+) -> Result<Html<String>, WebError> {
+    let page =
+        tree_page(&state, &person, q.parent.filter(|p| !p.is_empty()), q.cursor, Default::default(), Errors::new())
+            .await?;
+    Ok(Html(page.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct NewPageForm {
+    name: String,
+    slug: String,
+    #[serde(default)]
+    parent_id: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+/// Parses a status from a form (`field` names it in the error).
+fn status_of(value: Option<&str>) -> Result<Option<PublishStatus>, quire_store::StoreError> {
+    match value.filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => PublishStatus::parse("status", s).map(Some).map_err(quire_store::StoreError::from),
+    }
+}
+
+/// `POST /pages`: creates a page under the parent on screen.
+pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewPageForm>) -> Response {
+    let parent_id = f.parent_id.filter(|p| !p.is_empty());
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::Page))?;
+        let input = NewPage {
+            name: f.name.clone(),
+            slug: f.slug.clone(),
+            parent_id: parent_id.clone(),
+            is_protected: None,
+            meta: None,
+            indexing: None,
+            sort_order: None,
+            status: status_of(f.status.as_deref())?,
+        };
+        Ok::<_, WebError>(state.store().create_page(&person.caller.ctx(), &person.caller.scope, input).await)
+    }
+    .await;
+    match result {
+        Ok(Ok(page)) => Redirect::to(&format!("/pages/{}", page.id)).into_response(),
+        Ok(Err(e)) => {
+            let errors = form::errors_of(&e, "");
+            match tree_page(&state, &person, parent_id, None, (f.name, f.slug), errors).await {
+                Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
+                Err(e) => e.into_response(),
+            }
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+fn render<T: Template>(status: StatusCode, page: &T) -> Response {
+    match page.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(e) => WebError::from(e).into_response(),
+    }
+}
+
+/// A section in the editor's list.
+pub struct SectionRow {
+    pub section: PageSection,
+    pub template: String,
+    pub summary: String,
+}
+
+#[derive(Template)]
+#[template(path = "page.html")]
+struct EditorPage {
+    head: Head,
+    frame: Frame,
+    page: Page,
+    trail: Vec<Page>,
+    meta_title: String,
+    meta_description: String,
+    statuses: &'static [PublishStatus],
+    sections: Vec<SectionRow>,
+    templates: Vec<SectionTemplate>,
+    errors: Errors,
+    saved: bool,
+}
+
+/// A short line that says what a section holds: its first text value.
+fn summary(content: &Value) -> String {
+    let first = content.as_object().and_then(|m| m.values().find_map(Value::as_str)).unwrap_or("");
+    let mut s: String = first.chars().take(80).collect();
+    if first.chars().count() > 80 {
+        s.push('…');
+    }
+    s
+}
+
+async fn all_templates(state: &AppState, person: &Person) -> Result<Vec<SectionTemplate>, WebError> {
+    Ok(state.store().templates(&person.caller.scope, 100, None).await?.items)
+}
+
+async fn editor(
+    state: &AppState,
+    person: &Person,
+    page: Page,
+    errors: Errors,
+    saved: bool,
+) -> Result<EditorPage, WebError> {
+    let scope = &person.caller.scope;
+    let templates = all_templates(state, person).await?;
+    let sections = state.store().sections(scope, &page.id, 100, None).await?.items;
+    let sections = sections
+        .into_iter()
+        .map(|section| SectionRow {
+            template: templates
+                .iter()
+                .find(|t| t.key == section.template_key)
+                .map(|t| t.name.clone())
+                .unwrap_or_else(|| section.template_key.clone()),
+            summary: summary(&section.content),
+            section,
+        })
+        .collect();
+    let meta_text = |key: &str| page.meta.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    Ok(EditorPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/pages"),
+        trail: trail(state, person, Some(&page)).await?,
+        meta_title: meta_text("title"),
+        meta_description: meta_text("description"),
+        statuses: PublishStatus::ALL,
+        sections,
+        templates,
+        errors,
+        saved,
+        page,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct SavedQuery {
+    #[serde(default)]
+    saved: Option<String>,
+}
+
+/// `GET /pages/{id}`: the page editor.
+pub async fn edit(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<SavedQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let page = state.store().page(&person.caller.scope, &id).await?;
+    Ok(Html(editor(&state, &person, page, Errors::new(), q.saved.is_some()).await?.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct PageForm {
+    name: String,
+    slug: String,
+    #[serde(default)]
+    parent_id: String,
+    status: String,
+    /// Checkboxes: a hidden "false" then the box's "true".
+    #[serde(default)]
+    is_protected: Vec<String>,
+    #[serde(default)]
+    indexing: Vec<String>,
+    #[serde(default)]
+    meta_title: String,
+    #[serde(default)]
+    meta_description: String,
+}
+
+fn checked(values: &[String]) -> Option<bool> {
+    values.last().map(|v| v == "true")
+}
+
+/// `POST /pages/{id}`: saves the page's own fields.
+pub async fn update(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    let all = |k: &str| pairs.iter().filter(|(n, _)| n == k).map(|(_, v)| v.clone()).collect::<Vec<_>>();
+    let f = PageForm {
+        name: get("name"),
+        slug: get("slug"),
+        parent_id: get("parent_id"),
+        status: get("status"),
+        is_protected: all("is_protected"),
+        indexing: all("indexing"),
+        meta_title: get("meta_title"),
+        meta_description: get("meta_description"),
+    };
+    let scope = person.caller.scope.clone();
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::Page))?;
+        let meta = serde_json::json!({
+            "title": Some(f.meta_title.trim()).filter(|s| !s.is_empty()),
+            "description": Some(f.meta_description.trim()).filter(|s| !s.is_empty()),
+        });
+        let patch = PagePatch {
+            name: Some(f.name.clone()),
+            slug: Some(f.slug.clone()),
+            parent_id: Some(Some(f.parent_id.trim().to_string()).filter(|p| !p.is_empty())),
+            is_protected: checked(&f.is_protected),
+            meta: Some(meta),
+            indexing: checked(&f.indexing),
+            sort_order: None,
+            status: status_of(Some(&f.status)).map_err(WebError::from)?,
+        };
+        Ok::<_, WebError>(state.store().update_page(&person.caller.ctx(), &scope, &id, patch).await)
+    }
+    .await;
+    match result {
+        Ok(Ok(page)) => Redirect::to(&format!("/pages/{}?saved=1", page.id)).into_response(),
+        Ok(Err(e)) => {
+            let errors = form::errors_of(&e, "");
+            let page = match state.store().page(&scope, &id).await {
+                Ok(mut page) => {
+                    // Show what was typed, not what is stored.
+                    page.name = f.name;
+                    page.slug = f.slug;
+                    page
+                }
+                Err(e) => return WebError::from(e).into_response(),
+            };
+            match editor(&state, &person, page, errors, false).await {
+                Ok(p) => render(StatusCode::UNPROCESSABLE_ENTITY, &p),
+                Err(e) => e.into_response(),
+            }
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "section.html")]
+struct SectionForm {
+    head: Head,
+    frame: Frame,
+    page: Page,
+    template: SectionTemplate,
+    /// The section being edited; `None` for a new one.
+    section: Option<PageSection>,
+    fields: String,
+    status: &'static str,
+    hidden: bool,
+    statuses: &'static [PublishStatus],
+    errors: Errors,
+    saved: bool,
+}
+
+async fn library(state: &AppState, person: &Person) -> Vec<String> {
+    match state.store().images(&person.caller.scope, None, 100, None).await {
+        Ok(list) => list.items.into_iter().map(|i| i.url).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct TemplateQuery {
+    template: String,
+}
+
+/// `GET /pages/{id}/sections/new?template=KEY`: an empty section form.
+pub async fn new_section(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<TemplateQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Write(EntityKind::Section))?;
+    let scope = &person.caller.scope;
+    let page = state.store().page(scope, &id).await?;
+    let template = state.store().template(scope, &q.template).await?;
+    let fields = form::render(&template.fields, &Value::Null, &Errors::new(), &library(&state, &person).await);
+    let view = SectionForm {
+        head: Head::new(),
+        frame: Frame::new(&person, "/pages"),
+        page,
+        template,
+        section: None,
+        fields,
+        status: "draft",
+        hidden: false,
+        statuses: PublishStatus::ALL,
+        errors: Errors::new(),
+        saved: false,
+    };
+    Ok(Html(view.render()?))
+}
+
+/// The section's own settings in a form: status and hidden.
+fn settings(pairs: &[(String, String)]) -> (Option<String>, bool) {
+    let status = pairs.iter().rev().find(|(k, _)| k == "_status").map(|(_, v)| v.clone());
+    let hidden = pairs.iter().rev().find(|(k, _)| k == "_hidden").is_some_and(|(_, v)| v == "true");
+    (status, hidden)
+}
+
+/// `POST /pages/{id}/sections/new`: adds the section.
+pub async fn create_section(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<TemplateQuery>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let scope = person.caller.scope.clone();
+    let (status, hidden) = settings(&pairs);
+    let prepared = async {
+        person.caller.require(Action::Write(EntityKind::Section))?;
+        let page = state.store().page(&scope, &id).await?;
+        let template = state.store().template(&scope, &q.template).await?;
+        Ok::<_, WebError>((page, template))
+    }
+    .await;
+    let (page, template) = match prepared {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    let content = Value::Object(form::read(&template.fields, &pairs));
+    let status_parsed = status_of(status.as_deref());
+    let result = match status_parsed {
+        Ok(status) => {
+            let input = NewSection {
+                template_key: template.key.clone(),
+                content: Some(content.clone()),
+                sort_order: None,
+                status,
+                hidden: Some(hidden),
+            };
+            state.store().create_section(&person.caller.ctx(), &scope, &page.id, input).await
+        }
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(section) => Redirect::to(&format!("/pages/{}?saved=1#section-{}", page.id, section.id)).into_response(),
+        Err(e) => {
+            let errors = form::errors_of(&e, "content");
+            let fields = form::render(&template.fields, &content, &errors, &library(&state, &person).await);
+            let view = SectionForm {
+                head: Head::new(),
+                frame: Frame::new(&person, "/pages"),
+                page,
+                template,
+                section: None,
+                fields,
+                status: status
+                    .as_deref()
+                    .and_then(|s| PublishStatus::parse("status", s).ok())
+                    .unwrap_or(PublishStatus::Draft)
+                    .as_str(),
+                hidden,
+                statuses: PublishStatus::ALL,
+                errors,
+                saved: false,
+            };
+            render(StatusCode::UNPROCESSABLE_ENTITY, &view)
+        }
+    }
+}
+
+/// `GET /sections/{id}`: the section's form.
+pub async fn edit_section(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<SavedQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let scope = &person.caller.scope;
+    let section = state.store().section(scope, &id).await?;
+    let page = state.store().page(scope, &section.page_id).await?;
+    let template = state.store().template(scope, &section.template_key).await?;
+    let fields = form::render(&template.fields, &section.content, &Errors::new(), &library(&state, &person).await);
+    let view = SectionForm {
+        head: Head::new(),
+        frame: Frame::new(&person, "/pages"),
+        status: section.status.as_str(),
+        hidden: section.hidden,
+        page,
+        template,
+        section: Some(section),
+        fields,
+        statuses: PublishStatus::ALL,
+        errors: Errors::new(),
+        saved: q.saved.is_some(),
+    };
+    Ok(Html(view.render()?))
+}
+
+/// `POST /sections/{id}`: saves the section's content and settings.
+pub async fn update_section(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let scope = person.caller.scope.clone();
+    let (status, hidden) = settings(&pairs);
+    let prepared = async {
+        person.caller.require(Action::Write(EntityKind::Section))?;
+        let section = state.store().section(&scope, &id).await?;
+        let page = state.store().page(&scope, &section.page_id).await?;
+        let template = state.store().template(&scope, &section.template_key).await?;
+        Ok::<_, WebError>((section, page, template))
+    }
+    .await;
+    let (section, page, template) = match prepared {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    let read = form::read(&template.fields, &pairs);
+    let shown = Value::Object(read.clone());
+    let result = match status_of(status.as_deref()) {
+        Ok(status) => {
+            let patch = SectionPatch {
+                content: Some(form::patch(&template.fields, read)),
+                sort_order: None,
+                status,
+                hidden: Some(hidden),
+            };
+            state.store().update_section(&person.caller.ctx(), &scope, &id, patch).await
+        }
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(s) => Redirect::to(&format!("/sections/{}?saved=1", s.id)).into_response(),
+        Err(e) => {
+            let errors = form::errors_of(&e, "content");
+            let fields = form::render(&template.fields, &shown, &errors, &library(&state, &person).await);
+            let view = SectionForm {
+                head: Head::new(),
+                frame: Frame::new(&person, "/pages"),
+                status: section.status.as_str(),
+                hidden,
+                page,
+                template,
+                section: Some(section),
+                fields,
+                statuses: PublishStatus::ALL,
+                errors,
+                saved: false,
+            };
+            render(StatusCode::UNPROCESSABLE_ENTITY, &view)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct MoveForm {
+    dir: String,
+}
+
+/// `POST /pages/{id}/sections/{section}/move`: swaps a section with the one
+/// above or below it.
+pub async fn move_section(
+    State(state): State<AppState>,
+    person: Person,
+    Path((id, section_id)): Path<(String, String)>,
+    Form(f): Form<MoveForm>,
+) -> Result<Redirect, WebError> {
+    person.caller.require(Action::Write(EntityKind::Section))?;
+    let scope = &person.caller.scope;
+    let sections = state.store().sections(scope, &id, 100, None).await?.items;
+    let Some(at) = sections.iter().position(|s| s.id == section_id) else {
+        return Err(WebError::NotFound(format!("section {section_id} is not on page {id}")));
+    };
+    let other = match f.dir.as_str() {
+        "up" if at > 0 => Some(at - 1),
+        "down" if at + 1 < sections.len() => Some(at + 1),
+        "up" | "down" => None,
+        other => {
+            return Err(WebError::Status(StatusCode::BAD_REQUEST, format!("dir \"{other}\" is not one of up, down")));
+        }
+    };
+    if let Some(other) = other {
+        let (a, b) = (&sections[at], &sections[other]);
+        // Equal positions (ties broken by id) need distinct ones to swap.
+        let (pa, pb) = if a.sort_order == b.sort_order {
+            if other < at { (b.sort_order, b.sort_order + 1) } else { (b.sort_order + 1, b.sort_order) }
+        } else {
+            (b.sort_order, a.sort_order)
+        };
+        let ctx = person.caller.ctx();
+        let patch = |n| SectionPatch { sort_order: Some(n), ..Default::default() };
+        state.store().update_section(&ctx, scope, &a.id, patch(pa)).await?;
+        state.store().update_section(&ctx, scope, &b.id, patch(pb)).await?;
+    }
+    Ok(Redirect::to(&format!("/pages/{id}#section-{section_id}")))
+}

@@ -1,0 +1,220 @@
+//! Signing in and out: the password form (throttled), one-time sign-in
+//! links (which set a password), and sign-out.
+
+use crate::error::WebError;
+use crate::frame::safe_back;
+use crate::{Person, session_cookie};
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
+use quire_server::AppState;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Failed sign-ins allowed per email within [`WINDOW`] before it is locked.
+const FREE_FAILURES: u32 = 5;
+/// How long failures are remembered.
+const WINDOW: Duration = Duration::from_secs(15 * 60);
+/// The first lock; each further failure doubles it, up to [`WINDOW`].
+const FIRST_LOCK: Duration = Duration::from_secs(30);
+
+/// Failed sign-ins per email, in this process: after [`FREE_FAILURES`]
+/// within [`WINDOW`], each attempt is refused until a lock that doubles
+/// with every further failure has passed. The lock is checked before the
+/// password, so a locked account costs no hashing.
+#[derive(Clone, Default)]
+pub struct Throttle(Arc<Mutex<HashMap<String, (u32, Instant, Option<Instant>)>>>);
+
+impl Throttle {
+    /// How long `email` must still wait, if it is locked.
+    fn locked(&self, email: &str) -> Option<Duration> {
+        let map = self.0.lock().ok()?;
+        let (_, _, until) = map.get(email)?;
+        until.and_then(|u| u.checked_duration_since(Instant::now()))
+    }
+
+    fn failed(&self, email: &str) {
+        let Ok(mut map) = self.0.lock() else { return };
+        if map.len() > 100_000 {
+            map.retain(|_, (_, first, _)| first.elapsed() < WINDOW);
+        }
+        let now = Instant::now();
+        let entry = map.entry(email.to_string()).or_insert((0, now, None));
+        if entry.1.elapsed() > WINDOW {
+            *entry = (0, now, None);
+        }
+        entry.0 += 1;
+        if entry.0 >= FREE_FAILURES {
+            let extra = (entry.0 - FREE_FAILURES).min(10);
+            entry.2 = Some(now + (FIRST_LOCK * 2u32.pow(extra)).min(WINDOW));
+        }
+    }
+
+    fn succeeded(&self, email: &str) {
+        if let Ok(mut map) = self.0.lock() {
+            map.remove(email);
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "sign_in.html")]
+struct SignInPage {
+    next: String,
+    email: String,
+    error: Option<String>,
+    notice: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct NextQuery {
+    next: Option<String>,
+    #[serde(default)]
+    signed_out: Option<String>,
+}
+
+/// `GET /sign-in`.
+pub async fn form(Query(q): Query<NextQuery>) -> Result<Html<String>, WebError> {
+    let page = SignInPage {
+        next: safe_back(q.next.as_deref()),
+        email: String::new(),
+        error: None,
+        notice: q.signed_out.map(|_| "You are signed out.".to_string()),
+    };
+    Ok(Html(page.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct Credentials {
+    email: String,
+    password: String,
+    #[serde(default)]
+    next: Option<String>,
+}
+
+/// Whether the session cookie must be marked `Secure`: the request came
+/// over https (directly or through a proxy that says so).
+fn secure(headers: &HeaderMap) -> bool {
+    headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|p| p.eq_ignore_ascii_case("https"))
+}
+
+/// Signs `user` in: a new session, its cookie, and a redirect to `next`.
+async fn start(state: &AppState, user: &quire_store::UserInfo, next: &str, headers: &HeaderMap) -> Response {
+    match state.store().start_web_session(user).await {
+        Ok((_, secret)) => {
+            let max_age = quire_store::users::MAX_AGE.num_seconds();
+            let cookie = session_cookie(&secret, max_age, secure(headers) || state.https());
+            tracing::info!(user = %user.id, "signed in");
+            ([(header::SET_COOKIE, cookie)], Redirect::to(next)).into_response()
+        }
+        Err(e) => WebError::from(e).into_response(),
+    }
+}
+
+/// `POST /sign-in`.
+pub async fn submit(
+    State(state): State<AppState>,
+    Extension(throttle): Extension<Throttle>,
+    headers: HeaderMap,
+    Form(form): Form<Credentials>,
+) -> Response {
+    let email = form.email.trim().to_lowercase();
+    let next = safe_back(form.next.as_deref());
+    let again = |error: String, status: StatusCode| {
+        let page = SignInPage { next: next.clone(), email: email.clone(), error: Some(error), notice: None };
+        match page.render() {
+            Ok(html) => (status, Html(html)).into_response(),
+            Err(e) => WebError::from(e).into_response(),
+        }
+    };
+    if let Some(wait) = throttle.locked(&email) {
+        return again(
+            format!("Too many failed sign-ins for this email; try again in {} s.", wait.as_secs().max(1)),
+            StatusCode::TOO_MANY_REQUESTS,
+        );
+    }
+    match state.store().check_sign_in(&email, &form.password).await {
+        Ok(Some(user)) => {
+            throttle.succeeded(&email);
+            start(&state, &user, &next, &headers).await
+        }
+        Ok(None) => {
+            throttle.failed(&email);
+            tracing::info!(email = %email, "failed sign-in");
+            again("The email or password is not right.".into(), StatusCode::UNAUTHORIZED)
+        }
+        Err(e) => WebError::from(e).into_response(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "set_password.html")]
+struct LinkPage {
+    secret: String,
+    error: Option<String>,
+}
+
+/// `GET /sign-in/link/{secret}`: asks for a new password. Opening the link
+/// uses nothing (mail scanners open links); submitting the form does.
+pub async fn link_form(Path(secret): Path<String>) -> Result<Html<String>, WebError> {
+    Ok(Html(LinkPage { secret, error: None }.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct NewPassword {
+    password: String,
+    confirm: String,
+}
+
+/// `POST /sign-in/link/{secret}`: sets the password and signs in.
+pub async fn link_submit(
+    State(state): State<AppState>,
+    Path(secret): Path<String>,
+    headers: HeaderMap,
+    Form(form): Form<NewPassword>,
+) -> Response {
+    let again =
+        |error: String, status: StatusCode| match (LinkPage { secret: secret.clone(), error: Some(error) }).render() {
+            Ok(html) => (status, Html(html)).into_response(),
+            Err(e) => WebError::from(e).into_response(),
+        };
+    if form.password != form.confirm {
+        return again("The two passwords differ.".into(), StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    let n = form.password.chars().count();
+    if n < quire_store::users::MIN_PASSWORD {
+        return again(
+            format!("The password must be at least {} characters (it has {n}).", quire_store::users::MIN_PASSWORD),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        );
+    }
+    let user = match state.store().use_sign_in_link(&secret).await {
+        Ok(Some(user)) => user,
+        Ok(None) => {
+            return WebError::Status(
+                StatusCode::GONE,
+                "This sign-in link has been used or has expired; ask an admin for a new one (quire user link).".into(),
+            )
+            .into_response();
+        }
+        Err(e) => return WebError::from(e).into_response(),
+    };
+    if let Err(e) = state.store().set_password(&user.id, &form.password).await {
+        return WebError::from(e).into_response();
+    }
+    start(&state, &user, "/", &headers).await
+}
+
+/// `POST /sign-out`: ends the session and clears the cookie.
+pub async fn sign_out(State(state): State<AppState>, person: Person) -> Response {
+    if let Err(e) = state.store().end_web_session(&person.session.id).await {
+        return WebError::from(e).into_response();
+    }
+    state.forget_tokens();
+    ([(header::SET_COOKIE, session_cookie("", 0, state.https()))], Redirect::to("/sign-in?signed_out=1"))
+        .into_response()
+}

@@ -1,0 +1,140 @@
+//! `quire user create | list | disable | enable | link`: the people who sign
+//! in to the back-office.
+
+use crate::{AnyResult, Existing, open_existing};
+use clap::Subcommand;
+use quire_core::access::Group;
+use quire_store::NewUser;
+use std::io::Read;
+
+#[derive(Subcommand)]
+pub enum UserCommand {
+    /// Create a user; prints a one-time sign-in link unless a password is given.
+    Create {
+        /// Email address (the sign-in name).
+        #[arg(long)]
+        email: String,
+        /// Group: admin, editor, author or viewer.
+        #[arg(long)]
+        group: String,
+        /// Sites the user works on, slug or id (repeatable; default: the default site).
+        #[arg(long = "site")]
+        sites: Vec<String>,
+        /// Environments the user may use on those sites (repeatable; default: all).
+        #[arg(long = "env")]
+        envs: Vec<String>,
+        /// Name shown to others (default: the email's local part).
+        #[arg(long)]
+        name: Option<String>,
+        /// Read the password from standard input (one line) instead of printing a sign-in link.
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// List users (never their passwords).
+    List {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Disable a user; their browser sessions end at once.
+    Disable {
+        /// Email or id.
+        user: String,
+    },
+    /// Enable a disabled user again.
+    Enable {
+        /// Email or id.
+        user: String,
+    },
+    /// Print a one-time sign-in link for a user (valid 24 hours), e.g. to set a forgotten password.
+    Link {
+        /// Email or id.
+        user: String,
+    },
+}
+
+/// Where sign-in links point: the configured public URL, else the address served.
+fn link(config: &crate::config::Config, secret: &str) -> String {
+    let base = config.public_url.clone().unwrap_or_else(|| format!("http://{}", config.addr));
+    format!("{}/sign-in/link/{secret}", base.trim_end_matches('/'))
+}
+
+pub async fn run(command: UserCommand, config: &crate::config::Config, dir: &std::path::Path) -> AnyResult {
+    match command {
+        UserCommand::Create { email, group, sites, envs, name, password_stdin } => {
+            let group = Group::parse(&group)?;
+            let password = if password_stdin {
+                let mut line = String::new();
+                std::io::stdin().read_to_string(&mut line)?;
+                let line = line.lines().next().unwrap_or_default().to_string();
+                Some(line)
+            } else {
+                None
+            };
+            let store = open_existing(dir, Existing::Database).await?;
+            let sites = if sites.is_empty() { vec![config.default_site.clone()] } else { sites };
+            let environments = (!envs.is_empty()).then_some(envs);
+            let user = store
+                .create_user(NewUser {
+                    email,
+                    display_name: name,
+                    group,
+                    sites: sites.into_iter().map(|s| (s, environments.clone())).collect(),
+                    password,
+                })
+                .await?;
+            outln!("created user {} ({}, {})", user.email, user.id, user.group.as_str())?;
+            if !user.has_password {
+                let secret = store.create_sign_in_link(&user.id).await?;
+                outln!("sign-in link (one use, 24 hours): {}", link(config, &secret))?;
+            }
+            store.close().await;
+        }
+        UserCommand::List { json } => {
+            let store = open_existing(dir, Existing::Database).await?;
+            let users = store.users().await?;
+            if json {
+                outln!("{}", serde_json::to_string_pretty(&users)?)?;
+            } else {
+                outln!("{:<36}  {:<32} {:<20} {:<7} {:<24} {}", "ID", "EMAIL", "NAME", "GROUP", "SITES", "STATUS")?;
+                for u in &users {
+                    let sites = u.sites.iter().map(|s| s.slug.as_str()).collect::<Vec<_>>().join(",");
+                    let status = if u.disabled_at.is_some() { "disabled" } else { "active" };
+                    outln!(
+                        "{:<36}  {:<32} {:<20} {:<7} {:<24} {}",
+                        u.id,
+                        u.email,
+                        u.display_name,
+                        u.group.as_str(),
+                        sites,
+                        status
+                    )?;
+                }
+            }
+            store.close().await;
+        }
+        UserCommand::Disable { user } => {
+            let store = open_existing(dir, Existing::Database).await?;
+            let user = store.set_user_disabled(&user, true).await?;
+            outln!("disabled user {}; their sessions have ended", user.email)?;
+            store.close().await;
+        }
+        UserCommand::Enable { user } => {
+            let store = open_existing(dir, Existing::Database).await?;
+            let user = store.set_user_disabled(&user, false).await?;
+            outln!("enabled user {}", user.email)?;
+            store.close().await;
+        }
+        UserCommand::Link { user } => {
+            let store = open_existing(dir, Existing::Database).await?;
+            let user = store.user(&user).await?;
+            if user.disabled_at.is_some() {
+                return Err(format!("user {} is disabled; enable them first", user.email).into());
+            }
+            let secret = store.create_sign_in_link(&user.id).await?;
+            outln!("{}", link(config, &secret))?;
+            store.close().await;
+        }
+    }
+    Ok(())
+}

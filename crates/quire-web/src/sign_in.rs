@@ -27,7 +27,10 @@ const FIRST_LOCK: Duration = Duration::from_secs(30);
 /// with every further failure has passed. The lock is checked before the
 /// password, so a locked account costs no hashing.
 #[derive(Clone, Default)]
-pub struct Throttle(Arc<Mutex<HashMap<String, (u32, Instant, Option<Instant>)>>>);
+pub struct Throttle(Arc<Mutex<HashMap<String, Failures>>>);
+
+/// Failures of one email: how many, since when, and locked until when.
+type Failures = (u32, Instant, Option<Instant>);
 
 impl Throttle {
     /// How long `email` must still wait, if it is locked.

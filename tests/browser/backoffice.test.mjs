@@ -1,0 +1,331 @@
+// The back-office in a real browser: signing in and out, the page screens
+// and their generated section forms, validation errors next to their
+// fields, escaping, a viewer's refused writes, CSRF, disabled users, and
+// axe-core on the main screens. Screenshots of the main screens are written
+// to docs/screenshots when SCREENSHOTS=1.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import AxeBuilder from "@axe-core/playwright";
+import { api, launch, quire, signIn, startServer } from "./harness.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SHOTS = process.env.SCREENSHOTS === "1" ? path.join(here, "..", "..", "docs", "screenshots") : null;
+const ADMIN = "admin@localhost";
+const PASSWORD = "a long admin password";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+  // The first start's one-time link: choose the admin's password.
+  const page = await browser.newPage();
+  await page.goto(server.link);
+  await page.getByLabel("New password").fill(PASSWORD);
+  await page.getByLabel("Repeat it").fill(PASSWORD);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.waitForURL(`${server.base}/pages`);
+  await page.close();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function adminPage() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signIn(page, server.base, ADMIN, PASSWORD);
+  await page.waitForURL(`${server.base}/pages`);
+  return page;
+}
+
+async function shot(page, name) {
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+async function noSeriousViolations(page, what) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    [],
+    `${what}: serious or critical accessibility violations`,
+  );
+}
+
+describe("signing in", () => {
+  test("a used link is refused, a wrong password is told, and sign-out ends the session", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The first start's link was used in before().
+    await page.goto(server.link);
+    await page.getByLabel("New password").fill("another long password");
+    await page.getByLabel("Repeat it").fill("another long password");
+    await page.getByRole("button", { name: "Set password and sign in" }).click();
+    await page.getByText("This sign-in link has been used or has expired").waitFor();
+
+    await page.goto(`${server.base}/pages`);
+    assert.match(page.url(), /\/sign-in\?next=%2Fpages$/, "signed out: sent to the sign-in form");
+    await signIn(page, server.base, ADMIN, "not the password");
+    await page.getByText("The email or password is not right.").waitFor();
+
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(`${server.base}/pages`);
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === "quire_session");
+    assert.ok(session, "a session cookie");
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, "Lax");
+    await shot(page, "pages");
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("You are signed out.").waitFor();
+    // The old cookie no longer works, even if it were replayed.
+    const replay = await fetch(`${server.base}/api/v1/me`, { headers: { cookie: `quire_session=${session.value}` } });
+    assert.equal(replay.status, 401);
+    await context.close();
+  });
+
+  test("the sign-in form is throttled after repeated failures", async () => {
+    const email = "throttled@example.org";
+    quire(server.data, ["user", "create", "--email", email, "--group", "viewer", "--password-stdin"], "right password 1\n");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    for (let i = 0; i < 5; i++) {
+      await signIn(page, server.base, email, `wrong password ${i}`);
+      await page.getByText("The email or password is not right.").waitFor();
+    }
+    await signIn(page, server.base, email, "right password 1");
+    await page.getByText(/Too many failed sign-ins for this email; try again in \d+ s\./).waitFor();
+    await context.close();
+  });
+});
+
+describe("pages", () => {
+  test("create a page, add a hero through its form, publish, and read it from the delivery API", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name").fill("Spring sale");
+    assert.equal(await page.getByLabel("Slug").inputValue(), "spring-sale", "the slug follows the name");
+    await page.getByLabel("Status").selectOption("published");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByRole("heading", { name: /Spring sale/ }).waitFor();
+    await noSeriousViolations(page, "page editor");
+
+    await page.getByLabel("Add a section").selectOption("hero");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.getByRole("heading", { name: /New Hero/ }).waitFor();
+    await noSeriousViolations(page, "section form");
+    await page.getByLabel(/^Heading\b/).fill("Everything half price");
+    await page.getByLabel("Subheading").fill("Until Sunday");
+    await page.getByLabel("Label").fill("Shop now");
+    await page.getByLabel("Address (/path, #anchor, https://…)").fill("/shop");
+    await page.getByLabel("Status").selectOption("published");
+    await shot(page, "section-form");
+    await page.getByRole("button", { name: "Add section" }).click();
+    await page.getByText("Saved.").waitFor();
+    await page.getByText("Everything half price").waitFor();
+    await shot(page, "page-editor");
+
+    const delivered = await api(server, "GET", "/api/v1/delivery/pages/spring-sale");
+    assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
+    const hero = delivered.body.sections.find((s) => s.templateKey === "hero");
+    assert.deepEqual(hero.content, {
+      heading: "Everything half price",
+      subheading: "Until Sunday",
+      cta: { label: "Shop now", href: "/shop" },
+    });
+
+    // The change log says who made it, and through which surface.
+    const changes = await api(server, "GET", "/api/v1/changes?entity=section");
+    const made = changes.body.items.find((c) => c.after?.content?.heading === "Everything half price");
+    assert.ok(made, "the section's creation is logged");
+    assert.equal(made.surface, "web");
+    assert.match(made.actor, /^user:/);
+    await page.context().close();
+  });
+
+  test("the server's validation errors appear next to the fields they name, and nothing is saved", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name").fill("About us");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByRole("heading", { name: /About us/ }).waitFor();
+    const before = await api(server, "GET", "/api/v1/changes?entity=section");
+
+    await page.getByLabel("Add a section").selectOption("hero");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.getByLabel("Subheading").fill("No heading given");
+    await page.getByLabel("Address (/path, #anchor, https://…)").fill("javascript:alert(1)");
+    await page.getByRole("button", { name: "Add section" }).click();
+
+    const heading = page.getByLabel(/^Heading\b/);
+    assert.equal(await heading.getAttribute("aria-invalid"), "true");
+    assert.equal(await page.locator("#e-heading").innerText(), "required");
+    assert.match(await page.locator('[id="e-cta.href"]').innerText(), /http|relative|path/i);
+    assert.equal(await page.getByLabel("Subheading").inputValue(), "No heading given", "what was typed is kept");
+    const after = await api(server, "GET", "/api/v1/changes?entity=section");
+    assert.equal(after.body.items.length, before.body.items.length, "nothing was written");
+
+    // A slug that is taken is named on the page form.
+    await page.goto(`${server.base}/pages`);
+    await page.getByLabel("Name").fill("Another about");
+    await page.getByLabel("Slug").fill("about-us");
+    await page.getByRole("button", { name: "Create page" }).click();
+    assert.match(await page.locator("#e-slug").innerText(), /about-us/);
+    await page.context().close();
+  });
+
+  test("a script in a page's name is shown as text and never runs", async () => {
+    const page = await adminPage();
+    let dialogs = 0;
+    page.on("dialog", async (d) => { dialogs++; await d.dismiss(); });
+    const payload = `<script>alert("x")</script><img src=x onerror=alert(2)>`;
+    await page.getByLabel("Name").fill(payload);
+    await page.getByLabel("Slug").fill("xss-check");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByRole("heading", { name: payload }).waitFor();
+    await page.goto(`${server.base}/pages`);
+    await page.getByRole("link", { name: payload }).waitFor();
+    assert.equal(await page.locator("main img").count(), 0, "no element was made from the name");
+    assert.equal(dialogs, 0, "no script ran");
+    await page.context().close();
+  });
+
+  test("list fields add, reorder and remove items in place", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name").fill("Questions");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByLabel("Add a section").selectOption("faq");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    const items = page.locator("ol.items > li.item");
+    await items.nth(0).getByLabel("Question").fill("First?");
+    await items.nth(0).getByLabel("Answer").fill("One.");
+    await page.getByRole("button", { name: "Add item" }).click();
+    await items.nth(1).getByLabel("Question").fill("Second?");
+    await items.nth(1).getByLabel("Answer").fill("Two.");
+    await page.getByRole("button", { name: "Add item" }).click();
+    await items.nth(2).getByLabel("Question").fill("Third?");
+    await items.nth(2).getByLabel("Answer").fill("Three.");
+    await items.nth(2).getByRole("button", { name: "Move up" }).click();
+    await items.nth(0).getByRole("button", { name: "Remove" }).click();
+    await page.getByRole("button", { name: "Add section" }).click();
+    await page.getByText("Saved.").waitFor();
+    const sections = await api(server, "GET", `/api/v1/pages/${page.url().split("/pages/")[1].split("?")[0]}/sections`);
+    const faq = sections.body.items.find((s) => s.templateKey === "faq");
+    assert.deepEqual(faq.content.items.map((i) => i.question), ["Third?", "Second?"]);
+    await page.context().close();
+  });
+});
+
+describe("who may do what", () => {
+  test("a viewer sees no write controls, and a write forced by hand is refused", async () => {
+    quire(server.data, ["user", "create", "--email", "vera@example.org", "--group", "viewer", "--password-stdin"], "viewer password 1\n");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, server.base, "vera@example.org", "viewer password 1");
+    await page.waitForURL(`${server.base}/pages`);
+    assert.equal(await page.getByRole("button", { name: "Create page" }).count(), 0);
+    await page.getByRole("link", { name: "Home" }).click();
+    assert.equal(await page.getByRole("button", { name: "Save page" }).count(), 0);
+    const home = page.url().split("/pages/")[1];
+
+    // Forced: the form post and the REST call, both with the right CSRF token.
+    const csrf = await page.locator('meta[name="csrf-token"]').getAttribute("content");
+    const forced = await page.evaluate(async ({ home, csrf }) => {
+      const form = await fetch(`/pages/${home}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _csrf: csrf, name: "Hacked", slug: "home", status: "draft" }),
+      });
+      const rest = await fetch(`/api/v1/pages/${home}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", "x-csrf-token": csrf },
+        body: JSON.stringify({ name: "Hacked" }),
+      });
+      return { form: form.status, rest: rest.status, restBody: await rest.json() };
+    }, { home, csrf });
+    assert.equal(forced.form, 403);
+    assert.equal(forced.rest, 403);
+    assert.match(forced.restBody.error, /viewer may not/);
+    const stored = await api(server, "GET", `/api/v1/pages/${home}`);
+    assert.equal(stored.body.name, "Home");
+    await context.close();
+  });
+
+  test("a state-changing request without the session's CSRF token is refused", async () => {
+    const page = await adminPage();
+    const status = await page.evaluate(async () => {
+      const form = await fetch("/pages", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ name: "No token", slug: "no-token" }),
+      });
+      const rest = await fetch("/api/v1/pages", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "No token", slug: "no-token" }),
+      });
+      return [form.status, rest.status];
+    });
+    assert.deepEqual(status, [403, 403]);
+    assert.equal((await api(server, "GET", "/api/v1/delivery/pages/no-token")).status, 404);
+    await page.context().close();
+  });
+
+  test("a disabled user's sessions end at once", async () => {
+    quire(server.data, ["user", "create", "--email", "dora@example.org", "--group", "editor", "--password-stdin"], "editor password 1\n");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, server.base, "dora@example.org", "editor password 1");
+    await page.waitForURL(`${server.base}/pages`);
+    quire(server.data, ["user", "disable", "dora@example.org"]);
+    await page.goto(`${server.base}/pages`);
+    assert.match(page.url(), /\/sign-in/);
+    await signIn(page, server.base, "dora@example.org", "editor password 1");
+    await page.getByText("The email or password is not right.").waitFor();
+    await context.close();
+  });
+
+  test("switching environment is explicit and the header always shows it", async () => {
+    const page = await adminPage();
+    assert.equal(await page.locator(".env").innerText(), "production");
+    await page.getByLabel("Site and environment").selectOption({ label: "Quire Demo · staging" });
+    await page.getByRole("button", { name: "Switch" }).click();
+    await page.waitForURL(`${server.base}/pages`);
+    assert.equal(await page.locator(".env").innerText(), "staging");
+    await page.context().close();
+  });
+});
+
+describe("the pages themselves", () => {
+  test("every screen sends a CSP without inline scripts, refuses framing, and passes axe-core", async () => {
+    const page = await adminPage();
+    const res = await page.goto(`${server.base}/pages`);
+    const headers = res.headers();
+    assert.match(headers["content-security-policy"], /script-src 'self'/);
+    assert.doesNotMatch(headers["content-security-policy"], /unsafe-inline/);
+    assert.match(headers["content-security-policy"], /frame-ancestors 'none'/);
+    assert.equal(headers["x-frame-options"], "DENY");
+    assert.equal(headers["x-content-type-options"], "nosniff");
+    await noSeriousViolations(page, "page tree");
+    await page.goto(`${server.base}/sign-in`);
+    await noSeriousViolations(page, "sign-in form");
+    await page.context().close();
+  });
+
+  test("every control is reachable with the keyboard", async () => {
+    const page = await adminPage();
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), "Skip to content");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => document.activeElement.closest("main") !== null);
+    assert.ok(focused, "after skipping, focus moves into the main content");
+    await page.context().close();
+  });
+});

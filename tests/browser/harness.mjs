@@ -1,0 +1,113 @@
+// The back-office's browser tests: a `quire serve` on a free port with an
+// empty data directory (its admin token and the admin's sign-in link read
+// from what it prints), Debian's Chromium through Playwright, and helpers
+// to sign in.
+
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The binary under test: QUIRE_BIN, or the debug build of this checkout. */
+export const BIN = path.resolve(process.env.QUIRE_BIN ?? path.join(here, "..", "..", "target", "debug", "quire"));
+
+/** The Chromium to drive: CHROMIUM, or Debian's. */
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+function quireEnv() {
+  const env = { ...process.env, QUIRE_LOG: "warn" };
+  for (const key of ["QUIRE_BOOTSTRAP_TOKEN", "QUIRE_TOKEN", "QUIRE_CONFIG", "QUIRE_PUBLIC_URL"]) delete env[key];
+  for (const key of Object.keys(env)) if (key.startsWith("QUIRE_LLM_")) delete env[key];
+  return env;
+}
+
+/** Runs the quire CLI against `data`; answers stdout. */
+export function quire(data, args, input) {
+  return execFileSync(BIN, [...args, "--data", data], {
+    env: quireEnv(),
+    encoding: "utf8",
+    input,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+/**
+ * Starts `quire serve` on an empty data directory; answers its base URL,
+ * admin token, the admin's one-time sign-in link, the data directory and
+ * `stop()`.
+ */
+export async function startServer(extraEnv = {}) {
+  const data = mkdtempSync(path.join(tmpdir(), "quire-browser-"));
+  const child = spawn(BIN, ["serve", "--addr", "127.0.0.1:0", "--data", data], {
+    env: { ...quireEnv(), ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const found = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`quire serve did not start:\n${stdout}\n${stderr}`)), 60_000);
+    const check = () => {
+      const addr = stderr.match(/listening on (http:\/\/\S+)/);
+      const token = stdout.match(/Admin token[^\n]*\n\s*\n\s*(\S+)/);
+      const link = stdout.match(/(http:\/\/\S+\/sign-in\/link\/\S+)/);
+      if (addr && token && link) {
+        clearTimeout(timer);
+        resolve({ base: addr[1], token: token[1], link: link[1] });
+      }
+    };
+    child.stdout.on("data", (c) => { stdout += c; check(); });
+    child.stderr.on("data", (c) => { stderr += c; check(); });
+    child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`quire serve exited (${code}):\n${stderr}`)); });
+  });
+  return {
+    ...found,
+    data,
+    async stop() {
+      child.kill("SIGINT");
+      await new Promise((r) => (child.exitCode !== null ? r() : child.on("exit", r)));
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Launches headless Chromium (flags that keep it off the network). */
+export async function launch() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** Signs `page` in through the sign-in form. */
+export async function signIn(page, base, email, password) {
+  await page.goto(`${base}/sign-in`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** A REST call with the admin token; answers { status, body }. */
+export async function api(server, method, path, body) {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let parsed = text;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, body: parsed };
+}

@@ -766,12 +766,21 @@ impl Runtime {
             );
         }
         if !tool.read_only && tool.category != quire_tools::Category::Default {
-            let id =
-                result.pointer("/item/id").or_else(|| result.pointer("/item/path")).cloned().unwrap_or(Value::Null);
+            let id = ["/item/id", "/item/pageSectionId", "/item/path"]
+                .iter()
+                .find_map(|p| result.pointer(p))
+                .cloned()
+                .unwrap_or(Value::Null);
             self.hub.emit(
                 thread,
                 "CUSTOM",
-                json!({ "name": "entity_changed", "value": { "tool": tool_name, "entity": tool.entity, "id": id } }),
+                json!({ "name": "entity_changed", "value": {
+                    "tool": tool_name,
+                    "entity": tool.entity,
+                    "id": id,
+                    // A section's page, so a screen showing the page can tell.
+                    "pageId": result.pointer("/item/pageId").cloned().unwrap_or(Value::Null),
+                } }),
             );
         }
     }

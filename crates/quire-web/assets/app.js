@@ -92,5 +92,309 @@
   var summary = document.getElementById("error-summary");
   if (summary) summary.focus();
 
-  document.querySelectorAll("ol.items[data-list]").forEach(enhanceList);
+  window.quireEnhance = function (root) { root.querySelectorAll("ol.items[data-list]").forEach(enhanceList); };
+  window.quireEnhance(document);
+})();
+
+// ---- the AI sidebar: chat with an agent over the REST API and its event
+// stream (AG-UI over SSE), answer approvals inline, undo a turn ----------
+(function () {
+  var aside = document.getElementById("ai");
+  var toggle = document.getElementById("ai-toggle");
+  if (!aside || !toggle) return;
+  var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+  var log = document.getElementById("ai-log");
+  var form = document.getElementById("ai-form");
+  var input = document.getElementById("ai-input");
+  var agentSelect = document.getElementById("ai-agent");
+  var contextLine = document.getElementById("ai-context");
+  var body = document.body;
+  var store = window.sessionStorage;
+  var state = { session: store.getItem("quire.ai.session"), turn: null, source: null, changed: [], busy: false };
+  var calls = {};
+  var texts = {};
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function add(node) { log.appendChild(node); log.scrollTop = log.scrollHeight; return node; }
+  function note(text, cls) { return add(el("li", "ai-note " + (cls || ""), text)); }
+  function short(v) {
+    var s = typeof v === "string" ? v : JSON.stringify(v);
+    return s.length > 120 ? s.slice(0, 117) + "…" : s;
+  }
+  function call(method, url, payload) {
+    return fetch(url, {
+      method: method,
+      headers: Object.assign({ "x-csrf-token": csrf }, payload ? { "content-type": "application/json" } : {}),
+      body: payload ? JSON.stringify(payload) : undefined,
+      credentials: "same-origin",
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        if (!r.ok) throw new Error(j.error || ("HTTP " + r.status));
+        return j;
+      });
+    });
+  }
+
+  // What is on screen, sent with each message as the turn's context.
+  var context = null;
+  if (body.dataset.entity) {
+    context = { entity: body.dataset.entity, id: body.dataset.entityId, name: body.dataset.entityName };
+    if (body.dataset.pageId) context.pageId = body.dataset.pageId;
+    contextLine.textContent = "Working on: " + body.dataset.entity + " “" + body.dataset.entityName + "”";
+    contextLine.hidden = false;
+  }
+
+  function open(show) {
+    aside.hidden = !show;
+    toggle.setAttribute("aria-expanded", String(show));
+    store.setItem("quire.ai.open", show ? "1" : "");
+    if (show) input.focus();
+  }
+  toggle.hidden = false;
+  toggle.addEventListener("click", function () { open(aside.hidden); });
+
+  call("GET", "/api/v1/agents").then(function (list) {
+    list.items.forEach(function (a) {
+      var o = el("option", null, a.name + " (" + a.alias + ")");
+      o.value = a.alias;
+      agentSelect.appendChild(o);
+    });
+    var saved = store.getItem("quire.ai.agent");
+    if (saved) agentSelect.value = saved;
+    if (!list.items.length) note("No agent is available to you.");
+  }).catch(function (e) { note("Agents could not be loaded: " + e.message, "ai-error"); });
+  agentSelect.addEventListener("change", function () { store.setItem("quire.ai.agent", agentSelect.value); });
+
+  function approval(p) {
+    var li = add(el("li", "ai-approval"));
+    li.setAttribute("role", "group");
+    li.setAttribute("aria-label", "Approval for " + p.tool);
+    li.appendChild(el("p", "ai-approval-title", "The agent wants to run " + p.tool));
+    li.appendChild(el("p", null, p.message));
+    var args = el("pre", "ai-args", JSON.stringify(p.arguments, null, 2));
+    li.appendChild(args);
+    if (Array.isArray(p.items) && p.items.length) {
+      var ul = el("ul", "ai-items");
+      p.items.forEach(function (it) { ul.appendChild(el("li", null, short(it))); });
+      li.appendChild(ul);
+    }
+    var reasonLabel = el("label", null, "Reason (told to the agent if you reject)");
+    var reason = el("input");
+    reason.type = "text";
+    reason.id = "reason-" + p.approvalId;
+    reasonLabel.htmlFor = reason.id;
+    var yes = el("button", "primary", "Approve");
+    var no = el("button", null, "Reject");
+    yes.type = no.type = "button";
+    var status = el("p", "ai-approval-status");
+    status.setAttribute("role", "status");
+    function answer(kind) {
+      yes.disabled = no.disabled = reason.disabled = true;
+      status.textContent = kind === "approve" ? "Approving…" : "Rejecting…";
+      var payload = kind === "reject" && reason.value.trim() ? { reason: reason.value.trim() } : undefined;
+      call("POST", "/api/v1/approvals/" + encodeURIComponent(p.approvalId) + "/" + kind, payload)
+        .then(function () { status.textContent = kind === "approve" ? "Approved." : "Rejected."; })
+        .catch(function (e) {
+          status.textContent = e.message;
+          yes.disabled = no.disabled = reason.disabled = false;
+        });
+    }
+    yes.addEventListener("click", function () { answer("approve"); });
+    no.addEventListener("click", function () { answer("reject"); });
+    li.appendChild(reasonLabel);
+    li.appendChild(reason);
+    var row = el("div", "ai-actions");
+    row.appendChild(yes);
+    row.appendChild(no);
+    li.appendChild(row);
+    li.appendChild(status);
+  }
+
+  function finished() {
+    state.busy = false;
+    form.querySelector("button").disabled = false;
+    var turn = state.turn;
+    var changed = state.changed.splice(0);
+    if (changed.length && turn !== null) {
+      var li = add(el("li", "ai-after"));
+      li.appendChild(el("span", null, "Changed: "));
+      changed.forEach(function (c, i) {
+        var link = c.entity === "page" ? "/pages/" + c.id : c.entity === "section" ? "/sections/" + c.id : null;
+        var label = c.entity + " " + String(c.id).slice(0, 8);
+        li.appendChild(link ? Object.assign(el("a", null, label), { href: link }) : el("span", null, label));
+        if (i < changed.length - 1) li.appendChild(document.createTextNode(", "));
+      });
+      var undo = el("button", null, "Undo this turn");
+      undo.type = "button";
+      undo.addEventListener("click", function () {
+        undo.disabled = true;
+        call("POST", "/api/v1/sessions/" + encodeURIComponent(state.session) + "/turns/" + turn + "/undo")
+          .then(function (r) { note("Undone: " + r.count + " change(s) reverted."); refresh(); })
+          .catch(function (e) { note("Could not undo: " + e.message, "ai-error"); undo.disabled = false; });
+      });
+      li.appendChild(undo);
+      // The record on screen changed: show it as it is now.
+      var here = body.dataset.entityId;
+      var onScreen = changed.some(function (c) {
+        return c.id === here || c.pageId === here || document.getElementById("section-" + c.id);
+      });
+      if (onScreen) refresh();
+    }
+  }
+
+  // Shows the screen's record as it is now: the screen is fetched again
+  // and its main content replaced in place (the conversation stays).
+  function refresh() {
+    fetch(window.location.href, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) { note("The record on screen is gone (HTTP " + r.status + ")."); return; }
+      return r.text().then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("main");
+        var main = document.getElementById("main");
+        if (fresh && main) {
+          main.replaceWith(document.importNode(fresh, true));
+          window.quireEnhance && window.quireEnhance(document.getElementById("main"));
+        }
+      });
+    }).catch(function (e) { note("Could not refresh the screen: " + e.message, "ai-error"); });
+  }
+
+  var handlers = {
+    RUN_STARTED: function () { state.busy = true; form.querySelector("button").disabled = true; },
+    TEXT_MESSAGE_START: function (e) { texts[e.messageId] = add(el("li", "ai-msg ai-assistant", "")); },
+    TEXT_MESSAGE_CONTENT: function (e) {
+      var node = texts[e.messageId] || (texts[e.messageId] = add(el("li", "ai-msg ai-assistant", "")));
+      node.textContent += e.delta;
+    },
+    TOOL_CALL_START: function (e) {
+      var d = el("details", "ai-tool");
+      var s = el("summary", null, "⚙ " + e.toolCallName);
+      d.appendChild(s);
+      var li = add(el("li", "ai-tool-row"));
+      li.appendChild(d);
+      calls[e.toolCallId] = { details: d, summary: s, args: "", name: e.toolCallName };
+    },
+    TOOL_CALL_ARGS: function (e) { if (calls[e.toolCallId]) calls[e.toolCallId].args += e.delta; },
+    TOOL_CALL_END: function (e) {
+      var c = calls[e.toolCallId];
+      if (c) c.summary.textContent = "⚙ " + c.name + " " + short(c.args);
+    },
+    TOOL_CALL_RESULT: function (e) {
+      var c = calls[e.toolCallId];
+      if (!c) return;
+      var result = e.content;
+      try { result = JSON.stringify(JSON.parse(e.content), null, 2); } catch (x) { /* text */ }
+      c.details.appendChild(el("pre", "ai-result", result));
+    },
+    CUSTOM: function (e) {
+      if (e.name === "approval_requested") approval(e.value);
+      if (e.name === "entity_changed" && e.value && e.value.id) state.changed.push(e.value);
+    },
+    RUN_FINISHED: finished,
+    RUN_ERROR: function (e) { note("The turn failed: " + (e.message || "unknown error"), "ai-error"); finished(); },
+  };
+
+  function follow(session, after) {
+    if (state.source) state.source.close();
+    var url = "/api/v1/sessions/" + encodeURIComponent(session) + "/events";
+    if (after) url += "?lastEventId=" + encodeURIComponent(after);
+    var source = new EventSource(url);
+    state.source = source;
+    Object.keys(handlers).forEach(function (type) {
+      source.addEventListener(type, function (m) {
+        store.setItem("quire.ai.last", m.lastEventId);
+        var data;
+        try { data = JSON.parse(m.data); } catch (x) { return; }
+        handlers[type](data);
+      });
+    });
+  }
+
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var text = input.value.trim();
+    if (!text || state.busy) return;
+    add(el("li", "ai-msg ai-user", text));
+    input.value = "";
+    var payload = { message: text };
+    if (state.session) payload.sessionId = state.session;
+    if (context) payload.context = context;
+    state.busy = true;
+    form.querySelector("button").disabled = true;
+    call("POST", "/api/v1/agents/" + encodeURIComponent(agentSelect.value) + "/chat", payload)
+      .then(function (r) {
+        var same = r.sessionId === state.session;
+        var fresh = !same || !state.source;
+        state.session = r.sessionId;
+        state.turn = r.turn;
+        store.setItem("quire.ai.session", r.sessionId);
+        store.setItem("quire.ai.turn", String(r.turn));
+        if (fresh) follow(r.sessionId, same ? store.getItem("quire.ai.last") : null);
+      })
+      .catch(function (e) {
+        note(e.message, "ai-error");
+        state.busy = false;
+        form.querySelector("button").disabled = false;
+      });
+  });
+  input.addEventListener("keydown", function (ev) {
+    if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); form.requestSubmit(); }
+  });
+
+  document.getElementById("ai-new").addEventListener("click", function () {
+    if (state.source) state.source.close();
+    state.source = null;
+    state.session = null;
+    state.turn = null;
+    ["quire.ai.session", "quire.ai.turn", "quire.ai.last"].forEach(function (k) { store.removeItem(k); });
+    log.textContent = "";
+    input.focus();
+  });
+
+  // Past conversations: reopen one and continue it.
+  var history = document.getElementById("ai-history");
+  history.addEventListener("toggle", function () {
+    if (!history.open) return;
+    var list = document.getElementById("ai-sessions");
+    call("GET", "/api/v1/sessions").then(function (r) {
+      list.textContent = "";
+      (r.items || []).slice(0, 20).forEach(function (s) {
+        var b = el("button", "link", (s.title || "Conversation") + " · " + String(s.updatedAt || "").slice(0, 16).replace("T", " "));
+        b.type = "button";
+        b.addEventListener("click", function () { reopen(s.id); });
+        var li = el("li");
+        li.appendChild(b);
+        list.appendChild(li);
+      });
+      if (!list.children.length) list.appendChild(el("li", null, "None yet."));
+    }).catch(function (e) { note(e.message, "ai-error"); });
+  });
+
+  function reopen(id, after) {
+    call("GET", "/api/v1/sessions/" + encodeURIComponent(id)).then(function (r) {
+      log.textContent = "";
+      (r.messages || []).forEach(function (m) {
+        var b = m.body || {};
+        if (b.role === "user") add(el("li", "ai-msg ai-user", typeof b.content === "string" ? b.content : short(b.content)));
+        if (b.role === "assistant" && b.content) add(el("li", "ai-msg ai-assistant", b.content));
+        (b.toolCalls || b.tool_calls || []).forEach(function (c) { add(el("li", "ai-tool-row", "⚙ " + (c.name || (c.function && c.function.name)))); });
+      });
+      state.session = id;
+      state.turn = r.session && r.session.turns;
+      store.setItem("quire.ai.session", id);
+      if (!after) store.removeItem("quire.ai.last");
+      follow(id, after || null);
+      history.open = false;
+    }).catch(function (e) { note(e.message, "ai-error"); });
+  }
+
+  // On another screen: the same conversation, open as it was, following
+  // its stream from the last event seen.
+  if (store.getItem("quire.ai.open")) open(true);
+  if (state.session) reopen(state.session, store.getItem("quire.ai.last"));
 })();

@@ -1,0 +1,85 @@
+// A scripted OpenAI-compatible model for the sidebar's tests: it reads the
+// user's last message and acts on it through tool calls, as a model would.
+//
+//   "add a text section to <pageId>"  → searchTools, then createSection
+//   "archive page <pageId>"           → searchTools, then deletePage
+//
+// After the tool's result it answers in words, quoting a rejection's
+// reason, so a test can see that the model was told. Every request is kept
+// in `requests`.
+
+import http from "node:http";
+
+export async function startFakeModel() {
+  const requests = [];
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => { raw += c; });
+    req.on("end", () => {
+      const body = JSON.parse(raw || "{}");
+      requests.push(body);
+      const message = answer(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({
+        id: `fake-${++n}`,
+        object: "chat.completion",
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: message.tool_calls ? "tool_calls" : "stop" }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((r) => server.close(r)) };
+
+  function answer(body) {
+    const messages = body.messages ?? [];
+    const lastUser = messages.map((m) => m.role).lastIndexOf("user");
+    const said = String(messages[lastUser]?.content ?? "");
+    const after = messages.slice(lastUser + 1);
+    const names = {};
+    for (const m of after) for (const c of m.tool_calls ?? []) names[c.id] = c.function.name;
+    const results = after.filter((m) => m.role === "tool").map((m) => ({ name: names[m.tool_call_id], content: String(m.content) }));
+    const active = (body.tools ?? []).map((t) => t.function.name);
+    const step = (tool, args) => {
+      if (results.some((r) => r.name === tool)) return null;
+      if (!active.includes(tool)) {
+        if (results.some((r) => r.name === "searchTools")) return text(`${tool} is not available to me.`);
+        return toolCall("searchTools", { query: tool });
+      }
+      return toolCall(tool, args);
+    };
+    let m;
+    if ((m = said.match(/add a text section to (\S+)/))) {
+      return step("createSection", {
+        pageId: m[1],
+        templateKey: "text",
+        content: { heading: "From the agent", body: "Written by the agent." },
+        status: "published",
+      }) ?? text("I added a text section.");
+    }
+    if ((m = said.match(/archive page (\S+)/))) {
+      const done = step("deletePage", { ids: [m[1]] });
+      if (done) return done;
+      const result = results.find((r) => r.name === "deletePage").content;
+      const reason = result.match(/rejected this call: ([^"\\&]+)/);
+      if (/REJECTED/.test(result)) return text(`Understood, I left it alone. You said: ${reason ? reason[1] : "no reason"}`);
+      return text("The page is archived.");
+    }
+    return text("I can add sections and archive pages.");
+  }
+
+  function text(content) {
+    return { role: "assistant", content };
+  }
+
+  function toolCall(name, args) {
+    return {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `call_${++n}`, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+    };
+  }
+}

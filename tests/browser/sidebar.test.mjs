@@ -1,0 +1,115 @@
+// The AI sidebar in a real browser, against a scripted model: a turn that
+// adds a section to the page on screen (which refreshes in place), an
+// approval answered inline (approved, then rejected with a reason the
+// model is told), undoing a turn, and axe-core on the open sidebar.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import AxeBuilder from "@axe-core/playwright";
+import { api, launch, signIn, startServer } from "./harness.mjs";
+import { startFakeModel } from "./fake-model.mjs";
+
+const PASSWORD = "a long admin password";
+let server;
+let model;
+let browser;
+
+before(async () => {
+  model = await startFakeModel();
+  server = await startServer({
+    QUIRE_LLM_PROVIDER: "openai",
+    QUIRE_LLM_BASE_URL: model.url,
+    QUIRE_LLM_MODEL: "scripted",
+    QUIRE_LLM_API_KEY: "not-a-real-key",
+  });
+  browser = await launch();
+  const page = await browser.newPage();
+  await page.goto(server.link);
+  await page.getByLabel("New password").fill(PASSWORD);
+  await page.getByLabel("Repeat it").fill(PASSWORD);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.waitForURL(`${server.base}/pages`);
+  await page.close();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  await model?.close();
+});
+
+/** A new page (through the API) and a signed-in admin on its editor with the sidebar open. */
+async function onPage(name) {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  const created = await api(server, "POST", "/api/v1/pages", { name, slug });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await signIn(page, server.base, "admin@localhost", PASSWORD);
+  await page.waitForURL(`${server.base}/pages`);
+  await page.goto(`${server.base}/pages/${created.body.id}`);
+  await page.getByRole("button", { name: "AI assistant" }).click();
+  await page.getByLabel("Agent", { exact: true }).selectOption("editor");
+  return { page, id: created.body.id };
+}
+
+async function say(page, text) {
+  await page.getByLabel("Message to the agent").fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+}
+
+describe("the AI sidebar", () => {
+  test("a turn adds a section to the page on screen, which updates; the turn can be undone", async () => {
+    const { page, id } = await onPage("Agent made");
+    assert.match(await page.locator("#ai-context").innerText(), /Agent made/);
+    await say(page, `add a text section to ${id}`);
+    await page.locator(".ai-assistant", { hasText: "I added a text section." }).waitFor();
+    // The page on screen shows the new section without a reload.
+    await page.locator("ol.sections").getByText("From the agent").waitFor();
+    await page.locator(".ai-tool summary", { hasText: /^⚙ createSection / }).waitFor();
+    const sections = await api(server, "GET", `/api/v1/pages/${id}/sections`);
+    assert.equal(sections.body.items.length, 1);
+    // The model got the screen's record as the turn's context.
+    const last = model.requests.at(-1);
+    assert.match(JSON.stringify(last.messages), new RegExp(id));
+
+    await new AxeBuilder({ page }).include("#ai").analyze().then((r) => {
+      const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      assert.deepEqual(bad.map((v) => v.id), [], "sidebar accessibility");
+    });
+
+    await page.getByRole("button", { name: "Undo this turn" }).click();
+    await page.locator(".ai-note", { hasText: "Undone: 1 change(s) reverted." }).waitFor();
+    const afterUndo = await api(server, "GET", `/api/v1/pages/${id}/sections`);
+    assert.equal(afterUndo.body.items.length, 0, "the section the turn made is archived again");
+    await page.locator("ol.sections").getByText("No sections yet.").waitFor();
+    await page.context().close();
+  });
+
+  test("a destructive call waits for the person: the inline widget approves it and the turn goes on", async () => {
+    const { page, id } = await onPage("Old campaign");
+    await say(page, `archive page ${id}`);
+    const widget = page.getByRole("group", { name: "Approval for deletePage" });
+    await widget.waitFor();
+    assert.match(await widget.locator(".ai-args").innerText(), new RegExp(id));
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200, "nothing archived before the answer");
+    await widget.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
+    await page.context().close();
+  });
+
+  test("rejecting with a reason leaves the record alone and tells the model why", async () => {
+    const { page, id } = await onPage("Press kit");
+    await say(page, `archive page ${id}`);
+    const widget = page.getByRole("group", { name: "Approval for deletePage" });
+    await widget.waitFor();
+    await widget.getByLabel("Reason (told to the agent if you reject)").fill("journalists still use it");
+    await widget.getByRole("button", { name: "Reject" }).click();
+    await page.locator(".ai-assistant", { hasText: "journalists still use it" }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200);
+    const told = model.requests.at(-1).messages.filter((m) => m.role === "tool").map((m) => m.content).join("\n");
+    assert.match(told, /journalists still use it/);
+    await page.context().close();
+  });
+});

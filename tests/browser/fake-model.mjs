@@ -68,6 +68,10 @@ export async function startFakeModel() {
       if (/REJECTED/.test(result)) return text(`Understood, I left it alone. You said: ${reason ? reason[1] : "no reason"}`);
       return text("The page is archived.");
     }
+    if ((m = said.match(/^Summarize this (\w+)/))) return text(`Summary of the ${m[1]}: a short one.`);
+    if ((m = said.match(/^Translate this (\w+) into (\w+)\. .*slug ending in -(\w+)/))) {
+      return text(`I would translate the ${m[1]} into ${m[2]} as a copy ending in -${m[3]}.`);
+    }
     return text("I can add sections and archive pages.");
   }
 

@@ -6,10 +6,15 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import AxeBuilder from "@axe-core/playwright";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { api, launch, signIn, startServer } from "./harness.mjs";
 import { startFakeModel } from "./fake-model.mjs";
 
 const PASSWORD = "a long admin password";
+const SHOTS = process.env.SCREENSHOTS === "1"
+  ? path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "screenshots")
+  : null;
 let server;
 let model;
 let browser;
@@ -93,6 +98,7 @@ describe("the AI sidebar", () => {
     await widget.waitFor();
     assert.match(await widget.locator(".ai-args").innerText(), new RegExp(id));
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200, "nothing archived before the answer");
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "sidebar-approval.png") });
     await widget.getByRole("button", { name: "Approve" }).click();
     await page.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
@@ -110,6 +116,21 @@ describe("the AI sidebar", () => {
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200);
     const told = model.requests.at(-1).messages.filter((m) => m.role === "tool").map((m) => m.content).join("\n");
     assert.match(told, /journalists still use it/);
+    await page.context().close();
+  });
+
+  test("the record's AI actions start a turn with their task and the record as context", async () => {
+    const { page, id } = await onPage("Our crew");
+    await page.getByRole("button", { name: "Summarize" }).click();
+    await page.locator(".ai-assistant", { hasText: "Summary of the page: a short one." }).waitFor();
+    let asked = model.requests.at(-1);
+    assert.match(JSON.stringify(asked.messages), new RegExp(id), "the record is the turn's context");
+    await page.getByLabel("Language").selectOption({ label: "German" });
+    await page.getByRole("button", { name: "Translate" }).click();
+    await page.locator(".ai-assistant", { hasText: "into German as a copy ending in -de." }).waitFor();
+    asked = model.requests.at(-1);
+    const user = asked.messages.filter((m) => m.role === "user").at(-1).content;
+    assert.match(user, /^Translate this page into German\./);
     await page.context().close();
   });
 });

@@ -393,6 +393,28 @@
     }).catch(function (e) { note(e.message, "ai-error"); });
   }
 
+  // AI actions on a record: each sends its task to the agent, with the
+  // record on screen as the turn's context.
+  function showActions(root) {
+    root.querySelectorAll("[data-ai-actions]").forEach(function (p) { p.hidden = false; });
+  }
+  showActions(document);
+  var enhance = window.quireEnhance;
+  window.quireEnhance = function (root) { enhance(root); showActions(root); };
+  document.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("button[data-ai-prompt]");
+    if (!btn || state.busy) return;
+    var prompt = btn.dataset.aiPrompt;
+    if (btn.dataset.aiLanguage) {
+      var select = document.getElementById(btn.dataset.aiLanguage);
+      var option = select.options[select.selectedIndex];
+      prompt = prompt.split("{language}").join(option.dataset.name).split("{code}").join(option.value);
+    }
+    open(true);
+    input.value = prompt;
+    form.requestSubmit();
+  });
+
   // On another screen: the same conversation, open as it was, following
   // its stream from the last event seen.
   if (store.getItem("quire.ai.open")) open(true);

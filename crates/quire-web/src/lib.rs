@@ -14,6 +14,7 @@
 //! SameSite=Lax; every form that changes something carries the session's
 //! CSRF secret, checked by [`csrf_guard`] before any handler runs.
 
+mod actions;
 mod assets;
 mod error;
 mod form;

@@ -203,6 +203,8 @@ struct EditorPage {
     templates: Vec<SectionTemplate>,
     errors: Errors,
     saved: bool,
+    actions: Vec<crate::actions::Offered>,
+    languages: &'static [(&'static str, &'static str)],
 }
 
 /// A short line that says what a section holds: its first text value.
@@ -254,6 +256,8 @@ async fn editor(
         errors,
         saved,
         page,
+        actions: crate::actions::offered("page"),
+        languages: &crate::actions::LANGUAGES,
     })
 }
 

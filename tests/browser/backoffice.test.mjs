@@ -302,6 +302,55 @@ describe("who may do what", () => {
   });
 });
 
+describe("approvals and tokens", () => {
+  test("the inbox shows a pending call with what it would archive; a rejection's reason reaches the caller", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Inbox target", slug: "inbox-target" });
+    const asked = await api(server, "POST", "/api/v1/tools/deletePage/invoke", { ids: [made.body.id] });
+    assert.equal(asked.body.requiresConfirmation, true, JSON.stringify(asked.body));
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Approvals" }).click();
+    const card = page.locator("section.approval", { hasText: "inbox-target" });
+    await card.getByRole("heading", { name: /deletePage/ }).waitFor();
+    assert.match(await card.locator("pre.args").innerText(), new RegExp(made.body.id));
+    await noSeriousViolations(page, "approvals inbox");
+    await card.getByLabel("Reason (if you reject)").fill("still linked from the newsletter");
+    await card.getByRole("button", { name: "Reject" }).click();
+    await page.getByText("Nothing is waiting for approval.").waitFor();
+    const again = await api(server, "POST", "/api/v1/tools/deletePage/invoke", {
+      ids: [made.body.id],
+      confirmationId: asked.body.confirmationId,
+    });
+    assert.match(JSON.stringify(again.body), /still linked from the newsletter/);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 200, "not archived");
+    await page.context().close();
+  });
+
+  test("an admin creates a token on its screen, sees the secret once, and a revoked token stops at once", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "API tokens" }).click();
+    await page.getByLabel("Name").fill("deploy script");
+    await page.getByLabel("Expires in days (empty: never)").fill("0");
+    await page.getByRole("button", { name: "Create token" }).click();
+    assert.match(await page.locator("#token-error").innerText(), /expiresInDays: must be at least 1 day/);
+    await page.getByLabel("Name").fill("deploy script");
+    await page.getByLabel("Group").selectOption("editor");
+    await page.getByLabel("Expires in days (empty: never)").fill("30");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const secret = await page.locator("#new-secret").innerText();
+    assert.match(secret, /^qk_/);
+    const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(me.status, 200);
+    await noSeriousViolations(page, "tokens");
+    await page.goto(`${server.base}/tokens`);
+    assert.equal(await page.getByText(secret).count(), 0, "the secret is shown once");
+    await page.getByRole("button", { name: "Revoke deploy script" }).click();
+    await page.waitForURL(`${server.base}/tokens`);
+    const after = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(after.status, 401);
+    await page.context().close();
+  });
+});
+
 describe("the pages themselves", () => {
   test("every screen sends a CSP without inline scripts, refuses framing, and passes axe-core", async () => {
     const page = await adminPage();

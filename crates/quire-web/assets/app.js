@@ -180,7 +180,12 @@
     li.appendChild(args);
     if (Array.isArray(p.items) && p.items.length) {
       var ul = el("ul", "ai-items");
-      p.items.forEach(function (it) { ul.appendChild(el("li", null, short(it))); });
+      p.items.forEach(function (it) {
+        var what = it && typeof it === "object" && (it.label || it.id)
+          ? (it.entity ? it.entity + " " : "") + (it.label || it.id)
+          : short(it);
+        ul.appendChild(el("li", null, what));
+      });
       li.appendChild(ul);
     }
     var reasonLabel = el("label", null, "Reason (told to the agent if you reject)");

@@ -11,7 +11,7 @@ use quire_server::AppState;
 use serde::Deserialize;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 1] = [("/pages", "Pages")];
+const NAV: [(&str, &str); 3] = [("/pages", "Pages"), ("/approvals", "Approvals"), ("/tokens", "API tokens")];
 
 /// One entry of the site and environment switcher.
 pub struct Place {

@@ -15,6 +15,7 @@
 //! CSRF secret, checked by [`csrf_guard`] before any handler runs.
 
 mod actions;
+mod admin;
 mod assets;
 mod error;
 mod form;
@@ -47,6 +48,10 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))
+        .route("/approvals", get(admin::approvals))
+        .route("/approvals/{id}", post(admin::answer_one))
+        .route("/tokens", get(admin::tokens).post(admin::create))
+        .route("/tokens/{id}/revoke", post(admin::revoke))
         .route("/assets/{name}", get(assets::serve))
         .layer(axum::Extension(throttle))
         .layer(middleware::from_fn_with_state(state, csrf_guard))

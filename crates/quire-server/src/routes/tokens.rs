@@ -74,6 +74,13 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<CreateToken>,
 ) -> ApiResult<(StatusCode, Json<CreatedToken>)> {
+    Ok((StatusCode::CREATED, Json(create_token(&state, &caller, body).await?)))
+}
+
+/// Creates a token on the caller's site (admins; REST and the back-office
+/// alike): its expiry in the future, and no environment the caller may not
+/// use itself.
+pub async fn create_token(state: &AppState, caller: &Caller, body: CreateToken) -> ApiResult<CreatedToken> {
     caller.require(Action::Administer)?;
     let expires_at = match (body.expires_at, body.expires_in_days) {
         (Some(_), Some(_)) => {
@@ -122,7 +129,7 @@ pub async fn create(
         })
         .await?;
     tracing::info!(token = %token.id, group = token.group.as_str(), by = %caller.actor(), "token created");
-    Ok((StatusCode::CREATED, Json(CreatedToken { token, secret })))
+    Ok(CreatedToken { token, secret })
 }
 
 /// Revokes a token of the caller's site; it is refused from the next
@@ -135,9 +142,15 @@ pub async fn revoke(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<TokenInfo>> {
+    Ok(Json(revoke_token(&state, &caller, &id).await?))
+}
+
+/// Revokes a token of the caller's site (admins): refused from the next
+/// request on, its open event streams end.
+pub async fn revoke_token(state: &AppState, caller: &Caller, id: &str) -> ApiResult<TokenInfo> {
     caller.require(Action::Administer)?;
-    let token = state.store().revoke_token(&caller.scope.site_id, &id).await?;
+    let token = state.store().revoke_token(&caller.scope.site_id, id).await?;
     state.forget_tokens();
     tracing::info!(token = %token.id, by = %caller.actor(), "token revoked");
-    Ok(Json(token))
+    Ok(token)
 }

@@ -218,11 +218,35 @@ pub async fn approve(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Confirmation>> {
-    let ctx = call_context(&caller, &headers);
-    let session = agent_session_of(&state, &caller, &id).await?;
-    let confirmation = state.registry().approve(&ctx, &id).await.map_err(tool_error)?;
-    resume_agent(&state, &caller, session);
-    Ok(Json(confirmation))
+    Ok(Json(answer(&state, &caller, &headers, &id, Verdict::Approve).await?))
+}
+
+/// A person's answer to a pending destructive call.
+pub enum Verdict {
+    /// Let it run.
+    Approve,
+    /// Refuse it, with an optional reason passed on to whoever asked.
+    Reject(Option<String>),
+}
+
+/// Answers a pending destructive call as `caller` (REST and the
+/// back-office alike), then resumes the agent turn waiting on it.
+pub async fn answer(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    id: &str,
+    verdict: Verdict,
+) -> ApiResult<Confirmation> {
+    let ctx = call_context(caller, headers);
+    let session = agent_session_of(state, caller, id).await?;
+    let confirmation = match verdict {
+        Verdict::Approve => state.registry().approve(&ctx, id).await,
+        Verdict::Reject(reason) => state.registry().reject(&ctx, id, reason.as_deref()).await,
+    }
+    .map_err(tool_error)?;
+    resume_agent(state, caller, session);
+    Ok(confirmation)
 }
 
 /// The agent session a confirmation belongs to, when an agent asked for
@@ -264,9 +288,5 @@ pub async fn reject(
     body: Option<ApiJson<RejectBody>>,
 ) -> ApiResult<Json<Confirmation>> {
     let reason = body.and_then(|ApiJson(b)| b.reason);
-    let ctx = call_context(&caller, &headers);
-    let session = agent_session_of(&state, &caller, &id).await?;
-    let confirmation = state.registry().reject(&ctx, &id, reason.as_deref()).await.map_err(tool_error)?;
-    resume_agent(&state, &caller, session);
-    Ok(Json(confirmation))
+    Ok(Json(answer(&state, &caller, &headers, &id, Verdict::Reject(reason)).await?))
 }

@@ -1,0 +1,173 @@
+//! The approvals inbox and the site's API tokens: the same operations as
+//! `/api/v1/approvals` and `/api/v1/tokens`, through the same functions.
+
+use crate::Person;
+use crate::error::WebError;
+use crate::frame::Frame;
+use crate::pages::Head;
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_core::access::{Action, Group};
+use quire_server::AppState;
+use quire_server::routes::tokens::{CreateToken, create_token, revoke_token};
+use quire_server::routes::tools::{Verdict, answer};
+use quire_store::{Confirmation, TokenInfo};
+use serde::Deserialize;
+
+/// A pending call as the inbox shows it.
+pub struct Pending {
+    pub c: Confirmation,
+    pub args: String,
+    pub preview: String,
+    pub via: &'static str,
+}
+
+#[derive(Template)]
+#[template(path = "approvals.html")]
+struct Inbox {
+    head: Head,
+    frame: Frame,
+    pending: Vec<Pending>,
+    error: Option<String>,
+}
+
+async fn inbox(state: &AppState, person: &Person, error: Option<String>) -> Result<Inbox, WebError> {
+    person.caller.require(Action::Read)?;
+    let pending = state
+        .registry()
+        .pending(&person.caller.scope)
+        .await
+        .map_err(|e| WebError::Status(StatusCode::INTERNAL_SERVER_ERROR, e.message))?;
+    let pending = pending
+        .into_iter()
+        .map(|c| Pending {
+            args: serde_json::to_string_pretty(&c.args).unwrap_or_default(),
+            preview: c.preview.get("message").and_then(|m| m.as_str()).unwrap_or_default().to_string(),
+            via: c.requested_via.as_str(),
+            c,
+        })
+        .collect();
+    Ok(Inbox { head: Head::new(), frame: Frame::new(person, "/approvals"), pending, error })
+}
+
+/// `GET /approvals`: destructive calls waiting for a person.
+pub async fn approvals(State(state): State<AppState>, person: Person) -> Result<Html<String>, WebError> {
+    Ok(Html(inbox(&state, &person, None).await?.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct AnswerForm {
+    verdict: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /approvals/{id}`: approves or rejects one.
+pub async fn answer_one(
+    State(state): State<AppState>,
+    person: Person,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<AnswerForm>,
+) -> Response {
+    let verdict = match f.verdict.as_str() {
+        "approve" => Verdict::Approve,
+        "reject" => Verdict::Reject(Some(f.reason.trim().to_string()).filter(|r| !r.is_empty())),
+        other => {
+            return WebError::Status(StatusCode::BAD_REQUEST, format!("verdict \"{other}\" is not approve or reject"))
+                .into_response();
+        }
+    };
+    match answer(&state, &person.caller, &headers, &id, verdict).await {
+        Ok(_) => Redirect::to("/approvals").into_response(),
+        Err(e) => match inbox(&state, &person, Some(e.message)).await.and_then(|p| Ok(p.render()?)) {
+            Ok(html) => (StatusCode::CONFLICT, Html(html)).into_response(),
+            Err(e) => e.into_response(),
+        },
+    }
+}
+
+#[derive(Template)]
+#[template(path = "tokens.html")]
+struct Tokens {
+    head: Head,
+    frame: Frame,
+    tokens: Vec<TokenInfo>,
+    groups: [Group; 4],
+    created: Option<(String, String)>,
+    error: Option<(String, String)>,
+}
+
+async fn tokens_page(
+    state: &AppState,
+    person: &Person,
+    created: Option<(String, String)>,
+    error: Option<(String, String)>,
+) -> Result<Tokens, WebError> {
+    person.caller.require(Action::Administer)?;
+    let tokens = state.store().tokens(&person.caller.scope.site_id).await?;
+    Ok(Tokens { head: Head::new(), frame: Frame::new(person, "/tokens"), tokens, groups: Group::ALL, created, error })
+}
+
+/// `GET /tokens`: the site's API tokens (admins).
+pub async fn tokens(State(state): State<AppState>, person: Person) -> Result<Html<String>, WebError> {
+    Ok(Html(tokens_page(&state, &person, None, None).await?.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct NewTokenForm {
+    name: String,
+    group: String,
+    #[serde(default)]
+    expires_in_days: String,
+}
+
+/// `POST /tokens`: creates one and shows its secret this once.
+pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewTokenForm>) -> Response {
+    let result = async {
+        let group = Group::parse(&f.group).map_err(|m| quire_server::error::ApiError::bad_field("group", m))?;
+        let days = match f.expires_in_days.trim() {
+            "" => None,
+            d => Some(d.parse::<i64>().map_err(|_| {
+                quire_server::error::ApiError::bad_field(
+                    "expiresInDays",
+                    format!("\"{d}\" is not a whole number of days"),
+                )
+            })?),
+        };
+        let body = CreateToken {
+            name: f.name.clone(),
+            group,
+            environments: None,
+            expires_at: None,
+            expires_in_days: days,
+            approval_policy: None,
+        };
+        create_token(&state, &person.caller, body).await
+    }
+    .await;
+    let page = match result {
+        Ok(created) => tokens_page(&state, &person, Some((created.token.name, created.secret)), None).await,
+        Err(e) => {
+            let field = e.field.clone().unwrap_or_default();
+            tokens_page(&state, &person, None, Some((field, e.message))).await
+        }
+    };
+    match page.and_then(|p| Ok(p.render()?)) {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /tokens/{id}/revoke`.
+pub async fn revoke(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+) -> Result<Redirect, WebError> {
+    revoke_token(&state, &person.caller, &id).await?;
+    Ok(Redirect::to("/tokens"))
+}

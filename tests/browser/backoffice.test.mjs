@@ -302,6 +302,40 @@ describe("who may do what", () => {
   });
 });
 
+describe("history", () => {
+  test("a change shows its before and after, and restoring a revision brings the old state back", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name").fill("Versioned");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByRole("heading", { name: /Versioned/ }).waitFor();
+    const id = page.url().split("/pages/")[1];
+    await page.getByLabel("Name", { exact: true }).fill("Versioned twice");
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.getByText("Saved.").waitFor();
+
+    await page.getByRole("link", { name: "History" }).click();
+    await page.getByLabel("Record id").fill(id);
+    await page.getByLabel("Through").selectOption("web");
+    await page.getByRole("button", { name: "Filter" }).click();
+    const rows = page.locator("table.list tbody tr");
+    assert.equal(await rows.count(), 2, "the creation and the rename");
+    await noSeriousViolations(page, "history");
+    await rows.nth(0).getByRole("link").click();
+    const name = page.locator("table.diff tr", { has: page.getByRole("rowheader", { name: "name" }) });
+    assert.equal(await name.locator("pre.before").innerText(), "Versioned");
+    assert.equal(await name.locator("pre.after").innerText(), "Versioned twice");
+    await noSeriousViolations(page, "a change");
+
+    await page.goBack();
+    await rows.nth(1).getByRole("link").click();
+    await page.getByRole("button", { name: "Restore the record as this change left it" }).click();
+    await page.getByRole("heading", { name: /^restore|^update|^revert/i }).waitFor();
+    const stored = await api(server, "GET", `/api/v1/pages/${id}`);
+    assert.equal(stored.body.name, "Versioned");
+    await page.context().close();
+  });
+});
+
 describe("approvals and tokens", () => {
   test("the inbox shows a pending call with what it would archive; a rejection's reason reaches the caller", async () => {
     const made = await api(server, "POST", "/api/v1/pages", { name: "Inbox target", slug: "inbox-target" });

@@ -126,6 +126,9 @@ impl Store {
         if let Some(turn) = &filter.turn_id {
             q.push(" AND turn_id = ").push_bind(turn.clone());
         }
+        if let Some(surface) = filter.surface {
+            q.push(" AND surface = ").push_bind(surface.as_str());
+        }
         if let Some(c) = cursor {
             q.push(" AND id < ").push_bind(decode_seq(c)?);
         }

@@ -53,6 +53,8 @@ pub struct ChangeFilter {
     pub session_id: Option<String>,
     /// Only changes of this agent turn.
     pub turn_id: Option<String>,
+    /// Only changes made through this surface.
+    pub surface: Option<quire_core::model::Surface>,
 }
 
 /// Turns `limit + 1` fetched items into a page: the extra item, if any,

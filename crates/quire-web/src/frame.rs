@@ -11,7 +11,8 @@ use quire_server::AppState;
 use serde::Deserialize;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 3] = [("/pages", "Pages"), ("/approvals", "Approvals"), ("/tokens", "API tokens")];
+const NAV: [(&str, &str); 4] =
+    [("/pages", "Pages"), ("/history", "History"), ("/approvals", "Approvals"), ("/tokens", "API tokens")];
 
 /// One entry of the site and environment switcher.
 pub struct Place {
@@ -66,7 +67,12 @@ impl Frame {
             csrf_field: CSRF_FIELD,
             env: session.scope.env.clone(),
             places,
-            nav: NAV.iter().map(|(path, label)| (*path, *label, *path == section)).collect(),
+            nav: NAV
+                .iter()
+                // Tokens are administration: only admins are offered them.
+                .filter(|(path, _)| *path != "/tokens" || group == quire_core::access::Group::Admin)
+                .map(|(path, label)| (*path, *label, *path == section))
+                .collect(),
             can_write: group >= quire_core::access::Group::Author,
         }
     }

@@ -20,6 +20,7 @@ mod assets;
 mod error;
 mod form;
 mod frame;
+mod history;
 mod pages;
 mod sign_in;
 
@@ -48,6 +49,10 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))
+        .route("/history", get(history::list))
+        .route("/history/{id}", get(history::show))
+        .route("/history/{id}/restore", post(history::restore))
+        .route("/history/{id}/undo-turn", post(history::undo))
         .route("/approvals", get(admin::approvals))
         .route("/approvals/{id}", post(admin::answer_one))
         .route("/tokens", get(admin::tokens).post(admin::create))

@@ -429,10 +429,16 @@ pub async fn undo(
     caller: Caller,
     ApiPath((id, turn)): ApiPath<(String, i64)>,
 ) -> ApiResult<Json<Value>> {
-    own_session(&state, &caller, &id).await?;
+    Ok(Json(undo_turn(&state, &caller, &id, turn).await?))
+}
+
+/// Undoes turn `turn` of session `id` as `caller` (REST and the
+/// back-office alike): `{ count, reverted, cancelled }`.
+pub async fn undo_turn(state: &AppState, caller: &Caller, id: &str, turn: i64) -> ApiResult<Value> {
+    own_session(state, caller, id).await?;
     // Undoing archives and restores records: the rights of a delete.
     caller.require(Action::Delete(quire_core::model::EntityKind::Page))?;
-    let undone = state.runtime().undo_turn(&caller.ctx(), &caller.scope, &id, turn).await?;
+    let undone = state.runtime().undo_turn(&caller.ctx(), &caller.scope, id, turn).await?;
     if undone.reverted.is_empty() && undone.cancelled == 0 {
         return Err(ApiError {
             status: StatusCode::CONFLICT,
@@ -442,5 +448,5 @@ pub async fn undo(
             details: Vec::new(),
         });
     }
-    Ok(Json(json!({ "count": undone.reverted.len(), "reverted": undone.reverted, "cancelled": undone.cancelled })))
+    Ok(json!({ "count": undone.reverted.len(), "reverted": undone.reverted, "cancelled": undone.cancelled }))
 }

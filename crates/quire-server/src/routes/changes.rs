@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_core::access::Action;
-use quire_core::model::{Change, EntityKind};
+use quire_core::model::{Change, EntityKind, Surface};
 use quire_store::ChangeFilter;
 use serde::Deserialize;
 
@@ -38,6 +38,9 @@ pub struct ChangeQuery {
     pub session_id: Option<String>,
     /// Only changes of this agent turn.
     pub turn_id: Option<String>,
+    /// Only changes made through this surface (rest, web, cli, mcp, agent, system).
+    #[param(value_type = Option<String>)]
+    pub surface: Option<Surface>,
     /// Items per page, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
@@ -61,6 +64,7 @@ pub async fn list(
         actor: q.actor,
         session_id: q.session_id,
         turn_id: q.turn_id,
+        surface: q.surface,
     };
     Ok(Json(state.store().changes(&caller.scope, &filter, paging.limit()?, paging.cursor()).await?.into()))
 }
@@ -99,6 +103,12 @@ pub async fn restore(
     caller: Caller,
     ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Change>> {
+    Ok(Json(restore_change(&state, &caller, id).await?))
+}
+
+/// Puts a record back to its state right after change `id`, as `caller`
+/// (REST and the back-office alike); the revert is itself logged.
+pub async fn restore_change(state: &AppState, caller: &Caller, id: i64) -> ApiResult<Change> {
     let change = state.store().change(&caller.scope, id).await?;
     // Restoring a revision is a change to that record: it needs the right to
     // make that change, and (as it can bring back what was removed) the
@@ -110,7 +120,7 @@ pub async fn restore(
         let restored = quire_tools::notes::restore_note_revision(services, &caller.ctx(), &caller.scope, &change)
             .await
             .map_err(crate::routes::tools::tool_error)?;
-        return Ok(Json(restored));
+        return Ok(restored);
     }
-    Ok(Json(state.store().restore_revision(&caller.ctx(), &caller.scope, id).await?))
+    Ok(state.store().restore_revision(&caller.ctx(), &caller.scope, id).await?)
 }

@@ -1,0 +1,215 @@
+//! History: the change log filtered by record, person, surface and agent
+//! session; one change with its before and after side by side; restoring a
+//! revision and undoing an agent turn, through the same functions as
+//! `/api/v1/changes/{id}/restore` and `/api/v1/sessions/{id}/turns/{n}/undo`.
+
+use crate::Person;
+use crate::error::WebError;
+use crate::frame::Frame;
+use crate::pages::Head;
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_core::access::Action;
+use quire_core::model::{Change, EntityKind, Surface};
+use quire_server::AppState;
+use quire_server::routes::agents::undo_turn;
+use quire_server::routes::changes::restore_change;
+use quire_store::ChangeFilter;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Changes per screen.
+const PER_SCREEN: u32 = 50;
+
+#[derive(Deserialize, Default)]
+pub struct HistoryQuery {
+    #[serde(default)]
+    entity: String,
+    #[serde(default)]
+    entity_id: String,
+    #[serde(default)]
+    actor: String,
+    #[serde(default)]
+    surface: String,
+    #[serde(default)]
+    session: String,
+    cursor: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "history.html")]
+struct HistoryPage {
+    head: Head,
+    frame: Frame,
+    q: HistoryQuery,
+    changes: Vec<Change>,
+    next: Option<String>,
+    entities: &'static [EntityKind],
+    surfaces: &'static [Surface],
+}
+
+fn nonempty(s: &str) -> Option<String> {
+    Some(s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// `GET /history`.
+pub async fn list(
+    State(state): State<AppState>,
+    person: Person,
+    Query(q): Query<HistoryQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let bad = |field: &str, e: quire_core::FieldError| {
+        WebError::Status(StatusCode::BAD_REQUEST, format!("{field}: {}", e.rule))
+    };
+    let filter = ChangeFilter {
+        entity: nonempty(&q.entity)
+            .map(|e| EntityKind::parse("entity", &e))
+            .transpose()
+            .map_err(|e| bad("entity", e))?,
+        entity_id: nonempty(&q.entity_id),
+        actor: nonempty(&q.actor),
+        session_id: nonempty(&q.session),
+        turn_id: None,
+        surface: nonempty(&q.surface)
+            .map(|s| Surface::parse("surface", &s))
+            .transpose()
+            .map_err(|e| bad("surface", e))?,
+    };
+    let listing = state
+        .store()
+        .changes(&person.caller.scope, &filter, PER_SCREEN, q.cursor.as_deref())
+        .await
+        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let page = HistoryPage {
+        head: Head::new(),
+        frame: Frame::new(&person, "/history"),
+        q,
+        changes: listing.items,
+        next: listing.next_cursor,
+        entities: EntityKind::ALL,
+        surfaces: Surface::ALL,
+    };
+    Ok(Html(page.render()?))
+}
+
+/// One field of a change: its value before and after.
+pub struct FieldDiff {
+    pub key: String,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Template)]
+#[template(path = "change.html")]
+struct ChangePage {
+    head: Head,
+    frame: Frame,
+    change: Change,
+    fields: Vec<FieldDiff>,
+    before: String,
+    after: String,
+    message: Option<String>,
+}
+
+/// The top-level fields a change touched, with their values before and after.
+fn diff(before: Option<&Value>, after: Option<&Value>) -> Vec<FieldDiff> {
+    let empty = serde_json::Map::new();
+    let b = before.and_then(Value::as_object).unwrap_or(&empty);
+    let a = after.and_then(Value::as_object).unwrap_or(&empty);
+    let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let show = |v: Option<&Value>| match v {
+        None => "—".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+    };
+    keys.into_iter()
+        .filter(|k| !matches!(k.as_str(), "version" | "updatedAt") && b.get(*k) != a.get(*k))
+        .map(|k| FieldDiff { key: k.clone(), before: show(b.get(k)), after: show(a.get(k)) })
+        .collect()
+}
+
+async fn change_page(
+    state: &AppState,
+    person: &Person,
+    id: i64,
+    message: Option<String>,
+) -> Result<ChangePage, WebError> {
+    person.caller.require(Action::Read)?;
+    let change = state.store().change(&person.caller.scope, id).await?;
+    let pretty =
+        |v: &Option<Value>| v.as_ref().map(|v| serde_json::to_string_pretty(v).unwrap_or_default()).unwrap_or_default();
+    Ok(ChangePage {
+        head: Head::new(),
+        frame: Frame::new(person, "/history"),
+        fields: diff(change.before.as_ref(), change.after.as_ref()),
+        before: pretty(&change.before),
+        after: pretty(&change.after),
+        change,
+        message,
+    })
+}
+
+/// `GET /history/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<i64>,
+) -> Result<Html<String>, WebError> {
+    Ok(Html(change_page(&state, &person, id, None).await?.render()?))
+}
+
+/// `POST /history/{id}/restore`: the record as this change left it.
+pub async fn restore(State(state): State<AppState>, person: Person, Path(id): Path<i64>) -> Response {
+    match restore_change(&state, &person.caller, id).await {
+        Ok(done) => Redirect::to(&format!("/history/{}", done.id)).into_response(),
+        Err(e) => refused(&state, &person, id, e).await,
+    }
+}
+
+/// `POST /history/{id}/undo-turn`: undoes the agent turn this change belongs to.
+pub async fn undo(State(state): State<AppState>, person: Person, Path(id): Path<i64>) -> Response {
+    let change = match state.store().change(&person.caller.scope, id).await {
+        Ok(c) => c,
+        Err(e) => return WebError::from(e).into_response(),
+    };
+    let (Some(session), Some(turn)) =
+        (change.session_id.as_deref(), change.turn_id.as_deref().and_then(|t| t.parse().ok()))
+    else {
+        return WebError::Status(StatusCode::BAD_REQUEST, format!("change {id} was not made by an agent turn"))
+            .into_response();
+    };
+    match undo_turn(&state, &person.caller, session, turn).await {
+        Ok(_) => Redirect::to(&format!("/history?session={}", crate::error::urlencode(session))).into_response(),
+        Err(e) => refused(&state, &person, id, e).await,
+    }
+}
+
+async fn refused(state: &AppState, person: &Person, id: i64, e: quire_server::error::ApiError) -> Response {
+    let status = e.status;
+    match change_page(state, person, id, Some(e.message)).await.and_then(|p| Ok(p.render()?)) {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_diff_lists_only_the_fields_that_changed() {
+        let before = json!({ "name": "Old", "slug": "a", "version": 1, "meta": { "title": "T" } });
+        let after = json!({ "name": "New", "slug": "a", "version": 2, "meta": { "title": "T2" }, "status": "draft" });
+        let d = diff(Some(&before), Some(&after));
+        let keys: Vec<&str> = d.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys, ["meta", "name", "status"]);
+        assert_eq!((d[1].before.as_str(), d[1].after.as_str()), ("Old", "New"));
+        assert_eq!(d[2].before, "—");
+    }
+}

@@ -336,6 +336,32 @@ describe("history", () => {
   });
 });
 
+describe("archive", () => {
+  test("an archived page lists what went with it; restore refuses a reused slug, then brings it all back", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Campaign", slug: "campaign" });
+    await api(server, "POST", `/api/v1/pages/${made.body.id}/sections`, { templateKey: "text", content: { body: "Sale!" } });
+    assert.equal((await api(server, "DELETE", `/api/v1/pages/${made.body.id}`)).status, 200);
+    const reuse = await api(server, "POST", "/api/v1/pages", { name: "New campaign", slug: "campaign" });
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Archive" }).click();
+    const card = page.locator("section.archive-item", { hasText: "Campaign" }).first();
+    await card.waitFor();
+    assert.equal(await card.locator("ul li").count(), 1, "the page's one section went with it");
+    assert.match(await card.locator("ul li").innerText(), /^section /);
+    await noSeriousViolations(page, "archive");
+    await card.getByRole("button", { name: /^Restore/ }).click();
+    assert.match(await page.locator("#restore-error").innerText(), /campaign/);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 404, "nothing restored");
+    await api(server, "PATCH", `/api/v1/pages/${reuse.body.id}`, { slug: "campaign-2" });
+    await page.locator("section.archive-item", { hasText: "Campaign" }).first().getByRole("button", { name: /^Restore/ }).click();
+    await page.waitForURL(`${server.base}/archive`);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 200);
+    const sections = await api(server, "GET", `/api/v1/pages/${made.body.id}/sections`);
+    assert.equal(sections.body.items.length, 1, "the section came back with its page");
+    await page.context().close();
+  });
+});
+
 describe("approvals and tokens", () => {
   test("the inbox shows a pending call with what it would archive; a rejection's reason reaches the caller", async () => {
     const made = await api(server, "POST", "/api/v1/pages", { name: "Inbox target", slug: "inbox-target" });

@@ -11,8 +11,13 @@ use quire_server::AppState;
 use serde::Deserialize;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 4] =
-    [("/pages", "Pages"), ("/history", "History"), ("/approvals", "Approvals"), ("/tokens", "API tokens")];
+const NAV: [(&str, &str); 5] = [
+    ("/pages", "Pages"),
+    ("/history", "History"),
+    ("/archive", "Archive"),
+    ("/approvals", "Approvals"),
+    ("/tokens", "API tokens"),
+];
 
 /// One entry of the site and environment switcher.
 pub struct Place {

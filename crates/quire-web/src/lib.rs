@@ -16,6 +16,7 @@
 
 mod actions;
 mod admin;
+mod archive;
 mod assets;
 mod error;
 mod form;
@@ -53,6 +54,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/history/{id}", get(history::show))
         .route("/history/{id}/restore", post(history::restore))
         .route("/history/{id}/undo-turn", post(history::undo))
+        .route("/archive", get(archive::list))
+        .route("/archive/{id}/restore", post(archive::restore))
         .route("/approvals", get(admin::approvals))
         .route("/approvals/{id}", post(admin::answer_one))
         .route("/tokens", get(admin::tokens).post(admin::create))

@@ -68,10 +68,16 @@ pub async fn restore(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    let archive = state.store().archive_record(&caller.scope, &id).await?;
+    Ok(Json(restore_archive(&state, &caller, &id).await?))
+}
+
+/// Restores one archive and what it took along, as `caller` (REST and the
+/// back-office alike); a reused slug is a conflict that names it.
+pub async fn restore_archive(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Archive> {
+    let archive = state.store().archive_record(&caller.scope, id).await?;
     caller.require(Action::Delete(archive.entity))?;
-    let mut restored = state.store().restore(&caller.ctx(), &caller.scope, &[id]).await?;
-    Ok(Json(restored.remove(0)))
+    let mut restored = state.store().restore(&caller.ctx(), &caller.scope, &[id.to_string()]).await?;
+    Ok(restored.remove(0))
 }
 
 /// Archives to restore together.

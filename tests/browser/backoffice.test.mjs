@@ -180,6 +180,20 @@ describe("pages", () => {
     await page.context().close();
   });
 
+  test("a form opened before someone else's change refuses to overwrite it", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name").fill("Contested");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByRole("heading", { name: /Contested/ }).waitFor();
+    const id = page.url().split("/pages/")[1];
+    await api(server, "PATCH", `/api/v1/pages/${id}`, { name: "Changed elsewhere" });
+    await page.getByLabel("Name", { exact: true }).fill("My edit");
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.getByText(/it changed since you opened it \(you edited version 1, it is now at 2\)/).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Changed elsewhere");
+    await page.context().close();
+  });
+
   test("a script in a page's name is shown as text and never runs", async () => {
     const page = await adminPage();
     let dialogs = 0;

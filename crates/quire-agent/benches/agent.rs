@@ -90,6 +90,7 @@ fn main() {
                 expires_at: None,
                 secret: None,
                 approval_policy: None,
+                user_id: None,
             })
             .await
             .unwrap();

@@ -489,15 +489,12 @@ impl Runtime {
         let turn = session.turns;
         let thread = session.id.clone();
         // Permissions are those of the person now, not when the session began:
-        // a token revoked, expired or regrouped since takes effect here.
-        let group = match session.actor.strip_prefix("token:") {
-            Some(token) => store
-                .live_token_group(token)
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or("the token that started this session was revoked or has expired; nothing more runs")?,
-            None => Group::parse(&session.group).map_err(|e| format!("session group: {e}"))?,
-        };
+        // a token revoked, expired or regrouped since, or a person disabled or
+        // regrouped since, takes effect here.
+        let recorded = Group::parse(&session.group).map_err(|e| format!("session group: {e}"))?;
+        let group = store.live_actor_group(&session.actor, recorded).await.map_err(|e| e.to_string())?.ok_or(
+            "the token or person that started this session was revoked, has expired or was disabled; nothing more runs",
+        )?;
         let ctx = CallContext {
             actor: session.actor.clone(),
             group,

@@ -342,7 +342,13 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .with_state(state)
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
-            tracing::debug_span!("request", method = %req.method(), uri = %req.uri(), id)
+            // A sign-in link's path is its secret: never logged.
+            let uri = if req.uri().path().starts_with("/sign-in/link/") {
+                "/sign-in/link/…".to_string()
+            } else {
+                req.uri().to_string()
+            };
+            tracing::debug_span!("request", method = %req.method(), uri = %uri, id)
         }))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
@@ -350,6 +356,25 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         // Outermost, so the errors of every layer above get the JSON shape.
         .layer(axum::middleware::from_fn(error::json_errors))
+        .layer(axum::middleware::from_fn(baseline_headers))
+}
+
+/// Headers every response carries unless it set its own: no MIME sniffing,
+/// no framing (the back-office shares this origin), and uploaded files
+/// sandboxed so nothing served from `/uploads` runs as this origin.
+async fn baseline_headers(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    use axum::http::{HeaderValue, header};
+    let uploads = req.uri().path().starts_with("/uploads/");
+    let mut response = next.run(req).await;
+    let headers = response.headers_mut();
+    headers.entry(header::X_CONTENT_TYPE_OPTIONS).or_insert(HeaderValue::from_static("nosniff"));
+    headers.entry(header::X_FRAME_OPTIONS).or_insert(HeaderValue::from_static("DENY"));
+    if uploads {
+        headers
+            .entry(header::CONTENT_SECURITY_POLICY)
+            .or_insert(HeaderValue::from_static("default-src 'none'; img-src 'self'; sandbox"));
+    }
+    response
 }
 
 /// Serves `router` on `listener` until ctrl-c.

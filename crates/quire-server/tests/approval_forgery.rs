@@ -44,6 +44,7 @@ async fn new_token(app: &TestApp, group: Group, policy: Option<&str>) -> String 
             expires_at: None,
             secret: None,
             approval_policy: policy.map(str::to_string),
+            user_id: None,
         })
         .await
         .unwrap()

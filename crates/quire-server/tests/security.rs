@@ -74,6 +74,7 @@ async fn environment_header_is_confined_to_the_token() {
             expires_at: None,
             secret: None,
             approval_policy: None,
+            user_id: None,
         })
         .await
         .unwrap();

@@ -155,3 +155,38 @@ async fn users_are_checked_and_unique_and_links_work_once() {
     assert!(app.store.use_sign_in_link(&link).await.unwrap().is_none(), "a link works once");
     assert!(app.store.use_sign_in_link("ql_unknown").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn disabling_a_person_revokes_their_tokens_stops_their_agent_and_a_new_password_ends_sessions() {
+    let app = TestApp::new().await;
+    let (session, secret) = person(&app, "tom@example.org", Group::Admin).await;
+    let c = cookie(&secret);
+    // A token made by the person through the API...
+    let made = app
+        .send_raw(
+            "POST",
+            "/api/v1/tokens",
+            None,
+            Some(json!({ "name": "tom's script", "group": "admin" }).to_string()),
+            &[("cookie", &c), ("x-csrf-token", &session.csrf)],
+        )
+        .await;
+    assert_status!(made, 201);
+    let token = made.body["secret"].as_str().unwrap().to_string();
+    assert_status!(app.send("GET", "/api/v1/me", Some(&token), None).await, 200);
+    let actor = format!("user:{}", session.user.id);
+    assert_eq!(app.store.live_actor_group(&actor, Group::Viewer).await.unwrap(), Some(Group::Admin));
+
+    // ... is revoked with them, and a paused turn of theirs would not resume.
+    app.store.set_user_disabled("tom@example.org", true).await.unwrap();
+    // (A serving process notices within a second, as for any revocation.)
+    assert!(app.store.authenticate(&token).await.unwrap().is_none(), "the token is revoked");
+    assert_eq!(app.store.live_actor_group(&actor, Group::Admin).await.unwrap(), None);
+
+    // A new password ends the sessions of whoever knew the old one.
+    let (other, other_secret) = person(&app, "una@example.org", Group::Editor).await;
+    app.store.set_password(&other.user.id, "a brand new password").await.unwrap();
+    let gone = app.send_raw("GET", "/api/v1/me", None, None, &[("cookie", &cookie(&other_secret))]).await;
+    assert_status!(gone, 401);
+    assert!(app.store.check_sign_in("una@example.org", "a brand new password").await.unwrap().is_some());
+}

@@ -112,6 +112,7 @@ async fn a_conversational_token_confirms_in_the_same_session() {
             expires_at: None,
             secret: None,
             approval_policy: Some("conversational".into()),
+            user_id: None,
         })
         .await
         .unwrap();
@@ -145,6 +146,7 @@ async fn a_conversational_token_confirms_in_the_same_session() {
             expires_at: None,
             secret: None,
             approval_policy: Some("whatever".into()),
+            user_id: None,
         })
         .await;
     assert!(bad.is_err(), "unknown policies are refused");

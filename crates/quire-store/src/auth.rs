@@ -28,6 +28,8 @@ pub struct NewToken {
     pub secret: Option<String>,
     /// `user` (default) or `conversational`.
     pub approval_policy: Option<String>,
+    /// The person who created it, if a person did: disabling them revokes it.
+    pub user_id: Option<String>,
 }
 
 /// A token's public description (never its secret).
@@ -250,8 +252,8 @@ impl Store {
             last_used_at: None,
         };
         sqlx::query(
-            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy, user_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )
         .bind(&info.id)
         .bind(&info.name)
@@ -263,6 +265,7 @@ impl Store {
         .bind(info.expires_at)
         .bind(now)
         .bind(&info.approval_policy)
+        .bind(&input.user_id)
         .execute(&self.writer)
         .await
         .map_err(|e| match e {
@@ -300,6 +303,27 @@ impl Store {
         }
         let group: String = row.try_get("grp")?;
         Ok(Some(Group::parse(&group).map_err(StoreError::Corrupt)?))
+    }
+
+    /// The current group of a change-log actor: a token's while it is
+    /// neither revoked nor expired, a person's while they are enabled;
+    /// `None` once that is no longer so. Any other actor (the local admin,
+    /// the system) keeps `recorded`.
+    pub async fn live_actor_group(&self, actor: &str, recorded: Group) -> Result<Option<Group>> {
+        if let Some(token) = actor.strip_prefix("token:") {
+            return self.live_token_group(token).await;
+        }
+        if let Some(user) = actor.strip_prefix("user:") {
+            let row = sqlx::query("SELECT grp FROM users WHERE id = ?1 AND disabled_at IS NULL")
+                .bind(user)
+                .fetch_optional(&self.reader)
+                .await?;
+            return match row {
+                Some(row) => Ok(Some(Group::parse(&row.try_get::<String, _>("grp")?).map_err(StoreError::Corrupt)?)),
+                None => Ok(None),
+            };
+        }
+        Ok(Some(recorded))
     }
 
     /// Number of tokens ever created (zero means a fresh database).

@@ -121,7 +121,8 @@ fn check_email(email: &str) -> Result<String> {
     Ok(email)
 }
 
-fn check_password(password: &str) -> Result<()> {
+/// Checks a new password's length (at least [`MIN_PASSWORD`], at most 1024).
+pub fn check_password(password: &str) -> Result<()> {
     let n = password.chars().count();
     if n < MIN_PASSWORD {
         return Err(StoreError::invalid(
@@ -135,8 +136,18 @@ fn check_password(password: &str) -> Result<()> {
     Ok(())
 }
 
+/// At most this many password hashes run at once (one per core): each
+/// takes ~19 MiB and a core, so a flood of sign-ins waits here instead of
+/// exhausting memory and the blocking pool.
+fn hashing() -> &'static tokio::sync::Semaphore {
+    static PERMITS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    PERMITS
+        .get_or_init(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)))
+}
+
 /// Hashes a password with argon2id on the blocking pool.
 async fn hash_password(password: String) -> Result<String> {
+    let _permit = hashing().acquire().await.map_err(|e| StoreError::Corrupt(e.to_string()))?;
     tokio::task::spawn_blocking(move || hash_blocking(&password))
         .await
         .map_err(|e| StoreError::Corrupt(e.to_string()))?
@@ -157,6 +168,7 @@ fn hash_blocking(password: &str) -> Result<String> {
 async fn verify_password(password: String, stored: Option<String>) -> bool {
     static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let known = stored.is_some();
+    let Ok(_permit) = hashing().acquire().await else { return false };
     tokio::task::spawn_blocking(move || {
         let hash = match stored {
             Some(h) => h,
@@ -303,7 +315,8 @@ impl Store {
     }
 
     /// Disables (or enables again) a user. Disabling ends every session of
-    /// theirs in the same transaction, so their next request is signed out.
+    /// theirs and revokes the API tokens they created, in the same
+    /// transaction, so their next request (and their tokens') is refused.
     pub async fn set_user_disabled(&self, id_or_email: &str, disabled: bool) -> Result<UserInfo> {
         let user = self.user(id_or_email).await?;
         let now = Utc::now();
@@ -320,24 +333,39 @@ impl Store {
                 .bind(&user.id)
                 .execute(&mut *tx)
                 .await?;
+            // The tokens they made would outlive them otherwise.
+            sqlx::query("UPDATE api_tokens SET revoked_at = ?1 WHERE user_id = ?2 AND revoked_at IS NULL")
+                .bind(now)
+                .bind(&user.id)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         self.user(&user.id).await
     }
 
-    /// Sets a user's password.
+    /// Sets a user's password and ends every session of theirs (whoever
+    /// knew the old one is signed out).
     pub async fn set_password(&self, user_id: &str, password: &str) -> Result<()> {
         check_password(password)?;
         let hash = hash_password(password.to_string()).await?;
+        let now = Utc::now();
+        let mut tx = self.writer.begin().await?;
         let done = sqlx::query("UPDATE users SET password_hash = ?1, updated_at = ?2 WHERE id = ?3")
             .bind(hash)
-            .bind(Utc::now())
+            .bind(now)
             .bind(user_id)
-            .execute(&self.writer)
+            .execute(&mut *tx)
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::not_found("user", user_id));
         }
+        sqlx::query("UPDATE web_sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL")
+            .bind(now)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(())
     }
 

@@ -75,6 +75,12 @@
     ev.target.querySelectorAll("ol.items[data-list]").forEach(renumber);
   }, true);
 
+  // Forms with unsaved edits are not replaced under the person's hands.
+  document.addEventListener("input", function (ev) {
+    var f = ev.target.closest && ev.target.closest("#main form[method=post]");
+    if (f) f.dataset.dirty = "1";
+  });
+
   // ---- a new page's slug follows its name until edited by hand ----
   function slugify(s) {
     return s.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
@@ -255,6 +261,10 @@
   // Shows the screen's record as it is now: the screen is fetched again
   // and its main content replaced in place (the conversation stays).
   function refresh() {
+    if (document.querySelector("#main form[data-dirty]")) {
+      note("The record on screen was changed by this turn. Save or discard your edits, then reload to see it.");
+      return;
+    }
     fetch(window.location.href, { credentials: "same-origin" }).then(function (r) {
       if (!r.ok) { note("The record on screen is gone (HTTP " + r.status + ")."); return; }
       return r.text().then(function (html) {

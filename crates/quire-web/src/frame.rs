@@ -113,10 +113,31 @@ pub async fn switch(State(state): State<AppState>, person: Person, Form(form): F
     }
 }
 
-/// A local path to go back to, or `/` (never another site).
+/// A local path to go back to, or `/` (never another site): it starts with
+/// one `/` and holds only visible ASCII (no backslash, space, tab or other
+/// control a browser would strip into `//elsewhere`).
 pub fn safe_back(back: Option<&str>) -> String {
     match back {
-        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') => p.to_string(),
+        Some(p)
+            if p.starts_with('/') && !p.starts_with("//") && p.chars().all(|c| c.is_ascii_graphic() && c != '\\') =>
+        {
+            p.to_string()
+        }
         _ => "/".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_back;
+
+    #[test]
+    fn only_local_paths_are_gone_back_to() {
+        assert_eq!(safe_back(Some("/pages?parent=1")), "/pages?parent=1");
+        for bad in ["//evil.example", "/\t/evil.example", "/\\evil.example", "https://evil.example", "/ /x", "/\u{7f}"]
+        {
+            assert_eq!(safe_back(Some(bad)), "/", "{bad:?}");
+        }
+        assert_eq!(safe_back(None), "/");
     }
 }

@@ -102,8 +102,10 @@ async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> 
         return next.run(req).await;
     }
     if let Some(origin) = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        let host = req.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-        let same = origin.split_once("://").is_some_and(|(_, rest)| rest == host);
+        // The Host this server was asked for, or the one a proxy in front says.
+        let hosts = [header::HOST.as_str(), "x-forwarded-host"]
+            .map(|h| req.headers().get(h).and_then(|v| v.to_str().ok()).unwrap_or("").to_string());
+        let same = origin.split_once("://").is_some_and(|(_, rest)| hosts.iter().any(|h| !h.is_empty() && h == rest));
         if !same {
             return WebError::Forbidden(format!("a form from {origin} cannot change anything here")).into_response();
         }
@@ -113,7 +115,10 @@ async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> 
         Ok(s) => s,
         Err(e) => return WebError::from(e).into_response(),
     };
-    let Some(session) = session else {
+    // The sign-in forms carry no session's token (a browser may still hold
+    // an old session while someone signs in); their Origin was checked.
+    let signing_in = parts.uri.path() == "/sign-in" || parts.uri.path().starts_with("/sign-in/link/");
+    let Some(session) = session.filter(|_| !signing_in) else {
         // Not signed in: only the sign-in forms answer; the rest redirect.
         return next.run(Request::from_parts(parts, body)).await;
     };

@@ -323,6 +323,10 @@ pub async fn update(
     let scope = person.caller.scope.clone();
     let result = async {
         person.caller.require(Action::Write(EntityKind::Page))?;
+        let current = state.store().page(&scope, &id).await?;
+        if let Some(e) = stale(&pairs, current.version) {
+            return Ok(Err(e));
+        }
         let meta = serde_json::json!({
             "title": Some(f.meta_title.trim()).filter(|s| !s.is_empty()),
             "description": Some(f.meta_description.trim()).filter(|s| !s.is_empty()),
@@ -541,8 +545,10 @@ pub async fn update_section(
     };
     let read = form::read(&template.fields, &pairs);
     let shown = Value::Object(read.clone());
-    let result = match status_of(status.as_deref()) {
-        Ok(status) => {
+    let result = match (stale(&pairs, section.version), status_of(status.as_deref())) {
+        (Some(e), _) => Err(e),
+        (None, Err(e)) => Err(e),
+        (None, Ok(status)) => {
             let patch = SectionPatch {
                 content: Some(form::patch(&template.fields, read)),
                 sort_order: None,
@@ -551,7 +557,6 @@ pub async fn update_section(
             };
             state.store().update_section(&person.caller.ctx(), &scope, &id, patch).await
         }
-        Err(e) => Err(e),
     };
     match result {
         Ok(s) => Redirect::to(&format!("/sections/{}?saved=1", s.id)).into_response(),
@@ -574,6 +579,22 @@ pub async fn update_section(
             render(StatusCode::UNPROCESSABLE_ENTITY, &view)
         }
     }
+}
+
+/// A conflict when the form was opened on an older version of the record
+/// than the one stored (someone, or the agent, changed it meanwhile): saving
+/// would silently undo their change.
+fn stale(pairs: &[(String, String)], current: i64) -> Option<quire_store::StoreError> {
+    let opened = pairs.iter().rev().find(|(k, _)| k == "_version")?.1.parse::<i64>().ok()?;
+    (opened != current).then(|| {
+        quire_store::StoreError::conflict(
+            None,
+            format!(
+                "it changed since you opened it (you edited version {opened}, it is now at {current}); reload to see the \
+                 changes, then make yours again"
+            ),
+        )
+    })
 }
 
 #[derive(Deserialize)]

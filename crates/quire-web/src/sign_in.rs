@@ -33,20 +33,19 @@ pub struct Throttle(Arc<Mutex<HashMap<String, Failures>>>);
 type Failures = (u32, Instant, Option<Instant>);
 
 impl Throttle {
-    /// How long `email` must still wait, if it is locked.
-    fn locked(&self, email: &str) -> Option<Duration> {
-        let map = self.0.lock().ok()?;
-        let (_, _, until) = map.get(email)?;
-        until.and_then(|u| u.checked_duration_since(Instant::now()))
-    }
-
-    fn failed(&self, email: &str) {
-        let Ok(mut map) = self.0.lock() else { return };
+    /// Counts an attempt for `email` before its password is checked (so
+    /// attempts sent in parallel count too); refuses it with the time left
+    /// while the email is locked. A success forgets the count.
+    fn attempt(&self, email: &str) -> Result<(), Duration> {
+        let Ok(mut map) = self.0.lock() else { return Ok(()) };
         if map.len() > 100_000 {
             map.retain(|_, (_, first, _)| first.elapsed() < WINDOW);
         }
         let now = Instant::now();
         let entry = map.entry(email.to_string()).or_insert((0, now, None));
+        if let Some(wait) = entry.2.and_then(|u| u.checked_duration_since(now)) {
+            return Err(wait);
+        }
         if entry.1.elapsed() > WINDOW {
             *entry = (0, now, None);
         }
@@ -55,6 +54,7 @@ impl Throttle {
             let extra = (entry.0 - FREE_FAILURES).min(10);
             entry.2 = Some(now + (FIRST_LOCK * 2u32.pow(extra)).min(WINDOW));
         }
+        Ok(())
     }
 
     fn succeeded(&self, email: &str) {
@@ -134,7 +134,7 @@ pub async fn submit(
             Err(e) => WebError::from(e).into_response(),
         }
     };
-    if let Some(wait) = throttle.locked(&email) {
+    if let Err(wait) = throttle.attempt(&email) {
         return again(
             format!("Too many failed sign-ins for this email; try again in {} s.", wait.as_secs().max(1)),
             StatusCode::TOO_MANY_REQUESTS,
@@ -146,7 +146,6 @@ pub async fn submit(
             start(&state, &user, &next, &headers).await
         }
         Ok(None) => {
-            throttle.failed(&email);
             tracing::info!(email = %email, "failed sign-in");
             again("The email or password is not right.".into(), StatusCode::UNAUTHORIZED)
         }
@@ -188,10 +187,10 @@ pub async fn link_submit(
     if form.password != form.confirm {
         return again("The two passwords differ.".into(), StatusCode::UNPROCESSABLE_ENTITY);
     }
-    let n = form.password.chars().count();
-    if n < quire_store::users::MIN_PASSWORD {
+    // Checked before the link is used, so a refused password leaves it usable.
+    if let Err(e) = quire_store::users::check_password(&form.password) {
         return again(
-            format!("The password must be at least {} characters (it has {n}).", quire_store::users::MIN_PASSWORD),
+            format!("{}.", e.to_string().replacen("password: ", "The password ", 1)),
             StatusCode::UNPROCESSABLE_ENTITY,
         );
     }
@@ -220,4 +219,22 @@ pub async fn sign_out(State(state): State<AppState>, person: Person) -> Response
     state.forget_tokens();
     ([(header::SET_COOKIE, session_cookie("", 0, state.https()))], Redirect::to("/sign-in?signed_out=1"))
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attempts_count_before_the_password_is_checked_and_a_lock_refuses_the_rest() {
+        let t = Throttle::default();
+        for _ in 0..FREE_FAILURES {
+            assert!(t.attempt("a@example.org").is_ok());
+        }
+        // The fifth attempt set the lock, whatever its password turns out to be.
+        let wait = t.attempt("a@example.org").unwrap_err();
+        assert!(wait <= FIRST_LOCK && wait > FIRST_LOCK / 2, "{wait:?}");
+        assert!(t.attempt("b@example.org").is_ok(), "other emails are not locked");
+        t.succeeded("b@example.org");
+    }
 }

@@ -450,6 +450,7 @@ async fn token(command: TokenCommand, config: &Config, dir: &std::path::Path) ->
                     expires_at,
                     secret: None,
                     approval_policy: Some(policy),
+                    user_id: None,
                 })
                 .await?;
             outln!("{secret}")?;
@@ -692,6 +693,7 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult<Option<Str
                     expires_at: None,
                     secret: Some(secret.clone()),
                     approval_policy: None,
+                    user_id: None,
                 })
                 .await?;
             eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
@@ -706,6 +708,7 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult<Option<Str
                 expires_at: None,
                 secret: None,
                 approval_policy: None,
+                user_id: None,
             })
             .await?;
         outln!(

@@ -99,6 +99,7 @@ pub async fn editor_token(store: &Store) -> String {
             expires_at: None,
             secret: None,
             approval_policy: None,
+            user_id: None,
         })
         .await
         .unwrap();

@@ -126,6 +126,10 @@ pub async fn create_token(state: &AppState, caller: &Caller, body: CreateToken) 
             expires_at,
             secret: None,
             approval_policy: body.approval_policy,
+            user_id: match &caller.who {
+                Who::Person(p) => Some(p.user.id.clone()),
+                Who::Token(_) => None,
+            },
         })
         .await?;
     tracing::info!(token = %token.id, group = token.group.as_str(), by = %caller.actor(), "token created");

@@ -54,6 +54,7 @@ async fn token(store: &Store, group: Group, site: &str, expired: bool) -> String
             expires_at,
             secret: None,
             approval_policy: None,
+            user_id: None,
         })
         .await
         .unwrap()

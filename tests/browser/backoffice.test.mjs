@@ -210,6 +210,27 @@ describe("pages", () => {
     await page.context().close();
   });
 
+  test("a markdown field previews its text, and markup typed into it stays text", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name").fill("Preview check");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByLabel("Add a section").selectOption("text");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    let dialogs = 0;
+    page.on("dialog", async (d) => { dialogs++; await d.dismiss(); });
+    await page.getByLabel(/^Body/).fill("# Title\n\nSome **bold** and a [link](/about).\n\n- one\n- two\n\n<img src=x onerror=alert(1)>");
+    await page.getByRole("button", { name: "Preview" }).click();
+    const preview = page.getByRole("region", { name: "Preview" });
+    assert.equal(await preview.locator("h1").innerText(), "Title");
+    assert.equal(await preview.locator("strong").innerText(), "bold");
+    assert.equal(await preview.locator("a").getAttribute("href"), "/about");
+    assert.equal(await preview.locator("li").count(), 2);
+    assert.equal(await preview.locator("img").count(), 0);
+    assert.match(await preview.innerText(), /<img src=x onerror=alert\(1\)>/);
+    assert.equal(dialogs, 0);
+    await page.context().close();
+  });
+
   test("list fields add, reorder and remove items in place", async () => {
     const page = await adminPage();
     await page.getByLabel("Name").fill("Questions");

@@ -94,11 +94,87 @@
     from.addEventListener("input", function () { if (!touched) slug.value = slugify(from.value); });
   });
 
+  // ---- markdown fields: a preview beside the text, built with DOM nodes
+  // only (headings, paragraphs, lists, quotes, code, emphasis, links), so
+  // nothing typed can become markup ----
+  function inline(parent, text) {
+    var re = /(\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`|\[[^\]]+\]\([^)\s]+\))/g;
+    var last = 0, m;
+    while ((m = re.exec(text))) {
+      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+      var t = m[0], node;
+      if (t.startsWith("**")) { node = document.createElement("strong"); node.textContent = t.slice(2, -2); }
+      else if (t.startsWith("`")) { node = document.createElement("code"); node.textContent = t.slice(1, -1); }
+      else if (t.startsWith("[")) {
+        var close = t.indexOf("](");
+        var href = t.slice(close + 2, -1);
+        node = document.createElement("a");
+        node.textContent = t.slice(1, close);
+        if (/^(https?:\/\/|\/|#|mailto:)/.test(href)) node.href = href;
+      } else { node = document.createElement("em"); node.textContent = t.slice(1, -1); }
+      parent.appendChild(node);
+      last = re.lastIndex;
+    }
+    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+  }
+  function markdown(target, source) {
+    target.textContent = "";
+    var list = null, code = null, para = null;
+    source.replace(/\r\n/g, "\n").split("\n").forEach(function (line) {
+      if (code) {
+        if (/^```/.test(line)) { code = null; } else { code.textContent += line + "\n"; }
+        return;
+      }
+      if (/^```/.test(line)) { code = document.createElement("pre"); target.appendChild(code); list = para = null; return; }
+      var h = line.match(/^(#{1,6})\s+(.*)$/);
+      var li = line.match(/^\s*(?:[-*+]|\d+\.)\s+(.*)$/);
+      var q = line.match(/^>\s?(.*)$/);
+      if (h) { var e = document.createElement("h" + h[1].length); inline(e, h[2]); target.appendChild(e); list = para = null; }
+      else if (li) {
+        if (!list) { list = document.createElement("ul"); target.appendChild(list); }
+        var item = document.createElement("li"); inline(item, li[1]); list.appendChild(item); para = null;
+      } else if (q) { var b = document.createElement("blockquote"); inline(b, q[1]); target.appendChild(b); list = para = null; }
+      else if (!line.trim()) { list = para = null; }
+      else {
+        if (!para) { para = document.createElement("p"); target.appendChild(para); } else { para.appendChild(document.createTextNode(" ")); }
+        inline(para, line);
+      }
+    });
+  }
+  function enhanceMarkdown(root) {
+    root.querySelectorAll("textarea[data-markdown]").forEach(function (area) {
+      if (area.dataset.enhanced) return;
+      area.dataset.enhanced = "1";
+      var btn = document.createElement("button");
+      btn.type = "button";
+      btn.className = "preview-toggle";
+      btn.textContent = "Preview";
+      btn.setAttribute("aria-expanded", "false");
+      var view = document.createElement("div");
+      view.className = "md-preview";
+      view.hidden = true;
+      view.setAttribute("aria-label", "Preview");
+      view.setAttribute("role", "region");
+      btn.addEventListener("click", function () {
+        var show = view.hidden;
+        if (show) markdown(view, area.value);
+        view.hidden = !show;
+        btn.setAttribute("aria-expanded", String(show));
+        btn.textContent = show ? "Hide preview" : "Preview";
+      });
+      area.addEventListener("input", function () { if (!view.hidden) markdown(view, area.value); });
+      area.after(btn, view);
+    });
+  }
+
   // ---- focus the error summary after a refused save ----
   var summary = document.getElementById("error-summary");
   if (summary) summary.focus();
 
-  window.quireEnhance = function (root) { root.querySelectorAll("ol.items[data-list]").forEach(enhanceList); };
+  window.quireEnhance = function (root) {
+    root.querySelectorAll("ol.items[data-list]").forEach(enhanceList);
+    enhanceMarkdown(root);
+  };
   window.quireEnhance(document);
 })();
 

@@ -38,8 +38,8 @@ pub struct ChangeQuery {
     pub session_id: Option<String>,
     /// Only changes of this agent turn.
     pub turn_id: Option<String>,
-    /// Only changes made through this surface (rest, web, cli, mcp, agent, system).
-    #[param(value_type = Option<String>)]
+    /// Only changes made through this surface.
+    #[param(inline)]
     pub surface: Option<Surface>,
     /// Items per page, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]

@@ -100,13 +100,24 @@ pub fn check_expiry(field: &str, at: DateTime<Utc>) -> Result<DateTime<Utc>> {
     Ok(at)
 }
 
+/// Longest lifetime a token can be given, in days (100 years); beyond it a
+/// date no longer has four digits for its year.
+pub const MAX_EXPIRY_DAYS: i64 = 36_500;
+
 /// The expiry `days` days from now; refuses fewer than one day (zero would
-/// create an already expired token). `field` names the input at fault.
+/// create an already expired token) and more than [`MAX_EXPIRY_DAYS`].
+/// `field` names the input at fault.
 pub fn expiry_in_days(field: &str, days: i64) -> Result<DateTime<Utc>> {
     if days < 1 {
         return Err(StoreError::invalid(
             field,
             format!("must be at least 1 day ({days} would create an already expired token)"),
+        ));
+    }
+    if days > MAX_EXPIRY_DAYS {
+        return Err(StoreError::invalid(
+            field,
+            format!("must be at most {MAX_EXPIRY_DAYS} days (100 years); {days} is too far in the future"),
         ));
     }
     chrono::TimeDelta::try_days(days)

@@ -46,8 +46,8 @@ pub struct CreateToken {
     pub environments: Option<Vec<String>>,
     /// When it stops working; must be in the future.
     pub expires_at: Option<DateTime<Utc>>,
-    /// Or: days until it stops working, at least 1.
-    #[schema(minimum = 1)]
+    /// Or: days until it stops working, 1 to 36500 (100 years).
+    #[schema(minimum = 1, maximum = 36500)]
     pub expires_in_days: Option<i64>,
     /// How its destructive calls are approved: user (default) or conversational.
     #[schema(value_type = Option<quire_core::model::AgentPolicy>)]

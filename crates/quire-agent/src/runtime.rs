@@ -109,7 +109,9 @@ pub struct Runtime {
     registry: Arc<Registry>,
     profiles: Profiles,
     hub: Arc<EventHub>,
-    clients: Mutex<HashMap<String, Arc<dyn Provider>>>,
+    /// Clients by profile name: built from a profile on first use, or
+    /// injected with [`Runtime::set_provider`].
+    clients: Mutex<HashMap<String, ProfileClient>>,
 }
 
 /// Longest message accepted.
@@ -124,6 +126,16 @@ impl Runtime {
             hub: Arc::new(EventHub::default()),
             clients: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Runs agents of profile `name` (and, when `name` is `default`, of
+    /// every profile not configured otherwise) on `provider`, with the
+    /// limits of `profile`: any [`Provider`] implementation, so tests and
+    /// benchmarks drive the loop in process and a new provider needs no
+    /// change here. Replaces what `name` used before.
+    pub fn set_provider(&self, name: &str, profile: crate::provider::Profile, provider: Arc<dyn Provider>) {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.insert(name.to_string(), (profile, provider));
     }
 
     /// The event streams of all sessions.
@@ -289,6 +301,7 @@ impl Runtime {
     /// answers how many it resumed. Run periodically and at start-up, so
     /// approvals given through any process (or before a restart) continue.
     pub async fn sweep(self: &Arc<Self>) -> usize {
+        self.hub.prune();
         let paused = match self.store().paused_sessions().await {
             Ok(p) => p,
             Err(e) => {
@@ -467,14 +480,22 @@ impl Runtime {
         }
     }
 
+    /// The profile and client agents of `profile_name` run on: an injected
+    /// or already built one, else one built from the configured profile
+    /// (falling back to `default`, injected or configured). None when no
+    /// profile applies.
     fn client(&self, profile_name: &str) -> Result<Option<ProfileClient>, String> {
-        let Some(profile) = self.profiles.get(profile_name) else { return Ok(None) };
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = clients.get(profile_name) {
-            return Ok(Some((profile.clone(), Arc::clone(c))));
+            return Ok(Some(c.clone()));
         }
+        let key = if self.profiles.contains(profile_name) { profile_name } else { "default" };
+        if let Some(c) = clients.get(key) {
+            return Ok(Some(c.clone()));
+        }
+        let Some(profile) = self.profiles.get(key) else { return Ok(None) };
         let client = profile.client().map_err(|e| e.to_string())?;
-        clients.insert(profile_name.to_string(), Arc::clone(&client));
+        clients.insert(key.to_string(), (profile.clone(), Arc::clone(&client)));
         Ok(Some((profile.clone(), client)))
     }
 

@@ -1,0 +1,85 @@
+//! What a step costs in prompt tokens (tiktoken o200k_base, system prompt
+//! plus tool definitions as the model receives them), against sending every
+//! tool and every guidance line: the budget this test holds is at least
+//! 85 % fewer, for the editor agent's step after searchTools activated five
+//! tools. Run with --nocapture to see the figures.
+
+mod support;
+
+use quire_agent::prompt::{BASE_PROMPT, tool_spec};
+use quire_agent::{ChatRequest, ToolSpec};
+use std::sync::{Arc, Mutex};
+use support::*;
+
+/// The text a provider receives for one tool.
+fn tool_text(t: &ToolSpec) -> String {
+    format!("{}\n{}\n{}", t.name, t.description, t.parameters)
+}
+
+fn tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base().unwrap().encode_with_special_tokens(text).len()
+}
+
+/// System prompt + tools of a request.
+fn request_text(r: &ChatRequest) -> String {
+    let tools: Vec<String> = r.tools.iter().map(tool_text).collect();
+    format!("{}\n{}", r.system, tools.join("\n"))
+}
+
+/// The request of the step after `searchTools` found tools for `query`.
+async fn step_after_search(query: &str) -> (ChatRequest, Env) {
+    let env = Env::in_process().await;
+    let seen: Arc<Mutex<Option<ChatRequest>>> = Arc::default();
+    let args = serde_json::json!({ "query": query, "limit": 5 }).to_string();
+    env.model.answer(
+        "",
+        &[("c1", "acknowledgeRequest", r#"{"message":"On it."}"#), ("c2", "searchTools", &args)],
+    );
+    let keep = Arc::clone(&seen);
+    env.model.push(Step::Dynamic(Box::new(move |r| {
+        *keep.lock().unwrap() = Some(r.clone());
+        response("Done.", &[])
+    })));
+    env.turn("Please help with the site", None).await;
+    let request = seen.lock().unwrap().take().expect("the second step ran");
+    (request, env)
+}
+
+/// System prompt with every rule and every guidance line, and every tool.
+fn everything(env: &Env, request: &ChatRequest) -> String {
+    let tools = env.registry.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+    let agent_block = request.system.find("<agent ").map(|start| {
+        let end = request.system[start..].find("</agent>").unwrap() + start + "</agent>".len();
+        &request.system[start..end]
+    });
+    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::RULES.to_string()];
+    system.extend(agent_block.map(str::to_string));
+    system.push(quire_tools::render_guidance(&env.registry, &names));
+    let specs: Vec<String> = tools
+        .iter()
+        .map(|t| tool_text(&tool_spec(&env.registry, t, quire_core::model::AgentPolicy::User)))
+        .collect();
+    format!("{}\n{}", system.join("\n\n"), specs.join("\n"))
+}
+
+#[tokio::test]
+async fn a_step_costs_at_least_85_percent_fewer_tokens_than_everything() {
+    let mut worst: f64 = 0.0;
+    for query in ["update page", "page section", "menu link", "blog post", "image alt text"] {
+        let (request, env) = step_after_search(query).await;
+        let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names.len(), 8, "three default tools and five found for {query:?}: {names:?}");
+        let step = tokens(&request_text(&request));
+        let all = tokens(&everything(&env, &request));
+        let saved = 1.0 - step as f64 / all as f64;
+        println!(
+            "{query:<16} step {step} tokens (system {}), everything {all} tokens ({} tools): {:.1} % fewer — {names:?}",
+            tokens(&request.system),
+            env.registry.tools().len(),
+            saved * 100.0
+        );
+        worst = worst.max(step as f64 / all as f64);
+    }
+    assert!(worst <= 0.15, "a step costs {:.1} % of everything; the budget is 15 %", worst * 100.0);
+}

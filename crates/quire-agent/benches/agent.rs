@@ -237,8 +237,55 @@ fn main() {
     let agent = rt.block_on(b.store.agent(&b.scope, "editor")).unwrap();
     prepare_bench(&b, &agent);
 
+    // A step's write alone: two messages and the small state update.
+    rt.block_on(async {
+        let session = b
+            .store
+            .start_session(
+                &b.scope,
+                quire_store::NewSession {
+                    agent_id: agent.id.clone(),
+                    actor: b.person.actor.clone(),
+                    group: "editor".into(),
+                    title: "bench".into(),
+                    context: None,
+                },
+                &json!({ "role": "user", "content": "hello" }),
+            )
+            .await
+            .unwrap();
+        let call = json!({ "role": "assistant", "content": "", "toolCalls": [{ "id": "c", "name": "getPage", "arguments": "{\"slug\":\"about\"}" }] });
+        let result = json!({ "role": "tool", "toolCallId": "c", "name": "getPage", "content": "x".repeat(600) });
+        let mut samples = Vec::new();
+        for i in 0..2_200 {
+            let update = quire_store::SessionUpdate { steps: Some(i), usage: Some((i, i)), ..Default::default() };
+            let start = Instant::now();
+            b.store.record_step(&b.scope, &session.id, &update, 1, &[call.clone(), result.clone()]).await.unwrap();
+            if i >= 200 {
+                samples.push(start.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+        let (p50, p99) = summary(samples);
+        println!("a step's write (state update + two messages, group commit): p50 {p50:.1} µs, p99 {p99:.1} µs");
+    });
+
     // The 10-step turn, in process and over loopback HTTP, in alternating rounds.
     let (local, model) = rt.block_on(async { in_process_runtime(&b) });
+
+    // Memory over many turns, each in a new session.
+    rt.block_on(async {
+        let start_rss = rss_mb();
+        let mut marks = Vec::new();
+        for i in 0..rss_turns {
+            script_in_process(&model, &b.about_id, i);
+            turn(&local, &b.person).await;
+            if (i + 1) % 1000 == 0 || i + 1 == 220 {
+                marks.push((i + 1, rss_mb()));
+            }
+        }
+        let marks: Vec<String> = marks.iter().map(|(n, mb)| format!("{n}: {mb:.1} MB")).collect();
+        println!("RSS before {start_rss:.1} MB; after turns {}; sessions with events in memory: {}", marks.join(", "), local.events().sessions());
+    });
     let (remote, fake) = rt.block_on(http_runtime(&b));
     let mut local_steps = Vec::new();
     let mut remote_steps = Vec::new();
@@ -285,12 +332,10 @@ fn main() {
     {
         use tracing_subscriber::layer::SubscriberExt;
         let subscriber = tracing_subscriber::registry().with(spans.clone());
-        let _guard = tracing::subscriber::set_default(subscriber);
+        tracing::subscriber::set_global_default(subscriber).unwrap();
         let start = Instant::now();
         let n = turns;
-        // set_default is per thread: run the turns on this thread.
-        let current = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        current.block_on(async {
+        rt.block_on(async {
             for i in 0..n {
                 script_in_process(&model, &b.about_id, i);
                 turn(&local, &b.person).await;
@@ -299,7 +344,7 @@ fn main() {
         let total = start.elapsed().as_secs_f64() * 1e3;
         let steps = (n * 10) as f64;
         let times = spans.0.lock().unwrap().clone();
-        println!("breakdown over {n} in-process turns on one thread ({:.3} ms per step in all):", total / steps);
+        println!("breakdown over {n} in-process turns ({:.3} ms per step in all):", total / steps);
         let mut names: Vec<_> = times.into_iter().collect();
         names.sort_by(|a, b| b.1.0.partial_cmp(&a.1.0).unwrap());
         for (name, (ms, count)) in names {
@@ -307,18 +352,4 @@ fn main() {
         }
     }
 
-    // Memory over many turns, each in a new session.
-    rt.block_on(async {
-        let start_rss = rss_mb();
-        let mut marks = Vec::new();
-        for i in 0..rss_turns {
-            script_in_process(&model, &b.about_id, i);
-            turn(&local, &b.person).await;
-            if (i + 1) % 1000 == 0 || i + 1 == 220 {
-                marks.push((i + 1, rss_mb()));
-            }
-        }
-        let marks: Vec<String> = marks.iter().map(|(n, mb)| format!("{n}: {mb:.1} MB")).collect();
-        println!("RSS before {start_rss:.1} MB; after turns {}", marks.join(", "));
-    });
 }

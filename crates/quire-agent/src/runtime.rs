@@ -490,6 +490,12 @@ impl Runtime {
     /// Writes what the database does not hold of the session yet: the
     /// messages since the last write and the state that changed (and the
     /// status, when given), in one write of the store's group commit.
+    ///
+    /// Within a turn the write is queued and the loop goes on (the step
+    /// before's write is awaited first, so at most one is in flight and they
+    /// commit in order); a write with a status — the turn's end or pause —
+    /// is awaited with everything before it, so a pause or an end is
+    /// announced only once the database holds it.
     async fn persist(
         &self,
         scope: &Scope,
@@ -497,13 +503,23 @@ impl Runtime {
         journal: &mut Journal,
         status: Option<SessionStatus>,
     ) -> Result<(), String> {
-        let update = journal.update(session, status);
-        let messages = std::mem::take(&mut journal.messages);
-        let written = self
-            .store()
-            .record_step(scope, &session.id, &update, session.turns, &messages)
-            .instrument(tracing::info_span!("persist", messages = messages.len()))
-            .await;
+        let span = tracing::info_span!("persist", messages = journal.messages.len());
+        let written = async {
+            if let Some(previous) = journal.in_flight.take() {
+                previous.done().await?;
+            }
+            let update = journal.update(session, status);
+            let messages = std::mem::take(&mut journal.messages);
+            let write = self.store().queue_step(scope, &session.id, &update, session.turns, &messages).await?;
+            if status.is_some() {
+                write.done().await
+            } else {
+                journal.in_flight = Some(write);
+                Ok(())
+            }
+        }
+        .instrument(span)
+        .await;
         if let Err(e) = &written {
             tracing::error!(session = %session.id, error = %e, "could not save the session");
         }
@@ -784,7 +800,7 @@ impl Runtime {
             // An enabled tool called before discovery: allowed, and now active.
             session.active_tools.push(tool.name.to_string());
         }
-        let result = self.registry.call(ctx, tool.name, args.clone()).await;
+        let result = self.registry.call(ctx, tool.name, args.clone()).instrument(tracing::info_span!("registry_call")).await;
         if tool.destructive
             && agent.approval_policy == AgentPolicy::User
             && result.get("requiresConfirmation").and_then(Value::as_bool) == Some(true)
@@ -901,6 +917,8 @@ struct TurnRun<'a> {
 /// only what changed).
 struct Journal {
     messages: Vec<Value>,
+    /// The last write, queued and not yet known to have committed.
+    in_flight: Option<quire_store::QueuedWrite>,
     memory: Value,
     active_tools: Vec<String>,
     pending: Value,
@@ -911,6 +929,7 @@ impl Journal {
     fn new(session: &AgentSession) -> Self {
         Journal {
             messages: Vec::new(),
+            in_flight: None,
             memory: session.memory.clone(),
             active_tools: session.active_tools.clone(),
             pending: session.pending.clone(),

@@ -93,6 +93,17 @@ pub struct SessionUpdate {
     pub pending: Option<Value>,
 }
 
+/// A session write in the writer's queue.
+#[derive(Debug)]
+pub struct QueuedWrite(crate::batch::Queued);
+
+impl QueuedWrite {
+    /// Waits until the write committed; answers its failure otherwise.
+    pub async fn done(self) -> Result<()> {
+        self.0.done().await.map(|_| ())
+    }
+}
+
 /// What a new session starts with.
 #[derive(Debug, Clone)]
 pub struct NewSession {
@@ -561,6 +572,20 @@ impl Store {
         turn: i64,
         messages: &[Value],
     ) -> Result<()> {
+        self.queue_step(scope, session_id, update, turn, messages).await?.done().await
+    }
+
+    /// [`Store::record_step`], answering as soon as the write is queued:
+    /// writes run in the order they were queued, and the answer's
+    /// [`QueuedWrite::done`] tells when this one committed.
+    pub async fn queue_step(
+        &self,
+        scope: &Scope,
+        session_id: &str,
+        update: &SessionUpdate,
+        turn: i64,
+        messages: &[Value],
+    ) -> Result<QueuedWrite> {
         let (id, scope) = (session_id.to_string(), scope.clone());
         let status = update.status.map(|s| s.as_str());
         let steps = update.steps;
@@ -570,7 +595,7 @@ impl Store {
         let pending = update.pending.as_ref().map(Value::to_string);
         let bodies = (!messages.is_empty()).then(|| serde_json::to_string(messages)).transpose()?;
         self.batcher
-            .run(Box::new(move |conn| {
+            .queue(Box::new(move |conn| {
                 let (id, scope, tools, memory, pending, bodies) =
                     (id.clone(), scope.clone(), tools.clone(), memory.clone(), pending.clone(), bodies.clone());
                 Box::pin(async move {
@@ -607,8 +632,8 @@ impl Store {
                     Ok((None, Box::new(()) as Box<dyn Any + Send>))
                 })
             }))
-            .await?;
-        Ok(())
+            .await
+            .map(QueuedWrite)
     }
 
     /// The messages of a session, in order.

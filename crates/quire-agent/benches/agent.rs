@@ -188,8 +188,7 @@ async fn check_turn(b: &Bench, runtime: &Runtime, session: &str) {
     assert_eq!(s.steps, 10, "ten steps");
     let messages = b.store.session_messages(&b.scope, session).await.unwrap();
     assert_eq!(messages.len(), 1 + 9 * 2 + 1, "user, nine calls and results, the answer");
-    let failed: Vec<&Value> =
-        messages.iter().map(|m| &m.body).filter(|m| m["isError"] == true).collect();
+    let failed: Vec<&Value> = messages.iter().map(|m| &m.body).filter(|m| m["isError"] == true).collect();
     assert!(failed.is_empty(), "every tool call succeeded: {failed:?}");
 }
 
@@ -211,8 +210,14 @@ fn prepare_bench(b: &Bench, agent: &quire_core::model::Agent) {
     let messages: Vec<Message> = (0..20)
         .map(|i| Message::User { content: format!("message {i} with some words in it to make it realistic") })
         .collect();
-    let input =
-        StepInput { agent, profile: &profile, group: Group::Editor, activated: &activated, memory: &memory, context: None };
+    let input = StepInput {
+        agent,
+        profile: &profile,
+        group: Group::Editor,
+        activated: &activated,
+        memory: &memory,
+        context: None,
+    };
     let mut samples = Vec::new();
     for i in 0..5_500 {
         let start = Instant::now();
@@ -284,7 +289,11 @@ fn main() {
             }
         }
         let marks: Vec<String> = marks.iter().map(|(n, mb)| format!("{n}: {mb:.1} MB")).collect();
-        println!("RSS before {start_rss:.1} MB; after turns {}; sessions with events in memory: {}", marks.join(", "), local.events().sessions());
+        println!(
+            "RSS before {start_rss:.1} MB; after turns {}; sessions with events in memory: {}",
+            marks.join(", "),
+            local.events().sessions()
+        );
     });
     let (remote, fake) = rt.block_on(http_runtime(&b));
     let mut local_steps = Vec::new();
@@ -351,5 +360,4 @@ fn main() {
             println!("  {name:<16} {:.3} ms per step ({count} spans)", ms / steps);
         }
     }
-
 }

@@ -9,12 +9,10 @@ use quire_core::model::{Agent, AgentPolicy};
 use quire_tools::{Category, Registry, Tool, permits, render_guidance};
 use serde_json::{Value, json};
 
-/// Who the agent is and how it works; the rules of TOOLS.md follow.
+/// Who the agent is and how it works, said once; the rules and the default
+/// tools' guidance follow.
 pub const BASE_PROMPT: &str = "\
-You are Quire's assistant for a website's content. You act only through tools.
-Pattern: call acknowledgeRequest once to say what you understood, then use tools, then call finalAnswer with a short report of what fresh reads confirmed.
-You see only a few tools at first: use searchTools with capability keywords to find and activate others.
-Destructive calls return a preview; a person approves them. Never claim a change that a tool did not confirm.";
+You are Quire's assistant for a website's content. You act only through tools: acknowledgeRequest, then the work, then finalAnswer. searchTools finds and activates more tools.";
 
 /// Whether `selector` (a name, `category:<c>`, `tag:<t>`, `entity:<e>` or
 /// `read`) matches `tool`.
@@ -114,7 +112,7 @@ pub struct StepInput<'a> {
 pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Message]) -> ChatRequest {
     let tools = active_tools(registry, input.agent, input.group, input.activated);
     let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
-    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::RULES.to_string()];
+    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::render_rules(&tools)];
     if !input.agent.system_prompt.trim().is_empty() {
         system.push(format!("<agent name=\"{}\">\n{}\n</agent>", input.agent.alias, input.agent.system_prompt.trim()));
     }

@@ -252,8 +252,7 @@ impl Runtime {
         let scope = scope.clone();
         let session_id = session.id.clone();
         let run_id = self.run_started(&session_id);
-        let handle =
-            tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), history).await });
+        let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), history).await });
         Ok(TurnStarted { session_id, turn, handle })
     }
 
@@ -713,8 +712,7 @@ impl Runtime {
                 "sessionOutputTokens": session.output_tokens,
             } }),
         );
-        let assistant =
-            Message::Assistant { content: response.text.clone(), tool_calls: response.tool_calls.clone() };
+        let assistant = Message::Assistant { content: response.text.clone(), tool_calls: response.tool_calls.clone() };
         journal.messages.push(with_usage(to_json(&assistant), response.usage));
         messages.push(assistant);
         if response.tool_calls.is_empty() {
@@ -800,7 +798,8 @@ impl Runtime {
             // An enabled tool called before discovery: allowed, and now active.
             session.active_tools.push(tool.name.to_string());
         }
-        let result = self.registry.call(ctx, tool.name, args.clone()).instrument(tracing::info_span!("registry_call")).await;
+        let result =
+            self.registry.call(ctx, tool.name, args.clone()).instrument(tracing::info_span!("registry_call")).await;
         if tool.destructive
             && agent.approval_policy == AgentPolicy::User
             && result.get("requiresConfirmation").and_then(Value::as_bool) == Some(true)

@@ -558,7 +558,9 @@ impl Store {
                 })
             }))
             .await?;
-        done.downcast::<Option<i64>>().map(|t| *t).map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
+        done.downcast::<Option<i64>>()
+            .map(|t| *t)
+            .map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
     }
 
     /// Records a step: the small state change and the new messages (of

@@ -108,8 +108,15 @@ pub struct StepInput<'a> {
     pub context: Option<&'a Value>,
 }
 
-/// Builds the request of one step.
+/// Builds the request of one step over the conversation as stored.
 pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Message]) -> ChatRequest {
+    prepare_step_for_model(registry, input, messages.iter().map(for_model).collect())
+}
+
+/// Builds the request of one step over the conversation already in the
+/// model's form ([`for_model`]), so a loop that keeps it that way wraps
+/// each message once rather than every message at every step.
+pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messages: Vec<Message>) -> ChatRequest {
     let tools = active_tools(registry, input.agent, input.group, input.activated);
     let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
     let mut system = vec![BASE_PROMPT.to_string(), quire_tools::render_rules(&tools)];
@@ -131,7 +138,7 @@ pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Mess
     ChatRequest {
         model: input.profile.model_name(),
         system: system.join("\n\n"),
-        messages: messages.iter().map(as_untrusted).collect(),
+        messages,
         tools: tools.iter().map(|t| tool_spec(registry, t, input.agent.approval_policy)).collect(),
         temperature: input.profile.temperature,
         max_tokens: input.profile.max_tokens,
@@ -168,7 +175,7 @@ fn is_format_control(c: char) -> bool {
 /// `<tool-result untrusted="true">` block, with `<`, `>` and `&` written
 /// as JSON escapes (the same JSON, but no value can close the block).
 /// Stored messages and events keep the plain JSON.
-fn as_untrusted(message: &Message) -> Message {
+pub fn for_model(message: &Message) -> Message {
     match message {
         Message::Tool { tool_call_id, name, content, is_error } => {
             let mut escaped = String::with_capacity(content.len() + 64);

@@ -575,14 +575,16 @@ impl Runtime {
                 AgentPolicy::Conversational => ApprovalPolicy::Conversational,
             },
         };
+        // The conversation as the model reads it, each message wrapped once.
         let mut messages: Vec<Message> = match history {
-            Some(history) => history,
+            Some(history) => history.iter().map(prompt::for_model).collect(),
             None => store
                 .session_messages(scope, &session.id)
                 .await
                 .map_err(|e| e.to_string())?
                 .into_iter()
                 .filter_map(|m| serde_json::from_value(m.body).ok())
+                .map(|m| prompt::for_model(&m))
                 .collect(),
         };
         // The restored activation: the registry's own record is per process.
@@ -630,7 +632,7 @@ impl Runtime {
                 let msg =
                     Message::Tool { tool_call_id: pending.tool_call_id, name: pending.tool, content: text, is_error };
                 journal.messages.push(to_json(&msg));
-                messages.push(msg);
+                messages.push(prompt::for_model(&msg));
             }
             session.pending = json!([]);
             self.persist(scope, session, journal, None).await?;
@@ -678,7 +680,7 @@ impl Runtime {
     ) -> Result<Option<Outcome>, String> {
         let thread = session.id.clone();
         let request = tracing::info_span!("prepare_step").in_scope(|| {
-            prompt::prepare_step(
+            prompt::prepare_step_for_model(
                 &self.registry,
                 &StepInput {
                     agent: run.agent,
@@ -688,7 +690,7 @@ impl Runtime {
                     memory: &session.memory,
                     context: session.context.as_ref(),
                 },
-                messages,
+                messages.clone(),
             )
         });
         let mut stream = StreamState::new(&self.hub, &thread);
@@ -738,7 +740,7 @@ impl Runtime {
                         is_error,
                     };
                     journal.messages.push(to_json(&msg));
-                    messages.push(msg);
+                    messages.push(prompt::for_model(&msg));
                 }
                 CallOutcome::Pending(p) => {
                     self.hub.emit(&thread, "CUSTOM", json!({ "name": "approval_requested", "value": p }));

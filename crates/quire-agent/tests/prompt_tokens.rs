@@ -23,7 +23,8 @@ fn tool_text(t: &ToolSpec) -> String {
 }
 
 fn tokens(text: &str) -> usize {
-    tiktoken_rs::o200k_base().unwrap().encode_with_special_tokens(text).len()
+    static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().unwrap()).encode_with_special_tokens(text).len()
 }
 
 /// System prompt + tools of a request.

@@ -452,6 +452,9 @@ impl Runtime {
         let thread = session.id.clone();
         let mut journal = Journal::new(&session);
         let outcome = self.steps(&scope, &mut session, &agent, answers, history, &mut journal).await;
+        // The session keeps its activated tools; the registry's copy is for
+        // the run only (restored at the next one), so memory stays flat.
+        self.registry.forget(&quire_tools::defaults::actor_session_key(&scope, &session.actor, &session.id));
         // The turn's last messages and its end are written together, before
         // the end is announced: a paused turn is in the database first.
         match outcome {

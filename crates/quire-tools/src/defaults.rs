@@ -63,7 +63,12 @@ async fn message(a: MessageArgs, what: &str) -> ToolResult {
 /// The key a session's activated tools are kept under: scope, caller and
 /// session id, so callers cannot read or extend each other's sessions.
 pub fn session_key(ctx: &crate::CallContext, session: &str) -> String {
-    format!("{}/{}/{}/{session}", ctx.scope.site_id, ctx.scope.env, ctx.actor)
+    actor_session_key(&ctx.scope, &ctx.actor, session)
+}
+
+/// [`session_key`] from its parts.
+pub fn actor_session_key(scope: &quire_store::Scope, actor: &str, session: &str) -> String {
+    format!("{}/{}/{actor}/{session}", scope.site_id, scope.env)
 }
 
 /// The default tools.

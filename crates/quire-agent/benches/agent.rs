@@ -45,7 +45,7 @@ fn env_usize(name: &str, default: usize) -> usize {
 
 /// The nine tool calls of the turn; the tenth step answers in text.
 fn calls(about_id: &str, i: usize) -> Vec<(String, &'static str, String)> {
-    let name = if i % 2 == 0 { "About us" } else { "About" };
+    let name = if i.is_multiple_of(2) { "About us" } else { "About" };
     [
         ("acknowledgeRequest", json!({ "message": "You want the About page checked and renamed." })),
         ("searchTools", json!({ "query": "update page", "limit": 5 })),
@@ -288,7 +288,7 @@ fn main() {
         for i in 0..rss_turns {
             script_in_process(&model, &b.about_id, i);
             turn(&local, &b.person).await;
-            if (i + 1) % 1000 == 0 || i + 1 == 220 {
+            if (i + 1).is_multiple_of(1000) || i + 1 == 220 {
                 marks.push((i + 1, rss_mb()));
             }
         }

@@ -1,15 +1,28 @@
 //! The event stream of each session, in AG-UI 1.0 event names: a bounded
 //! in-memory log per session (for replay with Last-Event-ID) and a
 //! broadcast channel for live subscribers.
+//!
+//! Memory stays flat: a session's log is dropped a while after its run ended
+//! (or paused), and only so many ended sessions are kept at all; dropping a
+//! log ends its subscribers' streams. A client reconnecting after that reads
+//! the session's persisted messages instead. The broadcast channel of a
+//! session exists only once someone subscribed.
 
 use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 
 /// Events kept per session for replay.
 const KEEP: usize = 4096;
+/// Live events a subscriber may fall behind by before it skips some.
+const LIVE: usize = 1024;
+/// Sessions whose run ended whose events are kept, at most.
+pub const KEEP_ENDED: usize = 256;
+/// How long the events of a session whose run ended are kept.
+pub const KEEP_FOR: Duration = Duration::from_secs(120);
 
 /// One event: its id (for Last-Event-ID) and its JSON (`type` included).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,67 +44,160 @@ struct Log {
     events: VecDeque<Event>,
     /// Id of the latest RUN_STARTED: where a subscriber without Last-Event-ID starts.
     run_start: u64,
-    live: broadcast::Sender<Event>,
+    /// Made by the first subscriber.
+    live: Option<broadcast::Sender<Event>>,
+    /// When its run ended (or it was opened without one): it may be dropped.
+    ended: Option<Instant>,
 }
 
 impl Log {
     fn new() -> Self {
-        Log { events: VecDeque::new(), run_start: 0, live: broadcast::channel(1024).0 }
+        Log { events: VecDeque::new(), run_start: 0, live: None, ended: None }
     }
+}
+
+struct Logs {
+    by_session: HashMap<String, Log>,
+    /// Sessions in the order their run ended, with when (stale entries of a
+    /// session that ran again are skipped).
+    ended: VecDeque<(Instant, String)>,
 }
 
 /// Every session's events.
 pub struct EventHub {
     next: AtomicU64,
-    logs: Mutex<HashMap<String, Log>>,
+    logs: Mutex<Logs>,
+    keep_ended: usize,
+    keep_for: Duration,
 }
 
 impl Default for EventHub {
     fn default() -> Self {
-        let micros = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_micros() as u64)
-            .unwrap_or(1);
-        EventHub { next: AtomicU64::new(micros), logs: Mutex::new(HashMap::new()) }
+        Self::with_limits(KEEP_ENDED, KEEP_FOR)
+    }
+}
+
+impl Logs {
+    /// Marks a session's log as ended now.
+    fn end(&mut self, session: &str, now: Instant) {
+        if let Some(log) = self.by_session.get_mut(session) {
+            log.ended = Some(now);
+            self.ended.push_back((now, session.to_string()));
+        }
+    }
+
+    /// Drops the logs of sessions that ended longer than `keep_for` ago, and
+    /// the oldest ended ones beyond `keep_ended`.
+    fn prune(&mut self, keep_ended: usize, keep_for: Duration, now: Instant) {
+        while let Some((at, session)) = self.ended.front() {
+            if self.ended.len() <= keep_ended && now.duration_since(*at) < keep_for {
+                break;
+            }
+            let (at, session) = (*at, session.clone());
+            self.ended.pop_front();
+            if self.by_session.get(&session).is_some_and(|log| log.ended == Some(at)) {
+                // Dropping the sender ends every subscriber's stream.
+                self.by_session.remove(&session);
+            }
+        }
     }
 }
 
 impl EventHub {
+    /// A hub that keeps the events of at most `keep_ended` sessions whose
+    /// run ended, each for at most `keep_for` after it ended.
+    pub fn with_limits(keep_ended: usize, keep_for: Duration) -> Self {
+        let micros = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_micros() as u64)
+            .unwrap_or(1);
+        EventHub {
+            next: AtomicU64::new(micros),
+            logs: Mutex::new(Logs { by_session: HashMap::new(), ended: VecDeque::new() }),
+            keep_ended,
+            keep_for,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Logs> {
+        self.logs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Appends an event of `kind` with `fields` to a session's stream.
+    /// `RUN_STARTED` opens a run; `RUN_FINISHED` and `RUN_ERROR` end it,
+    /// after which the session's events are kept only for a while.
     pub fn emit(&self, session: &str, kind: &str, fields: Value) -> Event {
         let mut data = json!({ "type": kind, "timestamp": chrono::Utc::now().timestamp_millis() });
         if let (Some(obj), Value::Object(extra)) = (data.as_object_mut(), fields) {
             obj.extend(extra);
         }
         let event = Event { id: self.next.fetch_add(1, Ordering::Relaxed), data };
-        let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
-        let log = logs.entry(session.to_string()).or_insert_with(Log::new);
+        let mut logs = self.lock();
+        let log = match logs.by_session.get_mut(session) {
+            Some(log) => log,
+            None => logs.by_session.entry(session.to_string()).or_insert_with(Log::new),
+        };
         if kind == "RUN_STARTED" {
             log.run_start = event.id;
+            log.ended = None;
         }
         log.events.push_back(event.clone());
         while log.events.len() > KEEP {
             log.events.pop_front();
         }
-        let _ = log.live.send(event.clone());
+        if let Some(live) = &log.live {
+            let _ = live.send(event.clone());
+        }
+        if matches!(kind, "RUN_FINISHED" | "RUN_ERROR") {
+            let now = Instant::now();
+            logs.end(session, now);
+            logs.prune(self.keep_ended, self.keep_for, now);
+        }
         event
     }
 
     /// The events to replay and a receiver of the ones to come, taken
     /// together so none is missed or repeated: after `last_id` when given,
-    /// else from the latest run's start.
+    /// else from the latest run's start. The receiver closes when the
+    /// session's events are dropped (a while after its run ended).
     pub fn subscribe(&self, session: &str, last_id: Option<u64>) -> (Vec<Event>, broadcast::Receiver<Event>) {
-        let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
-        let log = logs.entry(session.to_string()).or_insert_with(Log::new);
+        let mut logs = self.lock();
+        let now = Instant::now();
+        logs.prune(self.keep_ended, self.keep_for, now);
+        if !logs.by_session.contains_key(session) {
+            // No run in memory (none yet, or dropped): the log ends like one.
+            logs.by_session.insert(session.to_string(), Log::new());
+            logs.end(session, now);
+        }
+        let log = logs.by_session.get_mut(session).expect("inserted above");
         let from = last_id.map(|id| id + 1).unwrap_or(log.run_start);
         let backlog = log.events.iter().filter(|e| e.id >= from).cloned().collect();
-        (backlog, log.live.subscribe())
+        let receiver = match &log.live {
+            Some(live) => live.subscribe(),
+            None => {
+                let (live, receiver) = broadcast::channel(LIVE);
+                log.live = Some(live);
+                receiver
+            }
+        };
+        (backlog, receiver)
+    }
+
+    /// Drops the events of sessions that ended long enough ago (also done
+    /// on every end of a run and every subscription).
+    pub fn prune(&self) {
+        self.lock().prune(self.keep_ended, self.keep_for, Instant::now());
+    }
+
+    /// How many sessions' events are in memory.
+    pub fn sessions(&self) -> usize {
+        self.lock().by_session.len()
     }
 
     /// Every kept event of a session (tests and diagnostics).
     pub fn history(&self, session: &str) -> Vec<Event> {
-        let logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
-        logs.get(session).map(|l| l.events.iter().cloned().collect()).unwrap_or_default()
+        let logs = self.lock();
+        logs.by_session.get(session).map(|l| l.events.iter().cloned().collect()).unwrap_or_default()
     }
 }
 
@@ -113,5 +219,56 @@ mod tests {
         let live = hub.emit("s", "RUN_FINISHED", json!({ "outcome": "success" }));
         assert_eq!(rx.try_recv().unwrap(), live);
         assert_eq!(hub.subscribe("other", None).0, vec![]);
+    }
+
+    #[test]
+    fn ended_sessions_are_dropped_by_count_and_their_streams_close() {
+        let hub = EventHub::with_limits(2, Duration::from_secs(3600));
+        let (_, mut first) = hub.subscribe("s0", None);
+        for s in ["s0", "s1", "s2"] {
+            hub.emit(s, "RUN_STARTED", json!({}));
+        }
+        assert!(matches!(first.try_recv(), Ok(e) if e.kind() == "RUN_STARTED"));
+        hub.emit("s0", "RUN_FINISHED", json!({}));
+        assert!(matches!(first.try_recv(), Ok(e) if e.kind() == "RUN_FINISHED"));
+        hub.emit("s1", "RUN_FINISHED", json!({}));
+        // A running session is never dropped, however many ended.
+        assert_eq!(hub.sessions(), 3);
+        hub.emit("s2", "RUN_ERROR", json!({}));
+        assert_eq!(hub.sessions(), 2, "the oldest ended session was dropped");
+        assert!(hub.history("s0").is_empty());
+        assert_eq!(first.try_recv(), Err(broadcast::error::TryRecvError::Closed), "its stream ended");
+        assert_eq!(hub.history("s1").len(), 2);
+        // A session that runs again is not dropped for its earlier end.
+        hub.emit("s1", "RUN_STARTED", json!({}));
+        for i in 0..5 {
+            let s = format!("x{i}");
+            hub.emit(&s, "RUN_STARTED", json!({}));
+            hub.emit(&s, "RUN_FINISHED", json!({}));
+        }
+        assert_eq!(hub.history("s1").len(), 3, "the running session kept its events");
+        assert_eq!(hub.sessions(), 3, "s1 and the two latest ended sessions");
+    }
+
+    #[test]
+    fn ended_sessions_are_dropped_after_a_while() {
+        let hub = EventHub::with_limits(100, Duration::from_millis(30));
+        hub.emit("s", "RUN_STARTED", json!({}));
+        hub.emit("s", "RUN_FINISHED", json!({}));
+        let (backlog, mut rx) = hub.subscribe("s", None);
+        assert_eq!(backlog.len(), 2);
+        // Subscribing to a session with no run in memory keeps nothing for long either.
+        let (none, mut idle) = hub.subscribe("idle", None);
+        assert!(none.is_empty());
+        hub.prune();
+        assert_eq!(hub.sessions(), 2);
+        std::thread::sleep(Duration::from_millis(40));
+        hub.prune();
+        assert_eq!(hub.sessions(), 0);
+        assert_eq!(rx.try_recv(), Err(broadcast::error::TryRecvError::Closed));
+        assert_eq!(idle.try_recv(), Err(broadcast::error::TryRecvError::Closed));
+        // A later run starts a new log.
+        hub.emit("s", "RUN_STARTED", json!({}));
+        assert_eq!(hub.history("s").len(), 1);
     }
 }

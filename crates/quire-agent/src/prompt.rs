@@ -9,12 +9,10 @@ use quire_core::model::{Agent, AgentPolicy};
 use quire_tools::{Category, Registry, Tool, permits, render_guidance};
 use serde_json::{Value, json};
 
-/// Who the agent is and how it works; the rules of TOOLS.md follow.
+/// Who the agent is and how it works, said once; the rules and the default
+/// tools' guidance follow.
 pub const BASE_PROMPT: &str = "\
-You are Quire's assistant for a website's content. You act only through tools.
-Pattern: call acknowledgeRequest once to say what you understood, then use tools, then call finalAnswer with a short report of what fresh reads confirmed.
-You see only a few tools at first: use searchTools with capability keywords to find and activate others.
-Destructive calls return a preview; a person approves them. Never claim a change that a tool did not confirm.";
+You are Quire's assistant for a website's content. You act only through tools: acknowledgeRequest, then the work, then finalAnswer. searchTools finds and activates more tools.";
 
 /// Whether `selector` (a name, `category:<c>`, `tag:<t>`, `entity:<e>` or
 /// `read`) matches `tool`.
@@ -110,11 +108,18 @@ pub struct StepInput<'a> {
     pub context: Option<&'a Value>,
 }
 
-/// Builds the request of one step.
+/// Builds the request of one step over the conversation as stored.
 pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Message]) -> ChatRequest {
+    prepare_step_for_model(registry, input, messages.iter().map(for_model).collect())
+}
+
+/// Builds the request of one step over the conversation already in the
+/// model's form ([`for_model`]), so a loop that keeps it that way wraps
+/// each message once rather than every message at every step.
+pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messages: Vec<Message>) -> ChatRequest {
     let tools = active_tools(registry, input.agent, input.group, input.activated);
     let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
-    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::RULES.to_string()];
+    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::render_rules(&tools)];
     if !input.agent.system_prompt.trim().is_empty() {
         system.push(format!("<agent name=\"{}\">\n{}\n</agent>", input.agent.alias, input.agent.system_prompt.trim()));
     }
@@ -133,7 +138,7 @@ pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Mess
     ChatRequest {
         model: input.profile.model_name(),
         system: system.join("\n\n"),
-        messages: messages.iter().map(as_untrusted).collect(),
+        messages,
         tools: tools.iter().map(|t| tool_spec(registry, t, input.agent.approval_policy)).collect(),
         temperature: input.profile.temperature,
         max_tokens: input.profile.max_tokens,
@@ -170,7 +175,7 @@ fn is_format_control(c: char) -> bool {
 /// `<tool-result untrusted="true">` block, with `<`, `>` and `&` written
 /// as JSON escapes (the same JSON, but no value can close the block).
 /// Stored messages and events keep the plain JSON.
-fn as_untrusted(message: &Message) -> Message {
+pub fn for_model(message: &Message) -> Message {
     match message {
         Message::Tool { tool_call_id, name, content, is_error } => {
             let mut escaped = String::with_capacity(content.len() + 64);

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 /// Why a chat request was refused.
 #[derive(Debug, thiserror::Error)]
@@ -109,7 +110,9 @@ pub struct Runtime {
     registry: Arc<Registry>,
     profiles: Profiles,
     hub: Arc<EventHub>,
-    clients: Mutex<HashMap<String, Arc<dyn Provider>>>,
+    /// Clients by profile name: built from a profile on first use, or
+    /// injected with [`Runtime::set_provider`].
+    clients: Mutex<HashMap<String, ProfileClient>>,
 }
 
 /// Longest message accepted.
@@ -124,6 +127,16 @@ impl Runtime {
             hub: Arc::new(EventHub::default()),
             clients: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Runs agents of profile `name` (and, when `name` is `default`, of
+    /// every profile not configured otherwise) on `provider`, with the
+    /// limits of `profile`: any [`Provider`] implementation, so tests and
+    /// benchmarks drive the loop in process and a new provider needs no
+    /// change here. Replaces what `name` used before.
+    pub fn set_provider(&self, name: &str, profile: crate::provider::Profile, provider: Arc<dyn Provider>) {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.insert(name.to_string(), (profile, provider));
     }
 
     /// The event streams of all sessions.
@@ -181,9 +194,11 @@ impl Runtime {
         }
         let store = self.store();
         let scope = &person.scope;
-        let mut session = match session_id {
+        let user = Message::User { content: message.to_string() };
+        let body = to_json(&user);
+        let (session, history) = match session_id {
             Some(id) => {
-                let s = match store.session(scope, id).await {
+                let mut s = match store.session(scope, id).await {
                     Ok(s) => s,
                     Err(StoreError::NotFound { .. }) => {
                         return Err(AgentError::NotFound(format!("no session {id}")));
@@ -199,41 +214,45 @@ impl Runtime {
                         message: format!("session {id} is with another agent"),
                     });
                 }
-                s
+                let from = [SessionStatus::Idle, SessionStatus::Failed];
+                let Some(turn) = store.begin_turn(scope, &s.id, &from, context.as_ref(), &body).await? else {
+                    let current = store.session(scope, &s.id).await?;
+                    return Err(AgentError::Conflict(match current.status {
+                        SessionStatus::Paused => format!(
+                            "session {} waits for approvals ({}); approve or reject them first",
+                            current.id,
+                            pending_ids(&current.pending).join(", ")
+                        ),
+                        _ => format!("session {} is answering; wait for the turn to end", current.id),
+                    }));
+                };
+                s.status = SessionStatus::Running;
+                s.turns = turn;
+                s.steps = 0;
+                if context.is_some() {
+                    s.context = context;
+                }
+                // The conversation so far is read when the run starts.
+                (s, None)
             }
             None => {
                 let title: String = message.trim().chars().take(80).collect();
-                store.create_session(scope, &agent.id, &person.actor, person.group.as_str(), &title, None).await?
+                let new = quire_store::NewSession {
+                    agent_id: agent.id.clone(),
+                    actor: person.actor.clone(),
+                    group: person.group.as_str().to_string(),
+                    title,
+                    context,
+                };
+                (store.start_session(scope, new, &body).await?, Some(vec![user]))
             }
         };
-        if !store
-            .claim_session(scope, &session.id, &[SessionStatus::Idle, SessionStatus::Failed], SessionStatus::Running)
-            .await?
-        {
-            let current = store.session(scope, &session.id).await?;
-            return Err(AgentError::Conflict(match current.status {
-                SessionStatus::Paused => format!(
-                    "session {} waits for approvals ({}); approve or reject them first",
-                    current.id,
-                    pending_ids(&current.pending).join(", ")
-                ),
-                _ => format!("session {} is answering; wait for the turn to end", current.id),
-            }));
-        }
-        session.status = SessionStatus::Running;
-        session.turns += 1;
-        session.steps = 0;
-        if context.is_some() {
-            session.context = context;
-        }
         let turn = session.turns;
-        let user = Message::User { content: message.to_string() };
-        store.save_session(scope, &session, &[(turn, to_json(&user))]).await?;
         let runtime = Arc::clone(self);
         let scope = scope.clone();
         let session_id = session.id.clone();
         let run_id = self.run_started(&session_id);
-        let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new()).await });
+        let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), history).await });
         Ok(TurnStarted { session_id, turn, handle })
     }
 
@@ -282,13 +301,14 @@ impl Runtime {
         let runtime = Arc::clone(self);
         let scope = scope.clone();
         let run_id = self.run_started(session_id);
-        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, answers).await })))
+        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, answers, None).await })))
     }
 
     /// Resumes every paused session whose approvals are all answered;
     /// answers how many it resumed. Run periodically and at start-up, so
     /// approvals given through any process (or before a restart) continue.
     pub async fn sweep(self: &Arc<Self>) -> usize {
+        self.hub.prune();
         let paused = match self.store().paused_sessions().await {
             Ok(p) => p,
             Err(e) => {
@@ -417,6 +437,8 @@ impl Runtime {
 
     /// One run: the answers to resume with (if any), then steps until the
     /// turn ends, pauses or fails. Never panics; failures end as RUN_ERROR.
+    /// `history` is the conversation when the caller knows it (a new
+    /// session); otherwise it is read from the database.
     async fn run(
         self: Arc<Self>,
         scope: Scope,
@@ -424,18 +446,22 @@ impl Runtime {
         agent: Agent,
         run_id: String,
         answers: Vec<(PendingCall, Answer)>,
+        history: Option<Vec<Message>>,
     ) {
         let hub = Arc::clone(&self.hub);
         let thread = session.id.clone();
-        let outcome = self.steps(&scope, &mut session, &agent, answers).await;
-        let store = self.store();
+        let mut journal = Journal::new(&session);
+        let outcome = self.steps(&scope, &mut session, &agent, answers, history, &mut journal).await;
+        // The session keeps its activated tools; the registry's copy is for
+        // the run only (restored at the next one), so memory stays flat.
+        self.registry.forget(&quire_tools::defaults::actor_session_key(&scope, &session.actor, &session.id));
+        // The turn's last messages and its end are written together, before
+        // the end is announced: a paused turn is in the database first.
         match outcome {
             Ok(Outcome::Finished(text)) => {
                 session.status = SessionStatus::Idle;
                 session.pending = json!([]);
-                if let Err(e) = store.save_session(&scope, &session, &[]).await {
-                    tracing::error!(error = %e, "could not save the session");
-                }
+                self.persist(&scope, &session, &mut journal, Some(SessionStatus::Idle)).await.ok();
                 hub.emit(
                     &thread,
                     "RUN_FINISHED",
@@ -445,9 +471,7 @@ impl Runtime {
             Ok(Outcome::Paused(pending)) => {
                 session.status = SessionStatus::Paused;
                 session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
-                if let Err(e) = store.save_session(&scope, &session, &[]).await {
-                    tracing::error!(error = %e, "could not save the session");
-                }
+                self.persist(&scope, &session, &mut journal, Some(SessionStatus::Paused)).await.ok();
                 hub.emit(
                     &thread,
                     "RUN_FINISHED",
@@ -459,22 +483,67 @@ impl Runtime {
             }
             Err(message) => {
                 session.status = SessionStatus::Failed;
-                if let Err(e) = store.save_session(&scope, &session, &[]).await {
-                    tracing::error!(error = %e, "could not save the session");
-                }
+                self.persist(&scope, &session, &mut journal, Some(SessionStatus::Failed)).await.ok();
                 hub.emit(&thread, "RUN_ERROR", json!({ "threadId": thread, "runId": run_id, "message": message }));
             }
         }
     }
 
+    /// Writes what the database does not hold of the session yet: the
+    /// messages since the last write and the state that changed (and the
+    /// status, when given), in one write of the store's group commit.
+    ///
+    /// Within a turn the write is queued and the loop goes on (the step
+    /// before's write is awaited first, so at most one is in flight and they
+    /// commit in order); a write with a status — the turn's end or pause —
+    /// is awaited with everything before it, so a pause or an end is
+    /// announced only once the database holds it.
+    async fn persist(
+        &self,
+        scope: &Scope,
+        session: &AgentSession,
+        journal: &mut Journal,
+        status: Option<SessionStatus>,
+    ) -> Result<(), String> {
+        let span = tracing::info_span!("persist", messages = journal.messages.len());
+        let written = async {
+            if let Some(previous) = journal.in_flight.take() {
+                previous.done().await?;
+            }
+            let update = journal.update(session, status);
+            let messages = std::mem::take(&mut journal.messages);
+            let write = self.store().queue_step(scope, &session.id, &update, session.turns, &messages).await?;
+            if status.is_some() {
+                write.done().await
+            } else {
+                journal.in_flight = Some(write);
+                Ok(())
+            }
+        }
+        .instrument(span)
+        .await;
+        if let Err(e) = &written {
+            tracing::error!(session = %session.id, error = %e, "could not save the session");
+        }
+        written.map_err(|e| e.to_string())
+    }
+
+    /// The profile and client agents of `profile_name` run on: an injected
+    /// or already built one, else one built from the configured profile
+    /// (falling back to `default`, injected or configured). None when no
+    /// profile applies.
     fn client(&self, profile_name: &str) -> Result<Option<ProfileClient>, String> {
-        let Some(profile) = self.profiles.get(profile_name) else { return Ok(None) };
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = clients.get(profile_name) {
-            return Ok(Some((profile.clone(), Arc::clone(c))));
+            return Ok(Some(c.clone()));
         }
+        let key = if self.profiles.contains(profile_name) { profile_name } else { "default" };
+        if let Some(c) = clients.get(key) {
+            return Ok(Some(c.clone()));
+        }
+        let Some(profile) = self.profiles.get(key) else { return Ok(None) };
         let client = profile.client().map_err(|e| e.to_string())?;
-        clients.insert(profile_name.to_string(), Arc::clone(&client));
+        clients.insert(key.to_string(), (profile.clone(), Arc::clone(&client)));
         Ok(Some((profile.clone(), client)))
     }
 
@@ -484,6 +553,8 @@ impl Runtime {
         session: &mut AgentSession,
         agent: &Agent,
         answers: Vec<(PendingCall, Answer)>,
+        history: Option<Vec<Message>>,
+        journal: &mut Journal,
     ) -> Result<Outcome, String> {
         let store = self.store();
         let turn = session.turns;
@@ -507,22 +578,28 @@ impl Runtime {
                 AgentPolicy::Conversational => ApprovalPolicy::Conversational,
             },
         };
-        let mut messages: Vec<Message> = store
-            .session_messages(scope, &session.id)
-            .await
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .filter_map(|m| serde_json::from_value(m.body).ok())
-            .collect();
+        // The conversation as the model reads it, each message wrapped once.
+        let mut messages: Vec<Message> = match history {
+            Some(history) => history.iter().map(prompt::for_model).collect(),
+            None => store
+                .session_messages(scope, &session.id)
+                .await
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter_map(|m| serde_json::from_value(m.body).ok())
+                .map(|m| prompt::for_model(&m))
+                .collect(),
+        };
         // The restored activation: the registry's own record is per process.
-        self.registry.activate(
-            &quire_tools::defaults::session_key(&ctx, &session.id),
-            &session.active_tools.iter().filter_map(|n| self.registry.get(n).map(|t| t.name)).collect::<Vec<_>>(),
-        );
+        if !session.active_tools.is_empty() {
+            self.registry.activate(
+                &quire_tools::defaults::session_key(&ctx, &session.id),
+                &session.active_tools.iter().filter_map(|n| self.registry.get(n).map(|t| t.name)).collect::<Vec<_>>(),
+            );
+        }
 
         // Answers to the approvals this run resumes.
         if !answers.is_empty() {
-            let mut new = Vec::new();
             for (pending, answer) in answers {
                 let (content, is_error) = match answer {
                     Answer::Approved => {
@@ -557,20 +634,21 @@ impl Runtime {
                 let text = self.emit_result(&thread, &pending.tool_call_id, &content);
                 let msg =
                     Message::Tool { tool_call_id: pending.tool_call_id, name: pending.tool, content: text, is_error };
-                new.push((turn, to_json(&msg)));
-                messages.push(msg);
+                journal.messages.push(to_json(&msg));
+                messages.push(prompt::for_model(&msg));
             }
             session.pending = json!([]);
-            store.save_session(scope, session, &new).await.map_err(|e| e.to_string())?;
+            self.persist(scope, session, journal, None).await?;
         }
 
         let agent_profile = agent.profile.clone();
         let Some((profile, client)) = self.client(&agent_profile)? else {
             let msg = Message::Assistant { content: NOT_CONFIGURED.to_string(), tool_calls: vec![] };
             self.emit_text(&thread, NOT_CONFIGURED);
-            store.save_session(scope, session, &[(turn, to_json(&msg))]).await.map_err(|e| e.to_string())?;
+            journal.messages.push(to_json(&msg));
             return Ok(Outcome::Finished(NOT_CONFIGURED.to_string()));
         };
+        let turn_run = TurnRun { scope, ctx: &ctx, agent, profile: &profile, client: client.as_ref(), group };
 
         loop {
             if session.steps >= profile.max_steps as i64 {
@@ -580,85 +658,107 @@ impl Runtime {
                 );
                 self.emit_text(&thread, &text);
                 let msg = Message::Assistant { content: text.clone(), tool_calls: vec![] };
-                store.save_session(scope, session, &[(turn, to_json(&msg))]).await.map_err(|e| e.to_string())?;
+                journal.messages.push(to_json(&msg));
                 return Ok(Outcome::Finished(text));
             }
-            let request = prompt::prepare_step(
+            let span = tracing::info_span!("agent_step", session = %thread, turn, step = session.steps + 1);
+            let started = std::time::Instant::now();
+            let outcome = self.step(&turn_run, session, &mut messages, journal).instrument(span.clone()).await;
+            span.in_scope(|| tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, "step ended"));
+            if let Some(outcome) = outcome? {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// One step: prepare the request, ask the model, run its tool calls,
+    /// and write the step. Answers the turn's outcome when the step ended it
+    /// (its messages are then left in `journal` for the run's last write).
+    async fn step(
+        &self,
+        run: &TurnRun<'_>,
+        session: &mut AgentSession,
+        messages: &mut Vec<Message>,
+        journal: &mut Journal,
+    ) -> Result<Option<Outcome>, String> {
+        let thread = session.id.clone();
+        let request = tracing::info_span!("prepare_step").in_scope(|| {
+            prompt::prepare_step_for_model(
                 &self.registry,
                 &StepInput {
-                    agent,
-                    profile: &profile,
-                    group,
+                    agent: run.agent,
+                    profile: run.profile,
+                    group: run.group,
                     activated: &session.active_tools,
                     memory: &session.memory,
                     context: session.context.as_ref(),
                 },
-                &messages,
-            );
-            let mut stream = StreamState::new(&self.hub, &thread);
-            let response = {
-                let mut sink = |d: Delta| stream.on(d);
-                client.complete(&request, &mut sink).await
-            };
-            stream.finish();
-            let response = response.map_err(|e| e.to_string())?;
-            session.steps += 1;
-            session.input_tokens += response.usage.input_tokens as i64;
-            session.output_tokens += response.usage.output_tokens as i64;
-            self.hub.emit(
-                &thread,
-                "CUSTOM",
-                json!({ "name": "usage", "value": {
-                    "step": session.steps,
-                    "inputTokens": response.usage.input_tokens,
-                    "outputTokens": response.usage.output_tokens,
-                    "sessionInputTokens": session.input_tokens,
-                    "sessionOutputTokens": session.output_tokens,
-                } }),
-            );
-            let assistant =
-                Message::Assistant { content: response.text.clone(), tool_calls: response.tool_calls.clone() };
-            let mut new = vec![(turn, with_usage(to_json(&assistant), response.usage))];
-            messages.push(assistant);
-            if response.tool_calls.is_empty() {
-                store.save_session(scope, session, &new).await.map_err(|e| e.to_string())?;
-                return Ok(Outcome::Finished(response.text));
-            }
-            let mut pending = Vec::new();
-            let mut final_text = None;
-            for call in &response.tool_calls {
-                match self.tool_call(&ctx, session, agent, call).await {
-                    CallOutcome::Result { content, is_error, final_answer } => {
-                        if let Some(text) = final_answer {
-                            final_text = Some(text);
-                        }
-                        let text = self.emit_result(&thread, &call.id, &content);
-                        let msg = Message::Tool {
-                            tool_call_id: call.id.clone(),
-                            name: call.name.clone(),
-                            content: text,
-                            is_error,
-                        };
-                        new.push((turn, to_json(&msg)));
-                        messages.push(msg);
+                messages.clone(),
+            )
+        });
+        let mut stream = StreamState::new(&self.hub, &thread);
+        let response = {
+            let mut sink = |d: Delta| stream.on(d);
+            run.client.complete(&request, &mut sink).instrument(tracing::info_span!("model")).await
+        };
+        stream.finish();
+        let response = response.map_err(|e| e.to_string())?;
+        session.steps += 1;
+        session.input_tokens += response.usage.input_tokens as i64;
+        session.output_tokens += response.usage.output_tokens as i64;
+        self.hub.emit(
+            &thread,
+            "CUSTOM",
+            json!({ "name": "usage", "value": {
+                "step": session.steps,
+                "inputTokens": response.usage.input_tokens,
+                "outputTokens": response.usage.output_tokens,
+                "sessionInputTokens": session.input_tokens,
+                "sessionOutputTokens": session.output_tokens,
+            } }),
+        );
+        let assistant = Message::Assistant { content: response.text.clone(), tool_calls: response.tool_calls.clone() };
+        journal.messages.push(with_usage(to_json(&assistant), response.usage));
+        messages.push(assistant);
+        if response.tool_calls.is_empty() {
+            return Ok(Some(Outcome::Finished(response.text)));
+        }
+        let mut pending = Vec::new();
+        let mut final_text = None;
+        for call in &response.tool_calls {
+            let span = tracing::info_span!("tool_call", tool = %call.name);
+            let started = std::time::Instant::now();
+            let outcome = self.tool_call(run.ctx, session, run.agent, call).instrument(span.clone()).await;
+            span.in_scope(|| tracing::debug!(elapsed_us = started.elapsed().as_micros() as u64, "tool call ended"));
+            match outcome {
+                CallOutcome::Result { content, is_error, final_answer } => {
+                    if let Some(text) = final_answer {
+                        final_text = Some(text);
                     }
-                    CallOutcome::Pending(p) => {
-                        self.hub.emit(&thread, "CUSTOM", json!({ "name": "approval_requested", "value": p }));
-                        pending.push(p);
-                    }
+                    let text = self.emit_result(&thread, &call.id, &content);
+                    let msg = Message::Tool {
+                        tool_call_id: call.id.clone(),
+                        name: call.name.clone(),
+                        content: text,
+                        is_error,
+                    };
+                    journal.messages.push(to_json(&msg));
+                    messages.push(prompt::for_model(&msg));
+                }
+                CallOutcome::Pending(p) => {
+                    self.hub.emit(&thread, "CUSTOM", json!({ "name": "approval_requested", "value": p }));
+                    pending.push(p);
                 }
             }
-            if !pending.is_empty() {
-                session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
-            }
-            store.save_session(scope, session, &new).await.map_err(|e| e.to_string())?;
-            if !pending.is_empty() {
-                return Ok(Outcome::Paused(pending));
-            }
-            if let Some(text) = final_text {
-                return Ok(Outcome::Finished(text));
-            }
         }
+        if !pending.is_empty() {
+            return Ok(Some(Outcome::Paused(pending)));
+        }
+        if let Some(text) = final_text {
+            return Ok(Some(Outcome::Finished(text)));
+        }
+        self.persist(run.scope, session, journal, None).await?;
+        Ok(None)
     }
 
     /// Runs one tool call of the model.
@@ -703,7 +803,8 @@ impl Runtime {
             // An enabled tool called before discovery: allowed, and now active.
             session.active_tools.push(tool.name.to_string());
         }
-        let result = self.registry.call(ctx, tool.name, args.clone()).await;
+        let result =
+            self.registry.call(ctx, tool.name, args.clone()).instrument(tracing::info_span!("registry_call")).await;
         if tool.destructive
             && agent.approval_policy == AgentPolicy::User
             && result.get("requiresConfirmation").and_then(Value::as_bool) == Some(true)
@@ -804,6 +905,59 @@ impl Runtime {
 
 /// A profile and its client.
 type ProfileClient = (crate::provider::Profile, Arc<dyn Provider>);
+
+/// What every step of a run shares.
+struct TurnRun<'a> {
+    scope: &'a Scope,
+    ctx: &'a CallContext,
+    agent: &'a Agent,
+    profile: &'a crate::provider::Profile,
+    client: &'a dyn Provider,
+    group: Group,
+}
+
+/// What of a running turn the database does not hold yet: the messages
+/// since the last write, and the state as last written (so a write carries
+/// only what changed).
+struct Journal {
+    messages: Vec<Value>,
+    /// The last write, queued and not yet known to have committed.
+    in_flight: Option<quire_store::QueuedWrite>,
+    memory: Value,
+    active_tools: Vec<String>,
+    pending: Value,
+}
+
+impl Journal {
+    /// A journal of a session as the database holds it.
+    fn new(session: &AgentSession) -> Self {
+        Journal {
+            messages: Vec::new(),
+            in_flight: None,
+            memory: session.memory.clone(),
+            active_tools: session.active_tools.clone(),
+            pending: session.pending.clone(),
+        }
+    }
+
+    /// The update that brings the stored session to `session`.
+    fn update(&mut self, session: &AgentSession, status: Option<SessionStatus>) -> quire_store::SessionUpdate {
+        fn changed<T: PartialEq + Clone>(saved: &mut T, now: &T) -> Option<T> {
+            (saved != now).then(|| {
+                *saved = now.clone();
+                now.clone()
+            })
+        }
+        quire_store::SessionUpdate {
+            status,
+            steps: Some(session.steps),
+            usage: Some((session.input_tokens, session.output_tokens)),
+            active_tools: changed(&mut self.active_tools, &session.active_tools),
+            memory: changed(&mut self.memory, &session.memory),
+            pending: changed(&mut self.pending, &session.pending),
+        }
+    }
+}
 
 /// Whether `group` is among the groups an agent allows (all, when it names none).
 pub fn allowed_for(agent: &Agent, group: Group) -> bool {

@@ -258,3 +258,88 @@ pub fn system_of(body: &Value) -> String {
         .map(str::to_string)
         .unwrap_or_else(|| body["messages"][0]["content"].as_str().unwrap().to_string())
 }
+
+/// A step of an in-process scripted model: a whole answer, or one built
+/// from the request (to use ids that earlier tool results returned).
+pub enum Step {
+    /// This answer.
+    Answer(crate::ChatResponse),
+    /// An answer built from the step's request.
+    Dynamic(Box<dyn Fn(&crate::ChatRequest) -> crate::ChatResponse + Send + Sync>),
+}
+
+/// A model that answers from a script in process, without HTTP and in no
+/// time: inject it with [`crate::Runtime::set_provider`]. Each answer is
+/// handed to the runtime as pieces, as a streaming provider would.
+#[derive(Clone, Default)]
+pub struct Scripted {
+    script: Arc<Mutex<VecDeque<Step>>>,
+    /// How many requests it answered.
+    pub calls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Scripted {
+    /// Appends a step to the script.
+    pub fn push(&self, step: Step) {
+        self.script.lock().unwrap().push_back(step);
+    }
+
+    /// Appends an answer with `text` and these `(id, tool, arguments)` calls.
+    pub fn answer(&self, text: &str, calls: &[(&str, &str, &str)]) {
+        self.push(Step::Answer(response(text, calls)));
+    }
+
+    /// Answers not used yet.
+    pub fn remaining(&self) -> usize {
+        self.script.lock().unwrap().len()
+    }
+}
+
+/// A model answer with `text` and these `(id, tool, arguments)` calls.
+pub fn response(text: &str, calls: &[(&str, &str, &str)]) -> crate::ChatResponse {
+    crate::ChatResponse {
+        text: text.to_string(),
+        tool_calls: calls
+            .iter()
+            .map(|(id, name, args)| crate::ToolCall {
+                id: id.to_string(),
+                name: name.to_string(),
+                arguments: args.to_string(),
+            })
+            .collect(),
+        usage: crate::Usage { input_tokens: 100, output_tokens: 10 },
+        finish_reason: Some(if calls.is_empty() { "stop" } else { "tool_calls" }.into()),
+    }
+}
+
+impl crate::Provider for Scripted {
+    fn kind(&self) -> crate::ProviderKind {
+        crate::ProviderKind::Openai
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a crate::ChatRequest,
+        sink: &'a mut (dyn FnMut(crate::Delta) + Send),
+    ) -> crate::provider::ChatFuture<'a> {
+        Box::pin(async move {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let step = self.script.lock().unwrap().pop_front();
+            let answer = match step {
+                Some(Step::Answer(a)) => a,
+                Some(Step::Dynamic(f)) => f(request),
+                None => {
+                    return Err(crate::ProviderError::Status { status: 500, message: "script exhausted".into() });
+                }
+            };
+            if !answer.text.is_empty() {
+                sink(crate::Delta::Text(answer.text.clone()));
+            }
+            for (index, c) in answer.tool_calls.iter().enumerate() {
+                sink(crate::Delta::ToolCallStart { index, id: c.id.clone(), name: c.name.clone() });
+                sink(crate::Delta::ToolCallArgs { index, delta: c.arguments.clone() });
+            }
+            Ok(answer)
+        })
+    }
+}

@@ -554,8 +554,9 @@ mod tests {
             named_tools("look with getImage before browseImages → importImage; delete* and x.getFoo");
         assert_eq!(names, ["getImage", "browseImages", "importImage", "getFoo"]);
         assert_eq!(families, ["delete"]);
-        let caught = std::panic::catch_unwind(|| assert_names_exist("rules", quire_tools::RULES, &[]));
-        assert!(caught.is_err(), "the agent's rules name browseImages, which this registry lacks");
+        let text = "look with getImage before browseImages → importImage";
+        let caught = std::panic::catch_unwind(|| assert_names_exist("text", text, &[]));
+        assert!(caught.is_err(), "the text names browseImages, which this registry lacks");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use common::TestApp;
 use http_body_util::BodyExt;
 use quire_agent::testing::{Fake, openai_stream, serve};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 use tower::ServiceExt;
 
@@ -258,6 +259,40 @@ async fn an_open_event_stream_ends_when_its_token_is_revoked() {
 
     assert_status!(app.delete(&format!("/api/v1/tokens/{id}")).await, 200);
     assert!(read_until_end(&mut body, Duration::from_secs(2), &mut seen).await, "the stream stayed open");
+}
+
+#[tokio::test]
+async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    let runtime: Arc<std::sync::Mutex<Option<Arc<quire_agent::Runtime>>>> = Arc::default();
+    let app = TestApp::build({
+        let (fake_base, keep) = (base.clone(), Arc::clone(&runtime));
+        move |state| {
+            let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
+            profile.base_url = Some(format!("{fake_base}/v1"));
+            profile.model = Some("fake-model".into());
+            let mut profiles = quire_agent::Profiles::default();
+            profiles.insert("default", profile);
+            let state = state.with_profiles(profiles);
+            *keep.lock().unwrap() = Some(Arc::clone(state.runtime()));
+            state
+        }
+    })
+    .await;
+    let runtime = runtime.lock().unwrap().clone().unwrap();
+    let (_, _, mut body) = open_stream(&app, &fake).await;
+    let mut seen = Vec::new();
+    assert!(!read_until_end(&mut body, Duration::from_millis(500), &mut seen).await, "ended early: {seen:?}");
+    assert!(seen.contains(&"RUN_FINISHED".to_string()), "{seen:?}");
+    // Enough later runs end that this ended session's events are dropped.
+    for i in 0..quire_agent::events::KEEP_ENDED {
+        let other = format!("other-{i}");
+        runtime.events().emit(&other, "RUN_STARTED", json!({}));
+        runtime.events().emit(&other, "RUN_FINISHED", json!({}));
+    }
+    assert!(read_until_end(&mut body, Duration::from_secs(2), &mut seen).await, "the stream stayed open");
+    assert!(runtime.events().sessions() <= quire_agent::events::KEEP_ENDED, "memory stays bounded");
 }
 
 #[tokio::test]

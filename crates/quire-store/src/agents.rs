@@ -6,6 +6,7 @@
 //! usage. Messages are stored as provider-neutral JSON bodies; this module
 //! does not interpret them.
 
+use crate::batch::JobError;
 use crate::changes::log_change;
 use crate::list::{Listing, page_of};
 use crate::ops::new_id;
@@ -17,6 +18,7 @@ use quire_core::model::*;
 use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
+use std::any::Any;
 
 fn agent_from_row(row: &SqliteRow) -> Result<Agent> {
     Ok(Agent {
@@ -70,6 +72,74 @@ pub struct StoredMessage {
     pub body: Value,
     /// When it was stored.
     pub at: DateTime<Utc>,
+}
+
+/// A small change of a session's state, written with the step's new
+/// messages: only what is set changes (working memory and active tools
+/// only when they changed), so a step never rewrites the whole session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionUpdate {
+    /// The new status.
+    pub status: Option<SessionStatus>,
+    /// Steps taken in the current turn.
+    pub steps: Option<i64>,
+    /// Input and output tokens used, all turns.
+    pub usage: Option<(i64, i64)>,
+    /// Tools activated in the session.
+    pub active_tools: Option<Vec<String>>,
+    /// Working memory.
+    pub memory: Option<Value>,
+    /// Calls waiting for approval.
+    pub pending: Option<Value>,
+}
+
+/// A session write in the writer's queue.
+#[derive(Debug)]
+pub struct QueuedWrite(crate::batch::Queued);
+
+impl QueuedWrite {
+    /// Waits until the write committed; answers its failure otherwise.
+    pub async fn done(self) -> Result<()> {
+        self.0.done().await.map(|_| ())
+    }
+}
+
+/// What a new session starts with.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    /// The agent.
+    pub agent_id: String,
+    /// Who chats.
+    pub actor: String,
+    /// Their group.
+    pub group: String,
+    /// A title.
+    pub title: String,
+    /// What the user's UI shows.
+    pub context: Option<Value>,
+}
+
+/// Appends `bodies` (JSON texts, as one JSON array) to a session's
+/// messages after its last one, all of turn `turn`: one statement.
+async fn append_messages(
+    conn: &mut SqliteConnection,
+    session_id: &str,
+    turn: i64,
+    bodies: &str,
+    at: DateTime<Utc>,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO agent_messages (session_id, seq, turn, body, at)
+         SELECT ?1, last.seq + m.key + 1, ?2, m.value, ?3
+         FROM json_each(?4) AS m, (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_messages WHERE session_id = ?1) AS last",
+    )
+    .bind(session_id)
+    .bind(turn)
+    .bind(at)
+    .bind(bodies)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 fn json_text<T: serde::Serialize>(v: &T) -> Result<String> {
@@ -385,6 +455,187 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Starts a session with its first message, running its first turn:
+    /// one write, in the next group commit.
+    pub async fn start_session(&self, scope: &Scope, new: NewSession, message: &Value) -> Result<AgentSession> {
+        let now = Utc::now();
+        let session = AgentSession {
+            id: new_id(),
+            agent_id: new.agent_id,
+            actor: new.actor,
+            group: new.group,
+            title: new.title,
+            status: SessionStatus::Running,
+            turns: 1,
+            steps: 0,
+            active_tools: Vec::new(),
+            memory: Value::Object(Default::default()),
+            pending: Value::Array(Vec::new()),
+            context: new.context,
+            input_tokens: 0,
+            output_tokens: 0,
+            created_at: now,
+            updated_at: now,
+        };
+        let (row, scope, bodies) = (session.clone(), scope.clone(), Value::Array(vec![message.clone()]).to_string());
+        self.batcher
+            .run(Box::new(move |conn| {
+                let (s, scope, bodies) = (row.clone(), scope.clone(), bodies.clone());
+                Box::pin(async move {
+                    sqlx::query(
+                        "INSERT INTO agent_sessions (id, site_id, env, agent_id, actor, grp, title, status, turns, context,
+                            created_at, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9)",
+                    )
+                    .bind(&s.id)
+                    .bind(&scope.site_id)
+                    .bind(&scope.env)
+                    .bind(&s.agent_id)
+                    .bind(&s.actor)
+                    .bind(&s.group)
+                    .bind(&s.title)
+                    .bind(s.context.as_ref().map(|c| c.to_string()))
+                    .bind(s.created_at)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(JobError::clean)?;
+                    append_messages(conn, &s.id, 1, &bodies, s.created_at)
+                        .await
+                        .map_err(|error| JobError { error, dirty: true })?;
+                    Ok((None, Box::new(()) as Box<dyn Any + Send>))
+                })
+            }))
+            .await?;
+        Ok(session)
+    }
+
+    /// Starts the next turn of a session in one of `from`: running, its
+    /// turn counted, steps reset, the UI context replaced when given, and
+    /// the message stored — one write. Answers the turn's number, or None
+    /// when the session is in no state of `from` (another turn has it).
+    pub async fn begin_turn(
+        &self,
+        scope: &Scope,
+        id: &str,
+        from: &[SessionStatus],
+        context: Option<&Value>,
+        message: &Value,
+    ) -> Result<Option<i64>> {
+        let from = serde_json::to_string(&from.iter().map(|s| s.as_str()).collect::<Vec<_>>())?;
+        let (id, scope) = (id.to_string(), scope.clone());
+        let context = context.map(Value::to_string);
+        let bodies = Value::Array(vec![message.clone()]).to_string();
+        let done = self
+            .batcher
+            .run(Box::new(move |conn| {
+                let (id, scope, from, context, bodies) =
+                    (id.clone(), scope.clone(), from.clone(), context.clone(), bodies.clone());
+                Box::pin(async move {
+                    let now = Utc::now();
+                    let turn: Option<i64> = sqlx::query_scalar(
+                        "UPDATE agent_sessions SET status = 'running', turns = turns + 1, steps = 0,
+                            context = COALESCE(?1, context), updated_at = ?2
+                         WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))
+                         RETURNING turns",
+                    )
+                    .bind(context)
+                    .bind(now)
+                    .bind(&id)
+                    .bind(&scope.site_id)
+                    .bind(&scope.env)
+                    .bind(from)
+                    .fetch_optional(&mut *conn)
+                    .await
+                    .map_err(JobError::clean)?;
+                    if let Some(turn) = turn {
+                        append_messages(conn, &id, turn, &bodies, now)
+                            .await
+                            .map_err(|error| JobError { error, dirty: true })?;
+                    }
+                    Ok((None, Box::new(turn) as Box<dyn Any + Send>))
+                })
+            }))
+            .await?;
+        done.downcast::<Option<i64>>()
+            .map(|t| *t)
+            .map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
+    }
+
+    /// Records a step: the small state change and the new messages (of
+    /// turn `turn`, appended after the last) in one write, in the next
+    /// group commit. Nothing else of the session is rewritten.
+    pub async fn record_step(
+        &self,
+        scope: &Scope,
+        session_id: &str,
+        update: &SessionUpdate,
+        turn: i64,
+        messages: &[Value],
+    ) -> Result<()> {
+        self.queue_step(scope, session_id, update, turn, messages).await?.done().await
+    }
+
+    /// [`Store::record_step`], answering as soon as the write is queued:
+    /// writes run in the order they were queued, and the answer's
+    /// [`QueuedWrite::done`] tells when this one committed.
+    pub async fn queue_step(
+        &self,
+        scope: &Scope,
+        session_id: &str,
+        update: &SessionUpdate,
+        turn: i64,
+        messages: &[Value],
+    ) -> Result<QueuedWrite> {
+        let (id, scope) = (session_id.to_string(), scope.clone());
+        let status = update.status.map(|s| s.as_str());
+        let steps = update.steps;
+        let usage = update.usage;
+        let tools = update.active_tools.as_ref().map(json_text).transpose()?;
+        let memory = update.memory.as_ref().map(Value::to_string);
+        let pending = update.pending.as_ref().map(Value::to_string);
+        let bodies = (!messages.is_empty()).then(|| serde_json::to_string(messages)).transpose()?;
+        self.batcher
+            .queue(Box::new(move |conn| {
+                let (id, scope, tools, memory, pending, bodies) =
+                    (id.clone(), scope.clone(), tools.clone(), memory.clone(), pending.clone(), bodies.clone());
+                Box::pin(async move {
+                    let now = Utc::now();
+                    let done = sqlx::query(
+                        "UPDATE agent_sessions SET status = COALESCE(?1, status), steps = COALESCE(?2, steps),
+                            input_tokens = COALESCE(?3, input_tokens), output_tokens = COALESCE(?4, output_tokens),
+                            active_tools = COALESCE(?5, active_tools), memory = COALESCE(?6, memory),
+                            pending = COALESCE(?7, pending), updated_at = ?8
+                         WHERE id = ?9 AND site_id = ?10 AND env = ?11",
+                    )
+                    .bind(status)
+                    .bind(steps)
+                    .bind(usage.map(|u| u.0))
+                    .bind(usage.map(|u| u.1))
+                    .bind(tools)
+                    .bind(memory)
+                    .bind(pending)
+                    .bind(now)
+                    .bind(&id)
+                    .bind(&scope.site_id)
+                    .bind(&scope.env)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(JobError::clean)?;
+                    if done.rows_affected() != 1 {
+                        return Err(JobError::clean(StoreError::not_found("session", id)));
+                    }
+                    if let Some(bodies) = bodies {
+                        append_messages(conn, &id, turn, &bodies, now)
+                            .await
+                            .map_err(|error| JobError { error, dirty: true })?;
+                    }
+                    Ok((None, Box::new(()) as Box<dyn Any + Send>))
+                })
+            }))
+            .await
+            .map(QueuedWrite)
     }
 
     /// The messages of a session, in order.

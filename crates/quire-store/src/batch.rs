@@ -66,9 +66,27 @@ impl Batcher {
 
     /// Runs a job in the next batch; answers its value once its transaction committed.
     pub async fn run(&self, run: JobFn) -> Result<Box<dyn Any + Send>> {
+        self.queue(run).await?.done().await
+    }
+
+    /// Queues a job for the next batch and answers at once; the answer
+    /// gives the job's value once its transaction committed. Jobs run in
+    /// the order they were queued.
+    pub async fn queue(&self, run: JobFn) -> Result<Queued> {
         let (reply, answer) = oneshot::channel();
         self.queue.send(Job { run, reply }).await.map_err(|_| StoreError::Corrupt("the writer has stopped".into()))?;
-        answer.await.map_err(|_| StoreError::Corrupt("the writer has stopped".into()))?
+        Ok(Queued(answer))
+    }
+}
+
+/// A job in the writer's queue.
+#[derive(Debug)]
+pub(crate) struct Queued(oneshot::Receiver<Result<Box<dyn Any + Send>>>);
+
+impl Queued {
+    /// The job's value once its transaction committed (or its failure).
+    pub async fn done(self) -> Result<Box<dyn Any + Send>> {
+        self.0.await.map_err(|_| StoreError::Corrupt("the writer has stopped".into()))?
     }
 }
 

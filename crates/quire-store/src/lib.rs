@@ -25,7 +25,7 @@ mod records;
 pub mod seed;
 pub mod users;
 
-pub use agents::StoredMessage;
+pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::UndoReport;
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};

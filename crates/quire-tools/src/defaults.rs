@@ -12,9 +12,9 @@ use serde_json::json;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchToolsArgs {
-    /// Capability keywords, e.g. "update page section" or "menu link".
+    /// Keywords, e.g. "menu link".
     pub query: String,
-    /// Max tools to return (default 8, max 20).
+    /// Default 8, max 20.
     pub limit: Option<u32>,
 }
 
@@ -22,7 +22,7 @@ pub struct SearchToolsArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MessageArgs {
-    /// The message for the user.
+    /// For the user.
     pub message: String,
 }
 
@@ -63,7 +63,12 @@ async fn message(a: MessageArgs, what: &str) -> ToolResult {
 /// The key a session's activated tools are kept under: scope, caller and
 /// session id, so callers cannot read or extend each other's sessions.
 pub fn session_key(ctx: &crate::CallContext, session: &str) -> String {
-    format!("{}/{}/{}/{session}", ctx.scope.site_id, ctx.scope.env, ctx.actor)
+    actor_session_key(&ctx.scope, &ctx.actor, session)
+}
+
+/// [`session_key`] from its parts.
+pub fn actor_session_key(scope: &quire_store::Scope, actor: &str, session: &str) -> String {
+    format!("{}/{}/{actor}/{session}", scope.site_id, scope.env)
 }
 
 /// The default tools.
@@ -71,8 +76,8 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "searchTools",
-            description: "Find tools by capability keywords and activate them for the next steps. Returns { tools: [{ name, description }] }.",
-            guidance: "Search with entity + action words (\"update section\", \"menu link\") before acting.",
+            description: "Find and activate tools by capability keywords. Returns their names and descriptions.",
+            guidance: "Search with entity + action words (\"update section\").",
             category: Category::Default,
             entity: "tool",
             risk: Risk::Safe,
@@ -87,8 +92,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "acknowledgeRequest",
-            description: "Tell the user in one sentence what you understood before acting. Returns the message.",
-            guidance: "Call once at the start of a turn, then act.",
+            description: "Tell the user in one sentence what you understood.",
+            guidance: "Once per turn, first.",
             category: Category::Default,
             entity: "conversation",
             risk: Risk::Safe,
@@ -103,8 +108,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "finalAnswer",
-            description: "Present the final answer to the user and end the turn. Returns the message.",
-            guidance: "Report only what fresh reads confirmed; this ends the turn.",
+            description: "Give the user the final answer; ends the turn.",
+            guidance: "Report only what fresh reads confirmed.",
             category: Category::Default,
             entity: "conversation",
             risk: Risk::Safe,

@@ -26,7 +26,7 @@ pub mod sections;
 pub mod tool;
 pub mod vaults;
 
-pub use guidance::{RULES, render_guidance};
+pub use guidance::{all_rules, render_guidance, render_rules};
 pub use output::output_schema;
 pub use registry::{Registry, ToolInfo, full_schema, permits};
 pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Services, Tool, ToolError};

@@ -432,6 +432,14 @@ impl Registry {
         }
     }
 
+    /// Forgets what a session activated (its owner keeps the list, as the
+    /// agent runtime does in the session, and restores it next time).
+    pub fn forget(&self, session: &str) {
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.remove(session);
+        }
+    }
+
     /// The tools a session has activated, in activation order.
     pub fn activated(&self, session: &str) -> Vec<&'static str> {
         self.sessions.lock().map(|s| s.get(session).cloned().unwrap_or_default()).unwrap_or_default()

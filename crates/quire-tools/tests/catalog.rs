@@ -129,7 +129,7 @@ fn guidance_block_for_a_sample_active_set() {
         "getPage",
     ];
     let block = quire_tools::render_guidance(&registry, &active);
-    insta::assert_snapshot!("guidance_sample", format!("{}\n\n{}", quire_tools::RULES, block));
+    insta::assert_snapshot!("guidance_sample", format!("{}\n\n{}", quire_tools::all_rules(), block));
     assert_eq!(quire_tools::render_guidance(&registry, &[]), "");
 }
 
@@ -149,7 +149,7 @@ fn token_budget() {
         total += n;
         rows.push(format!("| {} | {n} | {guidance} |", tool.name));
     }
-    let rules = bpe.encode_with_special_tokens(quire_tools::RULES).len();
+    let rules = bpe.encode_with_special_tokens(&quire_tools::all_rules()).len();
     println!("| tool | definition tokens | guidance tokens |\n| --- | --- | --- |\n{}", rows.join("\n"));
     println!("catalog total: {total} tokens; rules block: {rules} tokens");
     assert!(total <= 8000, "the catalog costs {total} tokens");

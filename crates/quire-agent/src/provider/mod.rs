@@ -268,6 +268,11 @@ impl Profiles {
         self.profiles.get(name).or_else(|| self.profiles.get("default"))
     }
 
+    /// Whether a profile of exactly this name is configured (no fallback).
+    pub fn contains(&self, name: &str) -> bool {
+        self.profiles.contains_key(name)
+    }
+
     /// Whether any profile exists.
     pub fn is_empty(&self) -> bool {
         self.profiles.is_empty()

@@ -17,6 +17,8 @@ pub struct Env {
     pub registry: Arc<Registry>,
     pub runtime: Arc<Runtime>,
     pub fake: Fake,
+    /// The in-process model (answers only in `Env::in_process`).
+    pub model: Scripted,
     pub base: String,
     pub dir: tempfile::TempDir,
     /// `token:<id>` of the editor token the person chats with.
@@ -26,6 +28,15 @@ pub struct Env {
 impl Env {
     pub async fn openai() -> Self {
         Self::new(ProviderKind::Openai, |p| p, |r| r).await
+    }
+
+    /// A runtime whose model is `model`, injected: no HTTP.
+    pub async fn in_process() -> Self {
+        let env = Self::openai().await;
+        let mut profile = Profile::new(ProviderKind::Openai);
+        profile.model = Some("scripted".into());
+        env.runtime.set_provider("default", profile, Arc::new(env.model.clone()));
+        env
     }
 
     pub async fn new(
@@ -52,7 +63,7 @@ impl Env {
         profiles.insert("default", profile(p));
         let runtime = Runtime::new(Arc::clone(&registry), profiles);
         let actor = format!("token:{}", editor_token(&store).await);
-        Env { store, scope, registry, runtime, fake, base, dir, actor }
+        Env { store, scope, registry, runtime, fake, model: Scripted::default(), base, dir, actor }
     }
 
     /// A second runtime over the same database, as after a restart.

@@ -387,7 +387,9 @@ pub struct SessionEvent {
 /// The session's events as Server-Sent Events (AG-UI 1.0 names). Without
 /// Last-Event-ID the stream starts at the latest run; with it, right after
 /// that event. The stream stays open for later turns, and ends when its
-/// token is revoked or expires.
+/// token is revoked or expires, or when the session's events leave memory
+/// (two minutes after its last run ended, or sooner when many sessions
+/// ended since); the session's messages stay on `GET /api/v1/sessions/{id}`.
 #[utoipa::path(get, path = "/api/v1/sessions/{id}/events", operation_id = "streamSessionEvents", tag = "agents",
     params(("id" = String, Path, description = "Session id"), EventsQuery), security(("bearer" = [])),
     responses((status = 200, description = "A text/event-stream of AG-UI events", content_type = "text/event-stream", body = SessionEvent), (status = 404, body = ErrorBody)))]

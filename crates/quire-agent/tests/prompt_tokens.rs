@@ -1,0 +1,103 @@
+//! What a step costs in prompt tokens (tiktoken o200k_base, system prompt
+//! plus tool definitions as the model receives them), against sending every
+//! tool and every guidance line for the same step: the editor agent's step
+//! after searchTools activated five tools, for five searches. The test fails
+//! when a step costs more than its budget. Run with --nocapture to see the
+//! figures.
+//!
+//! With five of forty tools active the share cannot fall far below 5/40
+//! (12.5 %) whatever the wording, since shorter definitions shrink both
+//! sides; what a step can save besides is the fixed part (base prompt,
+//! rules, default tools), which is kept short and sent only where it applies.
+
+mod support;
+
+use quire_agent::prompt::{BASE_PROMPT, tool_spec};
+use quire_agent::{ChatRequest, ToolSpec};
+use std::sync::{Arc, Mutex};
+use support::*;
+
+/// The text a provider receives for one tool.
+fn tool_text(t: &ToolSpec) -> String {
+    format!("{}\n{}\n{}", t.name, t.description, t.parameters)
+}
+
+fn tokens(text: &str) -> usize {
+    static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().unwrap()).encode_with_special_tokens(text).len()
+}
+
+/// System prompt + tools of a request.
+fn request_text(r: &ChatRequest) -> String {
+    let tools: Vec<String> = r.tools.iter().map(tool_text).collect();
+    format!("{}\n{}", r.system, tools.join("\n"))
+}
+
+/// Most a step may cost, as a share of sending everything.
+const BUDGET: f64 = 0.24;
+/// Most a step may cost, in tokens.
+const MOST_TOKENS: usize = 1_450;
+
+/// The request of the step after `searchTools` found tools for `query`.
+async fn step_after_search(query: &str) -> (ChatRequest, Env) {
+    let env = Env::in_process().await;
+    let seen: Arc<Mutex<Option<ChatRequest>>> = Arc::default();
+    let args = serde_json::json!({ "query": query, "limit": 5 }).to_string();
+    env.model.answer("", &[("c1", "acknowledgeRequest", r#"{"message":"On it."}"#), ("c2", "searchTools", &args)]);
+    let keep = Arc::clone(&seen);
+    env.model.push(Step::Dynamic(Box::new(move |r| {
+        *keep.lock().unwrap() = Some(r.clone());
+        response("Done.", &[])
+    })));
+    env.turn("Please help with the site", None).await;
+    let request = seen.lock().unwrap().take().expect("the second step ran");
+    (request, env)
+}
+
+/// System prompt with every rule and every guidance line, and every tool.
+fn everything(env: &Env, request: &ChatRequest) -> String {
+    let tools = env.registry.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+    let agent_block = request.system.find("<agent ").map(|start| {
+        let end = request.system[start..].find("</agent>").unwrap() + start + "</agent>".len();
+        &request.system[start..end]
+    });
+    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::all_rules()];
+    system.extend(agent_block.map(str::to_string));
+    system.push(quire_tools::render_guidance(&env.registry, &names));
+    let specs: Vec<String> =
+        tools.iter().map(|t| tool_text(&tool_spec(&env.registry, t, quire_core::model::AgentPolicy::User))).collect();
+    format!("{}\n{}", system.join("\n\n"), specs.join("\n"))
+}
+
+#[tokio::test]
+async fn a_step_costs_at_most_its_budget_of_everything() {
+    let mut worst: f64 = 0.0;
+    let mut most = 0;
+    for query in ["update page", "page section", "menu link", "blog post", "image alt text"] {
+        let (request, env) = step_after_search(query).await;
+        let names: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names.len(), 8, "three default tools and five found for {query:?}: {names:?}");
+        let step = tokens(&request_text(&request));
+        let all = tokens(&everything(&env, &request));
+        let saved = 1.0 - step as f64 / all as f64;
+        println!(
+            "{query:<16} step {step} tokens (system {}), everything {all} tokens ({} tools): {:.1} % fewer — {names:?}",
+            tokens(&request.system),
+            env.registry.tools().len(),
+            saved * 100.0
+        );
+        if std::env::var("SHOW_PROMPT").is_ok() {
+            println!("{}", request.system);
+        }
+        worst = worst.max(step as f64 / all as f64);
+        most = most.max(step);
+    }
+    assert!(
+        worst <= BUDGET,
+        "a step costs {:.1} % of everything; the budget is {:.0} %",
+        worst * 100.0,
+        BUDGET * 100.0
+    );
+    assert!(most <= MOST_TOKENS, "a step costs {most} tokens; the budget is {MOST_TOKENS}");
+}

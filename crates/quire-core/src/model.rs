@@ -353,7 +353,8 @@ pub struct Entry {
 pub struct Image {
     /// Identifier.
     pub id: String,
-    /// Relative URL (`/uploads/...`).
+    /// Relative URL (`/uploads/<site>/...`) of the stored original; final
+    /// once status is completed.
     pub url: String,
     /// Original file name.
     pub filename: String,
@@ -365,7 +366,7 @@ pub struct Image {
     pub height: Option<i64>,
     /// Size in bytes.
     pub bytes: Option<i64>,
-    /// SHA-256 of the file, for deduplication.
+    /// SHA-256 of the file as uploaded, for deduplication.
     pub content_hash: Option<String>,
     /// Alternative text.
     pub alt: Option<String>,
@@ -382,15 +383,47 @@ pub struct Image {
     /// Photographer and source URL for external images.
     #[schema(value_type = Option<Object>)]
     pub attribution: Option<Value>,
-    /// Variant URLs (thumbnail, medium, large).
+    /// Variants by name (thumbnail, medium, large), each `{ width, height,
+    /// webp, url }`: a WebP URL and one in the original's format.
     #[schema(value_type = Object)]
     pub variants: Value,
+    /// Average colour (`#rrggbb`) to show while the image loads.
+    #[serde(default)]
+    pub color: Option<String>,
+    /// Why processing failed (status failed).
+    #[serde(default)]
+    pub error: Option<String>,
     /// Increases with every change.
     pub version: i64,
     /// When it was created.
     pub created_at: DateTime<Utc>,
     /// When it last changed.
     pub updated_at: DateTime<Utc>,
+}
+
+/// A file received and typed from its bytes, waiting to become an image
+/// (`createImage` with its id or url). Never served itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Upload {
+    /// Identifier (the `uploadId` of createImage).
+    pub id: String,
+    /// Its URL (`/uploads/<site>/incoming/<id>`), which createImage also takes.
+    pub url: String,
+    /// The file name it came with.
+    pub filename: String,
+    /// Type found in its bytes.
+    pub mime: String,
+    /// Size in bytes.
+    pub bytes: i64,
+    /// SHA-256 of its bytes.
+    pub sha256: String,
+    /// Width its header declares.
+    pub width: i64,
+    /// Height its header declares.
+    pub height: i64,
+    /// When it arrived.
+    pub created_at: DateTime<Utc>,
 }
 
 /// A navigation menu (`header`, `footer`, ...).

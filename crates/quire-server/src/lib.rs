@@ -18,11 +18,9 @@ use axum::Router;
 use axum::http::{HeaderName, Request};
 use quire_store::{Store, TokenGrant};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
 /// Shared state of every handler. Cheap to clone.
@@ -37,7 +35,6 @@ struct Inner {
     runtime: Arc<quire_agent::Runtime>,
     mcp_allowed_hosts: Vec<String>,
     mcp_allowed_origins: Vec<String>,
-    uploads_dir: PathBuf,
     default_site: String,
     /// Whether people reach the server over https (session cookies are `Secure`).
     https: bool,
@@ -72,7 +69,6 @@ impl AppState {
     /// delivery requests that name no site.
     pub fn new(services: quire_tools::Services, default_site: impl Into<String>) -> Self {
         let store = services.store.clone();
-        let uploads_dir = services.uploads_dir.clone();
         let registry = Arc::new(quire_tools::Registry::new(services));
         Self {
             inner: Arc::new(Inner {
@@ -81,7 +77,6 @@ impl AppState {
                 mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
                 mcp_allowed_origins: Vec::new(),
                 store,
-                uploads_dir,
                 default_site: default_site.into(),
                 https: false,
                 tokens: Mutex::new(HashMap::new()),
@@ -117,8 +112,10 @@ impl AppState {
 
     /// Starts the background work of a serving process: resuming agent
     /// turns whose approvals were answered elsewhere (the CLI, another
-    /// process, before a restart) or expired, and noticing tokens revoked
-    /// by another process (the CLI) within [`REVOCATION_POLL`].
+    /// process, before a restart) or expired, noticing tokens revoked by
+    /// another process (the CLI) within [`REVOCATION_POLL`], and working the
+    /// job queue (image processing; jobs a stopped process held are taken
+    /// over when their lease ends).
     pub fn spawn_background(&self) {
         let runtime = Arc::clone(&self.inner.runtime);
         tokio::spawn(async move {
@@ -130,6 +127,8 @@ impl AppState {
         });
         let state = self.clone();
         tokio::spawn(async move { state.watch_revocations().await });
+        let worker = quire_tools::media::MediaWorker::new(self.inner.registry.services().clone());
+        tokio::spawn(worker.run());
     }
 
     /// Polls the number of revoked tokens; when it changes, forgets the
@@ -331,14 +330,17 @@ pub fn router(state: AppState) -> Router {
 /// under the same layers.
 pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
-    let uploads = ServeDir::new(&state.inner.uploads_dir);
     let mcp = mcp::service(&state);
+    let max_upload = state.registry().services().media.max_upload_bytes;
     Router::new()
         .merge(routes::router())
         .merge(extra)
         .merge(openapi::router())
-        .nest_service("/uploads", uploads)
+        .route("/uploads/{*path}", axum::routing::get(routes::uploads::serve_file))
         .nest_service("/mcp", mcp)
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
+        // Merged after the 2 MiB limit, with their own (`max_upload_mb`).
+        .merge(routes::uploads::router(max_upload))
         .with_state(state)
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -353,7 +355,6 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         // Outermost, so the errors of every layer above get the JSON shape.
         .layer(axum::middleware::from_fn(error::json_errors))
         .layer(axum::middleware::from_fn(baseline_headers))

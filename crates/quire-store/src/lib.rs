@@ -19,6 +19,7 @@ mod confirm;
 mod delivery;
 mod error;
 mod list;
+mod media;
 mod ops;
 mod record;
 mod records;
@@ -33,6 +34,7 @@ pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
+pub use media::{ImageFile, ImageMeta, ImageResult, Job, NewUpload, PROCESS_IMAGE};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;

@@ -415,7 +415,9 @@ impl Store {
 
     // ------------------------------------------------------------ images
 
-    /// Records an image whose file is already under `/uploads`.
+    /// Records an image whose file the caller already wrote under
+    /// `/uploads` (the demo seed), as completed and served as `mime`.
+    /// Uploads go through [`Store::create_image_from_upload`] instead.
     pub async fn create_image(&self, ctx: &ChangeContext, scope: &Scope, input: NewImage) -> Result<Image> {
         let now = Utc::now();
         let mime = input.mime.unwrap_or_else(|| mime_from_name(&input.filename).to_string());
@@ -436,11 +438,21 @@ impl Store {
             source: input.source.unwrap_or(ImageSource::Upload),
             attribution: input.attribution,
             variants: json!({}),
+            color: None,
+            error: None,
             version: 1,
             created_at: now,
             updated_at: now,
         };
-        self.create_record(ctx, scope, image).await
+        let mut tx = self.writer.begin().await?;
+        image.check(&mut tx, scope, None).await?;
+        image.insert(&mut tx, scope).await?;
+        // A file put in place by the caller (the demo seed): served as the
+        // type recorded here.
+        crate::media::register_file(&mut tx, &image.url, &image.id, &image.mime).await?;
+        log_change(&mut tx, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image))).await?;
+        tx.commit().await?;
+        Ok(image)
     }
 
     /// A live image by id.

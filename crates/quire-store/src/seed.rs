@@ -309,14 +309,16 @@ impl Seeder<'_> {
 
     /// Writes a gradient PNG (if missing) and records it; returns (id, url).
     async fn image(&mut self, dir: &Path, name: &str, alt: &str, a: [u8; 3], b: [u8; 3]) -> Result<(String, String)> {
-        let url = format!("/uploads/demo/{name}");
+        // Each site's files live in a folder of its own, named by its id.
+        let site = &self.scope.site_id;
+        let url = format!("/uploads/{site}/{name}");
         let existing = self.store.images(&self.scope, None, 100, None).await?;
-        let path = dir.join("demo").join(name);
+        let path = dir.join(site).join(name);
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(_) => {
                 let png = gradient_png(640, 360, a, b)?;
-                std::fs::create_dir_all(dir.join("demo"))
+                std::fs::create_dir_all(dir.join(site))
                     .map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", dir.display())))?;
                 std::fs::write(&path, &png)
                     .map_err(|e| StoreError::Corrupt(format!("cannot write {}: {e}", path.display())))?;

@@ -1,20 +1,18 @@
 //! Image tools: getImage, createImage, updateImage, deleteImage.
 
 use crate::args::parse;
+use crate::media::{MAX_INLINE_BYTES, clean_filename, receive_bytes};
 use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
-use quire_core::input::{ImagePatch, NewImage};
-use quire_core::model::{EntityKind, Image, ImageStatus};
+use base64::Engine as _;
+use quire_core::input::ImagePatch;
+use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
+use quire_store::ImageMeta;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
-use std::path::{Component, Path};
-
-/// Largest image file recorded.
-const MAX_IMAGE_BYTES: u64 = 25 * 1024 * 1024;
 
 /// Arguments of getImage.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -38,9 +36,13 @@ pub struct GetImageArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateImageArgs {
-    /// Relative URL of a file already uploaded, e.g. "/uploads/team.png".
-    pub url: String,
-    /// File name to show (default: from the URL).
+    /// Id of a file uploaded earlier (POST /api/v1/uploads or quire images upload).
+    pub upload_id: Option<String>,
+    /// URL of a file uploaded earlier, e.g. "/uploads/<site>/incoming/<id>".
+    pub url: Option<String>,
+    /// The file itself, base64-encoded (at most 1.5 MB decoded); needs filename.
+    pub data: Option<String>,
+    /// File name (required with data; default: the upload's).
     pub filename: Option<String>,
     /// Alternative text describing the image.
     pub alt: Option<String>,
@@ -83,7 +85,7 @@ pub fn image_json(i: &Image) -> Value {
     json!({
         "id": i.id, "url": i.url, "filename": i.filename, "alt": i.alt, "description": i.description,
         "width": i.width, "height": i.height, "tags": i.tags, "status": i.status, "source": i.source,
-        "attribution": i.attribution,
+        "attribution": i.attribution, "error": i.error,
     })
 }
 
@@ -102,78 +104,108 @@ async fn get_image(call: &Call<'_>, a: GetImageArgs) -> ToolResult {
     Ok(items_result(images.iter().map(image_json).collect(), next))
 }
 
-/// The file under `uploads_dir` a `/uploads/...` URL names, refusing any
-/// path that could leave the folder.
-fn upload_path(uploads_dir: &Path, url: &str) -> Result<std::path::PathBuf, ToolError> {
-    let bad = || {
-        ToolError::invalid(
-            format!("url: \"{url}\" is not a relative /uploads/... URL"),
-            "Use the exact url of an uploaded file.",
+/// The upload `createImage` names, received now when it comes as `data`.
+async fn upload_of(services: &Services, ctx: &CallContext, a: &CreateImageArgs) -> Result<Upload, ToolError> {
+    let sel = select_one(&[("uploadId", a.upload_id.is_some()), ("url", a.url.is_some()), ("data", a.data.is_some())])
+        .map_err(|_| {
+            ToolError::invalid(
+                "Provide exactly one of uploadId, url or data",
+                "Upload the file first (POST /api/v1/uploads) and pass its uploadId, or send small files as base64 data with a filename.",
+            )
+        })?;
+    let not_found = |what: &str, value: &str| {
+        ToolError::new(
+            ErrorCode::NotFound,
+            format!("{what}: no upload {value} in this site"),
+            "Upload the file first and use the uploadId or url it returned.",
         )
     };
-    let rel = url.strip_prefix("/uploads/").ok_or_else(bad)?;
-    let rel = Path::new(rel);
-    if rel.as_os_str().is_empty() || rel.components().any(|c| !matches!(c, Component::Normal(_))) || url.contains('\0')
-    {
-        return Err(bad());
+    match sel.0 {
+        "uploadId" => {
+            let id = a.upload_id.as_deref().unwrap_or_default();
+            services.store.upload(&ctx.scope, id).await.map(|u| u.0).map_err(|_| not_found("uploadId", id))
+        }
+        "url" => {
+            let url = a.url.as_deref().unwrap_or_default();
+            if !url.starts_with("/uploads/") {
+                return Err(ToolError::invalid(
+                    format!("url: \"{url}\" is not the relative /uploads/... URL of an upload"),
+                    "Use the url an upload returned.",
+                ));
+            }
+            services.store.upload(&ctx.scope, url).await.map(|u| u.0).map_err(|_| not_found("url", url))
+        }
+        _ => {
+            let filename = a.filename.as_deref().filter(|f| !f.trim().is_empty()).ok_or_else(|| {
+                ToolError::invalid("filename: required with data", "Name the file, e.g. \"team.jpg\".")
+            })?;
+            let data = a.data.as_deref().unwrap_or_default();
+            if data.len() > MAX_INLINE_BYTES.div_ceil(3) * 4 + 4 {
+                return Err(ToolError::new(
+                    ErrorCode::Limit,
+                    format!("data: larger than {} bytes decoded", MAX_INLINE_BYTES),
+                    "Upload larger files with POST /api/v1/uploads and pass the uploadId.",
+                ));
+            }
+            let bytes = base64::engine::general_purpose::STANDARD.decode(data.trim()).map_err(|e| {
+                ToolError::invalid(format!("data: not base64 ({e})"), "Send the file's bytes as standard base64.")
+            })?;
+            if bytes.len() > MAX_INLINE_BYTES {
+                return Err(ToolError::new(
+                    ErrorCode::Limit,
+                    format!("data: {} bytes decoded; at most {MAX_INLINE_BYTES} are taken inline", bytes.len()),
+                    "Upload larger files with POST /api/v1/uploads and pass the uploadId.",
+                ));
+            }
+            receive_bytes(services, &ctx.scope, &ctx.actor, filename, &bytes)
+                .await
+                .map_err(|e| ToolError { message: e.message.replacen("file: ", "data: ", 1), ..e })
+        }
     }
-    Ok(uploads_dir.join(rel))
+}
+
+/// Makes an image of the file `a` names (see createImage): the image and
+/// whether it is new (false: the same file was already in the library).
+/// Shared by the tool and `POST /api/v1/images`.
+pub async fn create(services: &Services, ctx: &CallContext, a: CreateImageArgs) -> Result<(Image, bool), ToolError> {
+    let mut upload = upload_of(services, ctx, &a).await?;
+    if let Some(name) = a.filename.as_deref().filter(|f| !f.trim().is_empty()) {
+        upload.filename = clean_filename(name);
+    }
+    let meta = ImageMeta { alt: a.alt, description: a.description, tags: a.tags.unwrap_or_default() };
+    create_from_upload(services, ctx, &upload, meta).await
+}
+
+/// Makes an image of an upload and wakes the worker that processes it.
+pub async fn create_from_upload(
+    services: &Services,
+    ctx: &CallContext,
+    upload: &Upload,
+    meta: ImageMeta,
+) -> Result<(Image, bool), ToolError> {
+    let (image, created) =
+        services.store.create_image_from_upload(&ctx.change_context(), &ctx.scope, upload, meta).await?;
+    if created {
+        services.media.wake.notify_one();
+    }
+    Ok((image, created))
 }
 
 async fn create_image(call: &Call<'_>, a: CreateImageArgs) -> ToolResult {
-    let path = upload_path(&call.services.uploads_dir, &a.url)?;
-    if let Ok(meta) = tokio::fs::metadata(&path).await
-        && meta.len() > MAX_IMAGE_BYTES
-    {
-        return Err(ToolError::new(
-            ErrorCode::Limit,
-            format!(
-                "url: {} is {} MB; images are limited to {} MB",
-                a.url,
-                meta.len() / 1_048_576,
-                MAX_IMAGE_BYTES / 1_048_576
-            ),
-            "Use a smaller file.",
-        ));
-    }
-    let bytes = tokio::fs::read(&path).await.map_err(|_| {
-        ToolError::new(
-            ErrorCode::NotFound,
-            format!("url: no uploaded file at {}", a.url),
-            "Upload the file first, then record it.",
-        )
-    })?;
-    let format = image::guess_format(&bytes).map_err(|_| {
-        ToolError::invalid(
-            format!("url: {} is not an image (png, jpeg, webp or gif)", a.url),
-            "Record only image files.",
-        )
-    })?;
-    let dims = image::ImageReader::with_format(std::io::Cursor::new(&bytes), format).into_dimensions().ok();
-    let hash = hex::encode(Sha256::digest(&bytes));
-    if let Some(existing) = call.store().image_by_hash(call.scope(), &hash).await? {
+    let (image, created) = create(call.services, call.ctx, a).await?;
+    if !created {
         return Ok(item_result(
-            image_json(&existing),
-            format!("This file is already in the library as image {}.", existing.id),
+            image_json(&image),
+            format!("This file is already in the library as image {}.", image.id),
         ));
     }
-    let filename =
-        a.filename.unwrap_or_else(|| path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default());
-    let input = NewImage {
-        url: a.url,
-        filename,
-        mime: Some(format.to_mime_type().to_string()),
-        width: dims.map(|d| d.0 as i64),
-        height: dims.map(|d| d.1 as i64),
-        bytes: Some(bytes.len() as i64),
-        content_hash: Some(hash),
-        alt: a.alt,
-        description: a.description,
-        tags: a.tags,
-        ..Default::default()
-    };
-    let image = call.store().create_image(&call.ctx.change_context(), call.scope(), input).await?;
-    Ok(item_result(image_json(&image), format!("Recorded image {} ({}).", image.id, image.url)))
+    Ok(item_result(
+        image_json(&image),
+        format!(
+            "Image {} is processing; getImage {{\"id\": \"{}\"}} shows its url once status is completed.",
+            image.id, image.id
+        ),
+    ))
 }
 
 async fn update_image(call: &Call<'_>, a: UpdateImageArgs) -> ToolResult {
@@ -209,8 +241,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "createImage",
-            description: "Create an image record for a file already in /uploads, reading its type, size and dimensions; duplicates are detected by content. Returns the image with its id.",
-            guidance: "The file must already be uploaded; pass its relative /uploads/... url.",
+            description: "Create an image from an uploaded file (uploadId or its url) or small base64 data with a filename; the type comes from the bytes (PNG, JPEG, WebP, GIF). Returns the image with its id at once, status processing; a file already in the library returns that image.",
+            guidance: "Processing (variants, metadata removal) continues in the background; use the url once status is completed.",
             category: Category::Internal,
             entity: "image",
             risk: Risk::Moderate,
@@ -267,25 +299,4 @@ pub fn tools() -> Vec<Tool> {
             }),
         },
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn upload_paths_stay_inside() {
-        let dir = Path::new("/srv/uploads");
-        assert_eq!(upload_path(dir, "/uploads/a/b.png").unwrap(), dir.join("a/b.png"));
-        for bad in [
-            "/uploads/../etc/passwd",
-            "/uploads//etc/passwd",
-            "uploads/a.png",
-            "/uploads/",
-            "/uploads/a/../../b",
-            "/other/a.png",
-        ] {
-            assert!(upload_path(dir, bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -14,6 +14,7 @@ pub mod defaults;
 pub mod entries;
 pub mod guidance;
 pub mod images;
+pub mod media;
 pub mod navigation;
 pub mod notes;
 pub mod output;

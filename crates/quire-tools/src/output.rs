@@ -139,6 +139,7 @@ fn record(entity: &str) -> Option<Value> {
                 ("status", enumeration::<ImageStatus>()),
                 ("source", enumeration::<ImageSource>()),
                 ("attribution", described(any_json(), "Photographer and source of an external image, or null.")),
+                ("error", described(nullable(string()), "Why processing failed (status failed), else null.")),
             ],
             &[
                 "id",
@@ -152,6 +153,7 @@ fn record(entity: &str) -> Option<Value> {
                 "status",
                 "source",
                 "attribution",
+                "error",
             ],
         ),
         "post" | "entry" => entry(),

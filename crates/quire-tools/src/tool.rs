@@ -185,10 +185,12 @@ impl CallContext {
 pub struct Services {
     /// The store.
     pub store: Store,
-    /// Folder served at `/uploads`.
+    /// Folder served at `/uploads`: one folder per site, named by its id.
     pub uploads_dir: PathBuf,
     /// The notes vault of each site.
     pub vaults: crate::vaults::Vaults,
+    /// Upload limits, decoding limits and the job worker's wake-up.
+    pub media: crate::media::MediaSettings,
 }
 
 impl Services {
@@ -199,6 +201,7 @@ impl Services {
             store,
             uploads_dir: data_dir.join("uploads"),
             vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
+            media: crate::media::MediaSettings::default(),
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct Config {
     pub vaults_dir: Option<PathBuf>,
     /// A site's vault elsewhere, e.g. an existing Obsidian vault: `[vaults] demo = "/notes"`.
     pub vaults: BTreeMap<String, PathBuf>,
+    /// Largest file an upload may be, in megabytes (`QUIRE_MAX_UPLOAD_MB`, default 25).
+    pub max_upload_mb: u64,
     /// Model profiles by name (`[profiles.default]`); `default` otherwise
     /// comes from `QUIRE_LLM_*` (see the README).
     pub profiles: BTreeMap<String, quire_agent::Profile>,
@@ -57,6 +59,7 @@ impl Default for Config {
             mcp_allowed_origins: Vec::new(),
             vaults_dir: None,
             vaults: BTreeMap::new(),
+            max_upload_mb: 25,
             profiles: BTreeMap::new(),
         }
     }
@@ -75,6 +78,7 @@ const KEYS: [&str; 11] = [
     "mcp_allowed_hosts",
     "mcp_allowed_origins",
     "vaults_dir",
+    "max_upload_mb",
 ];
 
 impl Config {

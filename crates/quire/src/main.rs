@@ -94,6 +94,11 @@ enum Command {
         #[command(subcommand)]
         command: ToolsCommand,
     },
+    /// Add images to the media library.
+    Images {
+        #[command(subcommand)]
+        command: ImagesCommand,
+    },
     /// Serve MCP over stdio (stdout carries the protocol alone; logs go to stderr).
     Mcp {
         #[command(flatten)]
@@ -130,6 +135,26 @@ enum Command {
         /// Act as the holder of this API token instead of the local admin.
         #[arg(long, env = "QUIRE_TOKEN", global = true)]
         token: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImagesCommand {
+    /// Upload image files (PNG, JPEG, WebP, GIF) and process them: prints
+    /// each image as JSON once completed or failed.
+    Upload {
+        /// The files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Alternative text for every file.
+        #[arg(long)]
+        alt: Option<String>,
+        /// Return at once with the images still processing (a running
+        /// server finishes them).
+        #[arg(long)]
+        no_wait: bool,
+        #[command(flatten)]
+        caller: CallerArgs,
     },
 }
 
@@ -357,6 +382,40 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
         Command::User { command } => users::run(command, &config, &dir).await?,
         Command::Token { command } => token(command, &config, &dir).await?,
         Command::Tools { command } => tools(command, &config, &dir).await?,
+        Command::Images { command: ImagesCommand::Upload { files, alt, no_wait, caller } } => {
+            let store = open_existing(&dir, Existing::Database).await?;
+            let ctx = cli_context(&store, &config, caller).await?;
+            let services = services(&store, &dir, &config);
+            let mut out = Vec::new();
+            for file in &files {
+                let meta = quire_store::ImageMeta { alt: alt.clone(), ..Default::default() };
+                let made = match quire_tools::media::receive_path(&services, &ctx, file).await {
+                    Ok(upload) => quire_tools::images::create_from_upload(&services, &ctx, &upload, meta).await,
+                    Err(e) => Err(e),
+                };
+                let made = match made {
+                    Ok((image, _)) if no_wait => Ok(image),
+                    Ok((image, _)) => {
+                        let wait = std::time::Duration::from_secs(120);
+                        quire_tools::media::settle(&services, &ctx.scope, &image.id, wait).await
+                    }
+                    Err(e) => Err(e),
+                };
+                let failed = match &made {
+                    Ok(image) => image.status == quire_core::model::ImageStatus::Failed,
+                    Err(_) => true,
+                };
+                if failed {
+                    TOOL_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                out.push(match made {
+                    Ok(image) => serde_json::json!({"file": file, "image": image}),
+                    Err(e) => serde_json::json!({"file": file, "error": e.message}),
+                });
+            }
+            outln!("{}", serde_json::to_string_pretty(&out)?)?;
+            store.close().await;
+        }
         Command::Mcp { caller, tools } => {
             use rmcp::ServiceExt;
             let mode = quire_mcp::ToolMode::parse(&tools)?;
@@ -614,6 +673,7 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tool
         vaults = vaults.with_site(site.clone(), path.clone());
     }
     services.vaults = vaults;
+    services.media.max_upload_bytes = config.max_upload_mb.saturating_mul(1024 * 1024);
     services
 }
 

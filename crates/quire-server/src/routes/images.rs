@@ -1,24 +1,33 @@
-//! `/api/v1/images`: media library records. Files live under `/uploads`;
-//! the upload pipeline that writes them is a separate surface.
+//! `/api/v1/images`: the media library. An image is made from a file sent
+//! with the request (multipart), uploaded earlier, or sent as base64 data;
+//! its processing runs in the background (status processing → completed |
+//! failed). Receiving files and serving them is in [`super::uploads`].
 
 use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
+use crate::error::ApiError;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use axum::extract::State;
-use axum::http::StatusCode;
+use crate::routes::tools::tool_error;
+use axum::body::Body;
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use quire_core::access::Action;
-use quire_core::input::{ImagePatch, NewImage};
+use quire_core::input::ImagePatch;
 use quire_core::model::{Archive, EntityKind, Image, ImageStatus};
+use quire_store::ImageMeta;
+use quire_tools::images::CreateImageArgs;
 use serde::Deserialize;
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/api/v1/images", get(list).post(create))
+        // POST /api/v1/images takes large bodies: mounted by `uploads::router`.
+        .route("/api/v1/images", get(list))
         .route("/api/v1/images/{id}", get(read).patch(update).delete(archive))
 }
 
@@ -49,18 +58,108 @@ pub async fn list(
     Ok(Json(state.store().images(&caller.scope, q.status, paging.limit()?, paging.cursor()).await?.into()))
 }
 
-/// Records an image whose file is already under `/uploads`.
-#[utoipa::path(post, path = "/api/v1/images", operation_id = "createImage", tag = "images", request_body = NewImage, security(("bearer" = [])),
-    responses((status = 201, description = "The created image record", body = Image), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+/// The JSON form of `POST /api/v1/images`: the file by exactly one of
+/// `uploadId`, `url` or `data`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewImageBody {
+    /// Id of a file uploaded earlier (`POST /api/v1/uploads`).
+    pub upload_id: Option<String>,
+    /// URL of a file uploaded earlier (`/uploads/<site>/incoming/<id>`).
+    pub url: Option<String>,
+    /// The file, base64-encoded (at most 1.5 MB decoded); needs `filename`.
+    #[schema(max_length = 2_000_004)]
+    pub data: Option<String>,
+    /// File name (required with `data`; default: the upload's).
+    #[schema(max_length = 255)]
+    pub filename: Option<String>,
+    /// Alternative text.
+    #[schema(max_length = 300)]
+    pub alt: Option<String>,
+    /// Longer description.
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+    /// Tags.
+    pub tags: Option<Vec<String>>,
+}
+
+/// Makes an image of a file: sent with this request as multipart form
+/// data (`file`, streamed to disk, typed from its bytes), or — as JSON —
+/// uploaded earlier or sent as base64. Answers at once: 202 with the new
+/// image (status processing; its files and dimensions follow when
+/// completed), or 200 with the image that already holds the same file.
+#[utoipa::path(post, path = "/api/v1/images", operation_id = "createImage", tag = "images",
+    request_body(content((inline(super::uploads::ImageForm) = "multipart/form-data"), (NewImageBody = "application/json"))),
+    security(("bearer" = [])),
+    responses((status = 200, description = "The same file is already in the library: that image", body = Image),
+        (status = 202, description = "The new image, status processing", body = Image),
+        (status = 404, description = "No such upload in this site", body = ErrorBody),
+        (status = 413, description = "The file is larger than max_upload_mb (multipart), or the body larger than 2 MiB (JSON)", body = ErrorBody),
+        (status = 422, description = "Not a PNG, JPEG, WebP or GIF image within the limits (the message says what it is), or not exactly one of uploadId, url and data", body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    ApiJson(input): ApiJson<NewImage>,
-) -> ApiResult<(StatusCode, Json<Image>)> {
+    headers: HeaderMap,
+    req: Request,
+) -> ApiResult<Response> {
     caller.require(Action::Write(EntityKind::Image))?;
-    // A hash the server did not compute would poison duplicate detection.
-    let input = NewImage { content_hash: None, ..input };
-    Ok((StatusCode::CREATED, Json(state.store().create_image(&caller.ctx(), &caller.scope, input).await?)))
+    let ctx = super::tools::call_context(&caller, &headers);
+    let services = state.registry().services();
+    let multipart = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    let (image, created) = if multipart {
+        let mut form =
+            Multipart::from_request(req, &state).await.map_err(|e| ApiError::with_status(e.status(), e.body_text()))?;
+        let mut upload = None;
+        let mut meta = ImageMeta::default();
+        while let Some(field) = form
+            .next_field()
+            .await
+            .map_err(|e| ApiError::with_status(e.status(), format!("multipart body: {}", e.body_text())))?
+        {
+            let name = field.name().unwrap_or_default().to_string();
+            let text = |v: Result<String, axum::extract::multipart::MultipartError>| {
+                v.map_err(|e| ApiError::with_status(e.status(), format!("{name}: {}", e.body_text())))
+            };
+            match name.as_str() {
+                "file" if upload.is_none() => upload = Some(super::uploads::receive(&state, &caller, field).await?),
+                "file" => return Err(ApiError::bad_field("file", "send one file per request")),
+                "alt" => meta.alt = Some(text(field.text().await)?),
+                "description" => meta.description = Some(text(field.text().await)?),
+                "tags" => meta.tags.extend(
+                    text(field.text().await)?.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string),
+                ),
+                other => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown form field \"{other}\"; expected file, alt, description or tags"
+                    )));
+                }
+            }
+        }
+        let upload = upload.ok_or_else(|| ApiError::bad_field("file", "required: the form has no file field"))?;
+        quire_tools::images::create_from_upload(services, &ctx, &upload, meta).await.map_err(tool_error)?
+    } else {
+        let ApiJson(body) = ApiJson::<NewImageBody>::from_request(limit_body(req), &state).await?;
+        let args = CreateImageArgs {
+            upload_id: body.upload_id,
+            url: body.url,
+            data: body.data,
+            filename: body.filename,
+            alt: body.alt,
+            description: body.description,
+            tags: body.tags,
+        };
+        quire_tools::images::create(services, &ctx, args).await.map_err(tool_error)?
+    };
+    let status = if created { StatusCode::ACCEPTED } else { StatusCode::OK };
+    Ok((status, Json(image)).into_response())
+}
+
+/// A JSON body keeps the API's 2 MiB limit on this large-body route.
+fn limit_body(req: Request) -> Request {
+    req.map(|b| Body::new(http_body_util::Limited::new(b, crate::BODY_LIMIT)))
 }
 
 /// Reads an image record.

@@ -14,6 +14,7 @@ pub mod system;
 pub mod templates;
 pub mod tokens;
 pub mod tools;
+pub mod uploads;
 
 use crate::AppState;
 use crate::error::ApiError;

@@ -1,0 +1,450 @@
+//! Media: staged uploads, images made from them, the files served under
+//! `/uploads`, and the durable job queue their processing runs on.
+//!
+//! A job is `queued` until its `run_after`; claiming it makes it `running`
+//! with a lease and counts an attempt. A job whose lease ran out (its process
+//! stopped) is claimed again. Finishing or failing names the attempt, so a
+//! worker whose job was taken over cannot overwrite the newer attempt's
+//! result. Failures retry with exponential backoff up to `max_attempts`.
+
+use crate::changes::log_change;
+use crate::ops::{new_id, snapshot, write_version};
+use crate::record::Record;
+use crate::{Result, Scope, Store, StoreError};
+use chrono::{DateTime, Utc};
+use quire_core::model::{ChangeContext, EntityKind, Image, ImageSource, ImageStatus, Upload};
+use serde_json::{Value, json};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+use std::time::Duration;
+
+/// The kind of the job that processes an uploaded image.
+pub const PROCESS_IMAGE: &str = "image.process";
+
+/// Attempts a processing job gets before the image is marked failed.
+const MAX_ATTEMPTS: i64 = 3;
+
+/// A file received, to be recorded as an [`Upload`].
+#[derive(Debug, Clone)]
+pub struct NewUpload {
+    /// Its id (also the staged file's name).
+    pub id: String,
+    /// Where it is staged, relative to the uploads folder.
+    pub path: String,
+    /// The file name it came with.
+    pub filename: String,
+    /// Type found in its bytes.
+    pub mime: String,
+    /// Size in bytes.
+    pub bytes: i64,
+    /// SHA-256 of its bytes (hex).
+    pub sha256: String,
+    /// Width its header declares.
+    pub width: i64,
+    /// Height its header declares.
+    pub height: i64,
+    /// Who sent it.
+    pub created_by: String,
+}
+
+/// A unit of background work.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Identifier.
+    pub id: String,
+    /// What to do (`image.process`).
+    pub kind: String,
+    /// Scope of its subject.
+    pub scope: Scope,
+    /// The record it works on.
+    pub subject_id: String,
+    /// Kind-specific arguments.
+    pub payload: Value,
+    /// `queued`, `running`, `done` or `failed`.
+    pub status: String,
+    /// Attempts so far, this one included.
+    pub attempts: i64,
+    /// Attempts allowed.
+    pub max_attempts: i64,
+    /// The last failure.
+    pub error: Option<String>,
+}
+
+/// What processing made of an image.
+#[derive(Debug, Clone)]
+pub struct ImageResult {
+    /// URL of the stored original.
+    pub url: String,
+    /// Its type.
+    pub mime: String,
+    /// Width after orientation.
+    pub width: i64,
+    /// Height after orientation.
+    pub height: i64,
+    /// Size of the stored original.
+    pub bytes: i64,
+    /// `{ name: { width, height, webp, url } }`.
+    pub variants: Value,
+    /// Average colour.
+    pub color: String,
+    /// Every file written: URL path and type.
+    pub files: Vec<ImageFile>,
+}
+
+/// A file served under `/uploads`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageFile {
+    /// URL path (`/uploads/<site>/<name>`).
+    pub path: String,
+    /// Content-Type it is served with.
+    pub mime: String,
+}
+
+fn millis(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+/// Delay before attempt `attempts + 1`: 5 s, 20 s, 80 s, ... at most 10 min.
+fn backoff(attempts: i64) -> Duration {
+    let exp = attempts.clamp(1, 8) as u32 - 1;
+    Duration::from_secs((5u64 * 4u64.pow(exp)).min(600))
+}
+
+fn upload_from_row(row: &SqliteRow) -> Result<(Upload, String)> {
+    Ok((
+        Upload {
+            id: row.try_get("id")?,
+            url: row.try_get("url")?,
+            filename: row.try_get("filename")?,
+            mime: row.try_get("mime")?,
+            bytes: row.try_get("bytes")?,
+            sha256: row.try_get("sha256")?,
+            width: row.try_get("width")?,
+            height: row.try_get("height")?,
+            created_at: row.try_get("created_at")?,
+        },
+        row.try_get("path")?,
+    ))
+}
+
+fn job_from_row(row: &SqliteRow) -> Result<Job> {
+    let payload: String = row.try_get("payload")?;
+    Ok(Job {
+        id: row.try_get("id")?,
+        kind: row.try_get("kind")?,
+        scope: Scope::new(row.try_get::<String, _>("site_id")?, row.try_get::<String, _>("env")?),
+        subject_id: row.try_get("subject_id")?,
+        payload: serde_json::from_str(&payload).map_err(|e| StoreError::Corrupt(format!("job payload: {e}")))?,
+        status: row.try_get("status")?,
+        attempts: row.try_get("attempts")?,
+        max_attempts: row.try_get("max_attempts")?,
+        error: row.try_get("error")?,
+    })
+}
+
+/// Records that `path` serves `image_id`'s file as `mime`.
+pub(crate) async fn register_file(conn: &mut SqliteConnection, path: &str, image_id: &str, mime: &str) -> Result<()> {
+    sqlx::query("INSERT OR IGNORE INTO image_files (path, image_id, mime) VALUES (?1, ?2, ?3)")
+        .bind(path)
+        .bind(image_id)
+        .bind(mime)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// An image of the scope by id, archived or not.
+async fn any_image(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Image> {
+    let row = sqlx::query("SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| StoreError::not_found("image", id))?;
+    Image::from_row(&row)
+}
+
+/// The change-log context of work the system does on its own.
+fn worker_context() -> ChangeContext {
+    ChangeContext { actor: "system:media".into(), ..ChangeContext::system() }
+}
+
+/// Alt text, description and tags given with an upload.
+#[derive(Debug, Clone, Default)]
+pub struct ImageMeta {
+    /// Alternative text.
+    pub alt: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+impl Store {
+    /// Records a staged upload.
+    pub async fn record_upload(&self, scope: &Scope, u: NewUpload) -> Result<Upload> {
+        let url = format!("/uploads/{}/incoming/{}", scope.site_id, u.id);
+        let now = Utc::now();
+        sqlx::query(
+            "INSERT INTO uploads (id, site_id, env, url, path, filename, mime, bytes, sha256, width, height, created_by, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        )
+        .bind(&u.id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&url)
+        .bind(&u.path)
+        .bind(&u.filename)
+        .bind(&u.mime)
+        .bind(u.bytes)
+        .bind(&u.sha256)
+        .bind(u.width)
+        .bind(u.height)
+        .bind(&u.created_by)
+        .bind(now)
+        .execute(&self.writer)
+        .await?;
+        Ok(Upload {
+            id: u.id,
+            url,
+            filename: u.filename,
+            mime: u.mime,
+            bytes: u.bytes,
+            sha256: u.sha256,
+            width: u.width,
+            height: u.height,
+            created_at: now,
+        })
+    }
+
+    /// An upload of the scope by id or url, with its staged path. Another
+    /// site's upload is not found.
+    pub async fn upload(&self, scope: &Scope, id_or_url: &str) -> Result<(Upload, String)> {
+        let row = sqlx::query("SELECT * FROM uploads WHERE (id = ?1 OR url = ?1) AND site_id = ?2 AND env = ?3")
+            .bind(id_or_url)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.reader)
+            .await?
+            .ok_or_else(|| StoreError::not_found("upload", id_or_url))?;
+        upload_from_row(&row)
+    }
+
+    /// Makes an image of an upload: a live image of the scope with the same
+    /// content is returned as it is (`false`); otherwise a new image in
+    /// status processing and its processing job are written in one
+    /// transaction with the change-log record (`true`).
+    pub async fn create_image_from_upload(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        upload: &Upload,
+        meta: ImageMeta,
+    ) -> Result<(Image, bool)> {
+        let mut tx = self.writer.begin().await?;
+        let existing = sqlx::query(
+            "SELECT * FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND content_hash = ?3 LIMIT 1",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&upload.sha256)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = existing {
+            return Ok((Image::from_row(&row)?, false));
+        }
+        let now = Utc::now();
+        let image = Image {
+            id: new_id(),
+            url: upload.url.clone(),
+            filename: upload.filename.clone(),
+            mime: upload.mime.clone(),
+            width: Some(upload.width),
+            height: Some(upload.height),
+            bytes: Some(upload.bytes),
+            content_hash: Some(upload.sha256.clone()),
+            alt: meta.alt,
+            description: meta.description,
+            tags: meta.tags,
+            categories: Vec::new(),
+            status: ImageStatus::Processing,
+            source: ImageSource::Upload,
+            attribution: None,
+            variants: json!({}),
+            color: None,
+            error: None,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        image.check(&mut tx, scope, None).await?;
+        image.insert(&mut tx, scope).await?;
+        log_change(&mut tx, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image))).await?;
+        sqlx::query(
+            "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
+             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
+        )
+        .bind(new_id())
+        .bind(PROCESS_IMAGE)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(&image.id)
+        .bind(json!({"uploadId": upload.id}).to_string())
+        .bind(MAX_ATTEMPTS)
+        .bind(millis(now))
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok((image, true))
+    }
+
+    /// Claims the next due job — queued and due, or running with an expired
+    /// lease — for `lease`, counting an attempt.
+    pub async fn claim_job(&self, lease: Duration) -> Result<Option<Job>> {
+        let now = Utc::now();
+        let row = sqlx::query(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2
+             WHERE id = (SELECT id FROM jobs WHERE (status = 'queued' AND run_after <= ?3)
+                                            OR (status = 'running' AND lease_until <= ?3)
+                         ORDER BY run_after, id LIMIT 1)
+             RETURNING *",
+        )
+        .bind(millis(now) + lease.as_millis() as i64)
+        .bind(now)
+        .bind(millis(now))
+        .fetch_optional(&self.writer)
+        .await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    /// The latest job working on `subject_id`.
+    pub async fn job_of(&self, subject_id: &str) -> Result<Option<Job>> {
+        let row = sqlx::query("SELECT * FROM jobs WHERE subject_id = ?1 ORDER BY created_at DESC, id DESC LIMIT 1")
+            .bind(subject_id)
+            .fetch_optional(&self.reader)
+            .await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    /// How many jobs are queued or running.
+    pub async fn pending_jobs(&self) -> Result<i64> {
+        Ok(sqlx::query_scalar("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')")
+            .fetch_one(&self.reader)
+            .await?)
+    }
+
+    /// Marks this attempt of `job` done (false when another attempt took it over).
+    async fn finish_attempt(conn: &mut SqliteConnection, job: &Job, status: &str, error: Option<&str>) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE jobs SET status = ?3, error = ?4, lease_until = NULL, updated_at = ?5
+             WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+        )
+        .bind(&job.id)
+        .bind(job.attempts)
+        .bind(status)
+        .bind(error)
+        .bind(Utc::now())
+        .execute(conn)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Completes an image's processing job: the image takes the result
+    /// (status completed, a logged update by `system:media`), its files are
+    /// registered for serving, and the job is done — in one transaction.
+    pub async fn complete_image_job(&self, job: &Job, result: ImageResult) -> Result<Image> {
+        let mut tx = self.writer.begin().await?;
+        if !Self::finish_attempt(&mut tx, job, "done", None).await? {
+            return Err(StoreError::conflict(None, format!("job {} was taken over by a later attempt", job.id)));
+        }
+        let before = any_image(&mut tx, &job.scope, &job.subject_id).await?;
+        let mut after = before.clone();
+        after.url = result.url;
+        after.mime = result.mime;
+        after.width = Some(result.width);
+        after.height = Some(result.height);
+        after.bytes = Some(result.bytes);
+        after.variants = result.variants;
+        after.color = Some(result.color);
+        after.status = ImageStatus::Completed;
+        after.error = None;
+        write_version(&mut tx, &job.scope, &worker_context(), &before, &mut after, "update").await?;
+        for f in &result.files {
+            register_file(&mut tx, &f.path, &after.id, &f.mime).await?;
+        }
+        tx.commit().await?;
+        Ok(after)
+    }
+
+    /// Records a failed attempt: the job runs again after a backoff while
+    /// `retry` and attempts remain; otherwise it fails and so does its image,
+    /// with `reason`. Returns whether it will run again.
+    pub async fn fail_job(&self, job: &Job, reason: &str, retry: bool) -> Result<bool> {
+        let mut tx = self.writer.begin().await?;
+        let again = retry && job.attempts < job.max_attempts;
+        if again {
+            let done = sqlx::query(
+                "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5
+                 WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+            )
+            .bind(&job.id)
+            .bind(job.attempts)
+            .bind(reason)
+            .bind(millis(Utc::now()) + backoff(job.attempts).as_millis() as i64)
+            .bind(Utc::now())
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Ok(done.rows_affected() == 1);
+        }
+        if !Self::finish_attempt(&mut tx, job, "failed", Some(reason)).await? {
+            return Ok(false);
+        }
+        if job.kind == PROCESS_IMAGE {
+            let before = any_image(&mut tx, &job.scope, &job.subject_id).await?;
+            let mut after = before.clone();
+            after.status = ImageStatus::Failed;
+            after.error = Some(reason.to_string());
+            write_version(&mut tx, &job.scope, &worker_context(), &before, &mut after, "update").await?;
+        }
+        tx.commit().await?;
+        Ok(false)
+    }
+
+    /// The type a path under `/uploads` is served as, while one of its
+    /// images is live and completed.
+    pub async fn served_file(&self, path: &str) -> Result<Option<ImageFile>> {
+        let mime: Option<String> = sqlx::query_scalar(
+            "SELECT f.mime FROM image_files f JOIN images i ON i.id = f.image_id
+             WHERE f.path = ?1 AND i.archive_id IS NULL AND i.status = 'completed' LIMIT 1",
+        )
+        .bind(path)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(mime.map(|mime| ImageFile { path: path.to_string(), mime }))
+    }
+
+    /// Makes every lease end now, as if the processes holding them had
+    /// stopped (tests of restarts).
+    pub async fn expire_leases(&self) -> Result<u64> {
+        let done =
+            sqlx::query("UPDATE jobs SET lease_until = 0 WHERE status = 'running'").execute(&self.writer).await?;
+        Ok(done.rows_affected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backoff;
+    use std::time::Duration;
+
+    #[test]
+    fn backoff_grows_and_is_bounded() {
+        assert_eq!(backoff(1), Duration::from_secs(5));
+        assert_eq!(backoff(2), Duration::from_secs(20));
+        assert_eq!(backoff(3), Duration::from_secs(80));
+        assert_eq!(backoff(50), Duration::from_secs(600));
+    }
+}

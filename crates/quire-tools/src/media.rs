@@ -1,0 +1,410 @@
+//! Media intake and processing: files are received into their site's
+//! folder ([`Incoming`]), typed from their bytes and checked against the
+//! decoding limits before they are recorded as uploads; `createImage` makes
+//! an image of an upload and queues its processing job, which the
+//! [`MediaWorker`] of a serving process (or `quire images upload`) runs:
+//! decode under limits, re-encode without metadata, write the hash-named
+//! files next to the site's others, complete the image.
+
+use crate::tool::{CallContext, ErrorCode, Services, ToolError};
+use quire_core::access::{Action, allows};
+use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
+use quire_media::{Format, Limits, MediaError};
+use quire_store::{ImageFile, ImageResult, Job, NewUpload, PROCESS_IMAGE, Scope, StoreError};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Default upload size limit in megabytes (`max_upload_mb`).
+pub const DEFAULT_MAX_UPLOAD_MB: u64 = 25;
+
+/// Largest file `createImage` takes inline as base64 `data`, decoded.
+pub const MAX_INLINE_BYTES: usize = 1_500_000;
+
+/// Settings of media intake and processing.
+#[derive(Debug, Clone)]
+pub struct MediaSettings {
+    /// Largest file received, in bytes.
+    pub max_upload_bytes: u64,
+    /// Decoding limits.
+    pub limits: Limits,
+    /// How long a claimed job is held before another worker may take it.
+    pub lease: Duration,
+    /// Woken when a job is queued, so the worker starts at once.
+    pub wake: Arc<tokio::sync::Notify>,
+}
+
+impl Default for MediaSettings {
+    fn default() -> Self {
+        MediaSettings {
+            max_upload_bytes: DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
+            limits: Limits::default(),
+            lease: Duration::from_secs(120),
+            wake: Arc::new(tokio::sync::Notify::new()),
+        }
+    }
+}
+
+impl MediaSettings {
+    /// The size limit in whole megabytes, for messages.
+    pub fn max_upload_mb(&self) -> u64 {
+        self.max_upload_bytes.div_ceil(1024 * 1024)
+    }
+}
+
+fn internal(what: &str, e: impl std::fmt::Display) -> ToolError {
+    tracing::error!(error = %e, "{what}");
+    ToolError::new(ErrorCode::Internal, "internal error", "Try again later; the server log has details.")
+}
+
+/// A site's folder under the uploads folder. Site ids are UUIDs, so the
+/// name is always one plain path component.
+pub fn site_dir(services: &Services, scope: &Scope) -> PathBuf {
+    services.uploads_dir.join(&scope.site_id)
+}
+
+/// The last component of a client's file name (browsers may send a path),
+/// or `upload` when nothing is left.
+pub fn clean_filename(name: &str) -> String {
+    let last = name.rsplit(['/', '\\']).next().unwrap_or_default().trim();
+    let kept: String = last.chars().filter(|c| !c.is_control()).take(255).collect();
+    if kept.is_empty() || kept == "." || kept == ".." { "upload".into() } else { kept }
+}
+
+/// A file being received: written to its site's folder as it arrives,
+/// hashed on the way, refused as soon as it passes the size limit. Dropped
+/// without [`Incoming::finish`], its partial file is removed.
+pub struct Incoming {
+    id: String,
+    dir: PathBuf,
+    part: PathBuf,
+    file: Option<tokio::fs::File>,
+    hasher: Sha256,
+    bytes: u64,
+    head: Vec<u8>,
+    limit: u64,
+}
+
+impl Incoming {
+    /// Starts receiving a file for `scope`.
+    pub async fn begin(services: &Services, scope: &Scope) -> Result<Self, ToolError> {
+        let id = uuid_v7();
+        let dir = site_dir(services, scope).join("incoming");
+        tokio::fs::create_dir_all(&dir).await.map_err(|e| internal("cannot create the incoming folder", e))?;
+        let part = dir.join(format!("{id}.part"));
+        let file = tokio::fs::File::create(&part).await.map_err(|e| internal("cannot create an incoming file", e))?;
+        Ok(Incoming {
+            id,
+            dir,
+            part,
+            file: Some(file),
+            hasher: Sha256::new(),
+            bytes: 0,
+            head: Vec::new(),
+            limit: services.media.max_upload_bytes,
+        })
+    }
+
+    /// Appends a chunk. Past the size limit this is a `Limit` error.
+    pub async fn write(&mut self, chunk: &[u8]) -> Result<(), ToolError> {
+        self.bytes += chunk.len() as u64;
+        if self.bytes > self.limit {
+            return Err(ToolError::new(
+                ErrorCode::Limit,
+                format!("the file is larger than the upload limit of {} MB", self.limit.div_ceil(1024 * 1024)),
+                "Send a smaller file (the limit is the server's max_upload_mb).",
+            ));
+        }
+        if self.head.len() < 64 {
+            let take = (64 - self.head.len()).min(chunk.len());
+            self.head.extend_from_slice(&chunk[..take]);
+        }
+        self.hasher.update(chunk);
+        let file = self.file.as_mut().ok_or_else(|| internal("incoming file", "already closed"))?;
+        file.write_all(chunk).await.map_err(|e| internal("cannot write an incoming file", e))
+    }
+
+    /// Types the received file from its bytes, reads its header under the
+    /// decoding limits, and records it as an upload of `scope`. A refused
+    /// file is removed; the error says what it was.
+    pub async fn finish(
+        mut self,
+        services: &Services,
+        scope: &Scope,
+        actor: &str,
+        filename: &str,
+    ) -> Result<Upload, ToolError> {
+        if let Some(mut file) = self.file.take() {
+            file.flush().await.map_err(|e| internal("cannot write an incoming file", e))?;
+            file.sync_all().await.map_err(|e| internal("cannot write an incoming file", e))?;
+        }
+        let refuse = |e: MediaError| {
+            ToolError::invalid(format!("file: {e}"), "Send a PNG, JPEG, WebP or GIF image within the limits.")
+        };
+        let format = quire_media::sniff(&self.head).map_err(refuse)?;
+        let limits = services.media.limits;
+        let part = self.part.clone();
+        let (width, height) = tokio::task::spawn_blocking(move || {
+            let file = std::fs::File::open(&part).map_err(|e| MediaError::Limit(e.to_string()))?;
+            quire_media::inspect(std::io::BufReader::new(file), format, &limits)
+        })
+        .await
+        .map_err(|e| internal("header check crashed", e))?
+        .map_err(refuse)?;
+        let path = self.dir.join(&self.id);
+        tokio::fs::rename(&self.part, &path).await.map_err(|e| internal("cannot keep an incoming file", e))?;
+        let relative = format!("{}/incoming/{}", scope.site_id, self.id);
+        let upload = NewUpload {
+            id: self.id.clone(),
+            path: relative,
+            filename: clean_filename(filename),
+            mime: format.mime().to_string(),
+            bytes: self.bytes as i64,
+            sha256: hex::encode(std::mem::take(&mut self.hasher).finalize()),
+            width: i64::from(width),
+            height: i64::from(height),
+            created_by: actor.to_string(),
+        };
+        // From here the file is the upload's, kept when this value drops.
+        self.part = PathBuf::new();
+        match services.store.record_upload(scope, upload).await {
+            Ok(u) => Ok(u),
+            Err(e) => {
+                let _ = tokio::fs::remove_file(&path).await;
+                Err(e.into())
+            }
+        }
+    }
+}
+
+impl Drop for Incoming {
+    fn drop(&mut self) {
+        if !self.part.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.part);
+        }
+    }
+}
+
+/// Receives a whole file held in memory (base64 `data`, the CLI).
+pub async fn receive_bytes(
+    services: &Services,
+    scope: &Scope,
+    actor: &str,
+    filename: &str,
+    bytes: &[u8],
+) -> Result<Upload, ToolError> {
+    let mut incoming = Incoming::begin(services, scope).await?;
+    incoming.write(bytes).await?;
+    incoming.finish(services, scope, actor, filename).await
+}
+
+/// Receives a file from disk (`quire images upload`), streamed as an HTTP
+/// upload is, for a caller who may create images.
+pub async fn receive_path(services: &Services, ctx: &CallContext, path: &Path) -> Result<Upload, ToolError> {
+    if !allows(ctx.group, Action::Write(EntityKind::Image)) {
+        return Err(ToolError::new(
+            ErrorCode::Forbidden,
+            format!("group {} may not create images", ctx.group.as_str()),
+            "Use a token of a group that may.",
+        ));
+    }
+    let shown = path.display();
+    let mut file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| ToolError::new(ErrorCode::NotFound, format!("{shown}: {e}"), "Name a readable file."))?;
+    let mut incoming = Incoming::begin(services, &ctx.scope).await?;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = file
+            .read(&mut buf)
+            .await
+            .map_err(|e| ToolError::new(ErrorCode::NotFound, format!("{shown}: {e}"), "Name a readable file."))?;
+        if n == 0 {
+            break;
+        }
+        incoming.write(&buf[..n]).await?;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    incoming.finish(services, &ctx.scope, &ctx.actor, &name).await
+}
+
+/// Waits until image `id` leaves status processing, running due jobs in
+/// this process meanwhile (another process may hold its job).
+pub async fn settle(services: &Services, scope: &Scope, id: &str, timeout: Duration) -> Result<Image, ToolError> {
+    let worker = MediaWorker::new(services.clone());
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        worker.drain().await?;
+        let image = services.store.image(scope, id).await?;
+        if image.status != ImageStatus::Processing || tokio::time::Instant::now() >= deadline {
+            return Ok(image);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn uuid_v7() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// Works the job queue: claims due jobs one at a time and runs them.
+#[derive(Clone)]
+pub struct MediaWorker {
+    services: Services,
+}
+
+impl MediaWorker {
+    /// A worker over `services`.
+    pub fn new(services: Services) -> Self {
+        MediaWorker { services }
+    }
+
+    /// Claims and runs one due job; false when none was due.
+    pub async fn run_once(&self) -> Result<bool, StoreError> {
+        let Some(job) = self.services.store.claim_job(self.services.media.lease).await? else {
+            return Ok(false);
+        };
+        self.run_job(job).await?;
+        Ok(true)
+    }
+
+    /// Runs jobs until none is due.
+    pub async fn drain(&self) -> Result<usize, StoreError> {
+        let mut n = 0;
+        while self.run_once().await? {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Works forever: runs due jobs, then waits to be woken or for a second
+    /// (jobs queued by another process, retries coming due, expired leases).
+    pub async fn run(self) {
+        loop {
+            match self.drain().await {
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "media worker could not reach the job queue"),
+            }
+            let wake = self.services.media.wake.clone();
+            let _ = tokio::time::timeout(Duration::from_secs(1), wake.notified()).await;
+        }
+    }
+
+    async fn run_job(&self, job: Job) -> Result<(), StoreError> {
+        let store = &self.services.store;
+        if job.attempts > job.max_attempts {
+            let reason = format!(
+                "gave up after {} attempts; the last one did not finish (its process may have stopped)",
+                job.max_attempts
+            );
+            store.fail_job(&job, &reason, false).await?;
+            return Ok(());
+        }
+        if job.kind != PROCESS_IMAGE {
+            store.fail_job(&job, &format!("unknown job kind {}", job.kind), false).await?;
+            return Ok(());
+        }
+        match self.process_image(&job).await {
+            Ok(image) => {
+                tracing::info!(image = %image.id, job = %job.id, "image processed");
+                Ok(())
+            }
+            Err((reason, retry)) => {
+                let again = store.fail_job(&job, &reason, retry).await?;
+                tracing::warn!(image = %job.subject_id, job = %job.id, again, "image processing failed: {reason}");
+                Ok(())
+            }
+        }
+    }
+
+    /// Processes the upload behind `job`; an error is the reason and
+    /// whether another attempt could succeed.
+    async fn process_image(&self, job: &Job) -> Result<Image, (String, bool)> {
+        let services = &self.services;
+        let store = &services.store;
+        let upload_id = job.payload["uploadId"].as_str().unwrap_or_default();
+        let (upload, path) = store.upload(&job.scope, upload_id).await.map_err(|e| (e.to_string(), false))?;
+        let staged = services.uploads_dir.join(&path);
+        let bytes = match tokio::fs::read(&staged).await {
+            Ok(b) => b,
+            Err(e) => return Err((format!("the uploaded file {} cannot be read: {e}", upload.url), false)),
+        };
+        let format =
+            Format::from_mime(&upload.mime).ok_or((format!("{} is not a processed type", upload.mime), false))?;
+        let limits = services.media.limits;
+        let work = tokio::task::spawn_blocking(move || quire_media::process(&bytes, format, &limits));
+        // The pipeline checks its time between steps; this bounds a step
+        // that runs long (the thread finishes on its own, its result unused).
+        let processed = match tokio::time::timeout(limits.max_time + Duration::from_secs(5), work).await {
+            Err(_) => {
+                return Err((format!("processing took longer than {} s", limits.max_time.as_secs()), false));
+            }
+            Ok(Err(e)) => return Err((format!("processing stopped unexpectedly: {e}"), true)),
+            Ok(Ok(Err(e))) => {
+                let _ = tokio::fs::remove_file(&staged).await;
+                return Err((e.to_string(), false));
+            }
+            Ok(Ok(Ok(p))) => p,
+        };
+        let dir = site_dir(services, &job.scope);
+        let url_of = |name: &str| format!("/uploads/{}/{name}", job.scope.site_id);
+        let mut files = Vec::new();
+        let mut variants = Map::new();
+        let mut all = vec![&processed.original];
+        for v in &processed.variants {
+            all.push(&v.webp);
+            all.push(&v.fallback);
+            variants.insert(
+                v.name.to_string(),
+                json!({"width": v.webp.width, "height": v.webp.height, "url": url_of(&v.fallback.name), "webp": url_of(&v.webp.name)}),
+            );
+        }
+        for f in all {
+            write_file(&dir, &f.name, &f.bytes).await.map_err(|e| (format!("cannot store {}: {e}", f.name), true))?;
+            files.push(ImageFile { path: url_of(&f.name), mime: f.format.mime().to_string() });
+        }
+        let result = ImageResult {
+            url: url_of(&processed.original.name),
+            mime: processed.format.mime().to_string(),
+            width: i64::from(processed.width),
+            height: i64::from(processed.height),
+            bytes: processed.original.bytes.len() as i64,
+            variants: Value::Object(variants),
+            color: processed.color.clone(),
+            files,
+        };
+        let image = store.complete_image_job(job, result).await.map_err(|e| (e.to_string(), true))?;
+        // The file as received may carry metadata; only re-encoded files stay.
+        let _ = tokio::fs::remove_file(&staged).await;
+        Ok(image)
+    }
+}
+
+/// Writes a hash-named file once: the same name always holds the same bytes.
+async fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let path = dir.join(name);
+    if tokio::fs::try_exists(&path).await.unwrap_or(false) {
+        return Ok(());
+    }
+    tokio::fs::create_dir_all(dir).await?;
+    let tmp = dir.join(format!(".{name}.{}.tmp", uuid_v7()));
+    tokio::fs::write(&tmp, bytes).await?;
+    tokio::fs::rename(&tmp, &path).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_filename;
+
+    #[test]
+    fn file_names_lose_their_paths() {
+        assert_eq!(clean_filename("C:\\fakepath\\team.png"), "team.png");
+        assert_eq!(clean_filename("../../etc/passwd"), "passwd");
+        assert_eq!(clean_filename("a/"), "upload");
+        assert_eq!(clean_filename(".."), "upload");
+        assert_eq!(clean_filename("sun\u{7}set.jpg"), "sunset.jpg");
+    }
+}

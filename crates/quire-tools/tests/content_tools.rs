@@ -124,7 +124,7 @@ async fn images_get_create_update() {
     let env = Env::new().await;
     let found = ok(env.call("getImage", json!({"query": "team table"})).await);
     assert_eq!(found["count"], 1);
-    assert_eq!(found["items"][0]["url"], "/uploads/demo/team-table.png");
+    assert_eq!(found["items"][0]["url"], format!("/uploads/{}/team-table.png", env.scope.site_id));
     assert_eq!(ok(env.call("getImage", json!({"query": "unicorn"})).await)["count"], 0);
     // LIKE's wildcards are searched for literally, never as "anything"
     for wildcard in ["%", "_", "%%", "t_am", "\\"] {
@@ -133,26 +133,24 @@ async fn images_get_create_update() {
     assert_eq!(ok(env.call("getImage", json!({"all": true})).await)["count"], 4);
     fails(&env.call("getImage", json!({"id": "nope"})).await, "NOT_FOUND");
 
-    // a file already in the uploads folder becomes a record; the same bytes are deduplicated
-    let src = env.dir.path().join("uploads/demo/studio-desk.png");
-    std::fs::copy(&src, env.dir.path().join("uploads/copy.png")).unwrap();
-    let dedup = ok(env.call("createImage", json!({"url": "/uploads/copy.png", "alt": "Copy"})).await);
+    // a file sent as data becomes an image, processing; the same bytes are deduplicated
+    use base64::Engine as _;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let seeded = std::fs::read(env.dir.path().join(format!("uploads/{}/studio-desk.png", env.scope.site_id))).unwrap();
+    let dedup = ok(env.call("createImage", json!({"data": b64(&seeded), "filename": "copy.png", "alt": "Copy"})).await);
     assert!(dedup["message"].as_str().unwrap().contains("already in the library"));
-    let png = {
-        let img = image::RgbImage::from_pixel(3, 2, image::Rgb([1, 2, 3]));
-        let mut out = std::io::Cursor::new(Vec::new());
-        img.write_to(&mut out, image::ImageFormat::Png).unwrap();
-        out.into_inner()
-    };
-    std::fs::write(env.dir.path().join("uploads/tiny.png"), &png).unwrap();
-    let created = ok(env.call("createImage", json!({"url": "/uploads/tiny.png", "alt": "Tiny"})).await);
+    let png = quire_media::samples::png(3, 2);
+    let created = ok(env.call("createImage", json!({"data": b64(&png), "filename": "tiny.png", "alt": "Tiny"})).await);
     assert_eq!(created["item"]["width"], 3);
     assert_eq!(created["item"]["height"], 2);
     assert_eq!(created["item"]["filename"], "tiny.png");
-    std::fs::write(env.dir.path().join("uploads/notes.txt"), "hello").unwrap();
-    fails(&env.call("createImage", json!({"url": "/uploads/notes.txt"})).await, "VALIDATION");
-    fails(&env.call("createImage", json!({"url": "/uploads/missing.png"})).await, "NOT_FOUND");
-    fails(&env.call("createImage", json!({"url": "/uploads/../quire.db"})).await, "VALIDATION");
+    assert_eq!(created["item"]["status"], "processing");
+    let text =
+        fails(&env.call("createImage", json!({"data": b64(b"hello"), "filename": "notes.txt"})).await, "VALIDATION");
+    assert_eq!(text, "data: the file is plain text; only PNG, JPEG, WebP and GIF images are accepted");
+    fails(&env.call("createImage", json!({"uploadId": "nope"})).await, "NOT_FOUND");
+    fails(&env.call("createImage", json!({"url": "/uploads/../quire.db"})).await, "NOT_FOUND");
+    fails(&env.call("createImage", json!({"url": "https://example.com/a.png"})).await, "VALIDATION");
 
     let id = created["item"]["id"].as_str().unwrap();
     let updated = ok(env.call("updateImage", json!({"id": id, "alt": null, "tags": ["small"]})).await);

@@ -65,15 +65,10 @@ async fn every_tool_answers_within_its_schema() {
     call(&env, s, "getSection", json!({"pageSectionId": section_id, "includeContent": true})).await;
 
     // images: a new file becomes a record
-    let png = {
-        let img = image::RgbImage::from_pixel(2, 2, image::Rgb([9, 9, 9]));
-        let mut out = std::io::Cursor::new(Vec::new());
-        img.write_to(&mut out, image::ImageFormat::Png).unwrap();
-        out.into_inner()
-    };
-    std::fs::write(env.dir.path().join("uploads/schema.png"), &png).unwrap();
+    use base64::Engine as _;
+    let png = base64::engine::general_purpose::STANDARD.encode(quire_media::samples::png(2, 2));
     call(&env, s, "getImage", json!({"all": true})).await;
-    let image = call(&env, s, "createImage", json!({"url": "/uploads/schema.png", "alt": "Grey"})).await;
+    let image = call(&env, s, "createImage", json!({"data": png, "filename": "schema.png", "alt": "Grey"})).await;
     let image_id = image["item"]["id"].as_str().unwrap().to_string();
     let updated = call(&env, s, "updateImage", json!({"id": image_id, "alt": null, "description": null})).await;
     assert!(updated["item"]["alt"].is_null());

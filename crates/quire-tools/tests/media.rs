@@ -1,0 +1,255 @@
+//! Media through the registry and the job worker: uploads typed from their
+//! bytes, processing as a durable job (restart, retry, failure), stored
+//! files without metadata, variants, dedupe, and sites kept apart.
+
+mod common;
+
+use base64::Engine as _;
+use common::{Env, fails, ok};
+use quire_core::access::Group;
+use quire_core::model::ImageStatus;
+use quire_media::samples::{self, SECRET};
+use quire_tools::media::{MediaWorker, receive_bytes};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn worker(env: &Env) -> MediaWorker {
+    MediaWorker::new(env.registry.services().clone())
+}
+
+async fn create(env: &Env, bytes: &[u8], filename: &str) -> Value {
+    ok(env.call("createImage", json!({"data": b64(bytes), "filename": filename, "alt": "A test image"})).await)
+}
+
+/// The bytes a stored URL path holds on disk.
+fn stored(env: &Env, url: &str) -> Vec<u8> {
+    std::fs::read(env.dir.path().join(url.trim_start_matches('/'))).unwrap()
+}
+
+#[tokio::test]
+async fn a_jpeg_is_processed_in_the_background_without_its_metadata() {
+    let env = Env::new().await;
+    let raw = samples::jpeg_with_exif(64, 32, 6);
+    let created = create(&env, &raw, "holiday.jpg").await;
+    let id = created["item"]["id"].as_str().unwrap().to_string();
+    assert_eq!(created["item"]["status"], "processing");
+    // The header's size, before orientation, until processing says otherwise.
+    assert_eq!((created["item"]["width"].as_i64(), created["item"]["height"].as_i64()), (Some(64), Some(32)));
+
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Completed);
+    assert_eq!((image.width, image.height), (Some(32), Some(64)), "EXIF orientation applied");
+    assert_eq!(image.mime, "image/jpeg");
+    assert!(image.url.starts_with(&format!("/uploads/{}/", env.scope.site_id)), "{}", image.url);
+    assert!(image.url.ends_with(".jpg"));
+    assert!(image.color.as_deref().is_some_and(|c| c.len() == 7 && c.starts_with('#')));
+    assert_eq!(image.content_hash.as_deref().map(str::len), Some(64));
+
+    let mut urls = vec![image.url.clone()];
+    for name in ["thumbnail", "medium", "large"] {
+        let v = &image.variants[name];
+        assert_eq!((v["width"].as_i64(), v["height"].as_i64()), (Some(32), Some(64)), "{name}");
+        urls.push(v["url"].as_str().unwrap().to_string());
+        urls.push(v["webp"].as_str().unwrap().to_string());
+    }
+    for url in &urls {
+        let bytes = stored(&env, url);
+        assert!(!contains(&bytes, SECRET.as_bytes()), "{url} keeps the GPS secret");
+        assert!(!contains(&bytes, b"Exif"), "{url} keeps EXIF");
+        assert!(!contains(&bytes, b"xmpmeta"), "{url} keeps XMP");
+    }
+    // The file as received (with its GPS position) is gone.
+    let incoming = env.dir.path().join(format!("uploads/{}/incoming", env.scope.site_id));
+    let left: Vec<_> = std::fs::read_dir(&incoming).unwrap().collect();
+    assert!(left.is_empty(), "incoming files left: {left:?}");
+    // Processing is a logged change by the system.
+    let changes = env.store.changes(&env.scope, &Default::default(), 50, None).await.unwrap();
+    let by_worker = changes.items.iter().find(|c| c.entity_id == id && c.action == "update").unwrap();
+    assert_eq!(by_worker.actor, "system:media");
+}
+
+#[tokio::test]
+async fn duplicates_within_a_site_return_the_existing_image() {
+    let env = Env::new().await;
+    let png = samples::png(40, 30);
+    let first = create(&env, &png, "a.png").await;
+    let again = create(&env, &png, "b.png").await;
+    assert_eq!(first["item"]["id"], again["item"]["id"]);
+    assert!(again["message"].as_str().unwrap().contains("already in the library"));
+    assert_eq!(worker(&env).drain().await.unwrap(), 1, "one job for one file");
+}
+
+#[tokio::test]
+async fn refusals_say_what_was_found_and_change_nothing() {
+    let env = Env::new().await;
+    let before = env.store.images(&env.scope, None, 100, None).await.unwrap().items.len();
+    let refused = |v: Value| fails(&v, "VALIDATION");
+    let svg =
+        refused(env.call("createImage", json!({"data": b64(&samples::svg_with_script()), "filename": "x.svg"})).await);
+    assert_eq!(
+        svg,
+        "data: the file is an SVG image (SVG can carry scripts); only PNG, JPEG, WebP and GIF images are accepted"
+    );
+    let started = std::time::Instant::now();
+    let bomb = refused(
+        env.call("createImage", json!({"data": b64(&samples::png_bomb(60_000)), "filename": "bomb.png"})).await,
+    );
+    assert_eq!(bomb, "data: the image is 60000×60000 pixels (3600 megapixels); the limit is 50 megapixels");
+    assert!(started.elapsed() < Duration::from_secs(1), "bomb took {:?}", started.elapsed());
+    let html =
+        refused(env.call("createImage", json!({"data": b64(b"<!doctype html><p>hi"), "filename": "x.png"})).await);
+    assert!(html.contains("an HTML document"), "{html}");
+    let both = refused(env.call("createImage", json!({"uploadId": "x", "data": "AAAA", "filename": "x.png"})).await);
+    assert_eq!(both, "Provide exactly one of uploadId, url or data");
+    let name = refused(env.call("createImage", json!({"data": b64(&samples::png(2, 2))})).await);
+    assert_eq!(name, "filename: required with data");
+    let not64 = refused(env.call("createImage", json!({"data": "not base64!", "filename": "x.png"})).await);
+    assert!(not64.starts_with("data: not base64"), "{not64}");
+    let big = "A".repeat(2_100_000);
+    let limit = fails(&env.call("createImage", json!({"data": big, "filename": "x.png"})).await, "LIMIT");
+    assert!(limit.starts_with("data: larger than 1500000 bytes"), "{limit}");
+    assert_eq!(env.store.images(&env.scope, None, 100, None).await.unwrap().items.len(), before);
+    let incoming = env.dir.path().join(format!("uploads/{}/incoming", env.scope.site_id));
+    assert_eq!(std::fs::read_dir(&incoming).unwrap().count(), 0, "refused files are removed");
+}
+
+#[tokio::test]
+async fn a_gif_header_before_html_fails_processing_and_nothing_is_stored() {
+    let env = Env::new().await;
+    // Its header is a GIF's, so it is taken in; decoding it is what fails.
+    let poly = create(&env, &samples::gif_html_polyglot(), "x.gif").await;
+    let id = poly["item"]["id"].as_str().unwrap().to_string();
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Failed);
+    let reason = image.error.unwrap();
+    assert!(reason.starts_with("the file starts as GIF but is not a readable GIF image"), "{reason}");
+    assert!(env.store.served_file(&image.url).await.unwrap().is_none());
+    let site = env.dir.path().join(format!("uploads/{}", env.scope.site_id));
+    let gifs = std::fs::read_dir(&site)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "gif"));
+    assert_eq!(gifs.count(), 0);
+    let incoming = site.join("incoming");
+    assert_eq!(std::fs::read_dir(&incoming).unwrap().count(), 0, "the received bytes are removed");
+}
+
+#[tokio::test]
+async fn uploads_are_named_by_id_or_url_within_their_site_only() {
+    let env = Env::new().await;
+    let services = env.registry.services();
+    let up = receive_bytes(services, &env.scope, "user:admin", "C:\\photos\\gate.webp", &samples::webp(20, 10))
+        .await
+        .unwrap();
+    assert_eq!(up.filename, "gate.webp");
+    assert_eq!(up.mime, "image/webp");
+    assert_eq!(up.url, format!("/uploads/{}/incoming/{}", env.scope.site_id, up.id));
+    let by_url = ok(env.call("createImage", json!({"url": up.url})).await);
+    assert_eq!(by_url["item"]["filename"], "gate.webp");
+    let by_id = ok(env.call("createImage", json!({"uploadId": up.id})).await);
+    assert_eq!(by_id["item"]["id"], by_url["item"]["id"], "the same upload twice is one image");
+
+    // Another site's token can name neither.
+    let other = env.store.create_site("other", "Other", &["production"]).await.unwrap();
+    let mut ctx = env.ctx(Group::Admin);
+    ctx.scope = quire_store::Scope::new(other.id.clone(), "production");
+    let up2 = receive_bytes(services, &env.scope, "user:admin", "x.gif", &samples::gif(8, 8, 2)).await.unwrap();
+    let e = fails(&env.call_as(&ctx, "createImage", json!({"uploadId": up2.id})).await, "NOT_FOUND");
+    assert_eq!(e, format!("uploadId: no upload {} in this site", up2.id));
+    fails(&env.call_as(&ctx, "createImage", json!({"url": up2.url})).await, "NOT_FOUND");
+    // Nor another environment of the same site.
+    let mut staging = env.ctx(Group::Admin);
+    staging.scope = quire_store::Scope::new(env.scope.site_id.clone(), "staging");
+    if env.store.scope_of(&env.scope.site_id, "staging").await.is_ok() {
+        fails(&env.call_as(&staging, "createImage", json!({"uploadId": up2.id})).await, "NOT_FOUND");
+    }
+    // A viewer may not create images at all.
+    fails(&env.call_as(&env.ctx(Group::Viewer), "createImage", json!({"uploadId": up2.id})).await, "FORBIDDEN");
+}
+
+#[tokio::test]
+async fn a_job_running_when_its_process_stopped_runs_again() {
+    let env = Env::new().await;
+    let created = create(&env, &samples::png(50, 50), "restart.png").await;
+    let id = created["item"]["id"].as_str().unwrap().to_string();
+    // A process claims the job and stops before finishing it.
+    let job = env.store.claim_job(Duration::from_secs(120)).await.unwrap().unwrap();
+    assert_eq!((job.status.as_str(), job.attempts), ("running", 1));
+    // Its lease holds: nobody else takes the job meanwhile.
+    assert!(env.store.claim_job(Duration::from_secs(120)).await.unwrap().is_none());
+    assert_eq!(worker(&env).drain().await.unwrap(), 0);
+    // The lease ends (as it does 120 s after a crash); the next worker runs it.
+    env.store.expire_leases().await.unwrap();
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Completed);
+    let job_now = env.store.job_of(&id).await.unwrap().unwrap();
+    assert_eq!((job_now.status.as_str(), job_now.attempts), ("done", 2));
+    // The stopped process's late finish cannot overwrite the newer attempt.
+    let late = env.store.fail_job(&job, "late", false).await.unwrap();
+    assert!(!late);
+    assert_eq!(env.store.image(&env.scope, &id).await.unwrap().status, ImageStatus::Completed);
+}
+
+#[tokio::test]
+async fn an_image_that_cannot_be_processed_fails_with_the_reason() {
+    // A limit lower than the image: the header passed when it arrived, the
+    // limits of the worker are tighter (a configuration change meanwhile).
+    let env = Env::new().await;
+    let created = create(&env, &samples::png(300, 300), "big.png").await;
+    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let mut services = env.registry.services().clone();
+    services.media.limits.max_pixels = 10_000;
+    assert_eq!(MediaWorker::new(services).drain().await.unwrap(), 1);
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Failed);
+    assert_eq!(image.error.as_deref(), Some("the image is 300×300 pixels (1 megapixels); the limit is 0 megapixels"));
+    let job = env.store.job_of(&id).await.unwrap().unwrap();
+    assert_eq!((job.status.as_str(), job.attempts), ("failed", 1), "a file that cannot decode is not retried");
+    let got = ok(env.call("getImage", json!({"id": id})).await);
+    assert_eq!(got["items"][0]["status"], "failed");
+    assert!(got["items"][0]["error"].as_str().unwrap().contains("300×300"));
+}
+
+#[tokio::test]
+async fn a_job_whose_file_vanished_fails_and_retries_stop_after_the_last_attempt() {
+    let env = Env::new().await;
+    let created = create(&env, &samples::png(20, 20), "gone.png").await;
+    let id = created["item"]["id"].as_str().unwrap().to_string();
+    // Every attempt is claimed and abandoned: after the last, the job fails.
+    for _ in 0..3 {
+        env.store.claim_job(Duration::from_secs(60)).await.unwrap().unwrap();
+        env.store.expire_leases().await.unwrap();
+    }
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Failed);
+    assert!(image.error.as_deref().unwrap().starts_with("gave up after 3 attempts"), "{:?}", image.error);
+}
+
+#[tokio::test]
+async fn gif_animation_and_webp_are_kept_in_their_format() {
+    let env = Env::new().await;
+    let gif = create(&env, &samples::gif(24, 24, 4), "spin.gif").await;
+    let webp = create(&env, &samples::webp(30, 20), "gate.webp").await;
+    assert_eq!(worker(&env).drain().await.unwrap(), 2);
+    let gif = env.store.image(&env.scope, gif["item"]["id"].as_str().unwrap()).await.unwrap();
+    assert_eq!(gif.mime, "image/gif");
+    assert!(gif.url.ends_with(".gif"));
+    use image::AnimationDecoder;
+    let bytes = stored(&env, &gif.url);
+    let frames = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(bytes)).unwrap().into_frames();
+    assert_eq!(frames.count(), 4);
+    let webp = env.store.image(&env.scope, webp["item"]["id"].as_str().unwrap()).await.unwrap();
+    assert_eq!((webp.mime.as_str(), webp.width, webp.height), ("image/webp", Some(30), Some(20)));
+    assert!(webp.variants["thumbnail"]["url"].as_str().unwrap().ends_with(".png"));
+}

@@ -278,15 +278,19 @@ async fn images_crud() {
     assert_eq!(list.body["count"], 4);
     assert!(list.body["items"][0]["contentHash"].as_str().unwrap().len() == 64);
 
-    let remote = app.post("/api/v1/images", json!({"url": "https://example.com/a.png", "filename": "a.png"})).await;
+    let remote = app.post("/api/v1/images", json!({"url": "https://example.com/a.png"})).await;
     assert_status!(remote, 422);
-    assert_eq!(remote.body["error"], "url: \"https://example.com/a.png\" is not a relative /uploads/... URL");
+    assert_eq!(
+        remote.body["error"],
+        "url: \"https://example.com/a.png\" is not the relative /uploads/... URL of an upload"
+    );
 
-    let created = app
-        .post("/api/v1/images", json!({"url": "/uploads/demo/hero-dawn.png", "filename": "copy.png", "alt": "Copy"}))
-        .await;
-    assert_status!(created, 201);
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(quire_media::samples::png(5, 4));
+    let created = app.post("/api/v1/images", json!({"data": data, "filename": "copy.png", "alt": "Copy"})).await;
+    assert_status!(created, 202);
     assert_eq!(created.body["mime"], "image/png");
+    assert_eq!(created.body["status"], "processing");
     let id = created.body["id"].as_str().unwrap().to_string();
     let updated = app.patch(&format!("/api/v1/images/{id}"), json!({"alt": null, "tags": ["sky"]})).await;
     assert!(updated.body["alt"].is_null());
@@ -295,7 +299,7 @@ async fn images_crud() {
     assert_status!(app.get(&format!("/api/v1/images/{id}")).await, 404);
 
     // the seeded files are served
-    let file = app.send_raw("GET", "/uploads/demo/hero-dawn.png", None, None, &[]).await;
+    let file = app.send_raw("GET", &format!("/uploads/{}/hero-dawn.png", app.scope.site_id), None, None, &[]).await;
     assert_status!(file, 200);
 }
 

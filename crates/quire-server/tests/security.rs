@@ -240,14 +240,17 @@ async fn unknown_or_unreadable_environments_are_refused() {
 }
 
 #[tokio::test]
-async fn the_server_does_not_trust_a_client_content_hash() {
+async fn the_server_does_not_trust_a_client_type_size_or_hash() {
     let app = TestApp::new().await;
-    let fake = "0".repeat(64);
-    let created = app
-        .post("/api/v1/images", json!({"url": "/uploads/demo/hero-dawn.png", "filename": "x.png", "contentHash": fake}))
-        .await;
-    assert_status!(created, 201);
-    assert!(created.body["contentHash"].is_null());
-    let escaped = app.post("/api/v1/images", json!({"url": "/uploads/%2e%2e/quire.db", "filename": "x.png"})).await;
-    assert_status!(escaped, 422);
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(quire_media::samples::png(6, 6));
+    for field in ["contentHash", "mime", "width", "bytes"] {
+        let mut body = json!({"data": data, "filename": "x.png"});
+        body[field] = json!("0");
+        let refused = app.post("/api/v1/images", body).await;
+        assert_status!(refused, 400);
+        assert!(refused.error().contains(field), "{}", refused.error());
+    }
+    let escaped = app.post("/api/v1/images", json!({"url": "/uploads/%2e%2e/quire.db"})).await;
+    assert_status!(escaped, 404);
 }

@@ -231,6 +231,21 @@ impl Store {
         upload_from_row(&row)
     }
 
+    /// Forgets an upload no image was made of (the rest of its request was
+    /// refused), so a refused request leaves nothing behind.
+    pub async fn discard_upload(&self, scope: &Scope, id: &str) -> Result<()> {
+        sqlx::query(
+            "DELETE FROM uploads WHERE id = ?1 AND site_id = ?2 AND env = ?3
+             AND NOT EXISTS (SELECT 1 FROM jobs WHERE payload = json_object('uploadId', ?1))",
+        )
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
     /// Makes an image of an upload: a live image of the scope with the same
     /// content is returned as it is (`false`); otherwise a new image in
     /// status processing and its processing job are written in one

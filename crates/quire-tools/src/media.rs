@@ -188,6 +188,19 @@ impl Drop for Incoming {
     }
 }
 
+/// Removes an upload whose request was refused after it arrived (its
+/// record and its file), unless an image was made of it.
+pub async fn discard(services: &Services, scope: &Scope, upload: &Upload) {
+    if let Err(e) = services.store.discard_upload(scope, &upload.id).await {
+        tracing::warn!(upload = %upload.id, error = %e, "could not discard an upload");
+        return;
+    }
+    if services.store.upload(scope, &upload.id).await.is_err() {
+        let path = site_dir(services, scope).join("incoming").join(&upload.id);
+        let _ = tokio::fs::remove_file(path).await;
+    }
+}
+
 /// Receives a whole file held in memory (base64 `data`, the CLI).
 pub async fn receive_bytes(
     services: &Services,

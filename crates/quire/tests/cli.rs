@@ -19,7 +19,10 @@ fn seed_is_idempotent_and_migrate_reports() {
     let (ok, out, _) = run(&["seed", "--data", data]);
     assert!(ok);
     assert!(out.contains("0 records created"), "{out}");
-    assert!(dir.path().join("uploads/demo/hero-dawn.png").exists());
+    // Each site's files are in a folder of its own.
+    let sites: Vec<_> = std::fs::read_dir(dir.path().join("uploads")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    assert!(sites[0].join("hero-dawn.png").exists());
     let (ok, out, _) = run(&["migrate", "--data", data]);
     assert!(ok);
     let migrations =

@@ -114,32 +114,43 @@ pub async fn create(
             Multipart::from_request(req, &state).await.map_err(|e| ApiError::with_status(e.status(), e.body_text()))?;
         let mut upload = None;
         let mut meta = ImageMeta::default();
-        while let Some(field) = form
-            .next_field()
-            .await
-            .map_err(|e| ApiError::with_status(e.status(), format!("multipart body: {}", e.body_text())))?
-        {
-            let name = field.name().unwrap_or_default().to_string();
-            let text = |v: Result<String, axum::extract::multipart::MultipartError>| {
-                v.map_err(|e| ApiError::with_status(e.status(), format!("{name}: {}", e.body_text())))
-            };
-            match name.as_str() {
-                "file" if upload.is_none() => upload = Some(super::uploads::receive(&state, &caller, field).await?),
-                "file" => return Err(ApiError::bad_field("file", "send one file per request")),
-                "alt" => meta.alt = Some(text(field.text().await)?),
-                "description" => meta.description = Some(text(field.text().await)?),
-                "tags" => meta.tags.extend(
-                    text(field.text().await)?.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string),
-                ),
-                other => {
-                    return Err(ApiError::bad_request(format!(
-                        "unknown form field \"{other}\"; expected file, alt, description or tags"
-                    )));
+        let read = async {
+            while let Some(field) = form.next_field().await.map_err(super::uploads::multipart_error)? {
+                let name = field.name().unwrap_or_default().to_string();
+                let text = |v: Result<String, axum::extract::multipart::MultipartError>| {
+                    v.map_err(super::uploads::multipart_error)
+                };
+                match name.as_str() {
+                    "file" if upload.is_none() => upload = Some(super::uploads::receive(&state, &caller, field).await?),
+                    "file" => return Err(ApiError::bad_field("file", "send one file per request")),
+                    "alt" => meta.alt = Some(text(field.text().await)?),
+                    "description" => meta.description = Some(text(field.text().await)?),
+                    "tags" => meta.tags.extend(
+                        text(field.text().await)?
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|t| !t.is_empty())
+                            .map(str::to_string),
+                    ),
+                    other => {
+                        return Err(ApiError::bad_request(format!(
+                            "unknown form field \"{other}\"; expected file, alt, description or tags"
+                        )));
+                    }
                 }
             }
+            let received =
+                upload.as_ref().ok_or_else(|| ApiError::bad_field("file", "required: the form has no file field"))?;
+            quire_tools::images::create_from_upload(services, &ctx, received, meta).await.map_err(tool_error)
         }
-        let upload = upload.ok_or_else(|| ApiError::bad_field("file", "required: the form has no file field"))?;
-        quire_tools::images::create_from_upload(services, &ctx, &upload, meta).await.map_err(tool_error)?
+        .await;
+        match read {
+            Ok(made) => made,
+            Err(e) => {
+                super::uploads::discard(&state, &caller, upload.as_ref()).await;
+                return Err(e);
+            }
+        }
     } else {
         let ApiJson(body) = ApiJson::<NewImageBody>::from_request(limit_body(req), &state).await?;
         let args = CreateImageArgs {

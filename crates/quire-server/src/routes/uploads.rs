@@ -62,8 +62,21 @@ pub struct ImageForm {
 }
 
 /// A multipart error: the size limit is a 413, anything else a 400.
-fn multipart_error(e: MultipartError) -> ApiError {
-    ApiError::with_status(e.status(), format!("multipart body: {}", e.body_text()))
+pub fn multipart_error(e: MultipartError) -> ApiError {
+    // A body cut off by the size limit reaches the form parser as a failed
+    // read; the limit's own error is further down the chain.
+    let mut source: Option<&dyn std::error::Error> = Some(&e);
+    while let Some(s) = source {
+        if s.to_string().contains("length limit exceeded") {
+            return ApiError::with_status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the body is larger than the upload limit (max_upload_mb)",
+            );
+        }
+        source = s.source();
+    }
+    let status = if e.status().is_server_error() { StatusCode::BAD_REQUEST } else { e.status() };
+    ApiError::with_status(status, format!("multipart body: {}", e.body_text()))
 }
 
 /// A refusal of the file being received: the size limit is a 413.
@@ -99,20 +112,35 @@ pub async fn receive(state: &AppState, caller: &Caller, mut field: Field<'_>) ->
 pub async fn upload(State(state): State<AppState>, caller: Caller, mut form: Multipart) -> ApiResult<Response> {
     caller.require(Action::Write(EntityKind::Image))?;
     let mut upload = None;
-    while let Some(field) = form.next_field().await.map_err(multipart_error)? {
-        match field.name() {
-            Some("file") if upload.is_none() => upload = Some(receive(&state, &caller, field).await?),
-            Some("file") => return Err(ApiError::bad_field("file", "send one file per request")),
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "unknown form field \"{}\"; the form has one field, file",
-                    other.unwrap_or_default()
-                )));
+    let read = async {
+        while let Some(field) = form.next_field().await.map_err(multipart_error)? {
+            match field.name() {
+                Some("file") if upload.is_none() => upload = Some(receive(&state, &caller, field).await?),
+                Some("file") => return Err(ApiError::bad_field("file", "send one file per request")),
+                other => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown form field \"{}\"; the form has one field, file",
+                        other.unwrap_or_default()
+                    )));
+                }
             }
         }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = read {
+        discard(&state, &caller, upload.as_ref()).await;
+        return Err(e);
     }
     let upload = upload.ok_or_else(|| ApiError::bad_field("file", "required: the form has no file field"))?;
     Ok((StatusCode::CREATED, Json(upload)).into_response())
+}
+
+/// Forgets the upload of a refused request, if one arrived.
+pub async fn discard(state: &AppState, caller: &Caller, upload: Option<&Upload>) {
+    if let Some(u) = upload {
+        quire_tools::media::discard(state.registry().services(), &caller.scope, u).await;
+    }
 }
 
 /// Whether a stored file's name is its content hash (32 hex digits and an

@@ -26,6 +26,8 @@ pub struct TestApp {
     /// Admin of a second site, `other`.
     pub other_admin: String,
     pub other_scope: Scope,
+    /// The services the router runs on (data directory, media settings).
+    pub services: quire_tools::Services,
     _dir: tempfile::TempDir,
 }
 
@@ -78,6 +80,14 @@ impl TestApp {
     }
 
     pub async fn build(configure: impl FnOnce(AppState) -> AppState) -> Self {
+        Self::build_with(|_| {}, configure).await
+    }
+
+    /// A test app whose services are first adjusted by `services`.
+    pub async fn build_with(
+        services: impl FnOnce(&mut quire_tools::Services),
+        configure: impl FnOnce(AppState) -> AppState,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
         let report = seed_demo(&store, &dir.path().join("uploads")).await.unwrap();
@@ -85,7 +95,9 @@ impl TestApp {
         let other = store.create_site("other", "Other", &["production"]).await.unwrap();
         let other_scope = Scope::new(other.id, "production");
         quire_store::seed::ensure_templates(&store, &other_scope).await.unwrap();
-        let state = configure(AppState::new(quire_tools::Services::new(store.clone(), dir.path()), "demo"));
+        let mut adjusted = quire_tools::Services::new(store.clone(), dir.path());
+        services(&mut adjusted);
+        let state = configure(AppState::new(adjusted.clone(), "demo"));
         Self {
             router: router(state),
             admin: token(&store, Group::Admin, "demo", false).await,
@@ -97,6 +109,7 @@ impl TestApp {
             store,
             scope,
             other_scope,
+            services: adjusted,
             _dir: dir,
         }
     }

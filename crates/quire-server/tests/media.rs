@@ -1,0 +1,316 @@
+//! Media over HTTP: multipart uploads streamed to the site's folder (size
+//! limit as a 413 in the JSON shape), images made of uploads, processing in
+//! the background, stored files served with the recorded type, nosniff and
+//! cache headers, never across sites, never once archived.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::TestApp;
+use http_body_util::BodyExt;
+use quire_media::samples::{self, SECRET};
+use quire_tools::media::MediaWorker;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+const BOUNDARY: &str = "quire-test-boundary-7d9f";
+
+/// A multipart body: `(name, filename, bytes)` parts.
+fn form(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, filename, bytes) in parts {
+        out.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        match filename {
+            Some(f) => out.extend_from_slice(
+                format!(
+                    "Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\nContent-Type: text/html\r\n\r\n"
+                )
+                .as_bytes(),
+            ),
+            None => out.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes()),
+        }
+        out.extend_from_slice(bytes);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    out
+}
+
+struct Raw {
+    status: u16,
+    headers: axum::http::HeaderMap,
+    bytes: Vec<u8>,
+}
+
+impl Raw {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes).unwrap_or(Value::Null)
+    }
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+    }
+}
+
+async fn send(
+    app: &TestApp,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Body,
+    chunked: bool,
+    len: Option<usize>,
+) -> Raw {
+    let mut req = Request::builder().method(method).uri(path);
+    if let Some(t) = token {
+        req = req.header("authorization", format!("Bearer {t}"));
+    }
+    if !chunked && let Some(n) = len {
+        req = req.header("content-length", n.to_string());
+    }
+    req = req.header("content-type", format!("multipart/form-data; boundary={BOUNDARY}"));
+    let res = app.router.clone().oneshot(req.body(body).unwrap()).await.unwrap();
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+    Raw { status, headers, bytes }
+}
+
+async fn post_form(app: &TestApp, path: &str, token: &str, body: Vec<u8>) -> Raw {
+    let n = body.len();
+    send(app, "POST", path, Some(token), Body::from(body), false, Some(n)).await
+}
+
+/// The body in 64 KiB chunks without a Content-Length.
+async fn post_streamed(app: &TestApp, path: &str, token: &str, body: Vec<u8>) -> Raw {
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = body.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
+    let stream = futures_util::stream::iter(chunks);
+    send(app, "POST", path, Some(token), Body::from_stream(stream), true, None).await
+}
+
+async fn fetch(app: &TestApp, path: &str) -> Raw {
+    let req = Request::builder().uri(path).body(Body::empty()).unwrap();
+    let res = app.router.clone().oneshot(req).await.unwrap();
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+    Raw { status, headers, bytes }
+}
+
+async fn process(app: &TestApp) -> usize {
+    MediaWorker::new(app.services.clone()).drain().await.unwrap()
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn incoming_files(app: &TestApp) -> usize {
+    let dir = app.services.uploads_dir.join(&app.scope.site_id).join("incoming");
+    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_multipart_upload_becomes_a_processed_image_served_as_recorded() {
+    let app = TestApp::new().await;
+    let raw = samples::jpeg_with_exif(64, 32, 6);
+    let body = form(&[
+        ("file", Some("C:\\fakepath\\holiday.jpg"), &raw),
+        ("alt", None, b"A beach"),
+        ("tags", None, b"sea, summer"),
+    ]);
+    let res = post_form(&app, "/api/v1/images", &app.editor, body).await;
+    assert_eq!(res.status, 202, "{}", res.json());
+    let image = res.json();
+    assert_eq!(image["status"], "processing");
+    assert_eq!(image["filename"], "holiday.jpg");
+    assert_eq!(image["mime"], "image/jpeg", "from the bytes, not the part's declared text/html");
+    assert_eq!(image["alt"], "A beach");
+    assert_eq!(image["tags"], json!(["sea", "summer"]));
+    let id = image["id"].as_str().unwrap().to_string();
+    // Not served while processing.
+    assert_eq!(fetch(&app, image["url"].as_str().unwrap()).await.status, 404);
+
+    assert_eq!(process(&app).await, 1);
+    let done = app.get(&format!("/api/v1/images/{id}")).await;
+    assert_status!(done, 200);
+    let image = done.body;
+    assert_eq!(image["status"], "completed");
+    assert_eq!((image["width"].as_i64(), image["height"].as_i64()), (Some(32), Some(64)));
+    let url = image["url"].as_str().unwrap();
+    assert!(url.starts_with(&format!("/uploads/{}/", app.scope.site_id)), "{url}");
+
+    let file = fetch(&app, url).await;
+    assert_eq!(file.status, 200);
+    assert_eq!(file.header("content-type"), "image/jpeg");
+    assert_eq!(file.header("x-content-type-options"), "nosniff");
+    assert_eq!(file.header("cache-control"), "public, max-age=31536000, immutable");
+    assert!(file.header("content-security-policy").contains("sandbox"));
+    assert!(!contains(&file.bytes, SECRET.as_bytes()) && !contains(&file.bytes, b"Exif"));
+    let webp = fetch(&app, image["variants"]["thumbnail"]["webp"].as_str().unwrap()).await;
+    assert_eq!((webp.status, webp.header("content-type")), (200, "image/webp"));
+    assert_eq!(incoming_files(&app), 0);
+}
+
+#[tokio::test]
+async fn an_upload_then_create_image_by_its_id_and_duplicates() {
+    let app = TestApp::new().await;
+    let png = samples::png(30, 20);
+    let up = post_form(&app, "/api/v1/uploads", &app.author, form(&[("file", Some("logo.png"), &png)])).await;
+    assert_eq!(up.status, 201, "{}", up.json());
+    let up = up.json();
+    assert_eq!(
+        (up["mime"].as_str(), up["width"].as_i64(), up["bytes"].as_u64()),
+        (Some("image/png"), Some(30), Some(png.len() as u64))
+    );
+    let made = app.post("/api/v1/images", json!({"uploadId": up["id"], "alt": "Logo"})).await;
+    assert_status!(made, 202);
+    let again = app.post("/api/v1/images", json!({"url": up["url"]})).await;
+    assert_status!(again, 200);
+    assert_eq!(again.body["id"], made.body["id"]);
+    // The upload's own URL is never served.
+    assert_eq!(fetch(&app, up["url"].as_str().unwrap()).await.status, 404);
+    // Exactly one way to name the file.
+    let none = app.post("/api/v1/images", json!({"alt": "x"})).await;
+    assert_status!(none, 422);
+    assert_eq!(none.error(), "Provide exactly one of uploadId, url or data");
+    let unknown = app.post("/api/v1/images", json!({"url": "/uploads/demo/hero-dawn.png", "mime": "text/html"})).await;
+    assert_status!(unknown, 400);
+    // A viewer may not upload.
+    let viewer = post_form(&app, "/api/v1/uploads", &app.viewer, form(&[("file", Some("a.png"), &png)])).await;
+    assert_eq!(viewer.status, 403);
+}
+
+#[tokio::test]
+async fn files_over_the_limit_are_413_in_the_json_shape_streamed_or_not() {
+    let app = TestApp::build_with(|s| s.media.max_upload_bytes = 1024 * 1024, |s| s).await;
+    let big = vec![0x42u8; 1_200_000];
+    let mut png_head = samples::png(4, 4);
+    png_head.extend_from_slice(&big);
+    let before = app.get("/api/v1/images?limit=100").await.body["count"].clone();
+    for streamed in [false, true] {
+        let body = form(&[("file", Some("big.png"), &png_head)]);
+        let res = if streamed {
+            post_streamed(&app, "/api/v1/images", &app.admin, body).await
+        } else {
+            post_form(&app, "/api/v1/images", &app.admin, body).await
+        };
+        assert_eq!(res.status, 413, "streamed {streamed}: {:?}", String::from_utf8_lossy(&res.bytes));
+        let err = res.json();
+        assert_eq!(err["code"], "PAYLOAD_TOO_LARGE", "{err}");
+        assert!(err["error"].as_str().is_some_and(|e| !e.is_empty()));
+    }
+    // Just under the limit passes the size check (the bytes are then checked).
+    let ok =
+        post_form(&app, "/api/v1/uploads", &app.admin, form(&[("file", Some("ok.png"), &samples::png(8, 8))])).await;
+    assert_eq!(ok.status, 201);
+    assert_eq!(app.get("/api/v1/images?limit=100").await.body["count"], before);
+    assert_eq!(incoming_files(&app), 1, "only the accepted upload is kept");
+}
+
+#[tokio::test]
+async fn refused_files_name_what_they_are() {
+    let app = TestApp::new().await;
+    let svg =
+        post_form(&app, "/api/v1/images", &app.admin, form(&[("file", Some("logo.png"), &samples::svg_with_script())]))
+            .await;
+    assert_eq!(svg.status, 422);
+    let err = svg.json();
+    assert_eq!(err["code"], "VALIDATION");
+    assert_eq!(err["field"], "file");
+    assert_eq!(
+        err["error"],
+        "file: the file is an SVG image (SVG can carry scripts); only PNG, JPEG, WebP and GIF images are accepted"
+    );
+    let bomb =
+        post_form(&app, "/api/v1/uploads", &app.admin, form(&[("file", Some("b.png"), &samples::png_bomb(60_000))]))
+            .await;
+    assert_eq!(bomb.status, 422);
+    assert!(bomb.json()["error"].as_str().unwrap().contains("60000×60000"));
+    let missing = post_form(&app, "/api/v1/images", &app.admin, form(&[("alt", None, b"x")])).await;
+    assert_eq!(missing.status, 400);
+    assert_eq!(missing.json()["field"], "file");
+    let unknown = post_form(&app, "/api/v1/uploads", &app.admin, form(&[("alt", None, b"x")])).await;
+    assert_eq!(unknown.status, 400);
+    assert_eq!(unknown.json()["error"], "unknown form field \"alt\"; the form has one field, file");
+    let two = form(&[("file", Some("a.png"), &samples::png(2, 2)), ("file", Some("b.png"), &samples::png(3, 3))]);
+    assert_eq!(post_form(&app, "/api/v1/uploads", &app.admin, two).await.status, 400);
+    assert_eq!(incoming_files(&app), 0);
+}
+
+#[tokio::test]
+async fn a_site_neither_registers_nor_reads_another_sites_files() {
+    let app = TestApp::new().await;
+    let up = post_form(&app, "/api/v1/uploads", &app.admin, form(&[("file", Some("a.png"), &samples::png(9, 9))]))
+        .await
+        .json();
+    let theirs = app.send("POST", "/api/v1/images", Some(&app.other_admin), Some(json!({"uploadId": up["id"]}))).await;
+    assert_status!(theirs, 404);
+    let theirs = app.send("POST", "/api/v1/images", Some(&app.other_admin), Some(json!({"url": up["url"]}))).await;
+    assert_status!(theirs, 404);
+    let mine = app.post("/api/v1/images", json!({"uploadId": up["id"]})).await;
+    assert_status!(mine, 202);
+    let id = mine.body["id"].as_str().unwrap();
+    assert_status!(app.send("GET", &format!("/api/v1/images/{id}"), Some(&app.other_admin), None).await, 404);
+    // The other site's createImage tool cannot name it either.
+    let tool = app
+        .send("POST", "/api/v1/tools/createImage/invoke", Some(&app.other_admin), Some(json!({"uploadId": up["id"]})))
+        .await;
+    assert_status!(tool, 404);
+    // Its files live in the other site's own folder.
+    let other =
+        post_form(&app, "/api/v1/images", &app.other_admin, form(&[("file", Some("a.png"), &samples::png(9, 9))]))
+            .await;
+    assert_eq!(other.status, 202, "the same bytes in another site are a new image");
+    process(&app).await;
+    let other = app
+        .send("GET", &format!("/api/v1/images/{}", other.json()["id"].as_str().unwrap()), Some(&app.other_admin), None)
+        .await;
+    assert!(other.body["url"].as_str().unwrap().starts_with(&format!("/uploads/{}/", app.other_scope.site_id)));
+}
+
+#[tokio::test]
+async fn archived_images_stop_being_served_and_restore_brings_them_back() {
+    let app = TestApp::new().await;
+    let made =
+        post_form(&app, "/api/v1/images", &app.admin, form(&[("file", Some("a.gif"), &samples::gif(10, 10, 2))]))
+            .await
+            .json();
+    process(&app).await;
+    let image = app.get(&format!("/api/v1/images/{}", made["id"].as_str().unwrap())).await.body;
+    let url = image["url"].as_str().unwrap().to_string();
+    let thumb = image["variants"]["thumbnail"]["url"].as_str().unwrap().to_string();
+    assert_eq!(fetch(&app, &url).await.header("content-type"), "image/gif");
+    let archive = app.delete(&format!("/api/v1/images/{}", made["id"].as_str().unwrap())).await;
+    assert_status!(archive, 200);
+    assert_eq!(fetch(&app, &url).await.status, 404);
+    assert_eq!(fetch(&app, &thumb).await.status, 404);
+    let restored =
+        app.post(&format!("/api/v1/archive/{}/restore", archive.body["id"].as_str().unwrap()), json!({})).await;
+    assert_status!(restored, 200);
+    assert_eq!(fetch(&app, &url).await.status, 200);
+    assert_eq!(fetch(&app, &thumb).await.status, 200);
+}
+
+#[tokio::test]
+async fn only_recorded_files_are_served() {
+    let app = TestApp::new().await;
+    let seeded = app.get("/api/v1/images?limit=1").await.body["items"][0]["url"].as_str().unwrap().to_string();
+    let file = fetch(&app, &seeded).await;
+    assert_eq!(file.status, 200);
+    assert_eq!(file.header("content-type"), "image/png");
+    assert_eq!(file.header("cache-control"), "public, max-age=300", "not a hashed name");
+    // A file put in the folder by hand is not served; nor is any path out.
+    let site = app.services.uploads_dir.join(&app.scope.site_id);
+    std::fs::write(site.join("page.html"), "<script>alert(1)</script>").unwrap();
+    for path in [
+        format!("/uploads/{}/page.html", app.scope.site_id),
+        "/uploads/../quire.db".to_string(),
+        "/uploads/%2e%2e/quire.db".to_string(),
+        format!("/uploads/{}//x.png", app.scope.site_id),
+    ] {
+        let res = fetch(&app, &path).await;
+        assert_eq!(res.status, 404, "{path}");
+        assert_eq!(res.json()["code"], "NOT_FOUND", "{path}");
+    }
+}

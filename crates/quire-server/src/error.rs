@@ -168,6 +168,9 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
             let allowed = parts.headers.get(axum::http::header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
             format!("{method} is not allowed on {path}; allowed: {allowed}")
         }
+        StatusCode::PAYLOAD_TOO_LARGE if crate::routes::uploads::takes_files(&path) => {
+            "the body is larger than the upload limit (max_upload_mb)".to_string()
+        }
         StatusCode::PAYLOAD_TOO_LARGE => {
             format!("the body is larger than the limit of {} MiB", crate::BODY_LIMIT / (1024 * 1024))
         }

@@ -409,16 +409,21 @@ fn like_contains(word: &str) -> String {
 
 impl Store {
     /// Images whose file name, alt text, description, tags or categories
-    /// contain every word of `query` (case-insensitive), newest first.
+    /// hold any word of `query` (stemmed: "mountains" finds "mountain"),
+    /// best first by BM25 (alt text and tags weigh most).
     pub async fn search_images(&self, scope: &Scope, query: &str, limit: u32) -> Result<Vec<Image>> {
-        let mut q = scoped("images", scope);
-        for word in query.split_whitespace().take(8) {
-            q.push(" AND lower(filename || ' ' || coalesce(alt, '') || ' ' || coalesce(description, '') || ' ' || tags || ' ' || categories) LIKE ")
-                .push_bind(like_contains(word))
-                .push(" ESCAPE '\\'");
-        }
-        q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64);
-        let rows = q.build().fetch_all(&self.reader).await?;
+        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+        let rows = sqlx::query(
+            "SELECT i.* FROM images_fts f JOIN images i ON i.rowid = f.rowid
+             WHERE images_fts MATCH ?1 AND i.site_id = ?2 AND i.env = ?3 AND i.archive_id IS NULL
+             ORDER BY bm25(images_fts, 4.0, 10.0, 3.0, 8.0, 4.0), i.id DESC LIMIT ?4",
+        )
+        .bind(fts)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(limit as i64)
+        .fetch_all(&self.reader)
+        .await?;
         rows.iter().map(Image::from_row).collect()
     }
 
@@ -448,5 +453,33 @@ impl Store {
         q.push(" AND content_hash = ").push_bind(hash.to_string()).push(" LIMIT 1");
         let row = q.build().fetch_optional(&self.reader).await?;
         row.as_ref().map(Image::from_row).transpose()
+    }
+}
+
+/// English words too common to say what a picture shows.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "over",
+    "the", "to", "under", "with",
+];
+
+/// An FTS5 query matching any of the words of `query` (letters and digits
+/// only, at most 16, common words left out unless nothing else is left),
+/// each quoted so nothing in it acts as query syntax.
+fn fts_query(query: &str) -> Option<String> {
+    let words: Vec<String> =
+        query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(16).map(str::to_lowercase).collect();
+    let telling: Vec<&String> = words.iter().filter(|w| !STOP_WORDS.contains(&w.as_str())).collect();
+    let chosen: Vec<&String> = if telling.is_empty() { words.iter().collect() } else { telling };
+    (!chosen.is_empty()).then(|| chosen.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+}
+
+#[cfg(test)]
+mod fts_tests {
+    #[test]
+    fn queries_are_words_only() {
+        assert_eq!(super::fts_query("Sunset over the mountains!").unwrap(), "\"sunset\" OR \"mountains\"");
+        assert_eq!(super::fts_query("the").unwrap(), "\"the\"");
+        assert_eq!(super::fts_query("x\" OR b* NEAR(c)").unwrap(), "\"x\" OR \"b\" OR \"near\" OR \"c\"");
+        assert!(super::fts_query("%_\\ -").is_none());
     }
 }

@@ -441,6 +441,92 @@ impl Store {
         Ok(mime.map(|mime| ImageFile { path: path.to_string(), mime }))
     }
 
+    /// Up to `limit` live images (any scope) with no vector of `model`, or
+    /// one made at an older version; with the hash of the text it was made of.
+    pub async fn images_to_embed(&self, model: &str, limit: u32) -> Result<Vec<(Scope, Image, Option<String>)>> {
+        let rows = sqlx::query(
+            "SELECT i.*, e.text_hash AS known_hash FROM images i
+             LEFT JOIN embeddings e ON e.entity_id = i.id AND e.model = ?1
+             WHERE i.archive_id IS NULL AND (e.entity_id IS NULL OR e.version < i.version)
+             ORDER BY i.id LIMIT ?2",
+        )
+        .bind(model)
+        .bind(limit as i64)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let scope = Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?);
+                Ok((scope, Image::from_row(r)?, r.try_get("known_hash")?))
+            })
+            .collect()
+    }
+
+    /// Stores the (unit-length) vector of a record for `model`.
+    pub async fn put_embedding(
+        &self,
+        scope: &Scope,
+        entity: &str,
+        id: &str,
+        model: &str,
+        text_hash: &str,
+        vector: &[f32],
+    ) -> Result<()> {
+        let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        sqlx::query(
+            "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT version FROM images WHERE id = ?1), ?7, ?8, ?9)
+             ON CONFLICT (entity_id, model) DO UPDATE SET text_hash = excluded.text_hash, version = excluded.version,
+             dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at",
+        )
+        .bind(id)
+        .bind(model)
+        .bind(entity)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(text_hash)
+        .bind(vector.len() as i64)
+        .bind(blob)
+        .bind(Utc::now())
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Notes that a record's vector is current at its present version (its
+    /// text did not change).
+    pub async fn touch_embedding(&self, id: &str, model: &str) -> Result<()> {
+        sqlx::query(
+            "UPDATE embeddings SET version = (SELECT version FROM images WHERE id = ?1) WHERE entity_id = ?1 AND model = ?2",
+        )
+        .bind(id)
+        .bind(model)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Every vector of `entity` records of `scope` for `model`, live records only.
+    pub async fn embeddings(&self, scope: &Scope, entity: &str, model: &str) -> Result<Vec<(String, Vec<f32>)>> {
+        let rows: Vec<(String, Vec<u8>)> = sqlx::query_as(
+            "SELECT e.entity_id, e.vector FROM embeddings e JOIN images i ON i.id = e.entity_id
+             WHERE e.site_id = ?1 AND e.env = ?2 AND e.entity = ?3 AND e.model = ?4 AND i.archive_id IS NULL",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(entity)
+        .bind(model)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, blob)| {
+                let v = blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                (id, v)
+            })
+            .collect())
+    }
+
     /// Makes every lease end now, as if the processes holding them had
     /// stopped (tests of restarts).
     pub async fn expire_leases(&self) -> Result<u64> {

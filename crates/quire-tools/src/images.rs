@@ -95,13 +95,59 @@ async fn get_image(call: &Call<'_>, a: GetImageArgs) -> ToolResult {
     let n = limit(a.limit, 20, 100)?;
     let (images, next) = match sel.0 {
         "id" => (vec![store.image(call.scope(), a.id.as_deref().unwrap_or_default()).await?], None),
-        "query" => (store.search_images(call.scope(), a.query.as_deref().unwrap_or_default(), n).await?, None),
+        "query" => {
+            let (images, ranking) =
+                search(call.services, call.scope(), a.query.as_deref().unwrap_or_default(), n).await?;
+            let mut out = items_result(images.iter().map(image_json).collect(), None);
+            out["ranking"] = json!(ranking);
+            return Ok(out);
+        }
         _ => {
             let l = store.images(call.scope(), a.status, n, a.cursor.as_deref()).await?;
             (l.items, l.next_cursor)
         }
     };
     Ok(items_result(images.iter().map(image_json).collect(), next))
+}
+
+/// Images matching `query`, best first, and which ranking answered:
+/// `hybrid` (full text fused with vector similarity by reciprocal rank)
+/// when an embedding model is configured and answers, else `fulltext`
+/// (stemmed words, BM25).
+pub async fn search(
+    services: &Services,
+    scope: &quire_store::Scope,
+    query: &str,
+    limit: u32,
+) -> Result<(Vec<Image>, &'static str), ToolError> {
+    let store = &services.store;
+    let Some(embedder) = &services.embedder else {
+        return Ok((store.search_images(scope, query, limit).await?, "fulltext"));
+    };
+    let pool = (limit as usize).max(50);
+    let fulltext = store.search_images(scope, query, pool as u32).await?;
+    let similar = match crate::embed::similar_images(store, embedder.as_ref(), scope, query, pool).await {
+        Ok(ids) => ids,
+        Err(e) => {
+            tracing::warn!(error = %e, "semantic search unavailable; full text alone answers");
+            let mut fulltext = fulltext;
+            fulltext.truncate(limit as usize);
+            return Ok((fulltext, "fulltext"));
+        }
+    };
+    let fulltext_ids: Vec<String> = fulltext.iter().map(|i| i.id.clone()).collect();
+    let mut found = Vec::new();
+    for id in crate::embed::fuse(&[fulltext_ids, similar], limit as usize) {
+        match fulltext.iter().find(|i| i.id == id) {
+            Some(i) => found.push(i.clone()),
+            None => {
+                if let Ok(i) = store.image(scope, &id).await {
+                    found.push(i);
+                }
+            }
+        }
+    }
+    Ok((found, "hybrid"))
 }
 
 /// The upload `createImage` names, received now when it comes as `data`.
@@ -219,7 +265,7 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "getImage",
-            description: "Get images of the media library by id, by query (words in name, alt, description, tags) or all: true. Returns { items } with relative /uploads/ URLs.",
+            description: "Get images of the media library by id, by query (meaning and words of name, alt, description, tags) or all: true. Returns { items } with relative /uploads/ URLs; a query also says its ranking.",
             guidance: "Use the exact `url` from results; look here before importing new images.",
             category: Category::Internal,
             entity: "image",

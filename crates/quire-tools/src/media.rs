@@ -295,11 +295,29 @@ impl MediaWorker {
 
     /// Works forever: runs due jobs, then waits to be woken or for a second
     /// (jobs queued by another process, retries coming due, expired leases).
+    /// Between jobs it also embeds records whose text changed, when an
+    /// embedding model is configured (pausing a minute after a failure).
     pub async fn run(self) {
+        let mut embed_after = tokio::time::Instant::now();
         loop {
             match self.drain().await {
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "media worker could not reach the job queue"),
+            }
+            if let Some(embedder) = &self.services.embedder
+                && tokio::time::Instant::now() >= embed_after
+            {
+                loop {
+                    match crate::embed::embed_pending(&self.services.store, embedder.as_ref(), 32).await {
+                        Ok(0) => break,
+                        Ok(n) => tracing::debug!(n, "embedded images"),
+                        Err(e) => {
+                            tracing::warn!(error = %e, "could not embed images; trying again in a minute");
+                            embed_after = tokio::time::Instant::now() + Duration::from_secs(60);
+                            break;
+                        }
+                    }
+                }
             }
             let wake = self.services.media.wake.clone();
             let _ = tokio::time::timeout(Duration::from_secs(1), wake.notified()).await;

@@ -54,6 +54,21 @@ fn answer(tool: &Tool) -> Answer {
             &["count", "tools"],
         )),
         ("conversation", _) => Answer::Own(success(&[("message", string())], &["message"])),
+        (_, "getImage") => Answer::Own(success(
+            &[
+                ("count", described(integer(), "How many items this answer holds.")),
+                ("items", array(record("image").unwrap_or_default())),
+                ("nextCursor", described(string(), "Pass as cursor for the next page; absent on the last one.")),
+                (
+                    "ranking",
+                    described(
+                        json!({ "type": "string", "enum": ["hybrid", "fulltext"] }),
+                        "With a query: hybrid (meaning and words) or fulltext (words alone).",
+                    ),
+                ),
+            ],
+            &["count", "items"],
+        )),
         (_, "readNote") => Answer::Own(success(
             &[
                 (

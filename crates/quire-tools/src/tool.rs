@@ -191,6 +191,8 @@ pub struct Services {
     pub vaults: crate::vaults::Vaults,
     /// Upload limits, decoding limits and the job worker's wake-up.
     pub media: crate::media::MediaSettings,
+    /// The embedding model semantic search uses; none: full text alone.
+    pub embedder: Option<crate::embed::SharedEmbedder>,
 }
 
 impl Services {
@@ -202,6 +204,7 @@ impl Services {
             uploads_dir: data_dir.join("uploads"),
             vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
             media: crate::media::MediaSettings::default(),
+            embedder: None,
         }
     }
 }

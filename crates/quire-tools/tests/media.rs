@@ -253,3 +253,42 @@ async fn gif_animation_and_webp_are_kept_in_their_format() {
     assert_eq!((webp.mime.as_str(), webp.width, webp.height), ("image/webp", Some(30), Some(20)));
     assert!(webp.variants["thumbnail"]["url"].as_str().unwrap().ends_with(".png"));
 }
+
+#[tokio::test]
+async fn full_text_search_finds_word_forms_and_says_which_ranking_answered() {
+    let env = Env::new().await;
+    let sunset = ok(env
+        .call(
+            "createImage",
+            json!({"data": b64(&samples::png(12, 8)), "filename": "IMG_2041.png", "alt": "Mountain sunset", "tags": ["alps"]}),
+        )
+        .await);
+    ok(env
+        .call(
+            "createImage",
+            json!({"data": b64(&samples::png(13, 8)), "filename": "beach.png", "alt": "A beach at noon"}),
+        )
+        .await);
+    let found = ok(env.call("getImage", json!({"query": "sunset over the mountains"})).await);
+    assert_eq!(found["ranking"], "fulltext");
+    assert_eq!(found["items"][0]["id"], sunset["item"]["id"], "{found}");
+    assert_eq!(found["count"], 1, "{found}");
+    // Stems both ways, and tags count.
+    let found = ok(env.call("getImage", json!({"query": "sunsets in the Alps"})).await);
+    assert_eq!(found["items"][0]["id"], sunset["item"]["id"]);
+    // Query syntax is data.
+    for q in ["\"", "sunset*", "NEAR(sunset mountain)", "alt:sunset", "-", "OR"] {
+        ok(env.call("getImage", json!({"query": q})).await);
+    }
+    // An archived image is not found.
+    env.store
+        .archive(
+            &quire_core::model::ChangeContext::system(),
+            &env.scope,
+            quire_core::model::EntityKind::Image,
+            &[sunset["item"]["id"].as_str().unwrap().to_string()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok(env.call("getImage", json!({"query": "mountain sunset"})).await)["count"], 0);
+}

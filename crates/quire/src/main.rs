@@ -674,7 +674,28 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tool
     }
     services.vaults = vaults;
     services.media.max_upload_bytes = config.max_upload_mb.saturating_mul(1024 * 1024);
+    services.embedder = embedder(config);
     services
+}
+
+/// The embedding model of the default profile (`embedding_model`), served
+/// by its OpenAI-compatible base URL; none leaves search on full text.
+fn embedder(config: &Config) -> Option<quire_tools::embed::SharedEmbedder> {
+    let profiles = config.model_profiles().ok()?;
+    let profile = profiles.get("default")?;
+    let model = profile.embedding_model.clone().filter(|m| !m.trim().is_empty())?;
+    if profile.provider != quire_agent::ProviderKind::Openai {
+        tracing::warn!("embedding_model needs an OpenAI-compatible provider; search stays on full text");
+        return None;
+    }
+    let base = profile.base_url.as_deref().unwrap_or("https://api.openai.com/v1");
+    match quire_tools::embed::OpenAiEmbedder::new(base, profile.api_key.clone(), model) {
+        Ok(e) => Some(std::sync::Arc::new(e)),
+        Err(e) => {
+            tracing::warn!(error = %e, "no semantic search");
+            None
+        }
+    }
 }
 
 /// The approval policy a token carries.

@@ -119,6 +119,10 @@ pub struct Profile {
     /// Stream answers (default true); false uses plain JSON answers.
     #[serde(default = "default_stream")]
     pub stream: bool,
+    /// Embedding model served at the same base URL (`/embeddings`), for
+    /// semantic search; none means full-text search alone.
+    #[serde(default)]
+    pub embedding_model: Option<String>,
 }
 
 fn default_max_steps() -> u32 {
@@ -155,6 +159,7 @@ impl Profile {
             retries: default_retries(),
             backoff_ms: default_backoff(),
             stream: default_stream(),
+            embedding_model: None,
         }
     }
 
@@ -255,6 +260,7 @@ impl Profiles {
         p.base_url = get("QUIRE_LLM_BASE_URL");
         p.api_key = get("QUIRE_LLM_API_KEY").or_else(|| get(key_var));
         p.model = Some(model);
+        p.embedding_model = get("QUIRE_LLM_EMBEDDING_MODEL");
         Ok(Some(p))
     }
 

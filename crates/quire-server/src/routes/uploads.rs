@@ -34,13 +34,18 @@ pub fn router(max_upload: u64) -> Router<AppState> {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
 }
 
+/// Whether `path` is one of the routes that take files (and their limit).
+pub fn takes_files(path: &str) -> bool {
+    path == "/api/v1/uploads" || path == "/api/v1/images"
+}
+
 /// The multipart form of an upload.
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 pub struct UploadForm {
     /// The file: PNG, JPEG, WebP or GIF, as its bytes say (not its name or
     /// declared type).
-    #[schema(content_media_type = "application/octet-stream")]
+    #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
     file: Vec<u8>,
 }
 
@@ -49,7 +54,7 @@ pub struct UploadForm {
 #[allow(dead_code)]
 pub struct ImageForm {
     /// The file: PNG, JPEG, WebP or GIF, as its bytes say.
-    #[schema(content_media_type = "application/octet-stream")]
+    #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
     file: Vec<u8>,
     /// Alternative text.
     #[schema(max_length = 300)]

@@ -1,0 +1,226 @@
+//! Semantic search: an [`Embedder`] turns text into vectors; the first is
+//! an OpenAI-compatible `/embeddings` client (OpenAI, Ollama, vLLM, LM
+//! Studio). Records are embedded in the background ([`embed_pending`], run
+//! by the media worker) and searched by exact cosine similarity over the
+//! stored vectors, fused with the full-text ranking by reciprocal rank.
+
+use quire_core::model::Image;
+use quire_store::{Scope, Store, StoreError};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A boxed future of vectors.
+pub type EmbedFuture<'a> = Pin<Box<dyn Future<Output = Result<Vec<Vec<f32>>, String>> + Send + 'a>>;
+
+/// Turns texts into vectors, one per text, in order.
+pub trait Embedder: Send + Sync + std::fmt::Debug {
+    /// The model's name (vectors of different models are kept apart).
+    fn model(&self) -> &str;
+    /// Embeds `texts`.
+    fn embed<'a>(&'a self, texts: &'a [String]) -> EmbedFuture<'a>;
+}
+
+/// An OpenAI-compatible `POST {base_url}/embeddings` client.
+#[derive(Debug)]
+pub struct OpenAiEmbedder {
+    http: reqwest::Client,
+    url: String,
+    api_key: Option<String>,
+    model: String,
+}
+
+impl OpenAiEmbedder {
+    /// A client of `base_url` (`https://api.openai.com/v1`,
+    /// `http://localhost:11434/v1`) for `model`.
+    pub fn new(base_url: &str, api_key: Option<String>, model: impl Into<String>) -> Result<Self, String> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(60))
+            .build()
+            .map_err(|e| format!("embeddings client: {e}"))?;
+        Ok(OpenAiEmbedder {
+            http,
+            url: format!("{}/embeddings", base_url.trim_end_matches('/')),
+            api_key: api_key.filter(|k| !k.is_empty()),
+            model: model.into(),
+        })
+    }
+}
+
+impl Embedder for OpenAiEmbedder {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn embed<'a>(&'a self, texts: &'a [String]) -> EmbedFuture<'a> {
+        Box::pin(async move {
+            let mut req = self.http.post(&self.url).json(&json!({ "model": self.model, "input": texts }));
+            if let Some(key) = &self.api_key {
+                req = req.bearer_auth(key);
+            }
+            let res = req.send().await.map_err(|e| format!("embeddings request failed: {e}"))?;
+            let status = res.status();
+            if !status.is_success() {
+                let body = res.text().await.unwrap_or_default();
+                return Err(format!(
+                    "embeddings server answered {status}: {}",
+                    body.chars().take(300).collect::<String>()
+                ));
+            }
+            let body: Value = res.json().await.map_err(|e| format!("embeddings answer is not JSON: {e}"))?;
+            let mut rows: Vec<(usize, Vec<f32>)> = body["data"]
+                .as_array()
+                .ok_or("embeddings answer has no data array")?
+                .iter()
+                .enumerate()
+                .map(|(i, row)| {
+                    let index = row["index"].as_u64().map_or(i, |n| n as usize);
+                    let vector = row["embedding"]
+                        .as_array()
+                        .map(|v| v.iter().filter_map(Value::as_f64).map(|x| x as f32).collect())
+                        .unwrap_or_default();
+                    (index, vector)
+                })
+                .collect();
+            rows.sort_by_key(|(i, _)| *i);
+            if rows.len() != texts.len() || rows.iter().any(|(_, v)| v.is_empty()) {
+                return Err(format!("embeddings answer holds {} vectors for {} texts", rows.len(), texts.len()));
+            }
+            Ok(rows.into_iter().map(|(_, v)| v).collect())
+        })
+    }
+}
+
+/// A shared embedder.
+pub type SharedEmbedder = Arc<dyn Embedder>;
+
+/// The text an image is embedded from: its file name as words, alt text,
+/// description, tags and categories.
+pub fn image_text(i: &Image) -> String {
+    let stem = i.filename.rsplit_once('.').map_or(i.filename.as_str(), |(s, _)| s);
+    let name: String = stem.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
+    let mut parts = vec![name.trim().to_string()];
+    parts.extend(i.alt.iter().cloned());
+    parts.extend(i.description.iter().cloned());
+    if !i.tags.is_empty() {
+        parts.push(format!("tags: {}", i.tags.join(", ")));
+    }
+    if !i.categories.is_empty() {
+        parts.push(format!("categories: {}", i.categories.join(", ")));
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.join(". ")
+}
+
+fn hash(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// `v` scaled to unit length (cosine similarity becomes a dot product).
+pub fn normalise(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    v
+}
+
+/// Embeds up to `batch` images whose text changed since they were last
+/// embedded (or never were); answers how many were embedded.
+pub async fn embed_pending(store: &Store, embedder: &dyn Embedder, batch: u32) -> Result<usize, String> {
+    let stale = store.images_to_embed(embedder.model(), batch).await.map_err(|e| e.to_string())?;
+    if stale.is_empty() {
+        return Ok(0);
+    }
+    let texts: Vec<String> = stale.iter().map(|(_, i, _)| image_text(i)).collect();
+    let mut todo = Vec::new();
+    for ((scope, image, known), text) in stale.iter().zip(&texts) {
+        let h = hash(text);
+        if known.as_deref() == Some(h.as_str()) {
+            // Changed elsewhere, not in its text: only note it is current.
+            store.touch_embedding(&image.id, embedder.model()).await.map_err(|e| e.to_string())?;
+        } else {
+            todo.push((scope, image, text.clone(), h));
+        }
+    }
+    if todo.is_empty() {
+        return Ok(0);
+    }
+    let inputs: Vec<String> = todo.iter().map(|t| t.2.clone()).collect();
+    let vectors = embedder.embed(&inputs).await?;
+    for ((scope, image, _, h), v) in todo.iter().zip(vectors) {
+        store
+            .put_embedding(scope, "image", &image.id, embedder.model(), h, &normalise(v))
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(todo.len())
+}
+
+/// Least cosine similarity for a vector match to count.
+pub const MIN_SIMILARITY: f32 = 0.3;
+
+/// Image ids of `scope` by similarity to `query`, best first, at most
+/// `limit`, none below [`MIN_SIMILARITY`].
+pub async fn similar_images(
+    store: &Store,
+    embedder: &dyn Embedder,
+    scope: &Scope,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<String>, String> {
+    let q = embedder.embed(&[query.to_string()]).await?;
+    let q = normalise(q.into_iter().next().ok_or("no vector for the query")?);
+    let vectors = store.embeddings(scope, "image", embedder.model()).await.map_err(|e: StoreError| e.to_string())?;
+    let mut scored: Vec<(f32, String)> = vectors
+        .into_iter()
+        .filter(|(_, v)| v.len() == q.len())
+        .map(|(id, v)| (v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>(), id))
+        .filter(|(s, _)| *s >= MIN_SIMILARITY)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.truncate(limit);
+    Ok(scored.into_iter().map(|(_, id)| id).collect())
+}
+
+/// Reciprocal rank fusion of ranked id lists (k = 60): an id's score is
+/// the sum of 1 / (k + rank) over the lists it is in.
+pub fn fuse(lists: &[Vec<String>], limit: usize) -> Vec<String> {
+    let mut scores: Vec<(String, f64)> = Vec::new();
+    for list in lists {
+        for (rank, id) in list.iter().enumerate() {
+            let add = 1.0 / (60.0 + rank as f64 + 1.0);
+            match scores.iter_mut().find(|(i, _)| i == id) {
+                Some((_, s)) => *s += add,
+                None => scores.push((id.clone(), add)),
+            }
+        }
+    }
+    // Stable: ties keep the order of first appearance (full text first).
+    scores.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scores.into_iter().take(limit).map(|(id, _)| id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fusion_rewards_agreement() {
+        let a = vec!["x".to_string(), "y".into(), "z".into()];
+        let b = vec!["z".to_string(), "w".into()];
+        assert_eq!(fuse(&[a, b], 3), ["z", "x", "y"]);
+    }
+
+    #[test]
+    fn vectors_are_normalised() {
+        let v = normalise(vec![3.0, 4.0]);
+        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+        assert_eq!(normalise(vec![0.0, 0.0]), [0.0, 0.0]);
+    }
+}

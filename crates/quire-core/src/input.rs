@@ -584,12 +584,15 @@ impl ImagePatch {
     pub fn apply(&self, i: &mut Image) {
         if let Some(v) = &self.alt {
             i.alt = v.clone();
+            i.generated.retain(|f| f != "alt");
         }
         if let Some(v) = &self.description {
             i.description = v.clone();
+            i.generated.retain(|f| f != "description");
         }
         if let Some(v) = &self.tags {
             i.tags = v.clone();
+            i.generated.retain(|f| f != "tags");
         }
         if let Some(v) = &self.categories {
             i.categories = v.clone();

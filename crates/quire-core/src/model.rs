@@ -393,6 +393,10 @@ pub struct Image {
     /// Why processing failed (status failed).
     #[serde(default)]
     pub error: Option<String>,
+    /// Which of alt, description and tags a vision model wrote (a person's
+    /// edit of one takes it off this list).
+    #[serde(default)]
+    pub generated: Vec<String>,
     /// Increases with every change.
     pub version: i64,
     /// When it was created.

@@ -21,6 +21,9 @@ use std::time::Duration;
 /// The kind of the job that processes an uploaded image.
 pub const PROCESS_IMAGE: &str = "image.process";
 
+/// The kind of the job that has a vision model describe a processed image.
+pub const DESCRIBE_IMAGE: &str = "image.describe";
+
 /// Attempts a processing job gets before the image is marked failed.
 const MAX_ATTEMPTS: i64 = 3;
 
@@ -289,6 +292,7 @@ impl Store {
             variants: json!({}),
             color: None,
             error: None,
+            generated: Vec::new(),
             version: 1,
             created_at: now,
             updated_at: now,
@@ -525,6 +529,72 @@ impl Store {
                 (id, v)
             })
             .collect())
+    }
+
+    /// Queues a job of `kind` on `subject_id`, due now.
+    pub async fn enqueue_job(&self, kind: &str, scope: &Scope, subject_id: &str, payload: Value) -> Result<()> {
+        let now = Utc::now();
+        sqlx::query(
+            "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
+             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
+        )
+        .bind(new_id())
+        .bind(kind)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(subject_id)
+        .bind(payload.to_string())
+        .bind(MAX_ATTEMPTS)
+        .bind(millis(now))
+        .bind(now)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Completes a describe job: the texts a vision model wrote fill the
+    /// image's empty alt, description and tags only (never a person's),
+    /// marked as generated; a logged update by `system:vision`.
+    pub async fn complete_describe_job(
+        &self,
+        job: &Job,
+        alt: Option<String>,
+        description: Option<String>,
+        tags: Vec<String>,
+    ) -> Result<Image> {
+        let mut tx = self.writer.begin().await?;
+        if !Self::finish_attempt(&mut tx, job, "done", None).await? {
+            return Err(StoreError::conflict(None, format!("job {} was taken over by a later attempt", job.id)));
+        }
+        let before = any_image(&mut tx, &job.scope, &job.subject_id).await?;
+        let mut after = before.clone();
+        let mark = |field: &str, after: &mut Image| {
+            if !after.generated.iter().any(|f| f == field) {
+                after.generated.push(field.to_string());
+            }
+        };
+        if let Some(alt) = alt.filter(|a| !a.trim().is_empty())
+            && after.alt.as_deref().is_none_or(|a| a.trim().is_empty())
+        {
+            after.alt = Some(alt.chars().take(300).collect());
+            mark("alt", &mut after);
+        }
+        if let Some(d) = description.filter(|d| !d.trim().is_empty())
+            && after.description.as_deref().is_none_or(|d| d.trim().is_empty())
+        {
+            after.description = Some(d.chars().take(2000).collect());
+            mark("description", &mut after);
+        }
+        if !tags.is_empty() && after.tags.is_empty() {
+            after.tags = tags;
+            mark("tags", &mut after);
+        }
+        if after != before {
+            let ctx = ChangeContext { actor: "system:vision".into(), ..ChangeContext::system() };
+            write_version(&mut tx, &job.scope, &ctx, &before, &mut after, "update").await?;
+        }
+        tx.commit().await?;
+        Ok(after)
     }
 
     /// Makes every lease end now, as if the processes holding them had

@@ -440,6 +440,7 @@ impl Store {
             variants: json!({}),
             color: None,
             error: None,
+            generated: Vec::new(),
             version: 1,
             created_at: now,
             updated_at: now,

@@ -688,6 +688,7 @@ impl Record for Image {
             variants: json_col(row, "variants")?,
             color: row.try_get("color")?,
             error: row.try_get("error")?,
+            generated: json_col(row, "generated")?,
             version: row.try_get("version")?,
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
@@ -696,8 +697,8 @@ impl Record for Image {
     async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
         sqlx::query(
             "INSERT INTO images (id, site_id, env, url, filename, mime, width, height, bytes, content_hash, alt, description, tags,
-             categories, status, source, attribution, variants, version, created_at, updated_at, color, error)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+             categories, status, source, attribution, variants, version, created_at, updated_at, color, error, generated)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
         )
         .bind(&self.id)
         .bind(&scope.site_id)
@@ -722,6 +723,7 @@ impl Record for Image {
         .bind(self.updated_at)
         .bind(&self.color)
         .bind(&self.error)
+        .bind(to_json(&self.generated))
         .execute(conn)
         .await?;
         Ok(())
@@ -730,7 +732,7 @@ impl Record for Image {
         let done = sqlx::query(
             "UPDATE images SET url = ?2, filename = ?3, mime = ?4, width = ?5, height = ?6, bytes = ?7, content_hash = ?8, alt = ?9,
              description = ?10, tags = ?11, categories = ?12, status = ?13, source = ?14, attribution = ?15, variants = ?16,
-             version = ?17, updated_at = ?18, color = ?19, error = ?20 WHERE id = ?1 AND version = ?17 - 1",
+             version = ?17, updated_at = ?18, color = ?19, error = ?20, generated = ?21 WHERE id = ?1 AND version = ?17 - 1",
         )
         .bind(&self.id)
         .bind(&self.url)
@@ -752,6 +754,7 @@ impl Record for Image {
         .bind(self.updated_at)
         .bind(&self.color)
         .bind(&self.error)
+        .bind(to_json(&self.generated))
         .execute(conn)
         .await?;
         Ok(done.rows_affected() == 1)

@@ -11,6 +11,7 @@
 pub mod archive;
 pub mod args;
 pub mod defaults;
+pub mod describe;
 pub mod embed;
 pub mod entries;
 pub mod guidance;

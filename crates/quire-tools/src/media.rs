@@ -10,7 +10,7 @@ use crate::tool::{CallContext, ErrorCode, Services, ToolError};
 use quire_core::access::{Action, allows};
 use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
 use quire_media::{Format, Limits, MediaError};
-use quire_store::{ImageFile, ImageResult, Job, NewUpload, PROCESS_IMAGE, Scope, StoreError};
+use quire_store::{DESCRIBE_IMAGE, ImageFile, ImageResult, Job, NewUpload, PROCESS_IMAGE, Scope, StoreError};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -334,6 +334,13 @@ impl MediaWorker {
             store.fail_job(&job, &reason, false).await?;
             return Ok(());
         }
+        if job.kind == DESCRIBE_IMAGE {
+            if let Err((reason, retry)) = self.describe_image(&job).await {
+                let again = store.fail_job(&job, &reason, retry).await?;
+                tracing::warn!(image = %job.subject_id, again, "describing the image failed: {reason}");
+            }
+            return Ok(());
+        }
         if job.kind != PROCESS_IMAGE {
             store.fail_job(&job, &format!("unknown job kind {}", job.kind), false).await?;
             return Ok(());
@@ -341,6 +348,9 @@ impl MediaWorker {
         match self.process_image(&job).await {
             Ok(image) => {
                 tracing::info!(image = %image.id, job = %job.id, "image processed");
+                if self.services.describer.is_some() {
+                    store.enqueue_job(DESCRIBE_IMAGE, &job.scope, &image.id, json!({})).await?;
+                }
                 Ok(())
             }
             Err((reason, retry)) => {
@@ -411,6 +421,27 @@ impl MediaWorker {
         // The file as received may carry metadata; only re-encoded files stay.
         let _ = tokio::fs::remove_file(&staged).await;
         Ok(image)
+    }
+}
+
+impl MediaWorker {
+    /// Has the vision model describe a processed image (its medium variant
+    /// in the original's format) and fills what a person left empty.
+    async fn describe_image(&self, job: &Job) -> Result<Image, (String, bool)> {
+        let services = &self.services;
+        let Some(describer) = &services.describer else {
+            return Err(("no vision model is configured".into(), false));
+        };
+        let image = services.store.image(&job.scope, &job.subject_id).await.map_err(|e| (e.to_string(), false))?;
+        let url = image.variants["medium"]["url"].as_str().unwrap_or(&image.url).to_string();
+        let Some(format) = Format::from_mime(&image.mime) else {
+            return Err((format!("{} cannot be described", image.mime), false));
+        };
+        let mime = if format == Format::Webp { "image/png" } else { format.mime() };
+        let path = services.uploads_dir.join(url.trim_start_matches("/uploads/"));
+        let bytes = tokio::fs::read(&path).await.map_err(|e| (format!("cannot read {url}: {e}"), false))?;
+        let d = describer.describe(&bytes, mime).await.map_err(|e| (e, true))?;
+        services.store.complete_describe_job(job, d.alt, d.description, d.tags).await.map_err(|e| (e.to_string(), true))
     }
 }
 

@@ -193,6 +193,8 @@ pub struct Services {
     pub media: crate::media::MediaSettings,
     /// The embedding model semantic search uses; none: full text alone.
     pub embedder: Option<crate::embed::SharedEmbedder>,
+    /// The vision model that writes alt text for new images; none: nothing is written.
+    pub describer: Option<crate::describe::SharedDescriber>,
 }
 
 impl Services {
@@ -205,6 +207,7 @@ impl Services {
             vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
             media: crate::media::MediaSettings::default(),
             embedder: None,
+            describer: None,
         }
     }
 }

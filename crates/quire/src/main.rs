@@ -675,7 +675,28 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tool
     services.vaults = vaults;
     services.media.max_upload_bytes = config.max_upload_mb.saturating_mul(1024 * 1024);
     services.embedder = embedder(config);
+    services.describer = describer(config);
     services
+}
+
+/// The vision model of the default profile (`vision_model`), which writes
+/// alt text for new images; none writes nothing.
+fn describer(config: &Config) -> Option<quire_tools::describe::SharedDescriber> {
+    let profiles = config.model_profiles().ok()?;
+    let profile = profiles.get("default")?;
+    let model = profile.vision_model.clone().filter(|m| !m.trim().is_empty())?;
+    if profile.provider != quire_agent::ProviderKind::Openai {
+        tracing::warn!("vision_model needs an OpenAI-compatible provider; no alt text is written");
+        return None;
+    }
+    let base = profile.base_url.as_deref().unwrap_or("https://api.openai.com/v1");
+    match quire_tools::describe::OpenAiVision::new(base, profile.api_key.clone(), model) {
+        Ok(d) => Some(std::sync::Arc::new(d)),
+        Err(e) => {
+            tracing::warn!(error = %e, "no alt text by a vision model");
+            None
+        }
+    }
 }
 
 /// The embedding model of the default profile (`embedding_model`), served

@@ -123,6 +123,10 @@ pub struct Profile {
     /// semantic search; none means full-text search alone.
     #[serde(default)]
     pub embedding_model: Option<String>,
+    /// Vision-capable model at the same base URL that writes alt text,
+    /// descriptions and tags for new images; none writes nothing.
+    #[serde(default)]
+    pub vision_model: Option<String>,
 }
 
 fn default_max_steps() -> u32 {
@@ -160,6 +164,7 @@ impl Profile {
             backoff_ms: default_backoff(),
             stream: default_stream(),
             embedding_model: None,
+            vision_model: None,
         }
     }
 
@@ -261,6 +266,7 @@ impl Profiles {
         p.api_key = get("QUIRE_LLM_API_KEY").or_else(|| get(key_var));
         p.model = Some(model);
         p.embedding_model = get("QUIRE_LLM_EMBEDDING_MODEL");
+        p.vision_model = get("QUIRE_LLM_VISION_MODEL");
         Ok(Some(p))
     }
 

@@ -40,7 +40,8 @@ pub fn takes_files(path: &str) -> bool {
 }
 
 /// The multipart form of an upload.
-#[derive(utoipa::ToSchema)]
+#[derive(utoipa::ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct UploadForm {
     /// The file: PNG, JPEG, WebP or GIF, as its bytes say (not its name or
@@ -50,19 +51,21 @@ pub struct UploadForm {
 }
 
 /// The multipart form of `POST /api/v1/images`.
-#[derive(utoipa::ToSchema)]
+#[derive(utoipa::ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct ImageForm {
     /// The file: PNG, JPEG, WebP or GIF, as its bytes say.
     #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
     file: Vec<u8>,
     /// Alternative text.
-    #[schema(max_length = 300)]
+    #[schema(value_type = String, max_length = 300)]
     alt: Option<String>,
     /// Longer description.
-    #[schema(max_length = 2000)]
+    #[schema(value_type = String, max_length = 2000)]
     description: Option<String>,
     /// Tags, comma-separated.
+    #[schema(value_type = String)]
     tags: Option<String>,
 }
 

@@ -34,7 +34,7 @@ pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
-pub use media::{DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, NewUpload, PROCESS_IMAGE};
+pub use media::{DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, NewUpload, PROCESS_IMAGE, job_payload};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;

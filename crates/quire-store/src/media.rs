@@ -168,9 +168,28 @@ async fn any_image(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Resu
     Image::from_row(&row)
 }
 
-/// The change-log context of work the system does on its own.
-fn worker_context() -> ChangeContext {
-    ChangeContext { actor: "system:media".into(), ..ChangeContext::system() }
+/// The change-log context of a job's work: the system, within the session
+/// and turn that queued it (so undoing an agent's turn undoes the
+/// processing of the images it made before the images themselves).
+fn job_context(job: &Job, actor: &str) -> ChangeContext {
+    let text = |k: &str| job.payload[k].as_str().map(str::to_string);
+    ChangeContext {
+        actor: actor.into(),
+        session_id: text("sessionId"),
+        turn_id: text("turnId"),
+        ..ChangeContext::system()
+    }
+}
+
+/// A job's payload: `extra` plus the session and turn of `ctx`.
+pub fn job_payload(ctx: &ChangeContext, mut extra: Value) -> Value {
+    if let Some(s) = &ctx.session_id {
+        extra["sessionId"] = json!(s);
+    }
+    if let Some(t) = &ctx.turn_id {
+        extra["turnId"] = json!(t);
+    }
+    extra
 }
 
 /// Alt text, description and tags given with an upload.
@@ -239,7 +258,7 @@ impl Store {
     pub async fn discard_upload(&self, scope: &Scope, id: &str) -> Result<()> {
         sqlx::query(
             "DELETE FROM uploads WHERE id = ?1 AND site_id = ?2 AND env = ?3
-             AND NOT EXISTS (SELECT 1 FROM jobs WHERE payload = json_object('uploadId', ?1))",
+             AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = ?1)",
         )
         .bind(id)
         .bind(&scope.site_id)
@@ -309,7 +328,7 @@ impl Store {
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(&image.id)
-        .bind(json!({"uploadId": upload.id}).to_string())
+        .bind(job_payload(ctx, json!({"uploadId": upload.id})).to_string())
         .bind(MAX_ATTEMPTS)
         .bind(millis(now))
         .bind(now)
@@ -389,7 +408,7 @@ impl Store {
         after.color = Some(result.color);
         after.status = ImageStatus::Completed;
         after.error = None;
-        write_version(&mut tx, &job.scope, &worker_context(), &before, &mut after, "update").await?;
+        write_version(&mut tx, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update").await?;
         for f in &result.files {
             register_file(&mut tx, &f.path, &after.id, &f.mime).await?;
         }
@@ -426,7 +445,8 @@ impl Store {
             let mut after = before.clone();
             after.status = ImageStatus::Failed;
             after.error = Some(reason.to_string());
-            write_version(&mut tx, &job.scope, &worker_context(), &before, &mut after, "update").await?;
+            write_version(&mut tx, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update")
+                .await?;
         }
         tx.commit().await?;
         Ok(false)
@@ -590,8 +610,8 @@ impl Store {
             mark("tags", &mut after);
         }
         if after != before {
-            let ctx = ChangeContext { actor: "system:vision".into(), ..ChangeContext::system() };
-            write_version(&mut tx, &job.scope, &ctx, &before, &mut after, "update").await?;
+            write_version(&mut tx, &job.scope, &job_context(job, "system:vision"), &before, &mut after, "update")
+                .await?;
         }
         tx.commit().await?;
         Ok(after)

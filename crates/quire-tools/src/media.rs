@@ -349,7 +349,14 @@ impl MediaWorker {
             Ok(image) => {
                 tracing::info!(image = %image.id, job = %job.id, "image processed");
                 if self.services.describer.is_some() {
-                    store.enqueue_job(DESCRIBE_IMAGE, &job.scope, &image.id, json!({})).await?;
+                    // Within the same session and turn as the processing.
+                    let mut payload = json!({});
+                    for key in ["sessionId", "turnId"] {
+                        if let Some(v) = job.payload.get(key) {
+                            payload[key] = v.clone();
+                        }
+                    }
+                    store.enqueue_job(DESCRIBE_IMAGE, &job.scope, &image.id, payload).await?;
                 }
                 Ok(())
             }

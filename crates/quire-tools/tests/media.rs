@@ -292,3 +292,19 @@ async fn full_text_search_finds_word_forms_and_says_which_ranking_answered() {
         .unwrap();
     assert_eq!(ok(env.call("getImage", json!({"query": "mountain sunset"})).await)["count"], 0);
 }
+
+#[tokio::test]
+async fn undoing_an_agent_turn_undoes_the_processing_of_its_images_too() {
+    let env = Env::new().await;
+    let agent = env.agent("s-media", quire_tools::ApprovalPolicy::User);
+    let made = ok(env
+        .call_as(&agent, "createImage", json!({"data": b64(&samples::png(30, 30)), "filename": "agent.png"}))
+        .await);
+    let id = made["item"]["id"].as_str().unwrap().to_string();
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    assert_eq!(env.store.image(&env.scope, &id).await.unwrap().status, ImageStatus::Completed);
+    let report =
+        env.store.undo_turn(&quire_core::model::ChangeContext::system(), &env.scope, "s-media", "1").await.unwrap();
+    assert_eq!(report.reverted.len(), 2, "the processing, then the creation");
+    assert!(env.store.image(&env.scope, &id).await.is_err(), "the image is archived");
+}

@@ -66,7 +66,7 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 12] = [
     "addr",
     "data",
     "default_site",

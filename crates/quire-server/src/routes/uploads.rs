@@ -105,7 +105,7 @@ pub async fn receive(state: &AppState, caller: &Caller, mut field: Field<'_>) ->
     while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
         incoming.write(&chunk).await.map_err(receive_error)?;
     }
-    let actor = format!("token:{}", caller.token.id);
+    let actor = caller.actor();
     incoming.finish(services, &caller.scope, &actor, &filename).await.map_err(receive_error)
 }
 

@@ -59,13 +59,13 @@ pub struct ImageForm {
     #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
     file: Vec<u8>,
     /// Alternative text.
-    #[schema(value_type = String, max_length = 300)]
+    #[schema(value_type = String, required = false, max_length = 300)]
     alt: Option<String>,
     /// Longer description.
-    #[schema(value_type = String, max_length = 2000)]
+    #[schema(value_type = String, required = false, max_length = 2000)]
     description: Option<String>,
     /// Tags, comma-separated.
-    #[schema(value_type = String)]
+    #[schema(value_type = String, required = false)]
     tags: Option<String>,
 }
 

@@ -414,7 +414,9 @@ impl Store {
     pub async fn search_images(&self, scope: &Scope, query: &str, limit: u32) -> Result<Vec<Image>> {
         let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
         let rows = sqlx::query(
-            "SELECT i.* FROM images_fts f JOIN images i ON i.rowid = f.rowid
+            // CROSS JOIN keeps the full-text match as the outer loop: the
+            // other order would run the match once per image of the scope.
+            "SELECT i.* FROM images_fts f CROSS JOIN images i ON i.rowid = f.rowid
              WHERE images_fts MATCH ?1 AND i.site_id = ?2 AND i.env = ?3 AND i.archive_id IS NULL
              ORDER BY bm25(images_fts, 4.0, 10.0, 3.0, 8.0, 4.0), i.id DESC LIMIT ?4",
         )

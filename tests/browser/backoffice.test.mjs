@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
-import { api, launch, quire, signIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, quire, signIn, startServer } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = process.env.SCREENSHOTS === "1" ? path.join(here, "..", "..", "docs", "screenshots") : null;
@@ -23,13 +23,7 @@ before(async () => {
   server = await startServer();
   browser = await launch();
   // The first start's one-time link: choose the admin's password.
-  const page = await browser.newPage();
-  await page.goto(server.link);
-  await page.getByLabel("New password").fill(PASSWORD);
-  await page.getByLabel("Repeat it").fill(PASSWORD);
-  await page.getByRole("button", { name: "Set password and sign in" }).click();
-  await page.waitForURL(`${server.base}/pages`);
-  await page.close();
+  await chooseAdminPassword(browser, server, PASSWORD);
 });
 
 after(async () => {
@@ -355,11 +349,13 @@ describe("history", () => {
     const rows = page.locator("table.list tbody tr");
     assert.equal(await rows.count(), 2, "the creation and the rename");
     await noSeriousViolations(page, "history");
+    await shot(page, "history");
     await rows.nth(0).getByRole("link").click();
     const name = page.locator("table.diff tr", { has: page.getByRole("rowheader", { name: "name" }) });
     assert.equal(await name.locator("pre.before").innerText(), "Versioned");
     assert.equal(await name.locator("pre.after").innerText(), "Versioned twice");
     await noSeriousViolations(page, "a change");
+    await shot(page, "change");
 
     await page.goBack();
     await rows.nth(1).getByRole("link").click();
@@ -384,6 +380,7 @@ describe("archive", () => {
     assert.equal(await card.locator("ul li").count(), 1, "the page's one section went with it");
     assert.match(await card.locator("ul li").innerText(), /^section /);
     await noSeriousViolations(page, "archive");
+    await shot(page, "archive");
     await card.getByRole("button", { name: /^Restore/ }).click();
     assert.match(await page.locator("#restore-error").innerText(), /campaign/);
     assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 404, "nothing restored");
@@ -408,6 +405,7 @@ describe("approvals and tokens", () => {
     await card.getByRole("heading", { name: /deletePage/ }).waitFor();
     assert.match(await card.locator("pre.args").innerText(), new RegExp(made.body.id));
     await noSeriousViolations(page, "approvals inbox");
+    await shot(page, "approvals");
     await card.getByLabel("Reason (if you reject)").fill("still linked from the newsletter");
     await card.getByRole("button", { name: "Reject" }).click();
     await page.getByText("Nothing is waiting for approval.").waitFor();
@@ -436,6 +434,7 @@ describe("approvals and tokens", () => {
     const me = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
     assert.equal(me.status, 200);
     await noSeriousViolations(page, "tokens");
+    await shot(page, "tokens");
     await page.goto(`${server.base}/tokens`);
     assert.equal(await page.getByText(secret).count(), 0, "the secret is shown once");
     await page.getByRole("button", { name: "Revoke deploy script" }).click();

@@ -91,6 +91,17 @@ export async function launch() {
   });
 }
 
+/** Uses the first start's one-time link to choose the admin's password. */
+export async function chooseAdminPassword(browser, server, password) {
+  const page = await browser.newPage();
+  await page.goto(server.link);
+  await page.getByLabel("New password").fill(password);
+  await page.getByLabel("Repeat it").fill(password);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.waitForURL(`${server.base}/pages`);
+  await page.close();
+}
+
 /** Signs `page` in through the sign-in form. */
 export async function signIn(page, base, email, password) {
   await page.goto(`${base}/sign-in`);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import AxeBuilder from "@axe-core/playwright";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { api, launch, signIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, signIn, startServer } from "./harness.mjs";
 import { startFakeModel } from "./fake-model.mjs";
 
 const PASSWORD = "a long admin password";
@@ -28,13 +28,7 @@ before(async () => {
     QUIRE_LLM_API_KEY: "not-a-real-key",
   });
   browser = await launch();
-  const page = await browser.newPage();
-  await page.goto(server.link);
-  await page.getByLabel("New password").fill(PASSWORD);
-  await page.getByLabel("Repeat it").fill(PASSWORD);
-  await page.getByRole("button", { name: "Set password and sign in" }).click();
-  await page.waitForURL(`${server.base}/pages`);
-  await page.close();
+  await chooseAdminPassword(browser, server, PASSWORD);
 });
 
 after(async () => {

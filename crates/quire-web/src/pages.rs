@@ -383,6 +383,44 @@ struct SectionForm {
     saved: bool,
 }
 
+/// What a section form shows besides its page and template: the content
+/// (as stored, or as typed when refused), its settings and any errors.
+struct Shown {
+    content: Value,
+    status: &'static str,
+    hidden: bool,
+    errors: Errors,
+    saved: bool,
+}
+
+impl SectionForm {
+    /// The form of `section` (`None`: a new one) on `page`, its inputs
+    /// generated from the template's fields and filled from `shown`.
+    async fn new(
+        state: &AppState,
+        person: &Person,
+        page: Page,
+        template: SectionTemplate,
+        section: Option<PageSection>,
+        shown: Shown,
+    ) -> Self {
+        let fields = form::render(&template.fields, &shown.content, &shown.errors, &library(state, person).await);
+        SectionForm {
+            head: Head::new(),
+            frame: Frame::new(person, "/pages"),
+            page,
+            template,
+            section,
+            fields,
+            status: shown.status,
+            hidden: shown.hidden,
+            statuses: PublishStatus::ALL,
+            errors: shown.errors,
+            saved: shown.saved,
+        }
+    }
+}
+
 async fn library(state: &AppState, person: &Person) -> Vec<String> {
     match state.store().images(&person.caller.scope, None, 100, None).await {
         Ok(list) => list.items.into_iter().map(|i| i.url).collect(),
@@ -406,20 +444,8 @@ pub async fn new_section(
     let scope = &person.caller.scope;
     let page = state.store().page(scope, &id).await?;
     let template = state.store().template(scope, &q.template).await?;
-    let fields = form::render(&template.fields, &Value::Null, &Errors::new(), &library(&state, &person).await);
-    let view = SectionForm {
-        head: Head::new(),
-        frame: Frame::new(&person, "/pages"),
-        page,
-        template,
-        section: None,
-        fields,
-        status: "draft",
-        hidden: false,
-        statuses: PublishStatus::ALL,
-        errors: Errors::new(),
-        saved: false,
-    };
+    let shown = Shown { content: Value::Null, status: "draft", hidden: false, errors: Errors::new(), saved: false };
+    let view = SectionForm::new(&state, &person, page, template, None, shown).await;
     Ok(Html(view.render()?))
 }
 
@@ -470,24 +496,13 @@ pub async fn create_section(
         Ok(section) => Redirect::to(&format!("/pages/{}?saved=1#section-{}", page.id, section.id)).into_response(),
         Err(e) => {
             let errors = form::errors_of(&e, "content");
-            let fields = form::render(&template.fields, &content, &errors, &library(&state, &person).await);
-            let view = SectionForm {
-                head: Head::new(),
-                frame: Frame::new(&person, "/pages"),
-                page,
-                template,
-                section: None,
-                fields,
-                status: status
-                    .as_deref()
-                    .and_then(|s| PublishStatus::parse("status", s).ok())
-                    .unwrap_or(PublishStatus::Draft)
-                    .as_str(),
-                hidden,
-                statuses: PublishStatus::ALL,
-                errors,
-                saved: false,
-            };
+            let status = status
+                .as_deref()
+                .and_then(|s| PublishStatus::parse("status", s).ok())
+                .unwrap_or(PublishStatus::Draft)
+                .as_str();
+            let shown = Shown { content, status, hidden, errors, saved: false };
+            let view = SectionForm::new(&state, &person, page, template, None, shown).await;
             render(StatusCode::UNPROCESSABLE_ENTITY, &view)
         }
     }
@@ -505,20 +520,14 @@ pub async fn edit_section(
     let section = state.store().section(scope, &id).await?;
     let page = state.store().page(scope, &section.page_id).await?;
     let template = state.store().template(scope, &section.template_key).await?;
-    let fields = form::render(&template.fields, &section.content, &Errors::new(), &library(&state, &person).await);
-    let view = SectionForm {
-        head: Head::new(),
-        frame: Frame::new(&person, "/pages"),
+    let shown = Shown {
+        content: section.content.clone(),
         status: section.status.as_str(),
         hidden: section.hidden,
-        page,
-        template,
-        section: Some(section),
-        fields,
-        statuses: PublishStatus::ALL,
         errors: Errors::new(),
         saved: q.saved.is_some(),
     };
+    let view = SectionForm::new(&state, &person, page, template, Some(section), shown).await;
     Ok(Html(view.render()?))
 }
 
@@ -562,20 +571,8 @@ pub async fn update_section(
         Ok(s) => Redirect::to(&format!("/sections/{}?saved=1", s.id)).into_response(),
         Err(e) => {
             let errors = form::errors_of(&e, "content");
-            let fields = form::render(&template.fields, &shown, &errors, &library(&state, &person).await);
-            let view = SectionForm {
-                head: Head::new(),
-                frame: Frame::new(&person, "/pages"),
-                status: section.status.as_str(),
-                hidden,
-                page,
-                template,
-                section: Some(section),
-                fields,
-                statuses: PublishStatus::ALL,
-                errors,
-                saved: false,
-            };
+            let view_state = Shown { content: shown, status: section.status.as_str(), hidden, errors, saved: false };
+            let view = SectionForm::new(&state, &person, page, template, Some(section), view_state).await;
             render(StatusCode::UNPROCESSABLE_ENTITY, &view)
         }
     }

@@ -5,7 +5,7 @@
 
 use crate::batch::JobError;
 use crate::changes::{PendingChange, log_change};
-use crate::record::{Record, load_live, require_live};
+use crate::record::{Positioned, Record, load_live, require_live};
 use crate::records::{collection_by_slug, navigation_by_key, template_by_key};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -116,6 +116,109 @@ impl Store {
             }))
             .await?;
         done.downcast::<T>().map(|t| *t).map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
+    }
+
+    /// Applies `changes` (id and what to do to it) to live records of one
+    /// kind in a single transaction: all are written, each logged as an
+    /// `update`, or none is. For moves that touch several records at once
+    /// (swapping two positions), so no one ever sees half of one.
+    pub(crate) async fn update_together<T: Record>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        changes: Vec<(String, Box<dyn FnOnce(&mut T) + Send>)>,
+    ) -> Result<Vec<T>> {
+        let mut tx = self.writer.begin().await?;
+        let mut out = Vec::with_capacity(changes.len());
+        for (id, change) in changes {
+            let before = require_live::<T>(&mut tx, scope, &id).await?;
+            let mut after = before.clone();
+            change(&mut after);
+            if after == before {
+                out.push(before);
+                continue;
+            }
+            after.bump();
+            after.check(&mut tx, scope, Some(&before)).await?;
+            if !after.write(&mut tx).await? {
+                return Err(StoreError::Corrupt(format!("{} {id} changed inside a write transaction", T::KIND)));
+            }
+            log_change(&mut tx, scope, ctx, T::KIND, &id, "update", Some(snapshot(&before)), Some(snapshot(&after)))
+                .await?;
+            out.push(after);
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Moves a record one place up (`-1`) or down (`1`) among its siblings
+    /// (pages under the same parent, sections of the same page), swapping
+    /// positions with the neighbour in one transaction. At the end of the
+    /// list it changes nothing. Equal positions (older data) are spread out
+    /// first, so the swap always shows.
+    pub(crate) async fn shift<T: Record + Positioned>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        by: i64,
+    ) -> Result<()> {
+        if by != -1 && by != 1 {
+            return Err(StoreError::invalid("by", format!("{by} is not -1 (up) or 1 (down)")));
+        }
+        let mut conn = self.reader.acquire().await?;
+        let me = require_live::<T>(&mut conn, scope, id).await?;
+        let (condition, keys) = me.siblings();
+        let sql = format!(
+            "SELECT id, sort_order FROM {} WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND {condition} \
+             ORDER BY sort_order, id",
+            T::TABLE,
+        );
+        let mut query =
+            sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql)).bind(&scope.site_id).bind(&scope.env);
+        for key in keys {
+            query = query.bind(key);
+        }
+        let siblings = query.fetch_all(&mut *conn).await?;
+        drop(conn);
+        let Some(at) = siblings.iter().position(|(s, _)| s == id) else { return Ok(()) };
+        let Some(other) = at.checked_add_signed(by as isize).filter(|o| *o < siblings.len()) else { return Ok(()) };
+        // New positions: the list's order with the two swapped, renumbered
+        // only where a tie would hide the swap.
+        let mut order: Vec<(String, i64)> = siblings.clone();
+        order.swap(at, other);
+        let mut changes: Vec<(String, Box<dyn FnOnce(&mut T) + Send>)> = Vec::new();
+        let ties = siblings.windows(2).any(|w| w[0].1 == w[1].1);
+        if ties {
+            for (n, (sid, old)) in order.iter().enumerate() {
+                let n = n as i64;
+                if *old != n {
+                    changes.push((sid.clone(), Box::new(move |r: &mut T| r.set_position(n))));
+                }
+            }
+        } else {
+            let (a, b) = (siblings[at].1, siblings[other].1);
+            changes.push((siblings[at].0.clone(), Box::new(move |r: &mut T| r.set_position(b))));
+            changes.push((siblings[other].0.clone(), Box::new(move |r: &mut T| r.set_position(a))));
+        }
+        self.update_together(ctx, scope, changes).await?;
+        Ok(())
+    }
+
+    /// Moves a page one place up (`by` -1) or down (1) among its siblings.
+    pub async fn shift_page(&self, ctx: &ChangeContext, scope: &Scope, id: &str, by: i64) -> Result<()> {
+        self.shift::<Page>(ctx, scope, id, by).await
+    }
+
+    /// Moves a section one place up (`by` -1) or down (1) on its page.
+    pub async fn shift_section(&self, ctx: &ChangeContext, scope: &Scope, id: &str, by: i64) -> Result<()> {
+        self.shift::<PageSection>(ctx, scope, id, by).await
+    }
+
+    /// Moves a navigation item one place up (`by` -1) or down (1) among its
+    /// siblings.
+    pub async fn shift_nav_item(&self, ctx: &ChangeContext, scope: &Scope, id: &str, by: i64) -> Result<()> {
+        self.shift::<NavItem>(ctx, scope, id, by).await
     }
 
     /// Reads a live record by id.

@@ -65,6 +65,42 @@ pub(crate) trait Record:
     ) -> impl Future<Output = Result<()>> + Send;
 }
 
+/// A record with a position among siblings (`sort_order`).
+pub(crate) trait Positioned {
+    /// The SQL condition that picks its siblings (binds from `?3` on) and
+    /// the values bound to it.
+    fn siblings(&self) -> (&'static str, Vec<Option<String>>);
+    /// Sets its position.
+    fn set_position(&mut self, n: i64);
+}
+
+impl Positioned for quire_core::model::Page {
+    fn siblings(&self) -> (&'static str, Vec<Option<String>>) {
+        ("parent_id IS ?3", vec![self.parent_id.clone()])
+    }
+    fn set_position(&mut self, n: i64) {
+        self.sort_order = n;
+    }
+}
+
+impl Positioned for quire_core::model::PageSection {
+    fn siblings(&self) -> (&'static str, Vec<Option<String>>) {
+        ("page_id = ?3", vec![Some(self.page_id.clone())])
+    }
+    fn set_position(&mut self, n: i64) {
+        self.sort_order = n;
+    }
+}
+
+impl Positioned for quire_core::model::NavItem {
+    fn siblings(&self) -> (&'static str, Vec<Option<String>>) {
+        ("navigation_id = ?3 AND parent_id IS ?4", vec![Some(self.navigation_id.clone()), self.parent_id.clone()])
+    }
+    fn set_position(&mut self, n: i64) {
+        self.sort_order = n;
+    }
+}
+
 /// The table holding records of `kind`.
 pub(crate) fn table_of(kind: quire_core::model::EntityKind) -> &'static str {
     use quire_core::model::*;

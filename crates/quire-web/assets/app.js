@@ -171,6 +171,15 @@
   var summary = document.getElementById("error-summary");
   if (summary) summary.focus();
 
+  // The target picker suggests what the chosen type can point at.
+  document.querySelectorAll("select[data-target-type]").forEach(function (select) {
+    var target = document.getElementById(select.dataset.targetType);
+    select.addEventListener("change", function () {
+      if (select.value === "url" || select.value === "placeholder") target.removeAttribute("list");
+      else target.setAttribute("list", "targets-" + select.value);
+    });
+  });
+
   window.quireEnhance = function (root) {
     root.querySelectorAll("ol.items[data-list]").forEach(enhanceList);
     enhanceMarkdown(root);
@@ -510,4 +519,83 @@
   // its stream from the last event seen.
   if (store.getItem("quire.ai.open")) open(true);
   if (state.session) reopen(state.session, store.getItem("quire.ai.last"));
+})();
+
+// Media uploads: each chosen file is sent to the REST API with a progress
+// bar, then its processing is followed until the image is ready.
+(function () {
+  var form = document.querySelector("[data-upload-form]");
+  if (!form) return;
+  var list = document.querySelector("[data-upload-list]");
+  var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+  form.hidden = false;
+
+  function line(name) {
+    var li = document.createElement("li");
+    var label = document.createElement("span");
+    label.textContent = name;
+    var bar = document.createElement("progress");
+    bar.max = 100;
+    bar.value = 0;
+    bar.setAttribute("aria-label", "Uploading " + name);
+    var status = document.createElement("span");
+    status.className = "upload-status";
+    status.textContent = "uploading…";
+    li.append(label, " ", bar, " ", status);
+    list.appendChild(li);
+    return { li: li, bar: bar, status: status };
+  }
+
+  function follow(row, image, tries) {
+    if (image.status !== "processing" || tries > 180) {
+      row.bar.value = 100;
+      row.status.textContent = image.status === "completed" ? "ready" : image.status === "failed" ? "failed: " + (image.error || "") : "still processing";
+      var link = document.createElement("a");
+      link.href = "/media/" + image.id;
+      link.textContent = "Open";
+      row.li.append(" ", link);
+      return;
+    }
+    row.status.textContent = "processing…";
+    setTimeout(function () {
+      fetch("/api/v1/images/" + encodeURIComponent(image.id), { credentials: "same-origin" })
+        .then(function (r) { return r.json(); })
+        .then(function (next) { follow(row, next, tries + 1); })
+        .catch(function () { follow(row, image, tries + 1); });
+    }, 1000);
+  }
+
+  function send(file) {
+    var row = line(file.name);
+    var data = new FormData();
+    data.append("file", file);
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", "/api/v1/images");
+    xhr.setRequestHeader("x-csrf-token", csrf);
+    xhr.upload.addEventListener("progress", function (ev) {
+      if (ev.lengthComputable) row.bar.value = Math.round((ev.loaded / ev.total) * 90);
+    });
+    xhr.addEventListener("load", function () {
+      var body = {};
+      try { body = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
+      if (xhr.status === 200 || xhr.status === 202) {
+        row.bar.value = 90;
+        if (xhr.status === 200) row.status.textContent = "already in the library";
+        follow(row, body, 0);
+      } else {
+        row.bar.value = 0;
+        row.li.classList.add("error");
+        row.status.textContent = "refused: " + (body.error || "HTTP " + xhr.status);
+      }
+    });
+    xhr.addEventListener("error", function () { row.status.textContent = "the upload did not reach the server"; });
+    xhr.send(data);
+  }
+
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var input = form.querySelector("input[type=file]");
+    Array.prototype.forEach.call(input.files, send);
+    input.value = "";
+  });
 })();

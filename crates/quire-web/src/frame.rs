@@ -11,8 +11,11 @@ use quire_server::AppState;
 use serde::Deserialize;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 5] = [
+const NAV: [(&str, &str); 8] = [
     ("/pages", "Pages"),
+    ("/collections", "Posts and collections"),
+    ("/media", "Media"),
+    ("/navigation", "Navigation"),
     ("/history", "History"),
     ("/archive", "Archive"),
     ("/approvals", "Approvals"),

@@ -18,10 +18,13 @@ mod actions;
 mod admin;
 mod archive;
 mod assets;
+mod entries;
 mod error;
 mod form;
 mod frame;
 mod history;
+mod media;
+mod navigation;
 mod pages;
 mod sign_in;
 
@@ -47,9 +50,22 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/switch", post(frame::switch))
         .route("/pages", get(pages::tree).post(pages::create))
         .route("/pages/{id}", get(pages::edit).post(pages::update))
+        .route("/pages/{id}/move", post(pages::move_page))
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))
+        .route("/collections", get(entries::list))
+        .route("/collections/{slug}", get(entries::entries).post(entries::create))
+        .route("/entries/{id}", get(entries::edit).post(entries::update))
+        .route("/media", get(media::grid))
+        .route("/media/{id}", get(media::show).post(media::update))
+        .route("/media/{id}/archive", post(media::archive))
+        .route("/navigation", get(navigation::list).post(navigation::create))
+        .route("/navigation/{id}", get(navigation::show))
+        .route("/navigation/{id}/items", post(navigation::add_item))
+        .route("/nav-items/{id}", get(navigation::edit_item).post(navigation::update_item))
+        .route("/nav-items/{id}/move", post(navigation::move_item))
+        .route("/nav-items/{id}/archive", post(navigation::archive_item))
         .route("/history", get(history::list))
         .route("/history/{id}", get(history::show))
         .route("/history/{id}/restore", post(history::restore))

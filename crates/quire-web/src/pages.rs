@@ -48,6 +48,8 @@ struct TreePage {
     trail: Vec<Page>,
     rows: Vec<Row>,
     next: Option<String>,
+    /// Whether this is the level's first screen (its first row cannot go up).
+    first_screen: bool,
     statuses: &'static [PublishStatus],
     new_name: String,
     new_slug: String,
@@ -90,6 +92,7 @@ async fn tree_page(
         Some(id) => Some(state.store().page(scope, id).await?),
         None => None,
     };
+    let first_screen = cursor.is_none();
     let filter = PageFilter { root_only: parent_id.is_none(), parent_id, status: None };
     let listing = state
         .store()
@@ -107,6 +110,7 @@ async fn tree_page(
         trail,
         rows: listing.items.into_iter().map(|page| Row { status: page.status.as_str(), page }).collect(),
         next: listing.next_cursor,
+        first_screen,
         statuses: PublishStatus::ALL,
         new_name: new.0,
         new_slug: new.1,
@@ -175,7 +179,7 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
     }
 }
 
-fn render<T: Template>(status: StatusCode, page: &T) -> Response {
+pub(crate) fn render<T: Template>(status: StatusCode, page: &T) -> Response {
     match page.render() {
         Ok(html) => (status, Html(html)).into_response(),
         Err(e) => WebError::from(e).into_response(),
@@ -264,7 +268,7 @@ async fn editor(
 #[derive(Deserialize)]
 pub struct SavedQuery {
     #[serde(default)]
-    saved: Option<String>,
+    pub saved: Option<String>,
 }
 
 /// `GET /pages/{id}`: the page editor.
@@ -297,7 +301,7 @@ pub struct PageForm {
     meta_description: String,
 }
 
-fn checked(values: &[String]) -> Option<bool> {
+pub(crate) fn checked(values: &[String]) -> Option<bool> {
     values.last().map(|v| v == "true")
 }
 
@@ -421,7 +425,7 @@ impl SectionForm {
     }
 }
 
-async fn library(state: &AppState, person: &Person) -> Vec<String> {
+pub(crate) async fn library(state: &AppState, person: &Person) -> Vec<String> {
     match state.store().images(&person.caller.scope, None, 100, None).await {
         Ok(list) => list.items.into_iter().map(|i| i.url).collect(),
         Err(_) => Vec::new(),
@@ -581,7 +585,7 @@ pub async fn update_section(
 /// A conflict when the form was opened on an older version of the record
 /// than the one stored (someone, or the agent, changed it meanwhile): saving
 /// would silently undo their change.
-fn stale(pairs: &[(String, String)], current: i64) -> Option<quire_store::StoreError> {
+pub(crate) fn stale(pairs: &[(String, String)], current: i64) -> Option<quire_store::StoreError> {
     let opened = pairs.iter().rev().find(|(k, _)| k == "_version")?.1.parse::<i64>().ok()?;
     (opened != current).then(|| {
         quire_store::StoreError::conflict(
@@ -599,8 +603,19 @@ pub struct MoveForm {
     dir: String,
 }
 
+impl MoveForm {
+    /// -1 for up, 1 for down.
+    pub fn by(&self) -> Result<i64, WebError> {
+        match self.dir.as_str() {
+            "up" => Ok(-1),
+            "down" => Ok(1),
+            other => Err(WebError::Status(StatusCode::BAD_REQUEST, format!("dir \"{other}\" is not one of up, down"))),
+        }
+    }
+}
+
 /// `POST /pages/{id}/sections/{section}/move`: swaps a section with the one
-/// above or below it.
+/// above or below it (one transaction).
 pub async fn move_section(
     State(state): State<AppState>,
     person: Person,
@@ -609,30 +624,26 @@ pub async fn move_section(
 ) -> Result<Redirect, WebError> {
     person.caller.require(Action::Write(EntityKind::Section))?;
     let scope = &person.caller.scope;
-    let sections = state.store().sections(scope, &id, 100, None).await?.items;
-    let Some(at) = sections.iter().position(|s| s.id == section_id) else {
+    let section = state.store().section(scope, &section_id).await?;
+    if section.page_id != id {
         return Err(WebError::NotFound(format!("section {section_id} is not on page {id}")));
-    };
-    let other = match f.dir.as_str() {
-        "up" if at > 0 => Some(at - 1),
-        "down" if at + 1 < sections.len() => Some(at + 1),
-        "up" | "down" => None,
-        other => {
-            return Err(WebError::Status(StatusCode::BAD_REQUEST, format!("dir \"{other}\" is not one of up, down")));
-        }
-    };
-    if let Some(other) = other {
-        let (a, b) = (&sections[at], &sections[other]);
-        // Equal positions (ties broken by id) need distinct ones to swap.
-        let (pa, pb) = if a.sort_order == b.sort_order {
-            if other < at { (b.sort_order, b.sort_order + 1) } else { (b.sort_order + 1, b.sort_order) }
-        } else {
-            (b.sort_order, a.sort_order)
-        };
-        let ctx = person.caller.ctx();
-        let patch = |n| SectionPatch { sort_order: Some(n), ..Default::default() };
-        state.store().update_section(&ctx, scope, &a.id, patch(pa)).await?;
-        state.store().update_section(&ctx, scope, &b.id, patch(pb)).await?;
     }
+    state.store().shift_section(&person.caller.ctx(), scope, &section_id, f.by()?).await?;
     Ok(Redirect::to(&format!("/pages/{id}#section-{section_id}")))
+}
+
+/// `POST /pages/{id}/move`: swaps a page with the sibling above or below it
+/// in the tree (one transaction).
+pub async fn move_page(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(f): Form<MoveForm>,
+) -> Result<Redirect, WebError> {
+    person.caller.require(Action::Write(EntityKind::Page))?;
+    let scope = &person.caller.scope;
+    let page = state.store().page(scope, &id).await?;
+    state.store().shift_page(&person.caller.ctx(), scope, &id, f.by()?).await?;
+    let parent = page.parent_id.map(|p| format!("?parent={p}")).unwrap_or_default();
+    Ok(Redirect::to(&format!("/pages{parent}#page-{id}")))
 }

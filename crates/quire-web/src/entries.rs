@@ -1,0 +1,346 @@
+//! Collections and their entries; posts are the entries of a `posts`
+//! collection, so one editor serves both: the entry's own fields (title,
+//! slug, status, author, category, tags, excerpt, featured image) and its
+//! content, a form generated from the collection's field definitions.
+
+use crate::error::WebError;
+use crate::form::{self, Errors};
+use crate::frame::Frame;
+use crate::pages::{Head, SavedQuery, library, render, stale};
+use crate::{Person, actions};
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_core::access::Action;
+use quire_core::input::{EntryPatch, NewEntry};
+use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
+use quire_server::AppState;
+use quire_store::EntryFilter;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Entries listed per screen.
+const PER_SCREEN: u32 = 50;
+
+#[derive(Template)]
+#[template(path = "collections.html")]
+struct CollectionsPage {
+    head: Head,
+    frame: Frame,
+    collections: Vec<Collection>,
+    next: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct CursorQuery {
+    cursor: Option<String>,
+    status: Option<String>,
+}
+
+/// `GET /collections`: every collection, posts first.
+pub async fn list(
+    State(state): State<AppState>,
+    person: Person,
+    Query(q): Query<CursorQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let listing = state.store().collections(&person.caller.scope, PER_SCREEN, q.cursor.as_deref()).await?;
+    let mut collections = listing.items;
+    collections.sort_by_key(|c| (c.kind != CollectionKind::Posts, c.name.to_lowercase()));
+    let page = CollectionsPage {
+        head: Head::new(),
+        frame: Frame::new(&person, "/collections"),
+        collections,
+        next: listing.next_cursor,
+    };
+    Ok(Html(page.render()?))
+}
+
+#[derive(Template)]
+#[template(path = "entries.html")]
+struct EntriesPage {
+    head: Head,
+    frame: Frame,
+    collection: Collection,
+    /// What one entry is called here: "post" or "entry".
+    noun: &'static str,
+    entries: Vec<Entry>,
+    next: Option<String>,
+    status: String,
+    statuses: &'static [EntryStatus],
+    new_title: String,
+    new_slug: String,
+    errors: Errors,
+}
+
+fn noun(c: &Collection) -> &'static str {
+    if c.kind == CollectionKind::Posts { "post" } else { "entry" }
+}
+
+fn entry_status(value: &str) -> Result<Option<EntryStatus>, quire_store::StoreError> {
+    match value {
+        "" => Ok(None),
+        s => EntryStatus::parse("status", s).map(Some).map_err(quire_store::StoreError::from),
+    }
+}
+
+async fn entries_page(
+    state: &AppState,
+    person: &Person,
+    slug: &str,
+    q: CursorQuery,
+    new: (String, String),
+    errors: Errors,
+) -> Result<EntriesPage, WebError> {
+    person.caller.require(Action::Read)?;
+    let scope = &person.caller.scope;
+    let collection = state.store().collection(scope, slug).await?;
+    let status = q.status.unwrap_or_default();
+    let filter = EntryFilter { status: entry_status(&status)?, ..Default::default() };
+    let listing = state
+        .store()
+        .entries(scope, &collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
+        .await
+        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    Ok(EntriesPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/collections"),
+        noun: noun(&collection),
+        collection,
+        entries: listing.items,
+        next: listing.next_cursor,
+        status,
+        statuses: EntryStatus::ALL,
+        new_title: new.0,
+        new_slug: new.1,
+        errors,
+    })
+}
+
+/// `GET /collections/{slug}`: a collection's entries, newest first.
+pub async fn entries(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Query(q): Query<CursorQuery>,
+) -> Result<Html<String>, WebError> {
+    Ok(Html(entries_page(&state, &person, &slug, q, Default::default(), Errors::new()).await?.render()?))
+}
+
+#[derive(Deserialize)]
+pub struct NewEntryForm {
+    title: String,
+    slug: String,
+}
+
+/// `POST /collections/{slug}`: creates a draft and opens it.
+pub async fn create(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Form(f): Form<NewEntryForm>,
+) -> Response {
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::Entry))?;
+        let input = NewEntry { title: f.title.clone(), slug: f.slug.clone(), ..Default::default() };
+        Ok::<_, WebError>(state.store().create_entry(&person.caller.ctx(), &person.caller.scope, &slug, input).await)
+    }
+    .await;
+    match result {
+        Ok(Ok(entry)) => Redirect::to(&format!("/entries/{}", entry.id)).into_response(),
+        Ok(Err(e)) => {
+            let errors = form::errors_of(&e, "");
+            let q = CursorQuery { cursor: None, status: None };
+            match entries_page(&state, &person, &slug, q, (f.title, f.slug), errors).await {
+                Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
+                Err(e) => e.into_response(),
+            }
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "entry.html")]
+struct EntryPage {
+    head: Head,
+    frame: Frame,
+    collection: Collection,
+    noun: &'static str,
+    entry: Entry,
+    /// The entry's own text fields, in form order.
+    own: Vec<OwnField>,
+    fields: String,
+    statuses: &'static [EntryStatus],
+    errors: Errors,
+    saved: bool,
+    actions: Vec<actions::Offered>,
+    languages: &'static [(&'static str, &'static str)],
+}
+
+impl EntryPage {
+    /// The error of the entry's own field `name`.
+    fn error(&self, name: &str) -> Option<&String> {
+        self.errors.get(name)
+    }
+
+    async fn new(state: &AppState, person: &Person, collection: Collection, entry: Entry, shown: Shown) -> Self {
+        let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library(state, person).await);
+        let noun = noun(&collection);
+        EntryPage {
+            head: Head::new(),
+            frame: Frame::new(person, "/collections"),
+            own: OwnField::all(&entry),
+            noun,
+            collection,
+            entry,
+            fields,
+            statuses: EntryStatus::ALL,
+            errors: shown.errors,
+            saved: shown.saved,
+            actions: actions::offered(noun),
+            languages: &actions::LANGUAGES,
+        }
+    }
+}
+
+/// One of the entry's own text inputs.
+struct OwnField {
+    /// Its name (`entry.<name>` in the form) and the field errors name.
+    name: &'static str,
+    label: &'static str,
+    value: String,
+    /// Whether the media library is offered as suggestions.
+    image: bool,
+}
+
+impl OwnField {
+    fn all(e: &Entry) -> Vec<OwnField> {
+        let text = |o: &Option<String>| o.clone().unwrap_or_default();
+        let f = |name, label, value| OwnField { name, label, value, image: false };
+        vec![
+            f("title", "Title", e.title.clone()),
+            f("slug", "Slug", e.slug.clone()),
+            f("author", "Author", text(&e.author)),
+            f("category", "Category", text(&e.category)),
+            f("tags", "Tags (separated by commas)", e.tags.join(", ")),
+            OwnField { image: true, ..f("featuredImage", "Featured image (/uploads/…)", text(&e.featured_image)) },
+        ]
+    }
+}
+
+/// What an entry form shows besides the entry: errors, and whether it was
+/// just saved.
+struct Shown {
+    errors: Errors,
+    saved: bool,
+}
+
+/// `GET /entries/{id}`: the entry (or post) editor.
+pub async fn edit(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<SavedQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let scope = &person.caller.scope;
+    let entry = state.store().entry(scope, &id).await?;
+    let collection = state.store().collection(scope, &entry.collection_id).await?;
+    let shown = Shown { errors: Errors::new(), saved: q.saved.is_some() };
+    Ok(Html(EntryPage::new(&state, &person, collection, entry, shown).await.render()?))
+}
+
+/// The entry's own fields, named `entry.<field>` so a content field of
+/// the same name cannot collide with them.
+fn own<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
+    let key = format!("entry.{name}");
+    pairs.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v.as_str()).unwrap_or("")
+}
+
+/// `None` for an empty (trimmed) text: clears an optional field.
+fn optional(text: &str) -> Option<String> {
+    Some(text.trim()).filter(|t| !t.is_empty()).map(str::to_string)
+}
+
+/// Tags typed comma-separated.
+fn tags_of(text: &str) -> Vec<String> {
+    text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()
+}
+
+/// `POST /entries/{id}`: saves the entry.
+pub async fn update(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let scope = person.caller.scope.clone();
+    let prepared = async {
+        person.caller.require(Action::Write(EntityKind::Entry))?;
+        let entry = state.store().entry(&scope, &id).await?;
+        let collection = state.store().collection(&scope, &entry.collection_id).await?;
+        Ok::<_, WebError>((entry, collection))
+    }
+    .await;
+    let (entry, collection) = match prepared {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    let read = form::read(&collection.fields, &pairs);
+    let result = match (stale(&pairs, entry.version), entry_status(own(&pairs, "status"))) {
+        (Some(e), _) | (None, Err(e)) => Err(e),
+        (None, Ok(status)) => {
+            let patch = EntryPatch {
+                slug: Some(own(&pairs, "slug").to_string()),
+                title: Some(own(&pairs, "title").to_string()),
+                content: Some(form::patch(&collection.fields, read.clone())),
+                status,
+                author: Some(optional(own(&pairs, "author"))),
+                category: Some(optional(own(&pairs, "category"))),
+                tags: Some(tags_of(own(&pairs, "tags"))),
+                excerpt: Some(optional(own(&pairs, "excerpt"))),
+                featured_image: Some(optional(own(&pairs, "featuredImage"))),
+            };
+            state.store().update_entry(&person.caller.ctx(), &scope, &id, patch).await
+        }
+    };
+    match result {
+        Ok(e) => Redirect::to(&format!("/entries/{}?saved=1", e.id)).into_response(),
+        Err(e) => {
+            let errors = form::errors_of(&e, "content");
+            // Show what was typed, not what is stored.
+            let mut typed = entry.clone();
+            typed.title = own(&pairs, "title").to_string();
+            typed.slug = own(&pairs, "slug").to_string();
+            typed.author = optional(own(&pairs, "author"));
+            typed.category = optional(own(&pairs, "category"));
+            typed.tags = tags_of(own(&pairs, "tags"));
+            typed.excerpt = optional(own(&pairs, "excerpt"));
+            typed.featured_image = optional(own(&pairs, "featuredImage"));
+            typed.content = Value::Object(read);
+            let shown = Shown { errors, saved: false };
+            render(StatusCode::UNPROCESSABLE_ENTITY, &EntryPage::new(&state, &person, collection, typed, shown).await)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_split_on_commas_and_trimmed() {
+        assert_eq!(tags_of(" news, rust ,, launch "), vec!["news", "rust", "launch"]);
+        assert!(tags_of(" , ").is_empty());
+    }
+
+    #[test]
+    fn own_fields_do_not_collide_with_content_fields() {
+        let pairs = vec![("title".to_string(), "content".to_string()), ("entry.title".to_string(), "own".to_string())];
+        assert_eq!(own(&pairs, "title"), "own");
+        assert_eq!(own(&pairs, "author"), "");
+    }
+}

@@ -1,0 +1,235 @@
+//! The media library: a grid of images (search, status filter), each
+//! image's details (alt text, description, tags, attribution) and archive.
+//! Uploading goes through the REST route `POST /api/v1/images` from the
+//! page's script, with a progress bar per file, then follows the image's
+//! processing until it completes.
+
+use crate::Person;
+use crate::error::WebError;
+use crate::form::{self, Errors};
+use crate::frame::Frame;
+use crate::pages::{Head, render, stale};
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_core::access::Action;
+use quire_core::input::ImagePatch;
+use quire_core::model::{EntityKind, Image, ImageStatus};
+use quire_server::AppState;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Images per screen of the grid.
+const PER_SCREEN: u32 = 48;
+
+/// An image as a card of the grid shows it.
+pub struct Card {
+    pub image: Image,
+    /// The smallest file to show (the thumbnail, once processed).
+    pub thumb: Option<String>,
+}
+
+impl Card {
+    fn of(image: Image) -> Card {
+        let v = &image.variants;
+        let thumb = ["thumbnail", "medium"]
+            .iter()
+            .find_map(|n| v.get(n).and_then(|t| t.get("webp").or(t.get("url"))).and_then(Value::as_str))
+            .map(str::to_string)
+            .or_else(|| (image.status == ImageStatus::Completed).then(|| image.url.clone()));
+        Card { image, thumb }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "media.html")]
+struct MediaPage {
+    head: Head,
+    frame: Frame,
+    cards: Vec<Card>,
+    q: String,
+    status: String,
+    statuses: &'static [ImageStatus],
+    next: Option<String>,
+    archived: bool,
+}
+
+#[derive(Deserialize)]
+pub struct MediaQuery {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    status: String,
+    cursor: Option<String>,
+    archived: Option<String>,
+}
+
+/// `GET /media`: the grid, newest first, or the images matching `q`.
+pub async fn grid(
+    State(state): State<AppState>,
+    person: Person,
+    Query(q): Query<MediaQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let scope = &person.caller.scope;
+    let status = match q.status.as_str() {
+        "" => None,
+        s => Some(ImageStatus::parse("status", s).map_err(quire_store::StoreError::from)?),
+    };
+    let (images, next) = if q.q.trim().is_empty() {
+        let listing = state
+            .store()
+            .images(scope, status, PER_SCREEN, q.cursor.as_deref())
+            .await
+            .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+        (listing.items, listing.next_cursor)
+    } else {
+        let mut found = state.store().search_images(scope, q.q.trim(), PER_SCREEN).await?;
+        found.retain(|i| status.is_none_or(|s| i.status == s));
+        (found, None)
+    };
+    let page = MediaPage {
+        head: Head::new(),
+        frame: Frame::new(&person, "/media"),
+        cards: images.into_iter().map(Card::of).collect(),
+        q: q.q,
+        status: q.status,
+        statuses: ImageStatus::ALL,
+        next,
+        archived: q.archived.is_some(),
+    };
+    Ok(Html(page.render()?))
+}
+
+#[derive(Template)]
+#[template(path = "image.html")]
+struct ImagePage {
+    head: Head,
+    frame: Frame,
+    card: Card,
+    /// Attribution as (label, value, is a link) lines.
+    credits: Vec<(String, String, bool)>,
+    tags: String,
+    errors: Errors,
+    saved: bool,
+}
+
+impl ImagePage {
+    fn new(person: &Person, image: Image, errors: Errors, saved: bool) -> Self {
+        let credits = match &image.attribution {
+            Some(Value::Object(m)) => m
+                .iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (form::label(k), s.to_string())))
+                .map(|(k, v)| {
+                    let link = v.starts_with("https://") || v.starts_with("http://");
+                    (k, v, link)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        ImagePage {
+            head: Head::new(),
+            frame: Frame::new(person, "/media"),
+            tags: image.tags.join(", "),
+            card: Card::of(image),
+            credits,
+            errors,
+            saved,
+        }
+    }
+}
+
+/// `GET /media/{id}`: one image and its details.
+pub async fn show(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<crate::pages::SavedQuery>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let image = state.store().image(&person.caller.scope, &id).await?;
+    Ok(Html(ImagePage::new(&person, image, Errors::new(), q.saved.is_some()).render()?))
+}
+
+/// `POST /media/{id}`: saves alt text, description and tags.
+pub async fn update(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    let scope = person.caller.scope.clone();
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::Image))?;
+        let current = state.store().image(&scope, &id).await?;
+        if let Some(e) = stale(&pairs, current.version) {
+            return Ok((current, Err(e)));
+        }
+        let optional = |s: String| Some(s).filter(|s| !s.is_empty());
+        let patch = ImagePatch {
+            alt: Some(optional(get("alt"))),
+            description: Some(optional(get("description"))),
+            tags: Some(get("tags").split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()),
+            categories: None,
+        };
+        let saved = state.store().update_image(&person.caller.ctx(), &scope, &id, patch).await;
+        Ok::<_, WebError>((current, saved))
+    }
+    .await;
+    match result {
+        Ok((_, Ok(image))) => Redirect::to(&format!("/media/{}?saved=1", image.id)).into_response(),
+        Ok((mut current, Err(e))) => {
+            current.alt = Some(get("alt"));
+            current.description = Some(get("description"));
+            let mut page = ImagePage::new(&person, current, form::errors_of(&e, ""), false);
+            page.tags = get("tags");
+            render(StatusCode::UNPROCESSABLE_ENTITY, &page)
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /media/{id}/archive`: archives the image (restorable from the
+/// archive); its files stop being served.
+pub async fn archive(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+) -> Result<Redirect, WebError> {
+    person.caller.require(Action::Delete(EntityKind::Image))?;
+    state.store().archive(&person.caller.ctx(), &person.caller.scope, EntityKind::Image, &[id]).await?;
+    Ok(Redirect::to("/media?archived=1"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(status: ImageStatus, variants: Value) -> Image {
+        serde_json::from_value(serde_json::json!({
+            "id": "i1", "url": "/uploads/s/a.png", "filename": "a.png", "mime": "image/png", "width": null,
+            "height": null, "bytes": null, "contentHash": null, "alt": null, "description": null, "tags": [],
+            "categories": [], "status": status, "source": "upload", "attribution": null, "variants": variants,
+            "color": null, "error": null, "generated": [], "version": 1,
+            "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_card_shows_the_thumbnail_and_nothing_while_processing() {
+        let done = image(
+            ImageStatus::Completed,
+            serde_json::json!({"thumbnail": {"url": "/uploads/s/t.png", "webp": "/uploads/s/t.webp"}}),
+        );
+        assert_eq!(Card::of(done).thumb.as_deref(), Some("/uploads/s/t.webp"));
+        assert_eq!(Card::of(image(ImageStatus::Processing, serde_json::json!({}))).thumb, None);
+        assert_eq!(
+            Card::of(image(ImageStatus::Completed, serde_json::json!({}))).thumb.as_deref(),
+            Some("/uploads/s/a.png")
+        );
+    }
+}

@@ -1,0 +1,474 @@
+//! Navigation menus: the list of menus, and a menu's items as a nested
+//! tree with a target picker (a page, an entry, an image or a URL), moves
+//! among siblings, editing and archiving.
+
+use crate::Person;
+use crate::error::WebError;
+use crate::form::{self, Errors};
+use crate::frame::Frame;
+use crate::pages::{Head, MoveForm, render, stale};
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_core::access::Action;
+use quire_core::input::{NavItemPatch, NewNavItem, NewNavigation};
+use quire_core::model::{EntityKind, NavItem, NavTargetType, Navigation};
+use quire_server::AppState;
+use quire_store::{EntryFilter, PageFilter};
+use std::collections::HashMap;
+
+/// Most items of one menu the screen shows.
+const MOST_ITEMS: usize = 1000;
+/// Most candidates of each kind the target picker suggests.
+const SUGGESTED: u32 = 100;
+
+#[derive(Template)]
+#[template(path = "navigations.html")]
+struct MenusPage {
+    head: Head,
+    frame: Frame,
+    menus: Vec<Navigation>,
+    new_key: String,
+    new_name: String,
+    errors: Errors,
+}
+
+async fn menus_page(
+    state: &AppState,
+    person: &Person,
+    new: (String, String),
+    errors: Errors,
+) -> Result<MenusPage, WebError> {
+    person.caller.require(Action::Read)?;
+    let menus = state.store().navigations(&person.caller.scope, 100, None).await?.items;
+    Ok(MenusPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/navigation"),
+        menus,
+        new_key: new.0,
+        new_name: new.1,
+        errors,
+    })
+}
+
+/// `GET /navigation`: every menu.
+pub async fn list(State(state): State<AppState>, person: Person) -> Result<Html<String>, WebError> {
+    Ok(Html(menus_page(&state, &person, Default::default(), Errors::new()).await?.render()?))
+}
+
+#[derive(serde::Deserialize)]
+pub struct NewMenuForm {
+    key: String,
+    name: String,
+}
+
+/// `POST /navigation`: creates a menu.
+pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewMenuForm>) -> Response {
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::Navigation))?;
+        let input = NewNavigation { key: f.key.clone(), name: f.name.clone(), max_items: None };
+        Ok::<_, WebError>(state.store().create_navigation(&person.caller.ctx(), &person.caller.scope, input).await)
+    }
+    .await;
+    match result {
+        Ok(Ok(menu)) => Redirect::to(&format!("/navigation/{}", menu.id)).into_response(),
+        Ok(Err(e)) => match menus_page(&state, &person, (f.key, f.name), form::errors_of(&e, "")).await {
+            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
+            Err(e) => e.into_response(),
+        },
+        Err(e) => e.into_response(),
+    }
+}
+
+/// An item in the tree, with what its target is called.
+pub struct Node {
+    pub item: NavItem,
+    pub target: String,
+    pub depth: usize,
+    /// Whether it is the first / last of its siblings.
+    pub first: bool,
+    pub last: bool,
+}
+
+/// Something a menu item can point at, as the picker offers it.
+pub struct Candidate {
+    pub id: String,
+    pub label: String,
+}
+
+/// The candidates of each target type.
+pub struct Picker {
+    pub pages: Vec<Candidate>,
+    pub entries: Vec<Candidate>,
+    pub media: Vec<Candidate>,
+}
+
+impl Picker {
+    async fn load(state: &AppState, person: &Person) -> Result<Picker, WebError> {
+        let store = state.store();
+        let scope = &person.caller.scope;
+        let pages = store.pages(scope, &PageFilter::default(), SUGGESTED, None).await?.items;
+        let mut entries = Vec::new();
+        for c in store.collections(scope, 20, None).await?.items {
+            let listed = store.entries(scope, &c.id, &EntryFilter::default(), SUGGESTED, None).await?.items;
+            entries
+                .extend(listed.into_iter().map(|e| Candidate { id: e.id, label: format!("{} › {}", c.name, e.title) }));
+        }
+        let media = store.images(scope, None, SUGGESTED, None).await?.items;
+        Ok(Picker {
+            pages: pages
+                .into_iter()
+                .map(|p| Candidate { id: p.id, label: format!("{} (/{})", p.name, p.slug) })
+                .collect(),
+            entries,
+            media: media
+                .into_iter()
+                .map(|i| Candidate { label: i.alt.clone().unwrap_or_else(|| i.filename.clone()), id: i.id })
+                .collect(),
+        })
+    }
+
+    /// What `item` points at, in words.
+    fn describe(&self, item: &NavItem) -> String {
+        let named = |list: &[Candidate], id: &str| {
+            list.iter().find(|c| c.id == id).map(|c| c.label.clone()).unwrap_or_else(|| id.to_string())
+        };
+        match (item.target_type, item.target_id.as_deref(), item.url.as_deref()) {
+            (NavTargetType::Page, Some(id), _) => format!("page: {}", named(&self.pages, id)),
+            (NavTargetType::Entry, Some(id), _) => format!("entry: {}", named(&self.entries, id)),
+            (NavTargetType::Media, Some(id), _) => format!("image: {}", named(&self.media, id)),
+            (NavTargetType::Url, _, Some(url)) => url.to_string(),
+            (t, _, _) => t.as_str().to_string(),
+        }
+    }
+}
+
+/// The menu's items, depth first, each under its parent.
+fn tree(items: Vec<NavItem>, picker: &Picker) -> Vec<Node> {
+    let mut children: HashMap<Option<String>, Vec<NavItem>> = HashMap::new();
+    let known: std::collections::HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
+    for item in items {
+        // An item whose parent is gone is shown at the top level.
+        let parent = item.parent_id.clone().filter(|p| known.contains(p));
+        children.entry(parent).or_default().push(item);
+    }
+    let mut out = Vec::new();
+    fn walk(
+        parent: Option<String>,
+        depth: usize,
+        children: &mut HashMap<Option<String>, Vec<NavItem>>,
+        picker: &Picker,
+        out: &mut Vec<Node>,
+    ) {
+        let Some(mut list) = children.remove(&parent) else { return };
+        list.sort_by(|a, b| (a.sort_order, &a.id).cmp(&(b.sort_order, &b.id)));
+        let n = list.len();
+        for (i, item) in list.into_iter().enumerate() {
+            let id = item.id.clone();
+            out.push(Node { target: picker.describe(&item), item, depth, first: i == 0, last: i + 1 == n });
+            walk(Some(id), depth + 1, children, picker, out);
+        }
+    }
+    walk(None, 0, &mut children, picker, &mut out);
+    out
+}
+
+#[derive(Template)]
+#[template(path = "navigation.html")]
+struct MenuPage {
+    head: Head,
+    frame: Frame,
+    menu: Navigation,
+    nodes: Vec<Node>,
+    picker: Picker,
+    types: &'static [NavTargetType],
+    /// The add-item form as typed (after a refusal).
+    typed: Typed,
+    errors: Errors,
+}
+
+/// An item form's values.
+#[derive(Default)]
+pub struct Typed {
+    pub label: String,
+    pub target_type: String,
+    pub target: String,
+    pub parent_id: String,
+    pub visible: bool,
+}
+
+async fn menu_page(
+    state: &AppState,
+    person: &Person,
+    id: &str,
+    typed: Typed,
+    errors: Errors,
+) -> Result<MenuPage, WebError> {
+    person.caller.require(Action::Read)?;
+    let scope = &person.caller.scope;
+    let menu = state.store().navigation(scope, id).await?;
+    let mut items = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = state.store().nav_items(scope, &menu.id, None, 100, cursor.as_deref()).await?;
+        items.extend(page.items);
+        match page.next_cursor {
+            Some(c) if items.len() < MOST_ITEMS => cursor = Some(c),
+            _ => break,
+        }
+    }
+    let picker = Picker::load(state, person).await?;
+    Ok(MenuPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/navigation"),
+        nodes: tree(items, &picker),
+        menu,
+        picker,
+        types: NavTargetType::ALL,
+        typed,
+        errors,
+    })
+}
+
+/// `GET /navigation/{id}`: a menu's items.
+pub async fn show(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+) -> Result<Html<String>, WebError> {
+    let typed = Typed { target_type: "page".into(), visible: true, ..Default::default() };
+    Ok(Html(menu_page(&state, &person, &id, typed, Errors::new()).await?.render()?))
+}
+
+/// Reads an item form: label, target type, target (an id, or a URL for
+/// url targets), parent and visibility.
+fn read(pairs: &[(String, String)]) -> Typed {
+    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    Typed {
+        label: get("label"),
+        target_type: get("target_type"),
+        target: get("target"),
+        parent_id: get("parent_id"),
+        visible: crate::pages::checked(
+            &pairs.iter().filter(|(k, _)| k == "visible").map(|(_, v)| v.clone()).collect::<Vec<_>>(),
+        )
+        .unwrap_or(true),
+    }
+}
+
+/// The target of a form: (type, target id, url).
+fn target(t: &Typed) -> Result<(NavTargetType, Option<String>, Option<String>), quire_store::StoreError> {
+    let kind = NavTargetType::parse("targetType", &t.target_type)?;
+    let value = Some(t.target.clone()).filter(|v| !v.is_empty());
+    Ok(match kind {
+        NavTargetType::Url => (kind, None, value),
+        NavTargetType::Placeholder => (kind, None, None),
+        _ => (kind, value, None),
+    })
+}
+
+/// `POST /navigation/{id}/items`: adds an item.
+pub async fn add_item(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let typed = read(&pairs);
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::NavItem))?;
+        let made = match target(&typed) {
+            Ok((target_type, target_id, url)) => {
+                let input = NewNavItem {
+                    label: typed.label.clone(),
+                    target_type,
+                    target_id,
+                    url,
+                    parent_id: Some(typed.parent_id.clone()).filter(|p| !p.is_empty()),
+                    sort_order: None,
+                    visible: Some(typed.visible),
+                };
+                state.store().create_nav_item(&person.caller.ctx(), &person.caller.scope, &id, input).await
+            }
+            Err(e) => Err(e),
+        };
+        Ok::<_, WebError>(made)
+    }
+    .await;
+    match result {
+        Ok(Ok(item)) => Redirect::to(&format!("/navigation/{id}#item-{}", item.id)).into_response(),
+        Ok(Err(e)) => match menu_page(&state, &person, &id, typed, form::errors_of(&e, "")).await {
+            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
+            Err(e) => e.into_response(),
+        },
+        Err(e) => e.into_response(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "nav_item.html")]
+struct ItemPage {
+    head: Head,
+    frame: Frame,
+    menu: Navigation,
+    item: NavItem,
+    /// Other items of the menu it may move under: (id, label).
+    parents: Vec<(String, String)>,
+    picker: Picker,
+    types: &'static [NavTargetType],
+    typed: Typed,
+    errors: Errors,
+}
+
+async fn item_page(
+    state: &AppState,
+    person: &Person,
+    item: NavItem,
+    typed: Option<Typed>,
+    errors: Errors,
+) -> Result<ItemPage, WebError> {
+    let scope = &person.caller.scope;
+    let menu = state.store().navigation(scope, &item.navigation_id).await?;
+    let others = state.store().nav_items(scope, &menu.id, None, 100, None).await?.items;
+    let typed = typed.unwrap_or_else(|| Typed {
+        label: item.label.clone(),
+        target_type: item.target_type.as_str().to_string(),
+        target: item.url.clone().or_else(|| item.target_id.clone()).unwrap_or_default(),
+        parent_id: item.parent_id.clone().unwrap_or_default(),
+        visible: item.visible,
+    });
+    Ok(ItemPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/navigation"),
+        parents: others.into_iter().filter(|o| o.id != item.id).map(|o| (o.id, o.label)).collect(),
+        picker: Picker::load(state, person).await?,
+        types: NavTargetType::ALL,
+        menu,
+        item,
+        typed,
+        errors,
+    })
+}
+
+/// `GET /nav-items/{id}`: an item's form.
+pub async fn edit_item(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+) -> Result<Html<String>, WebError> {
+    person.caller.require(Action::Read)?;
+    let item = state.store().nav_item(&person.caller.scope, &id).await?;
+    Ok(Html(item_page(&state, &person, item, None, Errors::new()).await?.render()?))
+}
+
+/// `POST /nav-items/{id}`: saves an item.
+pub async fn update_item(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let typed = read(&pairs);
+    let scope = person.caller.scope.clone();
+    let result = async {
+        person.caller.require(Action::Write(EntityKind::NavItem))?;
+        let item = state.store().nav_item(&scope, &id).await?;
+        let saved = match (stale(&pairs, item.version), target(&typed)) {
+            (Some(e), _) | (None, Err(e)) => Err(e),
+            (None, Ok((target_type, target_id, url))) => {
+                let patch = NavItemPatch {
+                    label: Some(typed.label.clone()),
+                    target_type: Some(target_type),
+                    target_id: Some(target_id),
+                    url: Some(url),
+                    parent_id: Some(Some(typed.parent_id.clone()).filter(|p| !p.is_empty())),
+                    sort_order: None,
+                    visible: Some(typed.visible),
+                };
+                state.store().update_nav_item(&person.caller.ctx(), &scope, &id, patch).await
+            }
+        };
+        Ok::<_, WebError>((item, saved))
+    }
+    .await;
+    match result {
+        Ok((_, Ok(item))) => {
+            Redirect::to(&format!("/navigation/{}#item-{}", item.navigation_id, item.id)).into_response()
+        }
+        Ok((item, Err(e))) => match item_page(&state, &person, item, Some(typed), form::errors_of(&e, "")).await {
+            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
+            Err(e) => e.into_response(),
+        },
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /nav-items/{id}/move`: swaps an item with its sibling above or
+/// below (one transaction).
+pub async fn move_item(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(f): Form<MoveForm>,
+) -> Result<Redirect, WebError> {
+    person.caller.require(Action::Write(EntityKind::NavItem))?;
+    let scope = &person.caller.scope;
+    let item = state.store().nav_item(scope, &id).await?;
+    state.store().shift_nav_item(&person.caller.ctx(), scope, &id, f.by()?).await?;
+    Ok(Redirect::to(&format!("/navigation/{}#item-{id}", item.navigation_id)))
+}
+
+/// `POST /nav-items/{id}/archive`: archives an item and the items under it.
+pub async fn archive_item(
+    State(state): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+) -> Result<Redirect, WebError> {
+    person.caller.require(Action::Delete(EntityKind::NavItem))?;
+    let scope = &person.caller.scope;
+    let item = state.store().nav_item(scope, &id).await?;
+    state.store().archive(&person.caller.ctx(), scope, EntityKind::NavItem, &[id]).await?;
+    Ok(Redirect::to(&format!("/navigation/{}", item.navigation_id)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, parent: Option<&str>, order: i64) -> NavItem {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "navigationId": "n", "parentId": parent, "label": id, "targetType": "url",
+            "targetId": null, "url": format!("https://example.com/{id}"), "sortOrder": order, "visible": true,
+            "version": 1, "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_tree_nests_children_under_their_parent_in_order() {
+        let picker = Picker { pages: vec![], entries: vec![], media: vec![] };
+        let items = vec![
+            item("b", None, 2),
+            item("a", None, 1),
+            item("a2", Some("a"), 2),
+            item("a1", Some("a"), 1),
+            item("o", Some("gone"), 0),
+        ];
+        let nodes = tree(items, &picker);
+        let shape: Vec<(&str, usize, bool, bool)> =
+            nodes.iter().map(|n| (n.item.id.as_str(), n.depth, n.first, n.last)).collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("o", 0, true, false),
+                ("a", 0, false, false),
+                ("a1", 1, true, false),
+                ("a2", 1, false, true),
+                ("b", 0, false, true)
+            ]
+        );
+        assert_eq!(nodes[1].target, "https://example.com/a");
+    }
+}

@@ -72,6 +72,8 @@ struct EntriesPage {
     statuses: &'static [EntryStatus],
     new_title: String,
     new_slug: String,
+    /// Inputs of the content fields a new entry needs.
+    fields: String,
     errors: Errors,
 }
 
@@ -92,6 +94,7 @@ async fn entries_page(
     slug: &str,
     q: CursorQuery,
     new: (String, String),
+    content: Value,
     errors: Errors,
 ) -> Result<EntriesPage, WebError> {
     person.caller.require(Action::Read)?;
@@ -104,9 +107,11 @@ async fn entries_page(
         .entries(scope, &collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
         .await
         .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let fields = form::render(&required(&collection), &content, &errors, &[]);
     Ok(EntriesPage {
         head: Head::new(),
         frame: Frame::new(person, "/collections"),
+        fields,
         noun: noun(&collection),
         collection,
         entries: listing.items,
@@ -126,13 +131,12 @@ pub async fn entries(
     Path(slug): Path<String>,
     Query(q): Query<CursorQuery>,
 ) -> Result<Html<String>, WebError> {
-    Ok(Html(entries_page(&state, &person, &slug, q, Default::default(), Errors::new()).await?.render()?))
+    Ok(Html(entries_page(&state, &person, &slug, q, Default::default(), Value::Null, Errors::new()).await?.render()?))
 }
 
-#[derive(Deserialize)]
-pub struct NewEntryForm {
-    title: String,
-    slug: String,
+/// The content fields a new entry cannot be created without.
+fn required(c: &Collection) -> Vec<quire_core::fields::FieldDef> {
+    c.fields.iter().filter(|f| f.required).cloned().collect()
 }
 
 /// `POST /collections/{slug}`: creates a draft and opens it.
@@ -140,20 +144,30 @@ pub async fn create(
     State(state): State<AppState>,
     person: Person,
     Path(slug): Path<String>,
-    Form(f): Form<NewEntryForm>,
+    Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
+    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    let (title, entry_slug) = (get("title"), get("slug"));
+    let mut content = Value::Null;
     let result = async {
         person.caller.require(Action::Write(EntityKind::Entry))?;
-        let input = NewEntry { title: f.title.clone(), slug: f.slug.clone(), ..Default::default() };
+        let collection = state.store().collection(&person.caller.scope, &slug).await?;
+        content = Value::Object(form::read(&required(&collection), &pairs));
+        let input = NewEntry {
+            title: title.clone(),
+            slug: entry_slug.clone(),
+            content: Some(content.clone()),
+            ..Default::default()
+        };
         Ok::<_, WebError>(state.store().create_entry(&person.caller.ctx(), &person.caller.scope, &slug, input).await)
     }
     .await;
     match result {
         Ok(Ok(entry)) => Redirect::to(&format!("/entries/{}", entry.id)).into_response(),
         Ok(Err(e)) => {
-            let errors = form::errors_of(&e, "");
+            let errors = form::errors_of(&e, "content");
             let q = CursorQuery { cursor: None, status: None };
-            match entries_page(&state, &person, &slug, q, (f.title, f.slug), errors).await {
+            match entries_page(&state, &person, &slug, q, (title, entry_slug), content, errors).await {
                 Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
                 Err(e) => e.into_response(),
             }

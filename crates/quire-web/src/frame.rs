@@ -11,16 +11,21 @@ use quire_server::AppState;
 use serde::Deserialize;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 8] = [
+const NAV: [(&str, &str); 10] = [
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
     ("/media", "Media"),
     ("/navigation", "Navigation"),
+    ("/notes", "Notes"),
     ("/history", "History"),
     ("/archive", "Archive"),
     ("/approvals", "Approvals"),
+    ("/agents", "Agents"),
     ("/tokens", "API tokens"),
 ];
+
+/// Screens only administrators see.
+const ADMIN_ONLY: [&str; 2] = ["/agents", "/tokens"];
 
 /// One entry of the site and environment switcher.
 pub struct Place {
@@ -78,7 +83,7 @@ impl Frame {
             nav: NAV
                 .iter()
                 // Tokens are administration: only admins are offered them.
-                .filter(|(path, _)| *path != "/tokens" || group == quire_core::access::Group::Admin)
+                .filter(|(path, _)| !ADMIN_ONLY.contains(path) || group == quire_core::access::Group::Admin)
                 .map(|(path, label)| (*path, *label, *path == section))
                 .collect(),
             can_write: group >= quire_core::access::Group::Author,

@@ -16,6 +16,7 @@
 
 mod actions;
 mod admin;
+mod agents;
 mod archive;
 mod assets;
 mod entries;
@@ -25,6 +26,7 @@ mod frame;
 mod history;
 mod media;
 mod navigation;
+mod notes;
 mod pages;
 mod sign_in;
 
@@ -66,6 +68,9 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/nav-items/{id}", get(navigation::edit_item).post(navigation::update_item))
         .route("/nav-items/{id}/move", post(navigation::move_item))
         .route("/nav-items/{id}/archive", post(navigation::archive_item))
+        .route("/notes", get(notes::folder).post(notes::create))
+        .route("/notes/edit", get(notes::edit).post(notes::save))
+        .route("/notes/archive", post(notes::archive))
         .route("/history", get(history::list))
         .route("/history/{id}", get(history::show))
         .route("/history/{id}/restore", post(history::restore))
@@ -74,6 +79,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/archive/{id}/restore", post(archive::restore))
         .route("/approvals", get(admin::approvals))
         .route("/approvals/{id}", post(admin::answer_one))
+        .route("/agents", get(agents::list))
+        .route("/agents/{alias}", get(agents::edit).post(agents::update))
         .route("/tokens", get(admin::tokens).post(admin::create))
         .route("/tokens/{id}/revoke", post(admin::revoke))
         .route("/assets/{name}", get(assets::serve))

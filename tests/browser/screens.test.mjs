@@ -1,0 +1,275 @@
+// The content screens beyond pages, in a real browser: posts and
+// collections, the media library (upload with progress, alt text,
+// archive), navigation menus with the target picker, moves among
+// siblings, agents (administrators only) and the notes vault; axe-core on
+// each. Screenshots are written to docs/screenshots when SCREENSHOTS=1.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import AxeBuilder from "@axe-core/playwright";
+import { api, chooseAdminPassword, launch, quire, signIn, startServer } from "./harness.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SHOTS = process.env.SCREENSHOTS === "1" ? path.join(here, "..", "..", "docs", "screenshots") : null;
+const ADMIN = "admin@localhost";
+const PASSWORD = "a long admin password";
+// A 1×1 PNG.
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+  await chooseAdminPassword(browser, server, PASSWORD);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function adminPage() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signIn(page, server.base, ADMIN, PASSWORD);
+  await page.waitForURL(`${server.base}/pages`);
+  return page;
+}
+
+async function shot(page, name) {
+  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+async function noSeriousViolations(page, what) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    [],
+    `${what}: serious or critical accessibility violations`,
+  );
+}
+
+describe("posts and collections", () => {
+  test("a post is written, refused with the error on its field, published and delivered", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Posts and collections" }).click();
+    await noSeriousViolations(page, "collections");
+    await page.getByRole("link", { name: "Blog", exact: true }).click();
+    await page.waitForURL(`${server.base}/collections/blog`);
+    await noSeriousViolations(page, "a collection's entries");
+    await page.getByLabel("Title", { exact: true }).fill("Launch notes");
+    assert.equal(await page.getByLabel("Slug", { exact: true }).inputValue(), "launch-notes");
+    // The content a post needs is asked for with it.
+    await page.getByLabel(/^Body/).fill("Draft");
+    await page.getByRole("button", { name: "Create post" }).click();
+    await page.waitForURL(/\/entries\//);
+    await noSeriousViolations(page, "post editor");
+    // The AI actions are offered for the post.
+    await page.getByRole("button", { name: "Summarize" }).waitFor();
+
+    await page.getByLabel("Slug", { exact: true }).fill("Not A Slug");
+    await page.getByRole("button", { name: "Save post" }).click();
+    const error = page.locator("#e-entry-slug");
+    await error.waitFor();
+    assert.match(await error.textContent(), /slug/i);
+    assert.equal(await page.getByLabel("Slug", { exact: true }).getAttribute("aria-invalid"), "true");
+    const stored = await api(server, "GET", "/api/v1/collections/blog/entries?limit=100");
+    assert.ok(stored.body.items.some((e) => e.slug === "launch-notes"), "the refused save changed nothing");
+
+    await page.getByLabel("Slug", { exact: true }).fill("launch-notes");
+    await page.getByLabel("Tags (separated by commas)").fill("launch, notes");
+    await page.getByLabel("Category").fill("News");
+    await page.getByLabel("Status").selectOption("published");
+    await page.getByLabel(/^Body/).fill("# Launch\n\nWe shipped **today**.");
+    await shot(page, "post-editor");
+    await page.getByRole("button", { name: "Save post" }).click();
+    await page.getByText("Saved.").waitFor();
+    const delivered = await fetch(`${server.base}/api/v1/delivery/collections/blog/entries`).then((r) => r.json());
+    const post = delivered.items.find((e) => e.slug === "launch-notes");
+    assert.ok(post, "the published post is delivered");
+    assert.deepEqual(post.tags, ["launch", "notes"]);
+    assert.equal(post.category, "News");
+    assert.match(JSON.stringify(post.content), /We shipped/);
+    await page.context().close();
+  });
+});
+
+describe("media library", () => {
+  test("an upload shows its progress until ready; alt text is saved; an archived image is no longer served", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Media" }).click();
+    await page.waitForURL(`${server.base}/media`);
+    await page.getByLabel("Images (PNG, JPEG, WebP or GIF)").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: PNG });
+    await page.getByRole("button", { name: "Upload" }).click();
+    const row = page.locator("[data-upload-list] li", { hasText: "dot.png" });
+    await row.locator("progress").waitFor();
+    await row.getByText("ready").waitFor({ timeout: 30_000 });
+    assert.equal(await row.locator("progress").getAttribute("value"), "100");
+
+    // A file that is not an image is refused with the server's reason.
+    await page.getByLabel("Images (PNG, JPEG, WebP or GIF)").setInputFiles({ name: "x.svg", mimeType: "image/svg+xml", buffer: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'><script>1</script></svg>") });
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.locator("[data-upload-list] li", { hasText: "x.svg" }).getByText(/refused: .*SVG/i).waitFor();
+
+    await page.reload();
+    const tile = page.locator(".tile", { hasText: "dot.png" });
+    await tile.getByText("no alt text").waitFor();
+    await noSeriousViolations(page, "media grid");
+    await shot(page, "media");
+    await tile.getByRole("link").click();
+    await page.waitForURL(/\/media\//);
+    await noSeriousViolations(page, "an image");
+    await page.getByLabel(/^Alt text/).fill("A single red dot");
+    await page.getByLabel("Tags (separated by commas)").fill("dot, test");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved.").waitFor();
+    const id = page.url().split("/media/")[1].split("?")[0];
+    const image = (await api(server, "GET", `/api/v1/images/${id}`)).body;
+    assert.equal(image.alt, "A single red dot");
+    assert.deepEqual(image.tags, ["dot", "test"]);
+
+    await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Media" }).click();
+    await page.getByLabel("Search").fill("red dot");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator(".tile", { hasText: "dot.png" }).waitFor();
+    assert.equal(await page.locator(".tile", { hasText: "dot.png" }).getByText("no alt text").count(), 0);
+
+    await page.locator(".tile", { hasText: "dot.png" }).getByRole("link").click();
+    const served = await fetch(`${server.base}${image.url}`);
+    assert.equal(served.status, 200);
+    await page.getByRole("button", { name: "Archive this image" }).click();
+    await page.getByText("Archived.").waitFor();
+    assert.equal((await fetch(`${server.base}${image.url}`)).status, 404);
+    await page.context().close();
+  });
+});
+
+describe("navigation", () => {
+  test("a menu shows its items nested; an item is added through the picker, moved, and delivered in order", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Navigation" }).click();
+    await noSeriousViolations(page, "menus");
+    await page.getByRole("link", { name: "Header" }).click();
+    await page.waitForURL(/\/navigation\//);
+    const team = page.locator(".menu-items li", { hasText: "Team" });
+    assert.match(await team.getAttribute("class"), /depth-1/);
+
+    // The picker suggests pages for a page target, nothing for a URL.
+    const target = page.getByLabel(/^Target/);
+    assert.equal(await target.getAttribute("list"), "targets-page");
+    assert.ok((await page.locator("#targets-page option").count()) > 3);
+    await page.getByLabel("Points at").selectOption("url");
+    assert.equal(await target.getAttribute("list"), null);
+
+    await page.getByLabel("Label").fill("Docs");
+    await target.fill("javascript:alert(1)");
+    await page.getByRole("button", { name: "Add item" }).click();
+    await page.locator("#e-target").waitFor();
+    await noSeriousViolations(page, "a menu with an error");
+    await page.getByLabel("Points at").selectOption("url");
+    await page.getByLabel(/^Target/).fill("https://docs.example.com/");
+    await page.getByRole("button", { name: "Add item" }).click();
+    await page.locator(".menu-items li", { hasText: "Docs" }).waitFor();
+    await shot(page, "navigation");
+
+    const order = async () =>
+      (await fetch(`${server.base}/api/v1/delivery/navigations/header`).then((r) => r.json())).items.map((i) => i.label);
+    const before = await order();
+    assert.equal(before.at(-1), "Docs");
+    await page.getByRole("button", { name: "Move Docs up" }).click();
+    await page.locator(".menu-items li", { hasText: "Docs" }).waitFor();
+    const afterMove = await order();
+    assert.deepEqual(afterMove.slice(-2), ["Docs", before.at(-2)]);
+    // The move is one logged change per item, undoable like any other.
+    const changes = await api(server, "GET", "/api/v1/changes?entity=navItem&limit=5");
+    assert.ok(changes.body.items.filter((c) => c.action === "update").length >= 2);
+    await page.context().close();
+  });
+});
+
+describe("moving pages", () => {
+  test("a root page moves up among its siblings", async () => {
+    const page = await adminPage();
+    const names = async () => page.locator("table.list tbody tr td:first-child a").allTextContents();
+    const before = await names();
+    await page.getByRole("button", { name: `Move ${before[1]} up` }).click();
+    await page.waitForURL(/\/pages/);
+    const after = await names();
+    assert.deepEqual(after.slice(0, 2), [before[1], before[0]]);
+    assert.equal(await page.getByRole("button", { name: `Move ${after[0]} up` }).isDisabled(), true);
+    await page.context().close();
+  });
+});
+
+describe("agents", () => {
+  test("an administrator edits an agent; a selector that matches nothing is named; an editor cannot open the screen", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Agents" }).click();
+    await noSeriousViolations(page, "agents");
+    await page.getByRole("link", { name: "Researcher" }).click();
+    await page.waitForURL(/\/agents\/researcher/);
+    await noSeriousViolations(page, "an agent");
+    await shot(page, "agent");
+    const tools = page.getByLabel(/^Tools it may use/);
+    await tools.fill(`${await tools.inputValue()}\nnoSuchTool`);
+    await page.getByLabel(/^Instructions/).fill("Cite every source.");
+    await page.getByLabel("editor").check();
+    await page.getByRole("button", { name: "Save agent" }).click();
+    await page.getByText("Saved.").waitFor();
+    await page.getByText("“noSuchTool” matches no tool").waitFor();
+    const agent = (await api(server, "GET", "/api/v1/agents/researcher")).body;
+    assert.equal(agent.systemPrompt, "Cite every source.");
+    assert.ok(agent.allowedGroups.includes("editor"));
+    assert.ok(agent.tools.includes("noSuchTool"));
+    await page.context().close();
+
+    quire(server.data, ["user", "create", "--email", "eddie@example.org", "--group", "editor", "--password-stdin"], "editor password 1\n");
+    const context = await browser.newContext();
+    const editor = await context.newPage();
+    await signIn(editor, server.base, "eddie@example.org", "editor password 1");
+    await editor.waitForURL(`${server.base}/pages`);
+    assert.equal(await editor.getByRole("link", { name: "Agents" }).count(), 0);
+    const res = await editor.goto(`${server.base}/agents/researcher`);
+    assert.equal(res.status(), 403);
+    await context.close();
+  });
+});
+
+describe("notes", () => {
+  test("a note is created, written, listed, logged and archived", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Notes" }).click();
+    await page.waitForURL(`${server.base}/notes`);
+    await noSeriousViolations(page, "notes");
+    await page.getByLabel("Kind").selectOption("folder");
+    await page.getByLabel("Name").fill("plans");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.waitForURL(/\/notes\?path=plans/);
+    await page.getByLabel("Name").fill("launch");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.waitForURL(/\/notes\/edit\?path=plans%2Flaunch\.md/);
+    await page.getByLabel("Text (markdown)").fill("# Launch\n\n- write the post\n- <script>alert(1)</script>");
+    await page.getByRole("button", { name: "Save note" }).click();
+    await page.getByText("Saved.").waitFor();
+    assert.match(await page.getByLabel("Text (markdown)").inputValue(), /write the post\n- <script>/);
+    await noSeriousViolations(page, "a note");
+    await shot(page, "note");
+    const changes = await api(server, "GET", "/api/v1/changes?entity=note&limit=5");
+    assert.ok(changes.body.items.some((c) => c.entityId === "plans/launch.md" && c.surface === "web"));
+    await page.getByRole("link", { name: "plans" }).click();
+    await page.getByRole("link", { name: "launch.md" }).waitFor();
+    await page.getByRole("link", { name: "launch.md" }).click();
+    await page.getByRole("button", { name: "Archive this note" }).click();
+    await page.waitForURL(/\/notes\?path=plans/);
+    assert.equal(await page.getByRole("link", { name: "launch.md" }).count(), 0);
+    await page.context().close();
+  });
+});

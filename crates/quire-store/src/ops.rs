@@ -27,6 +27,9 @@ pub(crate) fn snapshot<T: Record>(record: &T) -> Value {
     serde_json::to_value(record).unwrap_or(Value::Null)
 }
 
+/// A change to one record, applied inside a transaction.
+pub(crate) type Edit<T> = Box<dyn FnOnce(&mut T) + Send>;
+
 impl Store {
     /// Inserts `record` after checking it, logging a `create` change.
     pub(crate) async fn create_record<T: Record>(&self, ctx: &ChangeContext, scope: &Scope, record: T) -> Result<T> {
@@ -126,7 +129,7 @@ impl Store {
         &self,
         ctx: &ChangeContext,
         scope: &Scope,
-        changes: Vec<(String, Box<dyn FnOnce(&mut T) + Send>)>,
+        changes: Vec<(String, Edit<T>)>,
     ) -> Result<Vec<T>> {
         let mut tx = self.writer.begin().await?;
         let mut out = Vec::with_capacity(changes.len());
@@ -187,7 +190,7 @@ impl Store {
         // only where a tie would hide the swap.
         let mut order: Vec<(String, i64)> = siblings.clone();
         order.swap(at, other);
-        let mut changes: Vec<(String, Box<dyn FnOnce(&mut T) + Send>)> = Vec::new();
+        let mut changes: Vec<(String, Edit<T>)> = Vec::new();
         let ties = siblings.windows(2).any(|w| w[0].1 == w[1].1);
         if ties {
             for (n, (sid, old)) in order.iter().enumerate() {

@@ -201,7 +201,7 @@ pub async fn edit(
     let lines = tokio::task::spawn_blocking(move || vault.read(&path, 1, None).map_err(|e| e.to_string()))
         .await
         .map_err(|e| WebError::Status(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-        .map_err(|e| WebError::NotFound(e))?;
+        .map_err(WebError::NotFound)?;
     let content = lines.lines.into_iter().map(|(_, l)| l).collect::<Vec<_>>().join("\n");
     let page = NotePage {
         head: Head::new(),

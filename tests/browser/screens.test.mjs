@@ -44,7 +44,9 @@ async function adminPage() {
 }
 
 async function shot(page, name) {
-  if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  if (!SHOTS) return;
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
 
 async function noSeriousViolations(page, what) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Back-office screens on the seeded 1,000-page site: wrk -c8 against the page
-# tree, a page editor and a section form (signed in as the admin), and the
+# tree, a page editor, a section form, the posts list, a post, the media
+# grid, a menu and the history (signed in as the admin), and the
 # size of the script and stylesheet the back-office ships, gzipped.
 #
 # Usage: bench/backoffice.sh     (DURATION=20 CONNECTIONS=8 THREADS=2 by default)
@@ -24,7 +25,7 @@ cargo build --release -q
 BIN=target/release/quire
 mkdir -p "$OUT"
 rm -rf "$DATA"
-QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 0 >/dev/null
+QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 200 >/dev/null
 echo "$PASSWORD" | QUIRE_LOG=warn $BIN user create --email bench@example.org --group admin --password-stdin --data "$DATA" >/dev/null
 QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>"$OUT/server.log" &
 SERVER=$!
@@ -35,10 +36,13 @@ COOKIE=$(curl -s -o /dev/null -D - --data-urlencode "email=bench@example.org" --
   | awk -F'[=;]' 'tolower($1) ~ /^set-cookie: quire_session/ {print $2}')
 PAGE_ID=$(first_id "$B/api/v1/pages?limit=1&status=published" "$TOKEN")
 SECTION_ID=$(first_id "$B/api/v1/pages/$PAGE_ID/sections?limit=1" "$TOKEN")
+POST_ID=$(first_id "$B/api/v1/collections/blog/entries?limit=1" "$TOKEN")
+MENU_ID=$(first_id "$B/api/v1/navigations?limit=1" "$TOKEN")
 
 echo "| screen | req/s | p50 | p99 |"
 echo "| --- | --- | --- | --- |"
-for screen in "tree /pages" "editor /pages/$PAGE_ID" "section /sections/$SECTION_ID" "children /pages?parent=$PAGE_ID"; do
+for screen in "tree /pages" "editor /pages/$PAGE_ID" "section /sections/$SECTION_ID" "children /pages?parent=$PAGE_ID" \
+  "posts /collections/blog" "post /entries/$POST_ID" "media /media" "menu /navigation/$MENU_ID" "history /history"; do
   name=${screen%% *}
   path=${screen#* }
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "Cookie: quire_session=$COOKIE" "$B$path" > "$OUT/$name.txt"

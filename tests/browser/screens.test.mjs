@@ -275,3 +275,19 @@ describe("notes", () => {
     await page.context().close();
   });
 });
+
+describe("signing in again", () => {
+  test("ends the session the browser held before", async () => {
+    const page = await adminPage();
+    const first = (await page.context().cookies()).find((c) => c.name === "quire_session").value;
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(`${server.base}/pages`);
+    const second = (await page.context().cookies()).find((c) => c.name === "quire_session").value;
+    assert.notEqual(first, second);
+    const old = await fetch(`${server.base}/pages`, { headers: { cookie: `quire_session=${first}` }, redirect: "manual" });
+    assert.equal(old.status, 303, "the old session's cookie is refused");
+    const current = await fetch(`${server.base}/pages`, { headers: { cookie: `quire_session=${second}` }, redirect: "manual" });
+    assert.equal(current.status, 200);
+    await page.context().close();
+  });
+});

@@ -21,8 +21,10 @@ use std::collections::HashMap;
 
 /// Most items of one menu the screen shows.
 const MOST_ITEMS: usize = 1000;
-/// Most candidates of each kind the target picker suggests.
-const SUGGESTED: u32 = 100;
+/// Most candidates of each kind the target picker suggests (entries: per
+/// collection). Targets beyond them are still named, looked up one by one.
+const SUGGESTED: u32 = 60;
+const SUGGESTED_ENTRIES: u32 = 20;
 
 #[derive(Template)]
 #[template(path = "navigations.html")]
@@ -112,7 +114,7 @@ impl Picker {
         let pages = store.pages(scope, &PageFilter::default(), SUGGESTED, None).await?.items;
         let mut entries = Vec::new();
         for c in store.collections(scope, 20, None).await?.items {
-            let listed = store.entries(scope, &c.id, &EntryFilter::default(), SUGGESTED, None).await?.items;
+            let listed = store.entries(scope, &c.id, &EntryFilter::default(), SUGGESTED_ENTRIES, None).await?.items;
             entries
                 .extend(listed.into_iter().map(|e| Candidate { id: e.id, label: format!("{} › {}", c.name, e.title) }));
         }
@@ -128,6 +130,34 @@ impl Picker {
                 .map(|i| Candidate { label: i.alt.clone().unwrap_or_else(|| i.filename.clone()), id: i.id })
                 .collect(),
         })
+    }
+
+    /// Adds the targets of `items` the suggestions do not hold, so each
+    /// item is named by what it points at.
+    async fn name_targets(&mut self, state: &AppState, person: &Person, items: &[NavItem]) {
+        let (store, scope) = (state.store(), &person.caller.scope);
+        for item in items {
+            let Some(id) = item.target_id.as_deref() else { continue };
+            let known = |list: &[Candidate]| list.iter().any(|c| c.id == id);
+            match item.target_type {
+                NavTargetType::Page if !known(&self.pages) => {
+                    if let Ok(p) = store.page(scope, id).await {
+                        self.pages.push(Candidate { id: p.id, label: format!("{} (/{})", p.name, p.slug) });
+                    }
+                }
+                NavTargetType::Entry if !known(&self.entries) => {
+                    if let Ok(e) = store.entry(scope, id).await {
+                        self.entries.push(Candidate { id: e.id, label: e.title });
+                    }
+                }
+                NavTargetType::Media if !known(&self.media) => {
+                    if let Ok(i) = store.image(scope, id).await {
+                        self.media.push(Candidate { label: i.alt.clone().unwrap_or(i.filename), id: i.id });
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// What `item` points at, in words.
@@ -219,7 +249,8 @@ async fn menu_page(
             _ => break,
         }
     }
-    let picker = Picker::load(state, person).await?;
+    let mut picker = Picker::load(state, person).await?;
+    picker.name_targets(state, person, &items).await;
     Ok(MenuPage {
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),

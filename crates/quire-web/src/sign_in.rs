@@ -107,6 +107,13 @@ fn secure(headers: &HeaderMap) -> bool {
 
 /// Signs `user` in: a new session, its cookie, and a redirect to `next`.
 async fn start(state: &AppState, user: &quire_store::UserInfo, next: &str, headers: &HeaderMap) -> Response {
+    // A session this browser held before ends: signing in never keeps an
+    // old cookie's session alive beside the new one.
+    if let Some(old) = old_session(state, headers).await {
+        if let Err(e) = state.store().end_web_session(&old.id).await {
+            return WebError::from(e).into_response();
+        }
+    }
     match state.store().start_web_session(user).await {
         Ok((_, secret)) => {
             let max_age = quire_store::users::MAX_AGE.num_seconds();
@@ -116,6 +123,17 @@ async fn start(state: &AppState, user: &quire_store::UserInfo, next: &str, heade
         }
         Err(e) => WebError::from(e).into_response(),
     }
+}
+
+/// The live session of the cookie a request carries, if any.
+async fn old_session(state: &AppState, headers: &HeaderMap) -> Option<quire_store::WebSession> {
+    let secret = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(quire_server::auth::SESSION_COOKIE)?.strip_prefix('='))?;
+    state.store().web_session(secret).await.ok().flatten()
 }
 
 /// `POST /sign-in`.

@@ -109,10 +109,10 @@ fn secure(headers: &HeaderMap) -> bool {
 async fn start(state: &AppState, user: &quire_store::UserInfo, next: &str, headers: &HeaderMap) -> Response {
     // A session this browser held before ends: signing in never keeps an
     // old cookie's session alive beside the new one.
-    if let Some(old) = old_session(state, headers).await {
-        if let Err(e) = state.store().end_web_session(&old.id).await {
-            return WebError::from(e).into_response();
-        }
+    if let Some(old) = old_session(state, headers).await
+        && let Err(e) = state.store().end_web_session(&old.id).await
+    {
+        return WebError::from(e).into_response();
     }
     match state.store().start_web_session(user).await {
         Ok((_, secret)) => {

@@ -66,7 +66,9 @@ struct EntriesPage {
     collection: Collection,
     /// What one entry is called here: "post" or "entry".
     noun: &'static str,
-    entries: Vec<Entry>,
+    /// The rows, with content passed through undecoded (the list does
+    /// not show it).
+    entries: Vec<quire_store::EntryView>,
     next: Option<String>,
     status: String,
     statuses: &'static [EntryStatus],
@@ -104,7 +106,7 @@ async fn entries_page(
     let filter = EntryFilter { status: entry_status(&status)?, ..Default::default() };
     let listing = state
         .store()
-        .entries(scope, &collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
+        .entry_views(scope, &collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
         .await
         .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
     let fields = form::render(&required(&collection), &content, &errors, &[]);

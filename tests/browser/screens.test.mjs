@@ -180,6 +180,18 @@ describe("navigation", () => {
     await page.getByLabel(/^Target/).fill("https://docs.example.com/");
     await page.getByRole("button", { name: "Add item" }).click();
     await page.locator(".menu-items li", { hasText: "Docs" }).waitFor();
+    // A page can be named by its slug instead of its id.
+    await page.getByLabel("Label").fill("Prices");
+    await page.getByLabel(/^Target/).fill("/pricing");
+    await page.getByLabel("Under").selectOption({ label: "About" });
+    await page.getByRole("button", { name: "Add item" }).click();
+    await page.locator(".menu-items li", { hasText: "Prices" }).waitFor();
+    const items = (await api(server, "GET", "/api/v1/navigations/header/items?limit=100")).body.items;
+    const prices = items.find((i) => i.label === "Prices");
+    const pricing = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "pricing");
+    assert.equal(prices.targetId, pricing.id);
+    assert.equal(prices.parentId, items.find((i) => i.label === "About").id);
+    assert.match(await page.locator(".menu-items li", { hasText: "Prices" }).getAttribute("class"), /depth-1/);
     await shot(page, "navigation");
 
     const order = async () =>

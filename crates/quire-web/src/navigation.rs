@@ -289,14 +289,35 @@ fn read(pairs: &[(String, String)]) -> Typed {
     }
 }
 
-/// The target of a form: (type, target id, url).
-fn target(t: &Typed) -> Result<(NavTargetType, Option<String>, Option<String>), quire_store::StoreError> {
+/// The target of a form: (type, target id, url). A page may be named by
+/// its slug (`/about`) and an entry by `collection/slug` instead of an id;
+/// anything else is passed on for the store to check.
+async fn target(
+    state: &AppState,
+    person: &Person,
+    t: &Typed,
+) -> Result<(NavTargetType, Option<String>, Option<String>), quire_store::StoreError> {
     let kind = NavTargetType::parse("targetType", &t.target_type)?;
     let value = Some(t.target.clone()).filter(|v| !v.is_empty());
-    Ok(match kind {
-        NavTargetType::Url => (kind, None, value),
-        NavTargetType::Placeholder => (kind, None, None),
-        _ => (kind, value, None),
+    let (store, scope) = (state.store(), &person.caller.scope);
+    Ok(match (kind, value) {
+        (NavTargetType::Url, value) => (kind, None, value),
+        (NavTargetType::Placeholder, _) => (kind, None, None),
+        (NavTargetType::Page, Some(v)) if store.page(scope, &v).await.is_err() => {
+            let id = match store.page_by_slug(scope, v.trim_start_matches('/')).await {
+                Ok(p) => p.id,
+                Err(_) => v,
+            };
+            (kind, Some(id), None)
+        }
+        (NavTargetType::Entry, Some(v)) if store.entry(scope, &v).await.is_err() => {
+            let id = match v.split_once('/') {
+                Some((c, slug)) => store.entry_by_slug(scope, c, slug).await.map(|e| e.id).unwrap_or(v),
+                None => v,
+            };
+            (kind, Some(id), None)
+        }
+        (_, value) => (kind, value, None),
     })
 }
 
@@ -310,7 +331,7 @@ pub async fn add_item(
     let typed = read(&pairs);
     let result = async {
         person.caller.require(Action::Write(EntityKind::NavItem))?;
-        let made = match target(&typed) {
+        let made = match target(&state, &person, &typed).await {
             Ok((target_type, target_id, url)) => {
                 let input = NewNavItem {
                     label: typed.label.clone(),
@@ -406,7 +427,7 @@ pub async fn update_item(
     let result = async {
         person.caller.require(Action::Write(EntityKind::NavItem))?;
         let item = state.store().nav_item(&scope, &id).await?;
-        let saved = match (stale(&pairs, item.version), target(&typed)) {
+        let saved = match (stale(&pairs, item.version), target(&state, &person, &typed).await) {
             (Some(e), _) | (None, Err(e)) => Err(e),
             (None, Ok((target_type, target_id, url))) => {
                 let patch = NavItemPatch {

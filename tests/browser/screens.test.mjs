@@ -91,6 +91,23 @@ describe("posts and collections", () => {
     await page.getByLabel("Category").fill("News");
     await page.getByLabel("Status").selectOption("published");
     await page.getByLabel(/^Body/).fill("# Launch\n\nWe shipped **today**.");
+    // The image picker shows the library; a pick fills the field, and the
+    // cover's empty alt text with the image's.
+    await page.locator("#f-entry-featuredImage + button.pick").click();
+    const first = page.locator("#f-entry-featuredImage ~ .picker button[data-url]").first();
+    await first.waitFor();
+    const url = await first.getAttribute("data-url");
+    await first.click();
+    assert.equal(await page.locator("#f-entry-featuredImage").inputValue(), url);
+    await page.locator('[id="f-cover.url"] + button.pick').click();
+    const coverChoice = page.locator('[id="f-cover.url"] ~ .picker button[data-url]').first();
+    await coverChoice.waitFor();
+    await coverChoice.click();
+    const library = (await api(server, "GET", "/api/v1/images?limit=100")).body.items;
+    const coverUrl = await page.locator('[id="f-cover.url"]').inputValue();
+    const chosen = library.find((i) => i.url === coverUrl);
+    assert.ok(chosen, "the cover is an image of the library");
+    assert.equal(await page.locator('[id="f-cover.alt"]').inputValue(), chosen.alt ?? "");
     await shot(page, "post-editor");
     await page.getByRole("button", { name: "Save post" }).click();
     await page.getByText("Saved.").waitFor();
@@ -100,6 +117,7 @@ describe("posts and collections", () => {
     assert.deepEqual(post.tags, ["launch", "notes"]);
     assert.equal(post.category, "News");
     assert.match(JSON.stringify(post.content), /We shipped/);
+    assert.equal(post.featuredImage, url);
     await page.context().close();
   });
 });

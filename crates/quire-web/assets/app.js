@@ -599,3 +599,80 @@
     input.value = "";
   });
 })();
+
+// Image fields: "Choose from the library" opens the library's recent
+// images as thumbnails; picking one fills the field (and an empty alt text
+// beside it). Clicks are handled for the whole document, so the copies a
+// list makes of an item work too.
+(function () {
+  function fillAlt(input, alt) {
+    var name = input.name.replace(/\.url$/, ".alt");
+    if (name === input.name || !alt) return;
+    var other = input.form && Array.prototype.find.call(input.form.elements, function (el) { return el.name === name; });
+    if (other && !other.value) other.value = alt;
+  }
+  function thumb(image) {
+    var t = image.variants && image.variants.thumbnail;
+    return (t && (t.webp || t.url)) || image.url;
+  }
+  function picker(input) {
+    var next = input.nextElementSibling;
+    if (next && next.classList.contains("pick")) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "pick";
+    button.textContent = "Choose from the library";
+    var grid = document.createElement("ul");
+    grid.className = "picker";
+    grid.hidden = true;
+    input.insertAdjacentElement("afterend", button);
+    button.insertAdjacentElement("afterend", grid);
+  }
+  function open(button) {
+    var grid = button.nextElementSibling;
+    if (!grid.hidden) { grid.hidden = true; return; }
+    grid.hidden = false;
+    grid.textContent = "Loading…";
+    fetch("/api/v1/images?status=completed&limit=48", { credentials: "same-origin" })
+      .then(function (r) { return r.json(); })
+      .then(function (list) {
+        grid.textContent = "";
+        if (!list.items || !list.items.length) { grid.textContent = "The library has no images yet."; return; }
+        list.items.forEach(function (image) {
+          var li = document.createElement("li");
+          var pick = document.createElement("button");
+          pick.type = "button";
+          pick.dataset.url = image.url;
+          pick.dataset.alt = image.alt || "";
+          pick.setAttribute("aria-label", "Use " + (image.alt || image.filename));
+          var img = document.createElement("img");
+          img.src = thumb(image);
+          img.alt = "";
+          img.width = 96;
+          img.height = 72;
+          pick.appendChild(img);
+          li.appendChild(pick);
+          grid.appendChild(li);
+        });
+      })
+      .catch(function () { grid.textContent = "The library could not be loaded."; });
+  }
+  document.addEventListener("click", function (ev) {
+    var toggle = ev.target.closest("button.pick");
+    if (toggle) { open(toggle); return; }
+    var choice = ev.target.closest(".picker button[data-url]");
+    if (!choice) return;
+    var grid = choice.closest(".picker");
+    var button = grid.previousElementSibling;
+    var input = button.previousElementSibling;
+    input.value = choice.dataset.url;
+    fillAlt(input, choice.dataset.alt);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    grid.hidden = true;
+    button.focus();
+  });
+  function enhance(root) { root.querySelectorAll('input[list="library-images"]').forEach(picker); }
+  enhance(document);
+  var previous = window.quireEnhance;
+  window.quireEnhance = function (root) { if (previous) previous(root); enhance(root); };
+})();

@@ -292,6 +292,19 @@ describe("notes", () => {
     await page.getByRole("button", { name: "Save note" }).click();
     await page.getByText("Saved.").waitFor();
     assert.match(await page.getByLabel("Text (markdown)").inputValue(), /write the post\n- <script>/);
+    // Someone else saves the note while it is open: saving is refused,
+    // their text kept, until the person saves again knowingly.
+    const other = await api(server, "POST", "/api/v1/tools/writeNote/invoke", { path: "plans/launch.md", content: "their text", overwrite: true });
+    assert.equal(other.body.success, true);
+    await page.getByLabel("Text (markdown)").fill("my text");
+    await page.getByRole("button", { name: "Save note" }).click();
+    await page.getByText("it changed since you opened it").waitFor();
+    const kept = await api(server, "POST", "/api/v1/tools/readNote/invoke", { path: "plans/launch.md", startLine: 1 });
+    assert.match(kept.body.content, /their text/);
+    assert.equal(await page.getByLabel("Text (markdown)").inputValue(), "my text");
+    await page.getByRole("button", { name: "Save note" }).click();
+    await page.getByText("Saved.").waitFor();
+    assert.equal(await page.getByLabel("Text (markdown)").inputValue(), "my text");
     await noSeriousViolations(page, "a note");
     await shot(page, "note");
     const changes = await api(server, "GET", "/api/v1/changes?entity=note&limit=5");

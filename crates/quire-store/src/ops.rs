@@ -121,39 +121,6 @@ impl Store {
         done.downcast::<T>().map(|t| *t).map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
     }
 
-    /// Applies `changes` (id and what to do to it) to live records of one
-    /// kind in a single transaction: all are written, each logged as an
-    /// `update`, or none is. For moves that touch several records at once
-    /// (swapping two positions), so no one ever sees half of one.
-    pub(crate) async fn update_together<T: Record>(
-        &self,
-        ctx: &ChangeContext,
-        scope: &Scope,
-        changes: Vec<(String, Edit<T>)>,
-    ) -> Result<Vec<T>> {
-        let mut tx = self.writer.begin().await?;
-        let mut out = Vec::with_capacity(changes.len());
-        for (id, change) in changes {
-            let before = require_live::<T>(&mut tx, scope, &id).await?;
-            let mut after = before.clone();
-            change(&mut after);
-            if after == before {
-                out.push(before);
-                continue;
-            }
-            after.bump();
-            after.check(&mut tx, scope, Some(&before)).await?;
-            if !after.write(&mut tx).await? {
-                return Err(StoreError::Corrupt(format!("{} {id} changed inside a write transaction", T::KIND)));
-            }
-            log_change(&mut tx, scope, ctx, T::KIND, &id, "update", Some(snapshot(&before)), Some(snapshot(&after)))
-                .await?;
-            out.push(after);
-        }
-        tx.commit().await?;
-        Ok(out)
-    }
-
     /// Moves a record one place up (`-1`) or down (`1`) among its siblings
     /// (pages under the same parent, sections of the same page), swapping
     /// positions with the neighbour in one transaction. At the end of the
@@ -169,8 +136,10 @@ impl Store {
         if by != -1 && by != 1 {
             return Err(StoreError::invalid("by", format!("{by} is not -1 (up) or 1 (down)")));
         }
-        let mut conn = self.reader.acquire().await?;
-        let me = require_live::<T>(&mut conn, scope, id).await?;
+        // Read and written in one transaction: two quick moves are applied
+        // one after the other, each to the order the other left.
+        let mut tx = self.writer.begin().await?;
+        let me = require_live::<T>(&mut tx, scope, id).await?;
         let (condition, keys) = me.siblings();
         let sql = format!(
             "SELECT id, sort_order FROM {} WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND {condition} \
@@ -182,8 +151,7 @@ impl Store {
         for key in keys {
             query = query.bind(key);
         }
-        let siblings = query.fetch_all(&mut *conn).await?;
-        drop(conn);
+        let siblings = query.fetch_all(&mut *tx).await?;
         let Some(at) = siblings.iter().position(|(s, _)| s == id) else { return Ok(()) };
         let Some(other) = at.checked_add_signed(by as isize).filter(|o| *o < siblings.len()) else { return Ok(()) };
         // New positions: the list's order with the two swapped, renumbered
@@ -204,7 +172,8 @@ impl Store {
             changes.push((siblings[at].0.clone(), Box::new(move |r: &mut T| r.set_position(b))));
             changes.push((siblings[other].0.clone(), Box::new(move |r: &mut T| r.set_position(a))));
         }
-        self.update_together(ctx, scope, changes).await?;
+        apply_edits(&mut tx, ctx, scope, changes).await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -709,4 +678,33 @@ fn mime_from_name(name: &str) -> &'static str {
         Some("avif") => "image/avif",
         _ => "application/octet-stream",
     }
+}
+
+/// Applies `changes` to live records of one kind inside `conn`'s
+/// transaction, logging each record that changed as an `update`.
+async fn apply_edits<T: Record>(
+    conn: &mut SqliteConnection,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    changes: Vec<(String, Edit<T>)>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::with_capacity(changes.len());
+    for (id, change) in changes {
+        let before = require_live::<T>(&mut *conn, scope, &id).await?;
+        let mut after = before.clone();
+        change(&mut after);
+        if after == before {
+            out.push(before);
+            continue;
+        }
+        after.bump();
+        after.check(&mut *conn, scope, Some(&before)).await?;
+        if !after.write(&mut *conn).await? {
+            return Err(StoreError::Corrupt(format!("{} {id} changed inside a write transaction", T::KIND)));
+        }
+        log_change(&mut *conn, scope, ctx, T::KIND, &id, "update", Some(snapshot(&before)), Some(snapshot(&after)))
+            .await?;
+        out.push(after);
+    }
+    Ok(out)
 }

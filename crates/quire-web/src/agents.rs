@@ -81,6 +81,21 @@ pub async fn edit(
     Ok(Html(AgentPage::new(&state, &person, agent, Errors::new(), q.saved.is_some()).render()?))
 }
 
+/// The fields of the agent form that show their own errors.
+const FIELDS: [&str; 7] = ["name", "description", "profile", "systemPrompt", "tools", "pinned", "allowedGroups"];
+
+/// The errors of a refused save, keyed by the form's fields (`tools[2]`
+/// names the tools); any other under "", shown at the top.
+fn agent_errors(e: &quire_store::StoreError) -> Errors {
+    let mut out = Errors::new();
+    for (key, message) in form::errors_of(e, "") {
+        let base = key.split(['.', '[']).next().unwrap_or_default();
+        let target = if FIELDS.contains(&base) { base.to_string() } else { String::new() };
+        out.entry(target).or_insert(message);
+    }
+    out
+}
+
 /// Lines of a textarea, trimmed, empty ones dropped.
 fn lines(text: &str) -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect()
@@ -117,7 +132,9 @@ pub async fn update(
             approval_policy: Some(policy),
             enabled: crate::pages::checked(&all("enabled")),
         };
-        let saved = state.store().update_agent(&person.caller.ctx(), &scope, &current.id, &patch, None).await;
+        // The store checks the version again inside its transaction.
+        let opened = Some(current.version);
+        let saved = state.store().update_agent(&person.caller.ctx(), &scope, &current.id, &patch, opened).await;
         Ok::<_, WebError>((current, saved))
     }
     .await;
@@ -131,11 +148,29 @@ pub async fn update(
             typed.tools = lines(&get("tools"));
             typed.pinned = lines(&get("pinned"));
             typed.allowed_groups = all("allowed_groups");
-            render(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &AgentPage::new(&state, &person, typed, form::errors_of(&e, ""), false),
-            )
+            if let Ok(policy) = AgentPolicy::parse("approvalPolicy", &get("approval_policy")) {
+                typed.approval_policy = policy;
+            }
+            typed.enabled = crate::pages::checked(&all("enabled")).unwrap_or(typed.enabled);
+            render(StatusCode::UNPROCESSABLE_ENTITY, &AgentPage::new(&state, &person, typed, agent_errors(&e), false))
         }
         Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quire_core::error::{FieldError, ValidationErrors};
+
+    #[test]
+    fn indexed_errors_name_their_field_and_the_rest_go_to_the_top() {
+        let e = quire_store::StoreError::Validation(ValidationErrors(vec![
+            FieldError::new("tools[2]", "unknown selector form"),
+            FieldError::new("approvalPolicy", "not one of user, conversational"),
+        ]));
+        let errors = agent_errors(&e);
+        assert_eq!(errors["tools"], "unknown selector form");
+        assert_eq!(errors[""], "not one of user, conversational");
     }
 }

@@ -148,8 +148,7 @@ pub async fn create(
     Path(slug): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-    let (title, entry_slug) = (get("title"), get("slug"));
+    let (title, entry_slug) = (own(&pairs, "title").to_string(), own(&pairs, "slug").to_string());
     let mut content = Value::Null;
     let result = async {
         person.caller.require(Action::Write(EntityKind::Entry))?;
@@ -167,7 +166,7 @@ pub async fn create(
     match result {
         Ok(Ok(entry)) => Redirect::to(&format!("/entries/{}", entry.id)).into_response(),
         Ok(Err(e)) => {
-            let errors = form::errors_of(&e, "content");
+            let errors = entry_errors(&e);
             let q = CursorQuery { cursor: None, status: None };
             match entries_page(&state, &person, &slug, q, (title, entry_slug), content, errors).await {
                 Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
@@ -199,7 +198,7 @@ struct EntryPage {
 impl EntryPage {
     /// The error of the entry's own field `name`.
     fn error(&self, name: &str) -> Option<&String> {
-        self.errors.get(name)
+        self.errors.get(&format!("entry.{name}"))
     }
 
     async fn new(state: &AppState, person: &Person, collection: Collection, entry: Entry, shown: Shown) -> Self {
@@ -276,6 +275,28 @@ fn own<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
     pairs.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v.as_str()).unwrap_or("")
 }
 
+/// The entry's own fields, as the store names them in errors.
+const OWN: [&str; 8] = ["title", "slug", "status", "author", "category", "tags", "excerpt", "featuredImage"];
+
+/// The errors of a refused entry write, keyed as the form names its
+/// inputs: a content field by its path inside the content, the entry's
+/// own fields as `entry.<field>` (`tags.3` names the tags), and anything
+/// else under "" (shown at the top of the form), so every error shows.
+fn entry_errors(e: &quire_store::StoreError) -> Errors {
+    let mut out = Errors::new();
+    for (key, message) in form::errors_of(e, "") {
+        let target = match key.strip_prefix("content.") {
+            Some(inner) => inner.to_string(),
+            None => {
+                let base = key.split(['.', '[']).next().unwrap_or_default();
+                if OWN.contains(&base) { format!("entry.{base}") } else { String::new() }
+            }
+        };
+        out.entry(target).or_insert(message);
+    }
+    out
+}
+
 /// `None` for an empty (trimmed) text: clears an optional field.
 fn optional(text: &str) -> Option<String> {
     Some(text.trim()).filter(|t| !t.is_empty()).map(str::to_string)
@@ -326,9 +347,12 @@ pub async fn update(
     match result {
         Ok(e) => Redirect::to(&format!("/entries/{}?saved=1", e.id)).into_response(),
         Err(e) => {
-            let errors = form::errors_of(&e, "content");
+            let errors = entry_errors(&e);
             // Show what was typed, not what is stored.
             let mut typed = entry.clone();
+            if let Ok(Some(status)) = entry_status(own(&pairs, "status")) {
+                typed.status = status;
+            }
             typed.title = own(&pairs, "title").to_string();
             typed.slug = own(&pairs, "slug").to_string();
             typed.author = optional(own(&pairs, "author"));
@@ -351,6 +375,22 @@ mod tests {
     fn tags_are_split_on_commas_and_trimmed() {
         assert_eq!(tags_of(" news, rust ,, launch "), vec!["news", "rust", "launch"]);
         assert!(tags_of(" , ").is_empty());
+    }
+
+    #[test]
+    fn errors_land_on_the_input_that_names_them() {
+        use quire_core::error::{FieldError, ValidationErrors};
+        let e = quire_store::StoreError::Validation(ValidationErrors(vec![
+            FieldError::new("content.author", "required"),
+            FieldError::new("author", "too long"),
+            FieldError::new("tags.3", "too long"),
+            FieldError::new("version", "moved on"),
+        ]));
+        let errors = entry_errors(&e);
+        assert_eq!(errors["author"], "required");
+        assert_eq!(errors["entry.author"], "too long");
+        assert_eq!(errors["entry.tags"], "too long");
+        assert_eq!(errors[""], "moved on");
     }
 
     #[test]

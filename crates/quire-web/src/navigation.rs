@@ -229,6 +229,21 @@ pub struct Typed {
     pub visible: bool,
 }
 
+/// The menu's items (up to [`MOST_ITEMS`]).
+async fn all_items(state: &AppState, person: &Person, menu: &str) -> Result<Vec<NavItem>, WebError> {
+    let mut items = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = state.store().nav_items(&person.caller.scope, menu, None, 100, cursor.as_deref()).await?;
+        items.extend(page.items);
+        match page.next_cursor {
+            Some(c) if items.len() < MOST_ITEMS => cursor = Some(c),
+            _ => break,
+        }
+    }
+    Ok(items)
+}
+
 async fn menu_page(
     state: &AppState,
     person: &Person,
@@ -239,16 +254,7 @@ async fn menu_page(
     person.caller.require(Action::Read)?;
     let scope = &person.caller.scope;
     let menu = state.store().navigation(scope, id).await?;
-    let mut items = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = state.store().nav_items(scope, &menu.id, None, 100, cursor.as_deref()).await?;
-        items.extend(page.items);
-        match page.next_cursor {
-            Some(c) if items.len() < MOST_ITEMS => cursor = Some(c),
-            _ => break,
-        }
-    }
+    let items = all_items(state, person, &menu.id).await?;
     let mut picker = Picker::load(state, person).await?;
     picker.name_targets(state, person, &items).await;
     Ok(MenuPage {
@@ -383,7 +389,7 @@ async fn item_page(
 ) -> Result<ItemPage, WebError> {
     let scope = &person.caller.scope;
     let menu = state.store().navigation(scope, &item.navigation_id).await?;
-    let others = state.store().nav_items(scope, &menu.id, None, 100, None).await?.items;
+    let others = all_items(state, person, &menu.id).await?;
     let typed = typed.unwrap_or_else(|| Typed {
         label: item.label.clone(),
         target_type: item.target_type.as_str().to_string(),

@@ -170,6 +170,8 @@ struct NotePage {
     path: String,
     folder: String,
     content: String,
+    /// The fingerprint of the stored text the form was opened on.
+    version: String,
     error: Option<String>,
     saved: bool,
 }
@@ -191,23 +193,13 @@ pub async fn edit(
     Query(q): Query<EditQuery>,
 ) -> Result<Html<String>, WebError> {
     person.caller.require(Action::Read)?;
-    let services = state.registry().services();
-    let vault = services
-        .vaults
-        .of(state.store(), &person.caller.scope)
-        .await
-        .map_err(|e| WebError::Status(StatusCode::SERVICE_UNAVAILABLE, e.message))?;
-    let path = q.path.clone();
-    let lines = tokio::task::spawn_blocking(move || vault.read(&path, 1, None).map_err(|e| e.to_string()))
-        .await
-        .map_err(|e| WebError::Status(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-        .map_err(WebError::NotFound)?;
-    let content = lines.lines.into_iter().map(|(_, l)| l).collect::<Vec<_>>().join("\n");
+    let (path, content) = note_text(&state, &person, &q.path).await?;
     let page = NotePage {
         head: Head::new(),
         frame: Frame::new(&person, "/notes"),
-        folder: folder_of(&lines.path),
-        path: lines.path,
+        folder: folder_of(&path),
+        version: fingerprint(&content),
+        path,
         content,
         error: None,
         saved: q.saved.is_some(),
@@ -218,6 +210,35 @@ pub async fn edit(
 #[derive(Deserialize)]
 pub struct NoteForm {
     content: String,
+    /// The fingerprint of the text the editor was opened on.
+    #[serde(rename = "_version", default)]
+    version: String,
+}
+
+/// A fingerprint of a note's text: a save is refused when the note no
+/// longer has the text the editor was opened on.
+fn fingerprint(text: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// The whole text of a note, as the editor shows it.
+async fn note_text(state: &AppState, person: &Person, path: &str) -> Result<(String, String), WebError> {
+    let services = state.registry().services();
+    let vault = services
+        .vaults
+        .of(state.store(), &person.caller.scope)
+        .await
+        .map_err(|e| WebError::Status(StatusCode::SERVICE_UNAVAILABLE, e.message))?;
+    let path = path.to_string();
+    let lines = tokio::task::spawn_blocking(move || vault.read(&path, 1, None).map_err(|e| e.to_string()))
+        .await
+        .map_err(|e| WebError::Status(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(WebError::NotFound)?;
+    let text = lines.lines.into_iter().map(|(_, l)| l).collect::<Vec<_>>().join("\n");
+    Ok((lines.path, text))
 }
 
 /// `POST /notes/edit?path=NOTE`: saves the note (the whole text).
@@ -233,8 +254,19 @@ pub async fn save(
     }
     // Browsers send CRLF line breaks; the vault keeps the note's own.
     let content = f.content.replace("\r\n", "\n");
-    let args = json!({ "path": q.path, "content": content, "overwrite": true });
-    match tool(&state, &person, &headers, "writeNote", args).await {
+    let stored = match note_text(&state, &person, &q.path).await {
+        Ok((_, text)) => text,
+        Err(e) => return e.into_response(),
+    };
+    let written = if fingerprint(&stored) != f.version {
+        Err("it changed since you opened it (someone, or the agent, saved it meanwhile): reload to see their \
+             changes, or save again to replace them with your text"
+            .to_string())
+    } else {
+        let args = json!({ "path": q.path, "content": content, "overwrite": true });
+        tool(&state, &person, &headers, "writeNote", args).await
+    };
+    match written {
         Ok(_) => {
             Redirect::to(&format!("/notes/edit?path={}&saved=1", crate::error::urlencode(&q.path))).into_response()
         }
@@ -245,6 +277,7 @@ pub async fn save(
                 folder: folder_of(&q.path),
                 path: q.path,
                 content,
+                version: fingerprint(&stored),
                 error: Some(message),
                 saved: false,
             };

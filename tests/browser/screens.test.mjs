@@ -334,3 +334,33 @@ describe("signing in again", () => {
     await page.context().close();
   });
 });
+
+describe("an author", () => {
+  test("sees no archive, restore or menu controls, and a forced menu write is refused", async () => {
+    quire(server.data, ["user", "create", "--email", "ann@example.org", "--group", "author", "--password-stdin"], "author password 1\n");
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, server.base, "ann@example.org", "author password 1");
+    await page.waitForURL(`${server.base}/pages`);
+    await page.getByRole("link", { name: "Media" }).click();
+    await page.locator(".tile").first().getByRole("link").click();
+    await page.getByRole("button", { name: "Save", exact: true }).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Archive this image" }).count(), 0);
+    await page.getByRole("link", { name: "Navigation" }).click();
+    await page.getByRole("link", { name: "Header" }).click();
+    assert.equal(await page.getByRole("button", { name: "Add item" }).count(), 0);
+    assert.equal(await page.getByRole("button", { name: /^Move .* up$/ }).count(), 0);
+    const csrf = await page.locator('meta[name="csrf-token"]').getAttribute("content");
+    const menu = page.url().split("/navigation/")[1];
+    const forced = await page.evaluate(async ([menu, csrf]) => {
+      const body = new URLSearchParams({ _csrf: csrf, label: "Forced", target_type: "url", target: "https://example.com/" });
+      const r = await fetch(`/navigation/${menu}/items`, { method: "POST", body });
+      return r.status;
+    }, [menu, csrf]);
+    assert.equal(forced, 403);
+    await page.getByRole("link", { name: "History" }).click();
+    await page.locator("table.list tbody tr a").first().click();
+    assert.equal(await page.getByRole("button", { name: /Restore the record/ }).count(), 0);
+    await context.close();
+  });
+});

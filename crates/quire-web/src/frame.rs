@@ -7,6 +7,7 @@ use crate::{CSRF_FIELD, Person};
 use axum::Form;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
+use quire_core::model::EntityKind;
 use quire_server::AppState;
 use serde::Deserialize;
 
@@ -55,6 +56,10 @@ pub struct Frame {
     pub nav: Vec<(&'static str, &'static str, bool)>,
     /// Whether the person may change content (writes hidden otherwise).
     pub can_write: bool,
+    /// Whether they may archive and restore (editors and admins).
+    pub can_delete: bool,
+    /// Whether they may change menus (editors and admins).
+    pub can_edit_nav: bool,
 }
 
 impl Frame {
@@ -87,6 +92,8 @@ impl Frame {
                 .map(|(path, label)| (*path, *label, *path == section))
                 .collect(),
             can_write: group >= quire_core::access::Group::Author,
+            can_delete: quire_core::access::allows(group, quire_core::access::Action::Delete(EntityKind::Page)),
+            can_edit_nav: quire_core::access::allows(group, quire_core::access::Action::Write(EntityKind::NavItem)),
         }
     }
 }

@@ -156,6 +156,24 @@ impl EventHub {
         event
     }
 
+    /// Appends an event that is no part of a run (a background job's
+    /// progress) to a session's stream: its subscribers get it live and
+    /// replay it like any other; a session with no events in memory gets a
+    /// log that is dropped like an ended run's.
+    pub fn emit_aside(&self, session: &str, kind: &str, fields: Value) -> Event {
+        let fresh = !self.lock().by_session.contains_key(session);
+        let event = self.emit(session, kind, fields);
+        if fresh {
+            let mut logs = self.lock();
+            if logs.by_session.get(session).is_some_and(|l| l.ended.is_none() && l.run_start == 0) {
+                let now = Instant::now();
+                logs.end(session, now);
+                logs.prune(self.keep_ended, self.keep_for, now);
+            }
+        }
+        event
+    }
+
     /// The events to replay and a receiver of the ones to come, taken
     /// together so none is missed or repeated: after `last_id` when given,
     /// else from the latest run's start. The receiver closes when the
@@ -248,6 +266,24 @@ mod tests {
         }
         assert_eq!(hub.history("s1").len(), 3, "the running session kept its events");
         assert_eq!(hub.sessions(), 3, "s1 and the two latest ended sessions");
+    }
+
+    #[test]
+    fn events_aside_a_run_never_keep_a_session_forever() {
+        let hub = EventHub::with_limits(100, Duration::from_millis(30));
+        // A session whose events already left memory: kept like an ended run.
+        hub.emit_aside("gone", "CUSTOM", json!({ "name": "job_progress" }));
+        let (backlog, _) = hub.subscribe("gone", None);
+        assert_eq!(backlog.len(), 1, "a subscriber still replays it");
+        // A running session keeps running.
+        hub.emit("live", "RUN_STARTED", json!({}));
+        let (_, mut rx) = hub.subscribe("live", None);
+        let aside = hub.emit_aside("live", "CUSTOM", json!({ "name": "job_progress" }));
+        assert_eq!(rx.try_recv().unwrap(), aside);
+        std::thread::sleep(Duration::from_millis(40));
+        hub.prune();
+        assert!(hub.history("gone").is_empty());
+        assert_eq!(hub.history("live").len(), 2);
     }
 
     #[test]

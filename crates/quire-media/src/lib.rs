@@ -289,6 +289,17 @@ pub struct Processed {
 /// Decodes `bytes` (sniffed as `format`) under `limits`, applies the EXIF
 /// orientation and encodes the stored files.
 pub fn process(bytes: &[u8], format: Format, limits: &Limits) -> Result<Processed, MediaError> {
+    process_observed(bytes, format, limits, &mut |_, _| {})
+}
+
+/// [`process`], telling `step` each stage as it starts (`decoding`,
+/// `encoding`, `variants`) with how far the whole got, 0 to 100.
+pub fn process_observed(
+    bytes: &[u8],
+    format: Format,
+    limits: &Limits,
+    step: &mut dyn FnMut(&'static str, u8),
+) -> Result<Processed, MediaError> {
     let started = Instant::now();
     let in_time = |step: &str| {
         if started.elapsed() > limits.max_time {
@@ -301,6 +312,7 @@ pub fn process(bytes: &[u8], format: Format, limits: &Limits) -> Result<Processe
         }
     };
     inspect(Cursor::new(bytes), format, limits)?;
+    step("decoding", 10);
     let (image, original) = if format == Format::Gif {
         let frames = gif_frames(bytes, limits)?;
         in_time("decoding")?;
@@ -325,6 +337,7 @@ pub fn process(bytes: &[u8], format: Format, limits: &Limits) -> Result<Processe
         let mut image = DynamicImage::from_decoder(decoder).map_err(|e| decode_error(format, e))?;
         image.apply_orientation(orientation);
         in_time("decoding")?;
+        step("encoding", 30);
         let original = encode(&image, format)?;
         (image, original)
     };
@@ -332,7 +345,8 @@ pub fn process(bytes: &[u8], format: Format, limits: &Limits) -> Result<Processe
     let mut variants = Vec::with_capacity(VARIANTS.len());
     // Each variant is made from the next larger one: cheaper, and as sharp.
     let mut source = image.clone();
-    for (name, edge) in VARIANTS.iter().rev() {
+    for (i, (name, edge)) in VARIANTS.iter().rev().enumerate() {
+        step("variants", 50 + 15 * i as u8);
         let resized = fit(&source, *edge);
         let fallback_format = if format == Format::Webp { Format::Png } else { format };
         let webp = encode(&resized, Format::Webp)?;

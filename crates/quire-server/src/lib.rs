@@ -127,8 +127,27 @@ impl AppState {
         });
         let state = self.clone();
         tokio::spawn(async move { state.watch_revocations().await });
-        let worker = quire_tools::media::MediaWorker::new(self.inner.registry.services().clone());
-        tokio::spawn(worker.run());
+        let services = self.inner.registry.services().clone();
+        let mut jobs = services.media.events.subscribe();
+        let runtime = Arc::clone(&self.inner.runtime);
+        tokio::spawn(async move {
+            // A job queued by an agent's turn tells that session's stream
+            // how it goes (CUSTOM `job_progress`).
+            loop {
+                match jobs.recv().await {
+                    Ok(e) => {
+                        if let Some(session) = &e.session_id {
+                            let value = serde_json::to_value(&e.job).unwrap_or_default();
+                            let fields = serde_json::json!({ "name": "job_progress", "value": value });
+                            runtime.events().emit_aside(session, "CUSTOM", fields);
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+        tokio::spawn(quire_tools::media::MediaWorker::new(services).run());
     }
 
     /// Polls the number of revoked tokens; when it changes, forgets the

@@ -24,7 +24,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::collections::list_entries, routes::collections::create_entry, routes::collections::read_entry,
         routes::collections::update_entry, routes::collections::archive_entry,
         routes::images::list, routes::images::create, routes::images::read, routes::images::update, routes::images::archive,
-        routes::uploads::upload,
+        routes::uploads::upload, routes::jobs::read, routes::jobs::of_image,
         routes::navigation::list, routes::navigation::create, routes::navigation::read, routes::navigation::update, routes::navigation::archive,
         routes::navigation::list_items, routes::navigation::create_item, routes::navigation::read_item,
         routes::navigation::update_item, routes::navigation::archive_item,

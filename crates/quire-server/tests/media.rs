@@ -314,3 +314,113 @@ async fn only_recorded_files_are_served() {
         assert_eq!(res.json()["code"], "NOT_FOUND", "{path}");
     }
 }
+
+#[tokio::test]
+async fn processing_progress_is_readable_over_rest_stage_by_stage() {
+    let app = TestApp::new().await;
+    let body = form(&[("file", Some("stages.png"), &samples::png(900, 600))]);
+    let res = post_form(&app, "/api/v1/images", &app.editor, body).await;
+    assert_eq!(res.status, 202, "{}", res.json());
+    let id = res.json()["id"].as_str().unwrap().to_string();
+    let jobs = app.get(&format!("/api/v1/images/{id}/jobs")).await;
+    assert_status!(jobs, 200);
+    let queued = &jobs.body["items"][0];
+    assert_eq!(
+        (&queued["kind"], &queued["status"], &queued["progress"], &queued["stage"], &queued["attempts"]),
+        (&json!("image.process"), &json!("queued"), &json!(0), &Value::Null, &json!(0))
+    );
+    let job_id = queued["id"].as_str().unwrap().to_string();
+
+    // What the worker reports while it runs, as listeners receive it.
+    let mut events = app.services.media.events.subscribe();
+    assert_eq!(process(&app).await, 1);
+    let mut seen = Vec::new();
+    while let Ok(e) = events.try_recv() {
+        assert_eq!(e.job.id, job_id);
+        assert_eq!(e.session_id, None, "queued over REST, by no agent's turn");
+        seen.push((e.job.status.clone(), e.job.stage.clone().unwrap_or_default(), e.job.progress));
+    }
+    let stages: Vec<&str> = seen.iter().map(|(_, s, _)| s.as_str()).collect();
+    assert_eq!(stages, ["starting", "reading", "decoding", "encoding", "variants", "variants", "variants", "storing", ""]);
+    assert!(seen.windows(2).all(|w| w[0].2 <= w[1].2), "progress only grows: {seen:?}");
+    assert_eq!(seen.last().unwrap(), &("done".to_string(), String::new(), 100));
+
+    let done = app.get(&format!("/api/v1/jobs/{job_id}")).await;
+    assert_status!(done, 200);
+    assert_eq!(
+        (&done.body["status"], &done.body["progress"], &done.body["stage"], &done.body["attempts"]),
+        (&json!("done"), &json!(100), &Value::Null, &json!(1))
+    );
+    assert_eq!(done.body["subjectId"], id);
+    assert_eq!(app.get(&format!("/api/v1/images/{id}/jobs")).await.body["items"][0], done.body);
+
+    // A failure says why, on the job as on the image.
+    let poly = form(&[("file", Some("poly.gif"), &samples::gif_html_polyglot())]);
+    let bad = post_form(&app, "/api/v1/images", &app.editor, poly).await.json();
+    process(&app).await;
+    let failed = app.get(&format!("/api/v1/images/{}/jobs", bad["id"].as_str().unwrap())).await;
+    assert_eq!(failed.body["items"][0]["status"], "failed");
+    assert!(failed.body["items"][0]["error"].as_str().unwrap().contains("not a readable GIF"), "{}", failed.body);
+
+    // Another site sees neither the job nor the image's jobs.
+    let other = app.send("GET", &format!("/api/v1/jobs/{job_id}"), Some(&app.other_admin), None).await;
+    assert_status!(other, 404);
+    let other = app.send("GET", &format!("/api/v1/images/{id}/jobs"), Some(&app.other_admin), None).await;
+    assert_status!(other, 404);
+    assert_status!(app.get("/api/v1/jobs/nope").await, 404);
+    assert_status!(app.send("GET", &format!("/api/v1/jobs/{job_id}"), None, None).await, 401);
+}
+
+#[tokio::test]
+async fn a_job_queued_by_a_turn_reports_progress_on_the_session_stream() {
+    use quire_agent::testing::{Fake, openai_stream, serve};
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
+    profile.base_url = Some(format!("{base}/v1"));
+    profile.model = Some("fake-model".into());
+    let mut profiles = quire_agent::Profiles::default();
+    profiles.insert("default", profile);
+    // The serving process's background work: the job worker among it.
+    let app = TestApp::build(move |s| {
+        let s = s.with_profiles(profiles);
+        s.spawn_background();
+        s
+    })
+    .await;
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(samples::png(400, 300));
+    let args = json!({ "data": data, "filename": "chart.png", "alt": "A chart" }).to_string();
+    fake.push(openai_stream("", &[("c1", "createImage", &args)]));
+    fake.push(openai_stream("Added the chart.", &[]));
+    let started = app
+        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "add the chart" })))
+        .await;
+    assert_status!(started, 202);
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    let path = format!("/api/v1/sessions/{session}/events");
+    let mut last: Option<String> = None;
+    let mut jobs = Vec::new();
+    // Job events arrive while the turn runs or after it ended, on the same stream.
+    loop {
+        let events = app.sse(&path, &app.editor, last.as_deref(), "CUSTOM").await;
+        let (id, _, data) = events.last().unwrap().clone();
+        last = Some(id);
+        if data["name"] == "job_progress" {
+            jobs.push(data["value"].clone());
+            if data["value"]["status"] == "done" {
+                break;
+            }
+        }
+    }
+    let image_id = jobs[0]["subjectId"].as_str().unwrap();
+    assert!(jobs.iter().all(|j| j["kind"] == "image.process" && j["subjectId"] == image_id));
+    assert_eq!(jobs[0]["status"], "running");
+    assert!(jobs.iter().any(|j| j["stage"] == "variants"), "{jobs:?}");
+    assert_eq!(jobs.last().unwrap()["progress"], 100);
+    let image = app.get(&format!("/api/v1/images/{image_id}")).await;
+    assert_eq!(image.body["status"], "completed");
+    // The session's owner alone reads that stream.
+    let other = app.send_raw("GET", &path, Some(&app.author), None, &[]).await;
+    assert_status!(other, 404);
+}

@@ -98,6 +98,11 @@ async fn site_a(app: &TestApp) -> SiteA {
     values.insert("session", session.id.clone());
     values.insert("confirmation", preview.body["confirmationId"].as_str().unwrap().to_string());
     values.insert("note", "private/plan.md".to_string());
+    // a job of site A's (alt text for one of its images), queued, unworked
+    let image = values["image"].clone();
+    app.store.enqueue_job(quire_store::DESCRIBE_IMAGE, &app.scope, &image, json!({})).await.unwrap();
+    let job = app.store.jobs_of(&app.scope, &image).await.unwrap().remove(0).id;
+    values.insert("job", job);
     let tokens = app.store.tokens("demo").await.unwrap();
     values.insert("token", tokens.iter().find(|t| t.group.as_str() == "editor").unwrap().id.clone());
     let mut ids = BTreeSet::new();
@@ -106,6 +111,7 @@ async fn site_a(app: &TestApp) -> SiteA {
     }
     ids.extend(tokens.into_iter().map(|t| t.id));
     ids.insert(session.id);
+    ids.insert(values["job"].clone());
     // ids of a handful of characters would match by accident; ours are UUIDs
     ids.retain(|id| id.len() >= 20);
     SiteA { values, ids, listings }
@@ -122,6 +128,7 @@ fn path_value(a: &SiteA, segments: &[&str], index: usize) -> String {
         ("collections", _) => "collection",
         ("entries", _) => "entry",
         ("images", _) => "image",
+        ("jobs", _) => "job",
         ("navigations", _) => "navigation",
         ("nav-items", _) => "navItem",
         ("archive", _) => "archive",

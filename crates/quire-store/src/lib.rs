@@ -33,7 +33,9 @@ pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
-pub use media::{DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, NewUpload, PROCESS_IMAGE, job_payload};
+pub use media::{
+    DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, job_payload,
+};
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};

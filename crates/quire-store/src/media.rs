@@ -71,6 +71,72 @@ pub struct Job {
     pub max_attempts: i64,
     /// The last failure.
     pub error: Option<String>,
+    /// What it is doing while running (`decoding`, `variants`, ...).
+    pub stage: Option<String>,
+    /// How far it got, 0 to 100.
+    pub progress: i64,
+    /// When it was queued.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A job as clients see it: what it works on, where it is, why it failed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JobInfo {
+    /// Identifier.
+    pub id: String,
+    /// `image.process` (decode, strip metadata, variants) or
+    /// `image.describe` (alt text by a vision model).
+    pub kind: String,
+    /// The record it works on (the image's id).
+    pub subject_id: String,
+    /// `queued` (waiting, or waiting to retry after a failed attempt),
+    /// `running`, `done` or `failed`.
+    #[schema(example = "running")]
+    pub status: String,
+    /// While running: what it is doing (`starting`, `reading`, `decoding`,
+    /// `encoding`, `variants`, `storing`, `describing`); otherwise null.
+    pub stage: Option<String>,
+    /// How far it got, 0 to 100 (100 once done).
+    #[schema(minimum = 0, maximum = 100)]
+    pub progress: i64,
+    /// Attempts so far (a retry or a take-over after a crash counts one).
+    pub attempts: i64,
+    /// Attempts allowed before it fails.
+    pub max_attempts: i64,
+    /// Why it failed (status failed), or why the last attempt did (status
+    /// queued after a failure).
+    pub error: Option<String>,
+    /// When it was queued.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Job {
+    /// What clients see of it.
+    pub fn info(&self) -> JobInfo {
+        JobInfo {
+            id: self.id.clone(),
+            kind: self.kind.clone(),
+            subject_id: self.subject_id.clone(),
+            status: self.status.clone(),
+            stage: self.stage.clone(),
+            progress: self.progress,
+            attempts: self.attempts,
+            max_attempts: self.max_attempts,
+            error: self.error.clone(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
+
+    /// The agent session whose turn queued it, if any.
+    pub fn session_id(&self) -> Option<&str> {
+        self.payload["sessionId"].as_str()
+    }
 }
 
 /// What processing made of an image.
@@ -142,6 +208,10 @@ fn job_from_row(row: &SqliteRow) -> Result<Job> {
         attempts: row.try_get("attempts")?,
         max_attempts: row.try_get("max_attempts")?,
         error: row.try_get("error")?,
+        stage: row.try_get("stage")?,
+        progress: row.try_get("progress")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
     })
 }
 
@@ -343,7 +413,8 @@ impl Store {
     pub async fn claim_job(&self, lease: Duration) -> Result<Option<Job>> {
         let now = Utc::now();
         let row = sqlx::query(
-            "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2,
+             stage = 'starting', progress = 0
              WHERE id = (SELECT id FROM jobs WHERE (status = 'queued' AND run_after <= ?3)
                                             OR (status = 'running' AND lease_until <= ?3)
                          ORDER BY run_after, id LIMIT 1)
@@ -366,6 +437,53 @@ impl Store {
         row.as_ref().map(job_from_row).transpose()
     }
 
+    /// A job of `scope` by id.
+    pub async fn job(&self, scope: &Scope, id: &str) -> Result<Job> {
+        let row = sqlx::query("SELECT * FROM jobs WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(&self.reader)
+            .await?
+            .ok_or_else(|| StoreError::not_found("job", id))?;
+        job_from_row(&row)
+    }
+
+    /// The jobs of `scope` working on `subject_id`, newest first.
+    pub async fn jobs_of(&self, scope: &Scope, subject_id: &str) -> Result<Vec<Job>> {
+        let rows = sqlx::query(
+            "SELECT * FROM jobs WHERE subject_id = ?1 AND site_id = ?2 AND env = ?3
+             ORDER BY created_at DESC, id DESC LIMIT 100",
+        )
+        .bind(subject_id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter().map(job_from_row).collect()
+    }
+
+    /// Notes how far this attempt of a running job got (`stage`, `progress`
+    /// from 0 to 100; none: only that it is alive) and renews its lease
+    /// for `lease`. False when the attempt no longer holds the job.
+    pub async fn job_progress(&self, job: &Job, step: Option<(&str, i64)>, lease: Duration) -> Result<bool> {
+        let now = Utc::now();
+        let done = sqlx::query(
+            "UPDATE jobs SET lease_until = ?3, updated_at = ?4, stage = coalesce(?5, stage),
+             progress = coalesce(?6, progress)
+             WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+        )
+        .bind(&job.id)
+        .bind(job.attempts)
+        .bind(millis(now) + lease.as_millis() as i64)
+        .bind(now)
+        .bind(step.map(|s| s.0))
+        .bind(step.map(|s| s.1.clamp(0, 100)))
+        .execute(&self.writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// How many jobs are queued or running.
     pub async fn pending_jobs(&self) -> Result<i64> {
         Ok(sqlx::query_scalar("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')")
@@ -376,7 +494,8 @@ impl Store {
     /// Marks this attempt of `job` done (false when another attempt took it over).
     async fn finish_attempt(conn: &mut SqliteConnection, job: &Job, status: &str, error: Option<&str>) -> Result<bool> {
         let done = sqlx::query(
-            "UPDATE jobs SET status = ?3, error = ?4, lease_until = NULL, updated_at = ?5
+            "UPDATE jobs SET status = ?3, error = ?4, lease_until = NULL, updated_at = ?5, stage = NULL,
+             progress = CASE WHEN ?3 = 'done' THEN 100 ELSE progress END
              WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
         )
         .bind(&job.id)
@@ -424,7 +543,8 @@ impl Store {
         let again = retry && job.attempts < job.max_attempts;
         if again {
             let done = sqlx::query(
-                "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5
+                "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5,
+                 stage = NULL, progress = 0
                  WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
             )
             .bind(&job.id)

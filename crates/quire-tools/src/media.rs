@@ -10,7 +10,7 @@ use crate::tool::{CallContext, ErrorCode, Services, ToolError};
 use quire_core::access::{Action, allows};
 use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
 use quire_media::{Format, Limits, MediaError};
-use quire_store::{DESCRIBE_IMAGE, ImageFile, ImageResult, Job, NewUpload, PROCESS_IMAGE, Scope, StoreError};
+use quire_store::{DESCRIBE_IMAGE, ImageFile, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, Scope, StoreError};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -31,10 +31,28 @@ pub struct MediaSettings {
     pub max_upload_bytes: u64,
     /// Decoding limits.
     pub limits: Limits,
-    /// How long a claimed job is held before another worker may take it.
+    /// How long a claimed job is held before another worker may take it;
+    /// a running job renews it every third of this, so a job whose process
+    /// stopped is taken over within this long.
     pub lease: Duration,
     /// Woken when a job is queued, so the worker starts at once.
     pub wake: Arc<tokio::sync::Notify>,
+    /// How long an upload no image was made of is kept.
+    pub upload_ttl: Duration,
+    /// Every change of a job this process works on (the server forwards
+    /// them to the session stream of the turn that queued the job).
+    pub events: tokio::sync::broadcast::Sender<JobEvent>,
+}
+
+/// A job changed: claimed, a stage started, done, failed or queued again.
+#[derive(Debug, Clone)]
+pub struct JobEvent {
+    /// Scope of the job.
+    pub scope: Scope,
+    /// The agent session whose turn queued it.
+    pub session_id: Option<String>,
+    /// The job as it is now.
+    pub job: JobInfo,
 }
 
 impl Default for MediaSettings {
@@ -42,8 +60,10 @@ impl Default for MediaSettings {
         MediaSettings {
             max_upload_bytes: DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
             limits: Limits::default(),
-            lease: Duration::from_secs(120),
+            lease: Duration::from_secs(30),
             wake: Arc::new(tokio::sync::Notify::new()),
+            upload_ttl: Duration::from_secs(24 * 3600),
+            events: tokio::sync::broadcast::channel(256).0,
         }
     }
 }
@@ -324,7 +344,57 @@ impl MediaWorker {
         }
     }
 
+    /// Tells listeners where `job` is now (read back from the store).
+    async fn publish(&self, job: &Job) {
+        let events = &self.services.media.events;
+        if events.receiver_count() == 0 {
+            return;
+        }
+        if let Ok(now) = self.services.store.job(&job.scope, &job.id).await {
+            let session_id = job.session_id().map(str::to_string);
+            let _ = events.send(JobEvent { scope: job.scope.clone(), session_id, job: now.info() });
+        }
+    }
+
+    /// Notes a stage of `job` (renewing its lease) and tells listeners.
+    async fn step(&self, job: &Job, stage: &str, progress: i64) {
+        let lease = self.services.media.lease;
+        match self.services.store.job_progress(job, Some((stage, progress)), lease).await {
+            Ok(true) => self.publish(job).await,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(job = %job.id, error = %e, "could not note a job's progress"),
+        }
+    }
+
     async fn run_job(&self, job: Job) -> Result<(), StoreError> {
+        self.publish(&job).await;
+        let result = self.with_lease(&job, self.run_claimed(&job)).await;
+        self.publish(&job).await;
+        result
+    }
+
+    /// Runs `work`, renewing `job`'s lease every third of it meanwhile, so
+    /// the job is taken over soon after its process stops, never while it
+    /// is alive.
+    async fn with_lease<T>(&self, job: &Job, work: impl std::future::Future<Output = T>) -> T {
+        let lease = self.services.media.lease;
+        let mut beat = tokio::time::interval(lease / 3);
+        beat.tick().await;
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                done = &mut work => return done,
+                _ = beat.tick() => {
+                    if let Err(e) = self.services.store.job_progress(job, None, lease).await {
+                        tracing::warn!(job = %job.id, error = %e, "could not renew a job's lease");
+                    }
+                }
+            }
+        }
+    }
+
+    async fn run_claimed(&self, job: &Job) -> Result<(), StoreError> {
+        let job = job.clone();
         let store = &self.services.store;
         if job.attempts > job.max_attempts {
             let reason = format!(
@@ -376,6 +446,7 @@ impl MediaWorker {
         let upload_id = job.payload["uploadId"].as_str().unwrap_or_default();
         let (upload, path) = store.upload(&job.scope, upload_id).await.map_err(|e| (e.to_string(), false))?;
         let staged = services.uploads_dir.join(&path);
+        self.step(job, "reading", 5).await;
         let bytes = match tokio::fs::read(&staged).await {
             Ok(b) => b,
             Err(e) => return Err((format!("the uploaded file {} cannot be read: {e}", upload.url), false)),
@@ -383,10 +454,24 @@ impl MediaWorker {
         let format =
             Format::from_mime(&upload.mime).ok_or((format!("{} is not a processed type", upload.mime), false))?;
         let limits = services.media.limits;
-        let work = tokio::task::spawn_blocking(move || quire_media::process(&bytes, format, &limits));
+        let (steps, mut stepped) = tokio::sync::mpsc::unbounded_channel();
+        let work = tokio::task::spawn_blocking(move || {
+            quire_media::process_observed(&bytes, format, &limits, &mut |stage, pct| {
+                let _ = steps.send((stage, pct));
+            })
+        });
         // The pipeline checks its time between steps; this bounds a step
         // that runs long (the thread finishes on its own, its result unused).
-        let processed = match tokio::time::timeout(limits.max_time + Duration::from_secs(5), work).await {
+        let work = tokio::time::timeout(limits.max_time + Duration::from_secs(5), work);
+        tokio::pin!(work);
+        // Each stage is noted as it starts.
+        let finished = loop {
+            tokio::select! {
+                done = &mut work => break done,
+                Some((stage, pct)) = stepped.recv() => self.step(job, stage, i64::from(pct)).await,
+            }
+        };
+        let processed = match finished {
             Err(_) => {
                 return Err((format!("processing took longer than {} s", limits.max_time.as_secs()), false));
             }
@@ -397,6 +482,7 @@ impl MediaWorker {
             }
             Ok(Ok(Ok(p))) => p,
         };
+        self.step(job, "storing", 90).await;
         let dir = site_dir(services, &job.scope);
         let url_of = |name: &str| format!("/uploads/{}/{name}", job.scope.site_id);
         let mut files = Vec::new();
@@ -447,6 +533,7 @@ impl MediaWorker {
         let mime = if format == Format::Webp { "image/png" } else { format.mime() };
         let path = services.uploads_dir.join(url.trim_start_matches("/uploads/"));
         let bytes = tokio::fs::read(&path).await.map_err(|e| (format!("cannot read {url}: {e}"), false))?;
+        self.step(job, "describing", 50).await;
         let d = describer.describe(&bytes, mime).await.map_err(|e| (e, true))?;
         services.store.complete_describe_job(job, d.alt, d.description, d.tags).await.map_err(|e| (e.to_string(), true))
     }

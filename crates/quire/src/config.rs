@@ -39,6 +39,12 @@ pub struct Config {
     pub vaults: BTreeMap<String, PathBuf>,
     /// Largest file an upload may be, in megabytes (`QUIRE_MAX_UPLOAD_MB`, default 25).
     pub max_upload_mb: u64,
+    /// Seconds a media job is held by its worker, renewed while it runs; a
+    /// job whose process stopped is taken over after this (`QUIRE_JOB_LEASE_SECS`, default 30).
+    pub job_lease_secs: u64,
+    /// Hours an upload that no image was made of is kept before it is
+    /// removed (`QUIRE_UPLOAD_TTL_HOURS`, default 24).
+    pub upload_ttl_hours: u64,
     /// Model profiles by name (`[profiles.default]`); `default` otherwise
     /// comes from `QUIRE_LLM_*` (see the README).
     pub profiles: BTreeMap<String, quire_agent::Profile>,
@@ -60,13 +66,15 @@ impl Default for Config {
             vaults_dir: None,
             vaults: BTreeMap::new(),
             max_upload_mb: 25,
+            job_lease_secs: 30,
+            upload_ttl_hours: 24,
             profiles: BTreeMap::new(),
         }
     }
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 14] = [
     "addr",
     "data",
     "default_site",
@@ -79,6 +87,8 @@ const KEYS: [&str; 12] = [
     "mcp_allowed_origins",
     "vaults_dir",
     "max_upload_mb",
+    "job_lease_secs",
+    "upload_ttl_hours",
 ];
 
 impl Config {

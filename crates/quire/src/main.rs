@@ -674,6 +674,8 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tool
     }
     services.vaults = vaults;
     services.media.max_upload_bytes = config.max_upload_mb.saturating_mul(1024 * 1024);
+    services.media.lease = std::time::Duration::from_secs(config.job_lease_secs.clamp(1, 3600));
+    services.media.upload_ttl = std::time::Duration::from_secs(config.upload_ttl_hours.saturating_mul(3600));
     services.embedder = embedder(config);
     services.describer = describer(config);
     services

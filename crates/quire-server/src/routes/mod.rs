@@ -7,6 +7,7 @@ pub mod changes;
 pub mod collections;
 pub mod delivery;
 pub mod images;
+pub mod jobs;
 pub mod navigation;
 pub mod pages;
 pub mod sections;
@@ -31,6 +32,7 @@ pub fn router() -> Router<AppState> {
         .merge(templates::router())
         .merge(collections::router())
         .merge(images::router())
+        .merge(jobs::router())
         .merge(navigation::router())
         .merge(archive::router())
         .merge(changes::router())

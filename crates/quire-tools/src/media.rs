@@ -496,10 +496,20 @@ impl MediaWorker {
                 json!({"width": v.webp.width, "height": v.webp.height, "url": url_of(&v.fallback.name), "webp": url_of(&v.webp.name)}),
             );
         }
+        // Files are written whole in the job's own folder, then renamed into
+        // place: a process stopped midway leaves no part of a file where it
+        // is served, and the next attempt starts that folder anew.
+        let work = job_dir(services, job);
+        let _ = tokio::fs::remove_dir_all(&work).await;
         for f in all {
-            write_file(&dir, &f.name, &f.bytes).await.map_err(|e| (format!("cannot store {}: {e}", f.name), true))?;
+            let written = write_file(&dir, &work, &f.name, &f.bytes).await;
+            if let Err(e) = written {
+                let _ = tokio::fs::remove_dir_all(&work).await;
+                return Err((format!("cannot store {}: {e}", f.name), true));
+            }
             files.push(ImageFile { path: url_of(&f.name), mime: f.format.mime().to_string() });
         }
+        let _ = tokio::fs::remove_dir_all(&work).await;
         let result = ImageResult {
             url: url_of(&processed.original.name),
             mime: processed.format.mime().to_string(),
@@ -539,14 +549,22 @@ impl MediaWorker {
     }
 }
 
-/// Writes a hash-named file once: the same name always holds the same bytes.
-async fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+/// The folder a job writes its files in before they are renamed into place
+/// (under `incoming/`, never served).
+pub fn job_dir(services: &Services, job: &Job) -> PathBuf {
+    site_dir(services, &job.scope).join("incoming").join(format!(".job-{}", job.id))
+}
+
+/// Writes a hash-named file once: the same name always holds the same
+/// bytes. Written in `work`, then renamed into `dir`.
+async fn write_file(dir: &Path, work: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     let path = dir.join(name);
     if tokio::fs::try_exists(&path).await.unwrap_or(false) {
         return Ok(());
     }
     tokio::fs::create_dir_all(dir).await?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", uuid_v7()));
+    tokio::fs::create_dir_all(work).await?;
+    let tmp = work.join(name);
     tokio::fs::write(&tmp, bytes).await?;
     tokio::fs::rename(&tmp, &path).await
 }

@@ -51,7 +51,13 @@ impl Drop for Server {
 /// Starts `quire serve` on a free port over `data`; answers once it listens,
 /// with what it printed on stdout (the admin token on a first start).
 pub fn start(data: &str, bootstrap: Option<&str>) -> Server {
+    start_with(data, bootstrap, &[])
+}
+
+/// [`start`] with more environment variables.
+pub fn start_with(data: &str, bootstrap: Option<&str>, envs: &[(&str, &str)]) -> Server {
     let mut cmd = quire();
+    cmd.envs(envs.iter().copied());
     cmd.args(["serve", "--addr", "127.0.0.1:0", "--data", data]).stdout(Stdio::piped()).stderr(Stdio::piped());
     if let Some(token) = bootstrap {
         cmd.env("QUIRE_BOOTSTRAP_TOKEN", token);

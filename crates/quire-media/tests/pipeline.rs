@@ -142,3 +142,28 @@ fn png_webp_and_animated_gif() {
     assert_eq!(frames.len(), 3, "the animation is kept");
     assert_eq!(p.variants[0].fallback.format, Format::Gif);
 }
+
+#[test]
+fn processing_the_same_file_again_gives_the_same_files_and_reports_its_stages() {
+    // A job run again after a crash names its files as the first attempt did,
+    // so nothing is stored twice under two names.
+    for (bytes, format) in [
+        (samples::jpeg_with_exif(500, 300, 6), Format::Jpeg),
+        (samples::png_rgba(400, 300), Format::Png),
+        (samples::webp(300, 200), Format::Webp),
+        (samples::gif(60, 40, 3), Format::Gif),
+    ] {
+        let mut stages = Vec::new();
+        let first =
+            quire_media::process_observed(&bytes, format, &Limits::default(), &mut |s, p| stages.push((s, p))).unwrap();
+        let again = process(&bytes, format, &Limits::default()).unwrap();
+        let names = |p: &quire_media::Processed| {
+            let mut n = vec![p.original.name.clone()];
+            n.extend(p.variants.iter().flat_map(|v| [v.webp.name.clone(), v.fallback.name.clone()]));
+            n
+        };
+        assert_eq!(names(&first), names(&again), "{format:?}");
+        assert!(stages.windows(2).all(|w| w[0].1 < w[1].1), "{format:?}: {stages:?}");
+        assert_eq!(stages.iter().filter(|(s, _)| *s == "variants").count(), 3, "{format:?}: {stages:?}");
+    }
+}

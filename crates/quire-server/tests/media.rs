@@ -341,7 +341,10 @@ async fn processing_progress_is_readable_over_rest_stage_by_stage() {
         seen.push((e.job.status.clone(), e.job.stage.clone().unwrap_or_default(), e.job.progress));
     }
     let stages: Vec<&str> = seen.iter().map(|(_, s, _)| s.as_str()).collect();
-    assert_eq!(stages, ["starting", "reading", "decoding", "encoding", "variants", "variants", "variants", "storing", ""]);
+    assert_eq!(
+        stages,
+        ["starting", "reading", "decoding", "encoding", "variants", "variants", "variants", "storing", ""]
+    );
     assert!(seen.windows(2).all(|w| w[0].2 <= w[1].2), "progress only grows: {seen:?}");
     assert_eq!(seen.last().unwrap(), &("done".to_string(), String::new(), 100));
 

@@ -150,8 +150,7 @@ fn a_server_killed_mid_job_finishes_it_on_the_next_start_with_nothing_half_writt
         let jobs = get_json(&server.addr, &format!("/api/v1/images/{id}/jobs"), token);
         let job = &jobs["items"][0];
         assert_ne!(job["status"], "done", "the job finished before the kill; use a larger image: {job}");
-        if job["status"] == "running" && ["encoding", "variants", "storing"].contains(&job["stage"].as_str().unwrap())
-        {
+        if job["status"] == "running" && ["encoding", "variants", "storing"].contains(&job["stage"].as_str().unwrap()) {
             break job["stage"].as_str().unwrap().to_string();
         }
         assert!(Instant::now() < deadline, "the job never ran: {job}");

@@ -737,6 +737,64 @@ impl Store {
         Ok(after)
     }
 
+    /// Up to `limit` uploads (any scope) received before `before` that no
+    /// image was made of (no job names them), with their staged paths.
+    pub async fn expired_uploads(&self, before: DateTime<Utc>, limit: u32) -> Result<Vec<(Scope, Upload, String)>> {
+        let rows = sqlx::query(
+            "SELECT * FROM uploads u WHERE created_at < ?1
+             AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = u.id)
+             ORDER BY created_at LIMIT ?2",
+        )
+        .bind(before)
+        .bind(limit as i64)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let scope = Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?);
+                let (upload, path) = upload_from_row(r)?;
+                Ok((scope, upload, path))
+            })
+            .collect()
+    }
+
+    /// Every URL path registered for the images of a site (live, archived,
+    /// any status): the files under its folder that are kept.
+    pub async fn registered_files(&self, site_id: &str) -> Result<std::collections::HashSet<String>> {
+        let paths: Vec<String> = sqlx::query_scalar(
+            "SELECT f.path FROM image_files f JOIN images i ON i.id = f.image_id WHERE i.site_id = ?1",
+        )
+        .bind(site_id)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(paths.into_iter().collect())
+    }
+
+    /// Whether upload `id` of a site is recorded, and the status of the
+    /// latest job made of it: `None` when there is no such upload,
+    /// `Some(None)` when no image was made of it.
+    pub async fn upload_job_status(&self, site_id: &str, id: &str) -> Result<Option<Option<String>>> {
+        let row: Option<(Option<String>,)> = sqlx::query_as(
+            "SELECT (SELECT status FROM jobs WHERE json_extract(payload, '$.uploadId') = u.id
+                     ORDER BY created_at DESC LIMIT 1)
+             FROM uploads u WHERE u.id = ?1 AND u.site_id = ?2",
+        )
+        .bind(id)
+        .bind(site_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    /// The status of job `id` of a site, if there is one.
+    pub async fn job_status(&self, site_id: &str, id: &str) -> Result<Option<String>> {
+        Ok(sqlx::query_scalar("SELECT status FROM jobs WHERE id = ?1 AND site_id = ?2")
+            .bind(id)
+            .bind(site_id)
+            .fetch_optional(&self.reader)
+            .await?)
+    }
+
     /// Makes every lease end now, as if the processes holding them had
     /// stopped (tests of restarts).
     pub async fn expire_leases(&self) -> Result<u64> {

@@ -283,6 +283,25 @@ fn uuid_v7() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// How old a file no image registers must be before the clean-up removes
+/// it: far longer than any job may run, so a job's files are registered
+/// (when it completes) before they could be taken for leftovers.
+pub const ORPHAN_GRACE: Duration = Duration::from_secs(3600);
+
+/// How often a serving process cleans up (and once when it starts).
+pub const CLEAN_EVERY: Duration = Duration::from_secs(600);
+
+/// What a clean-up removed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Cleaned {
+    /// Uploads no image was made of (record and file).
+    pub uploads: usize,
+    /// Other files and work folders.
+    pub files: usize,
+    /// Bytes freed.
+    pub bytes: u64,
+}
+
 /// Works the job queue: claims due jobs one at a time and runs them.
 #[derive(Clone)]
 pub struct MediaWorker {
@@ -319,7 +338,14 @@ impl MediaWorker {
     /// embedding model is configured (pausing a minute after a failure).
     pub async fn run(self) {
         let mut embed_after = tokio::time::Instant::now();
+        let mut clean_after = tokio::time::Instant::now();
         loop {
+            if tokio::time::Instant::now() >= clean_after {
+                clean_after = tokio::time::Instant::now() + CLEAN_EVERY;
+                if let Err(e) = self.clean(chrono::Utc::now()).await {
+                    tracing::warn!(error = %e, "media clean-up could not reach the database");
+                }
+            }
             match self.drain().await {
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "media worker could not reach the job queue"),
@@ -369,6 +395,11 @@ impl MediaWorker {
     async fn run_job(&self, job: Job) -> Result<(), StoreError> {
         self.publish(&job).await;
         let result = self.with_lease(&job, self.run_claimed(&job)).await;
+        if job.kind == PROCESS_IMAGE
+            && self.services.store.job_status(&job.scope.site_id, &job.id).await?.as_deref() == Some("failed")
+        {
+            self.remove_failed_files(&job).await;
+        }
         self.publish(&job).await;
         result
     }
@@ -436,6 +467,117 @@ impl MediaWorker {
                 Ok(())
             }
         }
+    }
+
+    /// Removes what a job that failed for good leaves: the file as
+    /// received (it may hold metadata, and no image will be made of it) and
+    /// its work folder.
+    async fn remove_failed_files(&self, job: &Job) {
+        let services = &self.services;
+        let _ = tokio::fs::remove_dir_all(job_dir(services, job)).await;
+        let upload_id = job.payload["uploadId"].as_str().unwrap_or_default();
+        if let Ok((upload, path)) = services.store.upload(&job.scope, upload_id).await
+            && tokio::fs::remove_file(services.uploads_dir.join(&path)).await.is_ok()
+        {
+            tracing::info!(image = %job.subject_id, upload = %upload.id, bytes = upload.bytes,
+                "removed the received file of an image that failed processing");
+        }
+    }
+
+    /// Removes, as of `now`: uploads older than the upload TTL that no image
+    /// was made of (record and file); files left in a site's folder that no
+    /// image registers (written for an image whose processing then failed,
+    /// or by a process that stopped) once older than [`ORPHAN_GRACE`];
+    /// received files whose image failed or completed; partial receptions
+    /// and work folders of jobs no longer running. Each removal is logged.
+    pub async fn clean(&self, now: chrono::DateTime<chrono::Utc>) -> Result<Cleaned, StoreError> {
+        let services = &self.services;
+        let store = &services.store;
+        let mut cleaned = Cleaned::default();
+        let ttl = chrono::Duration::from_std(services.media.upload_ttl).unwrap_or(chrono::Duration::MAX);
+        let before = now.checked_sub_signed(ttl).unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC);
+        loop {
+            let expired = store.expired_uploads(before, 100).await?;
+            if expired.is_empty() {
+                break;
+            }
+            for (scope, upload, path) in expired {
+                store.discard_upload(&scope, &upload.id).await?;
+                let file = services.uploads_dir.join(&path);
+                let bytes = tokio::fs::metadata(&file).await.map(|m| m.len()).unwrap_or(0);
+                let _ = tokio::fs::remove_file(&file).await;
+                tracing::info!(site = %scope.site_id, upload = %upload.id, filename = %upload.filename, bytes,
+                    "removed an upload no image was made of within the upload TTL");
+                cleaned.uploads += 1;
+                cleaned.bytes += bytes;
+            }
+        }
+        let old_enough = |modified: Option<std::time::SystemTime>| {
+            let grace = chrono::Duration::from_std(ORPHAN_GRACE).unwrap_or(chrono::Duration::MAX);
+            modified.map(chrono::DateTime::<chrono::Utc>::from).is_some_and(|m| m + grace <= now)
+        };
+        let Ok(mut sites) = tokio::fs::read_dir(&services.uploads_dir).await else {
+            return Ok(cleaned);
+        };
+        while let Ok(Some(site)) = sites.next_entry().await {
+            if !site.file_type().await.is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let site_id = site.file_name().to_string_lossy().into_owned();
+            let registered = store.registered_files(&site_id).await?;
+            let Ok(mut entries) = tokio::fs::read_dir(site.path()).await else { continue };
+            while let Ok(Some(e)) = entries.next_entry().await {
+                let Ok(meta) = e.metadata().await else { continue };
+                let name = e.file_name().to_string_lossy().into_owned();
+                if !meta.is_file() || registered.contains(&format!("/uploads/{site_id}/{name}")) {
+                    continue;
+                }
+                if old_enough(meta.modified().ok()) && tokio::fs::remove_file(e.path()).await.is_ok() {
+                    tracing::info!(site = %site_id, file = %name, bytes = meta.len(),
+                        "removed a file no image registers (its processing failed or stopped)");
+                    cleaned.files += 1;
+                    cleaned.bytes += meta.len();
+                }
+            }
+            let Ok(mut incoming) = tokio::fs::read_dir(site.path().join("incoming")).await else { continue };
+            while let Ok(Some(e)) = incoming.next_entry().await {
+                let Ok(meta) = e.metadata().await else { continue };
+                let name = e.file_name().to_string_lossy().into_owned();
+                let old = old_enough(meta.modified().ok());
+                let remove = if let Some(job) = name.strip_prefix(".job-") {
+                    let status = store.job_status(&site_id, job).await?;
+                    !matches!(status.as_deref(), Some("queued" | "running")) || old
+                } else if name.ends_with(".part") {
+                    old
+                } else {
+                    match store.upload_job_status(&site_id, &name).await? {
+                        // Not recorded: the process stopped before it was.
+                        None => old,
+                        // Expired ones went above; this one is younger.
+                        Some(None) => false,
+                        Some(Some(status)) => matches!(status.as_str(), "done" | "failed"),
+                    }
+                };
+                if !remove {
+                    continue;
+                }
+                let gone = if meta.is_dir() {
+                    tokio::fs::remove_dir_all(e.path()).await
+                } else {
+                    tokio::fs::remove_file(e.path()).await
+                };
+                if gone.is_ok() {
+                    tracing::info!(site = %site_id, file = %format!("incoming/{name}"), bytes = meta.len(),
+                        "removed a received file or work folder no job needs");
+                    cleaned.files += 1;
+                    cleaned.bytes += if meta.is_dir() { 0 } else { meta.len() };
+                }
+            }
+        }
+        if cleaned != Cleaned::default() {
+            tracing::info!(uploads = cleaned.uploads, files = cleaned.files, bytes = cleaned.bytes, "media clean-up");
+        }
+        Ok(cleaned)
     }
 
     /// Processes the upload behind `job`; an error is the reason and
@@ -560,7 +702,12 @@ pub fn job_dir(services: &Services, job: &Job) -> PathBuf {
 async fn write_file(dir: &Path, work: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     let path = dir.join(name);
     if tokio::fs::try_exists(&path).await.unwrap_or(false) {
-        return Ok(());
+        // Fresh again, so the clean-up does not take it for a leftover
+        // before this job registers it.
+        let file = tokio::fs::File::options().append(true).open(&path).await?.into_std().await;
+        return tokio::task::spawn_blocking(move || file.set_modified(std::time::SystemTime::now()))
+            .await
+            .map_err(std::io::Error::other)?;
     }
     tokio::fs::create_dir_all(dir).await?;
     tokio::fs::create_dir_all(work).await?;

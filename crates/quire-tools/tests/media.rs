@@ -308,3 +308,91 @@ async fn undoing_an_agent_turn_undoes_the_processing_of_its_images_too() {
     assert_eq!(report.reverted.len(), 2, "the processing, then the creation");
     assert!(env.store.image(&env.scope, &id).await.is_err(), "the image is archived");
 }
+
+fn names(dir: &std::path::Path) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn the_clean_up_removes_unused_uploads_after_their_ttl_and_leftovers_of_failed_work() {
+    let env = Env::new().await;
+    let services = env.registry.services();
+    let site = env.dir.path().join(format!("uploads/{}", env.scope.site_id));
+    let incoming = site.join("incoming");
+    let seeded = names(&site);
+    // An upload no image was made of, one that became an image and was
+    // processed, one whose image waits in the queue, and a second upload of
+    // the same bytes as the processed one (the library answered that image).
+    let unused = receive_bytes(services, &env.scope, "user:a", "unused.png", &samples::png(10, 10)).await.unwrap();
+    let made = receive_bytes(services, &env.scope, "user:a", "made.png", &samples::png(12, 12)).await.unwrap();
+    ok(env.call("createImage", json!({"uploadId": made.id})).await);
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let again = receive_bytes(services, &env.scope, "user:a", "again.png", &samples::png(12, 12)).await.unwrap();
+    let dup = ok(env.call("createImage", json!({"uploadId": again.id})).await);
+    let waiting = receive_bytes(services, &env.scope, "user:a", "wait.png", &samples::png(14, 14)).await.unwrap();
+    let queued = ok(env.call("createImage", json!({"uploadId": waiting.id})).await);
+    // Leftovers of work that stopped or failed: a file written for an image
+    // whose processing failed, a partial reception, a job's work folder.
+    std::fs::write(site.join("0123456789abcdef0123456789abcdef.png"), b"orphan").unwrap();
+    std::fs::write(incoming.join("0193aaaa-0000-7000-8000-000000000000.part"), b"partial").unwrap();
+    std::fs::create_dir_all(incoming.join(".job-0193bbbb-0000-7000-8000-000000000000")).unwrap();
+    std::fs::write(incoming.join(".job-0193bbbb-0000-7000-8000-000000000000/x.webp"), b"half").unwrap();
+    let before = names(&site);
+
+    // Now: everything is young; only the work folder of no running job goes.
+    let now = chrono::Utc::now();
+    let cleaned = worker(&env).clean(now).await.unwrap();
+    assert_eq!((cleaned.uploads, cleaned.files), (0, 1), "{cleaned:?}");
+    assert!(!incoming.join(".job-0193bbbb-0000-7000-8000-000000000000").exists());
+    assert!(env.store.upload(&env.scope, &unused.id).await.is_ok());
+    assert_eq!(names(&site), before);
+
+    // Two hours on: leftovers are old enough, uploads still within the TTL.
+    let cleaned = worker(&env).clean(now + chrono::Duration::hours(2)).await.unwrap();
+    assert_eq!((cleaned.uploads, cleaned.files, cleaned.bytes), (0, 2, 13), "{cleaned:?}");
+    assert!(!site.join("0123456789abcdef0123456789abcdef.png").exists());
+    assert!(env.store.upload(&env.scope, &unused.id).await.is_ok());
+
+    // A day on: the uploads no image was made of are gone, record and file;
+    // the one whose image is queued stays, and so does every image's file.
+    let cleaned = worker(&env).clean(now + chrono::Duration::hours(25)).await.unwrap();
+    assert_eq!(cleaned.uploads, 2, "the unused upload and the duplicate: {cleaned:?}");
+    for gone in [&unused, &again] {
+        assert!(env.store.upload(&env.scope, &gone.id).await.is_err(), "{} is forgotten", gone.filename);
+        assert!(!incoming.join(&gone.id).exists(), "{}'s file is removed", gone.filename);
+    }
+    assert!(env.store.upload(&env.scope, &waiting.id).await.is_ok());
+    assert!(incoming.join(&waiting.id).exists(), "its image is still to be processed");
+    let image = env.store.image(&env.scope, dup["item"]["id"].as_str().unwrap()).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Completed);
+    assert!(env.store.served_file(&image.url).await.unwrap().is_some());
+    assert!(site.join(image.url.rsplit('/').next().unwrap()).exists());
+    assert!(seeded.is_subset(&names(&site)), "the seed's registered files stay");
+    // The queued image is processed as usual afterwards.
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let id = queued["item"]["id"].as_str().unwrap();
+    assert_eq!(env.store.image(&env.scope, id).await.unwrap().status, ImageStatus::Completed);
+    assert_eq!(names(&incoming), Default::default());
+}
+
+#[tokio::test]
+async fn an_image_that_fails_for_good_leaves_no_received_file() {
+    let env = Env::new().await;
+    let created = create(&env, &samples::jpeg_with_exif(40, 20, 1), "given-up.jpg").await;
+    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let incoming = env.dir.path().join(format!("uploads/{}/incoming", env.scope.site_id));
+    assert_eq!(names(&incoming).len(), 1, "the file as received waits for processing");
+    // Every attempt is claimed and abandoned; the worker then gives up.
+    for _ in 0..3 {
+        env.store.claim_job(Duration::from_secs(60)).await.unwrap().unwrap();
+        env.store.expire_leases().await.unwrap();
+    }
+    assert_eq!(worker(&env).drain().await.unwrap(), 1);
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.status, ImageStatus::Failed);
+    assert_eq!(names(&incoming), Default::default(), "the received file (with its GPS position) is removed");
+    // The image record stays, failed, with its reason: a person decides.
+    assert!(image.error.unwrap().starts_with("gave up after 3 attempts"));
+}

@@ -25,6 +25,7 @@ mod record;
 mod records;
 pub mod seed;
 pub mod users;
+mod vectors;
 
 pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
@@ -110,6 +111,7 @@ pub struct Store {
     writer: SqlitePool,
     checkpointer: SqlitePool,
     batcher: batch::Batcher,
+    vectors: vectors::Vectors,
 }
 
 impl Store {
@@ -140,7 +142,7 @@ impl Store {
             .await?;
         tokio::spawn(checkpoint_loop(checkpointer.clone()));
         let batcher = batch::Batcher::spawn(writer.clone());
-        Ok(Self { reader, writer, checkpointer, batcher })
+        Ok(Self { reader, writer, checkpointer, batcher, vectors: vectors::Vectors::default() })
     }
 
     /// Applies pending migrations (done by [`Store::open`] too); returns how

@@ -617,6 +617,7 @@ impl Store {
         vector: &[f32],
     ) -> Result<()> {
         let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut tx = self.writer.begin().await?;
         sqlx::query(
             "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT version FROM images WHERE id = ?1), ?7, ?8, ?9)
@@ -632,8 +633,11 @@ impl Store {
         .bind(vector.len() as i64)
         .bind(blob)
         .bind(Utc::now())
-        .execute(&self.writer)
+        .execute(&mut *tx)
         .await?;
+        let generation = crate::vectors::raise(&mut tx, scope, entity, model).await?;
+        tx.commit().await?;
+        self.vector_written(scope, entity, model, generation, id, vector);
         Ok(())
     }
 

@@ -165,8 +165,15 @@ pub async fn embed_pending(store: &Store, embedder: &dyn Embedder, batch: u32) -
 /// Least cosine similarity for a vector match to count.
 pub const MIN_SIMILARITY: f32 = 0.3;
 
+/// The unit vector of a query.
+pub async fn query_vector(embedder: &dyn Embedder, query: &str) -> Result<Vec<f32>, String> {
+    let q = embedder.embed(&[query.to_string()]).await?;
+    Ok(normalise(q.into_iter().next().ok_or("no vector for the query")?))
+}
+
 /// Image ids of `scope` by similarity to `query`, best first, at most
-/// `limit`, none below [`MIN_SIMILARITY`].
+/// `limit`, none below [`MIN_SIMILARITY`]; over the scope's vectors held
+/// in memory by the store.
 pub async fn similar_images(
     store: &Store,
     embedder: &dyn Embedder,
@@ -174,18 +181,28 @@ pub async fn similar_images(
     query: &str,
     limit: usize,
 ) -> Result<Vec<String>, String> {
-    let q = embedder.embed(&[query.to_string()]).await?;
-    let q = normalise(q.into_iter().next().ok_or("no vector for the query")?);
-    let vectors = store.embeddings(scope, "image", embedder.model()).await.map_err(|e: StoreError| e.to_string())?;
+    let q = query_vector(embedder, query).await?;
+    let found = store
+        .similar(scope, "image", embedder.model(), &q, limit, MIN_SIMILARITY)
+        .await
+        .map_err(|e: StoreError| e.to_string())?;
+    Ok(found.into_iter().map(|(id, _)| id).collect())
+}
+
+/// [`similar_images`] as it was before vectors were kept in memory: every
+/// vector of the scope read from the database for each query. Kept as the
+/// benchmark's baseline.
+pub async fn similar_images_scan(store: &Store, q: &[f32], scope: &Scope, model: &str, limit: usize) -> Vec<String> {
+    let vectors = store.embeddings(scope, "image", model).await.unwrap_or_default();
     let mut scored: Vec<(f32, String)> = vectors
         .into_iter()
         .filter(|(_, v)| v.len() == q.len())
-        .map(|(id, v)| (v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>(), id))
+        .map(|(id, v)| (v.iter().zip(q).map(|(a, b)| a * b).sum::<f32>(), id))
         .filter(|(s, _)| *s >= MIN_SIMILARITY)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     scored.truncate(limit);
-    Ok(scored.into_iter().map(|(_, id)| id).collect())
+    scored.into_iter().map(|(_, id)| id).collect()
 }
 
 /// Reciprocal rank fusion of ranked id lists (k = 60): an id's score is

@@ -1,0 +1,286 @@
+//! Vectors of a scope in memory for semantic search. Each set (scope,
+//! entity, model) is read from the `embeddings` table the first time it is
+//! searched, then kept current by this process's writes; a `vector_sets`
+//! counter, raised by every write of any process, tells with one lookup per
+//! search whether the set in memory is still the database's (if not, it is
+//! read again). A search scores every vector of the set (exact cosine as a
+//! dot product of unit vectors, contiguous `f32`s) and drops records that
+//! are archived.
+
+use crate::{Result, Scope, Store, StoreError};
+use sqlx::SqliteConnection;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    site_id: String,
+    env: String,
+    entity: String,
+    model: String,
+}
+
+impl Key {
+    fn new(scope: &Scope, entity: &str, model: &str) -> Self {
+        Key { site_id: scope.site_id.clone(), env: scope.env.clone(), entity: entity.into(), model: model.into() }
+    }
+}
+
+/// One set's vectors: `ids[i]` owns `data[i * dims .. (i + 1) * dims]`.
+#[derive(Debug, Default)]
+struct Set {
+    generation: i64,
+    dims: usize,
+    ids: Vec<String>,
+    slot: HashMap<String, usize>,
+    data: Vec<f32>,
+}
+
+impl Set {
+    fn put(&mut self, id: &str, v: &[f32]) {
+        if self.ids.is_empty() && self.dims == 0 {
+            self.dims = v.len();
+        }
+        if v.len() != self.dims {
+            // A vector of another size cannot be compared with the others.
+            return;
+        }
+        match self.slot.get(id) {
+            Some(&i) => self.data[i * self.dims..(i + 1) * self.dims].copy_from_slice(v),
+            None => {
+                self.slot.insert(id.to_string(), self.ids.len());
+                self.ids.push(id.to_string());
+                self.data.extend_from_slice(v);
+            }
+        }
+    }
+
+    /// `(score, slot)` of every vector scoring at least `min`, best first.
+    fn scores(&self, q: &[f32], min: f32) -> Vec<(f32, usize)> {
+        if q.len() != self.dims || self.dims == 0 {
+            return Vec::new();
+        }
+        let mut out: Vec<(f32, usize)> = self
+            .data
+            .chunks_exact(self.dims)
+            .map(|v| dot(v, q))
+            .enumerate()
+            .filter(|(_, s)| *s >= min)
+            .map(|(i, s)| (s, i))
+            .collect();
+        out.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        out
+    }
+}
+
+/// Dot product in eight lanes, which the compiler turns into SIMD.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// The sets this process has read, by scope, entity and model.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Vectors {
+    sets: Arc<Mutex<HashMap<Key, Arc<RwLock<Set>>>>>,
+}
+
+impl Vectors {
+    fn get(&self, key: &Key) -> Option<Arc<RwLock<Set>>> {
+        self.sets.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
+    }
+
+    /// After a write that raised the set's counter to `generation`: the set
+    /// in memory takes the vector when it was current just before;
+    /// otherwise it is dropped, to be read again.
+    fn wrote(&self, key: &Key, generation: i64, id: &str, v: &[f32]) {
+        let Some(set) = self.get(key) else { return };
+        let mut set = set.write().unwrap_or_else(|e| e.into_inner());
+        if set.generation == generation - 1 {
+            set.put(id, v);
+            set.generation = generation;
+        } else if set.generation < generation {
+            drop(set);
+            self.sets.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+        }
+    }
+}
+
+/// The live-record table of an entity whose vectors are searched.
+fn table(entity: &str) -> Result<&'static str> {
+    Ok(match entity {
+        "image" => "images",
+        "page" => "pages",
+        "section" => "page_sections",
+        "entry" => "entries",
+        other => return Err(StoreError::Corrupt(format!("no vectors are kept for {other}"))),
+    })
+}
+
+fn blob_to_vec(blob: &[u8]) -> Vec<f32> {
+    blob.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// Raises the counter of a set inside the transaction that wrote one of its
+/// vectors; answers the new value.
+pub(crate) async fn raise(conn: &mut SqliteConnection, scope: &Scope, entity: &str, model: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "INSERT INTO vector_sets (site_id, env, entity, model, generation) VALUES (?1, ?2, ?3, ?4, 1)
+         ON CONFLICT (site_id, env, entity, model) DO UPDATE SET generation = generation + 1
+         RETURNING generation",
+    )
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(entity)
+    .bind(model)
+    .fetch_one(conn)
+    .await?)
+}
+
+impl Store {
+    /// Notes a vector this process wrote (after its transaction committed).
+    pub(crate) fn vector_written(
+        &self,
+        scope: &Scope,
+        entity: &str,
+        model: &str,
+        generation: i64,
+        id: &str,
+        v: &[f32],
+    ) {
+        self.vectors.wrote(&Key::new(scope, entity, model), generation, id, v);
+    }
+
+    /// The set of `key`, current with the database: the one in memory when
+    /// its counter is the database's, else read anew.
+    async fn vector_set(&self, key: &Key) -> Result<Arc<RwLock<Set>>> {
+        let current: i64 = sqlx::query_scalar(
+            "SELECT coalesce((SELECT generation FROM vector_sets
+             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4), 0)",
+        )
+        .bind(&key.site_id)
+        .bind(&key.env)
+        .bind(&key.entity)
+        .bind(&key.model)
+        .fetch_one(&self.reader)
+        .await?;
+        if let Some(set) = self.vectors.get(key)
+            && set.read().unwrap_or_else(|e| e.into_inner()).generation == current
+        {
+            return Ok(set);
+        }
+        // The counter and the vectors from one snapshot of the database.
+        let mut tx = self.reader.begin().await?;
+        let generation: i64 = sqlx::query_scalar(
+            "SELECT coalesce((SELECT generation FROM vector_sets
+             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4), 0)",
+        )
+        .bind(&key.site_id)
+        .bind(&key.env)
+        .bind(&key.entity)
+        .bind(&key.model)
+        .fetch_one(&mut *tx)
+        .await?;
+        let rows: Vec<(String, Vec<u8>)> = sqlx::query_as(
+            "SELECT entity_id, vector FROM embeddings WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4
+             ORDER BY entity_id",
+        )
+        .bind(&key.site_id)
+        .bind(&key.env)
+        .bind(&key.entity)
+        .bind(&key.model)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let mut set = Set { generation, ..Set::default() };
+        for (id, blob) in rows {
+            set.put(&id, &blob_to_vec(&blob));
+        }
+        let set = Arc::new(RwLock::new(set));
+        let mut sets = self.vectors.sets.lock().unwrap_or_else(|e| e.into_inner());
+        match sets.get(key) {
+            // Another search read a newer one meanwhile.
+            Some(kept) if kept.read().unwrap_or_else(|e| e.into_inner()).generation >= generation => {
+                Ok(Arc::clone(kept))
+            }
+            _ => {
+                sets.insert(key.clone(), Arc::clone(&set));
+                Ok(set)
+            }
+        }
+    }
+
+    /// Live `entity` records of `scope` whose `model` vectors are most
+    /// similar to the unit vector `q`: at most `limit`, each scoring at
+    /// least `min`, best first, with their scores.
+    pub async fn similar(
+        &self,
+        scope: &Scope,
+        entity: &str,
+        model: &str,
+        q: &[f32],
+        limit: usize,
+        min: f32,
+    ) -> Result<Vec<(String, f32)>> {
+        let table = table(entity)?;
+        let set = self.vector_set(&Key::new(scope, entity, model)).await?;
+        let ranked: Vec<(String, f32)> = {
+            let set = set.read().unwrap_or_else(|e| e.into_inner());
+            set.scores(q, min).into_iter().map(|(s, i)| (set.ids[i].clone(), s)).collect()
+        };
+        // Archived records keep their vectors: keep the live ones, reading
+        // only as many candidates as it takes.
+        let mut found = Vec::with_capacity(limit);
+        for batch in ranked.chunks((limit * 2).max(16)) {
+            if found.len() >= limit {
+                break;
+            }
+            let marks = vec!["?"; batch.len()].join(", ");
+            let sql = format!(
+                "SELECT id FROM {table} WHERE id IN ({marks}) AND site_id = ? AND env = ? AND archive_id IS NULL"
+            );
+            // `table` is one of four constants; every value is bound.
+            let mut query = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
+            for (id, _) in batch {
+                query = query.bind(id);
+            }
+            let live: std::collections::HashSet<String> =
+                query.bind(&scope.site_id).bind(&scope.env).fetch_all(&self.reader).await?.into_iter().collect();
+            found.extend(batch.iter().filter(|(id, _)| live.contains(id)).take(limit - found.len()).cloned());
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dot_product_matches_the_plain_sum() {
+        let a: Vec<f32> = (0..389).map(|i| (i as f32 * 0.37).sin()).collect();
+        let b: Vec<f32> = (0..389).map(|i| (i as f32 * 0.11).cos()).collect();
+        let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - plain).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_set_replaces_a_vector_in_place_and_ignores_other_sizes() {
+        let mut set = Set::default();
+        set.put("a", &[1.0, 0.0]);
+        set.put("b", &[0.0, 1.0]);
+        set.put("a", &[0.6, 0.8]);
+        set.put("c", &[1.0, 0.0, 0.0]);
+        assert_eq!(set.ids, ["a", "b"]);
+        let ranked = set.scores(&[0.0, 1.0], 0.5);
+        assert_eq!(ranked, vec![(1.0, 1), (0.8, 0)]);
+        assert!(set.scores(&[1.0], 0.0).is_empty());
+    }
+}

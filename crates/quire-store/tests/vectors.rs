@@ -1,0 +1,94 @@
+//! Vectors kept in memory for semantic search: a process's own writes
+//! update its copy, another process's writes are noticed at the next
+//! search, archived records are left out and come back when restored, and
+//! other scopes are never answered.
+
+use quire_core::input::NewImage;
+use quire_core::model::{ChangeContext, EntityKind};
+use quire_store::seed::seed_demo;
+use quire_store::{Scope, Store};
+
+fn unit(v: &[f32]) -> Vec<f32> {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / n).collect()
+}
+
+async fn image(store: &Store, scope: &Scope, name: &str) -> String {
+    let input = NewImage {
+        url: format!("/uploads/{}/{name}", scope.site_id),
+        filename: name.into(),
+        mime: Some("image/png".into()),
+        ..Default::default()
+    };
+    store.create_image(&ChangeContext::system(), scope, input).await.unwrap().id
+}
+
+async fn ids(store: &Store, scope: &Scope, q: &[f32]) -> Vec<String> {
+    store.similar(scope, "image", "m", &unit(q), 10, 0.3).await.unwrap().into_iter().map(|(id, _)| id).collect()
+}
+
+#[tokio::test]
+async fn vectors_in_memory_follow_every_write_of_any_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("q.db");
+    let one = Store::open(&path).await.unwrap();
+    let scope = seed_demo(&one, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    // A second process on the same database.
+    let two = Store::open(&path).await.unwrap();
+
+    let (a, b, c) =
+        (image(&one, &scope, "a.png").await, image(&one, &scope, "b.png").await, image(&one, &scope, "c.png").await);
+    one.put_embedding(&scope, "image", &a, "m", "h", &unit(&[1.0, 0.0, 0.0])).await.unwrap();
+    one.put_embedding(&scope, "image", &b, "m", "h", &unit(&[0.8, 0.6, 0.0])).await.unwrap();
+    assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), b.clone()], "best first");
+    assert_eq!(ids(&two, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), b.clone()]);
+    // Below the least similarity: not found.
+    assert!(ids(&one, &scope, &[0.0, 0.0, 1.0]).await.is_empty());
+
+    // A write of this process updates its set in place ...
+    one.put_embedding(&scope, "image", &c, "m", "h", &unit(&[1.0, 0.05, 0.0])).await.unwrap();
+    assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), c.clone(), b.clone()]);
+    // ... and another process notices it at its next search.
+    assert_eq!(ids(&two, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), c.clone(), b.clone()]);
+    // A changed vector moves its record, in both.
+    two.put_embedding(&scope, "image", &a, "m", "h2", &unit(&[0.0, 0.0, 1.0])).await.unwrap();
+    assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, [c.clone(), b.clone()]);
+    assert_eq!(ids(&two, &scope, &[0.0, 0.0, 1.0]).await, [a]);
+
+    // Archived records are left out; restored, they are found again.
+    let archived =
+        one.archive(&ChangeContext::system(), &scope, EntityKind::Image, std::slice::from_ref(&c)).await.unwrap();
+    assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, std::slice::from_ref(&b));
+    assert_eq!(ids(&two, &scope, &[1.0, 0.0, 0.0]).await, std::slice::from_ref(&b));
+    one.restore(&ChangeContext::system(), &scope, &[archived[0].id.clone()]).await.unwrap();
+    assert_eq!(ids(&two, &scope, &[1.0, 0.0, 0.0]).await, [c, b]);
+
+    // Another site, another environment or another model: nothing.
+    let other = one.create_site("other", "Other", &["production"]).await.unwrap();
+    let other = Scope::new(other.id, "production");
+    assert!(ids(&one, &other, &[1.0, 0.0, 0.0]).await.is_empty());
+    let staging = Scope::new(scope.site_id.clone(), "staging");
+    assert!(ids(&one, &staging, &[1.0, 0.0, 0.0]).await.is_empty());
+    assert!(one.similar(&scope, "image", "other-model", &unit(&[1.0, 0.0, 0.0]), 10, 0.3).await.unwrap().is_empty());
+    // A query of another size than the set's vectors finds nothing.
+    assert!(one.similar(&scope, "image", "m", &unit(&[1.0, 0.0]), 10, 0.3).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn at_most_the_limit_and_only_live_records_however_many_are_archived() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let mut made = Vec::new();
+    for i in 0..60 {
+        let id = image(&store, &scope, &format!("i{i}.png")).await;
+        // Closer to the query the lower i is.
+        store.put_embedding(&scope, "image", &id, "m", "h", &unit(&[1.0, i as f32 * 0.01, 0.0])).await.unwrap();
+        made.push(id);
+    }
+    // The 40 best are archived: the search reads past them.
+    store.archive(&ChangeContext::system(), &scope, EntityKind::Image, &made[..40]).await.unwrap();
+    let found = store.similar(&scope, "image", "m", &unit(&[1.0, 0.0, 0.0]), 10, 0.3).await.unwrap();
+    let found: Vec<&String> = found.iter().map(|(id, _)| id).collect();
+    assert_eq!(found, made[40..50].iter().collect::<Vec<_>>());
+}

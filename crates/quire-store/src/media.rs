@@ -741,6 +741,23 @@ impl Store {
         Ok(after)
     }
 
+    /// The live images of `scope` among `ids`, in no particular order.
+    pub async fn live_images(&self, scope: &Scope, ids: &[String]) -> Result<Vec<Image>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut q = sqlx::QueryBuilder::new("SELECT * FROM images WHERE site_id = ");
+        q.push_bind(&scope.site_id).push(" AND env = ").push_bind(&scope.env);
+        q.push(" AND archive_id IS NULL AND id IN (");
+        let mut list = q.separated(", ");
+        for id in ids {
+            list.push_bind(id);
+        }
+        q.push(")");
+        let rows = q.build().fetch_all(&self.reader).await?;
+        rows.iter().map(Image::from_row).collect()
+    }
+
     /// Up to `limit` uploads (any scope) received before `before` that no
     /// image was made of (no job names them), with their staged paths.
     pub async fn expired_uploads(&self, before: DateTime<Utc>, limit: u32) -> Result<Vec<(Scope, Upload, String)>> {

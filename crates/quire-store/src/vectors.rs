@@ -55,21 +55,18 @@ impl Set {
         }
     }
 
-    /// `(score, slot)` of every vector scoring at least `min`, best first.
+    /// `(score, slot)` of every vector scoring at least `min`, unordered.
     fn scores(&self, q: &[f32], min: f32) -> Vec<(f32, usize)> {
         if q.len() != self.dims || self.dims == 0 {
             return Vec::new();
         }
-        let mut out: Vec<(f32, usize)> = self
-            .data
+        self.data
             .chunks_exact(self.dims)
             .map(|v| dot(v, q))
             .enumerate()
             .filter(|(_, s)| *s >= min)
             .map(|(i, s)| (s, i))
-            .collect();
-        out.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        out
+            .collect()
     }
 }
 
@@ -231,29 +228,38 @@ impl Store {
     ) -> Result<Vec<(String, f32)>> {
         let table = table(entity)?;
         let set = self.vector_set(&Key::new(scope, entity, model)).await?;
-        let ranked: Vec<(String, f32)> = {
-            let set = set.read().unwrap_or_else(|e| e.into_inner());
-            set.scores(q, min).into_iter().map(|(s, i)| (set.ids[i].clone(), s)).collect()
-        };
-        // Archived records keep their vectors: keep the live ones, reading
-        // only as many candidates as it takes.
+        let mut scored = set.read().unwrap_or_else(|e| e.into_inner()).scores(q, min);
+        // Archived records keep their vectors: the best candidates are
+        // checked in batches, each picked from what is left, until enough
+        // live ones are found (one batch, unless many are archived).
+        let batch = limit + limit / 2 + 4;
         let mut found = Vec::with_capacity(limit);
-        for batch in ranked.chunks((limit * 2).max(16)) {
-            if found.len() >= limit {
-                break;
+        let mut rest = &mut scored[..];
+        while found.len() < limit && !rest.is_empty() {
+            let take = batch.min(rest.len());
+            if take < rest.len() {
+                rest.select_nth_unstable_by(take - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             }
-            let marks = vec!["?"; batch.len()].join(", ");
+            let (head, tail) = rest.split_at_mut(take);
+            head.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let ids: Vec<(String, f32)> = {
+                let set = set.read().unwrap_or_else(|e| e.into_inner());
+                head.iter().map(|&(s, i)| (set.ids[i].clone(), s)).collect()
+            };
+            let marks = vec!["?"; ids.len()].join(", ");
             let sql = format!(
                 "SELECT id FROM {table} WHERE id IN ({marks}) AND site_id = ? AND env = ? AND archive_id IS NULL"
             );
             // `table` is one of four constants; every value is bound.
             let mut query = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
-            for (id, _) in batch {
+            for (id, _) in &ids {
                 query = query.bind(id);
             }
             let live: std::collections::HashSet<String> =
                 query.bind(&scope.site_id).bind(&scope.env).fetch_all(&self.reader).await?.into_iter().collect();
-            found.extend(batch.iter().filter(|(id, _)| live.contains(id)).take(limit - found.len()).cloned());
+            let room = limit - found.len();
+            found.extend(ids.into_iter().filter(|(id, _)| live.contains(id)).take(room));
+            rest = tail;
         }
         Ok(found)
     }
@@ -279,7 +285,8 @@ mod tests {
         set.put("a", &[0.6, 0.8]);
         set.put("c", &[1.0, 0.0, 0.0]);
         assert_eq!(set.ids, ["a", "b"]);
-        let ranked = set.scores(&[0.0, 1.0], 0.5);
+        let mut ranked = set.scores(&[0.0, 1.0], 0.5);
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
         assert_eq!(ranked, vec![(1.0, 1), (0.8, 0)]);
         assert!(set.scores(&[1.0], 0.0).is_empty());
     }

@@ -125,8 +125,14 @@ pub async fn search(
         return Ok((store.search_images(scope, query, limit).await?, "fulltext"));
     };
     let pool = (limit as usize).max(50);
-    let fulltext = store.search_images(scope, query, pool as u32).await?;
-    let similar = match crate::embed::similar_images(store, embedder.as_ref(), scope, query, pool).await {
+    // Both rankings at once: the full-text query runs on a database
+    // connection while the query is embedded and the vectors scored.
+    let (fulltext, similar) = tokio::join!(
+        store.search_images(scope, query, pool as u32),
+        crate::embed::similar_images(store, embedder.as_ref(), scope, query, pool)
+    );
+    let fulltext = fulltext?;
+    let similar = match similar {
         Ok(ids) => ids,
         Err(e) => {
             tracing::warn!(error = %e, "semantic search unavailable; full text alone answers");
@@ -136,17 +142,11 @@ pub async fn search(
         }
     };
     let fulltext_ids: Vec<String> = fulltext.iter().map(|i| i.id.clone()).collect();
-    let mut found = Vec::new();
-    for id in crate::embed::fuse(&[fulltext_ids, similar], limit as usize) {
-        match fulltext.iter().find(|i| i.id == id) {
-            Some(i) => found.push(i.clone()),
-            None => {
-                if let Ok(i) = store.image(scope, &id).await {
-                    found.push(i);
-                }
-            }
-        }
-    }
+    let ranked = crate::embed::fuse(&[fulltext_ids, similar], limit as usize);
+    // Images found by meaning alone, read with one query.
+    let missing: Vec<String> = ranked.iter().filter(|id| !fulltext.iter().any(|i| &i.id == *id)).cloned().collect();
+    let others = store.live_images(scope, &missing).await?;
+    let found = ranked.iter().filter_map(|id| fulltext.iter().chain(&others).find(|i| &i.id == id).cloned()).collect();
     Ok((found, "hybrid"))
 }
 

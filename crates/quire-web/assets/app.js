@@ -556,13 +556,25 @@
       row.li.append(" ", link);
       return;
     }
-    row.status.textContent = "processing…";
     setTimeout(function () {
-      fetch("/api/v1/images/" + encodeURIComponent(image.id), { credentials: "same-origin" })
+      var id = encodeURIComponent(image.id);
+      // The processing job's stage and percentage, then the image itself.
+      fetch("/api/v1/images/" + id + "/jobs", { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : { items: [] }; })
+        .then(function (jobs) {
+          var job = (jobs.items || []).filter(function (j) { return j.kind === "image.process"; })[0];
+          if (job) {
+            row.bar.value = 90 + Math.round((job.progress || 0) / 10);
+            row.status.textContent = job.status === "running" ? "processing: " + (job.stage || "") + " " + job.progress + " %"
+              : job.status === "queued" ? "waiting to be processed" + (job.error ? " (retrying: " + job.error + ")" : "")
+              : "processing…";
+          }
+          return fetch("/api/v1/images/" + id, { credentials: "same-origin" });
+        })
         .then(function (r) { return r.json(); })
         .then(function (next) { follow(row, next, tries + 1); })
         .catch(function () { follow(row, image, tries + 1); });
-    }, 1000);
+    }, 700);
   }
 
   function send(file) {

@@ -104,7 +104,7 @@ async fn capabilities_are_what_the_server_answers() {
     }
     assert!(caps.get("logging").is_none(), "{caps}");
     let instructions = init["instructions"].as_str().unwrap();
-    assert!(instructions.contains("quire://pages/{slug}") && !instructions.contains("browseImages"));
+    assert!(instructions.contains("quire://pages/{slug}") && instructions.contains("browseImages"));
     // a method whose capability is not advertised is not answered
     let refused = client.request("logging/setLevel", json!({"level": "info"})).await;
     assert_eq!(refused["error"]["code"], -32601, "{refused}");

@@ -497,7 +497,7 @@ mod tests {
             assert_eq!(a.read_only_hint, Some(tool.read_only), "{}", tool.name);
             assert_eq!(a.destructive_hint, Some(tool.destructive), "{}", tool.name);
             assert_eq!(a.idempotent_hint, Some(tool.idempotent), "{}", tool.name);
-            assert_eq!(a.open_world_hint, Some(false), "{}", tool.name);
+            assert_eq!(a.open_world_hint, Some(tool.category == quire_tools::Category::External), "{}", tool.name);
             assert_eq!(t.input_schema.get("type").and_then(Value::as_str), Some("object"));
         }
     }

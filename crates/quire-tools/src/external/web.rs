@@ -248,7 +248,7 @@ pub async fn fetch_page(
     let request = Request::get(url).accept(&["text/html", "application/xhtml+xml", "text/plain", "text/markdown"]);
     let res = ext.net.send(request).await.map_err(|e| net_error("url", e))?;
     if !res.ok() {
-        return Err(upstream_status(&format!("{url}"), res.status, ""));
+        return Err(upstream_status(url, res.status, ""));
     }
     let body = res.text();
     let page = match res.content_type.as_deref() {

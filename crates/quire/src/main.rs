@@ -711,6 +711,9 @@ fn external(config: &Config) -> quire_tools::external::ExternalSettings {
         base_url: e.brave_url.clone(),
     };
     settings.searxng_url = e.searxng_url.clone().filter(|u| !u.trim().is_empty());
+    for name in e.search.iter().filter(|n| !matches!(n.as_str(), "searxng" | "brave")) {
+        tracing::warn!(provider = %name, "external.search: unknown search provider (searxng, brave); ignored");
+    }
     settings.search = e.search.clone();
     settings.writer = config.model_profiles().ok().and_then(|p| p.get("default").cloned()).and_then(|profile| {
         match quire_agent::ModelWriter::of(&profile) {

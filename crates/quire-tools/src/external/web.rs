@@ -251,9 +251,17 @@ pub async fn fetch_page(
         return Err(upstream_status(url, res.status, ""));
     }
     let body = res.text();
+    let max = ext.max_page_chars;
     let page = match res.content_type.as_deref() {
-        Some("text/plain" | "text/markdown") => cut(None, None, body.trim(), ext.max_page_chars),
-        _ => readable_html(&body, Some(&res.url), format, ext.max_page_chars),
+        Some("text/plain" | "text/markdown") => cut(None, None, body.trim(), max),
+        // Parsing a large page takes tens of milliseconds of CPU: off the
+        // async threads, so other requests go on meanwhile.
+        _ => {
+            let url = res.url.clone();
+            tokio::task::spawn_blocking(move || readable_html(&body, Some(&url), format, max)).await.map_err(|e| {
+                ToolError::new(ErrorCode::Internal, format!("page extraction failed: {e}"), "Try another page.")
+            })?
+        }
     };
     Ok((res.url, page))
 }

@@ -17,7 +17,8 @@ async fn the_writer_sends_instructions_and_material_and_answers_the_text() {
     profile.retries = 0;
     let writer = ModelWriter::of(&profile).unwrap();
     fake.push(openai_stream("Tides rise twice a day [1].", &[]));
-    let answer = writer.write("Cite sources by number.", "<untrusted source=\"https://a.example\">tides</untrusted>").await;
+    let answer =
+        writer.write("Cite sources by number.", "<untrusted source=\"https://a.example\">tides</untrusted>").await;
     assert_eq!(answer.as_deref(), Ok("Tides rise twice a day [1]."));
     let request = &fake.requests()[0];
     assert_eq!(request["model"], "writer-model");

@@ -151,7 +151,7 @@ impl Policy {
 
     fn host_allowed(&self, host: &str) -> bool {
         let host = host.trim_end_matches('.').to_ascii_lowercase();
-        self.hosts.iter().any(|h| *h == host) || self.suffixes.iter().any(|s| host.ends_with(s.as_str()))
+        self.hosts.contains(&host) || self.suffixes.iter().any(|s| host.ends_with(s.as_str()))
     }
 
     /// Whether `host` may be reached at `ip`: a public address always; a
@@ -211,13 +211,16 @@ impl Resolve for SystemResolver {
     }
 }
 
+/// A host's answers and which one comes next.
+type Answers = (usize, Vec<Vec<IpAddr>>);
+
 /// A fixed table of answers, like a hosts file: each host answers its
 /// list of answers in turn (the last one repeats), and every lookup is
 /// counted. Useful for fixed intranet maps and for tests that must see
 /// a name answer differently the second time.
 #[derive(Debug, Default)]
 pub struct StaticResolver {
-    answers: Mutex<HashMap<String, (usize, Vec<Vec<IpAddr>>)>>,
+    answers: Mutex<HashMap<String, Answers>>,
     lookups: AtomicUsize,
 }
 

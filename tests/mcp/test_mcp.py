@@ -26,14 +26,15 @@ async def exercise(session: ClientSession, label: str) -> None:
     await session.initialize()
     tools = (await session.list_tools()).tools
     by_name = {t.name: t for t in tools}
-    assert len(tools) == 40, f"{label}: {len(tools)} tools"
+    assert len(tools) == 46, f"{label}: {len(tools)} tools"
     get_page, delete_page = by_name["getPage"], by_name["deletePage"]
     assert get_page.annotations.read_only_hint is True
     assert get_page.annotations.destructive_hint is False
     assert delete_page.annotations.destructive_hint is True
     assert delete_page.annotations.read_only_hint is False
     assert by_name["updatePage"].annotations.idempotent_hint is True
-    assert all(t.annotations.open_world_hint is False for t in tools)
+    external = {"browseImages", "importImage", "searchWeb", "fetchContent", "httpGet", "httpPost"}
+    assert all(t.annotations.open_world_hint is (t.name in external) for t in tools)
     assert get_page.title == "Get page"
     assert "confirmationId" in delete_page.input_schema["properties"]
 

@@ -22,7 +22,7 @@ pub mod testing;
 
 pub use events::{Event, EventHub};
 pub use message::{ChatRequest, ChatResponse, Delta, Message, ToolCall, ToolSpec, Usage};
-pub use provider::{NOT_CONFIGURED, Profile, Profiles, Provider, ProviderError, ProviderKind};
+pub use provider::{ModelWriter, NOT_CONFIGURED, Profile, Profiles, Provider, ProviderError, ProviderKind};
 pub use runtime::{
     AgentError, PendingCall, Person, Runtime, TurnStarted, TurnUndone, allowed_for, check_approver, usable_by,
 };

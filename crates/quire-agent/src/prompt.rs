@@ -171,9 +171,9 @@ fn is_format_control(c: char) -> bool {
     matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
-/// A tool result as the model reads it: the JSON inside a
-/// `<tool-result untrusted="true">` block, with `<`, `>` and `&` written
-/// as JSON escapes (the same JSON, but no value can close the block).
+/// A tool result as the model reads it: the JSON inside an
+/// `<untrusted source="tool:NAME">` element, with `<`, `>` and `&` written
+/// as JSON escapes (the same JSON, but no value can close the element).
 /// Stored messages and events keep the plain JSON.
 pub fn for_model(message: &Message) -> Message {
     match message {
@@ -191,8 +191,8 @@ pub fn for_model(message: &Message) -> Message {
                 tool_call_id: tool_call_id.clone(),
                 name: name.clone(),
                 content: format!(
-                    "<tool-result tool=\"{}\" untrusted=\"true\">\n{escaped}\n</tool-result>",
-                    escape_text(name)
+                    "<untrusted source=\"tool:{}\">\n{escaped}\n</untrusted>",
+                    escape_text(name).replace('"', "&quot;")
                 ),
                 is_error: *is_error,
             }

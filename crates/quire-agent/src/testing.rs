@@ -215,7 +215,7 @@ pub fn anthropic_json(text: &str, calls: &[(&str, &str, &str)]) -> Reply {
 }
 
 /// The last tool result in a request (OpenAI or Anthropic), as the JSON
-/// inside its `<tool-result untrusted="true">` block.
+/// inside its `<untrusted source="tool:NAME">` element.
 pub fn last_tool_result(body: &Value) -> Value {
     let messages = body["messages"].as_array().unwrap();
     for m in messages.iter().rev() {
@@ -232,13 +232,13 @@ pub fn last_tool_result(body: &Value) -> Value {
 }
 
 /// The JSON of a tool result as the model reads it; panics unless it is
-/// wrapped in a `<tool-result ... untrusted="true">` block.
+/// wrapped in an `<untrusted source="tool:NAME">` element.
 pub fn tool_result_json(text: &str) -> Value {
     let inner = text
-        .strip_prefix("<tool-result ")
+        .strip_prefix("<untrusted source=\"tool:")
         .and_then(|rest| rest.split_once('\n'))
-        .filter(|(open, _)| open.ends_with("untrusted=\"true\">"))
-        .and_then(|(_, rest)| rest.strip_suffix("\n</tool-result>"))
+        .filter(|(open, _)| open.ends_with("\">"))
+        .and_then(|(_, rest)| rest.strip_suffix("\n</untrusted>"))
         .unwrap_or_else(|| panic!("tool result not marked as untrusted data: {text}"));
     serde_json::from_str(inner).unwrap()
 }

@@ -104,7 +104,7 @@ async fn capabilities_are_what_the_server_answers() {
     }
     assert!(caps.get("logging").is_none(), "{caps}");
     let instructions = init["instructions"].as_str().unwrap();
-    assert!(instructions.contains("quire://pages/{slug}") && !instructions.contains("browseImages"));
+    assert!(instructions.contains("quire://pages/{slug}") && instructions.contains("browseImages"));
     // a method whose capability is not advertised is not answered
     let refused = client.request("logging/setLevel", json!({"level": "info"})).await;
     assert_eq!(refused["error"]["code"], -32601, "{refused}");
@@ -114,7 +114,7 @@ async fn capabilities_are_what_the_server_answers() {
 async fn structured_results_match_each_tools_output_schema() {
     let mut client = Client::start(ToolMode::All).await;
     let tools = client.result("tools/list", json!({})).await["tools"].as_array().unwrap().clone();
-    assert_eq!(tools.len(), 40);
+    assert_eq!(tools.len(), 46);
     let mut shapes = std::collections::BTreeSet::new();
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();

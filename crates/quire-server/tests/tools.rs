@@ -9,9 +9,11 @@ async fn list_and_describe_tools() {
     let app = TestApp::new().await;
     let all = app.get("/api/v1/tools").await;
     assert_status!(all, 200);
-    assert_eq!(all.body["count"], 40);
+    assert_eq!(all.body["count"], 46);
     let internal = app.get("/api/v1/tools?category=default").await;
     assert_eq!(internal.body["count"], 3);
+    let external = app.get("/api/v1/tools?category=external").await;
+    assert_eq!(external.body["count"], 6);
     assert_status!(app.get("/api/v1/tools?category=magic").await, 400);
 
     let viewer = app.send("GET", "/api/v1/tools", Some(&app.viewer), None).await;

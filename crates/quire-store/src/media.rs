@@ -271,6 +271,10 @@ pub struct ImageMeta {
     pub description: Option<String>,
     /// Tags.
     pub tags: Vec<String>,
+    /// Where the file came from (default: an upload).
+    pub source: Option<ImageSource>,
+    /// Photographer, profile and photo URLs of an imported stock photo.
+    pub attribution: Option<Value>,
 }
 
 impl Store {
@@ -376,8 +380,8 @@ impl Store {
             tags: meta.tags,
             categories: Vec::new(),
             status: ImageStatus::Processing,
-            source: ImageSource::Upload,
-            attribution: None,
+            source: meta.source.unwrap_or(ImageSource::Upload),
+            attribution: meta.attribution,
             variants: json!({}),
             color: None,
             error: None,

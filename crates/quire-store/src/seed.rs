@@ -53,7 +53,7 @@ const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
         "editor",
         "Editor",
         "Edits the site: pages, sections, posts, images, navigation and entries.",
-        &["category:internal", "!tag:vault"],
+        &["category:internal", "!tag:vault", "browseImages", "importImage"],
         "You are the site's editor. Make the smallest change that does what the user asked, and check it by reading it back.",
     ),
     (
@@ -61,7 +61,7 @@ const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
         "Researcher",
         "Reads the site and the web to answer questions; changes nothing.",
         &["read", "!tag:vault", "tag:web"],
-        "You research and answer. You cannot change content; say so when asked to, and suggest the editor agent.",
+        "You research and answer from the site and the web: searchWeb (mode deep for questions that need pages read), fetchContent for a given page, and cite the URLs you used. You cannot change content; say so when asked to, and suggest the editor agent.",
     ),
     (
         "notes",

@@ -218,7 +218,8 @@ pub async fn create(services: &Services, ctx: &CallContext, a: CreateImageArgs) 
     if let Some(name) = a.filename.as_deref().filter(|f| !f.trim().is_empty()) {
         upload.filename = clean_filename(name);
     }
-    let meta = ImageMeta { alt: a.alt, description: a.description, tags: a.tags.unwrap_or_default() };
+    let meta =
+        ImageMeta { alt: a.alt, description: a.description, tags: a.tags.unwrap_or_default(), ..Default::default() };
     create_from_upload(services, ctx, &upload, meta).await
 }
 

@@ -14,6 +14,7 @@ pub mod defaults;
 pub mod describe;
 pub mod embed;
 pub mod entries;
+pub mod external;
 pub mod guidance;
 pub mod images;
 pub mod media;
@@ -35,7 +36,7 @@ pub use registry::{Registry, ToolInfo, full_schema, permits};
 pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Services, Tool, ToolError};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
-/// posts, navigation, entries, archive, vault.
+/// posts, navigation, entries, archive, vault, external.
 pub fn catalog() -> Vec<Tool> {
     let mut tools = defaults::tools();
     tools.extend(pages::tools());
@@ -46,5 +47,6 @@ pub fn catalog() -> Vec<Tool> {
     tools.extend(entries::tools());
     tools.extend(archive::tools());
     tools.extend(notes::tools());
+    tools.extend(external::tools());
     tools
 }

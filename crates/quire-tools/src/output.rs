@@ -43,11 +43,16 @@ enum Answer {
     Destructive,
     /// A shape of its own (complete success branch).
     Own(Value),
+    /// Several shapes of its own (complete success branches).
+    Branches(Vec<Value>),
     /// A tool of an entity described nowhere here.
     Unknown,
 }
 
 fn answer(tool: &Tool) -> Answer {
+    if let Some(branches) = external(tool.name) {
+        return Answer::Branches(branches);
+    }
     match (tool.entity, tool.name) {
         ("tool", _) => Answer::Own(success(
             &[("count", integer()), ("tools", array(object(&[("name", string()), ("description", string())], &[])))],
@@ -116,8 +121,155 @@ fn success_branches(tool: &Tool) -> Vec<Value> {
         }
         Answer::Destructive => vec![preview(), list_with_message(archive())],
         Answer::Own(branch) => vec![branch],
+        Answer::Branches(branches) => branches,
         Answer::Unknown => vec![success(&[], &[])],
     }
+}
+
+/// The answers of the external tools (`crate::external`).
+fn external(name: &str) -> Option<Vec<Value>> {
+    let opt_string = || nullable(string());
+    let opt_integer = || nullable(integer());
+    let http_answer = || {
+        success(
+            &[
+                ("status", described(integer(), "The HTTP status the server answered.")),
+                ("url", described(string(), "The URL that answered (after redirects).")),
+                ("contentType", opt_string()),
+                ("json", described(any_json(), "The body, when it is JSON.")),
+                ("text", described(string(), "The body as text, when it is not JSON.")),
+                ("truncated", described(boolean(), "Whether the text was cut at the limit.")),
+            ],
+            &["status", "url", "contentType"],
+        )
+    };
+    Some(match name {
+        "browseImages" => vec![success(
+            &[
+                ("count", integer()),
+                (
+                    "items",
+                    array(object(
+                        &[
+                            ("provider", json!({ "type": "string", "enum": ["pexels", "unsplash"] })),
+                            ("photoId", opt_string()),
+                            ("previewUrl", opt_string()),
+                            ("width", opt_integer()),
+                            ("height", opt_integer()),
+                            ("alt", opt_string()),
+                            ("photographer", opt_string()),
+                            ("photographerUrl", opt_string()),
+                            ("photoUrl", opt_string()),
+                            ("license", string()),
+                        ],
+                        &["provider", "photoId", "previewUrl", "photographer", "license"],
+                    )),
+                ),
+                (
+                    "failures",
+                    described(
+                        array(object(&[("provider", string()), ("error", string())], &["provider", "error"])),
+                        "Services that failed while others answered.",
+                    ),
+                ),
+            ],
+            &["count", "items"],
+        )],
+        "importImage" => vec![success(
+            &[
+                ("item", record("image").unwrap_or_default()),
+                ("message", string()),
+                ("imageId", described(string(), "The local image id.")),
+                ("url", described(string(), "The image's relative /uploads/ URL.")),
+            ],
+            &["item", "message", "imageId", "url"],
+        )],
+        "searchWeb" => vec![
+            success(
+                &[
+                    ("mode", json!({ "type": "string", "const": "quick" })),
+                    ("count", integer()),
+                    (
+                        "items",
+                        array(object(
+                            &[("title", string()), ("url", string()), ("snippet", string()), ("provider", string())],
+                            &["title", "url", "snippet", "provider"],
+                        )),
+                    ),
+                ],
+                &["mode", "count", "items"],
+            ),
+            success(
+                &[
+                    ("mode", json!({ "type": "string", "const": "deep" })),
+                    ("answer", described(string(), "Markdown citing sources by number, e.g. [1].")),
+                    (
+                        "sources",
+                        array(object(
+                            &[("number", integer()), ("title", string()), ("url", string()), ("read", boolean())],
+                            &["number", "title", "url", "read"],
+                        )),
+                    ),
+                    ("queries", array(string())),
+                ],
+                &["mode", "answer", "sources", "queries"],
+            ),
+        ],
+        "fetchContent" => vec![success(
+            &[
+                ("count", integer()),
+                (
+                    "items",
+                    array(object(
+                        &[
+                            ("url", string()),
+                            ("finalUrl", string()),
+                            ("title", opt_string()),
+                            ("byline", opt_string()),
+                            ("content", string()),
+                            ("length", described(integer(), "Characters before the cut.")),
+                            ("truncated", boolean()),
+                            ("error", described(string(), "Why this page could not be read.")),
+                        ],
+                        &["url"],
+                    )),
+                ),
+            ],
+            &["count", "items"],
+        )],
+        "httpGet" => vec![http_answer()],
+        "httpPost" => vec![
+            success(
+                &[
+                    ("requiresConfirmation", json!({ "type": "boolean", "const": true })),
+                    (
+                        "confirmationId",
+                        described(string(), "Approved by a person, then passed back with the same arguments."),
+                    ),
+                    ("message", string()),
+                    (
+                        "items",
+                        described(
+                            array(object(
+                                &[
+                                    ("method", string()),
+                                    ("url", string()),
+                                    ("headers", object(&[], &[])),
+                                    ("body", string()),
+                                ],
+                                &["method", "url", "headers", "body"],
+                            )),
+                            "Exactly the request that would be sent.",
+                        ),
+                    ),
+                    ("expiresAt", timestamp()),
+                ],
+                &["requiresConfirmation", "confirmationId", "message", "items", "expiresAt"],
+            ),
+            http_answer(),
+        ],
+        _ => return None,
+    })
 }
 
 /// The record a tool of `entity` lists or writes, as its tool module renders it.
@@ -572,7 +724,8 @@ mod tests {
             let schema = output_schema(&tool);
             assert_eq!(schema["type"], "object", "{}", tool.name);
             let branches = schema["anyOf"].as_array().unwrap();
-            let expected = if tool.destructive { 3 } else { 2 };
+            // searchWeb answers quick results or a deep answer.
+            let expected = if tool.destructive || tool.name == "searchWeb" { 3 } else { 2 };
             assert_eq!(branches.len(), expected, "{}", tool.name);
         }
     }

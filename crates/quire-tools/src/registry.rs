@@ -478,17 +478,17 @@ fn approval_required(message: impl Into<String>) -> ToolError {
 
 /// Whether `group` may use `tool`: viewers read; authors also create and
 /// update, but neither delete nor change navigation; editors use every
-/// internal tool; admins everything.
+/// internal tool and the external ones that send nothing out (search,
+/// fetch, import); admins everything (httpPost too).
 pub fn permits(group: Group, tool: &Tool) -> bool {
     if tool.category == Category::Default {
         return true;
     }
+    let internal = tool.category == Category::Internal;
     match group {
-        Group::Viewer => tool.read_only,
-        Group::Author => {
-            tool.read_only || (!tool.destructive && tool.entity != "navItem" && tool.category == Category::Internal)
-        }
-        Group::Editor => tool.category == Category::Internal,
+        Group::Viewer => tool.read_only && internal,
+        Group::Author => (tool.read_only && internal) || (!tool.destructive && tool.entity != "navItem" && internal),
+        Group::Editor => internal || (tool.category == Category::External && !tool.destructive),
         Group::Admin => true,
     }
 }

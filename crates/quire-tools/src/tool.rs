@@ -195,6 +195,8 @@ pub struct Services {
     pub embedder: Option<crate::embed::SharedEmbedder>,
     /// The vision model that writes alt text for new images; none: nothing is written.
     pub describer: Option<crate::describe::SharedDescriber>,
+    /// The guarded HTTP client and the providers of the external tools.
+    pub external: crate::external::ExternalSettings,
 }
 
 impl Services {
@@ -208,6 +210,7 @@ impl Services {
             media: crate::media::MediaSettings::default(),
             embedder: None,
             describer: None,
+            external: crate::external::ExternalSettings::default(),
         }
     }
 }

@@ -13,10 +13,20 @@ fn contract_tools() -> BTreeSet<String> {
     let mut in_scope = false;
     for line in text.lines() {
         if let Some(heading) = line.strip_prefix("## ") {
-            in_scope =
-                ["Default tools", "Pages", "Sections", "Images", "Posts", "Navigation", "Entries", "Archive", "Vault"]
-                    .iter()
-                    .any(|h| heading.starts_with(h));
+            in_scope = [
+                "Default tools",
+                "Pages",
+                "Sections",
+                "Images",
+                "Posts",
+                "Navigation",
+                "Entries",
+                "Archive",
+                "Vault",
+                "External",
+            ]
+            .iter()
+            .any(|h| heading.starts_with(h));
             continue;
         }
         if in_scope && line.starts_with("| ") {
@@ -33,7 +43,7 @@ fn contract_tools() -> BTreeSet<String> {
 fn registry_matches_the_contract() {
     let registry: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let contract = contract_tools();
-    assert_eq!(contract.len(), 40, "{contract:?}");
+    assert_eq!(contract.len(), 46, "{contract:?}");
     assert_eq!(registry, contract);
 }
 
@@ -95,7 +105,12 @@ fn metadata_is_consistent() {
         if tool.read_only {
             assert_eq!(tool.risk, Risk::Safe, "{}", tool.name);
         }
-        assert_eq!(tool.name.starts_with("delete") || tool.name == "restoreArchive", tool.destructive, "{}", tool.name);
+        assert_eq!(
+            tool.name.starts_with("delete") || tool.name == "restoreArchive" || tool.name == "httpPost",
+            tool.destructive,
+            "{}",
+            tool.name
+        );
         // CMS reads are get*; the vault keeps the seed's own verbs (readNote, listFolder, ...).
         if !tool.tags.contains(&"vault") {
             assert_eq!(
@@ -154,4 +169,34 @@ fn token_budget() {
     println!("catalog total: {total} tokens; rules block: {rules} tokens");
     assert!(total <= 8000, "the catalog costs {total} tokens");
     assert!(rules <= 250, "rules cost {rules} tokens");
+}
+
+/// Every tool the rules name (camelCase words, and `prefix*` families)
+/// is in the registry: the rules never point the model at a missing tool.
+#[test]
+fn the_rules_name_only_real_tools() {
+    let names: Vec<&str> = catalog().iter().map(|t| t.name).collect();
+    // Parameter names (includeContent) are camelCase too.
+    let params: BTreeSet<String> = catalog()
+        .iter()
+        .flat_map(|t| full_schema(t)["properties"].as_object().unwrap().keys().cloned().collect::<Vec<_>>())
+        .collect();
+    let rules = quire_tools::all_rules();
+    let mut named = 0;
+    for word in rules.split(|c: char| !(c.is_ascii_alphanumeric() || c == '*')) {
+        if let Some(family) = word.strip_suffix('*') {
+            assert!(names.iter().any(|n| n.starts_with(family)), "the rules name {word}, no such tools");
+            named += 1;
+        } else if word.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && word.chars().any(|c| c.is_ascii_uppercase())
+            && !params.contains(word)
+        {
+            assert!(names.contains(&word), "the rules name {word}, which is no tool of the registry");
+            named += 1;
+        }
+    }
+    assert!(named >= 6, "{rules}");
+    for external in ["browseImages", "importImage", "httpPost"] {
+        assert!(rules.contains(external), "the rules should mention {external}");
+    }
 }

@@ -133,6 +133,20 @@ async fn every_tool_answers_within_its_schema() {
     call(&env, s, "openNote", json!({"path": "Welcome.md"})).await;
     call(&env, s, "searchNotes", json!({"query": "pricing"})).await;
 
+    // the external tools, with no provider configured: errors naming the setting
+    for (name, args) in [
+        ("browseImages", json!({"query": "harbour"})),
+        ("importImage", json!({"provider": "pexels", "photoId": "1"})),
+        ("searchWeb", json!({"query": "tides", "mode": "quick"})),
+        ("fetchContent", json!({"urls": ["http://127.0.0.1/"]})),
+        ("httpGet", json!({"url": "http://169.254.169.254/"})),
+        ("httpPost", json!({"url": "http://10.0.0.1/hook", "body": {}})),
+    ] {
+        let v = env.call(name, args).await;
+        assert_eq!(v["success"], false, "{name}: {v}");
+        s.insert(name.to_string());
+    }
+
     // failures match the error branch of the same schemas
     fails(&env.call("getPage", json!({"slug": "nope"})).await, "NOT_FOUND");
     fails(&env.call("deletePage", json!({"ids": []})).await, "VALIDATION");
@@ -141,7 +155,7 @@ async fn every_tool_answers_within_its_schema() {
     let all: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let missing: Vec<&String> = all.difference(&seen).collect();
     assert!(missing.is_empty(), "tools never called here: {missing:?}");
-    assert_eq!(seen.len(), 40);
+    assert_eq!(seen.len(), 46);
 }
 
 #[test]

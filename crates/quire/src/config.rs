@@ -48,6 +48,71 @@ pub struct Config {
     /// Model profiles by name (`[profiles.default]`); `default` otherwise
     /// comes from `QUIRE_LLM_*` (see the README).
     pub profiles: BTreeMap<String, quire_agent::Profile>,
+    /// The guarded HTTP client of the external tools (`[http]`).
+    pub http: HttpConfig,
+    /// Stock photo and web search providers (`[external]`).
+    pub external: ExternalConfig,
+}
+
+/// `[http]`: what the external tools may reach besides public addresses,
+/// and their limits.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// Hosts (`wiki.corp`, `*.corp.example`) and ranges (`10.20.0.0/16`)
+    /// allowed although private, e.g. a self-hosted SearXNG.
+    pub allow: Vec<String>,
+    /// Seconds one request may take, redirects and body included (default 20).
+    pub timeout_secs: u64,
+    /// Largest response read, in megabytes (default 5; imports use `max_upload_mb`).
+    pub max_mb: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig { allow: Vec::new(), timeout_secs: 20, max_mb: 5 }
+    }
+}
+
+/// `[external]`: provider keys and base URLs. Keys also come from
+/// `PEXELS_API_KEY`, `UNSPLASH_ACCESS_KEY` and `BRAVE_API_KEY`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExternalConfig {
+    /// Pexels API key.
+    #[serde(skip_serializing)]
+    pub pexels_key: Option<String>,
+    /// Unsplash access key.
+    #[serde(skip_serializing)]
+    pub unsplash_key: Option<String>,
+    /// Brave Search API key.
+    #[serde(skip_serializing)]
+    pub brave_key: Option<String>,
+    /// Base URL of a SearXNG instance with the JSON format enabled (no key).
+    pub searxng_url: Option<String>,
+    /// Search providers in the order they are asked (default searxng, brave).
+    pub search: Vec<String>,
+    /// Pexels API base URL.
+    pub pexels_url: String,
+    /// Unsplash API base URL.
+    pub unsplash_url: String,
+    /// Brave Search API base URL.
+    pub brave_url: String,
+}
+
+impl Default for ExternalConfig {
+    fn default() -> Self {
+        ExternalConfig {
+            pexels_key: None,
+            unsplash_key: None,
+            brave_key: None,
+            searxng_url: None,
+            search: vec!["searxng".into(), "brave".into()],
+            pexels_url: "https://api.pexels.com".into(),
+            unsplash_url: "https://api.unsplash.com".into(),
+            brave_url: "https://api.search.brave.com".into(),
+        }
+    }
 }
 
 impl Default for Config {
@@ -69,6 +134,8 @@ impl Default for Config {
             job_lease_secs: 30,
             upload_ttl_hours: 24,
             profiles: BTreeMap::new(),
+            http: HttpConfig::default(),
+            external: ExternalConfig::default(),
         }
     }
 }

@@ -678,7 +678,55 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tool
     services.media.upload_ttl = std::time::Duration::from_secs(config.upload_ttl_hours.saturating_mul(3600));
     services.embedder = embedder(config);
     services.describer = describer(config);
+    services.external = external(config);
     services
+}
+
+/// The external tools' client and providers from `[http]` and
+/// `[external]` (keys also from the providers' usual variables); deep
+/// search writes with the default profile's model. A bad allow entry is
+/// reported and leaves the client refusing every private address.
+fn external(config: &Config) -> quire_tools::external::ExternalSettings {
+    use quire_tools::external::{ExternalSettings, ProviderSettings};
+    let env_key = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let limits = quire_net::Limits {
+        timeout: std::time::Duration::from_secs(config.http.timeout_secs.max(1)),
+        max_bytes: config.http.max_mb.max(1).saturating_mul(1024 * 1024),
+        ..quire_net::Limits::default()
+    };
+    let mut settings = ExternalSettings::default();
+    match quire_net::NetClient::new(&config.http.allow, limits) {
+        Ok(net) => settings.net = net,
+        Err(e) => tracing::error!(error = %e, "[http] allow: the external tools reach public addresses only"),
+    }
+    let e = &config.external;
+    settings.pexels = ProviderSettings {
+        key: e.pexels_key.clone().or_else(|| env_key("PEXELS_API_KEY")),
+        base_url: e.pexels_url.clone(),
+    };
+    settings.unsplash = ProviderSettings {
+        key: e.unsplash_key.clone().or_else(|| env_key("UNSPLASH_ACCESS_KEY")),
+        base_url: e.unsplash_url.clone(),
+    };
+    settings.brave = ProviderSettings {
+        key: e.brave_key.clone().or_else(|| env_key("BRAVE_API_KEY")),
+        base_url: e.brave_url.clone(),
+    };
+    settings.searxng_url = e.searxng_url.clone().filter(|u| !u.trim().is_empty());
+    for name in e.search.iter().filter(|n| !matches!(n.as_str(), "searxng" | "brave")) {
+        tracing::warn!(provider = %name, "external.search: unknown search provider (searxng, brave); ignored");
+    }
+    settings.search = e.search.clone();
+    settings.writer = config.model_profiles().ok().and_then(|p| p.get("default").cloned()).and_then(|profile| {
+        match quire_agent::ModelWriter::of(&profile) {
+            Ok(w) => Some(std::sync::Arc::new(w) as quire_tools::external::SharedWriter),
+            Err(e) => {
+                tracing::warn!(error = %e, "deep search has no model");
+                None
+            }
+        }
+    });
+    settings
 }
 
 /// The vision model of the default profile (`vision_model`), which writes

@@ -382,3 +382,48 @@ pub(crate) async fn whole_answer(
 pub(crate) fn join(base: &str, path: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))
 }
+
+/// A profile's model as the writer of texts the tools ask for (deep
+/// search answers): one request with the instructions as system prompt
+/// and the material as the user's message, no tools.
+pub struct ModelWriter {
+    profile: Profile,
+    provider: Arc<dyn Provider>,
+}
+
+impl std::fmt::Debug for ModelWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelWriter").field("model", &self.profile.model_name()).finish()
+    }
+}
+
+impl ModelWriter {
+    /// The writer of `profile`, answered by `provider`.
+    pub fn new(profile: Profile, provider: Arc<dyn Provider>) -> Self {
+        ModelWriter { profile, provider }
+    }
+
+    /// The writer of `profile` over its own client.
+    pub fn of(profile: &Profile) -> Result<Self, ProviderError> {
+        Ok(ModelWriter::new(profile.clone(), profile.client()?))
+    }
+}
+
+impl quire_tools::external::Writer for ModelWriter {
+    fn write<'a>(&'a self, instructions: &'a str, material: &'a str) -> quire_tools::external::WriteFuture<'a> {
+        Box::pin(async move {
+            let request = crate::message::ChatRequest {
+                model: self.profile.model_name(),
+                system: instructions.to_string(),
+                messages: vec![crate::message::Message::User { content: material.to_string() }],
+                tools: Vec::new(),
+                temperature: self.profile.temperature,
+                max_tokens: self.profile.max_tokens,
+                stream: self.profile.stream,
+            };
+            let mut ignore = |_delta: crate::message::Delta| {};
+            let answer = self.provider.complete(&request, &mut ignore).await.map_err(|e| e.to_string())?;
+            Ok(answer.text)
+        })
+    }
+}

@@ -1,0 +1,442 @@
+//! Stock photos: browseImages searches Pexels and Unsplash; importImage
+//! downloads one into the media library with its attribution.
+
+use super::{ExternalSettings, net_error, not_configured, upstream_status};
+use crate::args::parse;
+use crate::images::{create_from_upload, image_json};
+use crate::media::{receive_bytes, settle};
+use crate::registry::schema;
+use crate::tool::*;
+use quire_core::model::ImageSource;
+use quire_net::Request;
+use quire_store::ImageMeta;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Which stock photo service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PhotoProvider {
+    // Pexels.
+    Pexels,
+    // Unsplash.
+    Unsplash,
+}
+
+impl PhotoProvider {
+    fn as_str(self) -> &'static str {
+        match self {
+            PhotoProvider::Pexels => "pexels",
+            PhotoProvider::Unsplash => "unsplash",
+        }
+    }
+}
+
+/// Which services browseImages asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BrowseProvider {
+    // Pexels only.
+    Pexels,
+    // Unsplash only.
+    Unsplash,
+    // Every configured service.
+    All,
+}
+
+/// Photo orientation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Orientation {
+    // Wider than tall.
+    Landscape,
+    // Taller than wide.
+    Portrait,
+    // About as wide as tall.
+    Square,
+}
+
+/// Arguments of browseImages.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BrowseImagesArgs {
+    /// What the photo should show, e.g. "team meeting in a bright office".
+    pub query: String,
+    /// pexels, unsplash or all (default: all configured services).
+    pub provider: Option<BrowseProvider>,
+    /// landscape, portrait or square.
+    pub orientation: Option<Orientation>,
+    /// Dominant colour, e.g. "blue", "black_and_white" (Unsplash) or "turquoise" (Pexels).
+    pub color: Option<String>,
+    /// Photos per service (default 10, max 30).
+    pub limit: Option<u32>,
+}
+
+/// Arguments of importImage.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportImageArgs {
+    /// pexels or unsplash, as browseImages answered.
+    pub provider: PhotoProvider,
+    /// The photoId browseImages answered.
+    pub photo_id: String,
+}
+
+const PEXELS_LICENSE: &str = "Pexels License (free to use, attribution appreciated): https://www.pexels.com/license/";
+const UNSPLASH_LICENSE: &str = "Unsplash License (free to use, credit the photographer): https://unsplash.com/license";
+
+fn str_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A photo of Pexels' API as listed.
+fn pexels_photo(p: &Value) -> Value {
+    json!({
+        "provider": "pexels",
+        "photoId": str_of(&p["id"]),
+        "previewUrl": str_of(&p["src"]["medium"]).or_else(|| str_of(&p["src"]["small"])),
+        "width": p["width"].as_u64(),
+        "height": p["height"].as_u64(),
+        "alt": str_of(&p["alt"]),
+        "photographer": str_of(&p["photographer"]),
+        "photographerUrl": str_of(&p["photographer_url"]),
+        "photoUrl": str_of(&p["url"]),
+        "license": PEXELS_LICENSE,
+    })
+}
+
+/// A photo of Unsplash's API as listed.
+fn unsplash_photo(p: &Value) -> Value {
+    json!({
+        "provider": "unsplash",
+        "photoId": str_of(&p["id"]),
+        "previewUrl": str_of(&p["urls"]["small"]).or_else(|| str_of(&p["urls"]["thumb"])),
+        "width": p["width"].as_u64(),
+        "height": p["height"].as_u64(),
+        "alt": str_of(&p["alt_description"]).or_else(|| str_of(&p["description"])),
+        "photographer": str_of(&p["user"]["name"]),
+        "photographerUrl": str_of(&p["user"]["links"]["html"]).map(|u| with_referral(&u)),
+        "photoUrl": str_of(&p["links"]["html"]).map(|u| with_referral(&u)),
+        "license": UNSPLASH_LICENSE,
+    })
+}
+
+/// Unsplash asks that links back carry the application's referral.
+fn with_referral(url: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}utm_source=quire&utm_medium=referral")
+}
+
+fn check_color(color: &str) -> Result<(), ToolError> {
+    let ok = !color.is_empty()
+        && color.len() <= 20
+        && color.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '#');
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::invalid(
+            format!("color: \"{color}\" is not a colour name or #hex"),
+            "Use a name such as blue, or a hex colour such as #336699 (Pexels).",
+        ))
+    }
+}
+
+async fn get_json(ext: &ExternalSettings, what: &str, request: Request) -> Result<Value, ToolError> {
+    let res = ext.net.send(request.accept(&["application/json", "+json"])).await.map_err(|e| net_error(what, e))?;
+    if !res.ok() {
+        return Err(upstream_status(what, res.status, &res.text()));
+    }
+    serde_json::from_slice(&res.body).map_err(|e| {
+        ToolError::new(
+            ErrorCode::Upstream,
+            format!("{what} answered JSON that could not be read: {e}"),
+            "Try again later.",
+        )
+    })
+}
+
+fn query_string(pairs: &[(&str, Option<String>)]) -> String {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        if let Some(v) = v {
+            q.append_pair(k, v);
+        }
+    }
+    q.finish()
+}
+
+async fn search_pexels(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32) -> Result<Vec<Value>, ToolError> {
+    let key = ext.pexels.key("external.pexels_key", "Pexels")?;
+    let orientation = a.orientation.map(|o| match o {
+        Orientation::Landscape => "landscape",
+        Orientation::Portrait => "portrait",
+        Orientation::Square => "square",
+    });
+    let qs = query_string(&[
+        ("query", Some(a.query.clone())),
+        ("per_page", Some(limit.to_string())),
+        ("orientation", orientation.map(str::to_string)),
+        ("color", a.color.clone()),
+    ]);
+    let v =
+        get_json(ext, "Pexels", Request::get(ext.pexels.url(&format!("/v1/search?{qs}"))).header("Authorization", key))
+            .await?;
+    Ok(v["photos"].as_array().map(|a| a.iter().map(pexels_photo).collect()).unwrap_or_default())
+}
+
+async fn search_unsplash(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32) -> Result<Vec<Value>, ToolError> {
+    let key = ext.unsplash.key("external.unsplash_key", "Unsplash")?;
+    let orientation = a.orientation.map(|o| match o {
+        Orientation::Landscape => "landscape",
+        Orientation::Portrait => "portrait",
+        Orientation::Square => "squarish",
+    });
+    let qs = query_string(&[
+        ("query", Some(a.query.clone())),
+        ("per_page", Some(limit.to_string())),
+        ("orientation", orientation.map(str::to_string)),
+        ("color", a.color.clone()),
+    ]);
+    let request = Request::get(ext.unsplash.url(&format!("/search/photos?{qs}")))
+        .header("Authorization", format!("Client-ID {key}"))
+        .header("Accept-Version", "v1");
+    let v = get_json(ext, "Unsplash", request).await?;
+    Ok(v["results"].as_array().map(|a| a.iter().map(unsplash_photo).collect()).unwrap_or_default())
+}
+
+async fn browse_images(call: &Call<'_>, a: BrowseImagesArgs) -> ToolResult {
+    let ext = &call.services.external;
+    if a.query.trim().is_empty() {
+        return Err(ToolError::invalid("query: must not be blank", "Describe the photo you are looking for."));
+    }
+    if let Some(c) = &a.color {
+        check_color(c)?;
+    }
+    let limit = crate::scope::limit(a.limit, 10, 30)?;
+    let configured = |p: &super::ProviderSettings| p.key.as_deref().is_some_and(|k| !k.trim().is_empty());
+    let providers: Vec<PhotoProvider> = match a.provider.unwrap_or(BrowseProvider::All) {
+        BrowseProvider::Pexels => vec![PhotoProvider::Pexels],
+        BrowseProvider::Unsplash => vec![PhotoProvider::Unsplash],
+        BrowseProvider::All => {
+            let mut p = Vec::new();
+            if configured(&ext.pexels) {
+                p.push(PhotoProvider::Pexels);
+            }
+            if configured(&ext.unsplash) {
+                p.push(PhotoProvider::Unsplash);
+            }
+            if p.is_empty() {
+                return Err(not_configured("No stock photo service", "external.pexels_key or external.unsplash_key"));
+            }
+            p
+        }
+    };
+    let mut items = Vec::new();
+    let mut failures = Vec::new();
+    for p in &providers {
+        let found = match p {
+            PhotoProvider::Pexels => search_pexels(ext, &a, limit).await,
+            PhotoProvider::Unsplash => search_unsplash(ext, &a, limit).await,
+        };
+        match found {
+            Ok(mut photos) => items.append(&mut photos),
+            // One service failing leaves the other's photos; all failing is the error.
+            Err(e) if providers.len() > 1 => failures.push(json!({"provider": p.as_str(), "error": e.message})),
+            Err(e) => return Err(e),
+        }
+    }
+    if items.is_empty() && failures.len() == providers.len() && !failures.is_empty() {
+        let errors: Vec<String> = failures.iter().filter_map(|f| f["error"].as_str().map(str::to_string)).collect();
+        return Err(ToolError::new(ErrorCode::Upstream, errors.join("; "), "Try again later."));
+    }
+    let mut out = items_result(items, None);
+    if !failures.is_empty() {
+        out["failures"] = Value::Array(failures);
+    }
+    Ok(out)
+}
+
+/// What importImage downloads and records of one photo.
+struct Chosen {
+    download: String,
+    tracking: Option<String>,
+    alt: Option<String>,
+    attribution: Value,
+    filename: String,
+}
+
+async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Result<Chosen, ToolError> {
+    let encoded: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+    match provider {
+        PhotoProvider::Pexels => {
+            let key = ext.pexels.key("external.pexels_key", "Pexels")?;
+            let p = get_json(
+                ext,
+                "Pexels",
+                Request::get(ext.pexels.url(&format!("/v1/photos/{encoded}"))).header("Authorization", key),
+            )
+            .await?;
+            let listed = pexels_photo(&p);
+            let download = str_of(&p["src"]["large2x"])
+                .or_else(|| str_of(&p["src"]["original"]))
+                .ok_or_else(|| missing("Pexels", "src.large2x"))?;
+            Ok(Chosen {
+                download,
+                tracking: None,
+                alt: str_of(&listed["alt"]),
+                attribution: attribution(&listed),
+                filename: format!("pexels-{id}.jpg"),
+            })
+        }
+        PhotoProvider::Unsplash => {
+            let key = ext.unsplash.key("external.unsplash_key", "Unsplash")?;
+            let request = Request::get(ext.unsplash.url(&format!("/photos/{encoded}")))
+                .header("Authorization", format!("Client-ID {key}"))
+                .header("Accept-Version", "v1");
+            let p = get_json(ext, "Unsplash", request).await?;
+            let listed = unsplash_photo(&p);
+            let download = str_of(&p["urls"]["full"])
+                .or_else(|| str_of(&p["urls"]["regular"]))
+                .ok_or_else(|| missing("Unsplash", "urls.full"))?;
+            let tracking = str_of(&p["links"]["download_location"])
+                .ok_or_else(|| missing("Unsplash", "links.download_location"))?;
+            Ok(Chosen {
+                download,
+                tracking: Some(tracking),
+                alt: str_of(&listed["alt"]),
+                attribution: attribution(&listed),
+                filename: format!("unsplash-{id}.jpg"),
+            })
+        }
+    }
+}
+
+fn missing(what: &str, field: &str) -> ToolError {
+    ToolError::new(ErrorCode::Upstream, format!("{what}'s answer has no {field}"), "Choose another photo.")
+}
+
+/// The credit a photographer is owed, as stored on the image.
+fn attribution(listed: &Value) -> Value {
+    json!({
+        "provider": listed["provider"],
+        "photoId": listed["photoId"],
+        "photographer": listed["photographer"],
+        "photographerUrl": listed["photographerUrl"],
+        "photoUrl": listed["photoUrl"],
+        "license": listed["license"],
+    })
+}
+
+async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
+    let ext = &call.services.external;
+    let id = a.photo_id.trim();
+    if id.is_empty() || id.len() > 100 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(ToolError::invalid(
+            format!("photoId: \"{}\" is not a photo id", a.photo_id),
+            "Use a photoId exactly as browseImages answered it.",
+        ));
+    }
+    let chosen = choose(ext, a.provider, id).await?;
+    // Unsplash's API rules: a download is announced through its tracking
+    // endpoint (with the key) when the photo is used.
+    if let Some(tracking) = &chosen.tracking {
+        let key = ext.unsplash.key("external.unsplash_key", "Unsplash")?;
+        let request = Request::get(tracking.as_str())
+            .header("Authorization", format!("Client-ID {key}"))
+            .header("Accept-Version", "v1");
+        get_json(ext, "Unsplash's download tracking", request).await?;
+    }
+    let max = call.services.media.max_upload_bytes;
+    let res = ext
+        .net
+        .send(Request::get(chosen.download.as_str()).accept(&["image/*"]).max_bytes(max))
+        .await
+        .map_err(|e| net_error("the photo's download", e))?;
+    if !res.ok() {
+        return Err(upstream_status("the photo's download", res.status, ""));
+    }
+    let upload = receive_bytes(call.services, call.scope(), &call.ctx.actor, &chosen.filename, &res.body).await?;
+    let source = match a.provider {
+        PhotoProvider::Pexels => ImageSource::Pexels,
+        PhotoProvider::Unsplash => ImageSource::Unsplash,
+    };
+    let meta = ImageMeta {
+        alt: chosen.alt,
+        source: Some(source),
+        attribution: Some(chosen.attribution),
+        ..Default::default()
+    };
+    let (image, created) = create_from_upload(call.services, call.ctx, &upload, meta).await?;
+    // Processing is quick for one photo: answer the final /uploads URL
+    // when it is ready, the processing status otherwise.
+    let image = settle(call.services, call.scope(), &image.id, Duration::from_secs(15)).await.unwrap_or(image);
+    let credit = format!(
+        "Photo by {} on {}",
+        image.attribution.as_ref().and_then(|a| a["photographer"].as_str()).unwrap_or("an unknown photographer"),
+        if a.provider == PhotoProvider::Pexels { "Pexels" } else { "Unsplash" },
+    );
+    let message = if created {
+        format!("Imported as image {} ({}). Credit: {credit}.", image.id, image.status.as_str())
+    } else {
+        format!("This photo is already in the library as image {}. Credit: {credit}.", image.id)
+    };
+    let mut out = item_result(image_json(&image), message);
+    out["imageId"] = json!(image.id);
+    out["url"] = json!(image.url);
+    Ok(out)
+}
+
+/// browseImages and importImage.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "browseImages",
+            description: "Browse stock photos on Pexels and Unsplash by query (provider, orientation, colour and limit optional), downloading nothing. Returns previews with provider, photoId, photographer and licence.",
+            guidance: "Look locally with getImage first; then importImage {provider, photoId} of the chosen photo.",
+            category: Category::External,
+            entity: "stockPhoto",
+            risk: Risk::Safe,
+            destructive: false,
+            idempotent: true,
+            read_only: true,
+            tags: &["image", "photo", "stock", "pexels", "unsplash", "browse", "search", "picture", "external"],
+            phrases: &[
+                "find a stock photo",
+                "search pexels",
+                "search unsplash",
+                "we need a new picture",
+                "browse free photos",
+            ],
+            input_schema: schema::<BrowseImagesArgs>,
+            execute: |call, v| Box::pin(async move { browse_images(call, parse(v)?).await }),
+            preview: None,
+        },
+        Tool {
+            name: "importImage",
+            description: "Import a stock photo by provider and photoId into the media library with the photographer's attribution, processed as uploads are. Returns the local imageId and its /uploads/ url.",
+            guidance: "Use the returned `url` (relative /uploads/...), never the provider's URL; credit the photographer.",
+            category: Category::External,
+            entity: "image",
+            risk: Risk::Moderate,
+            destructive: false,
+            idempotent: true,
+            read_only: false,
+            tags: &["image", "photo", "stock", "import", "download", "pexels", "unsplash", "media", "external"],
+            phrases: &[
+                "use this stock photo",
+                "import the photo",
+                "add the pexels picture",
+                "download the unsplash image",
+            ],
+            input_schema: schema::<ImportImageArgs>,
+            execute: |call, v| Box::pin(async move { import_image(call, parse(v)?).await }),
+            preview: None,
+        },
+    ]
+}

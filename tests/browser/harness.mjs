@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -121,4 +123,33 @@ export async function api(server, method, path, body) {
   let parsed = text;
   try { parsed = JSON.parse(text); } catch { /* not JSON */ }
   return { status: res.status, body: parsed };
+}
+
+/** A new 1280×800 browser context signed in as `email`, on the page tree. */
+export async function signedIn(browser, server, email, password) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signIn(page, server.base, email, password);
+  await page.waitForURL(`${server.base}/pages`);
+  return page;
+}
+
+const SHOTS = process.env.SCREENSHOTS === "1" ? path.join(here, "..", "..", "docs", "screenshots") : null;
+
+/** With SCREENSHOTS=1, writes the top of the screen to docs/screenshots/NAME.png. */
+export async function shot(page, name) {
+  if (!SHOTS) return;
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+/** Fails on any serious or critical axe-core violation of the screen. */
+export async function noSeriousViolations(page, what) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    [],
+    `${what}: serious or critical accessibility violations`,
+  );
 }

@@ -6,13 +6,8 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import AxeBuilder from "@axe-core/playwright";
-import { api, chooseAdminPassword, launch, quire, signIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, noSeriousViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const SHOTS = process.env.SCREENSHOTS === "1" ? path.join(here, "..", "..", "docs", "screenshots") : null;
 const ADMIN = "admin@localhost";
 const PASSWORD = "a long admin password";
 // A 1×1 PNG.
@@ -36,27 +31,7 @@ after(async () => {
 });
 
 async function adminPage() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  await signIn(page, server.base, ADMIN, PASSWORD);
-  await page.waitForURL(`${server.base}/pages`);
-  return page;
-}
-
-async function shot(page, name) {
-  if (!SHOTS) return;
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
-
-async function noSeriousViolations(page, what) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    [],
-    `${what}: serious or critical accessibility violations`,
-  );
+  return signedIn(browser, server, ADMIN, PASSWORD);
 }
 
 describe("posts and collections", () => {

@@ -153,7 +153,7 @@ fn a_server_killed_mid_job_finishes_it_on_the_next_start_with_nothing_half_writt
         if job["status"] == "running" && ["encoding", "variants", "storing"].contains(&job["stage"].as_str().unwrap()) {
             break job["stage"].as_str().unwrap().to_string();
         }
-        assert!(Instant::now() < deadline, "the job never ran: {job}");
+        assert!(Instant::now() < deadline, "the job never ran: {job}\nlog:\n{}", server.log());
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut server = server;
@@ -171,7 +171,10 @@ fn a_server_killed_mid_job_finishes_it_on_the_next_start_with_nothing_half_writt
         if image["status"] != "processing" {
             break image;
         }
-        assert!(Instant::now() < deadline, "still processing after the restart: {image}");
+        if Instant::now() >= deadline {
+            let jobs = get_json(&server.addr, &format!("/api/v1/images/{id}/jobs"), token);
+            panic!("still processing after the restart: {image}\njobs: {jobs}\nlog:\n{}", server.log());
+        }
         std::thread::sleep(Duration::from_millis(200));
     };
     assert_eq!(image["status"], "completed", "{image}");

@@ -39,6 +39,15 @@ pub struct Server {
     pub child: Child,
     pub addr: String,
     pub stdout: String,
+    /// What it has logged on stderr since it started listening.
+    pub log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Server {
+    /// What the server has logged so far, for a failing assertion's message.
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
 }
 
 impl Drop for Server {
@@ -73,7 +82,15 @@ pub fn start_with(data: &str, bootstrap: Option<&str>, envs: &[(&str, &str)]) ->
             break rest.split_whitespace().next().unwrap().to_string();
         }
     };
-    std::thread::spawn(move || for _ in lines {});
+    let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let kept = log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let mut log = kept.lock().unwrap();
+            log.push_str(&line);
+            log.push('\n');
+        }
+    });
     let out = child.stdout.take().unwrap();
     // stdout is written before the listener starts: collect what arrives.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -89,5 +106,5 @@ pub fn start_with(data: &str, bootstrap: Option<&str>, envs: &[(&str, &str)]) ->
         stdout.push_str(&line);
         stdout.push('\n');
     }
-    Server { child, addr, stdout }
+    Server { child, addr, stdout, log }
 }

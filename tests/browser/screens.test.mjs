@@ -60,6 +60,8 @@ describe("posts and collections", () => {
     assert.equal(await page.getByLabel("Slug", { exact: true }).getAttribute("aria-invalid"), "true");
     const stored = await api(server, "GET", "/api/v1/collections/blog/entries?limit=100");
     assert.ok(stored.body.items.some((e) => e.slug === "launch-notes"), "the refused save changed nothing");
+    // The heading and the meta line name the post as stored, not as typed.
+    assert.equal(await page.locator("p.meta code").textContent(), "launch-notes");
 
     await page.getByLabel("Slug", { exact: true }).fill("launch-notes");
     await page.getByLabel("Tags (separated by commas)").fill("launch, notes");

@@ -566,6 +566,13 @@ impl Runtime {
         let group = store.live_actor_group(&session.actor, recorded).await.map_err(|e| e.to_string())?.ok_or(
             "the token or person that started this session was revoked, has expired or was disabled; nothing more runs",
         )?;
+        // The agent's own model: it answers the turn, and tools that write
+        // with a model (deep search) use it too.
+        let resolved = self.client(&agent.profile)?;
+        let writer = resolved.as_ref().map(|(profile, client)| {
+            Arc::new(crate::ModelWriter::new(profile.clone(), Arc::clone(client)))
+                as quire_tools::external::SharedWriter
+        });
         let ctx = CallContext {
             actor: session.actor.clone(),
             group,
@@ -577,6 +584,7 @@ impl Runtime {
                 AgentPolicy::User => ApprovalPolicy::User,
                 AgentPolicy::Conversational => ApprovalPolicy::Conversational,
             },
+            writer,
         };
         // The conversation as the model reads it, each message wrapped once.
         let mut messages: Vec<Message> = match history {
@@ -641,8 +649,7 @@ impl Runtime {
             self.persist(scope, session, journal, None).await?;
         }
 
-        let agent_profile = agent.profile.clone();
-        let Some((profile, client)) = self.client(&agent_profile)? else {
+        let Some((profile, client)) = resolved else {
             let msg = Message::Assistant { content: NOT_CONFIGURED.to_string(), tool_calls: vec![] };
             self.emit_text(&thread, NOT_CONFIGURED);
             journal.messages.push(to_json(&msg));

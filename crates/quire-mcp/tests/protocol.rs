@@ -37,6 +37,7 @@ impl Client {
             session_id: None,
             turn_id: None,
             policy: ApprovalPolicy::User,
+            writer: None,
         };
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let server = QuireMcp::new(Arc::clone(&registry), Caller::Fixed(Box::new(ctx)), mode);

@@ -33,6 +33,7 @@ async fn caller_of(state: AppState, secret: String) -> Option<CallContext> {
         session_id: None,
         turn_id: None,
         policy: ApprovalPolicy::parse(&grant.token.approval_policy),
+        writer: None,
     })
 }
 

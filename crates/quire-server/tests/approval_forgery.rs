@@ -158,6 +158,7 @@ async fn an_approval_runs_only_for_its_requester_on_its_surface() {
         session_id: Some("s".into()),
         turn_id: Some("1".into()),
         policy: quire_tools::ApprovalPolicy::User,
+        writer: None,
     };
     let registry = quire_tools::Registry::new(quire_tools::Services::new(app.store.clone(), &std::env::temp_dir()));
     let as_agent = registry.call(&agent_ctx, "deletePage", with_id.clone()).await;

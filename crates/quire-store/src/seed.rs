@@ -1,7 +1,7 @@
 //! The demo site, seeded on first start and by `quire seed`: idempotent, so
 //! running it again adds only what is missing.
 
-use crate::{Result, Scope, Store, StoreError};
+use crate::{ChangeFilter, Result, Scope, Store, StoreError};
 use quire_core::input::*;
 use quire_core::model::*;
 use quire_core::templates::{starter_templates, testimonial_fields};
@@ -72,26 +72,64 @@ const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
     ),
 ];
 
-/// Makes sure an environment has the starter agents.
+/// Makes sure an environment has the starter agents, as this version
+/// defines them: creates those missing, and brings up to date those no
+/// person has changed (every change to them was the system's), so a site
+/// seeded by an earlier version gets the tools added since. An agent a
+/// person edited is theirs and left alone. Each update is logged and can be
+/// undone like any other. Answers how many agents were created or updated.
 pub async fn ensure_agents(store: &Store, scope: &Scope) -> Result<usize> {
     let ctx = ChangeContext::system();
-    let mut created = 0;
+    let mut changed = 0;
     for (alias, name, description, tools, prompt) in AGENTS {
-        if store.agent(scope, alias).await.is_ok() {
+        let tools: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
+        let agent = match store.agent(scope, alias).await {
+            Ok(agent) => agent,
+            Err(StoreError::NotFound { .. }) => {
+                let input = NewAgent {
+                    alias: alias.to_string(),
+                    name: name.to_string(),
+                    description: Some(description.to_string()),
+                    system_prompt: Some(prompt.to_string()),
+                    tools: Some(tools),
+                    ..NewAgent::default()
+                };
+                store.create_agent(&ctx, scope, input).await?;
+                changed += 1;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if agent.description == *description && agent.system_prompt == *prompt && agent.tools == tools {
             continue;
         }
-        let input = NewAgent {
-            alias: alias.to_string(),
-            name: name.to_string(),
+        let filter =
+            ChangeFilter { entity: Some(EntityKind::Agent), entity_id: Some(agent.id.clone()), ..Default::default() };
+        let history = store.changes(scope, &filter, 100, None).await?;
+        if history.next_cursor.is_some() || history.items.iter().any(|c| c.actor != ctx.actor) {
+            continue;
+        }
+        let patch = AgentPatch {
             description: Some(description.to_string()),
             system_prompt: Some(prompt.to_string()),
-            tools: Some(tools.iter().map(|t| t.to_string()).collect()),
-            ..NewAgent::default()
+            tools: Some(tools),
+            ..AgentPatch::default()
         };
-        store.create_agent(&ctx, scope, input).await?;
-        created += 1;
+        store.update_agent(&ctx, scope, &agent.id, &patch, Some(agent.version)).await?;
+        changed += 1;
     }
-    Ok(created)
+    Ok(changed)
+}
+
+/// [`ensure_agents`] in every environment of every site (at start-up).
+pub async fn ensure_agents_everywhere(store: &Store) -> Result<usize> {
+    let mut changed = 0;
+    for site in store.sites().await? {
+        for env in &site.environments {
+            changed += ensure_agents(store, &Scope::new(&site.id, env)).await?;
+        }
+    }
+    Ok(changed)
 }
 
 /// Seeds the demo site into the database and its images into `uploads_dir`.

@@ -153,6 +153,7 @@ fn main() {
             session_id: None,
             turn_id: None,
             policy: ApprovalPolicy::User,
+            writer: None,
         };
 
         // The whole tool call: guarded fetch of 1 MB over loopback + extraction.

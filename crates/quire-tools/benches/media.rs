@@ -165,6 +165,7 @@ fn main() {
             session_id: None,
             turn_id: None,
             policy: ApprovalPolicy::User,
+            writer: None,
         };
 
         // Uploads of small images, then their processing.

@@ -56,6 +56,7 @@ fn main() {
             session_id: Some("bench".into()),
             turn_id: None,
             policy: ApprovalPolicy::User,
+            writer: None,
         };
         let page = store.page_by_slug(&scope, "bench-page-500").await.unwrap();
         let section = store.sections(&scope, &page.id, 1, None).await.unwrap().items.remove(0);

@@ -166,6 +166,10 @@ pub struct CallContext {
     pub turn_id: Option<String>,
     /// How destructive calls are approved for this caller.
     pub policy: ApprovalPolicy,
+    /// The calling agent's own model, for tools that write with a model
+    /// (deep search); none outside a turn, where the default profile's
+    /// model writes.
+    pub writer: Option<crate::external::SharedWriter>,
 }
 
 impl CallContext {

@@ -184,6 +184,10 @@ struct EntryPage {
     frame: Frame,
     collection: Collection,
     noun: &'static str,
+    /// The entry as stored: the heading and the meta line name it, even
+    /// when the form shows a refused edit.
+    stored: Entry,
+    /// The entry as the form shows it.
     entry: Entry,
     /// The entry's own text fields, in form order.
     own: Vec<OwnField>,
@@ -201,7 +205,14 @@ impl EntryPage {
         self.errors.get(&format!("entry.{name}"))
     }
 
-    async fn new(state: &AppState, person: &Person, collection: Collection, entry: Entry, shown: Shown) -> Self {
+    async fn new(
+        state: &AppState,
+        person: &Person,
+        collection: Collection,
+        stored: Entry,
+        entry: Entry,
+        shown: Shown,
+    ) -> Self {
         let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library(state, person).await);
         let noun = noun(&collection);
         EntryPage {
@@ -210,6 +221,7 @@ impl EntryPage {
             own: OwnField::all(&entry),
             noun,
             collection,
+            stored,
             entry,
             fields,
             statuses: EntryStatus::ALL,
@@ -265,7 +277,7 @@ pub async fn edit(
     let entry = state.store().entry(scope, &id).await?;
     let collection = state.store().collection(scope, &entry.collection_id).await?;
     let shown = Shown { errors: Errors::new(), saved: q.saved.is_some() };
-    Ok(Html(EntryPage::new(&state, &person, collection, entry, shown).await.render()?))
+    Ok(Html(EntryPage::new(&state, &person, collection, entry.clone(), entry, shown).await.render()?))
 }
 
 /// The entry's own fields, named `entry.<field>` so a content field of
@@ -362,7 +374,10 @@ pub async fn update(
             typed.featured_image = optional(own(&pairs, "featuredImage"));
             typed.content = Value::Object(read);
             let shown = Shown { errors, saved: false };
-            render(StatusCode::UNPROCESSABLE_ENTITY, &EntryPage::new(&state, &person, collection, typed, shown).await)
+            render(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &EntryPage::new(&state, &person, collection, entry, typed, shown).await,
+            )
         }
     }
 }

@@ -336,6 +336,11 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 tracing::info!(created = report.created, "seeded the demo site");
             }
             let sign_in = bootstrap_admin(&store, &config).await?;
+            // Starter agents no person changed follow this version's tools.
+            let refreshed = quire_store::seed::ensure_agents_everywhere(&store).await?;
+            if refreshed > 0 {
+                tracing::info!(agents = refreshed, "starter agents created or brought up to date");
+            }
             let addr = addr.unwrap_or(config.addr.clone());
             let listener =
                 tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -803,6 +808,7 @@ async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyR
             session_id: None,
             turn_id: None,
             policy,
+            writer: None,
         });
     }
     let site = site.unwrap_or(config.default_site.clone());
@@ -815,6 +821,7 @@ async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyR
         session_id: None,
         turn_id: None,
         policy,
+        writer: None,
     })
 }
 

@@ -127,6 +127,7 @@ pub fn approver(env: &Env) -> quire_tools::CallContext {
         session_id: None,
         turn_id: None,
         policy: quire_tools::ApprovalPolicy::User,
+        writer: None,
     }
 }
 

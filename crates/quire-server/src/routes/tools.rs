@@ -40,6 +40,7 @@ pub fn call_context(caller: &Caller, headers: &HeaderMap) -> CallContext {
         session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
         turn_id: None,
         policy: ApprovalPolicy::parse(caller.approval_policy()),
+        writer: None,
     }
 }
 

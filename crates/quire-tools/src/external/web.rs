@@ -346,11 +346,17 @@ fn merge(lists: Vec<Vec<Hit>>, n: usize) -> Vec<Hit> {
 }
 
 /// The deep search: plan queries, search them, read the best pages, and
-/// have the model write an answer citing them by number.
-pub async fn deep(ext: &ExternalSettings, query: &str, n: usize, topic: Topic) -> ToolResult {
-    let writer = ext
-        .writer
-        .as_deref()
+/// have `writer` (the calling agent's model, else the default profile's)
+/// write an answer citing them by number.
+pub async fn deep(
+    ext: &ExternalSettings,
+    writer: Option<&dyn super::Writer>,
+    query: &str,
+    n: usize,
+    topic: Topic,
+) -> ToolResult {
+    let writer = writer
+        .or(ext.writer.as_deref())
         .ok_or_else(|| not_configured("Deep search's model", "a model profile (profiles.default or QUIRE_LLM_*)"))?;
     let queries = plan_queries(writer, query).await;
     let searches = queries.iter().map(|q| search(ext, q, n, topic));
@@ -416,7 +422,7 @@ async fn search_web(call: &Call<'_>, a: SearchWebArgs) -> ToolResult {
             out["mode"] = json!("quick");
             Ok(out)
         }
-        SearchMode::Deep => deep(ext, a.query.trim(), n, topic).await,
+        SearchMode::Deep => deep(ext, call.ctx.writer.as_deref(), a.query.trim(), n, topic).await,
     }
 }
 

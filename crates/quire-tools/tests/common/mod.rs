@@ -38,6 +38,7 @@ impl Env {
             session_id: None,
             turn_id: None,
             policy: ApprovalPolicy::User,
+            writer: None,
         }
     }
 
@@ -50,6 +51,7 @@ impl Env {
             session_id: Some(session.into()),
             turn_id: Some("1".into()),
             policy,
+            writer: None,
         }
     }
 

@@ -45,6 +45,11 @@ struct Inner {
     /// Bumped on every revocation this process makes or notices, so open
     /// event streams re-check their token.
     revocations: tokio::sync::watch::Sender<u64>,
+    /// Set once the process is stopping: event streams end, background
+    /// work stops.
+    stopping: tokio::sync::watch::Sender<bool>,
+    /// The background tasks [`AppState::spawn_background`] started.
+    background: Mutex<Vec<tokio::task::AbortHandle>>,
 }
 
 /// How long a looked-up token is trusted before it is read again. A
@@ -83,6 +88,8 @@ impl AppState {
                 scopes: Mutex::new(HashMap::new()),
                 touched: Mutex::new(HashMap::new()),
                 revocations: tokio::sync::watch::Sender::new(0),
+                stopping: tokio::sync::watch::Sender::new(false),
+                background: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -118,7 +125,7 @@ impl AppState {
     /// over when their lease ends).
     pub fn spawn_background(&self) {
         let runtime = Arc::clone(&self.inner.runtime);
-        tokio::spawn(async move {
+        let sweep = tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(2));
             loop {
                 tick.tick().await;
@@ -126,11 +133,11 @@ impl AppState {
             }
         });
         let state = self.clone();
-        tokio::spawn(async move { state.watch_revocations().await });
+        let revocations = tokio::spawn(async move { state.watch_revocations().await });
         let services = self.inner.registry.services().clone();
         let mut jobs = services.media.events.subscribe();
         let runtime = Arc::clone(&self.inner.runtime);
-        tokio::spawn(async move {
+        let progress = tokio::spawn(async move {
             // A job queued by an agent's turn tells that session's stream
             // how it goes (CUSTOM `job_progress`).
             loop {
@@ -147,7 +154,23 @@ impl AppState {
                 }
             }
         });
-        tokio::spawn(quire_tools::media::MediaWorker::new(services).run());
+        let media = tokio::spawn(quire_tools::media::MediaWorker::new(services).run());
+        if let Ok(mut tasks) = self.inner.background.lock() {
+            tasks.extend([sweep, revocations, progress, media].iter().map(|t| t.abort_handle()));
+        }
+    }
+
+    /// Stops the process's work: open event streams end (see
+    /// [`AppState::until_ended`]) and the background tasks stop. A media
+    /// job cut off here is taken over by the next start when its lease
+    /// ends; an agent turn cut off is marked failed by it.
+    pub fn stop(&self) {
+        self.inner.stopping.send_replace(true);
+        if let Ok(mut tasks) = self.inner.background.lock() {
+            for task in tasks.drain(..) {
+                task.abort();
+            }
+        }
     }
 
     /// Polls the number of revoked tokens; when it changes, forgets the
@@ -311,7 +334,8 @@ impl AppState {
         let store = self.inner.store.clone();
         let who = caller.who.clone();
         let mut changes = self.inner.revocations.subscribe();
-        async move {
+        let mut stopping = self.inner.stopping.subscribe();
+        let ended = async move {
             let mut told = true;
             loop {
                 if told {
@@ -332,6 +356,13 @@ impl AppState {
                     Ok(false) => return,
                     Err(e) => tracing::warn!(error = %e, "could not re-check a stream's credentials"),
                 }
+            }
+        };
+        async move {
+            tokio::select! {
+                _ = ended => {}
+                // An error means the state is gone: the stream ends too.
+                _ = stopping.wait_for(|s| *s) => {}
             }
         }
     }
@@ -397,12 +428,49 @@ async fn baseline_headers(req: axum::extract::Request, next: axum::middleware::N
     response
 }
 
-/// Serves `router` on `listener` until ctrl-c.
-pub async fn serve(listener: tokio::net::TcpListener, router: Router) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shutting down");
-        })
-        .await
+/// How long in-flight requests get to finish once a stop was asked for.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Serves `router` on `listener` until the process is asked to stop
+/// (SIGINT — Ctrl-C — or SIGTERM, what `kill`, systemd and `docker stop`
+/// send): no new connection is accepted, `state` is stopped (event streams
+/// end, background work stops), and requests in flight finish, for at
+/// most [`SHUTDOWN_GRACE`]. The caller closes the store afterwards.
+pub async fn serve(listener: tokio::net::TcpListener, router: Router, state: AppState) -> std::io::Result<()> {
+    let (asked, mut stopping) = tokio::sync::watch::channel(false);
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        stop_signal().await;
+        tracing::info!("shutting down");
+        state.stop();
+        asked.send_replace(true);
+    });
+    tokio::select! {
+        served = server.into_future() => served,
+        _ = async {
+            let _ = stopping.wait_for(|s| *s).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => {
+            tracing::warn!("requests still in flight after the grace period were cut off");
+            Ok(())
+        }
+    }
+}
+
+/// Completes on SIGINT or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops the server cleanly"),
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -60,23 +60,57 @@ impl Scope {
     }
 }
 
+/// Size past which the write-ahead log is folded back and truncated, in
+/// bytes. Under sustained writes a passive checkpoint rarely catches up with
+/// the writer, and SQLite only rewinds the log once one has: without this
+/// bound the file grows with every write until the process stops (and the
+/// next start reads all of it back).
+pub const WAL_LIMIT: i64 = 64 * 1024 * 1024;
+
 /// Copies the write-ahead log into the database every half second without
-/// blocking readers or the writer (PASSIVE), so commits never pay for a
-/// checkpoint; ends when the store is closed.
-async fn checkpoint_loop(pool: SqlitePool) {
+/// blocking readers or the writer (PASSIVE, on the `checkpointer`'s own
+/// connection), so commits rarely pay for a checkpoint. When the log has
+/// grown past [`WAL_LIMIT`] anyway, a TRUNCATE checkpoint copies the little
+/// the passive ones left and empties the file. It runs on the writer's
+/// connection, taken from its pool of one between two transactions: on
+/// another connection it would hold the write lock while waiting for the
+/// writer's open transaction to end, and that transaction, wanting the
+/// lock, would fail with `SQLITE_BUSY`. Ends when the store is closed.
+async fn checkpoint_loop(checkpointer: SqlitePool, writer: SqlitePool) {
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
         tick.tick().await;
-        if pool.is_closed() {
+        if checkpointer.is_closed() {
             return;
         }
-        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
-            if pool.is_closed() {
-                return;
+        match checkpoint(&checkpointer, "PASSIVE").await {
+            Ok((_, frames, _)) if frames * page_size(&checkpointer).await > WAL_LIMIT => {
+                if let Err(e) = checkpoint(&writer, "TRUNCATE").await
+                    && !writer.is_closed()
+                {
+                    tracing::warn!(error = %e, "could not truncate the write-ahead log");
+                }
             }
-            tracing::warn!(error = %e, "background checkpoint failed");
+            Ok(_) => {}
+            Err(_) if checkpointer.is_closed() => return,
+            Err(e) => tracing::warn!(error = %e, "background checkpoint failed"),
         }
     }
+}
+
+/// Runs `PRAGMA wal_checkpoint(mode)`: (busy, frames in the log, frames
+/// copied into the database).
+async fn checkpoint(pool: &SqlitePool, mode: &'static str) -> Result<(i64, i64, i64), sqlx::Error> {
+    let sql = match mode {
+        "TRUNCATE" => "PRAGMA wal_checkpoint(TRUNCATE)",
+        _ => "PRAGMA wal_checkpoint(PASSIVE)",
+    };
+    sqlx::query_as(sql).fetch_one(pool).await
+}
+
+/// The database's page size (a frame of the log holds one page).
+async fn page_size(pool: &SqlitePool) -> i64 {
+    sqlx::query_scalar("PRAGMA page_size").fetch_one(pool).await.unwrap_or(4096)
 }
 
 /// Process-wide SQLite settings, applied once before the first connection:
@@ -112,6 +146,7 @@ pub struct Store {
     checkpointer: SqlitePool,
     batcher: batch::Batcher,
     vectors: vectors::Vectors,
+    path: std::sync::Arc<std::path::PathBuf>,
 }
 
 impl Store {
@@ -129,7 +164,9 @@ impl Store {
             .pragma("temp_store", "memory")
             // Checkpoints run in the background (below), not inside a commit
             // of the single writer.
-            .pragma("wal_autocheckpoint", "0");
+            .pragma("wal_autocheckpoint", "0")
+            // When the log is rewound, its file is cut back to this size.
+            .pragma("journal_size_limit", WAL_LIMIT.to_string());
         let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let checkpointer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let store_migrations = sqlx::migrate!("../../migrations/sqlite");
@@ -140,9 +177,10 @@ impl Store {
             .min_connections(1)
             .connect_with(options.read_only(true))
             .await?;
-        tokio::spawn(checkpoint_loop(checkpointer.clone()));
+        tokio::spawn(checkpoint_loop(checkpointer.clone(), writer.clone()));
         let batcher = batch::Batcher::spawn(writer.clone());
-        Ok(Self { reader, writer, checkpointer, batcher, vectors: vectors::Vectors::default() })
+        let path = std::sync::Arc::new(path.to_path_buf());
+        Ok(Self { reader, writer, checkpointer, batcher, vectors: vectors::Vectors::default(), path })
     }
 
     /// Applies pending migrations (done by [`Store::open`] too); returns how
@@ -153,11 +191,30 @@ impl Store {
         Ok(n as usize)
     }
 
-    /// Closes both pools, flushing the WAL.
+    /// Closes the store: waits for the writes in progress, copies the
+    /// write-ahead log into the database and empties it (TRUNCATE), then
+    /// closes every connection. Idempotent. Every process that writes calls
+    /// it on its way out, so no large log is left for the next start.
     pub async fn close(&self) {
-        let _ = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&self.checkpointer).await;
+        if self.writer.is_closed() {
+            return;
+        }
+        // The writer first: a batch in progress commits, nothing new starts.
+        self.writer.close().await;
+        if let Err(e) = checkpoint(&self.checkpointer, "TRUNCATE").await {
+            tracing::warn!(error = %e, "could not truncate the write-ahead log on close");
+        }
         self.checkpointer.close().await;
         self.reader.close().await;
-        self.writer.close().await;
+    }
+
+    /// Bytes the database's pages in use take (its size less its free
+    /// pages), and the size of its write-ahead log file.
+    pub async fn disk_usage(&self) -> Result<(u64, u64)> {
+        let pages: i64 = sqlx::query_scalar("PRAGMA page_count").fetch_one(&self.checkpointer).await?;
+        let free: i64 = sqlx::query_scalar("PRAGMA freelist_count").fetch_one(&self.checkpointer).await?;
+        let size = page_size(&self.checkpointer).await;
+        let wal = std::fs::metadata(format!("{}-wal", self.path.display())).map(|m| m.len()).unwrap_or(0);
+        Ok((((pages - free) * size) as u64, wal))
     }
 }

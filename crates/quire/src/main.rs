@@ -269,7 +269,12 @@ fn main() -> ExitCode {
         }
     };
     let data = cli.data.unwrap_or_else(|| config.data.clone());
-    match runtime.block_on(run(cli.command, config, data)) {
+    let outcome = runtime.block_on(async {
+        let outcome = run(cli.command, config, data).await;
+        close_stores().await;
+        outcome
+    });
+    match outcome {
         Ok(()) if TOOL_FAILED.load(std::sync::atomic::Ordering::Relaxed) => ExitCode::FAILURE,
         Ok(()) => ExitCode::SUCCESS,
         // The reader of our output has gone (`| head`): nothing left to say.
@@ -287,12 +292,35 @@ fn main() -> ExitCode {
 
 type AnyResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
+/// Every store this process opened. Whatever way a command ends (done,
+/// refused, failed), `main` closes them on the way out, so the write-ahead
+/// log is folded into the database and emptied and the next start does not
+/// read it back.
+static OPENED: std::sync::Mutex<Vec<Store>> = std::sync::Mutex::new(Vec::new());
+
+/// Opens the database at `path`, remembered in [`OPENED`].
+async fn open_store(path: &std::path::Path) -> AnyResult<Store> {
+    let store = Store::open(path).await?;
+    if let Ok(mut opened) = OPENED.lock() {
+        opened.push(store.clone());
+    }
+    Ok(store)
+}
+
+/// Closes every store this process opened (see [`OPENED`]).
+async fn close_stores() {
+    let opened = OPENED.lock().map(|mut o| std::mem::take(&mut *o)).unwrap_or_default();
+    for store in opened {
+        store.close().await;
+    }
+}
+
 /// Opens the data directory `dir`, creating it (and the database) when
 /// missing: for `serve`, `migrate` and `seed` only.
 async fn open_or_create(dir: &std::path::Path) -> AnyResult<Store> {
     std::fs::create_dir_all(dir.join("uploads"))
         .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
-    Ok(Store::open(&dir.join("quire.db")).await?)
+    open_store(&dir.join("quire.db")).await
 }
 
 /// What a command that uses data accepts in its data directory.
@@ -323,7 +351,7 @@ async fn open_existing(dir: &std::path::Path, needs: Existing) -> AnyResult<Stor
     }
     std::fs::create_dir_all(dir.join("uploads"))
         .map_err(|e| format!("cannot create {}: {e}", dir.join("uploads").display()))?;
-    Ok(Store::open(&dir.join("quire.db")).await?)
+    open_store(&dir.join("quire.db")).await
 }
 
 async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
@@ -365,8 +393,8 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 .with_profiles(profiles)
                 .with_https(base.starts_with("https://"));
             state.spawn_background();
-            let router = quire_server::router_with(state.clone(), quire_web::router(state));
-            quire_server::serve(listener, router).await?;
+            let router = quire_server::router_with(state.clone(), quire_web::router(state.clone()));
+            quire_server::serve(listener, router, state).await?;
             store.close().await;
         }
         Command::Migrate => {

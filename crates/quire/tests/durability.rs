@@ -135,3 +135,88 @@ fn every_acknowledged_write_survives_kill_9() {
         acknowledged.len()
     );
 }
+
+/// Size of the write-ahead log next to the database in `data` (0 when the
+/// file is gone, as SQLite leaves it after a clean close).
+fn wal_bytes(data: &str) -> u64 {
+    std::fs::metadata(std::path::Path::new(data).join("quire.db-wal")).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Sends `signal` (`TERM`, `INT`) to a child process.
+fn signal(child: &std::process::Child, signal: &str) {
+    let sent = std::process::Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
+    assert!(sent.unwrap().success(), "kill -{signal} failed");
+}
+
+/// Waits for a child to exit, at most `limit`.
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop within {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// SIGTERM and SIGINT both stop the server cleanly: exit code 0, the
+/// write-ahead log folded into the database (no log left behind), and
+/// every acknowledged write there on the next start.
+#[test]
+fn sigterm_and_sigint_stop_cleanly_and_leave_no_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_string();
+    let mut slugs = Vec::new();
+    for (round, sig) in ["TERM", "INT"].into_iter().enumerate() {
+        let mut server = start(&data, Some("qk_stop_test_token_0123456789abcdef"));
+        let token = "qk_stop_test_token_0123456789abcdef";
+        for i in 0..50 {
+            let slug = format!("stop-{round}-{i}");
+            let body = format!(r#"{{"name": "Stop {i}", "slug": "{slug}"}}"#);
+            let (status, reply) = request(&server.addr, "POST", "/api/v1/pages", token, Some(&body)).unwrap();
+            assert_eq!(status, 201, "{reply}");
+            let page: serde_json::Value = serde_json::from_str(&reply).unwrap();
+            slugs.push((page["id"].as_str().unwrap().to_string(), slug));
+        }
+        assert!(wal_bytes(&data) > 0, "writes go through the write-ahead log first");
+        signal(&server.child, sig);
+        let status = wait_exit(&mut server.child, Duration::from_secs(20));
+        assert!(status.success(), "SIG{sig} exits cleanly: {status:?}\n{}", server.log());
+        assert_eq!(wal_bytes(&data), 0, "SIG{sig} leaves no write-ahead log\n{}", server.log());
+    }
+    let server = start(&data, None);
+    for (id, slug) in &slugs {
+        let path = format!("/api/v1/pages/{id}");
+        let (status, body) = request(&server.addr, "GET", &path, "qk_stop_test_token_0123456789abcdef", None).unwrap();
+        assert_eq!(status, 200, "{slug}: {body}");
+        let page: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(page["slug"], slug.as_str());
+    }
+}
+
+/// Commands that write leave no large write-ahead log behind: seeding
+/// benchmark data, and a tool call.
+#[test]
+fn writing_commands_leave_no_large_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (ok, _, err) = support::run(&["seed", "--data", data, "--bench-pages", "100", "--bench-posts", "1000"]);
+    assert!(ok, "{err}");
+    assert!(wal_bytes(data) < 64 * 1024, "seed left a {} byte log", wal_bytes(data));
+    let (ok, out, err) = support::run(&[
+        "tools",
+        "call",
+        "createPage",
+        "--args",
+        r#"{"name":"Logged","slug":"logged"}"#,
+        "--data",
+        data,
+    ]);
+    assert!(ok, "{out}{err}");
+    assert!(wal_bytes(data) < 64 * 1024, "a tool call left a {} byte log", wal_bytes(data));
+    // a refused call (bad arguments) also closes the store on its way out
+    let (ok, _, _) = support::run(&["tools", "call", "createPage", "--args", r#"{"slug":"Bad Slug"}"#, "--data", data]);
+    assert!(!ok);
+    assert!(wal_bytes(data) < 64 * 1024, "a refused call left a {} byte log", wal_bytes(data));
+}

@@ -195,7 +195,7 @@ mod tests {
         sqlx::query("CREATE TABLE t (v INTEGER UNIQUE)").execute(&pool).await.unwrap();
         sqlx::query(
             "CREATE TABLE changes (id INTEGER PRIMARY KEY, site_id, env, actor, surface, session_id, turn_id, entity,
-             entity_id, action, before, after, at)",
+             entity_id, action, before, after, patch, prior, at)",
         )
         .execute(&pool)
         .await

@@ -1,5 +1,16 @@
 //! The change log: one append-only record per mutation, written in the same
 //! transaction as the mutation; revisions of a record and reverting to one.
+//!
+//! A record stores what changed, not the whole record twice: an update
+//! keeps the changed top-level fields' new values (`patch`) and their
+//! previous values (`prior`); an archive keeps neither (`patch` is `{}`).
+//! Whole snapshots are kept only where a record's history starts again — a
+//! create, a restore — and for vault notes, whose content is not an object.
+//! Those snapshots are *anchors*: the record after any change is the last
+//! anchor before it with the later patches applied in order, which is how
+//! [`Change::before`] and [`Change::after`] are rebuilt when read. Records
+//! written before patches existed hold both snapshots and are anchors too,
+//! so a database keeps every revision across the upgrade.
 
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
 use crate::ops::write_version;
@@ -7,10 +18,62 @@ use crate::record::{Record, enum_col, json_opt, load_live};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+/// The columns one change-log record is stored in.
+#[derive(Debug, Default)]
+struct Stored {
+    /// A whole snapshot before (old records, notes).
+    before: Option<String>,
+    /// A whole snapshot after (an anchor: create, restore, old records, notes).
+    after: Option<String>,
+    /// The changed fields' new values; `{}` for an archive. Absent on anchors.
+    patch: Option<String>,
+    /// The changed fields' previous values (updates only).
+    prior: Option<String>,
+}
+
+/// What to store for a change from `before` to `after` of a record.
+fn stored(entity: EntityKind, before: Option<&Value>, after: Option<&Value>) -> Stored {
+    let text = |v: Option<&Value>| v.map(Value::to_string);
+    match (before, after) {
+        _ if entity == EntityKind::Note => Stored { before: text(before), after: text(after), ..Stored::default() },
+        (Some(Value::Object(b)), Some(Value::Object(a))) => {
+            let (patch, prior) = diff(b, a);
+            Stored {
+                patch: Some(Value::Object(patch).to_string()),
+                prior: Some(Value::Object(prior).to_string()),
+                ..Stored::default()
+            }
+        }
+        // An archive: the record leaves as it was; the next restore anchors it again.
+        (Some(Value::Object(_)), None) => Stored { patch: Some("{}".into()), ..Stored::default() },
+        _ => Stored { before: text(before), after: text(after), ..Stored::default() },
+    }
+}
+
+/// The top-level fields of `after` that differ from `before`: their new
+/// values, and their previous ones (`null` where a field was absent, and
+/// `null` as the new value of a field that went away).
+fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> (Map<String, Value>, Map<String, Value>) {
+    let (mut patch, mut prior) = (Map::new(), Map::new());
+    for (key, value) in after {
+        if before.get(key) != Some(value) {
+            patch.insert(key.clone(), value.clone());
+            prior.insert(key.clone(), before.get(key).cloned().unwrap_or(Value::Null));
+        }
+    }
+    for (key, value) in before {
+        if !after.contains_key(key) {
+            patch.insert(key.clone(), Value::Null);
+            prior.insert(key.clone(), value.clone());
+        }
+    }
+    (patch, prior)
+}
 
 /// Appends a change-log record.
 #[allow(clippy::too_many_arguments)]
@@ -24,9 +87,10 @@ pub(crate) async fn log_change(
     before: Option<Value>,
     after: Option<Value>,
 ) -> Result<()> {
+    let stored = stored(entity, before.as_ref(), after.as_ref());
     sqlx::query(
-        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )
     .bind(&scope.site_id)
     .bind(&scope.env)
@@ -37,8 +101,10 @@ pub(crate) async fn log_change(
     .bind(entity.as_str())
     .bind(entity_id)
     .bind(action)
-    .bind(before.map(|v| v.to_string()))
-    .bind(after.map(|v| v.to_string()))
+    .bind(stored.before)
+    .bind(stored.after)
+    .bind(stored.patch)
+    .bind(stored.prior)
     .bind(Utc::now())
     .execute(conn)
     .await?;
@@ -53,8 +119,8 @@ pub(crate) struct PendingChange {
     pub entity: EntityKind,
     pub entity_id: String,
     pub action: &'static str,
-    pub before: Option<String>,
-    pub after: Option<String>,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
 }
 
 /// Appends several change-log records with one statement, in order.
@@ -64,9 +130,10 @@ pub(crate) async fn log_changes(conn: &mut SqliteConnection, changes: &[PendingC
     }
     let now = Utc::now();
     let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, at) ",
+        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at) ",
     );
     q.push_values(changes, |mut row, c| {
+        let stored = stored(c.entity, c.before.as_ref(), c.after.as_ref());
         row.push_bind(c.scope.site_id.clone())
             .push_bind(c.scope.env.clone())
             .push_bind(c.ctx.actor.clone())
@@ -76,28 +143,129 @@ pub(crate) async fn log_changes(conn: &mut SqliteConnection, changes: &[PendingC
             .push_bind(c.entity.as_str())
             .push_bind(c.entity_id.clone())
             .push_bind(c.action)
-            .push_bind(c.before.clone())
-            .push_bind(c.after.clone())
+            .push_bind(stored.before)
+            .push_bind(stored.after)
+            .push_bind(stored.patch)
+            .push_bind(stored.prior)
             .push_bind(now);
     });
     q.build().execute(conn).await?;
     Ok(())
 }
 
-fn change_from_row(row: &SqliteRow) -> Result<Change> {
-    Ok(Change {
-        id: row.try_get("id")?,
-        actor: row.try_get("actor")?,
-        surface: enum_col(row, "surface", Surface::parse)?,
-        session_id: row.try_get("session_id")?,
-        turn_id: row.try_get("turn_id")?,
-        entity: enum_col(row, "entity", EntityKind::parse)?,
-        entity_id: row.try_get("entity_id")?,
-        action: row.try_get("action")?,
-        before: json_opt(row, "before")?,
-        after: json_opt(row, "after")?,
-        at: row.try_get("at")?,
+/// A change-log record as read, before its snapshots are rebuilt.
+struct Read {
+    change: Change,
+    site_id: String,
+    env: String,
+    patch: Option<Value>,
+    prior: Option<Value>,
+}
+
+fn change_from_row(row: &SqliteRow) -> Result<Read> {
+    Ok(Read {
+        change: Change {
+            id: row.try_get("id")?,
+            actor: row.try_get("actor")?,
+            surface: enum_col(row, "surface", Surface::parse)?,
+            session_id: row.try_get("session_id")?,
+            turn_id: row.try_get("turn_id")?,
+            entity: enum_col(row, "entity", EntityKind::parse)?,
+            entity_id: row.try_get("entity_id")?,
+            action: row.try_get("action")?,
+            before: json_opt(row, "before")?,
+            after: json_opt(row, "after")?,
+            at: row.try_get("at")?,
+        },
+        site_id: row.try_get("site_id")?,
+        env: row.try_get("env")?,
+        patch: json_opt(row, "patch")?,
+        prior: json_opt(row, "prior")?,
     })
+}
+
+/// One step of a record's history, as the walk over it needs it.
+#[derive(sqlx::FromRow)]
+struct Step {
+    id: i64,
+    before: Option<String>,
+    after: Option<String>,
+    patch: Option<String>,
+}
+
+/// Reads change-log rows and rebuilds the whole before and after of each
+/// (see the module's doc): per record, one read of its history from the
+/// last anchor up to the newest change asked for.
+async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result<Vec<Change>> {
+    let read = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+    // The newest patched change per record: its history is walked up to there.
+    let mut walks: HashMap<(&str, &str, EntityKind, &str), i64> = HashMap::new();
+    for r in read.iter().filter(|r| r.patch.is_some()) {
+        let key = (r.site_id.as_str(), r.env.as_str(), r.change.entity, r.change.entity_id.as_str());
+        let newest = walks.entry(key).or_insert(r.change.id);
+        *newest = (*newest).max(r.change.id);
+    }
+    let mut rebuilt: HashMap<i64, (Option<Value>, Option<Value>)> = HashMap::new();
+    for ((site_id, env, entity, entity_id), newest) in walks {
+        let steps: Vec<Step> = sqlx::query_as(
+            "SELECT id, before, after, patch FROM changes
+             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?5
+               AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
+                                   AND entity_id = ?4 AND id <= ?5 AND patch IS NULL), 0)
+             ORDER BY id",
+        )
+        .bind(site_id)
+        .bind(env)
+        .bind(entity.as_str())
+        .bind(entity_id)
+        .bind(newest)
+        .fetch_all(&mut *conn)
+        .await?;
+        let mut state: Option<Map<String, Value>> = None;
+        for step in steps {
+            let parse = |t: Option<String>| t.map(|t| serde_json::from_str::<Value>(&t)).transpose();
+            match parse(step.patch)? {
+                // An anchor: the record as it was then.
+                None => {
+                    let snapshot = parse(step.after)?.or(parse(step.before)?);
+                    state = match snapshot {
+                        Some(Value::Object(o)) => Some(o),
+                        _ => None,
+                    };
+                }
+                Some(Value::Object(patch)) => {
+                    let Some(current) = state.as_mut() else { continue };
+                    let before = Value::Object(current.clone());
+                    if patch.is_empty() {
+                        // An archive: the record left as it was.
+                        rebuilt.insert(step.id, (Some(before), None));
+                        continue;
+                    }
+                    for (key, value) in patch {
+                        current.insert(key, value);
+                    }
+                    rebuilt.insert(step.id, (Some(before), Some(Value::Object(current.clone()))));
+                }
+                Some(_) => {
+                    return Err(StoreError::Corrupt(format!("change {} holds a patch that is no object", step.id)));
+                }
+            }
+        }
+    }
+    Ok(read
+        .into_iter()
+        .map(|r| {
+            let mut change = r.change;
+            if r.patch.is_some() {
+                // A record whose history has no anchor (never expected: every
+                // record starts with a create) shows what the change itself holds.
+                let (before, after) = rebuilt.remove(&change.id).unwrap_or((r.prior, r.patch));
+                change.before = before;
+                change.after = after;
+            }
+            change
+        })
+        .collect())
 }
 
 impl Store {
@@ -133,20 +301,22 @@ impl Store {
             q.push(" AND id < ").push_bind(decode_seq(c)?);
         }
         q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
-        let rows = q.build().fetch_all(&self.reader).await?;
-        let items = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        let mut conn = self.reader.acquire().await?;
+        let rows = q.build().fetch_all(&mut *conn).await?;
+        let items = read_changes(&mut conn, &rows).await?;
         Ok(page_of(items, limit, |c| encode_seq(c.id)))
     }
 
     /// One change-log record.
     pub async fn change(&self, scope: &Scope, id: i64) -> Result<Change> {
-        let row = sqlx::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        let mut conn = self.reader.acquire().await?;
+        let rows = sqlx::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.reader)
+            .fetch_all(&mut *conn)
             .await?;
-        row.as_ref().map(change_from_row).transpose()?.ok_or_else(|| StoreError::not_found("change", id.to_string()))
+        read_changes(&mut conn, &rows).await?.pop().ok_or_else(|| StoreError::not_found("change", id.to_string()))
     }
 
     /// Puts a live record back to the state it had right after change `id`
@@ -315,7 +485,7 @@ impl Store {
         .bind(turn_id)
         .fetch_all(&mut *tx)
         .await?;
-        let changes = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        let changes = read_changes(&mut tx, &rows).await?;
         // The turn's destructive calls still waiting for (or holding) an
         // approval end with it: nothing of an undone turn may run later.
         let cancelled = cancel_turn_confirmations(&mut tx, scope, ctx, session_id, turn_id).await?;
@@ -379,7 +549,7 @@ impl Store {
         }
         let rows =
             sqlx::query("SELECT * FROM changes WHERE id >= ?1 ORDER BY id").bind(first_new).fetch_all(&mut *tx).await?;
-        report.reverted = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+        report.reverted = read_changes(&mut tx, &rows).await?;
         tx.commit().await?;
         Ok(report)
     }

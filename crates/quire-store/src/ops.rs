@@ -78,8 +78,8 @@ impl Store {
             entity: T::KIND,
             entity_id: after.id().to_string(),
             action: "update",
-            before: Some(snapshot(&before).to_string()),
-            after: Some(snapshot(&after).to_string()),
+            before: Some(snapshot(&before)),
+            after: Some(snapshot(&after)),
         };
         let job_id = id.to_string();
         let done = self
@@ -109,11 +109,7 @@ impl Store {
                             T::KIND
                         ))));
                     }
-                    let log = PendingChange {
-                        before: Some(snapshot(&current).to_string()),
-                        after: Some(snapshot(&next).to_string()),
-                        ..log
-                    };
+                    let log = PendingChange { before: Some(snapshot(&current)), after: Some(snapshot(&next)), ..log };
                     Ok((Some(log), Box::new(next) as Box<dyn Any + Send>))
                 })
             }))

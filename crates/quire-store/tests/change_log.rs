@@ -1,0 +1,128 @@
+//! The change log stores what changed (the patch and the changed fields'
+//! previous values), and every revision is still whole when read: history's
+//! before and after, restoring a revision, undoing a turn, archive and
+//! restore.
+
+use quire_core::input::{EntryPatch, NewEntry};
+use quire_core::model::{ChangeContext, EntityKind, Entry, Surface};
+use quire_store::seed::seed_demo;
+use quire_store::{ChangeFilter, Scope, Store};
+use serde_json::json;
+
+async fn open() -> (tempfile::TempDir, Store, Scope) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    (dir, store, scope)
+}
+
+/// A blog post with a body of about 2 KB.
+async fn post(store: &Store, scope: &Scope, slug: &str) -> Entry {
+    let body = "Quire keeps a log of every change so nothing is lost. ".repeat(38);
+    assert!((2000..2200).contains(&body.len()));
+    let input = NewEntry {
+        slug: slug.into(),
+        title: "A post of two kilobytes".into(),
+        content: Some(json!({ "body": body })),
+        ..serde_json::from_value(json!({"slug": slug, "title": "t"})).unwrap()
+    };
+    store.create_entry(&ChangeContext::system(), scope, "blog", input).await.unwrap()
+}
+
+fn retitle(title: String) -> EntryPatch {
+    EntryPatch { title: Some(title), ..Default::default() }
+}
+
+async fn history(store: &Store, scope: &Scope, id: &str) -> Vec<quire_core::model::Change> {
+    let filter = ChangeFilter { entity_id: Some(id.into()), ..Default::default() };
+    let mut items = store.changes(scope, &filter, 500, None).await.unwrap().items;
+    items.reverse();
+    items
+}
+
+#[tokio::test]
+async fn a_title_change_of_a_2kb_post_adds_well_under_1kb() {
+    let (_dir, store, scope) = open().await;
+    let entry = post(&store, &scope, "weighed").await;
+    let ctx = ChangeContext::system();
+    // warm up: the first writes may allocate index pages of their own
+    for i in 0..20 {
+        store.update_entry(&ctx, &scope, &entry.id, retitle(format!("Warm-up {i}"))).await.unwrap();
+    }
+    let (before, _) = store.disk_usage().await.unwrap();
+    const CHANGES: u64 = 400;
+    for i in 0..CHANGES {
+        store.update_entry(&ctx, &scope, &entry.id, retitle(format!("Weighed title number {i}"))).await.unwrap();
+    }
+    let (after, _) = store.disk_usage().await.unwrap();
+    let per_change = (after - before) / CHANGES;
+    eprintln!("a title change of a 2 KB post adds {per_change} bytes to the database");
+    // about 550 bytes: the row (ids, actor, time, the patch and the prior
+    // values of title, version and updatedAt) and its three index entries
+    assert!(per_change < 700, "a title change added {per_change} bytes (whole snapshots took ~5,000)");
+}
+
+#[tokio::test]
+async fn every_revision_is_whole_when_read_back() {
+    let (_dir, store, scope) = open().await;
+    let ctx = ChangeContext::system();
+    let created = post(&store, &scope, "revised").await;
+    let v2 = store.update_entry(&ctx, &scope, &created.id, retitle("Second title".into())).await.unwrap();
+    let body = EntryPatch { content: Some(json!({"body": "Short now."})), ..Default::default() };
+    let v3 = store.update_entry(&ctx, &scope, &created.id, body).await.unwrap();
+    let changes = history(&store, &scope, &created.id).await;
+    let actions: Vec<&str> = changes.iter().map(|c| c.action.as_str()).collect();
+    assert_eq!(actions, ["create", "update", "update"]);
+    let whole = |e: &Entry| serde_json::to_value(e).unwrap();
+    assert_eq!(changes[0].before, None);
+    assert_eq!(changes[0].after, Some(whole(&created)));
+    assert_eq!(changes[1].before, Some(whole(&created)));
+    assert_eq!(changes[1].after, Some(whole(&v2)));
+    assert_eq!(changes[2].before, Some(whole(&v2)));
+    assert_eq!(changes[2].after, Some(whole(&v3)));
+    // one change read alone is as whole as in the listing
+    assert_eq!(store.change(&scope, changes[1].id).await.unwrap(), changes[1]);
+
+    // back to the second title's revision: the body of then, the title of then
+    store.restore_revision(&ctx, &scope, changes[1].id).await.unwrap();
+    let back = store.entry(&scope, &created.id).await.unwrap();
+    assert_eq!((back.title.as_str(), &back.content), (v2.title.as_str(), &v2.content));
+    assert_eq!(back.version, v3.version + 1);
+    let revert = history(&store, &scope, &created.id).await.pop().unwrap();
+    assert_eq!((revert.action.as_str(), revert.before, revert.after), ("revert", Some(whole(&v3)), Some(whole(&back))));
+
+    // archive and restore: the archive shows the record it took, the restore the record it brought back
+    let archived = store.archive(&ctx, &scope, EntityKind::Entry, std::slice::from_ref(&created.id)).await.unwrap();
+    store.restore(&ctx, &scope, &[archived[0].id.clone()]).await.unwrap();
+    let restored = store.entry(&scope, &created.id).await.unwrap();
+    let changes = history(&store, &scope, &created.id).await;
+    let n = changes.len();
+    assert_eq!((changes[n - 2].action.as_str(), &changes[n - 2].before), ("archive", &Some(whole(&back))));
+    assert_eq!(changes[n - 2].after, None);
+    assert_eq!((changes[n - 1].action.as_str(), &changes[n - 1].after), ("restore", &Some(whole(&restored))));
+    // and a change after the restore is rebuilt from it
+    let v9 = store.update_entry(&ctx, &scope, &created.id, retitle("After restore".into())).await.unwrap();
+    let last = history(&store, &scope, &created.id).await.pop().unwrap();
+    assert_eq!((last.before, last.after), (Some(whole(&restored)), Some(whole(&v9))));
+}
+
+#[tokio::test]
+async fn an_agent_turn_made_of_patches_is_undone() {
+    let (_dir, store, scope) = open().await;
+    let created = post(&store, &scope, "undone").await;
+    let turn = ChangeContext {
+        actor: "token:agent".into(),
+        surface: Surface::Agent,
+        session_id: Some("session-1".into()),
+        turn_id: Some("turn-1".into()),
+    };
+    store.update_entry(&turn, &scope, &created.id, retitle("Agent title".into())).await.unwrap();
+    let body = EntryPatch { content: Some(json!({"body": "The agent's body."})), ..Default::default() };
+    store.update_entry(&turn, &scope, &created.id, body).await.unwrap();
+    let report = store.undo_turn(&ChangeContext::system(), &scope, "session-1", "turn-1").await.unwrap();
+    assert_eq!(report.reverted.len(), 2);
+    let now = store.entry(&scope, &created.id).await.unwrap();
+    assert_eq!((now.title.as_str(), &now.content), (created.title.as_str(), &created.content));
+    // the undo's own records are whole too
+    assert_eq!(report.reverted[1].after, Some(serde_json::to_value(&now).unwrap()));
+}

@@ -3,10 +3,16 @@
 #
 # Seeds 1,000 pages and 10,000 posts (~2 KB markdown each), then drives the
 # server with wrk at 32 connections for $DURATION seconds per scenario:
-#   a) GET a page by id; GET the delivery page by slug
-#   b) GET 20 posts filtered by status
-#   c) PATCH a post's title
-# and reports req/s, p50, p99, and the server's RSS idle and at peak.
+#   0) a bare axum handler (the ceiling: same machine, same run, no Quire)
+#   a) GET a page by id; a page by slug (the getPage tool over REST); GET
+#      the delivery page by slug
+#   b) GET 20 posts filtered by status; GET 20 published posts with their
+#      bodies (public delivery)
+#   c) PATCH a post's title (one post); PATCH the title of a random post
+#      among the 10,000
+# and reports req/s, p50, p99, the server's RSS idle and at peak, the
+# database and write-ahead log sizes before and after the random PATCH run,
+# and how long a start takes after SIGTERM and after kill -9.
 #
 # Usage: bench/run.sh            (DURATION=20 CONNECTIONS=32 THREADS=2 by default)
 set -euo pipefail
@@ -25,16 +31,43 @@ if ! command -v wrk >/dev/null; then
   echo "installing wrk" >&2
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }
 fi
-cargo build --release -q
+cargo build --release -q -p quire -p quire-server --example bare_axum
 BIN=target/release/quire
+BARE=target/release/examples/bare_axum
+BARE_PORT=$((PORT + 1))
 mkdir -p "$OUT"
 rm -rf "$DATA"
+LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+: > "$OUT/server.log"
 echo "seeding 1,000 pages and 10,000 posts" >&2
 QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 10000 >/dev/null
 
-QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>"$OUT/server.log" &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
+start_server() {
+  QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>>"$OUT/server.log" &
+  SERVER=$!
+}
+# ready_after SIGNAL: stops the server with SIGNAL, starts it again and
+# prints the seconds until it answers /healthz.
+ready_after() {
+  kill -"$1" "$SERVER"
+  wait "$SERVER" 2>/dev/null || true
+  local t0 t1
+  t0=$(date +%s.%N)
+  start_server
+  wait_healthy "$PORT"
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc
+}
+sizes() { # database and log sizes in MB
+  local db wal
+  db=$(stat -c %s "$DATA/quire.db")
+  wal=$(stat -c %s "$DATA/quire.db-wal" 2>/dev/null || echo 0)
+  printf 'quire.db %s MB, quire.db-wal %s MB' "$(echo "scale=1; $db/1048576" | bc)" "$(echo "scale=1; $wal/1048576" | bc)"
+}
+$BARE 127.0.0.1:$BARE_PORT &
+BARE_PID=$!
+start_server
+trap 'kill $SERVER $BARE_PID 2>/dev/null || true' EXIT
 wait_healthy "$PORT"
 sleep 1
 rss() { awk -v k="$1" '$1==k":" {print int($2/1024)}' /proc/$SERVER/status; }
@@ -46,6 +79,14 @@ PAGE_ID=$(first_id "$B/api/v1/pages?limit=1&status=published" "$TOKEN")
 POST_ID=$(first_id "$B/api/v1/collections/blog/entries?limit=1" "$TOKEN")
 
 write_patch_lua "$OUT/patch.lua" "$TOKEN"
+all_ids "$B/api/v1/collections/blog/entries" "$TOKEN" > "$OUT/post-ids.txt"
+write_random_patch_lua "$OUT/patch-random.lua" "$TOKEN" "$OUT/post-ids.txt"
+cat > "$OUT/page-by-slug.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+wrk.body = '{"slug":"bench-page-0"}'
+LUA
 
 run() { # name, url, extra wrk args...
   local name=$1 url=$2; shift 2
@@ -61,11 +102,22 @@ run() { # name, url, extra wrk args...
 {
   echo "| scenario | req/s | p50 | p99 | non-2xx |"
   echo "| --- | --- | --- | --- | --- |"
+  run "0-bare-axum" "http://127.0.0.1:$BARE_PORT/"
   run "a1-page-by-id" "$B/api/v1/pages/$PAGE_ID" -H "$AUTH"
-  run "a2-delivery-page" "$B/api/v1/delivery/pages/bench-page-0"
-  run "b-posts-by-status" "$B/api/v1/collections/blog/entries?status=published&limit=20" -H "$AUTH"
-  run "c-patch-post-title" "$B/api/v1/entries/$POST_ID" -s "$OUT/patch.lua"
+  run "a2-page-by-slug" "$B/api/v1/tools/getPage/invoke" -s "$OUT/page-by-slug.lua"
+  run "a3-delivery-page" "$B/api/v1/delivery/pages/bench-page-0"
+  run "b1-posts-by-status" "$B/api/v1/collections/blog/entries?status=published&limit=20" -H "$AUTH"
+  run "b2-published-posts-with-bodies" "$B/api/v1/delivery/collections/blog/entries?limit=20"
+  run "c1-patch-one-post" "$B/api/v1/entries/$POST_ID" -s "$OUT/patch.lua"
+  BEFORE=$(sizes)
+  run "c2-patch-random-post" "$B/api/v1/entries/$POST_ID" -s "$OUT/patch-random.lua"
+  AFTER=$(sizes)
+  PEAK=$(rss VmHWM)
   echo
-  echo "server RSS: idle ${IDLE_RSS} MB, peak $(rss VmHWM) MB"
+  echo "server RSS: idle ${IDLE_RSS} MB, peak ${PEAK} MB"
+  echo "before c2: $BEFORE; after c2: $AFTER"
+  echo "ready after SIGTERM: $(ready_after TERM) s (log left: $(sizes))"
+  echo "ready after kill -9: $(ready_after KILL) s"
+  echo "load average before the run: $LOAD"
   echo "machine: $(nproc) cores, $(uname -sr); wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, same machine"
 } | tee "$OUT/summary.md"

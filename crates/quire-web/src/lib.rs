@@ -124,14 +124,8 @@ async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> 
     if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         return next.run(req).await;
     }
-    if let Some(origin) = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        // The Host this server was asked for, or the one a proxy in front says.
-        let hosts = [header::HOST.as_str(), "x-forwarded-host"]
-            .map(|h| req.headers().get(h).and_then(|v| v.to_str().ok()).unwrap_or("").to_string());
-        let same = origin.split_once("://").is_some_and(|(_, rest)| hosts.iter().any(|h| !h.is_empty() && h == rest));
-        if !same {
-            return WebError::Forbidden(format!("a form from {origin} cannot change anything here")).into_response();
-        }
+    if let Err(e) = same_origin(req.headers()) {
+        return e.into_response();
     }
     let (parts, body) = req.into_parts();
     let session = match quire_server::auth::web_session(&parts, &state).await {
@@ -163,6 +157,31 @@ async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> 
         .into_response();
     }
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
+}
+
+/// Refuses a request whose `Origin` is another site's (a request without
+/// one is a browser's same-origin form or not a browser's at all).
+fn same_origin(headers: &axum::http::HeaderMap) -> Result<(), WebError> {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return Ok(()) };
+    // The Host this server was asked for, or the one a proxy in front says.
+    let hosts = [header::HOST.as_str(), "x-forwarded-host"]
+        .map(|h| headers.get(h).and_then(|v| v.to_str().ok()).unwrap_or("").to_string());
+    let same = origin.split_once("://").is_some_and(|(_, rest)| hosts.iter().any(|h| !h.is_empty() && h == rest));
+    if same { Ok(()) } else { Err(WebError::Forbidden(format!("a form from {origin} cannot change anything here"))) }
+}
+
+/// The back-office's routes that take files, with a body limit of
+/// `max_upload` bytes plus room for the form around them (merge into the
+/// server's router beside its own file routes, outside the 2 MiB limit).
+/// The CSRF secret is checked by the handler: it is the form's first
+/// field, read before any file.
+pub fn file_router(max_upload: u64) -> Router<AppState> {
+    let limit = usize::try_from(max_upload).unwrap_or(usize::MAX).saturating_add(64 * 1024);
+    Router::new()
+        .route("/media/upload", post(media::upload))
+        .layer(axum::extract::DefaultBodyLimit::max(limit))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
+        .layer(middleware::from_fn(security_headers))
 }
 
 /// The `Set-Cookie` value of a browser session (`secret` empty: one that

@@ -365,7 +365,12 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 .with_profiles(profiles)
                 .with_https(base.starts_with("https://"));
             state.spawn_background();
-            let router = quire_server::router_with(state.clone(), quire_web::router(state));
+            let max_upload = state.registry().services().media.max_upload_bytes;
+            let router = quire_server::router_with_files(
+                state.clone(),
+                quire_web::router(state),
+                quire_web::file_router(max_upload),
+            );
             quire_server::serve(listener, router).await?;
             store.close().await;
         }

@@ -39,7 +39,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use quire_server::AppState;
-use quire_server::auth::{Caller, SESSION_COOKIE, same_secret};
+use quire_server::auth::{Caller, same_secret};
 
 /// The back-office's routes (merge into the server's router).
 pub fn router(state: AppState) -> Router<AppState> {
@@ -185,10 +185,12 @@ pub fn file_router(max_upload: u64) -> Router<AppState> {
 }
 
 /// The `Set-Cookie` value of a browser session (`secret` empty: one that
-/// clears it). `Secure` when the server is reached over https.
+/// clears it). Over https it is `Secure` and named with the `__Host-`
+/// prefix.
 fn session_cookie(secret: &str, max_age: i64, secure: bool) -> String {
     format!(
-        "{SESSION_COOKIE}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        "{}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        quire_server::auth::session_cookie_name(secure),
         if secure { "; Secure" } else { "" }
     )
 }

@@ -24,6 +24,7 @@ mod ops;
 mod record;
 mod records;
 pub mod seed;
+mod suggest;
 pub mod users;
 mod vectors;
 
@@ -37,6 +38,7 @@ pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{
     DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, job_payload,
 };
+pub use suggest::Suggestion;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};

@@ -16,7 +16,6 @@ use quire_core::access::Action;
 use quire_core::input::{NavItemPatch, NewNavItem, NewNavigation};
 use quire_core::model::{EntityKind, NavItem, NavTargetType, Navigation};
 use quire_server::AppState;
-use quire_store::{EntryFilter, PageFilter};
 use std::collections::HashMap;
 
 /// Most items of one menu the screen shows.
@@ -133,24 +132,20 @@ impl Picker {
     async fn load(state: &AppState, person: &Person) -> Result<Picker, WebError> {
         let store = state.store();
         let scope = &person.caller.scope;
-        let pages = store.pages(scope, &PageFilter::default(), SUGGESTED, None).await?.items;
-        let mut entries = Vec::new();
-        for c in store.collections(scope, 20, None).await?.items {
-            let listed = store.entries(scope, &c.id, &EntryFilter::default(), SUGGESTED_ENTRIES, None).await?.items;
-            entries
-                .extend(listed.into_iter().map(|e| Candidate { id: e.id, label: format!("{} › {}", c.name, e.title) }));
-        }
-        let media = store.images(scope, None, SUGGESTED, None).await?.items;
+        // Ids and names only, one light query per kind.
+        let pages = store.page_suggestions(scope, SUGGESTED).await?;
+        let entries = store.entry_suggestions(scope, 20, SUGGESTED_ENTRIES).await?;
+        let media = store.image_suggestions(scope, SUGGESTED).await?;
         Ok(Picker {
             pages: pages
                 .into_iter()
-                .map(|p| Candidate { id: p.id, label: format!("{} (/{})", p.name, p.slug) })
+                .map(|p| Candidate { label: format!("{} (/{})", p.label, p.place), id: p.id })
                 .collect(),
-            entries,
-            media: media
+            entries: entries
                 .into_iter()
-                .map(|i| Candidate { label: i.alt.clone().unwrap_or_else(|| i.filename.clone()), id: i.id })
+                .map(|e| Candidate { label: format!("{} › {}", e.place, e.label), id: e.id })
                 .collect(),
+            media: media.into_iter().map(|i| Candidate { id: i.id, label: i.label }).collect(),
         })
     }
 

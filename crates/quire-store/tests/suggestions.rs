@@ -39,9 +39,9 @@ async fn suggestions_name_live_records_of_the_scope_only() {
     assert_eq!(images[0].label, image.alt.clone().filter(|a| !a.is_empty()).unwrap_or(image.filename.clone()));
 
     // Archived: no longer offered.
-    store.archive(&ctx, &scope, EntityKind::Page, &[about.id.clone()]).await.unwrap();
+    store.archive(&ctx, &scope, EntityKind::Page, std::slice::from_ref(&about.id)).await.unwrap();
     store.archive(&ctx, &scope, EntityKind::Entry, &[posts[0].id.clone()]).await.unwrap();
-    store.archive(&ctx, &scope, EntityKind::Image, &[image.id.clone()]).await.unwrap();
+    store.archive(&ctx, &scope, EntityKind::Image, std::slice::from_ref(&image.id)).await.unwrap();
     assert!(!store.page_suggestions(&scope, 100).await.unwrap().iter().any(|s| s.id == about.id));
     assert!(!store.entry_suggestions(&scope, 20, 100).await.unwrap().iter().any(|s| s.id == posts[0].id));
     assert!(!store.image_suggestions(&scope, 100).await.unwrap().iter().any(|s| s.id == image.id));

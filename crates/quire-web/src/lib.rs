@@ -178,7 +178,7 @@ fn same_origin(headers: &axum::http::HeaderMap) -> Result<(), WebError> {
 pub fn file_router(max_upload: u64) -> Router<AppState> {
     let limit = usize::try_from(max_upload).unwrap_or(usize::MAX).saturating_add(64 * 1024);
     Router::new()
-        .route("/media/upload", post(media::upload))
+        .route(quire_server::routes::uploads::UPLOAD_FORM, post(media::upload))
         .layer(axum::extract::DefaultBodyLimit::max(limit))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
         .layer(middleware::from_fn(security_headers))

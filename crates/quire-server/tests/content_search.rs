@@ -146,8 +146,16 @@ async fn bad_queries_are_refused_in_the_tool_error_shape() {
         ("getEntry", json!({"query": ""}), "query: is empty"),
         ("getImage", json!({"query": ""}), "query: is empty"),
         ("getPage", json!({"query": "x".repeat(1001)}), "query: is 1001 characters long; the limit is 1000"),
-        ("getPage", json!({"query": "home", "id": home}), "Provide only one of id, slug, query, parentId, all; got id and query"),
-        ("getEntry", json!({"query": "a", "slug": "b"}), "Provide only one of id, slug, query, all; got slug and query"),
+        (
+            "getPage",
+            json!({"query": "home", "id": home}),
+            "Provide only one of id, slug, query, parentId, all; got id and query",
+        ),
+        (
+            "getEntry",
+            json!({"query": "a", "slug": "b"}),
+            "Provide only one of id, slug, query, all; got slug and query",
+        ),
         ("getPost", json!({"query": 3}), "query"),
     ];
     for (tool, args, message) in refused {

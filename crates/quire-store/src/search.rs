@@ -63,7 +63,9 @@ impl Searched {
     fn document(self) -> (&'static str, &'static str) {
         match self {
             Searched::Page => ("page_search_text", "d.name || '. ' || d.slug || '. ' || d.meta || '. ' || d.sections"),
-            Searched::Entry => ("entry_search_text", "d.title || '. ' || d.excerpt || '. ' || d.content || '. ' || d.tags"),
+            Searched::Entry => {
+                ("entry_search_text", "d.title || '. ' || d.excerpt || '. ' || d.content || '. ' || d.tags")
+            }
         }
     }
 }

@@ -4,8 +4,8 @@
 //! by the media worker) and searched by exact cosine similarity over the
 //! stored vectors, fused with the full-text ranking by reciprocal rank.
 
-use quire_core::model::Image;
 use crate::tool::{Services, ToolError};
+use quire_core::model::Image;
 use quire_store::{Scope, Searched, Store, StoreError};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -228,10 +228,7 @@ pub fn checked_query(query: Option<&str>) -> Result<&str, ToolError> {
     }
     let n = q.chars().count();
     if n > MAX_QUERY_CHARS {
-        return Err(ToolError::invalid(
-            format!("query: is {n} characters long; the limit is {MAX_QUERY_CHARS}"),
-            hint,
-        ));
+        return Err(ToolError::invalid(format!("query: is {n} characters long; the limit is {MAX_QUERY_CHARS}"), hint));
     }
     if !q.chars().any(char::is_alphanumeric) {
         return Err(ToolError::invalid("query: has no letters or digits to search for", hint));

@@ -101,7 +101,8 @@ async fn get_entry(call: &Call<'_>, a: GetEntryArgs) -> ToolResult {
                 Some(c) => Some(store.collection(call.scope(), c).await?.id),
                 None => None,
             };
-            let filter = SearchFilter { collection_id, entries: EntryFilter { status: a.status, ..Default::default() } };
+            let filter =
+                SearchFilter { collection_id, entries: EntryFilter { status: a.status, ..Default::default() } };
             let (entries, ranking) =
                 search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
             let mut out = items_result(entries.iter().map(|e| entry_json(e, content)).collect(), None);

@@ -163,8 +163,7 @@ async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
                 collection_id: Some(collection.id.clone()),
                 entries: EntryFilter { status: a.status, category: a.category, tag: None },
             };
-            let (posts, ranking) =
-                search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
+            let (posts, ranking) = search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
             let mut out = items_result(posts.iter().map(|p| entry_json(p, content)).collect(), None);
             out["ranking"] = json!(ranking);
             return Ok(out);

@@ -72,4 +72,3 @@ pub async fn fake_server(fake: Arc<Fake>) -> String {
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}/v1")
 }
-

@@ -28,4 +28,3 @@ impl Embedder for HashedWords {
         })
     }
 }
-

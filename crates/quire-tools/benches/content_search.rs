@@ -53,9 +53,12 @@ async fn latency(
     (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
 }
 
+/// A row of the table: tool, what it searches, the kind of query, the queries.
+type Row = (&'static str, &'static str, &'static str, Box<dyn Fn(usize) -> String>);
+
 async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
     let n = 300;
-    let rows: [(&str, &str, &str, Box<dyn Fn(usize) -> String>); 4] = [
+    let rows: [Row; 4] = [
         ("getPage", "1,000 pages", "words every page holds", Box::new(|i| BROAD[i % BROAD.len()].to_string())),
         ("getPage", "1,000 pages", "a word one page holds", Box::new(|i| format!("section of page {}", i * 3 % 1000))),
         ("getPost", "10,000 posts", "words every post holds", Box::new(|i| BROAD[i % BROAD.len()].to_string())),

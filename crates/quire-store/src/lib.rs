@@ -23,6 +23,7 @@ mod media;
 mod ops;
 mod record;
 mod records;
+mod search;
 pub mod seed;
 mod suggest;
 pub mod users;
@@ -38,6 +39,7 @@ pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{
     DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, job_payload,
 };
+pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 

@@ -21,7 +21,7 @@ pub struct GetEntryArgs {
     pub id: Option<String>,
     /// Entry slug (needs collectionId).
     pub slug: Option<String>,
-    /// Find entries by words or meaning (title, excerpt, content, tags), best first; collectionId narrows it.
+    /// Search by words or meaning, best first; collectionId narrows it.
     pub query: Option<String>,
     /// Collection id or slug, e.g. "testimonials".
     pub collection_id: Option<String>,

@@ -19,7 +19,7 @@ pub struct GetPageArgs {
     pub id: Option<String>,
     /// Page slug, e.g. "about".
     pub slug: Option<String>,
-    /// Find pages by words or meaning (name, slug, meta, section text), best first.
+    /// Search by words or meaning (name, meta, sections), best first.
     pub query: Option<String>,
     /// List the children of this page id.
     pub parent_id: Option<String>,

@@ -19,13 +19,13 @@ use serde_json::{Value, json};
 pub struct GetPostArgs {
     /// Post slug.
     pub slug: Option<String>,
-    /// Find posts by words or meaning (title, excerpt, body, tags, category), best first.
+    /// Search by words or meaning, best first.
     pub query: Option<String>,
-    /// Posts collection slug (default: the first posts collection, usually "blog").
+    /// Posts collection (default: the first, usually "blog").
     pub collection_slug: Option<String>,
-    /// Only posts with this status.
+    /// Only this status.
     pub status: Option<EntryStatus>,
-    /// Only posts in this category.
+    /// Only this category.
     pub category: Option<String>,
     /// List posts, newest first.
     pub all: Option<bool>,
@@ -77,7 +77,7 @@ pub struct CreatePostArgs {
 pub struct UpdatePostArgs {
     /// Slug of the post to change.
     pub slug: String,
-    /// Posts collection slug (default: the first posts collection).
+    /// Posts collection (default: the first).
     pub collection_slug: Option<String>,
     /// New title.
     pub title: Option<String>,
@@ -111,7 +111,7 @@ pub struct UpdatePostArgs {
 pub struct DeletePostArgs {
     /// Slugs of the posts to archive (always an array).
     pub slugs: Vec<String>,
-    /// Posts collection slug (default: the first posts collection).
+    /// Posts collection (default: the first).
     pub collection_slug: Option<String>,
 }
 

@@ -147,6 +147,38 @@ describe("media library", () => {
     assert.equal((await fetch(`${server.base}${image.url}`)).status, 404);
     await page.context().close();
   });
+
+  test("without JavaScript the upload form still uploads, and names a refused file with the reason", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(`${server.base}/pages`);
+    await page.goto(`${server.base}/media`);
+    // A 2×1 PNG of its own, so the library does not answer with an earlier image.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGPgqjjxX0MOAAkmApBqxkhhAAAAAElFTkSuQmCC", "base64");
+    await page.getByLabel("Images (PNG, JPEG, WebP or GIF)").setInputFiles([
+      { name: "plain.png", mimeType: "image/png", buffer: png },
+      { name: "plain.svg", mimeType: "image/svg+xml", buffer: Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>") },
+    ]);
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.waitForURL(`${server.base}/media/upload`);
+    const list = page.locator("[data-upload-list]");
+    await list.locator("li", { hasText: "plain.png" }).getByRole("link").waitFor();
+    assert.match(await list.locator("li.error", { hasText: "plain.svg" }).textContent(), /refused: .*SVG/i);
+    const images = (await api(server, "GET", "/api/v1/images?limit=100")).body.items;
+    assert.ok(images.some((i) => i.filename === "plain.png"), "the image was made");
+    assert.ok(!images.some((i) => i.filename === "plain.svg"), "the refused file made nothing");
+
+    // A form without the session's secret reads no file and makes nothing.
+    const forged = await page.request.post(`${server.base}/media/upload`, {
+      multipart: { file: { name: "forged.png", mimeType: "image/png", buffer: PNG } },
+      maxRedirects: 0,
+    });
+    assert.equal(forged.status(), 403);
+    const after = (await api(server, "GET", "/api/v1/images?limit=100")).body.items;
+    assert.ok(!after.some((i) => i.filename === "forged.png"));
+    await context.close();
+  });
 });
 
 describe("navigation", () => {

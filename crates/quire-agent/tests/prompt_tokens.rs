@@ -89,6 +89,9 @@ async fn a_step_costs_at_most_its_budget_of_everything() {
         );
         if std::env::var("SHOW_PROMPT").is_ok() {
             println!("{}", request.system);
+            for t in &request.tools {
+                println!("  {:>4} {}", tokens(&tool_text(t)), tool_text(t));
+            }
         }
         worst = worst.max(step as f64 / all as f64);
         most = most.max(step);

@@ -95,8 +95,24 @@ impl Caller {
     }
 }
 
-/// Name of the back-office's session cookie.
+/// Name of the back-office's session cookie over plain http.
 pub const SESSION_COOKIE: &str = "quire_session";
+
+/// Name of the session cookie over https: the `__Host-` prefix makes a
+/// browser accept it only when Secure, for this host alone and path `/`, so
+/// a sibling subdomain or plain-http page cannot set or shadow it.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-quire_session";
+
+/// The name of the session cookie, over https or not.
+pub fn session_cookie_name(secure: bool) -> &'static str {
+    if secure { SECURE_SESSION_COOKIE } else { SESSION_COOKIE }
+}
+
+/// The session secret a request's cookies carry: the `__Host-` cookie
+/// first, then the plain one.
+pub fn session_secret(headers: &axum::http::HeaderMap) -> Option<&str> {
+    [SECURE_SESSION_COOKIE, SESSION_COOKIE].into_iter().find_map(|name| cookie_of(headers, name))
+}
 
 /// Header that carries a browser session's CSRF secret on every request
 /// that changes something.
@@ -104,22 +120,26 @@ pub const CSRF_HEADER: &str = "x-csrf-token";
 
 /// The value of cookie `name` in a request, if sent.
 pub fn cookie<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
-    parts
-        .headers
+    cookie_of(&parts.headers, name)
+}
+
+/// The value of cookie `name` in `headers`, if sent and not empty.
+fn cookie_of<'a>(headers: &'a axum::http::HeaderMap, name: &str) -> Option<&'a str> {
+    headers
         .get_all(axum::http::header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
+        .find(|(k, v)| *k == name && !v.trim().is_empty())
         .map(|(_, v)| v.trim())
 }
 
 /// The live browser session of a request's cookie, if any.
 pub async fn web_session(parts: &Parts, state: &AppState) -> Result<Option<WebSession>, ApiError> {
-    match cookie(parts, SESSION_COOKIE) {
-        Some(secret) if !secret.is_empty() => Ok(state.store().web_session(secret).await?),
-        _ => Ok(None),
+    match session_secret(&parts.headers) {
+        Some(secret) => Ok(state.store().web_session(secret).await?),
+        None => Ok(None),
     }
 }
 

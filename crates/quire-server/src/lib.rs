@@ -379,6 +379,13 @@ pub fn router(state: AppState) -> Router {
 /// The application router with `extra` routes (the back-office) merged in,
 /// under the same layers.
 pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
+    router_with_files(state, extra, Router::new())
+}
+
+/// [`router_with`], and `files`: routes of `extra`'s kind that take files,
+/// merged beside the API's own file routes, outside the 2 MiB limit (they
+/// bring their own).
+pub fn router_with_files(state: AppState, extra: Router<AppState>, files: Router<AppState>) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let mcp = mcp::service(&state);
     let max_upload = state.registry().services().media.max_upload_bytes;
@@ -391,6 +398,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         // Merged after the 2 MiB limit, with their own (`max_upload_mb`).
         .merge(routes::uploads::router(max_upload))
+        .merge(files)
         .with_state(state)
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");

@@ -33,6 +33,22 @@ fn cookie(secret: &str) -> String {
 }
 
 #[tokio::test]
+async fn the_https_cookie_name_is_read_first_and_an_empty_one_is_ignored() {
+    let app = TestApp::new().await;
+    let (session, secret) = person(&app, "tls@example.org", Group::Editor).await;
+    let secure = format!("__Host-quire_session={secret}");
+    let me = app.send_raw("GET", "/api/v1/me", None, None, &[("cookie", &secure)]).await;
+    assert_status!(me, 200);
+    assert_eq!(me.body["userId"], session.user.id.as_str());
+    // A cleared plain cookie beside it does not hide the session.
+    let both = format!("quire_session=; {secure}");
+    assert_status!(app.send_raw("GET", "/api/v1/me", None, None, &[("cookie", &both)]).await, 200);
+    // The prefix is part of the name: a look-alike is no session.
+    let other = format!("__Secure-quire_session={secret}");
+    assert_status!(app.send_raw("GET", "/api/v1/me", None, None, &[("cookie", &other)]).await, 401);
+}
+
+#[tokio::test]
 async fn a_session_reads_with_its_cookie_and_writes_only_with_its_csrf_token() {
     let app = TestApp::new().await;
     let (session, secret) = person(&app, "Ed@Example.org", Group::Editor).await;

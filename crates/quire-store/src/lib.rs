@@ -23,7 +23,9 @@ mod media;
 mod ops;
 mod record;
 mod records;
+mod search;
 pub mod seed;
+mod suggest;
 pub mod users;
 mod vectors;
 
@@ -37,6 +39,8 @@ pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{
     DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, job_payload,
 };
+pub use search::{SearchDocument, SearchFilter, Searched};
+pub use suggest::Suggestion;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};

@@ -467,7 +467,7 @@ const STOP_WORDS: &[&str] = &[
 /// An FTS5 query matching any of the words of `query` (letters and digits
 /// only, at most 16, common words left out unless nothing else is left),
 /// each quoted so nothing in it acts as query syntax.
-fn fts_query(query: &str) -> Option<String> {
+pub(crate) fn fts_query(query: &str) -> Option<String> {
     let words: Vec<String> =
         query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(16).map(str::to_lowercase).collect();
     let telling: Vec<&String> = words.iter().filter(|w| !STOP_WORDS.contains(&w.as_str())).collect();

@@ -621,13 +621,15 @@ impl Store {
         vector: &[f32],
     ) -> Result<()> {
         let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let table = crate::vectors::table(entity)?;
         let mut tx = self.writer.begin().await?;
-        sqlx::query(
+        // `table` is one of the constants of `vectors::table`; values are bound.
+        sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT version FROM images WHERE id = ?1), ?7, ?8, ?9)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT version FROM {table} WHERE id = ?1), ?7, ?8, ?9)
              ON CONFLICT (entity_id, model) DO UPDATE SET text_hash = excluded.text_hash, version = excluded.version,
-             dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at",
-        )
+             dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at"
+        )))
         .bind(id)
         .bind(model)
         .bind(entity)
@@ -645,12 +647,14 @@ impl Store {
         Ok(())
     }
 
-    /// Notes that a record's vector is current at its present version (its
-    /// text did not change).
-    pub async fn touch_embedding(&self, id: &str, model: &str) -> Result<()> {
-        sqlx::query(
-            "UPDATE embeddings SET version = (SELECT version FROM images WHERE id = ?1) WHERE entity_id = ?1 AND model = ?2",
-        )
+    /// Notes that an `entity` record's vector is current at its present
+    /// version (its text did not change).
+    pub async fn touch_embedding(&self, entity: &str, id: &str, model: &str) -> Result<()> {
+        let table = crate::vectors::table(entity)?;
+        // `table` is one of the constants of `vectors::table`; values are bound.
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE embeddings SET version = (SELECT version FROM {table} WHERE id = ?1) WHERE entity_id = ?1 AND model = ?2"
+        )))
         .bind(id)
         .bind(model)
         .execute(&self.writer)

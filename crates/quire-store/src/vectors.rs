@@ -111,7 +111,7 @@ impl Vectors {
 }
 
 /// The live-record table of an entity whose vectors are searched.
-fn table(entity: &str) -> Result<&'static str> {
+pub(crate) fn table(entity: &str) -> Result<&'static str> {
     Ok(match entity {
         "image" => "images",
         "page" => "pages",

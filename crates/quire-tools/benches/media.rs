@@ -15,45 +15,21 @@ use quire_core::input::NewImage;
 use quire_core::model::{ChangeContext, Surface};
 use quire_store::Store;
 use quire_store::seed::seed_demo;
-use quire_tools::embed::{
-    EmbedFuture, Embedder, MIN_SIMILARITY, embed_pending, fuse, query_vector, similar_images_scan,
-};
+use quire_tools::embed::{Embedder, MIN_SIMILARITY, embed_pending, fuse, query_vector, similar_images_scan};
 use quire_tools::media::MediaWorker;
 use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
+mod common;
+use common::HashedWords;
+
 const WORDS: &[&str] = &[
     "sunset", "mountain", "beach", "team", "office", "desk", "city", "night", "forest", "river", "snow", "coffee",
     "laptop", "meeting", "portrait", "garden", "bridge", "street", "market", "dog", "cat", "child", "bicycle", "train",
     "harbour", "boat", "lake", "sky", "cloud", "rain", "autumn", "spring", "flower", "kitchen", "book",
 ];
-
-#[derive(Debug)]
-struct HashedWords;
-
-impl Embedder for HashedWords {
-    fn model(&self) -> &str {
-        "hashed-words-384"
-    }
-    fn embed<'a>(&'a self, texts: &'a [String]) -> EmbedFuture<'a> {
-        Box::pin(async move {
-            Ok(texts
-                .iter()
-                .map(|t| {
-                    let mut v = vec![0f32; 384];
-                    for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-                        let h = w.bytes().fold(2166136261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16777619));
-                        v[(h % 384) as usize] += 1.0;
-                        v[((h >> 9) % 384) as usize] += 0.5;
-                    }
-                    v
-                })
-                .collect())
-        })
-    }
-}
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]

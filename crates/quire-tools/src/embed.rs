@@ -4,8 +4,9 @@
 //! by the media worker) and searched by exact cosine similarity over the
 //! stored vectors, fused with the full-text ranking by reciprocal rank.
 
+use crate::tool::{Services, ToolError};
 use quire_core::model::Image;
-use quire_store::{Scope, Store, StoreError};
+use quire_store::{Scope, Searched, Store, StoreError};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::future::Future;
@@ -130,34 +131,43 @@ pub fn normalise(mut v: Vec<f32>) -> Vec<f32> {
     v
 }
 
-/// Embeds up to `batch` images whose text changed since they were last
+/// A record's text waiting to be embedded: `(scope, entity, id, text,
+/// hash of the text its vector was made of)`.
+type Pending = (Scope, &'static str, String, String, Option<String>);
+
+/// Embeds up to `batch` records of each searched kind (images, pages with
+/// their sections, entries) whose text changed since they were last
 /// embedded (or never were); answers how many were embedded.
 pub async fn embed_pending(store: &Store, embedder: &dyn Embedder, batch: u32) -> Result<usize, String> {
-    let stale = store.images_to_embed(embedder.model(), batch).await.map_err(|e| e.to_string())?;
-    if stale.is_empty() {
-        return Ok(0);
+    let model = embedder.model();
+    let mut stale: Vec<Pending> = store
+        .images_to_embed(model, batch)
+        .await
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|(scope, image, known)| (scope, "image", image.id.clone(), image_text(&image), known))
+        .collect();
+    for kind in Searched::ALL {
+        let docs = store.documents_to_embed(kind, model, batch).await.map_err(|e| e.to_string())?;
+        stale.extend(docs.into_iter().map(|d| (d.scope, kind.entity(), d.id, d.text, d.known_hash)));
     }
-    let texts: Vec<String> = stale.iter().map(|(_, i, _)| image_text(i)).collect();
     let mut todo = Vec::new();
-    for ((scope, image, known), text) in stale.iter().zip(&texts) {
-        let h = hash(text);
+    for (scope, entity, id, text, known) in stale {
+        let h = hash(&text);
         if known.as_deref() == Some(h.as_str()) {
             // Changed elsewhere, not in its text: only note it is current.
-            store.touch_embedding(&image.id, embedder.model()).await.map_err(|e| e.to_string())?;
+            store.touch_embedding(entity, &id, model).await.map_err(|e| e.to_string())?;
         } else {
-            todo.push((scope, image, text.clone(), h));
+            todo.push((scope, entity, id, text, h));
         }
     }
-    if todo.is_empty() {
-        return Ok(0);
-    }
-    let inputs: Vec<String> = todo.iter().map(|t| t.2.clone()).collect();
-    let vectors = embedder.embed(&inputs).await?;
-    for ((scope, image, _, h), v) in todo.iter().zip(vectors) {
-        store
-            .put_embedding(scope, "image", &image.id, embedder.model(), h, &normalise(v))
-            .await
-            .map_err(|e| e.to_string())?;
+    // One request per batch of texts, as many as a kind's batch.
+    for chunk in todo.chunks(batch.max(1) as usize) {
+        let inputs: Vec<String> = chunk.iter().map(|t| t.3.clone()).collect();
+        let vectors = embedder.embed(&inputs).await?;
+        for ((scope, entity, id, _, h), v) in chunk.iter().zip(vectors) {
+            store.put_embedding(scope, entity, id, model, h, &normalise(v)).await.map_err(|e| e.to_string())?;
+        }
     }
     Ok(todo.len())
 }
@@ -203,6 +213,72 @@ pub async fn similar_images_scan(store: &Store, q: &[f32], scope: &Scope, model:
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     scored.truncate(limit);
     scored.into_iter().map(|(_, id)| id).collect()
+}
+
+/// The longest query a search takes, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// A search query checked: not blank, not longer than
+/// [`MAX_QUERY_CHARS`], with a letter or digit to look for.
+pub fn checked_query(query: Option<&str>) -> Result<&str, ToolError> {
+    let q = query.unwrap_or_default().trim();
+    let hint = "Describe what you are looking for in a few words, e.g. \"sunset over the mountains\".";
+    if q.is_empty() {
+        return Err(ToolError::invalid("query: is empty", hint));
+    }
+    let n = q.chars().count();
+    if n > MAX_QUERY_CHARS {
+        return Err(ToolError::invalid(format!("query: is {n} characters long; the limit is {MAX_QUERY_CHARS}"), hint));
+    }
+    if !q.chars().any(char::is_alphanumeric) {
+        return Err(ToolError::invalid("query: has no letters or digits to search for", hint));
+    }
+    Ok(q)
+}
+
+/// How many candidates each ranking contributes before fusion.
+pub const POOL: usize = 50;
+
+/// Ids of `entity` records of `scope` for `query`, best first, and which
+/// ranking answered: `hybrid` (the full-text ranking `fulltext` fused by
+/// reciprocal rank with vector similarity) when an embedding model is
+/// configured and answers, else `fulltext` alone. `fulltext` runs while
+/// the query is embedded. At most `pool` ids; the caller reads the records
+/// (which may narrow them further) and keeps as many as it lists.
+pub async fn rank<F>(
+    services: &Services,
+    scope: &Scope,
+    entity: &str,
+    query: &str,
+    pool: usize,
+    fulltext: F,
+) -> Result<(Vec<String>, &'static str), ToolError>
+where
+    F: Future<Output = Result<Vec<String>, StoreError>>,
+{
+    let Some(embedder) = &services.embedder else {
+        return Ok((fulltext.await?, "fulltext"));
+    };
+    let similar = async {
+        let q = query_vector(embedder.as_ref(), query).await?;
+        services
+            .store
+            .similar(scope, entity, embedder.model(), &q, pool, MIN_SIMILARITY)
+            .await
+            .map_err(|e| e.to_string())
+    };
+    let (fulltext, similar) = tokio::join!(fulltext, similar);
+    let fulltext = fulltext?;
+    match similar {
+        Ok(found) => {
+            let similar: Vec<String> = found.into_iter().map(|(id, _)| id).collect();
+            Ok((fuse(&[fulltext, similar], pool), "hybrid"))
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, entity, "semantic search unavailable; full text alone answers");
+            Ok((fulltext, "fulltext"))
+        }
+    }
 }
 
 /// Reciprocal rank fusion of ranked id lists (k = 60): an id's score is

@@ -2,13 +2,13 @@
 
 use crate::args::parse;
 use crate::pages::{archive_execute, archive_preview, require_ids};
-use crate::posts::entry_json;
+use crate::posts::{entry_json, search_entries};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{EntityKind, EntryStatus};
-use quire_store::EntryFilter;
+use quire_store::{EntryFilter, SearchFilter};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,6 +21,8 @@ pub struct GetEntryArgs {
     pub id: Option<String>,
     /// Entry slug (needs collectionId).
     pub slug: Option<String>,
+    /// Search by words or meaning, best first; collectionId narrows it.
+    pub query: Option<String>,
     /// Collection id or slug, e.g. "testimonials".
     pub collection_id: Option<String>,
     /// List the collection's entries, newest first (needs collectionId).
@@ -85,10 +87,28 @@ fn need_collection(a: &GetEntryArgs) -> Result<&str, ToolError> {
 }
 
 async fn get_entry(call: &Call<'_>, a: GetEntryArgs) -> ToolResult {
-    let sel = select_one(&[("id", a.id.is_some()), ("slug", a.slug.is_some()), ("all", a.all == Some(true))])?;
+    let sel = select_one(&[
+        ("id", a.id.is_some()),
+        ("slug", a.slug.is_some()),
+        ("query", a.query.is_some()),
+        ("all", a.all == Some(true)),
+    ])?;
     let store = call.store();
     let content = a.include_content == Some(true);
     let (entries, next) = match sel.0 {
+        "query" => {
+            let collection_id = match &a.collection_id {
+                Some(c) => Some(store.collection(call.scope(), c).await?.id),
+                None => None,
+            };
+            let filter =
+                SearchFilter { collection_id, entries: EntryFilter { status: a.status, ..Default::default() } };
+            let (entries, ranking) =
+                search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
+            let mut out = items_result(entries.iter().map(|e| entry_json(e, content)).collect(), None);
+            out["ranking"] = serde_json::json!(ranking);
+            return Ok(out);
+        }
         "id" => (vec![store.entry(call.scope(), a.id.as_deref().unwrap_or_default()).await?], None),
         "slug" => (
             vec![store.entry_by_slug(call.scope(), need_collection(&a)?, a.slug.as_deref().unwrap_or_default()).await?],

@@ -96,8 +96,8 @@ async fn get_image(call: &Call<'_>, a: GetImageArgs) -> ToolResult {
     let (images, next) = match sel.0 {
         "id" => (vec![store.image(call.scope(), a.id.as_deref().unwrap_or_default()).await?], None),
         "query" => {
-            let (images, ranking) =
-                search(call.services, call.scope(), a.query.as_deref().unwrap_or_default(), n).await?;
+            let query = crate::embed::checked_query(a.query.as_deref())?;
+            let (images, ranking) = search(call.services, call.scope(), query, n).await?;
             let mut out = items_result(images.iter().map(image_json).collect(), None);
             out["ranking"] = json!(ranking);
             return Ok(out);
@@ -110,10 +110,8 @@ async fn get_image(call: &Call<'_>, a: GetImageArgs) -> ToolResult {
     Ok(items_result(images.iter().map(image_json).collect(), next))
 }
 
-/// Images matching `query`, best first, and which ranking answered:
-/// `hybrid` (full text fused with vector similarity by reciprocal rank)
-/// when an embedding model is configured and answers, else `fulltext`
-/// (stemmed words, BM25).
+/// Images matching `query`, best first, and which ranking answered
+/// (`embed::rank`: `hybrid` or `fulltext`, stemmed words and BM25).
 pub async fn search(
     services: &Services,
     scope: &quire_store::Scope,
@@ -121,33 +119,16 @@ pub async fn search(
     limit: u32,
 ) -> Result<(Vec<Image>, &'static str), ToolError> {
     let store = &services.store;
-    let Some(embedder) = &services.embedder else {
-        return Ok((store.search_images(scope, query, limit).await?, "fulltext"));
+    let pool = if services.embedder.is_some() { (limit as usize).max(crate::embed::POOL) } else { limit as usize };
+    let fulltext = async {
+        let found = store.search_images(scope, query, pool as u32).await?;
+        Ok(found.into_iter().map(|i| i.id).collect())
     };
-    let pool = (limit as usize).max(50);
-    // Both rankings at once: the full-text query runs on a database
-    // connection while the query is embedded and the vectors scored.
-    let (fulltext, similar) = tokio::join!(
-        store.search_images(scope, query, pool as u32),
-        crate::embed::similar_images(store, embedder.as_ref(), scope, query, pool)
-    );
-    let fulltext = fulltext?;
-    let similar = match similar {
-        Ok(ids) => ids,
-        Err(e) => {
-            tracing::warn!(error = %e, "semantic search unavailable; full text alone answers");
-            let mut fulltext = fulltext;
-            fulltext.truncate(limit as usize);
-            return Ok((fulltext, "fulltext"));
-        }
-    };
-    let fulltext_ids: Vec<String> = fulltext.iter().map(|i| i.id.clone()).collect();
-    let ranked = crate::embed::fuse(&[fulltext_ids, similar], limit as usize);
-    // Images found by meaning alone, read with one query.
-    let missing: Vec<String> = ranked.iter().filter(|id| !fulltext.iter().any(|i| &i.id == *id)).cloned().collect();
-    let others = store.live_images(scope, &missing).await?;
-    let found = ranked.iter().filter_map(|id| fulltext.iter().chain(&others).find(|i| &i.id == id).cloned()).collect();
-    Ok((found, "hybrid"))
+    let (ids, ranking) = crate::embed::rank(services, scope, "image", query, pool, fulltext).await?;
+    let ids = &ids[..ids.len().min(limit as usize)];
+    let mut found = store.live_images(scope, ids).await?;
+    found.sort_by_key(|i| ids.iter().position(|id| *id == i.id));
+    Ok((found, ranking))
 }
 
 /// The upload `createImage` names, received now when it comes as `data`.

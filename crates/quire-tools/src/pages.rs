@@ -6,7 +6,7 @@ use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{NewPage, PagePatch};
 use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, Surface};
-use quire_store::PageFilter;
+use quire_store::{PageFilter, SearchFilter, Searched};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -19,6 +19,8 @@ pub struct GetPageArgs {
     pub id: Option<String>,
     /// Page slug, e.g. "about".
     pub slug: Option<String>,
+    /// Search by words or meaning (name, meta, sections), best first.
+    pub query: Option<String>,
     /// List the children of this page id.
     pub parent_id: Option<String>,
     /// Include each page's direct children (id, name, slug).
@@ -120,14 +122,21 @@ async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
     let sel = select_one(&[
         ("id", args.id.is_some()),
         ("slug", args.slug.is_some()),
+        ("query", args.query.is_some()),
         ("parentId", args.parent_id.is_some()),
         ("all", args.all == Some(true)),
     ])?;
     let store = call.store();
     let content = args.include_content == Some(true);
+    let mut ranking = None;
     let (pages, next) = match sel.0 {
         "id" => (vec![store.page(call.scope(), args.id.as_deref().unwrap_or_default()).await?], None),
         "slug" => (vec![store.page_by_slug(call.scope(), args.slug.as_deref().unwrap_or_default()).await?], None),
+        "query" => {
+            let (pages, ranked) = search(call, args.query.as_deref(), args.status, limit(args.limit, 20, 100)?).await?;
+            ranking = Some(ranked);
+            (pages, None)
+        }
         _ => {
             let filter = PageFilter { parent_id: args.parent_id.clone(), root_only: false, status: args.status };
             let l = store.pages(call.scope(), &filter, limit(args.limit, 20, 100)?, args.cursor.as_deref()).await?;
@@ -149,7 +158,36 @@ async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
         }
         items.push(v);
     }
-    Ok(items_result(items, next))
+    let mut out = items_result(items, next);
+    if let Some(r) = ranking {
+        out["ranking"] = json!(r);
+    }
+    Ok(out)
+}
+
+/// Pages matching `query`, best first (at most `n`, only `status` if
+/// given), and which ranking answered (`embed::rank`).
+async fn search(
+    call: &Call<'_>,
+    query: Option<&str>,
+    status: Option<PublishStatus>,
+    n: u32,
+) -> Result<(Vec<Page>, &'static str), ToolError> {
+    let query = crate::embed::checked_query(query)?;
+    let (store, scope) = (call.store(), call.scope());
+    // A status narrows after ranking: take more candidates then.
+    let pool = if status.is_some() || call.services.embedder.is_some() {
+        (n as usize).max(crate::embed::POOL)
+    } else {
+        n as usize
+    };
+    let filter = SearchFilter::default();
+    let fulltext = store.search_ids(scope, Searched::Page, query, &filter, pool as u32);
+    let (ids, ranking) = crate::embed::rank(call.services, scope, "page", query, pool, fulltext).await?;
+    let mut pages = store.ranked_pages(scope, &ids).await?;
+    pages.retain(|p| status.is_none_or(|s| p.status == s));
+    pages.truncate(n as usize);
+    Ok((pages, ranking))
 }
 
 async fn create_page(call: &Call<'_>, a: CreatePageArgs) -> ToolResult {

@@ -8,7 +8,7 @@ use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
-use quire_store::EntryFilter;
+use quire_store::{EntryFilter, SearchFilter, Searched};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -19,11 +19,13 @@ use serde_json::{Value, json};
 pub struct GetPostArgs {
     /// Post slug.
     pub slug: Option<String>,
-    /// Posts collection slug (default: the first posts collection, usually "blog").
+    /// Search by words or meaning, best first.
+    pub query: Option<String>,
+    /// Posts collection (default: the first, usually "blog").
     pub collection_slug: Option<String>,
-    /// Only posts with this status.
+    /// Only this status.
     pub status: Option<EntryStatus>,
-    /// Only posts in this category.
+    /// Only this category.
     pub category: Option<String>,
     /// List posts, newest first.
     pub all: Option<bool>,
@@ -75,7 +77,7 @@ pub struct CreatePostArgs {
 pub struct UpdatePostArgs {
     /// Slug of the post to change.
     pub slug: String,
-    /// Posts collection slug (default: the first posts collection).
+    /// Posts collection (default: the first).
     pub collection_slug: Option<String>,
     /// New title.
     pub title: Option<String>,
@@ -109,7 +111,7 @@ pub struct UpdatePostArgs {
 pub struct DeletePostArgs {
     /// Slugs of the posts to archive (always an array).
     pub slugs: Vec<String>,
-    /// Posts collection slug (default: the first posts collection).
+    /// Posts collection (default: the first).
     pub collection_slug: Option<String>,
 }
 
@@ -151,11 +153,21 @@ pub(crate) async fn posts_collection(call: &Call<'_>, slug: Option<&str>) -> Res
 }
 
 async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
-    let sel = select_one(&[("slug", a.slug.is_some()), ("all", a.all == Some(true))])?;
+    let sel = select_one(&[("slug", a.slug.is_some()), ("query", a.query.is_some()), ("all", a.all == Some(true))])?;
     let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
     let store = call.store();
     let content = a.include_content == Some(true);
     let (posts, next) = match sel.0 {
+        "query" => {
+            let filter = SearchFilter {
+                collection_id: Some(collection.id.clone()),
+                entries: EntryFilter { status: a.status, category: a.category, tag: None },
+            };
+            let (posts, ranking) = search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
+            let mut out = items_result(posts.iter().map(|p| entry_json(p, content)).collect(), None);
+            out["ranking"] = json!(ranking);
+            return Ok(out);
+        }
         "slug" => (
             vec![store.entry_by_slug(call.scope(), &collection.id, a.slug.as_deref().unwrap_or_default()).await?],
             None,
@@ -169,6 +181,25 @@ async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
         }
     };
     Ok(items_result(posts.iter().map(|p| entry_json(p, content)).collect(), next))
+}
+
+/// Entries matching `query` that pass `filter`, best first (at most `n`),
+/// and which ranking answered (`embed::rank`); getPost and getEntry.
+pub(crate) async fn search_entries(
+    call: &Call<'_>,
+    query: Option<&str>,
+    filter: &SearchFilter,
+    n: u32,
+) -> Result<(Vec<Entry>, &'static str), ToolError> {
+    let query = crate::embed::checked_query(query)?;
+    let (store, scope) = (call.store(), call.scope());
+    // Vector matches are narrowed by the filter after ranking: take more.
+    let pool = if call.services.embedder.is_some() { (n as usize).max(crate::embed::POOL) } else { n as usize };
+    let fulltext = store.search_ids(scope, Searched::Entry, query, filter, pool as u32);
+    let (ids, ranking) = crate::embed::rank(call.services, scope, "entry", query, pool, fulltext).await?;
+    let mut entries = store.ranked_entries(scope, &ids, filter).await?;
+    entries.truncate(n as usize);
+    Ok((entries, ranking))
 }
 
 async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {

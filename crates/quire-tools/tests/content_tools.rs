@@ -8,7 +8,7 @@ use serde_json::json;
 async fn get_page_scope_selection_and_options() {
     let env = Env::new().await;
     let err = fails(&env.call("getPage", json!({})).await, "VALIDATION");
-    assert_eq!(err, "Provide id, slug, parentId, or set all: true");
+    assert_eq!(err, "Provide id, slug, query, parentId, or set all: true");
     fails(&env.call("getPage", json!({"id": "x", "slug": "y"})).await, "VALIDATION");
     let all = ok(env.call("getPage", json!({"all": true})).await);
     assert_eq!(all["count"], 6);
@@ -29,7 +29,7 @@ async fn get_page_scope_selection_and_options() {
     let limit = fails(&env.call("getPage", json!({"all": true, "limit": 500})).await, "VALIDATION");
     assert_eq!(limit, "limit: 500 is not between 1 and 100");
     let unknown = fails(&env.call("getPage", json!({"all": true, "deep": true})).await, "VALIDATION");
-    assert!(unknown.starts_with("deep: unknown parameter (accepted: id, slug, parentId"), "{unknown}");
+    assert!(unknown.starts_with("deep: unknown parameter (accepted: id, slug, query, parentId"), "{unknown}");
 }
 
 #[tokio::test]
@@ -126,10 +126,13 @@ async fn images_get_create_update() {
     assert_eq!(found["count"], 1);
     assert_eq!(found["items"][0]["url"], format!("/uploads/{}/team-table.png", env.scope.site_id));
     assert_eq!(ok(env.call("getImage", json!({"query": "unicorn"})).await)["count"], 0);
-    // LIKE's wildcards are searched for literally, never as "anything"
-    for wildcard in ["%", "_", "%%", "t_am", "\\"] {
-        assert_eq!(ok(env.call("getImage", json!({"query": wildcard})).await)["count"], 0, "{wildcard}");
+    // Wildcards are never "anything": a query of them alone is refused,
+    // and within words they are no syntax.
+    for wildcard in ["%", "_", "%%", "\\"] {
+        let err = fails(&env.call("getImage", json!({"query": wildcard})).await, "VALIDATION");
+        assert_eq!(err, "query: has no letters or digits to search for", "{wildcard}");
     }
+    assert_eq!(ok(env.call("getImage", json!({"query": "t_am"})).await)["count"], 0);
     assert_eq!(ok(env.call("getImage", json!({"all": true})).await)["count"], 4);
     fails(&env.call("getImage", json!({"id": "nope"})).await, "NOT_FOUND");
 

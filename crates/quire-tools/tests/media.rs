@@ -277,8 +277,12 @@ async fn full_text_search_finds_word_forms_and_says_which_ranking_answered() {
     let found = ok(env.call("getImage", json!({"query": "sunsets in the Alps"})).await);
     assert_eq!(found["items"][0]["id"], sunset["item"]["id"]);
     // Query syntax is data.
-    for q in ["\"", "sunset*", "NEAR(sunset mountain)", "alt:sunset", "-", "OR"] {
+    for q in ["sunset*", "NEAR(sunset mountain)", "alt:sunset", "OR"] {
         ok(env.call("getImage", json!({"query": q})).await);
+    }
+    for q in ["\"", "-"] {
+        let err = fails(&env.call("getImage", json!({"query": q})).await, "VALIDATION");
+        assert_eq!(err, "query: has no letters or digits to search for");
     }
     // An archived image is not found.
     env.store

@@ -6,7 +6,8 @@
 //! found by the next search, without a file watcher.
 //!
 //! Words are runs of Unicode letters and digits, compared in lower case. A query word matches a word of a note that
-//! equals it or, for query words of three characters or more, starts with it (`meet` finds `meeting`). A note
+//! equals it, that has the same English stem (`mountains` finds `mountain`, `running` finds `runs`), or, for query
+//! words of three characters or more, that starts with it (`meet` finds `meeting`). A note
 //! matches when it contains every query word, in its text or its file name; only when no note does are notes with
 //! some of the words returned, ranked by the share of words they contain. Notes are ranked by BM25 over their text,
 //! plus a bonus for words in the file name or in a Markdown heading.
@@ -117,8 +118,31 @@ fn words(text: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// A word's English stem (Snowball), the form words of one family share.
+fn stem(word: &str) -> String {
+    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    STEMMER.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)).stem(word).into_owned()
+}
+
+/// Whether query word `term` matches `word` of a note.
 fn term_matches(term: &str, word: &str) -> bool {
-    word == term || (term.chars().count() >= 3 && word.starts_with(term))
+    Term::new(term).matches(word)
+}
+
+/// A query word with its stem, computed once per search.
+struct Term<'a> {
+    word: &'a str,
+    stem: String,
+}
+
+impl<'a> Term<'a> {
+    fn new(word: &'a str) -> Self {
+        Term { word, stem: stem(word) }
+    }
+
+    fn matches(&self, word: &str) -> bool {
+        word == self.word || (self.word.chars().count() >= 3 && word.starts_with(self.word)) || stem(word) == self.stem
+    }
 }
 
 /// Whether a line is a Markdown ATX heading (`# Title`, up to three spaces of indent).
@@ -136,6 +160,8 @@ struct IndexedNote {
     lines: Vec<String>,
     /// Each word of the note with the index of the line of every occurrence.
     postings: HashMap<String, Vec<u32>>,
+    /// The same, by the words' stems.
+    stems: HashMap<String, Vec<u32>>,
     /// The number of words in the note.
     length: usize,
 }
@@ -156,19 +182,30 @@ impl IndexedNote {
                 length += 1;
             }
         }
-        IndexedNote { modified: file.modified, size: file.size, lines, postings, length }
+        let mut stems: HashMap<String, Vec<u32>> = HashMap::new();
+        for (word, lines) in &postings {
+            stems.entry(stem(word)).or_default().extend(lines);
+        }
+        IndexedNote { modified: file.modified, size: file.size, lines, postings, stems, length }
     }
 
-    /// The line indexes of every occurrence of words matching `term`.
-    fn occurrences(&self, term: &str) -> Vec<u32> {
-        if term.chars().count() < 3 {
-            return self.postings.get(term).cloned().unwrap_or_default();
+    /// The line indexes of every occurrence of words matching `term`: the
+    /// same word, the same stem, or (three characters or more) a prefix.
+    fn occurrences(&self, term: &Term) -> Vec<u32> {
+        let mut found: Vec<u32> = self.stems.get(&term.stem).cloned().unwrap_or_default();
+        if term.word.chars().count() < 3 {
+            found.extend(self.postings.get(term.word).into_iter().flatten());
+        } else {
+            found.extend(
+                self.postings
+                    .iter()
+                    .filter(|(word, _)| word.starts_with(term.word))
+                    .flat_map(|(_, lines)| lines.iter().copied()),
+            );
         }
-        self.postings
-            .iter()
-            .filter(|(word, _)| word.starts_with(term))
-            .flat_map(|(_, lines)| lines.iter().copied())
-            .collect()
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 }
 
@@ -224,13 +261,14 @@ impl SearchIndex {
             in_name: Vec<bool>,
         }
 
+        let stemmed: Vec<Term> = terms.iter().map(|t| Term::new(t)).collect();
         let mut document_frequency = vec![0usize; terms.len()];
         let mut candidates = Vec::new();
         for (path, note) in &notes {
             let name_words: Vec<String> = words(file_stem(path)).into_iter().map(|(_, word)| word).collect();
-            let occurrences: Vec<Vec<u32>> = terms.iter().map(|term| note.occurrences(term)).collect();
+            let occurrences: Vec<Vec<u32>> = stemmed.iter().map(|term| note.occurrences(term)).collect();
             let in_name: Vec<bool> =
-                terms.iter().map(|term| name_words.iter().any(|word| term_matches(term, word))).collect();
+                stemmed.iter().map(|term| name_words.iter().any(|word| term.matches(word))).collect();
             let mut any = false;
             for (t, frequency) in document_frequency.iter_mut().enumerate() {
                 if !occurrences[t].is_empty() || in_name[t] {
@@ -390,6 +428,14 @@ mod tests {
         assert!(term_matches("meet", "meeting"));
         assert!(term_matches("me", "me"));
         assert!(!term_matches("me", "meeting"));
+    }
+
+    #[test]
+    fn words_of_one_family_match_by_their_stem() {
+        assert!(term_matches("mountains", "mountain"));
+        assert!(term_matches("running", "runs"));
+        assert!(term_matches("studies", "studying"));
+        assert!(!term_matches("mountains", "mount"));
     }
 
     #[test]

@@ -241,3 +241,16 @@ fn hits_serialize_in_camel_case() {
     assert_eq!(json[0]["snippet"], "cherry");
     assert!(json[0]["score"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn words_of_one_family_find_each_other() {
+    let (_dir, vault) = vault();
+    vault.write("trips/alps.md", "# Mountain sunset\n\nWe watched the light go from the ridge.\n", false).unwrap();
+    vault.write("trips/coast.md", "# Harbour\n\nBoats and a sunset over the sea.\n", false).unwrap();
+    vault.write("trips/city.md", "# Museums\n\nRunning between exhibitions.\n", false).unwrap();
+    // "mountains" finds "Mountain"; the note with both words ranks first.
+    let hits = vault.search("sunset over the mountains", None, 10, false).unwrap();
+    assert_eq!(paths(&hits)[0], "trips/alps.md", "{hits:?}");
+    let hits = vault.search("runs", None, 10, false).unwrap();
+    assert_eq!(paths(&hits), ["trips/city.md"]);
+}

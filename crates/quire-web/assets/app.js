@@ -528,7 +528,6 @@
   if (!form) return;
   var list = document.querySelector("[data-upload-list]");
   var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
-  form.hidden = false;
 
   function line(name) {
     var li = document.createElement("li");

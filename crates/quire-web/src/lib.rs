@@ -39,7 +39,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use quire_server::AppState;
-use quire_server::auth::{Caller, SESSION_COOKIE, same_secret};
+use quire_server::auth::{Caller, same_secret};
 
 /// The back-office's routes (merge into the server's router).
 pub fn router(state: AppState) -> Router<AppState> {
@@ -124,14 +124,8 @@ async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> 
     if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
         return next.run(req).await;
     }
-    if let Some(origin) = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        // The Host this server was asked for, or the one a proxy in front says.
-        let hosts = [header::HOST.as_str(), "x-forwarded-host"]
-            .map(|h| req.headers().get(h).and_then(|v| v.to_str().ok()).unwrap_or("").to_string());
-        let same = origin.split_once("://").is_some_and(|(_, rest)| hosts.iter().any(|h| !h.is_empty() && h == rest));
-        if !same {
-            return WebError::Forbidden(format!("a form from {origin} cannot change anything here")).into_response();
-        }
+    if let Err(e) = same_origin(req.headers()) {
+        return e.into_response();
     }
     let (parts, body) = req.into_parts();
     let session = match quire_server::auth::web_session(&parts, &state).await {
@@ -165,11 +159,38 @@ async fn csrf_guard(State(state): State<AppState>, req: Request, next: Next) -> 
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
 }
 
+/// Refuses a request whose `Origin` is another site's (a request without
+/// one is a browser's same-origin form or not a browser's at all).
+fn same_origin(headers: &axum::http::HeaderMap) -> Result<(), WebError> {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else { return Ok(()) };
+    // The Host this server was asked for, or the one a proxy in front says.
+    let hosts = [header::HOST.as_str(), "x-forwarded-host"]
+        .map(|h| headers.get(h).and_then(|v| v.to_str().ok()).unwrap_or("").to_string());
+    let same = origin.split_once("://").is_some_and(|(_, rest)| hosts.iter().any(|h| !h.is_empty() && h == rest));
+    if same { Ok(()) } else { Err(WebError::Forbidden(format!("a form from {origin} cannot change anything here"))) }
+}
+
+/// The back-office's routes that take files, with a body limit of
+/// `max_upload` bytes plus room for the form around them (merge into the
+/// server's router beside its own file routes, outside the 2 MiB limit).
+/// The CSRF secret is checked by the handler: it is the form's first
+/// field, read before any file.
+pub fn file_router(max_upload: u64) -> Router<AppState> {
+    let limit = usize::try_from(max_upload).unwrap_or(usize::MAX).saturating_add(64 * 1024);
+    Router::new()
+        .route(quire_server::routes::uploads::UPLOAD_FORM, post(media::upload))
+        .layer(axum::extract::DefaultBodyLimit::max(limit))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
+        .layer(middleware::from_fn(security_headers))
+}
+
 /// The `Set-Cookie` value of a browser session (`secret` empty: one that
-/// clears it). `Secure` when the server is reached over https.
+/// clears it). Over https it is `Secure` and named with the `__Host-`
+/// prefix.
 fn session_cookie(secret: &str, max_age: i64, secure: bool) -> String {
     format!(
-        "{SESSION_COOKIE}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        "{}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        quire_server::auth::session_cookie_name(secure),
         if secure { "; Secure" } else { "" }
     )
 }

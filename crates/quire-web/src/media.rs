@@ -1,8 +1,9 @@
 //! The media library: a grid of images (search, status filter), each
 //! image's details (alt text, description, tags, attribution) and archive.
-//! Uploading goes through the REST route `POST /api/v1/images` from the
-//! page's script, with a progress bar per file, then follows the image's
-//! processing until it completes.
+//! Uploading is a plain multipart form (`POST /media/upload`, outside the
+//! back-office's form size limit); the page's script sends each file to
+//! `POST /api/v1/images` instead, with a progress bar per file, then follows
+//! the image's processing until it completes.
 
 use crate::Person;
 use crate::error::WebError;
@@ -54,6 +55,14 @@ struct MediaPage {
     statuses: &'static [ImageStatus],
     next: Option<String>,
     archived: bool,
+    /// What became of the files of a form upload (made without the script).
+    uploaded: Vec<Uploaded>,
+}
+
+/// A file of a form upload: its name, and the image made of it or why not.
+pub struct Uploaded {
+    pub name: String,
+    pub outcome: Result<Image, String>,
 }
 
 #[derive(Deserialize)]
@@ -99,8 +108,102 @@ pub async fn grid(
         statuses: ImageStatus::ALL,
         next,
         archived: q.archived.is_some(),
+        uploaded: Vec::new(),
     };
     Ok(Html(page.render()?))
+}
+
+/// `POST /media/upload`: the upload form as a browser sends it without the
+/// page's script (multipart: `_csrf` first, then one or more `file`s). Each
+/// file goes the way of `POST /api/v1/images`; the grid comes back with what
+/// became of each, a refused file named with the server's reason.
+pub async fn upload(State(state): State<AppState>, person: Person, req: axum::extract::Request) -> Response {
+    match receive_form(&state, &person, req).await {
+        Ok(uploaded) => {
+            let refused = uploaded.iter().all(|u| u.outcome.is_err());
+            let status = if refused { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
+            match grid_after_upload(&state, &person, uploaded).await {
+                Ok(page) => render(status, &page),
+                Err(e) => e.into_response(),
+            }
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn receive_form(
+    state: &AppState,
+    person: &Person,
+    req: axum::extract::Request,
+) -> Result<Vec<Uploaded>, WebError> {
+    crate::same_origin(req.headers())?;
+    person.caller.require(Action::Write(EntityKind::Image))?;
+    let mut form = <axum::extract::Multipart as axum::extract::FromRequest<AppState>>::from_request(req, state)
+        .await
+        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.body_text()))?;
+    let too_large = |e: axum::extract::multipart::MultipartError| {
+        let e = quire_server::routes::uploads::multipart_error(e);
+        WebError::Status(e.status, e.message)
+    };
+    // The secret comes first, so no file is read for a forged form.
+    let first = form.next_field().await.map_err(too_large)?;
+    let sent = match first {
+        Some(f) if f.name() == Some(crate::CSRF_FIELD) => f.text().await.map_err(too_large)?,
+        _ => String::new(),
+    };
+    if !quire_server::auth::same_secret(&sent, &person.session.csrf) {
+        return Err(WebError::Forbidden(
+            "this form has expired or did not come from this site (its CSRF token does not match); reload the page \
+             and try again"
+                .into(),
+        ));
+    }
+    let services = state.registry().services();
+    let ctx = quire_server::routes::tools::call_context(&person.caller, &axum::http::HeaderMap::new());
+    let mut uploaded = Vec::new();
+    while let Some(field) = form.next_field().await.map_err(too_large)? {
+        if field.name() != Some("file") {
+            continue;
+        }
+        let name = field.file_name().unwrap_or("upload").to_string();
+        if name.is_empty() {
+            continue; // the form sent with no file chosen
+        }
+        let received = quire_server::routes::uploads::receive(state, &person.caller, field).await;
+        let outcome = match received {
+            Ok(upload) => {
+                let meta = quire_store::ImageMeta::default();
+                match quire_tools::images::create_from_upload(services, &ctx, &upload, meta).await {
+                    Ok((image, _)) => Ok(image),
+                    Err(e) => {
+                        quire_server::routes::uploads::discard(state, &person.caller, Some(&upload)).await;
+                        Err(e.message)
+                    }
+                }
+            }
+            Err(e) => Err(e.message),
+        };
+        uploaded.push(Uploaded { name, outcome });
+    }
+    if uploaded.is_empty() {
+        return Err(WebError::Status(StatusCode::BAD_REQUEST, "choose at least one image to upload".into()));
+    }
+    Ok(uploaded)
+}
+
+async fn grid_after_upload(state: &AppState, person: &Person, uploaded: Vec<Uploaded>) -> Result<MediaPage, WebError> {
+    let listing = state.store().images(&person.caller.scope, None, PER_SCREEN, None).await?;
+    Ok(MediaPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/media"),
+        cards: listing.items.into_iter().map(Card::of).collect(),
+        q: String::new(),
+        status: String::new(),
+        statuses: ImageStatus::ALL,
+        next: listing.next_cursor,
+        archived: false,
+        uploaded,
+    })
 }
 
 #[derive(Template)]

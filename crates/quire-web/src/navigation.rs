@@ -9,14 +9,13 @@ use crate::frame::Frame;
 use crate::pages::{Head, MoveForm, render, stale};
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_core::access::Action;
 use quire_core::input::{NavItemPatch, NewNavItem, NewNavigation};
 use quire_core::model::{EntityKind, NavItem, NavTargetType, Navigation};
 use quire_server::AppState;
-use quire_store::{EntryFilter, PageFilter};
 use std::collections::HashMap;
 
 /// Most items of one menu the screen shows.
@@ -32,6 +31,8 @@ struct MenusPage {
     head: Head,
     frame: Frame,
     menus: Vec<Navigation>,
+    /// The cursor of the next screen of menus.
+    next: Option<String>,
     new_key: String,
     new_name: String,
     errors: Errors,
@@ -40,24 +41,44 @@ struct MenusPage {
 async fn menus_page(
     state: &AppState,
     person: &Person,
+    cursor: Option<&str>,
     new: (String, String),
     errors: Errors,
 ) -> Result<MenusPage, WebError> {
     person.caller.require(Action::Read)?;
-    let menus = state.store().navigations(&person.caller.scope, 100, None).await?.items;
+    let listing = state
+        .store()
+        .navigations(&person.caller.scope, MENUS_PER_SCREEN, cursor)
+        .await
+        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
     Ok(MenusPage {
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
-        menus,
+        menus: listing.items,
+        next: listing.next_cursor,
         new_key: new.0,
         new_name: new.1,
         errors,
     })
 }
 
-/// `GET /navigation`: every menu.
-pub async fn list(State(state): State<AppState>, person: Person) -> Result<Html<String>, WebError> {
-    Ok(Html(menus_page(&state, &person, Default::default(), Errors::new()).await?.render()?))
+/// Menus per screen.
+const MENUS_PER_SCREEN: u32 = 50;
+
+/// Which screen of menus.
+#[derive(serde::Deserialize, Default)]
+pub struct MenusQuery {
+    cursor: Option<String>,
+}
+
+/// `GET /navigation`: the menus, a screen at a time.
+pub async fn list(
+    State(state): State<AppState>,
+    person: Person,
+    Query(q): Query<MenusQuery>,
+) -> Result<Html<String>, WebError> {
+    let page = menus_page(&state, &person, q.cursor.as_deref(), Default::default(), Errors::new()).await?;
+    Ok(Html(page.render()?))
 }
 
 #[derive(serde::Deserialize)]
@@ -76,7 +97,7 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
     .await;
     match result {
         Ok(Ok(menu)) => Redirect::to(&format!("/navigation/{}", menu.id)).into_response(),
-        Ok(Err(e)) => match menus_page(&state, &person, (f.key, f.name), form::errors_of(&e, "")).await {
+        Ok(Err(e)) => match menus_page(&state, &person, None, (f.key, f.name), form::errors_of(&e, "")).await {
             Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
             Err(e) => e.into_response(),
         },
@@ -111,24 +132,20 @@ impl Picker {
     async fn load(state: &AppState, person: &Person) -> Result<Picker, WebError> {
         let store = state.store();
         let scope = &person.caller.scope;
-        let pages = store.pages(scope, &PageFilter::default(), SUGGESTED, None).await?.items;
-        let mut entries = Vec::new();
-        for c in store.collections(scope, 20, None).await?.items {
-            let listed = store.entries(scope, &c.id, &EntryFilter::default(), SUGGESTED_ENTRIES, None).await?.items;
-            entries
-                .extend(listed.into_iter().map(|e| Candidate { id: e.id, label: format!("{} › {}", c.name, e.title) }));
-        }
-        let media = store.images(scope, None, SUGGESTED, None).await?.items;
+        // Ids and names only, one light query per kind.
+        let pages = store.page_suggestions(scope, SUGGESTED).await?;
+        let entries = store.entry_suggestions(scope, 20, SUGGESTED_ENTRIES).await?;
+        let media = store.image_suggestions(scope, SUGGESTED).await?;
         Ok(Picker {
             pages: pages
                 .into_iter()
-                .map(|p| Candidate { id: p.id, label: format!("{} (/{})", p.name, p.slug) })
+                .map(|p| Candidate { label: format!("{} (/{})", p.label, p.place), id: p.id })
                 .collect(),
-            entries,
-            media: media
+            entries: entries
                 .into_iter()
-                .map(|i| Candidate { label: i.alt.clone().unwrap_or_else(|| i.filename.clone()), id: i.id })
+                .map(|e| Candidate { label: format!("{} › {}", e.place, e.label), id: e.id })
                 .collect(),
+            media: media.into_iter().map(|i| Candidate { id: i.id, label: i.label }).collect(),
         })
     }
 

@@ -426,8 +426,8 @@ impl SectionForm {
 }
 
 pub(crate) async fn library(state: &AppState, person: &Person) -> Vec<String> {
-    match state.store().images(&person.caller.scope, None, 100, None).await {
-        Ok(list) => list.items.into_iter().map(|i| i.url).collect(),
+    match state.store().image_suggestions(&person.caller.scope, 100).await {
+        Ok(list) => list.into_iter().map(|i| i.place).collect(),
         Err(_) => Vec::new(),
     }
 }

@@ -127,12 +127,7 @@ async fn start(state: &AppState, user: &quire_store::UserInfo, next: &str, heade
 
 /// The live session of the cookie a request carries, if any.
 async fn old_session(state: &AppState, headers: &HeaderMap) -> Option<quire_store::WebSession> {
-    let secret = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|c| c.trim().strip_prefix(quire_server::auth::SESSION_COOKIE)?.strip_prefix('='))?;
+    let secret = quire_server::auth::session_secret(headers)?;
     state.store().web_session(secret).await.ok().flatten()
 }
 
@@ -230,17 +225,29 @@ pub async fn link_submit(
 }
 
 /// `POST /sign-out`: ends the session and clears the cookie.
-pub async fn sign_out(State(state): State<AppState>, person: Person) -> Response {
+pub async fn sign_out(State(state): State<AppState>, person: Person, headers: HeaderMap) -> Response {
     if let Err(e) = state.store().end_web_session(&person.session.id).await {
         return WebError::from(e).into_response();
     }
     state.forget_tokens();
-    ([(header::SET_COOKIE, session_cookie("", 0, state.https()))], Redirect::to("/sign-in?signed_out=1"))
+    (
+        [(header::SET_COOKIE, session_cookie("", 0, secure(&headers) || state.https()))],
+        Redirect::to("/sign-in?signed_out=1"),
+    )
         .into_response()
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn over_https_the_session_cookie_is_secure_and_host_only() {
+        let c = crate::session_cookie("s3cret", 3600, true);
+        assert!(c.starts_with("__Host-quire_session=s3cret; Path=/;"), "{c}");
+        assert!(c.ends_with("; Secure") && !c.contains("Domain"), "{c}");
+        let plain = crate::session_cookie("s3cret", 3600, false);
+        assert!(plain.starts_with("quire_session=s3cret;") && !plain.contains("Secure"), "{plain}");
+    }
+
     use super::*;
 
     #[test]

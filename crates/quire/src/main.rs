@@ -393,7 +393,12 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 .with_profiles(profiles)
                 .with_https(base.starts_with("https://"));
             state.spawn_background();
-            let router = quire_server::router_with(state.clone(), quire_web::router(state.clone()));
+            let max_upload = state.registry().services().media.max_upload_bytes;
+            let router = quire_server::router_with_files(
+                state.clone(),
+                quire_web::router(state.clone()),
+                quire_web::file_router(max_upload),
+            );
             quire_server::serve(listener, router, state).await?;
             store.close().await;
         }

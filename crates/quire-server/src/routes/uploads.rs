@@ -34,9 +34,12 @@ pub fn router(max_upload: u64) -> Router<AppState> {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
 }
 
+/// The back-office's upload form, which takes files under the same limit.
+pub const UPLOAD_FORM: &str = "/media/upload";
+
 /// Whether `path` is one of the routes that take files (and their limit).
 pub fn takes_files(path: &str) -> bool {
-    path == "/api/v1/uploads" || path == "/api/v1/images"
+    path == "/api/v1/uploads" || path == "/api/v1/images" || path == UPLOAD_FORM
 }
 
 /// The multipart form of an upload.

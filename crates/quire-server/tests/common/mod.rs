@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod embeddings;
+
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

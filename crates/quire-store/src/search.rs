@@ -1,0 +1,209 @@
+//! Search of pages (with their sections) and entries, described once for
+//! both: [`Searched`] names each kind's full-text table, its BM25 weights
+//! and the view that says what its text is (migration `content_search`);
+//! the full-text ranking ([`Store::search_ids`]), the records read back in
+//! rank order ([`Store::ranked_pages`], [`Store::ranked_entries`]) and the
+//! documents the embedding sweep reads ([`Store::documents_to_embed`]) all
+//! go through it. Images are searched the same way by `search_images`.
+
+use crate::list::fts_query;
+use crate::record::Record;
+use crate::{EntryFilter, Result, Scope, Store};
+use quire_core::model::{Entry, Page};
+use sqlx::{QueryBuilder, Row, Sqlite};
+
+/// A kind of record searched by full text and by vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Searched {
+    /// Pages, by name, slug, meta and their live sections' text.
+    Page,
+    /// Entries of any collection (posts too), by title, excerpt, content,
+    /// tags and category.
+    Entry,
+}
+
+impl Searched {
+    /// Every kind, in the order the embedding sweep visits them.
+    pub const ALL: [Searched; 2] = [Searched::Page, Searched::Entry];
+
+    /// The entity name its vectors are kept under.
+    pub fn entity(self) -> &'static str {
+        match self {
+            Searched::Page => "page",
+            Searched::Entry => "entry",
+        }
+    }
+
+    fn table(self) -> &'static str {
+        match self {
+            Searched::Page => "pages",
+            Searched::Entry => "entries",
+        }
+    }
+
+    fn fts(self) -> &'static str {
+        match self {
+            Searched::Page => "pages_fts",
+            Searched::Entry => "entries_fts",
+        }
+    }
+
+    /// BM25 column weights: names and titles weigh most, then tags and
+    /// meta, then the body text.
+    fn weights(self) -> &'static str {
+        match self {
+            // name, slug, meta, sections
+            Searched::Page => "10.0, 4.0, 5.0, 2.0",
+            // title, excerpt, content, tags
+            Searched::Entry => "10.0, 5.0, 2.0, 6.0",
+        }
+    }
+
+    /// The view of its searchable text, and that text as one string.
+    fn document(self) -> (&'static str, &'static str) {
+        match self {
+            Searched::Page => ("page_search_text", "d.name || '. ' || d.slug || '. ' || d.meta || '. ' || d.sections"),
+            Searched::Entry => {
+                ("entry_search_text", "d.title || '. ' || d.excerpt || '. ' || d.content || '. ' || d.tags")
+            }
+        }
+    }
+}
+
+/// A record's searchable text, for the embedding sweep.
+#[derive(Debug, Clone)]
+pub struct SearchDocument {
+    /// Where the record lives.
+    pub scope: Scope,
+    /// The record's id.
+    pub id: String,
+    /// Its text (see the `*_search_text` views).
+    pub text: String,
+    /// The hash of the text its current vector was made of, if any.
+    pub known_hash: Option<String>,
+}
+
+/// Conditions only entries have: a collection (by id) and list filters.
+#[derive(Debug, Clone, Default)]
+pub struct SearchFilter {
+    /// Only entries of this collection id.
+    pub collection_id: Option<String>,
+    /// Status, category and tag, as in lists.
+    pub entries: EntryFilter,
+}
+
+fn push_filter(q: &mut QueryBuilder<Sqlite>, alias: &str, kind: Searched, filter: &SearchFilter) {
+    if kind != Searched::Entry {
+        return;
+    }
+    if let Some(c) = &filter.collection_id {
+        q.push(format!(" AND {alias}.collection_id = ")).push_bind(c.clone());
+    }
+    if let Some(s) = filter.entries.status {
+        q.push(format!(" AND {alias}.status = ")).push_bind(s.as_str());
+    }
+    if let Some(c) = &filter.entries.category {
+        q.push(format!(" AND {alias}.category = ")).push_bind(c.clone());
+    }
+    if let Some(t) = &filter.entries.tag {
+        q.push(format!(" AND EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ")).push_bind(t.clone());
+        q.push(")");
+    }
+}
+
+impl Store {
+    /// Ids of live `kind` records of `scope` holding any word of `query`
+    /// (stemmed: "mountains" finds "mountain"), best first by BM25, at most
+    /// `limit`; entries also narrowed by `filter`.
+    pub async fn search_ids(
+        &self,
+        scope: &Scope,
+        kind: Searched,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> Result<Vec<String>> {
+        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+        let (table, index) = (kind.table(), kind.fts());
+        // CROSS JOIN keeps the full-text match as the outer loop.
+        let mut q = QueryBuilder::new(format!(
+            "SELECT r.id FROM {index} f CROSS JOIN {table} r ON r.rowid = f.rowid WHERE {index} MATCH "
+        ));
+        q.push_bind(fts);
+        q.push(" AND r.site_id = ").push_bind(scope.site_id.clone());
+        q.push(" AND r.env = ").push_bind(scope.env.clone());
+        q.push(" AND r.archive_id IS NULL");
+        push_filter(&mut q, "r", kind, filter);
+        q.push(format!(" ORDER BY bm25({index}, {}), r.id DESC LIMIT ", kind.weights())).push_bind(limit as i64);
+        Ok(q.build_query_scalar::<String>().fetch_all(&self.reader).await?)
+    }
+
+    async fn ranked<T: Record>(
+        &self,
+        scope: &Scope,
+        kind: Searched,
+        ids: &[String],
+        filter: &SearchFilter,
+    ) -> Result<Vec<T>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut q = QueryBuilder::new(format!("SELECT * FROM {} r WHERE r.site_id = ", kind.table()));
+        q.push_bind(scope.site_id.clone()).push(" AND r.env = ").push_bind(scope.env.clone());
+        q.push(" AND r.archive_id IS NULL");
+        push_filter(&mut q, "r", kind, filter);
+        q.push(" AND r.id IN (");
+        let mut list = q.separated(", ");
+        for id in ids {
+            list.push_bind(id.clone());
+        }
+        q.push(")");
+        let rows = q.build().fetch_all(&self.reader).await?;
+        let mut found: Vec<(usize, T)> = rows
+            .iter()
+            .map(|r| {
+                let t = T::from_row(r)?;
+                let rank = ids.iter().position(|id| id == t.id()).unwrap_or(usize::MAX);
+                Ok((rank, t))
+            })
+            .collect::<Result<_>>()?;
+        found.sort_by_key(|(rank, _)| *rank);
+        Ok(found.into_iter().map(|(_, t)| t).collect())
+    }
+
+    /// The live pages of `scope` among `ids`, in the order of `ids`.
+    pub async fn ranked_pages(&self, scope: &Scope, ids: &[String]) -> Result<Vec<Page>> {
+        self.ranked(scope, Searched::Page, ids, &SearchFilter::default()).await
+    }
+
+    /// The live entries of `scope` among `ids` that pass `filter`, in the
+    /// order of `ids`.
+    pub async fn ranked_entries(&self, scope: &Scope, ids: &[String], filter: &SearchFilter) -> Result<Vec<Entry>> {
+        self.ranked(scope, Searched::Entry, ids, filter).await
+    }
+
+    /// Up to `limit` live `kind` records (any scope) with no vector of
+    /// `model`, or one older than the record (or than a section of a page,
+    /// which marks it stale), with their text.
+    pub async fn documents_to_embed(&self, kind: Searched, model: &str, limit: u32) -> Result<Vec<SearchDocument>> {
+        let (view, text) = kind.document();
+        let sql = format!(
+            "SELECT d.id, d.site_id, d.env, {text} AS text, e.text_hash AS known_hash FROM {view} d
+             LEFT JOIN embeddings e ON e.entity_id = d.id AND e.model = ?1
+             WHERE d.archive_id IS NULL AND (e.entity_id IS NULL OR e.version < d.version)
+             ORDER BY d.id LIMIT ?2"
+        );
+        // `view` and `text` are constants of `Searched`; values are bound.
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(model).bind(limit as i64).fetch_all(&self.reader).await?;
+        rows.iter()
+            .map(|r| {
+                Ok(SearchDocument {
+                    scope: Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
+                    id: r.try_get("id")?,
+                    text: r.try_get("text")?,
+                    known_hash: r.try_get("known_hash")?,
+                })
+            })
+            .collect()
+    }
+}

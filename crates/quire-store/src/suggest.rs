@@ -1,0 +1,91 @@
+//! Light lists of what a picker may offer (a menu item's target, a link):
+//! ids with the words a person recognises them by, one query per kind,
+//! reading no content.
+
+use crate::{Result, Scope, Store};
+use sqlx::Row;
+
+/// A record a picker offers: its id and how a person knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    /// The record's id.
+    pub id: String,
+    /// Its name (a page's name, an entry's title, an image's alt text or
+    /// file name).
+    pub label: String,
+    /// Where it sits: a page's slug, an entry's collection name, an image's
+    /// URL.
+    pub place: String,
+}
+
+impl Store {
+    /// Up to `limit` live pages, in tree order (root pages' order, then ids).
+    pub async fn page_suggestions(&self, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
+        let rows = sqlx::query(
+            "SELECT id, name, slug FROM pages WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
+             ORDER BY sort_order, id LIMIT ?3",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("name")?, place: r.try_get("slug")? }))
+            .collect()
+    }
+
+    /// Up to `per_collection` newest live entries of each of the first
+    /// `collections` live collections (by slug), placed by collection name.
+    pub async fn entry_suggestions(
+        &self,
+        scope: &Scope,
+        collections: u32,
+        per_collection: u32,
+    ) -> Result<Vec<Suggestion>> {
+        let listed = sqlx::query(
+            "SELECT id, name FROM collections WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
+             ORDER BY slug LIMIT ?3",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(i64::from(collections))
+        .fetch_all(&self.reader)
+        .await?;
+        let mut out = Vec::new();
+        for c in &listed {
+            let (id, name): (String, String) = (c.try_get("id")?, c.try_get("name")?);
+            let rows = sqlx::query(
+                "SELECT id, title FROM entries
+                 WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 AND collection_id = ?3
+                 ORDER BY id DESC LIMIT ?4",
+            )
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(&id)
+            .bind(i64::from(per_collection))
+            .fetch_all(&self.reader)
+            .await?;
+            for r in &rows {
+                out.push(Suggestion { id: r.try_get("id")?, label: r.try_get("title")?, place: name.clone() });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` newest live images, named by alt text or file name.
+    pub async fn image_suggestions(&self, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
+        let rows = sqlx::query(
+            "SELECT id, url, coalesce(nullif(alt, ''), filename) AS label FROM images
+             WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 ORDER BY id DESC LIMIT ?3",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(i64::from(limit))
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("label")?, place: r.try_get("url")? }))
+            .collect()
+    }
+}

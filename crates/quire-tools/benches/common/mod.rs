@@ -1,0 +1,30 @@
+//! What the benchmarks share.
+
+use quire_tools::embed::{EmbedFuture, Embedder};
+
+/// An in-process embedder: a hashed bag of words in 384 dimensions, so the
+/// figures are Quire's own work (a real model adds its time per query).
+#[derive(Debug)]
+pub struct HashedWords;
+
+impl Embedder for HashedWords {
+    fn model(&self) -> &str {
+        "hashed-words-384"
+    }
+    fn embed<'a>(&'a self, texts: &'a [String]) -> EmbedFuture<'a> {
+        Box::pin(async move {
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let mut v = vec![0f32; 384];
+                    for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+                        let h = w.bytes().fold(2166136261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16777619));
+                        v[(h % 384) as usize] += 1.0;
+                        v[((h >> 9) % 384) as usize] += 0.5;
+                    }
+                    v
+                })
+                .collect())
+        })
+    }
+}

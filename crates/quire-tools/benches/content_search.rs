@@ -1,0 +1,113 @@
+//! Search of pages and posts: `getPage {query}` over the seeded 1,000
+//! pages (each with a text section) and `getPost {query}` over the seeded
+//! 10,000 posts (about 2 KB of markdown each), with full text alone and
+//! with vectors (384 dimensions, exact cosine in memory, fused by
+//! reciprocal rank). Two kinds of query: words every record holds (the
+//! full-text ranking sorts all of them) and a word only one record holds.
+//!
+//! Run: `cargo bench -p quire-tools --bench content_search`. The vectors
+//! come from an in-process embedder (a hashed bag of words), so the
+//! figures are Quire's own work; a real model adds its own time per query.
+
+use quire_core::access::Group;
+use quire_core::model::Surface;
+use quire_store::Store;
+use quire_store::seed::{seed_bench, seed_demo};
+use quire_tools::embed::{Embedder, embed_pending};
+use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+
+mod common;
+use common::HashedWords;
+
+/// Words of the seeded paragraph: every page and post holds them.
+const BROAD: &[&str] = &["change log", "archives instead of deleting", "keeps every change", "quire deleting log"];
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// p50 and p99 in ms of `n` calls of `tool` with the queries `query(i)`,
+/// and the ranking that answered.
+async fn latency(
+    registry: &Registry,
+    ctx: &CallContext,
+    tool: &str,
+    n: usize,
+    query: impl Fn(usize) -> String,
+) -> (f64, f64, String) {
+    let mut samples = Vec::with_capacity(n);
+    let mut ranking = String::new();
+    for i in 0..n {
+        let q = query(i);
+        let start = Instant::now();
+        let out = registry.call(ctx, tool, json!({"query": q, "limit": 20})).await;
+        samples.push(start.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(out["success"], true, "{out}");
+        assert!(out["count"].as_u64().unwrap_or(0) > 0, "{tool} {q}: nothing found");
+        ranking = out["ranking"].as_str().unwrap_or_default().to_string();
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
+}
+
+/// A row of the table: tool, what it searches, the kind of query, the queries.
+type Row = (&'static str, &'static str, &'static str, Box<dyn Fn(usize) -> String>);
+
+async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
+    let n = 300;
+    let rows: [Row; 4] = [
+        ("getPage", "1,000 pages", "words every page holds", Box::new(|i| BROAD[i % BROAD.len()].to_string())),
+        ("getPage", "1,000 pages", "a word one page holds", Box::new(|i| format!("section of page {}", i * 3 % 1000))),
+        ("getPost", "10,000 posts", "words every post holds", Box::new(|i| BROAD[i % BROAD.len()].to_string())),
+        ("getPost", "10,000 posts", "a word one post holds", Box::new(|i| format!("post {}", i * 31 % 10_000))),
+    ];
+    for (tool, over, kind, query) in rows {
+        let (p50, p99, ranking) = latency(registry, ctx, tool, n, query).await;
+        println!("| `{tool} {{query}}` over {over}, {kind} | {label} | {ranking} | {p50:.2} ms | {p99:.2} ms |");
+    }
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
+        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let started = Instant::now();
+        seed_bench(&store, &scope, 1_000, 10_000).await.unwrap();
+        eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());
+        let ctx = CallContext {
+            actor: "bench".into(),
+            group: Group::Admin,
+            scope: scope.clone(),
+            surface: Surface::Cli,
+            session_id: None,
+            turn_id: None,
+            policy: ApprovalPolicy::User,
+            writer: None,
+        };
+        let services = Services::new(store.clone(), dir.path());
+        println!("| query | ranking | answered by | p50 | p99 |");
+        println!("| --- | --- | --- | --- | --- |");
+        table(&Registry::new(services.clone()), &ctx, "full text").await;
+
+        let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+        let started = Instant::now();
+        while embed_pending(&store, embedder.as_ref(), 256).await.unwrap() > 0 {}
+        eprintln!("embedded every page and post in {:.1} s", started.elapsed().as_secs_f64());
+        let mut with_vectors = services.clone();
+        with_vectors.embedder = Some(embedder);
+        let registry = Registry::new(with_vectors);
+        // The first queries read the vector sets into memory.
+        for tool in ["getPage", "getPost"] {
+            let started = Instant::now();
+            let first = registry.call(&ctx, tool, json!({"query": "change log"})).await;
+            assert_eq!(first["ranking"], "hybrid", "{first}");
+            eprintln!("first hybrid {tool} (reads the vectors): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+        }
+        table(&registry, &ctx, "full text + vectors in memory").await;
+    });
+}

@@ -5,7 +5,9 @@
 //! keeps the changed top-level fields' new values (`patch`) and their
 //! previous values (`prior`); an archive keeps neither (`patch` is `{}`).
 //! Whole snapshots are kept only where a record's history starts again — a
-//! create, a restore — and for vault notes, whose content is not an object.
+//! create, a restore —, for every [`ANCHOR_EVERY`]th version of a record
+//! (so no read walks a long history), and for vault notes, whose content
+//! is not an object.
 //! Those snapshots are *anchors*: the record after any change is the last
 //! anchor before it with the later patches applied in order, which is how
 //! [`Change::before`] and [`Change::after`] are rebuilt when read. Records
@@ -36,11 +38,23 @@ struct Stored {
     prior: Option<String>,
 }
 
+/// How often an update is stored whole: the versions divisible by this.
+/// Reading any change walks at most this many patches from its anchor, and
+/// the log grows by one whole record per this many updates of a record.
+pub const ANCHOR_EVERY: i64 = 32;
+
 /// What to store for a change from `before` to `after` of a record.
 fn stored(entity: EntityKind, before: Option<&Value>, after: Option<&Value>) -> Stored {
     let text = |v: Option<&Value>| v.map(Value::to_string);
     match (before, after) {
         _ if entity == EntityKind::Note => Stored { before: text(before), after: text(after), ..Stored::default() },
+        // Every [`ANCHOR_EVERY`]th version is stored whole, so rebuilding a
+        // change never walks more than that many patches.
+        (Some(Value::Object(_)), Some(Value::Object(a)))
+            if a.get("version").and_then(Value::as_i64).is_some_and(|v| v % ANCHOR_EVERY == 0) =>
+        {
+            Stored { before: text(before), after: text(after), ..Stored::default() }
+        }
         (Some(Value::Object(b)), Some(Value::Object(a))) => {
             let (patch, prior) = diff(b, a);
             Stored {
@@ -198,18 +212,20 @@ struct Step {
 /// last anchor up to the newest change asked for.
 async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result<Vec<Change>> {
     let read = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
-    // The newest patched change per record: its history is walked up to there.
-    let mut walks: HashMap<(&str, &str, EntityKind, &str), i64> = HashMap::new();
+    // The oldest and newest patched change per record: its history is
+    // walked from the last anchor before the oldest up to the newest.
+    let mut walks: HashMap<(&str, &str, EntityKind, &str), (i64, i64)> = HashMap::new();
     for r in read.iter().filter(|r| r.patch.is_some()) {
         let key = (r.site_id.as_str(), r.env.as_str(), r.change.entity, r.change.entity_id.as_str());
-        let newest = walks.entry(key).or_insert(r.change.id);
+        let (oldest, newest) = walks.entry(key).or_insert((r.change.id, r.change.id));
+        *oldest = (*oldest).min(r.change.id);
         *newest = (*newest).max(r.change.id);
     }
     let mut rebuilt: HashMap<i64, (Option<Value>, Option<Value>)> = HashMap::new();
-    for ((site_id, env, entity, entity_id), newest) in walks {
+    for ((site_id, env, entity, entity_id), (oldest, newest)) in walks {
         let steps: Vec<Step> = sqlx::query_as(
             "SELECT id, before, after, patch FROM changes
-             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?5
+             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?6
                AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
                                    AND entity_id = ?4 AND id <= ?5 AND patch IS NULL), 0)
              ORDER BY id",
@@ -218,6 +234,7 @@ async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result
         .bind(env)
         .bind(entity.as_str())
         .bind(entity_id)
+        .bind(oldest)
         .bind(newest)
         .fetch_all(&mut *conn)
         .await?;

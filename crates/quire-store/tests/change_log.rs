@@ -58,8 +58,9 @@ async fn a_title_change_of_a_2kb_post_adds_well_under_1kb() {
     let per_change = (after - before) / CHANGES;
     eprintln!("a title change of a 2 KB post adds {per_change} bytes to the database");
     // about 550 bytes: the row (ids, actor, time, the patch and the prior
-    // values of title, version and updatedAt) and its three index entries
-    assert!(per_change < 700, "a title change added {per_change} bytes (whole snapshots took ~5,000)");
+    // values of title, version and updatedAt) and its three index entries,
+    // plus a whole before and after once every 32 versions (~140 bytes a change)
+    assert!(per_change < 800, "a title change added {per_change} bytes (whole snapshots took ~5,000)");
 }
 
 #[tokio::test]
@@ -125,4 +126,34 @@ async fn an_agent_turn_made_of_patches_is_undone() {
     assert_eq!((now.title.as_str(), &now.content), (created.title.as_str(), &created.content));
     // the undo's own records are whole too
     assert_eq!(report.reverted[1].after, Some(serde_json::to_value(&now).unwrap()));
+}
+
+#[tokio::test]
+async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_whole() {
+    let (dir, store, scope) = open().await;
+    let ctx = ChangeContext::system();
+    let created = post(&store, &scope, "often").await;
+    let mut versions = vec![serde_json::to_value(&created).unwrap()];
+    for i in 0..70 {
+        let v = store.update_entry(&ctx, &scope, &created.id, retitle(format!("Title {i}"))).await.unwrap();
+        versions.push(serde_json::to_value(&v).unwrap());
+    }
+    let changes = history(&store, &scope, &created.id).await;
+    assert_eq!(changes.len(), 71);
+    for (i, change) in changes.iter().enumerate().skip(1) {
+        assert_eq!(change.before.as_ref(), Some(&versions[i - 1]), "before of version {}", i + 1);
+        assert_eq!(change.after.as_ref(), Some(&versions[i]), "after of version {}", i + 1);
+    }
+    // read alone, a change past an anchor is rebuilt from that anchor
+    assert_eq!(store.change(&scope, changes[69].id).await.unwrap(), changes[69]);
+    store.close().await;
+    let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", dir.path().join("q.db").display())).await.unwrap();
+    let anchors: Vec<i64> = sqlx::query_scalar(
+        "SELECT json_extract(after, '$.version') FROM changes WHERE entity_id = ?1 AND patch IS NULL ORDER BY id",
+    )
+    .bind(&created.id)
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    assert_eq!(anchors, [1, 32, 64], "the create and every 32nd version are whole");
 }

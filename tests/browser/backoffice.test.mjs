@@ -325,6 +325,8 @@ describe("history", () => {
     await page.getByRole("button", { name: "Filter" }).click();
     const rows = page.locator("table.list tbody tr");
     assert.equal(await rows.count(), 2, "the creation and the rename");
+    assert.match(await rows.nth(0).locator("td").nth(1).innerText(), /^update\s+name$/, "the rename names the field it changed");
+    assert.equal(await rows.nth(1).locator("td").nth(1).innerText(), "create");
     await noSeriousViolations(page, "history");
     await shot(page, "history");
     await rows.nth(0).getByRole("link").click();

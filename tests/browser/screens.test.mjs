@@ -6,6 +6,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { deflateSync } from "node:zlib";
 import { api, chooseAdminPassword, launch, noSeriousViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
 
 const ADMIN = "admin@localhost";
@@ -15,6 +16,35 @@ const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
   "base64",
 );
+
+/** CRC-32 of `bytes`, as PNG chunks carry it. */
+function crc32(bytes) {
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+/** A 1×1 PNG of the colour `rgb` ([r, g, b]): different bytes for each colour. */
+function pngOf(rgb) {
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.from([0, ...rgb]))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
 
 let server;
 let browser;
@@ -145,6 +175,35 @@ describe("media library", () => {
     await page.getByRole("button", { name: "Archive this image" }).click();
     await page.getByText("Archived.").waitFor();
     assert.equal((await fetch(`${server.base}${image.url}`)).status, 404);
+    await page.context().close();
+  });
+
+  test("a search pages through its hits screen by screen, keeping the query", async () => {
+    for (let i = 0; i < 50; i++) {
+      const form = new FormData();
+      form.append("file", new Blob([pngOf([i, 200, 100])], { type: "image/png" }), `pager-${i}.png`);
+      const res = await fetch(`${server.base}/api/v1/images`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.token}` },
+        body: form,
+      });
+      assert.equal(res.status, 202, await res.text());
+    }
+    const page = await adminPage();
+    await page.goto(`${server.base}/media?q=pager`);
+    const ids = async () => page.locator(".grid .tile").evaluateAll((tiles) => tiles.map((t) => t.dataset.imageId));
+    const first = await ids();
+    assert.equal(first.length, 48, "a screen holds 48 hits");
+    await page.getByRole("link", { name: "Next page" }).click();
+    await page.waitForURL(/cursor=48/);
+    assert.equal(new URL(page.url()).searchParams.get("q"), "pager", "the next screen keeps the query");
+    const second = await ids();
+    assert.equal(second.length, 2, "the last two hits");
+    assert.ok(second.every((id) => !first.includes(id)), "no hit is shown twice");
+    assert.equal(await page.getByRole("link", { name: "Next page" }).count(), 0);
+    const bad = await page.goto(`${server.base}/media?q=pager&cursor=nonsense`);
+    assert.equal(bad.status(), 400);
+    assert.match(await page.locator("main").innerText(), /cursor/);
     await page.context().close();
   });
 

@@ -53,7 +53,13 @@ fn stored(entity: EntityKind, before: Option<&Value>, after: Option<&Value>) -> 
         (Some(Value::Object(_)), Some(Value::Object(a)))
             if a.get("version").and_then(Value::as_i64).is_some_and(|v| v % ANCHOR_EVERY == 0) =>
         {
-            Stored { before: text(before), after: text(after), ..Stored::default() }
+            let Some(Value::Object(b)) = before else { unreachable!("matched above") };
+            Stored {
+                before: text(before),
+                after: text(after),
+                prior: Some(Value::Object(diff(b, a).1).to_string()),
+                ..Stored::default()
+            }
         }
         (Some(Value::Object(b)), Some(Value::Object(a))) => {
             let (patch, prior) = diff(b, a);
@@ -285,6 +291,70 @@ async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result
         .collect())
 }
 
+/// What a change is shown as in a list: who changed which record how, and
+/// the names of the fields an update changed — no record content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeSummary {
+    /// Identifier; increases with time.
+    pub id: i64,
+    /// Who made it.
+    pub actor: String,
+    /// Through which surface.
+    pub surface: Surface,
+    /// The agent session, when an agent made it.
+    pub session_id: Option<String>,
+    /// The agent turn, when an agent made it.
+    pub turn_id: Option<String>,
+    /// Kind of record changed.
+    pub entity: EntityKind,
+    /// Its id.
+    pub entity_id: String,
+    /// create, update, archive, restore or revert.
+    pub action: String,
+    /// The top-level fields an update or revert changed, in the record's
+    /// order (empty for other actions and for records logged before
+    /// patches were kept).
+    pub fields: Vec<String>,
+    /// When.
+    pub at: chrono::DateTime<Utc>,
+}
+
+/// `SELECT columns FROM changes` of one scope matching `filter`, newest
+/// first, one more than `limit` (see [`page_of`]).
+fn filtered(
+    columns: &str,
+    scope: &Scope,
+    filter: &ChangeFilter,
+    limit: u32,
+    cursor: Option<&str>,
+) -> Result<QueryBuilder<Sqlite>> {
+    let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(format!("SELECT {columns} FROM changes WHERE site_id = "));
+    q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
+    if let Some(entity) = filter.entity {
+        q.push(" AND entity = ").push_bind(entity.as_str());
+    }
+    if let Some(id) = &filter.entity_id {
+        q.push(" AND entity_id = ").push_bind(id.clone());
+    }
+    if let Some(actor) = &filter.actor {
+        q.push(" AND actor = ").push_bind(actor.clone());
+    }
+    if let Some(session) = &filter.session_id {
+        q.push(" AND session_id = ").push_bind(session.clone());
+    }
+    if let Some(turn) = &filter.turn_id {
+        q.push(" AND turn_id = ").push_bind(turn.clone());
+    }
+    if let Some(surface) = filter.surface {
+        q.push(" AND surface = ").push_bind(surface.as_str());
+    }
+    if let Some(c) = cursor {
+        q.push(" AND id < ").push_bind(decode_seq(c)?);
+    }
+    q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
+    Ok(q)
+}
+
 impl Store {
     /// Lists change-log records, newest first.
     pub async fn changes(
@@ -294,33 +364,46 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Change>> {
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT * FROM changes WHERE site_id = ");
-        q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
-        if let Some(entity) = filter.entity {
-            q.push(" AND entity = ").push_bind(entity.as_str());
-        }
-        if let Some(id) = &filter.entity_id {
-            q.push(" AND entity_id = ").push_bind(id.clone());
-        }
-        if let Some(actor) = &filter.actor {
-            q.push(" AND actor = ").push_bind(actor.clone());
-        }
-        if let Some(session) = &filter.session_id {
-            q.push(" AND session_id = ").push_bind(session.clone());
-        }
-        if let Some(turn) = &filter.turn_id {
-            q.push(" AND turn_id = ").push_bind(turn.clone());
-        }
-        if let Some(surface) = filter.surface {
-            q.push(" AND surface = ").push_bind(surface.as_str());
-        }
-        if let Some(c) = cursor {
-            q.push(" AND id < ").push_bind(decode_seq(c)?);
-        }
-        q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
+        let mut q = filtered("*", scope, filter, limit, cursor)?;
         let mut conn = self.reader.acquire().await?;
         let rows = q.build().fetch_all(&mut *conn).await?;
         let items = read_changes(&mut conn, &rows).await?;
+        Ok(page_of(items, limit, |c| encode_seq(c.id)))
+    }
+
+    /// Lists change-log records newest first, as [`Store::changes`] does,
+    /// without rebuilding their whole records: what a list of many changes
+    /// shows.
+    pub async fn change_summaries(
+        &self,
+        scope: &Scope,
+        filter: &ChangeFilter,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<ChangeSummary>> {
+        let columns = "id, actor, surface, session_id, turn_id, entity, entity_id, action, prior, at";
+        let rows = filtered(columns, scope, filter, limit, cursor)?.build().fetch_all(&self.reader).await?;
+        let items = rows
+            .iter()
+            .map(|row| {
+                let fields = match json_opt(row, "prior")? {
+                    Some(Value::Object(prior)) => prior.into_iter().map(|(k, _)| k).collect(),
+                    _ => Vec::new(),
+                };
+                Ok(ChangeSummary {
+                    id: row.try_get("id")?,
+                    actor: row.try_get("actor")?,
+                    surface: enum_col(row, "surface", Surface::parse)?,
+                    session_id: row.try_get("session_id")?,
+                    turn_id: row.try_get("turn_id")?,
+                    entity: enum_col(row, "entity", EntityKind::parse)?,
+                    entity_id: row.try_get("entity_id")?,
+                    action: row.try_get("action")?,
+                    fields,
+                    at: row.try_get("at")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(page_of(items, limit, |c| encode_seq(c.id)))
     }
 

@@ -31,7 +31,7 @@ mod vectors;
 
 pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
-pub use changes::UndoReport;
+pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::StoreError;

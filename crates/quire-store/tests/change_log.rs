@@ -146,6 +146,15 @@ async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_
     }
     // read alone, a change past an anchor is rebuilt from that anchor
     assert_eq!(store.change(&scope, changes[69].id).await.unwrap(), changes[69]);
+    // a list of summaries names the changed fields of every update, whole or patched
+    let filter = ChangeFilter { entity_id: Some(created.id.clone()), ..Default::default() };
+    let summaries = store.change_summaries(&scope, &filter, 100, None).await.unwrap().items;
+    assert_eq!(summaries.len(), 71);
+    for (summary, change) in summaries.iter().rev().zip(&changes) {
+        assert_eq!((summary.id, &summary.action), (change.id, &change.action));
+        let expected: &[&str] = if change.action == "create" { &[] } else { &["title", "version", "updatedAt"] };
+        assert_eq!(summary.fields, expected, "fields of change {} ({})", change.id, change.action);
+    }
     store.close().await;
     let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", dir.path().join("q.db").display())).await.unwrap();
     let anchors: Vec<i64> = sqlx::query_scalar(

@@ -16,7 +16,7 @@ use quire_core::model::{Change, EntityKind, Surface};
 use quire_server::AppState;
 use quire_server::routes::agents::undo_turn;
 use quire_server::routes::changes::restore_change;
-use quire_store::ChangeFilter;
+use quire_store::{ChangeFilter, ChangeSummary};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -44,10 +44,20 @@ struct HistoryPage {
     head: Head,
     frame: Frame,
     q: HistoryQuery,
-    changes: Vec<Change>,
+    changes: Vec<ChangeSummary>,
     next: Option<String>,
     entities: &'static [EntityKind],
     surfaces: &'static [Surface],
+}
+
+impl HistoryPage {
+    /// The fields a change shows it changed: those an editor wrote, not the
+    /// version and time every write bumps.
+    fn fields(&self, change: &ChangeSummary) -> String {
+        let shown: Vec<&str> =
+            change.fields.iter().map(String::as_str).filter(|f| !matches!(*f, "version" | "updatedAt")).collect();
+        shown.join(", ")
+    }
 }
 
 fn nonempty(s: &str) -> Option<String> {
@@ -80,7 +90,7 @@ pub async fn list(
     };
     let listing = state
         .store()
-        .changes(&person.caller.scope, &filter, PER_SCREEN, q.cursor.as_deref())
+        .change_summaries(&person.caller.scope, &filter, PER_SCREEN, q.cursor.as_deref())
         .await
         .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
     let page = HistoryPage {

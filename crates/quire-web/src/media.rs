@@ -25,6 +25,9 @@ use serde_json::Value;
 /// Images per screen of the grid.
 const PER_SCREEN: u32 = 48;
 
+/// The most hits of a search the grid pages through (ten screens).
+const SEARCH_HITS: usize = 10 * PER_SCREEN as usize;
+
 /// An image as a card of the grid shows it.
 pub struct Card {
     pub image: Image,
@@ -95,9 +98,23 @@ pub async fn grid(
             .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
         (listing.items, listing.next_cursor)
     } else {
-        let mut found = state.store().search_images(scope, q.q.trim(), PER_SCREEN).await?;
+        // Ranked as getImage ranks (by meaning too, when an embedding model
+        // is configured); a cursor is how many hits earlier screens showed.
+        let offset = match q.cursor.as_deref() {
+            None => 0,
+            Some(c) => c.parse::<usize>().ok().filter(|o| *o < SEARCH_HITS).ok_or_else(|| {
+                WebError::Status(StatusCode::BAD_REQUEST, format!("cursor: \"{c}\" is not a page of this search"))
+            })?,
+        };
+        let wanted = if status.is_some() { SEARCH_HITS } else { (offset + PER_SCREEN as usize + 1).min(SEARCH_HITS) };
+        let services = state.registry().services();
+        let (mut found, _) = quire_tools::images::search(services, scope, q.q.trim(), wanted as u32)
+            .await
+            .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.message))?;
         found.retain(|i| status.is_none_or(|s| i.status == s));
-        (found, None)
+        let end = (offset + PER_SCREEN as usize).min(found.len());
+        let next = (found.len() > end).then(|| end.to_string());
+        (found.drain(offset.min(end)..end).collect(), next)
     };
     let page = MediaPage {
         head: Head::new(),

@@ -31,7 +31,9 @@ if ! command -v wrk >/dev/null; then
   echo "installing wrk" >&2
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }
 fi
-cargo build --release -q -p quire -p quire-server --example bare_axum
+# Two builds: `--example` alone would build only the example, not the server.
+cargo build --release -q -p quire
+cargo build --release -q -p quire-server --example bare_axum
 BIN=target/release/quire
 BARE=target/release/examples/bare_axum
 BARE_PORT=$((PORT + 1))
@@ -48,15 +50,18 @@ start_server() {
 }
 # ready_after SIGNAL: stops the server with SIGNAL, starts it again and
 # prints the seconds until it answers /healthz.
+# Runs in the shell that started the server (not in a $(...) subshell, which
+# could neither wait for it nor keep the new one's pid); sets READY.
 ready_after() {
   kill -"$1" "$SERVER"
-  wait "$SERVER" 2>/dev/null || true
+  while kill -0 "$SERVER" 2>/dev/null; do sleep 0.05; done
+  LEFT=$(sizes)
   local t0 t1
   t0=$(date +%s.%N)
   start_server
   wait_healthy "$PORT"
   t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc
+  READY=$(echo "$t1 - $t0" | bc)
 }
 sizes() { # database and log sizes in MB
   local db wal
@@ -99,6 +104,7 @@ run() { # name, url, extra wrk args...
   printf '| %s | %s | %s | %s | %s |\n' "$name" "$rps" "$p50" "$p99" "${errors:-0}"
 }
 
+exec > >(tee "$OUT/summary.md")
 {
   echo "| scenario | req/s | p50 | p99 | non-2xx |"
   echo "| --- | --- | --- | --- | --- |"
@@ -116,8 +122,10 @@ run() { # name, url, extra wrk args...
   echo
   echo "server RSS: idle ${IDLE_RSS} MB, peak ${PEAK} MB"
   echo "before c2: $BEFORE; after c2: $AFTER"
-  echo "ready after SIGTERM: $(ready_after TERM) s (log left: $(sizes))"
-  echo "ready after kill -9: $(ready_after KILL) s"
+  ready_after TERM
+  echo "ready after SIGTERM: $READY s (the stopped server left $LEFT)"
+  ready_after KILL
+  echo "ready after kill -9: $READY s (the killed server left $LEFT)"
   echo "load average before the run: $LOAD"
   echo "machine: $(nproc) cores, $(uname -sr); wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, same machine"
-} | tee "$OUT/summary.md"
+}

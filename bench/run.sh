@@ -12,7 +12,7 @@
 #      among the 10,000
 # and reports req/s, p50, p99, the server's RSS idle and at peak, the
 # database and write-ahead log sizes before and after the random PATCH run,
-# and how long a start takes after SIGTERM and after kill -9.
+# and how long a start takes after SIGTERM and after kill -9 under writes.
 #
 # Usage: bench/run.sh            (DURATION=20 CONNECTIONS=32 THREADS=2 by default)
 set -euo pipefail
@@ -124,8 +124,13 @@ exec > >(tee "$OUT/summary.md")
   echo "before c2: $BEFORE; after c2: $AFTER"
   ready_after TERM
   echo "ready after SIGTERM: $READY s (the stopped server left $LEFT)"
+  # kill -9 in the middle of random PATCHes: the log is as large as it gets
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d8s -s "$OUT/patch-random.lua" "$B/api/v1/entries/$POST_ID" >/dev/null 2>&1 &
+  LOAD_PID=$!
+  sleep 6
   ready_after KILL
-  echo "ready after kill -9: $READY s (the killed server left $LEFT)"
+  wait "$LOAD_PID" || true
+  echo "ready after kill -9 under random PATCHes: $READY s (the killed server left $LEFT)"
   echo "load average before the run: $LOAD"
   echo "machine: $(nproc) cores, $(uname -sr); wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, same machine"
 }

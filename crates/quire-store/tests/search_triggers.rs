@@ -1,0 +1,64 @@
+//! The full-text rows and vectors of a page follow its text, and nothing
+//! else: hiding or moving a section, or a status change, leaves them be;
+//! editing a section's text marks the page for the embedding sweep.
+
+use quire_core::input::{EntryPatch, NewEntry, NewPage, NewSection, SectionPatch};
+use quire_core::model::{ChangeContext, EntryStatus};
+use quire_store::seed::seed_demo;
+use quire_store::{SearchFilter, Searched, Store};
+use serde_json::json;
+
+const MODEL: &str = "test-embedder";
+
+#[tokio::test]
+async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    let all = SearchFilter::default();
+    let page: NewPage = serde_json::from_value(json!({"name": "Harbour", "slug": "harbour"})).unwrap();
+    let page = store.create_page(&ctx, &scope, page).await.unwrap();
+    let text = |body: &str| -> NewSection {
+        serde_json::from_value(json!({"templateKey": "text", "content": {"body": body}})).unwrap()
+    };
+    let first = store.create_section(&ctx, &scope, &page.id, text("Gondolas leave at sunup.")).await.unwrap();
+    store.create_section(&ctx, &scope, &page.id, text("Fish market on Fridays.")).await.unwrap();
+    // every page has a vector now, as the sweep would leave them
+    for doc in store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap() {
+        store.put_embedding(&doc.scope, "page", &doc.id, MODEL, "hash", &[1.0, 0.0]).await.unwrap();
+    }
+    let stale = || async {
+        let docs = store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap();
+        docs.iter().any(|d| d.id == page.id)
+    };
+    assert!(!stale().await);
+
+    let hide = SectionPatch { hidden: Some(true), ..Default::default() };
+    store.update_section(&ctx, &scope, &first.id, hide).await.unwrap();
+    store.shift_section(&ctx, &scope, &first.id, 1).await.unwrap();
+    assert!(!stale().await, "hiding or moving a section changes no text");
+    let found = store.search_ids(&scope, Searched::Page, "gondolas", &all, 10).await.unwrap();
+    assert_eq!(found, [page.id.clone()]);
+
+    let edit = SectionPatch { content: Some(json!({"body": "Ferries leave at noon."})), ..Default::default() };
+    store.update_section(&ctx, &scope, &first.id, edit).await.unwrap();
+    assert!(stale().await, "new text needs a new vector");
+    let by = |word: &'static str| store.search_ids(&scope, Searched::Page, word, &all, 10);
+    assert_eq!(by("ferries").await.unwrap(), [page.id.clone()]);
+    assert!(by("gondolas").await.unwrap().is_empty());
+
+    // a post: publishing keeps it found by its words, a new title by the new one
+    let post: NewEntry =
+        serde_json::from_value(json!({"slug": "tides", "title": "Tides", "content": {"body": "Low water at six."}}))
+            .unwrap();
+    let post = store.create_entry(&ctx, &scope, "blog", post).await.unwrap();
+    let publish = EntryPatch { status: Some(EntryStatus::Published), ..Default::default() };
+    store.update_entry(&ctx, &scope, &post.id, publish).await.unwrap();
+    let posts = |word: &'static str| store.search_ids(&scope, Searched::Entry, word, &all, 10);
+    assert_eq!(posts("water").await.unwrap(), [post.id.clone()]);
+    let retitle = EntryPatch { title: Some("Currents".into()), ..Default::default() };
+    store.update_entry(&ctx, &scope, &post.id, retitle).await.unwrap();
+    assert_eq!(posts("currents").await.unwrap(), [post.id.clone()]);
+    assert!(posts("tides").await.unwrap().is_empty());
+}

@@ -31,9 +31,10 @@ if ! command -v wrk >/dev/null; then
   echo "installing wrk" >&2
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1 || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }
 fi
-# Two builds: `--example` alone would build only the example, not the server.
-cargo build --release -q -p quire
-cargo build --release -q -p quire-server --example bare_axum
+# The server and the ceiling in one build of the whole workspace's features
+# (as bench/backoffice.sh builds), so neither run rebuilds the other's crates;
+# naming the binary matters: `--example` alone builds only the example.
+cargo build --release -q --bin quire --example bare_axum
 BIN=target/release/quire
 BARE=target/release/examples/bare_axum
 BARE_PORT=$((PORT + 1))

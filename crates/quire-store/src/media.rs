@@ -610,7 +610,12 @@ impl Store {
             .collect()
     }
 
-    /// Stores the (unit-length) vector of a record for `model`.
+    /// Stores the (unit-length) vector of a record for `model`, made of
+    /// the record's text at `version` (a page's: its text version, see
+    /// [`crate::SearchDocument::version`]). A change made while the text
+    /// was being embedded leaves the record newer than the vector, so the
+    /// next sweep embeds it again.
+    #[allow(clippy::too_many_arguments)]
     pub async fn put_embedding(
         &self,
         scope: &Scope,
@@ -618,18 +623,19 @@ impl Store {
         id: &str,
         model: &str,
         text_hash: &str,
+        version: i64,
         vector: &[f32],
     ) -> Result<()> {
         let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let table = crate::vectors::table(entity)?;
+        // Only the entities whose vectors are searched.
+        crate::vectors::table(entity)?;
         let mut tx = self.writer.begin().await?;
-        // `table` is one of the constants of `vectors::table`; values are bound.
-        sqlx::query(sqlx::AssertSqlSafe(format!(
+        sqlx::query(
             "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT version FROM {table} WHERE id = ?1), ?7, ?8, ?9)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)
              ON CONFLICT (entity_id, model) DO UPDATE SET text_hash = excluded.text_hash, version = excluded.version,
-             dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at"
-        )))
+             dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at",
+        )
         .bind(id)
         .bind(model)
         .bind(entity)
@@ -639,6 +645,7 @@ impl Store {
         .bind(vector.len() as i64)
         .bind(blob)
         .bind(Utc::now())
+        .bind(version)
         .execute(&mut *tx)
         .await?;
         let generation = crate::vectors::raise(&mut tx, scope, entity, model).await?;
@@ -647,18 +654,17 @@ impl Store {
         Ok(())
     }
 
-    /// Notes that an `entity` record's vector is current at its present
-    /// version (its text did not change).
-    pub async fn touch_embedding(&self, entity: &str, id: &str, model: &str) -> Result<()> {
-        let table = crate::vectors::table(entity)?;
-        // `table` is one of the constants of `vectors::table`; values are bound.
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE embeddings SET version = (SELECT version FROM {table} WHERE id = ?1) WHERE entity_id = ?1 AND model = ?2"
-        )))
-        .bind(id)
-        .bind(model)
-        .execute(&self.writer)
-        .await?;
+    /// Notes that an `entity` record's vector is current at `version`
+    /// (the text read at that version is the one its vector was made of).
+    pub async fn touch_embedding(&self, entity: &str, id: &str, model: &str, version: i64) -> Result<()> {
+        // Only the entities whose vectors are searched.
+        crate::vectors::table(entity)?;
+        sqlx::query("UPDATE embeddings SET version = ?3 WHERE entity_id = ?1 AND model = ?2 AND version < ?3")
+            .bind(id)
+            .bind(model)
+            .bind(version)
+            .execute(&self.writer)
+            .await?;
         Ok(())
     }
 

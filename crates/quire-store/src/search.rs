@@ -81,6 +81,10 @@ pub struct SearchDocument {
     pub text: String,
     /// The hash of the text its current vector was made of, if any.
     pub known_hash: Option<String>,
+    /// The version of the text read: an entry's version; a page's version
+    /// plus the count of changes to its sections' text (`text_version`),
+    /// so a section's edit makes its page newer than its vector.
+    pub version: i64,
 }
 
 /// Conditions only entries have: a collection (by id) and list filters.
@@ -188,7 +192,7 @@ impl Store {
     pub async fn documents_to_embed(&self, kind: Searched, model: &str, limit: u32) -> Result<Vec<SearchDocument>> {
         let (view, text) = kind.document();
         let sql = format!(
-            "SELECT d.id, d.site_id, d.env, {text} AS text, e.text_hash AS known_hash FROM {view} d
+            "SELECT d.id, d.site_id, d.env, d.version, {text} AS text, e.text_hash AS known_hash FROM {view} d
              LEFT JOIN embeddings e ON e.entity_id = d.id AND e.model = ?1
              WHERE d.archive_id IS NULL AND (e.entity_id IS NULL OR e.version < d.version)
              ORDER BY d.id LIMIT ?2"
@@ -202,6 +206,7 @@ impl Store {
                     id: r.try_get("id")?,
                     text: r.try_get("text")?,
                     known_hash: r.try_get("known_hash")?,
+                    version: r.try_get("version")?,
                 })
             })
             .collect()

@@ -26,7 +26,7 @@ async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
     store.create_section(&ctx, &scope, &page.id, text("Fish market on Fridays.")).await.unwrap();
     // every page has a vector now, as the sweep would leave them
     for doc in store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap() {
-        store.put_embedding(&doc.scope, "page", &doc.id, MODEL, "hash", &[1.0, 0.0]).await.unwrap();
+        store.put_embedding(&doc.scope, "page", &doc.id, MODEL, "hash", doc.version, &[1.0, 0.0]).await.unwrap();
     }
     let stale = || async {
         let docs = store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap();
@@ -39,14 +39,33 @@ async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
     store.shift_section(&ctx, &scope, &first.id, 1).await.unwrap();
     assert!(!stale().await, "hiding or moving a section changes no text");
     let found = store.search_ids(&scope, Searched::Page, "gondolas", &all, 10).await.unwrap();
-    assert_eq!(found, [page.id.clone()]);
+    assert_eq!(found, std::slice::from_ref(&page.id));
 
     let edit = SectionPatch { content: Some(json!({"body": "Ferries leave at noon."})), ..Default::default() };
     store.update_section(&ctx, &scope, &first.id, edit).await.unwrap();
     assert!(stale().await, "new text needs a new vector");
     let by = |word: &'static str| store.search_ids(&scope, Searched::Page, word, &all, 10);
-    assert_eq!(by("ferries").await.unwrap(), [page.id.clone()]);
+    assert_eq!(by("ferries").await.unwrap(), std::slice::from_ref(&page.id));
     assert!(by("gondolas").await.unwrap().is_empty());
+
+    // a section edited while its page's text is being embedded: the vector
+    // written afterwards is of the text read before, so the page stays stale
+    let read = store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap();
+    let doc = read.iter().find(|d| d.id == page.id).unwrap();
+    let edit = SectionPatch { content: Some(json!({"body": "Ferries leave at dusk."})), ..Default::default() };
+    store.update_section(&ctx, &scope, &first.id, edit).await.unwrap();
+    store.put_embedding(&doc.scope, "page", &doc.id, MODEL, "hash2", doc.version, &[0.0, 1.0]).await.unwrap();
+    assert!(stale().await, "the edit made during the embedding is embedded next");
+    // the same for a page embedded for the first time: a new page with a
+    // section added while it is embedded
+    let fresh: NewPage = serde_json::from_value(json!({"name": "Quay", "slug": "quay"})).unwrap();
+    let fresh = store.create_page(&ctx, &scope, fresh).await.unwrap();
+    let read = store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap();
+    let doc = read.iter().find(|d| d.id == fresh.id).unwrap();
+    store.create_section(&ctx, &scope, &fresh.id, text("Cranes unload at night.")).await.unwrap();
+    store.put_embedding(&doc.scope, "page", &doc.id, MODEL, "hash3", doc.version, &[0.0, 1.0]).await.unwrap();
+    let docs = store.documents_to_embed(Searched::Page, MODEL, 10_000).await.unwrap();
+    assert!(docs.iter().any(|d| d.id == fresh.id), "a first embedding misses no section added meanwhile");
 
     // a post: publishing keeps it found by its words, a new title by the new one
     let post: NewEntry =
@@ -56,9 +75,9 @@ async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
     let publish = EntryPatch { status: Some(EntryStatus::Published), ..Default::default() };
     store.update_entry(&ctx, &scope, &post.id, publish).await.unwrap();
     let posts = |word: &'static str| store.search_ids(&scope, Searched::Entry, word, &all, 10);
-    assert_eq!(posts("water").await.unwrap(), [post.id.clone()]);
+    assert_eq!(posts("water").await.unwrap(), std::slice::from_ref(&post.id));
     let retitle = EntryPatch { title: Some("Currents".into()), ..Default::default() };
     store.update_entry(&ctx, &scope, &post.id, retitle).await.unwrap();
-    assert_eq!(posts("currents").await.unwrap(), [post.id.clone()]);
+    assert_eq!(posts("currents").await.unwrap(), std::slice::from_ref(&post.id));
     assert!(posts("tides").await.unwrap().is_empty());
 }

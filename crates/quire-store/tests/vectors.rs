@@ -38,20 +38,20 @@ async fn vectors_in_memory_follow_every_write_of_any_process() {
 
     let (a, b, c) =
         (image(&one, &scope, "a.png").await, image(&one, &scope, "b.png").await, image(&one, &scope, "c.png").await);
-    one.put_embedding(&scope, "image", &a, "m", "h", &unit(&[1.0, 0.0, 0.0])).await.unwrap();
-    one.put_embedding(&scope, "image", &b, "m", "h", &unit(&[0.8, 0.6, 0.0])).await.unwrap();
+    one.put_embedding(&scope, "image", &a, "m", "h", 1, &unit(&[1.0, 0.0, 0.0])).await.unwrap();
+    one.put_embedding(&scope, "image", &b, "m", "h", 1, &unit(&[0.8, 0.6, 0.0])).await.unwrap();
     assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), b.clone()], "best first");
     assert_eq!(ids(&two, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), b.clone()]);
     // Below the least similarity: not found.
     assert!(ids(&one, &scope, &[0.0, 0.0, 1.0]).await.is_empty());
 
     // A write of this process updates its set in place ...
-    one.put_embedding(&scope, "image", &c, "m", "h", &unit(&[1.0, 0.05, 0.0])).await.unwrap();
+    one.put_embedding(&scope, "image", &c, "m", "h", 1, &unit(&[1.0, 0.05, 0.0])).await.unwrap();
     assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), c.clone(), b.clone()]);
     // ... and another process notices it at its next search.
     assert_eq!(ids(&two, &scope, &[1.0, 0.0, 0.0]).await, [a.clone(), c.clone(), b.clone()]);
     // A changed vector moves its record, in both.
-    two.put_embedding(&scope, "image", &a, "m", "h2", &unit(&[0.0, 0.0, 1.0])).await.unwrap();
+    two.put_embedding(&scope, "image", &a, "m", "h2", 1, &unit(&[0.0, 0.0, 1.0])).await.unwrap();
     assert_eq!(ids(&one, &scope, &[1.0, 0.0, 0.0]).await, [c.clone(), b.clone()]);
     assert_eq!(ids(&two, &scope, &[0.0, 0.0, 1.0]).await, [a]);
 
@@ -83,7 +83,7 @@ async fn at_most_the_limit_and_only_live_records_however_many_are_archived() {
     for i in 0..60 {
         let id = image(&store, &scope, &format!("i{i}.png")).await;
         // Closer to the query the lower i is.
-        store.put_embedding(&scope, "image", &id, "m", "h", &unit(&[1.0, i as f32 * 0.01, 0.0])).await.unwrap();
+        store.put_embedding(&scope, "image", &id, "m", "h", 1, &unit(&[1.0, i as f32 * 0.01, 0.0])).await.unwrap();
         made.push(id);
     }
     // The 40 best are archived: the search reads past them.

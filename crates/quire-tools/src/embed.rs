@@ -132,8 +132,8 @@ pub fn normalise(mut v: Vec<f32>) -> Vec<f32> {
 }
 
 /// A record's text waiting to be embedded: `(scope, entity, id, text,
-/// hash of the text its vector was made of)`.
-type Pending = (Scope, &'static str, String, String, Option<String>);
+/// hash of the text its vector was made of, the version read)`.
+type Pending = (Scope, &'static str, String, String, Option<String>, i64);
 
 /// Embeds up to `batch` records of each searched kind (images, pages with
 /// their sections, entries) whose text changed since they were last
@@ -145,28 +145,31 @@ pub async fn embed_pending(store: &Store, embedder: &dyn Embedder, batch: u32) -
         .await
         .map_err(|e| e.to_string())?
         .into_iter()
-        .map(|(scope, image, known)| (scope, "image", image.id.clone(), image_text(&image), known))
+        .map(|(scope, image, known)| (scope, "image", image.id.clone(), image_text(&image), known, image.version))
         .collect();
     for kind in Searched::ALL {
         let docs = store.documents_to_embed(kind, model, batch).await.map_err(|e| e.to_string())?;
-        stale.extend(docs.into_iter().map(|d| (d.scope, kind.entity(), d.id, d.text, d.known_hash)));
+        stale.extend(docs.into_iter().map(|d| (d.scope, kind.entity(), d.id, d.text, d.known_hash, d.version)));
     }
     let mut todo = Vec::new();
-    for (scope, entity, id, text, known) in stale {
+    for (scope, entity, id, text, known, version) in stale {
         let h = hash(&text);
         if known.as_deref() == Some(h.as_str()) {
             // Changed elsewhere, not in its text: only note it is current.
-            store.touch_embedding(entity, &id, model).await.map_err(|e| e.to_string())?;
+            store.touch_embedding(entity, &id, model, version).await.map_err(|e| e.to_string())?;
         } else {
-            todo.push((scope, entity, id, text, h));
+            todo.push((scope, entity, id, text, h, version));
         }
     }
     // One request per batch of texts, as many as a kind's batch.
     for chunk in todo.chunks(batch.max(1) as usize) {
         let inputs: Vec<String> = chunk.iter().map(|t| t.3.clone()).collect();
         let vectors = embedder.embed(&inputs).await?;
-        for ((scope, entity, id, _, h), v) in chunk.iter().zip(vectors) {
-            store.put_embedding(scope, entity, id, model, h, &normalise(v)).await.map_err(|e| e.to_string())?;
+        for ((scope, entity, id, _, h, version), v) in chunk.iter().zip(vectors) {
+            store
+                .put_embedding(scope, entity, id, model, h, *version, &normalise(v))
+                .await
+                .map_err(|e| e.to_string())?;
         }
     }
     Ok(todo.len())

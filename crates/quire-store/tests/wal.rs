@@ -27,7 +27,8 @@ async fn a_log_past_the_limit_is_emptied_while_the_store_runs() {
         peak = peak.max(store.disk_usage().await.unwrap().1);
     }
     assert!(peak > WAL_LIMIT as u64 / 2, "the writes reached the log ({peak} bytes)");
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // the first tick with no commit empties it; a busy machine slows the copy
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let (_, wal) = store.disk_usage().await.unwrap();
         if wal < WAL_LIMIT as u64 {

@@ -10,7 +10,7 @@ mod common;
 use common::TestApp;
 use common::embeddings::{Fake, fake_server};
 use quire_store::{SearchFilter, Searched};
-use quire_tools::embed::{OpenAiEmbedder, SharedEmbedder, embed_pending};
+use quire_tools::embed::{OpenAiEmbedder, SharedEmbedder, embed_notes, embed_pending};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -231,4 +231,90 @@ async fn meaning_ranks_pages_and_posts_and_follows_their_changes() {
     let found = call(&app, "getPost", json!({"query": "sundown"})).await;
     assert_eq!(found["ranking"], "fulltext");
     assert_eq!(names(&found, "title"), ["The shore at sundown"]);
+}
+
+fn paths(found: &Value) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for hit in found["items"].as_array().unwrap() {
+        let p = hit["path"].as_str().unwrap().to_string();
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    seen
+}
+
+#[tokio::test]
+async fn notes_are_found_by_meaning_among_the_notes_in_view_and_follow_their_changes() {
+    let fake = Arc::new(Fake::default());
+    let base = fake_server(Arc::clone(&fake)).await;
+    let embedder: SharedEmbedder = Arc::new(OpenAiEmbedder::new(&base, None, "fake-embed").unwrap());
+    let app = TestApp::build_with(|s| s.embedder = Some(Arc::clone(&embedder)), |s| s).await;
+    let embed = || embed_notes(&app.store, &app.services.vaults, embedder.as_ref(), 100);
+    let write =
+        |path: &'static str, content: &'static str| call(&app, "writeNote", json!({"path": path, "content": content}));
+    write("trips/alps.md", "# Evening on the ridge\n\nLight on the summit before the walk down.").await;
+    write("trips/coast.md", "Waves at the shore.").await;
+    write("work/standup.md", "Notes from the crew meeting.").await;
+    call_as(&app, &app.other_admin, "writeNote", json!({"path": "twilight.md", "content": "Dusk on the peaks."})).await;
+    assert_eq!(embed().await.unwrap(), 4, "every site's notes");
+    assert_eq!(embed().await.unwrap(), 0, "nothing left to embed");
+
+    // No word of the query is in any note: only the meaning matches.
+    let found = call(&app, "searchNotes", json!({"query": "dusk peaks"})).await;
+    assert_eq!(found["ranking"], "hybrid");
+    assert_eq!(paths(&found), ["trips/alps.md"], "the other site's note is not found: {found}");
+    assert_eq!(found["items"][0]["line"], 1);
+    assert_eq!(found["items"][0]["snippet"], "# Evening on the ridge");
+    // Words and meaning fused: the note with the word comes first.
+    let found = call(&app, "searchNotes", json!({"query": "meeting of the team"})).await;
+    assert_eq!(paths(&found)[0], "work/standup.md", "{found}");
+    // A folder narrows the meaning too.
+    let found = call(&app, "searchNotes", json!({"query": "people", "path": "trips"})).await;
+    assert_eq!(found["count"], 0, "{found}");
+    assert_eq!(paths(&call(&app, "searchNotes", json!({"query": "people"})).await), ["work/standup.md"]);
+
+    // An edit is embedded at the next sweep; a rewrite with the same text
+    // is only noted.
+    let texts = fake.texts.load(Ordering::SeqCst);
+    call(&app, "writeNote", json!({"path": "trips/coast.md", "content": "Staff outing.", "overwrite": true})).await;
+    write("trips/more.md", "Sea views.").await;
+    assert_eq!(embed().await.unwrap(), 2);
+    assert_eq!(fake.texts.load(Ordering::SeqCst), texts + 2);
+    let found = paths(&call(&app, "searchNotes", json!({"query": "people"})).await);
+    assert!(found.contains(&"trips/coast.md".to_string()), "{found:?}");
+    let texts = fake.texts.load(Ordering::SeqCst);
+    call(&app, "writeNote", json!({"path": "trips/more.md", "content": "Sea views.", "overwrite": true})).await;
+    assert_eq!(embed().await.unwrap(), 0);
+    assert_eq!(fake.texts.load(Ordering::SeqCst), texts, "the same text is not embedded again");
+
+    // A moved note is answered at its new path once the sweep has seen it;
+    // the vector of the old path is forgotten, none is made twice.
+    call(&app, "moveItem", json!({"path": "trips/alps.md", "newPath": "old/alps.md"})).await;
+    let found = call(&app, "searchNotes", json!({"query": "dusk peaks"})).await;
+    assert_eq!(found["count"], 0, "{found}");
+    assert_eq!(embed().await.unwrap(), 1);
+    assert_eq!(paths(&call(&app, "searchNotes", json!({"query": "dusk peaks"})).await), ["old/alps.md"]);
+    let site = &app.scope.site_id;
+    let mut kept: Vec<String> = app.store.note_vector_stamps(site, "fake-embed").await.unwrap().into_keys().collect();
+    kept.sort();
+    assert_eq!(kept, ["old/alps.md", "trips/coast.md", "trips/more.md", "work/standup.md"]);
+
+    // The model is down: full text answers, and says so.
+    fake.down.store(true, Ordering::SeqCst);
+    let found = call(&app, "searchNotes", json!({"query": "crew"})).await;
+    assert_eq!(found["ranking"], "fulltext");
+    assert_eq!(paths(&found), ["work/standup.md"]);
+}
+
+#[tokio::test]
+async fn notes_without_an_embedding_model_are_ranked_by_words_and_say_so() {
+    let app = TestApp::new().await;
+    call(&app, "writeNote", json!({"path": "ideas.md", "content": "A mountain sunset walk."})).await;
+    let found = call(&app, "searchNotes", json!({"query": "sunset over the mountains"})).await;
+    assert_eq!(found["ranking"], "fulltext");
+    assert_eq!(paths(&found), ["ideas.md"]);
+    let r = app.post("/api/v1/tools/searchNotes/invoke", json!({"query": "  "})).await;
+    assert_eq!(r.status.as_u16(), 422, "{}", r.body);
+    assert!(r.body["error"].as_str().unwrap().contains("query"), "{}", r.body);
 }

@@ -42,6 +42,7 @@ pub use media::{
 pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
+pub use vectors::NoteVectorStamp;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;

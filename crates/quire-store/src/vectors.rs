@@ -185,16 +185,24 @@ impl Store {
         .bind(&key.model)
         .fetch_one(&mut *tx)
         .await?;
-        let rows: Vec<(String, Vec<u8>)> = sqlx::query_as(
-            "SELECT entity_id, vector FROM embeddings WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4
-             ORDER BY entity_id",
-        )
-        .bind(&key.site_id)
-        .bind(&key.env)
-        .bind(&key.entity)
-        .bind(&key.model)
-        .fetch_all(&mut *tx)
-        .await?;
+        let rows: Vec<(String, Vec<u8>)> = if key.entity == NOTE {
+            sqlx::query_as("SELECT path, vector FROM note_vectors WHERE site_id = ?1 AND model = ?2 ORDER BY path")
+                .bind(&key.site_id)
+                .bind(&key.model)
+                .fetch_all(&mut *tx)
+                .await?
+        } else {
+            sqlx::query_as(
+                "SELECT entity_id, vector FROM embeddings
+                 WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4 ORDER BY entity_id",
+            )
+            .bind(&key.site_id)
+            .bind(&key.env)
+            .bind(&key.entity)
+            .bind(&key.model)
+            .fetch_all(&mut *tx)
+            .await?
+        };
         tx.commit().await?;
         let mut set = Set { generation, ..Set::default() };
         for (id, blob) in rows {
@@ -262,6 +270,125 @@ impl Store {
             rest = tail;
         }
         Ok(found)
+    }
+}
+
+/// The entity name of notes among the vector sets; their set is the site's
+/// (empty env), their ids are vault paths.
+const NOTE: &str = "note";
+
+/// What the store knows of a note's vector: the stamp of the note it was
+/// made from (see `quire_vault::NoteStamp`) and the hash of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteVectorStamp {
+    /// The note's stamp when it was last read.
+    pub stamp: String,
+    /// Hash of the text the vector was made of.
+    pub text_hash: String,
+}
+
+impl Store {
+    /// The notes of a site's vault that have a `model` vector, by path.
+    pub async fn note_vector_stamps(&self, site_id: &str, model: &str) -> Result<HashMap<String, NoteVectorStamp>> {
+        let rows: Vec<(String, String, String)> =
+            sqlx::query_as("SELECT path, stamp, text_hash FROM note_vectors WHERE site_id = ?1 AND model = ?2")
+                .bind(site_id)
+                .bind(model)
+                .fetch_all(&self.reader)
+                .await?;
+        Ok(rows.into_iter().map(|(path, stamp, text_hash)| (path, NoteVectorStamp { stamp, text_hash })).collect())
+    }
+
+    /// Stores the (unit-length) vector of a site's note for `model`, made
+    /// of its text read at `stamp`.
+    pub async fn put_note_vector(
+        &self,
+        site_id: &str,
+        path: &str,
+        model: &str,
+        seen: &NoteVectorStamp,
+        vector: &[f32],
+    ) -> Result<()> {
+        let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let scope = Scope::new(site_id, "");
+        let mut tx = self.writer.begin().await?;
+        sqlx::query(
+            "INSERT INTO note_vectors (site_id, model, path, stamp, text_hash, dims, vector, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (site_id, model, path) DO UPDATE SET stamp = excluded.stamp,
+             text_hash = excluded.text_hash, dims = excluded.dims, vector = excluded.vector,
+             updated_at = excluded.updated_at",
+        )
+        .bind(site_id)
+        .bind(model)
+        .bind(path)
+        .bind(&seen.stamp)
+        .bind(&seen.text_hash)
+        .bind(vector.len() as i64)
+        .bind(blob)
+        .bind(chrono::Utc::now())
+        .execute(&mut *tx)
+        .await?;
+        let generation = raise(&mut tx, &scope, NOTE, model).await?;
+        tx.commit().await?;
+        self.vector_written(&scope, NOTE, model, generation, path, vector);
+        Ok(())
+    }
+
+    /// Notes that a note's vector is current at `stamp` (the note was
+    /// touched or rewritten with the same text).
+    pub async fn touch_note_vector(&self, site_id: &str, path: &str, model: &str, stamp: &str) -> Result<()> {
+        sqlx::query("UPDATE note_vectors SET stamp = ?4 WHERE site_id = ?1 AND model = ?2 AND path = ?3")
+            .bind(site_id)
+            .bind(model)
+            .bind(path)
+            .bind(stamp)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+
+    /// Drops the vectors of notes that are no longer in the vault (moved,
+    /// archived, deleted outside Quire).
+    pub async fn forget_note_vectors(&self, site_id: &str, model: &str, paths: &[String]) -> Result<()> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let scope = Scope::new(site_id, "");
+        let mut tx = self.writer.begin().await?;
+        for path in paths {
+            sqlx::query("DELETE FROM note_vectors WHERE site_id = ?1 AND model = ?2 AND path = ?3")
+                .bind(site_id)
+                .bind(model)
+                .bind(path)
+                .execute(&mut *tx)
+                .await?;
+        }
+        raise(&mut tx, &scope, NOTE, model).await?;
+        tx.commit().await?;
+        // Read again at the next search.
+        self.vectors.sets.lock().unwrap_or_else(|e| e.into_inner()).remove(&Key::new(&scope, NOTE, model));
+        Ok(())
+    }
+
+    /// Notes of a site's vault whose `model` vectors score at least `min`
+    /// against the unit vector `q`, best first, with their scores: at most
+    /// `limit` among those `keep` accepts (the caller's notes in view).
+    pub async fn similar_notes(
+        &self,
+        site_id: &str,
+        model: &str,
+        q: &[f32],
+        limit: usize,
+        min: f32,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, f32)>> {
+        let set = self.vector_set(&Key::new(&Scope::new(site_id, ""), NOTE, model)).await?;
+        let set = set.read().unwrap_or_else(|e| e.into_inner());
+        let mut scored: Vec<(f32, usize)> =
+            set.scores(q, min).into_iter().filter(|&(_, i)| keep(&set.ids[i])).collect();
+        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        Ok(scored.into_iter().take(limit).map(|(s, i)| (set.ids[i].clone(), s)).collect())
     }
 }
 

@@ -175,6 +175,90 @@ pub async fn embed_pending(store: &Store, embedder: &dyn Embedder, batch: u32) -
     Ok(todo.len())
 }
 
+/// How much of a note is embedded, in characters: the first part of a long
+/// note (embedding models take a few thousand tokens at most).
+pub const NOTE_TEXT_CHARS: usize = 4000;
+
+/// The text a note is embedded from: its path as words, then its text
+/// (the first [`NOTE_TEXT_CHARS`] characters).
+pub fn note_text(path: &str, content: &str) -> String {
+    let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+    let name: String = stem.chars().map(|c| if c.is_alphanumeric() { c } else { ' ' }).collect();
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body: String = content.chars().take(NOTE_TEXT_CHARS).collect();
+    format!("{name}. {}", body.trim())
+}
+
+/// Brings the vectors of every site's notes up to date with the vaults on
+/// disk: embeds up to `batch` notes whose text changed since (or that were
+/// never embedded), notes the unchanged ones whose file was touched, and
+/// forgets the vectors of notes no longer there; answers how many were
+/// embedded. Only vaults that exist are walked (none is created), and
+/// only the notes whose modification time or size changed are read.
+pub async fn embed_notes(
+    store: &Store,
+    vaults: &crate::vaults::Vaults,
+    embedder: &dyn Embedder,
+    batch: u32,
+) -> Result<usize, String> {
+    let model = embedder.model();
+    let mut embedded = 0;
+    for site in store.sites().await.map_err(|e| e.to_string())? {
+        if embedded >= batch as usize {
+            break;
+        }
+        if !vaults.folder(&site.slug).is_dir() {
+            continue;
+        }
+        let scope = Scope::new(site.id.clone(), "");
+        let vault = vaults.of(store, &scope).await.map_err(|e| e.message)?;
+        let known = store.note_vector_stamps(&site.id, model).await.map_err(|e| e.to_string())?;
+        let room = batch as usize - embedded;
+        // (path, stamp, text) of the changed notes, and the paths gone.
+        let (changed, gone) = tokio::task::spawn_blocking(move || {
+            let notes = vault.note_stamps().map_err(|e| e.to_string())?;
+            let mut changed = Vec::new();
+            for note in &notes {
+                if changed.len() >= room {
+                    break;
+                }
+                if known.get(&note.path).is_some_and(|k| k.stamp == note.stamp) {
+                    continue;
+                }
+                // A note that cannot be read (not UTF-8, too large) is left out.
+                if let Ok(Some(content)) = vault.read_all(&note.path) {
+                    let text = note_text(&note.path, &content);
+                    let seen = quire_store::NoteVectorStamp { stamp: note.stamp.clone(), text_hash: hash(&text) };
+                    changed.push((note.path.clone(), seen, text, known.get(&note.path).cloned()));
+                }
+            }
+            let present: std::collections::HashSet<&str> = notes.iter().map(|n| n.path.as_str()).collect();
+            let gone: Vec<String> = known.keys().filter(|p| !present.contains(p.as_str())).cloned().collect();
+            Ok::<_, String>((changed, gone))
+        })
+        .await
+        .map_err(|e| e.to_string())??;
+        store.forget_note_vectors(&site.id, model, &gone).await.map_err(|e| e.to_string())?;
+        let mut todo = Vec::new();
+        for (path, seen, text, before) in changed {
+            if before.is_some_and(|b| b.text_hash == seen.text_hash) {
+                store.touch_note_vector(&site.id, &path, model, &seen.stamp).await.map_err(|e| e.to_string())?;
+            } else {
+                todo.push((path, seen, text));
+            }
+        }
+        for chunk in todo.chunks(batch.max(1) as usize) {
+            let inputs: Vec<String> = chunk.iter().map(|t| t.2.clone()).collect();
+            let vectors = embedder.embed(&inputs).await?;
+            for ((path, seen, _), v) in chunk.iter().zip(vectors) {
+                store.put_note_vector(&site.id, path, model, seen, &normalise(v)).await.map_err(|e| e.to_string())?;
+            }
+        }
+        embedded += todo.len();
+    }
+    Ok(embedded)
+}
+
 /// Least cosine similarity for a vector match to count.
 pub const MIN_SIMILARITY: f32 = 0.3;
 

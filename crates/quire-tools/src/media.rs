@@ -291,6 +291,10 @@ pub const ORPHAN_GRACE: Duration = Duration::from_secs(3600);
 /// How often a serving process cleans up (and once when it starts).
 pub const CLEAN_EVERY: Duration = Duration::from_secs(600);
 
+/// How often the worker walks the vaults for notes to embed (each walk
+/// reads only the notes whose modification time or size changed).
+pub const NOTES_EVERY: Duration = Duration::from_secs(5);
+
 /// What a clean-up removed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Cleaned {
@@ -334,11 +338,13 @@ impl MediaWorker {
 
     /// Works forever: runs due jobs, then waits to be woken or for a second
     /// (jobs queued by another process, retries coming due, expired leases).
-    /// Between jobs it also embeds records whose text changed, when an
+    /// Between jobs it also embeds records whose text changed, and every
+    /// [`NOTES_EVERY`] the notes of the vaults that changed, when an
     /// embedding model is configured (pausing a minute after a failure).
     pub async fn run(self) {
         let mut embed_after = tokio::time::Instant::now();
         let mut clean_after = tokio::time::Instant::now();
+        let mut notes_after = tokio::time::Instant::now();
         loop {
             if tokio::time::Instant::now() >= clean_after {
                 clean_after = tokio::time::Instant::now() + CLEAN_EVERY;
@@ -353,12 +359,25 @@ impl MediaWorker {
             if let Some(embedder) = &self.services.embedder
                 && tokio::time::Instant::now() >= embed_after
             {
+                let notes_due = tokio::time::Instant::now() >= notes_after;
+                if notes_due {
+                    notes_after = tokio::time::Instant::now() + NOTES_EVERY;
+                }
                 loop {
-                    match crate::embed::embed_pending(&self.services.store, embedder.as_ref(), 32).await {
+                    let services = &self.services;
+                    let done = match crate::embed::embed_pending(&services.store, embedder.as_ref(), 32).await {
+                        Ok(n) if notes_due => {
+                            crate::embed::embed_notes(&services.store, &services.vaults, embedder.as_ref(), 32)
+                                .await
+                                .map(|m| n + m)
+                        }
+                        other => other,
+                    };
+                    match done {
                         Ok(0) => break,
-                        Ok(n) => tracing::debug!(n, "embedded images"),
+                        Ok(n) => tracing::debug!(n, "embedded records and notes"),
                         Err(e) => {
-                            tracing::warn!(error = %e, "could not embed images; trying again in a minute");
+                            tracing::warn!(error = %e, "could not embed; trying again in a minute");
                             embed_after = tokio::time::Instant::now() + Duration::from_secs(60);
                             break;
                         }

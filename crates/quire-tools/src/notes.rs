@@ -9,7 +9,7 @@ use crate::scope::limit;
 use crate::tool::*;
 use quire_core::model::{Change as LoggedChange, ChangeContext, Surface};
 use quire_store::Scope;
-use quire_vault::{Change, ChangeOp, ErrorKind, Vault, VaultError};
+use quire_vault::{Change, ChangeOp, ErrorKind, SearchHit, Vault, VaultError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -89,7 +89,7 @@ pub struct MoveArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SearchNotesArgs {
-    /// Words to find.
+    /// Words or meaning to find.
     pub query: String,
     /// Only notes under this folder.
     pub path: Option<String>,
@@ -325,10 +325,95 @@ async fn open_note(call: &Call<'_>, a: PathArgs) -> ToolResult {
 async fn search_notes(call: &Call<'_>, a: SearchNotesArgs) -> ToolResult {
     let n = limit(a.limit, 20, 100)? as usize;
     let v = vault(call).await?;
-    let hits =
-        blocking(v, move |v| v.search(&a.query, a.path.as_deref(), n, a.include_archive.unwrap_or(false))).await?;
+    let include_archive = a.include_archive.unwrap_or(false);
+    let Some(embedder) = call.services.embedder.clone() else {
+        let hits = blocking(v, move |v| v.search(&a.query, a.path.as_deref(), n, include_archive)).await?;
+        return Ok(ranked_hits(hits, "fulltext"));
+    };
+    // Hybrid: the notes full text ranks (hits of a note share its score)
+    // fused by reciprocal rank with the notes nearest in meaning, among the
+    // same notes (the folder asked, the archive only when asked).
+    let pool = crate::embed::POOL;
+    let (query, path) = (a.query.clone(), a.path.clone());
+    let fulltext = blocking(Arc::clone(&v), move |v| {
+        v.search_among(&query, path.as_deref(), (n * 4).max(pool * 4), include_archive)
+    });
+    let meaning = crate::embed::query_vector(embedder.as_ref(), &a.query);
+    let (fulltext, meaning) = tokio::join!(fulltext, meaning);
+    let (hits, searched) = fulltext?;
+    let similar = match meaning {
+        Ok(q) => {
+            let searched: std::collections::HashSet<String> = searched.into_iter().collect();
+            let site = &call.scope().site_id;
+            let model = embedder.model();
+            call.store()
+                .similar_notes(site, model, &q, pool, crate::embed::MIN_SIMILARITY, |p| searched.contains(p))
+                .await
+                .map_err(|e| e.to_string())
+        }
+        Err(e) => Err(e),
+    };
+    let similar = match similar {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(error = %e, "semantic search of notes unavailable; full text alone answers");
+            return Ok(ranked_hits(hits.into_iter().take(n).collect(), "fulltext"));
+        }
+    };
+    let mut by_words: Vec<String> = Vec::new();
+    for h in &hits {
+        if by_words.last() != Some(&h.path) && !by_words.contains(&h.path) {
+            by_words.push(h.path.clone());
+        }
+    }
+    by_words.truncate(pool);
+    let by_meaning: Vec<String> = similar.into_iter().map(|(p, _)| p).collect();
+    let ranked = crate::embed::fuse(&[by_words, by_meaning], pool);
+    let out = blocking(v, move |v| {
+        let mut out = Vec::new();
+        for (rank, path) in ranked.iter().enumerate() {
+            if out.len() >= n {
+                break;
+            }
+            // Higher is better, as the full-text scores: by fused rank.
+            let score = (ranked.len() - rank) as f32;
+            let lines: Vec<&SearchHit> = hits.iter().filter(|h| &h.path == path).collect();
+            if lines.is_empty() {
+                // Found by meaning alone: its first line of text.
+                let Some(content) = v.read_all(path)? else { continue };
+                let (line, snippet) = first_line(&content);
+                out.push(SearchHit { path: path.clone(), line, snippet, score });
+            } else {
+                out.extend(lines.into_iter().map(|h| SearchHit { score, ..h.clone() }));
+            }
+        }
+        out.truncate(n);
+        Ok(out)
+    })
+    .await?;
+    Ok(ranked_hits(out, "hybrid"))
+}
+
+/// Hits as the tool's answer, saying which ranking answered.
+fn ranked_hits(hits: Vec<SearchHit>, ranking: &str) -> Value {
     let items: Vec<Value> = hits.into_iter().map(|h| serde_json::to_value(h).unwrap_or_default()).collect();
-    Ok(items_result(items, None))
+    let mut out = items_result(items, None);
+    out["ranking"] = json!(ranking);
+    out
+}
+
+/// The first line of a note with text (1-based) and that text, trimmed and
+/// cut to about 160 characters; line 1 and nothing for an empty note.
+fn first_line(content: &str) -> (usize, String) {
+    let Some((i, line)) = content.lines().enumerate().find(|(_, l)| !l.trim().is_empty()) else {
+        return (1, String::new());
+    };
+    let line = line.trim();
+    let mut snippet: String = line.chars().take(160).collect();
+    if line.chars().count() > 160 {
+        snippet.push('…');
+    }
+    (i + 1, snippet)
 }
 
 /// What the change log holds about a note at one moment.
@@ -648,7 +733,7 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "searchNotes",
-            description: "Full-text search over the vault's notes, also finding edits made outside Quire. Returns { items: [{ path, line, snippet }] }, best first.",
+            description: "Search the vault's notes by words and meaning, also finding edits made outside Quire. Returns { items: [{ path, line, snippet }], ranking }, best first.",
             guidance: "Then readNote around the returned line.",
             category: Category::Internal,
             entity: "note",

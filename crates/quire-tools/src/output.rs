@@ -37,6 +37,8 @@ pub fn is_specific(tool: &Tool) -> bool {
 enum Answer {
     /// `{ success, count, items, nextCursor? }` of a record schema.
     List(Value),
+    /// A list that a `query` may rank: also `ranking`, which says how.
+    Ranked(Value),
     /// `{ success, item, message }`, plus `changeId` for vault writes.
     Item { item: Value, change_id: bool },
     /// A preview awaiting approval, or the archives it made or restored.
@@ -59,21 +61,11 @@ fn answer(tool: &Tool) -> Answer {
             &["count", "tools"],
         )),
         ("conversation", _) => Answer::Own(success(&[("message", string())], &["message"])),
-        (_, "getImage") => Answer::Own(success(
-            &[
-                ("count", described(integer(), "How many items this answer holds.")),
-                ("items", array(record("image").unwrap_or_default())),
-                ("nextCursor", described(string(), "Pass as cursor for the next page; absent on the last one.")),
-                (
-                    "ranking",
-                    described(
-                        json!({ "type": "string", "enum": ["hybrid", "fulltext"] }),
-                        "With a query: hybrid (meaning and words) or fulltext (words alone).",
-                    ),
-                ),
-            ],
-            &["count", "items"],
-        )),
+        (_, "searchNotes") => Answer::Ranked(search_hit()),
+        (entity, "getImage" | "getPage" | "getPost" | "getEntry") => match record(entity) {
+            Some(record) => Answer::Ranked(record),
+            None => Answer::Unknown,
+        },
         (_, "readNote") => Answer::Own(success(
             &[
                 (
@@ -97,7 +89,6 @@ fn answer(tool: &Tool) -> Answer {
             &["item", "opened", "message"],
         )),
         (_, "listFolder") => Answer::List(vault_item()),
-        (_, "searchNotes") => Answer::List(search_hit()),
         ("note" | "folder", _) => Answer::Item { item: vault_change(), change_id: true },
         (entity, _) => match record(entity) {
             None => Answer::Unknown,
@@ -111,6 +102,7 @@ fn answer(tool: &Tool) -> Answer {
 fn success_branches(tool: &Tool) -> Vec<Value> {
     match answer(tool) {
         Answer::List(record) => vec![list(record)],
+        Answer::Ranked(record) => vec![ranked(record)],
         Answer::Item { item, change_id } => {
             let mut props = vec![("item", item), ("message", string())];
             if change_id {
@@ -516,6 +508,16 @@ fn list(record: Value) -> Value {
         ],
         &["count", "items"],
     )
+}
+
+/// [`list`] with the `ranking` a query answers with.
+fn ranked(record: Value) -> Value {
+    let mut branch = list(record);
+    branch["properties"]["ranking"] = described(
+        json!({ "type": "string", "enum": ["hybrid", "fulltext"] }),
+        "With a query: hybrid (meaning and words) or fulltext (words alone).",
+    );
+    branch
 }
 
 fn list_with_message(record: Value) -> Value {

@@ -26,4 +26,4 @@ mod vault;
 pub use error::{ErrorKind, Param, VaultError};
 pub use files::MAX_NOTE_BYTES;
 pub use search::{NOTE_EXTENSIONS, SearchHit};
-pub use vault::{Change, ChangeOp, Item, ItemKind, NoteLines, Vault};
+pub use vault::{Change, ChangeOp, Item, ItemKind, NoteLines, NoteStamp, Vault};

@@ -33,6 +33,15 @@ pub struct Vault {
     moving: Mutex<()>,
 }
 
+/// A note and what tells its versions apart, as returned by [`Vault::note_stamps`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteStamp {
+    /// The note, relative to the vault.
+    pub path: String,
+    /// Modification time (nanoseconds) and size in bytes.
+    pub stamp: String,
+}
+
 /// Lines of a note, as returned by [`Vault::read`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -505,6 +514,18 @@ impl Vault {
         limit: usize,
         include_archive: bool,
     ) -> Result<Vec<SearchHit>, VaultError> {
+        Ok(self.search_among(query, path, limit, include_archive)?.0)
+    }
+
+    /// [`Vault::search`], also answering the path of every note it searched (matching or not), so a caller can
+    /// rank those notes another way too (by meaning) and keep to the same ones.
+    pub fn search_among(
+        &self,
+        query: &str,
+        path: Option<&str>,
+        limit: usize,
+        include_archive: bool,
+    ) -> Result<(Vec<SearchHit>, Vec<String>), VaultError> {
         let terms = search::query_terms(query)?;
         let scope = self.resolve_folder_or_root_or_note(path)?;
         let include_archive = include_archive || in_archive(&scope.rel) || in_archive(&scope.real_rel);
@@ -512,7 +533,24 @@ impl Vault {
         let notes = self.note_files(&scope, show)?;
         let mut index = self.lock_index();
         index.refresh(&scope.rel, &notes);
-        Ok(index.search(&notes, &terms, limit))
+        let hits = index.search(&notes, &terms, limit);
+        Ok((hits, notes.into_iter().map(|n| n.rel).collect()))
+    }
+
+    /// Every note outside `.archive`, each with a stamp (its modification time and size) that changes whenever
+    /// the note does: what a copy derived from the notes (their vectors) is kept current by, without reading
+    /// notes that did not change.
+    pub fn note_stamps(&self) -> Result<Vec<NoteStamp>, VaultError> {
+        let root = self.resolve_folder_or_root(None)?;
+        let notes = self.note_files(&root, Show::Visible)?;
+        Ok(notes
+            .into_iter()
+            .map(|n| {
+                let nanos =
+                    n.modified.and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+                NoteStamp { path: n.rel, stamp: format!("{nanos}:{}", n.size) }
+            })
+            .collect())
     }
 
     /// Every note at or below `scope`, not following symbolic links.

@@ -1,0 +1,147 @@
+//! Search of the notes vault: `searchNotes {query}` over 2,000 notes (about
+//! 1 KB each, in 20 folders) with full text alone and with vectors (exact
+//! cosine in memory, fused by reciprocal rank), and the cost of the
+//! worker's sweep that keeps the vectors current: a sweep with nothing
+//! changed (a walk of the vault's stamps against the stored ones) and one
+//! after 20 notes changed.
+//!
+//! Run: `cargo bench -p quire-tools --bench notes_search`. The vectors come
+//! from an in-process embedder (a hashed bag of words), so the figures are
+//! Quire's own work; a real model adds its own time.
+
+use quire_core::access::Group;
+use quire_core::model::Surface;
+use quire_store::Store;
+use quire_store::seed::seed_demo;
+use quire_tools::embed::{Embedder, embed_notes};
+use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+
+mod common;
+use common::HashedWords;
+
+const NOTES: usize = 2_000;
+const TOPICS: &[&str] = &["garden", "invoice", "travel", "recipe", "meeting", "reading", "training", "budget"];
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn note(i: usize) -> String {
+    let topic = TOPICS[i % TOPICS.len()];
+    let mut text = format!("# {topic} note {i}\n\n");
+    while text.len() < 1000 {
+        text.push_str(&format!("Thoughts about the {topic} and what to do next, item {i}. "));
+    }
+    text
+}
+
+/// p50 and p99 in ms of 300 searches, and the ranking that answered.
+async fn latency(registry: &Registry, ctx: &CallContext, query: impl Fn(usize) -> String) -> (f64, f64, String) {
+    let mut samples = Vec::new();
+    let mut ranking = String::new();
+    for i in 0..300 {
+        let start = Instant::now();
+        let out = registry.call(ctx, "searchNotes", json!({"query": query(i), "limit": 20})).await;
+        samples.push(start.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(out["success"], true, "{out}");
+        assert!(out["count"].as_u64().unwrap_or(0) > 0, "nothing found: {out}");
+        ranking = out["ranking"].as_str().unwrap_or_default().to_string();
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
+}
+
+async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
+    let rows: [(&str, Box<dyn Fn(usize) -> String>); 2] = [
+        ("a word 250 notes hold", Box::new(|i| TOPICS[i % TOPICS.len()].to_string())),
+        ("a word one note holds", Box::new(|i| format!("{}", i * 7 % NOTES))),
+    ];
+    for (kind, query) in rows {
+        let (p50, p99, ranking) = latency(registry, ctx, query).await;
+        println!(
+            "| `searchNotes {{query}}` over {NOTES} notes, {kind} | {label} | {ranking} | {p50:.2} ms | {p99:.2} ms |"
+        );
+    }
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
+        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let ctx = CallContext {
+            actor: "bench".into(),
+            group: Group::Admin,
+            scope: scope.clone(),
+            surface: Surface::Cli,
+            session_id: None,
+            turn_id: None,
+            policy: ApprovalPolicy::User,
+            writer: None,
+        };
+        let services = Services::new(store.clone(), dir.path());
+        let site = store.site(&scope.site_id).await.unwrap();
+        let folder = services.vaults.folder(&site.slug);
+        for i in 0..NOTES {
+            let dir = folder.join(format!("folder-{}", i % 20));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(format!("note-{i}.md")), note(i)).unwrap();
+        }
+        println!("| query | ranking | answered by | p50 | p99 |");
+        println!("| --- | --- | --- | --- | --- |");
+        table(&Registry::new(services.clone()), &ctx, "full text").await;
+
+        let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+        let started = Instant::now();
+        while embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap() > 0 {}
+        eprintln!("embedded {NOTES} notes in {:.2} s", started.elapsed().as_secs_f64());
+        let mut sweeps = Vec::new();
+        for _ in 0..50 {
+            let started = Instant::now();
+            assert_eq!(embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap(), 0);
+            sweeps.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        sweeps.sort_by(|a, b| a.total_cmp(b));
+        let mut changed = Vec::new();
+        for round in 0..10 {
+            for i in 0..20 {
+                let n = round * 20 + i;
+                let path = folder.join(format!("folder-{}", n % 20)).join(format!("note-{n}.md"));
+                std::fs::write(path, format!("{}\nEdited in round {round}.", note(n))).unwrap();
+            }
+            let started = Instant::now();
+            assert_eq!(embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap(), 20);
+            changed.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        changed.sort_by(|a, b| a.total_cmp(b));
+        println!();
+        println!("| sweep over {NOTES} notes | p50 | max |");
+        println!("| --- | --- | --- |");
+        println!(
+            "| nothing changed (50 sweeps) | {:.2} ms | {:.2} ms |",
+            percentile(&sweeps, 0.5),
+            sweeps[sweeps.len() - 1]
+        );
+        println!(
+            "| 20 notes changed (10 sweeps) | {:.2} ms | {:.2} ms |",
+            percentile(&changed, 0.5),
+            changed[changed.len() - 1]
+        );
+        println!();
+
+        let mut with_vectors = services.clone();
+        with_vectors.embedder = Some(embedder);
+        let registry = Registry::new(with_vectors);
+        let started = Instant::now();
+        let first = registry.call(&ctx, "searchNotes", json!({"query": "garden"})).await;
+        assert_eq!(first["ranking"], "hybrid", "{first}");
+        eprintln!("first hybrid searchNotes (reads the vectors): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+        println!("| query | ranking | answered by | p50 | p99 |");
+        println!("| --- | --- | --- | --- | --- |");
+        table(&registry, &ctx, "full text + vectors in memory").await;
+    });
+}

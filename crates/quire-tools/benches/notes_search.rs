@@ -54,8 +54,11 @@ async fn latency(registry: &Registry, ctx: &CallContext, query: impl Fn(usize) -
     (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
 }
 
+/// The queries of a row, by round.
+type Query = Box<dyn Fn(usize) -> String>;
+
 async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
-    let rows: [(&str, Box<dyn Fn(usize) -> String>); 2] = [
+    let rows: [(&str, Query); 2] = [
         ("a word 250 notes hold", Box::new(|i| TOPICS[i % TOPICS.len()].to_string())),
         ("a word one note holds", Box::new(|i| format!("{}", i * 7 % NOTES))),
     ];

@@ -26,6 +26,7 @@ mod records;
 mod search;
 pub mod seed;
 mod suggest;
+mod transfer;
 pub mod users;
 mod vectors;
 
@@ -41,6 +42,7 @@ pub use media::{
 };
 pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
+pub use transfer::TransferReport;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 pub use vectors::NoteVectorStamp;
 

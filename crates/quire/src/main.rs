@@ -36,7 +36,7 @@ struct Cli {
     #[arg(long, global = true, env = "QUIRE_CONFIG")]
     config: Option<PathBuf>,
     /// Data directory holding the database and uploads (default: the
-    /// configured `data`, ./quire-data). Only serve, migrate and seed create it.
+    /// configured `data`, ./quire-data). Only serve, migrate, seed and import create it.
     #[arg(long, global = true, value_name = "DIR")]
     data: Option<PathBuf>,
     #[command(subcommand)]
@@ -78,6 +78,20 @@ enum Command {
         /// Also add this many benchmark posts.
         #[arg(long, default_value_t = 0, hide = true)]
         bench_posts: usize,
+    },
+    /// Write the whole database as JSON lines: to move a site to another
+    /// machine or database, or keep a readable copy. The uploads and vaults
+    /// folders of the data directory are files: copy them alongside.
+    Export {
+        /// File to write (default: standard output).
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+    },
+    /// Read an export into a new, empty database (created here if missing;
+    /// nothing is seeded). One transaction: a bad file changes nothing.
+    Import {
+        /// The export (`-` for standard input).
+        file: PathBuf,
     },
     /// Manage the people who sign in to the back-office.
     User {
@@ -416,6 +430,34 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 seed_bench(&store, &scope, bench_pages, bench_posts).await?;
                 outln!("benchmark data: {bench_pages} pages, {bench_posts} posts")?;
             }
+        }
+        Command::Export { out } => {
+            let store = open_existing(&dir, Existing::Database).await?;
+            let report = match &out {
+                Some(path) => {
+                    let file =
+                        std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+                    store.export(&mut std::io::BufWriter::new(file)).await?
+                }
+                None => store.export(&mut std::io::BufWriter::new(std::io::stdout().lock())).await?,
+            };
+            eprintln!("exported {} rows of {} tables", report.rows, report.tables);
+        }
+        Command::Import { file } => {
+            let mut input: Box<dyn std::io::BufRead> = if file.as_os_str() == "-" {
+                Box::new(std::io::BufReader::new(std::io::stdin()))
+            } else {
+                let f = std::fs::File::open(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                Box::new(std::io::BufReader::new(f))
+            };
+            let store = open_or_create(&dir).await?;
+            let report = store.import(&mut *input).await?;
+            outln!(
+                "imported {} rows of {} tables into {}",
+                report.rows,
+                report.tables,
+                dir.join("quire.db").display()
+            )?;
         }
         Command::User { command } => users::run(command, &config, &dir).await?,
         Command::Token { command } => token(command, &config, &dir).await?,

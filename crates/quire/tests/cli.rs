@@ -579,3 +579,33 @@ fn a_stdio_mcp_request_is_approved_with_other_credentials_on_the_same_machine() 
     let done = mcp.call(3, "deletePost", serde_json::json!({ "slugs": ["hello-quire"], "confirmationId": id }));
     assert_eq!(done["success"], true, "{done}");
 }
+
+#[test]
+fn a_site_moves_to_a_new_data_directory_by_export_and_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let (from, to) = (dir.path().join("from"), dir.path().join("to"));
+    let (from, to) = (from.to_str().unwrap(), to.to_str().unwrap());
+    let file = dir.path().join("site.jsonl");
+    let file = file.to_str().unwrap();
+    run(&["seed", "--data", from]);
+    let (ok, _, err) = run(&["export", "--data", from, "--out", file]);
+    assert!(ok, "{err}");
+    assert!(err.contains("exported") && err.contains("rows of"), "{err}");
+    let (ok, out, err) = run(&["import", file, "--data", to]);
+    assert!(ok, "{err}");
+    assert!(out.contains("imported"), "{out}");
+    // Exported again, the new directory's database is the same file.
+    let (ok, again, _) = run(&["export", "--data", to]);
+    assert!(ok);
+    assert_eq!(again, std::fs::read_to_string(file).unwrap());
+    // The site answers from it as before; no demo was seeded over it.
+    let (ok, out, err) = run(&["tools", "call", "getPage", "--args", r#"{"slug":"about"}"#, "--data", to]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"slug\": \"about\"") || out.contains("\"slug\":\"about\""), "{out}");
+    // A database that holds data takes no import, and says so.
+    let (ok, _, err) = run(&["import", file, "--data", from]);
+    assert!(!ok);
+    assert!(err.contains("already holds data"), "{err}");
+    let (ok, _, err) = run(&["export", "--data", dir.path().join("none").to_str().unwrap()]);
+    assert!(!ok && err.contains("no data directory"), "{err}");
+}

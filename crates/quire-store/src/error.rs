@@ -27,13 +27,43 @@ pub enum StoreError {
     },
     /// The database failed.
     #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(DatabaseError),
     /// Migrations failed.
     #[error("migration error: {0}")]
-    Migration(#[from] sqlx::migrate::MigrateError),
+    Migration(DatabaseError),
     /// Stored data could not be decoded (a bug or a hand-edited database).
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
+}
+
+/// What the database driver reported. The driver's own error type stays
+/// inside the store, so no caller depends on the backend: they read the
+/// message (and, for logs, `source()`).
+#[derive(Debug)]
+pub struct DatabaseError(Box<dyn std::error::Error + Send + Sync>);
+
+impl std::fmt::Display for DatabaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for DatabaseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(DatabaseError(Box::new(e)))
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Migration(DatabaseError(Box::new(e)))
+    }
 }
 
 impl StoreError {

@@ -35,7 +35,7 @@ pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, ha
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
-pub use error::StoreError;
+pub use error::{DatabaseError, StoreError};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{
     DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, job_payload,

@@ -225,8 +225,11 @@ impl Storage {
     /// new one, never part of one. Storing again refreshes its time.
     pub async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), StorageError> {
         let key = parse(key)?;
-        self.store().await?.put(&key, PutPayload::from(bytes)).await?;
-        Ok(())
+        // Not found here is the bucket (or folder), not the file: say what
+        // the store said.
+        let put = self.store().await?.put(&key, PutPayload::from(bytes)).await;
+        put.map(|_| ())
+            .map_err(|e| StorageError::Backend(format!("cannot store {key} in the {}: {e}", self.describe())))
     }
 
     /// The whole file under `key` (for files that are small by

@@ -132,8 +132,40 @@ pub async fn ensure_agents_everywhere(store: &Store) -> Result<usize> {
     Ok(changed)
 }
 
+/// Where the demo images are kept, by key `<site id>/<file name>`: a folder
+/// (`Path`), or the media storage of a serving process.
+pub trait SeedFiles: Sync {
+    /// The bytes stored under `key`, if any.
+    fn read(&self, key: &str) -> impl std::future::Future<Output = Option<Vec<u8>>> + Send;
+    /// Stores `bytes` under `key`; the error says what failed.
+    fn write(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+    ) -> impl std::future::Future<Output = std::result::Result<(), String>> + Send;
+}
+
+impl SeedFiles for Path {
+    async fn read(&self, key: &str) -> Option<Vec<u8>> {
+        tokio::fs::read(self.join(key)).await.ok()
+    }
+
+    async fn write(&self, key: &str, bytes: Vec<u8>) -> std::result::Result<(), String> {
+        let path = self.join(key);
+        if let Some(dir) = path.parent() {
+            tokio::fs::create_dir_all(dir).await.map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        tokio::fs::write(&path, bytes).await.map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
 /// Seeds the demo site into the database and its images into `uploads_dir`.
 pub async fn seed_demo(store: &Store, uploads_dir: &Path) -> Result<SeedReport> {
+    seed_demo_into(store, uploads_dir).await
+}
+
+/// Seeds the demo site into the database and its images into `files`.
+pub async fn seed_demo_into<F: SeedFiles + ?Sized>(store: &Store, files: &F) -> Result<SeedReport> {
     let site = match store.site(DEMO_SITE).await {
         Ok(site) => site,
         Err(StoreError::NotFound { .. }) => {
@@ -148,7 +180,7 @@ pub async fn seed_demo(store: &Store, uploads_dir: &Path) -> Result<SeedReport> 
     }
     let scope = Scope::new(&site.id, "production");
     let mut seeder = Seeder { store, scope: scope.clone(), ctx: ChangeContext::system(), created: 0 };
-    seeder.content(uploads_dir).await?;
+    seeder.content(files).await?;
     report.created += seeder.created;
     report.scope = Some(scope);
     Ok(report)
@@ -170,10 +202,10 @@ const IMAGES: &[(&str, &str, [u8; 3], [u8; 3])] = &[
 ];
 
 impl Seeder<'_> {
-    async fn content(&mut self, uploads_dir: &Path) -> Result<()> {
+    async fn content<F: SeedFiles + ?Sized>(&mut self, files: &F) -> Result<()> {
         let mut urls = Vec::new();
         for (name, alt, a, b) in IMAGES {
-            urls.push(self.image(uploads_dir, name, alt, *a, *b).await?);
+            urls.push(self.image(files, name, alt, *a, *b).await?);
         }
         let (hero_img, team_img, studio_img, product_img) = (&urls[0], &urls[1], &urls[2], &urls[3]);
 
@@ -346,20 +378,24 @@ impl Seeder<'_> {
     }
 
     /// Writes a gradient PNG (if missing) and records it; returns (id, url).
-    async fn image(&mut self, dir: &Path, name: &str, alt: &str, a: [u8; 3], b: [u8; 3]) -> Result<(String, String)> {
-        // Each site's files live in a folder of its own, named by its id.
+    async fn image<F: SeedFiles + ?Sized>(
+        &mut self,
+        files: &F,
+        name: &str,
+        alt: &str,
+        a: [u8; 3],
+        b: [u8; 3],
+    ) -> Result<(String, String)> {
+        // Each site's files are kept under its id.
         let site = &self.scope.site_id;
         let url = format!("/uploads/{site}/{name}");
         let existing = self.store.images(&self.scope, None, 100, None).await?;
-        let path = dir.join(site).join(name);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(_) => {
+        let key = format!("{site}/{name}");
+        let bytes = match files.read(&key).await {
+            Some(bytes) => bytes,
+            None => {
                 let png = gradient_png(640, 360, a, b)?;
-                std::fs::create_dir_all(dir.join(site))
-                    .map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", dir.display())))?;
-                std::fs::write(&path, &png)
-                    .map_err(|e| StoreError::Corrupt(format!("cannot write {}: {e}", path.display())))?;
+                files.write(&key, png.clone()).await.map_err(StoreError::Corrupt)?;
                 png
             }
         };

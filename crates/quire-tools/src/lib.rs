@@ -27,6 +27,7 @@ pub mod registry;
 pub mod scope;
 pub mod search;
 pub mod sections;
+pub mod storage;
 pub mod tool;
 pub mod vaults;
 

@@ -3,8 +3,11 @@
 //! decoding limits before they are recorded as uploads; `createImage` makes
 //! an image of an upload and queues its processing job, which the
 //! [`MediaWorker`] of a serving process (or `quire images upload`) runs:
-//! decode under limits, re-encode without metadata, write the hash-named
-//! files next to the site's others, complete the image.
+//! decode under limits, re-encode without metadata, store the hash-named
+//! files next to the site's others (through [`crate::storage::Storage`],
+//! a local folder or an S3-compatible bucket), complete the image. What is
+//! received stays in the site's local staging folder (`incoming/`) until
+//! then.
 
 use crate::tool::{CallContext, ErrorCode, Services, ToolError};
 use quire_core::access::{Action, allows};
@@ -80,7 +83,8 @@ fn internal(what: &str, e: impl std::fmt::Display) -> ToolError {
     ToolError::new(ErrorCode::Internal, "internal error", "Try again later; the server log has details.")
 }
 
-/// A site's folder under the uploads folder. Site ids are UUIDs, so the
+/// A site's local folder under the uploads folder (its staging folder
+/// `incoming/` is there whatever the storage). Site ids are UUIDs, so the
 /// name is always one plain path component.
 pub fn site_dir(services: &Services, scope: &Scope) -> PathBuf {
     services.uploads_dir.join(&scope.site_id)
@@ -535,6 +539,48 @@ impl MediaWorker {
             let grace = chrono::Duration::from_std(ORPHAN_GRACE).unwrap_or(chrono::Duration::MAX);
             modified.map(chrono::DateTime::<chrono::Utc>::from).is_some_and(|m| m + grace <= now)
         };
+        // Published files (in the storage, local or not) no image registers.
+        let storage = &services.storage;
+        let sites = match storage.sites().await {
+            Ok(sites) => sites,
+            Err(e) => {
+                tracing::warn!(error = %e, "media clean-up could not list the stored files");
+                Vec::new()
+            }
+        };
+        for site_id in sites {
+            let registered = store.registered_files(&site_id).await?;
+            let files = match storage.files(&site_id).await {
+                Ok(files) => files,
+                Err(e) => {
+                    tracing::warn!(site = %site_id, error = %e, "media clean-up could not list a site's files");
+                    continue;
+                }
+            };
+            for file in files {
+                if registered.contains(&format!("/uploads/{site_id}/{}", file.name))
+                    || !old_enough(Some(file.modified.into()))
+                {
+                    continue;
+                }
+                let key = format!("{site_id}/{}", file.name);
+                // Stored again since it was listed: a job is registering it.
+                if storage.head(&key).await.is_ok_and(|m| !old_enough(Some(m.last_modified.into()))) {
+                    continue;
+                }
+                match storage.delete(&key).await {
+                    Ok(()) => {
+                        tracing::info!(site = %site_id, file = %file.name, bytes = file.size,
+                            "removed a file no image registers (its processing failed or stopped)");
+                        cleaned.files += 1;
+                        cleaned.bytes += file.size;
+                    }
+                    Err(e) => tracing::warn!(site = %site_id, file = %file.name, error = %e,
+                        "media clean-up could not remove a file no image registers"),
+                }
+            }
+        }
+        // Staging, always on local disk.
         let Ok(mut sites) = tokio::fs::read_dir(&services.uploads_dir).await else {
             return Ok(cleaned);
         };
@@ -543,20 +589,8 @@ impl MediaWorker {
                 continue;
             }
             let site_id = site.file_name().to_string_lossy().into_owned();
-            let registered = store.registered_files(&site_id).await?;
-            let Ok(mut entries) = tokio::fs::read_dir(site.path()).await else { continue };
-            while let Ok(Some(e)) = entries.next_entry().await {
-                let Ok(meta) = e.metadata().await else { continue };
-                let name = e.file_name().to_string_lossy().into_owned();
-                if !meta.is_file() || registered.contains(&format!("/uploads/{site_id}/{name}")) {
-                    continue;
-                }
-                if old_enough(meta.modified().ok()) && tokio::fs::remove_file(e.path()).await.is_ok() {
-                    tracing::info!(site = %site_id, file = %name, bytes = meta.len(),
-                        "removed a file no image registers (its processing failed or stopped)");
-                    cleaned.files += 1;
-                    cleaned.bytes += meta.len();
-                }
+            if storage.is_local() {
+                cleaned = remove_staged_leftovers(&site.path(), &site_id, &old_enough, cleaned).await;
             }
             let Ok(mut incoming) = tokio::fs::read_dir(site.path().join("incoming")).await else { continue };
             while let Ok(Some(e)) = incoming.next_entry().await {
@@ -644,7 +678,6 @@ impl MediaWorker {
             Ok(Ok(Ok(p))) => p,
         };
         self.step(job, "storing", 90).await;
-        let dir = site_dir(services, &job.scope);
         let url_of = |name: &str| format!("/uploads/{}/{name}", job.scope.site_id);
         let mut files = Vec::new();
         let mut variants = Map::new();
@@ -657,20 +690,19 @@ impl MediaWorker {
                 json!({"width": v.webp.width, "height": v.webp.height, "url": url_of(&v.fallback.name), "webp": url_of(&v.webp.name)}),
             );
         }
-        // Files are written whole in the job's own folder, then renamed into
-        // place: a process stopped midway leaves no part of a file where it
-        // is served, and the next attempt starts that folder anew.
-        let work = job_dir(services, job);
-        let _ = tokio::fs::remove_dir_all(&work).await;
+        // Each file is stored whole (the storage stages it and puts it in
+        // place at once): a process stopped midway leaves no part of a file
+        // where it is served. A file stored but never registered (the job
+        // failed after it) is an orphan the clean-up removes later: the
+        // same hash-named file may be another image's, so nothing is
+        // removed here.
         for f in all {
-            let written = write_file(&dir, &work, &f.name, &f.bytes).await;
-            if let Err(e) = written {
-                let _ = tokio::fs::remove_dir_all(&work).await;
+            let key = format!("{}/{}", job.scope.site_id, f.name);
+            if let Err(e) = services.storage.put(&key, f.bytes.clone()).await {
                 return Err((format!("cannot store {}: {e}", f.name), true));
             }
             files.push(ImageFile { path: url_of(&f.name), mime: f.format.mime().to_string() });
         }
-        let _ = tokio::fs::remove_dir_all(&work).await;
         let result = ImageResult {
             url: url_of(&processed.original.name),
             mime: processed.format.mime().to_string(),
@@ -702,37 +734,45 @@ impl MediaWorker {
             return Err((format!("{} cannot be described", image.mime), false));
         };
         let mime = if format == Format::Webp { "image/png" } else { format.mime() };
-        let path = services.uploads_dir.join(url.trim_start_matches("/uploads/"));
-        let bytes = tokio::fs::read(&path).await.map_err(|e| (format!("cannot read {url}: {e}"), false))?;
+        let key = url.trim_start_matches("/uploads/");
+        let bytes = services.storage.read(key).await.map_err(|e| (format!("cannot read {url}: {e}"), false))?;
         self.step(job, "describing", 50).await;
         let d = describer.describe(&bytes, mime).await.map_err(|e| (e, true))?;
         services.store.complete_describe_job(job, d.alt, d.description, d.tags).await.map_err(|e| (e.to_string(), true))
     }
 }
 
-/// The folder a job writes its files in before they are renamed into place
-/// (under `incoming/`, never served).
-pub fn job_dir(services: &Services, job: &Job) -> PathBuf {
-    site_dir(services, &job.scope).join("incoming").join(format!(".job-{}", job.id))
+/// Removes what the local storage leaves of a file whose storing was cut
+/// off (`<name>#<digits>`, which its listings skip) once old enough.
+async fn remove_staged_leftovers(
+    dir: &Path,
+    site_id: &str,
+    old_enough: &impl Fn(Option<std::time::SystemTime>) -> bool,
+    mut cleaned: Cleaned,
+) -> Cleaned {
+    let Ok(mut entries) = tokio::fs::read_dir(dir).await else { return cleaned };
+    while let Ok(Some(e)) = entries.next_entry().await {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let staged = name.rsplit_once('#').is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        let Ok(meta) = e.metadata().await else { continue };
+        if staged
+            && meta.is_file()
+            && old_enough(meta.modified().ok())
+            && tokio::fs::remove_file(e.path()).await.is_ok()
+        {
+            tracing::info!(site = %site_id, file = %name, bytes = meta.len(), "removed a file whose storing was cut off");
+            cleaned.files += 1;
+            cleaned.bytes += meta.len();
+        }
+    }
+    cleaned
 }
 
-/// Writes a hash-named file once: the same name always holds the same
-/// bytes. Written in `work`, then renamed into `dir`.
-async fn write_file(dir: &Path, work: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    let path = dir.join(name);
-    if tokio::fs::try_exists(&path).await.unwrap_or(false) {
-        // Fresh again, so the clean-up does not take it for a leftover
-        // before this job registers it.
-        let file = tokio::fs::File::options().append(true).open(&path).await?.into_std().await;
-        return tokio::task::spawn_blocking(move || file.set_modified(std::time::SystemTime::now()))
-            .await
-            .map_err(std::io::Error::other)?;
-    }
-    tokio::fs::create_dir_all(dir).await?;
-    tokio::fs::create_dir_all(work).await?;
-    let tmp = work.join(name);
-    tokio::fs::write(&tmp, bytes).await?;
-    tokio::fs::rename(&tmp, &path).await
+/// The local work folder of a job (under `incoming/`, never served).
+/// Published files go through the storage, which stages them itself; the
+/// folder is removed with the job's other leftovers.
+pub fn job_dir(services: &Services, job: &Job) -> PathBuf {
+    site_dir(services, &job.scope).join("incoming").join(format!(".job-{}", job.id))
 }
 
 #[cfg(test)]

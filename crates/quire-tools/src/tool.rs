@@ -189,8 +189,13 @@ impl CallContext {
 pub struct Services {
     /// The store.
     pub store: Store,
-    /// Folder served at `/uploads`: one folder per site, named by its id.
+    /// Local folder of media, one folder per site named by its id: what
+    /// is staged (received uploads, job work folders, under
+    /// `<site>/incoming/`) and, with the local storage, the published files.
     pub uploads_dir: PathBuf,
+    /// Where the published files `/uploads` serves are kept: `uploads_dir`
+    /// by default, or an S3-compatible bucket.
+    pub storage: crate::storage::Storage,
     /// The notes vault of each site.
     pub vaults: crate::vaults::Vaults,
     /// Upload limits, decoding limits and the job worker's wake-up.
@@ -204,12 +209,14 @@ pub struct Services {
 }
 
 impl Services {
-    /// Services over a data directory: uploads in `<data>/uploads`, vaults
-    /// in `<data>/vaults/<site>`.
+    /// Services over a data directory: uploads (and, until
+    /// [`Services::storage`] is set otherwise, the published files) in
+    /// `<data>/uploads`, vaults in `<data>/vaults/<site>`.
     pub fn new(store: Store, data_dir: &std::path::Path) -> Self {
         Services {
             store,
             uploads_dir: data_dir.join("uploads"),
+            storage: crate::storage::Storage::local(data_dir.join("uploads")),
             vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
             media: crate::media::MediaSettings::default(),
             embedder: None,

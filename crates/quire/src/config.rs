@@ -52,6 +52,74 @@ pub struct Config {
     pub http: HttpConfig,
     /// Stock photo and web search providers (`[external]`).
     pub external: ExternalConfig,
+    /// Where published media is kept (`[media]`, `QUIRE_MEDIA_*`).
+    pub media: MediaConfig,
+}
+
+/// `[media]`: where the published media files (what `/uploads` serves)
+/// are kept. Received uploads are staged in `<data>/uploads` either way.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MediaConfig {
+    /// `local` (default: `<data>/uploads`) or `s3` (`QUIRE_MEDIA_STORAGE`).
+    pub storage: String,
+    /// Base URL of an S3-compatible service; none: Amazon S3
+    /// (`QUIRE_MEDIA_S3_ENDPOINT`).
+    pub s3_endpoint: Option<String>,
+    /// The bucket, which must exist (`QUIRE_MEDIA_S3_BUCKET`).
+    pub s3_bucket: Option<String>,
+    /// The region requests are signed for (`QUIRE_MEDIA_S3_REGION`, default `us-east-1`).
+    pub s3_region: String,
+    /// Access key id (`QUIRE_MEDIA_S3_ACCESS_KEY_ID`); none, with no
+    /// secret either: the usual `AWS_*` variables.
+    pub s3_access_key_id: Option<String>,
+    /// Secret access key (`QUIRE_MEDIA_S3_SECRET_ACCESS_KEY`).
+    #[serde(skip_serializing)]
+    pub s3_secret_access_key: Option<String>,
+    /// `<endpoint>/<bucket>` addressing rather than `<bucket>.<endpoint>`
+    /// (`QUIRE_MEDIA_S3_PATH_STYLE`; default: true with an endpoint).
+    pub s3_path_style: Option<bool>,
+    /// Allows an `http://` endpoint (`QUIRE_MEDIA_S3_ALLOW_HTTP`, default false).
+    pub s3_allow_http: bool,
+}
+
+impl Default for MediaConfig {
+    fn default() -> Self {
+        MediaConfig {
+            storage: "local".into(),
+            s3_endpoint: None,
+            s3_bucket: None,
+            s3_region: "us-east-1".into(),
+            s3_access_key_id: None,
+            s3_secret_access_key: None,
+            s3_path_style: None,
+            s3_allow_http: false,
+        }
+    }
+}
+
+impl MediaConfig {
+    /// The storage these settings describe; an error names the field.
+    pub fn storage(&self) -> Result<quire_tools::storage::StorageConfig, String> {
+        use quire_tools::storage::{S3Config, StorageConfig};
+        let set = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
+        match self.storage.trim() {
+            "local" => Ok(StorageConfig::Local),
+            "s3" => {
+                let endpoint = set(&self.s3_endpoint);
+                Ok(StorageConfig::S3(S3Config {
+                    path_style: self.s3_path_style.unwrap_or(endpoint.is_some()),
+                    endpoint,
+                    bucket: set(&self.s3_bucket).ok_or("media.s3_bucket: required when media.storage is \"s3\"")?,
+                    region: self.s3_region.trim().to_string(),
+                    access_key_id: set(&self.s3_access_key_id),
+                    secret_access_key: set(&self.s3_secret_access_key),
+                    allow_http: self.s3_allow_http,
+                }))
+            }
+            other => Err(format!("media.storage: \"{other}\" is not one of local, s3")),
+        }
+    }
 }
 
 /// `[http]`: what the external tools may reach besides public addresses,
@@ -136,6 +204,7 @@ impl Default for Config {
             profiles: BTreeMap::new(),
             http: HttpConfig::default(),
             external: ExternalConfig::default(),
+            media: MediaConfig::default(),
         }
     }
 }
@@ -158,6 +227,18 @@ const KEYS: [&str; 14] = [
     "upload_ttl_hours",
 ];
 
+/// The keys of `[media]` settable from `QUIRE_MEDIA_*` variables.
+const MEDIA_KEYS: [&str; 8] = [
+    "storage",
+    "s3_endpoint",
+    "s3_bucket",
+    "s3_region",
+    "s3_access_key_id",
+    "s3_secret_access_key",
+    "s3_path_style",
+    "s3_allow_http",
+];
+
 impl Config {
     /// Loads the configuration; `file` defaults to `./quire.toml` when it exists.
     pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
@@ -168,7 +249,17 @@ impl Config {
         }
         // Only configuration keys: other QUIRE_* variables (QUIRE_TOKEN,
         // QUIRE_CONFIG, ...) belong to the command line.
-        figment.merge(Env::prefixed("QUIRE_").only(&KEYS)).extract().map_err(Box::new)
+        figment
+            .merge(Env::prefixed("QUIRE_").only(&KEYS))
+            .merge(Env::prefixed("QUIRE_MEDIA_").only(&MEDIA_KEYS).map(|k| format!("media.{k}").into()))
+            .extract()
+            .map_err(Box::new)
+    }
+
+    /// The media storage of `data`, checked: an error names the setting.
+    pub fn media_storage(&self, data: &Path) -> Result<quire_tools::storage::Storage, String> {
+        let config = self.media.storage()?;
+        quire_tools::storage::Storage::from_config(&config, &data.join("uploads")).map_err(|e| e.to_string())
     }
 }
 
@@ -200,5 +291,30 @@ pub fn init_logging(config: &Config) {
         builder.json().init();
     } else {
         builder.init();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MediaConfig;
+    use quire_tools::storage::StorageConfig;
+
+    #[test]
+    fn media_storage_settings_name_what_is_wrong() {
+        assert_eq!(MediaConfig::default().storage(), Ok(StorageConfig::Local));
+        let s3 = |f: fn(&mut MediaConfig)| {
+            let mut m = MediaConfig { storage: "s3".into(), s3_bucket: Some("media".into()), ..MediaConfig::default() };
+            f(&mut m);
+            m.storage()
+        };
+        assert_eq!(
+            MediaConfig { storage: "disk".into(), ..MediaConfig::default() }.storage(),
+            Err("media.storage: \"disk\" is not one of local, s3".into())
+        );
+        assert!(s3(|m| m.s3_bucket = None).unwrap_err().starts_with("media.s3_bucket:"));
+        let Ok(StorageConfig::S3(c)) = s3(|m| m.s3_endpoint = Some("http://127.0.0.1:9000".into())) else { panic!() };
+        assert!(c.path_style, "path style by default with an endpoint");
+        let Ok(StorageConfig::S3(c)) = s3(|_| {}) else { panic!() };
+        assert!(!c.path_style && c.region == "us-east-1");
     }
 }

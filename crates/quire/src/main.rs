@@ -23,7 +23,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::{Args, Parser, Subcommand};
 use config::Config;
 use quire_core::access::Group;
-use quire_store::seed::{DEMO_SITE, seed_bench, seed_demo};
+use quire_store::seed::{DEMO_SITE, seed_bench, seed_demo_into};
 use quire_store::{NewToken, Store};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -271,6 +271,11 @@ fn main() -> ExitCode {
         }
     };
     config::init_logging(&config);
+    let data = cli.data.unwrap_or_else(|| config.data.clone());
+    if let Err(e) = config.media_storage(&data) {
+        eprintln!("error: configuration: {e}");
+        return ExitCode::from(2);
+    }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = config.workers.filter(|n| *n > 0) {
         builder.worker_threads(n);
@@ -282,7 +287,6 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let data = cli.data.unwrap_or_else(|| config.data.clone());
     let outcome = runtime.block_on(async {
         let outcome = run(cli.command, config, data).await;
         close_stores().await;
@@ -402,10 +406,11 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             if profiles.is_empty() {
                 tracing::warn!("no model provider configured: agents will answer how to configure one");
             }
-            let state = quire_server::AppState::new(services(&store, &dir, &config), config.default_site.clone())
+            let state = quire_server::AppState::new(services(&store, &dir, &config)?, config.default_site.clone())
                 .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins)
                 .with_profiles(profiles)
                 .with_https(base.starts_with("https://"));
+            tracing::info!(storage = %state.registry().services().storage.describe(), "published media");
             state.spawn_background();
             let max_upload = state.registry().services().media.max_upload_bytes;
             let router = quire_server::router_with_files(
@@ -465,7 +470,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
         Command::Images { command: ImagesCommand::Upload { files, alt, no_wait, caller } } => {
             let store = open_existing(&dir, Existing::Database).await?;
             let ctx = cli_context(&store, &config, caller).await?;
-            let services = services(&store, &dir, &config);
+            let services = services(&store, &dir, &config)?;
             let mut out = Vec::new();
             for file in &files {
                 let meta = quire_store::ImageMeta { alt: alt.clone(), ..Default::default() };
@@ -505,7 +510,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             }
             let mut ctx = cli_context(&store, &config, caller).await?;
             ctx.surface = quire_core::model::Surface::Mcp;
-            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)?));
             let server = quire_mcp::QuireMcp::new(registry, quire_mcp::Caller::Fixed(Box::new(ctx)), mode);
             let running = server.serve(rmcp::transport::stdio()).await?;
             running.waiting().await?;
@@ -518,7 +523,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 seed(&store, &dir, &config).await?;
             }
             let ctx = cli_context(&store, &config, caller).await?;
-            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)?));
             let runtime = quire_agent::Runtime::new(registry, profiles);
             let person = quire_agent::Person { actor: ctx.actor.clone(), group: ctx.group, scope: ctx.scope.clone() };
             match message {
@@ -542,7 +547,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             };
             let store = open_existing(&dir, Existing::Database).await?;
             let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
-            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)));
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)?));
             if let ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } = &command {
                 quire_agent::check_approver(&store, &ctx.scope, ctx.group, id).await?;
             }
@@ -721,7 +726,7 @@ async fn tools(command: ToolsCommand, config: &Config, dir: &std::path::Path) ->
                 serde_json::from_str(&args).map_err(|e| format!("--args is not valid JSON: {e}"))?;
             let store = open_existing(dir, Existing::Database).await?;
             let ctx = cli_context(&store, config, caller).await?;
-            let registry = quire_tools::Registry::new(services(&store, dir, config));
+            let registry = quire_tools::Registry::new(services(&store, dir, config)?);
             let result = registry.call(&ctx, &name, args).await;
             if result["success"] == false {
                 TOOL_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -735,9 +740,10 @@ async fn tools(command: ToolsCommand, config: &Config, dir: &std::path::Path) ->
 
 /// Seeds the demo site and its notes vault (both idempotent).
 async fn seed(store: &Store, dir: &std::path::Path, config: &Config) -> AnyResult<quire_store::seed::SeedReport> {
-    let mut report = seed_demo(store, &dir.join("uploads")).await?;
+    let services = services(store, dir, config)?;
+    let mut report = seed_demo_into(store, &services.storage).await?;
     if let Some(scope) = &report.scope {
-        let notes = quire_tools::notes::seed_demo_vault(&services(store, dir, config), scope)
+        let notes = quire_tools::notes::seed_demo_vault(&services, scope)
             .await
             .map_err(|e| format!("demo vault: {}", e.message))?;
         report.created += notes;
@@ -745,9 +751,11 @@ async fn seed(store: &Store, dir: &std::path::Path, config: &Config) -> AnyResul
     Ok(report)
 }
 
-/// The tools' services over a data directory, with the configured vaults.
-fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tools::Services {
+/// The tools' services over a data directory, with the configured vaults
+/// and media storage.
+fn services(store: &Store, dir: &std::path::Path, config: &Config) -> AnyResult<quire_tools::Services> {
     let mut services = quire_tools::Services::new(store.clone(), dir);
+    services.storage = config.media_storage(dir).map_err(|e| format!("configuration: {e}"))?;
     let mut vaults = quire_tools::vaults::Vaults::new(config.vaults_dir.clone().unwrap_or_else(|| dir.join("vaults")));
     for (site, path) in &config.vaults {
         vaults = vaults.with_site(site.clone(), path.clone());
@@ -759,7 +767,7 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> quire_tool
     services.embedder = embedder(config);
     services.describer = describer(config);
     services.external = external(config);
-    services
+    Ok(services)
 }
 
 /// The external tools' client and providers from `[http]` and

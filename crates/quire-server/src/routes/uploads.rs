@@ -1,7 +1,9 @@
 //! Files in and out: `POST /api/v1/uploads` receives a file (multipart,
 //! streamed to the site's folder), the multipart form of
 //! `POST /api/v1/images` (in [`super::images`]) makes an image of one, and
-//! `/uploads/...` serves the stored files of live, completed images.
+//! `/uploads/...` serves the stored files of live, completed images: from
+//! the local folder through the filesystem, or streamed from the object
+//! store the media storage is configured with.
 //!
 //! These routes take bodies up to `max_upload_mb`, so they are mounted
 //! outside the 2 MiB limit of the rest of the API (see [`crate::router`]).
@@ -12,7 +14,7 @@ use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::routes::tools::tool_error;
 use axum::extract::multipart::{Field, MultipartError};
 use axum::extract::{DefaultBodyLimit, Multipart, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -20,6 +22,7 @@ use quire_core::access::Action;
 use quire_core::model::{EntityKind, Upload};
 use quire_tools::ErrorCode;
 use quire_tools::media::Incoming;
+use quire_tools::storage::{GetOptions, GetRange};
 use tower::ServiceExt as _;
 use tower_http::services::ServeFile;
 
@@ -176,10 +179,17 @@ pub async fn serve_file(State(state): State<AppState>, req: Request) -> Response
         Err(e) => return ApiError::from(e).into_response(),
     };
     let Ok(mime) = file.mime.parse::<mime::Mime>() else { return not_found() };
-    let on_disk = state.registry().services().uploads_dir.join(rel);
-    let mut res = match ServeFile::new_with_mime(on_disk, &mime).oneshot(req).await {
-        Ok(res) => res.map(axum::body::Body::new),
-        Err(e) => return ApiError::internal(e).into_response(),
+    let storage = &state.registry().services().storage;
+    let mut res = match storage.local_path(rel) {
+        Some(on_disk) => match ServeFile::new_with_mime(on_disk, &mime).oneshot(req).await {
+            Ok(res) => res.map(axum::body::Body::new),
+            Err(e) => return ApiError::internal(e).into_response(),
+        },
+        None => match serve_object(storage, rel, &file.mime, req.headers(), req.method() == Method::HEAD).await {
+            Ok(res) => res,
+            Err(object_store::Error::NotFound { .. }) => return not_found(),
+            Err(e) => return ApiError::internal(format!("reading {path} from the media storage: {e}")).into_response(),
+        },
     };
     if res.status() == StatusCode::NOT_FOUND {
         return not_found();
@@ -203,6 +213,111 @@ pub async fn serve_file(State(state): State<AppState>, req: Request) -> Response
     res
 }
 
+/// A stored object as an answer: streamed as the store sends it (never
+/// held whole), with its length, ETag and time; a single byte range is a
+/// 206 (one the object does not have a 416); `If-None-Match` and
+/// `If-Modified-Since` may make it a 304.
+async fn serve_object(
+    storage: &quire_tools::storage::Storage,
+    key: &str,
+    mime: &str,
+    headers: &HeaderMap,
+    head: bool,
+) -> Result<Response, object_store::Error> {
+    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let mut options = GetOptions {
+        if_none_match: text(header::IF_NONE_MATCH),
+        if_modified_since: text(header::IF_MODIFIED_SINCE)
+            .and_then(|v| chrono::DateTime::parse_from_rfc2822(&v).ok())
+            .map(|t| t.with_timezone(&chrono::Utc)),
+        head,
+        ..GetOptions::default()
+    };
+    // A range is honoured only without If-Range (which may name another
+    // version) and when it is one range: the whole file is a valid answer
+    // to anything else.
+    let range = text(header::RANGE).filter(|_| !headers.contains_key(header::IF_RANGE)).and_then(|r| byte_range(&r));
+    if let Some(range) = range {
+        let size = storage.head(key).await.map_err(|e| match e {
+            quire_tools::storage::StorageError::NotFound(path) => {
+                object_store::Error::NotFound { path, source: "no such object".into() }
+            }
+            other => object_store::Error::Generic { store: "media", source: other.into() },
+        })?;
+        match satisfiable(&range, size.size) {
+            Some(r) => options.range = Some(r),
+            None => {
+                let mut res = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
+                if let Ok(v) = HeaderValue::from_str(&format!("bytes */{}", size.size)) {
+                    res.headers_mut().insert(header::CONTENT_RANGE, v);
+                }
+                return Ok(res);
+            }
+        }
+    }
+    let partial = options.range.is_some();
+    let got = match storage.get(key, options).await {
+        Ok(got) => got,
+        Err(object_store::Error::NotModified { .. }) => return Ok(StatusCode::NOT_MODIFIED.into_response()),
+        Err(e) => return Err(e),
+    };
+    let (total, served) = (got.meta.size, got.range.clone());
+    let mut res = Response::new(axum::body::Body::empty());
+    let out = res.headers_mut();
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(mime).unwrap_or(HeaderValue::from_static("application/octet-stream")),
+    );
+    out.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    out.insert(header::CONTENT_LENGTH, HeaderValue::from(served.end - served.start));
+    if let Some(etag) = got.meta.e_tag.as_deref().and_then(|e| HeaderValue::from_str(e).ok()) {
+        out.insert(header::ETAG, etag);
+    }
+    let modified = got.meta.last_modified.format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+    if let Ok(v) = HeaderValue::from_str(&modified) {
+        out.insert(header::LAST_MODIFIED, v);
+    }
+    if partial {
+        *res.status_mut() = StatusCode::PARTIAL_CONTENT;
+        let range = format!("bytes {}-{}/{total}", served.start, served.end.saturating_sub(1));
+        if let Ok(v) = HeaderValue::from_str(&range) {
+            res.headers_mut().insert(header::CONTENT_RANGE, v);
+        }
+    }
+    if !head {
+        *res.body_mut() = axum::body::Body::from_stream(got.into_stream());
+    }
+    Ok(res)
+}
+
+/// One byte range of a `Range` header, as asked: `bytes=a-b`, `bytes=a-`
+/// or `bytes=-n`; none for several ranges or another unit.
+fn byte_range(header: &str) -> Option<(Option<u64>, Option<u64>)> {
+    let spec = header.trim().strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (start, end) = spec.split_once('-')?;
+    let num = |s: &str| if s.trim().is_empty() { Ok(None) } else { s.trim().parse::<u64>().map(Some) };
+    match (num(start).ok()?, num(end).ok()?) {
+        (None, None) => None,
+        pair => Some(pair),
+    }
+}
+
+/// The range of an object of `size` bytes that `range` asks for; none
+/// when it has no byte of it.
+fn satisfiable(range: &(Option<u64>, Option<u64>), size: u64) -> Option<GetRange> {
+    match *range {
+        (Some(start), _) if start >= size => None,
+        (Some(start), None) => Some(GetRange::Offset(start)),
+        (Some(start), Some(end)) if end < start => None,
+        (Some(start), Some(end)) => Some(GetRange::Bounded(start..end.min(size - 1) + 1)),
+        (None, Some(0)) | (None, None) => None,
+        (None, Some(n)) => Some(GetRange::Suffix(n.min(size))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -210,5 +325,21 @@ mod tests {
         assert!(super::hashed("0123456789abcdef0123456789abcdef.webp"));
         assert!(!super::hashed("hero-dawn.png"));
         assert!(!super::hashed("0123456789abcdef0123456789abcdeg.png"));
+    }
+
+    #[test]
+    fn byte_ranges() {
+        use super::{GetRange, byte_range, satisfiable};
+        let asked = |h: &str, size: u64| byte_range(h).and_then(|r| satisfiable(&r, size));
+        assert_eq!(asked("bytes=0-9", 100), Some(GetRange::Bounded(0..10)));
+        assert_eq!(asked("bytes=90-200", 100), Some(GetRange::Bounded(90..100)));
+        assert_eq!(asked("bytes=10-", 100), Some(GetRange::Offset(10)));
+        assert_eq!(asked("bytes=-5", 100), Some(GetRange::Suffix(5)));
+        assert_eq!(asked("bytes=-500", 100), Some(GetRange::Suffix(100)));
+        assert_eq!(asked("bytes=100-", 100), None);
+        assert_eq!(asked("bytes=5-2", 100), None);
+        assert_eq!(byte_range("bytes=0-1,5-6"), None);
+        assert_eq!(byte_range("items=0-1"), None);
+        assert_eq!(byte_range("bytes=x-1"), None);
     }
 }

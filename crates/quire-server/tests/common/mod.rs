@@ -11,7 +11,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use quire_core::access::Group;
 use quire_server::{AppState, router};
-use quire_store::seed::seed_demo;
+use quire_store::seed::{seed_demo, seed_demo_into};
 use quire_store::{NewToken, Scope, Store};
 use serde_json::Value;
 use tower::ServiceExt;
@@ -90,14 +90,34 @@ impl TestApp {
         services: impl FnOnce(&mut quire_tools::Services),
         configure: impl FnOnce(AppState) -> AppState,
     ) -> Self {
+        Self::build_on(None, services, configure).await
+    }
+
+    /// A test app whose published media is kept in `storage` (the demo
+    /// images seeded there too).
+    pub async fn with_storage(storage: quire_tools::storage::Storage) -> Self {
+        Self::build_on(Some(storage), |_| {}, |s| s).await
+    }
+
+    async fn build_on(
+        storage: Option<quire_tools::storage::Storage>,
+        services: impl FnOnce(&mut quire_tools::Services),
+        configure: impl FnOnce(AppState) -> AppState,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
-        let report = seed_demo(&store, &dir.path().join("uploads")).await.unwrap();
+        let report = match &storage {
+            Some(storage) => seed_demo_into(&store, storage).await.unwrap(),
+            None => seed_demo(&store, &dir.path().join("uploads")).await.unwrap(),
+        };
         let scope = report.scope.unwrap();
         let other = store.create_site("other", "Other", &["production"]).await.unwrap();
         let other_scope = Scope::new(other.id, "production");
         quire_store::seed::ensure_templates(&store, &other_scope).await.unwrap();
         let mut adjusted = quire_tools::Services::new(store.clone(), dir.path());
+        if let Some(storage) = storage {
+            adjusted.storage = storage;
+        }
         services(&mut adjusted);
         let state = configure(AppState::new(adjusted.clone(), "demo"));
         Self {

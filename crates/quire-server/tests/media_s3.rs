@@ -255,6 +255,16 @@ async fn media_is_stored_in_and_served_from_an_s3_bucket() {
     let etag = whole.header("etag").to_string();
     assert!(!etag.is_empty(), "an ETag");
     assert_eq!(fetch(&app, original, &[("if-none-match", &etag)]).await.status, 304);
+    // The condition comes before the range, and before If-Modified-Since.
+    let beyond = format!("bytes={}-", whole.bytes.len());
+    assert_eq!(fetch(&app, original, &[("range", &beyond), ("if-none-match", &etag)]).await.status, 304);
+    let since = "Thu, 01 Jan 2099 00:00:00 GMT";
+    let changed = fetch(&app, original, &[("if-none-match", "\"other\""), ("if-modified-since", since)]).await;
+    assert_eq!(changed.status, 200, "another ETag is a change, whatever the date");
+    assert_eq!(past.header("content-range"), format!("bytes */{}", whole.bytes.len()));
+    // An invalid range is ignored: the whole file answers.
+    let backwards = fetch(&app, original, &[("range", "bytes=5-2")]).await;
+    assert_eq!((backwards.status, backwards.bytes.len()), (200, whole.bytes.len()));
     let head = request(&app, Request::head(original).body(Body::empty()).unwrap()).await;
     assert_eq!((head.status, head.header("content-length")), (200, whole.bytes.len().to_string().as_str()));
     assert!(head.bytes.is_empty());
@@ -279,6 +289,8 @@ async fn media_is_stored_in_and_served_from_an_s3_bucket() {
         .put(&format!("{site}/0123456789abcdef0123456789abcdef.png"), b"left by a failed job".to_vec())
         .await
         .unwrap();
+    // The bucket also holds what is not Quire's: never touched.
+    storage.put("backups/site.jsonl", b"someone else's".to_vec()).await.unwrap();
     let worker = MediaWorker::new(app.services.clone());
     let now = worker.clean(chrono::Utc::now()).await.unwrap();
     assert_eq!(now.files, 0, "too young to be taken for a leftover");
@@ -287,5 +299,6 @@ async fn media_is_stored_in_and_served_from_an_s3_bucket() {
     let after: Vec<String> = storage.files(&site).await.unwrap().into_iter().map(|f| f.name).collect();
     assert!(!after.iter().any(|n| n.starts_with("0123456789abcdef")), "{after:?}");
     assert_eq!(after.len(), stored.len(), "registered files stay: {after:?}");
+    assert_eq!(storage.files("backups").await.unwrap().len(), 1, "another prefix is left alone");
     drop(moto);
 }

@@ -548,7 +548,9 @@ impl MediaWorker {
                 Vec::new()
             }
         };
-        for site_id in sites {
+        // Only this database's sites: a bucket may hold other things.
+        let known: std::collections::HashSet<String> = store.sites().await?.into_iter().map(|s| s.id).collect();
+        for site_id in sites.into_iter().filter(|s| known.contains(s)) {
             let registered = store.registered_files(&site_id).await?;
             let files = match storage.files(&site_id).await {
                 Ok(files) => files,

@@ -39,8 +39,9 @@ pub struct S3Config {
     pub bucket: String,
     /// The region requests are signed for.
     pub region: String,
-    /// Access key id; none (with no secret): credentials from the
-    /// environment the way AWS tools find them.
+    /// Access key id; none (with no secret): credentials from the `AWS_*`
+    /// environment variables (keys, session token, web identity, instance
+    /// role), not from `~/.aws` profiles.
     pub access_key_id: Option<String>,
     /// Secret access key.
     pub secret_access_key: Option<String>,
@@ -158,16 +159,45 @@ impl Storage {
         }
         // The same TLS provider every other client of this process uses.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder = object_store::aws::AmazonS3Builder::from_env()
-            .with_bucket_name(config.bucket.trim())
+        let bucket = config.bucket.trim();
+        // Keys configured: those alone (an ambient AWS_SESSION_TOKEN or
+        // AWS_ENDPOINT_URL would otherwise join them). None: the AWS_*
+        // variables (keys, session token, web identity, instance role).
+        let mut builder = match (&config.access_key_id, &config.secret_access_key) {
+            (Some(id), Some(secret)) => {
+                object_store::aws::AmazonS3Builder::new().with_access_key_id(id).with_secret_access_key(secret)
+            }
+            _ => object_store::aws::AmazonS3Builder::from_env(),
+        };
+        builder = builder
+            .with_bucket_name(bucket)
             .with_region(config.region.trim())
             .with_allow_http(config.allow_http)
-            .with_virtual_hosted_style_request(!config.path_style);
+            .with_virtual_hosted_style_request(!config.path_style)
+            // A store that is down answers within seconds, not minutes:
+            // two retries in ten seconds; no limit on a whole response
+            // (a slow reader of a large original), but on each read.
+            .with_retry(object_store::RetryConfig {
+                backoff: object_store::BackoffConfig::default(),
+                max_retries: 2,
+                retry_timeout: std::time::Duration::from_secs(10),
+            })
+            .with_client_options(
+                object_store::ClientOptions::default()
+                    .with_allow_http(config.allow_http)
+                    .with_connect_timeout(std::time::Duration::from_secs(5))
+                    .with_timeout_disabled()
+                    .with_read_timeout(std::time::Duration::from_secs(30)),
+            );
         if let Some(endpoint) = &config.endpoint {
-            builder = builder.with_endpoint(endpoint.trim_end_matches('/'));
-        }
-        if let (Some(id), Some(secret)) = (&config.access_key_id, &config.secret_access_key) {
-            builder = builder.with_access_key_id(id).with_secret_access_key(secret);
+            let endpoint = endpoint.trim_end_matches('/');
+            builder = builder.with_endpoint(if config.path_style {
+                endpoint.to_string()
+            } else {
+                // Virtual-hosted requests take the endpoint as it is: the
+                // bucket goes in front of its host.
+                virtual_hosted(endpoint, bucket)?
+            });
         }
         let store = builder.build().map_err(|e| StorageError::Config(format!("media storage (s3): {e}")))?;
         Ok(Storage { backend: Backend::S3 { store: Arc::new(store), bucket: config.bucket.trim().to_string() } })
@@ -316,6 +346,16 @@ impl quire_store::seed::SeedFiles for Storage {
     }
 }
 
+/// `scheme://bucket.host[:port][/path]` of an endpoint `scheme://host…`.
+fn virtual_hosted(endpoint: &str, bucket: &str) -> Result<String, StorageError> {
+    let mut url = url::Url::parse(endpoint)
+        .map_err(|e| StorageError::Config(format!("media.s3_endpoint: not a URL ({e}): {endpoint}")))?;
+    let host = url.host_str().unwrap_or_default().to_string();
+    url.set_host(Some(&format!("{bucket}.{host}")))
+        .map_err(|e| StorageError::Config(format!("media.s3_bucket: {bucket} cannot lead a host name ({e})")))?;
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,6 +382,16 @@ mod tests {
         assert!(err(&S3Config { secret_access_key: None, ..s3("https://s3.example") }).contains("both or neither"));
         assert!(Storage::s3(&S3Config { allow_http: true, ..s3("http://127.0.0.1:9000") }).is_ok());
         assert!(Storage::s3(&s3("https://s3.example")).is_ok());
+    }
+
+    #[test]
+    fn virtual_hosted_requests_put_the_bucket_in_front_of_the_endpoints_host() {
+        assert_eq!(
+            virtual_hosted("https://s3.eu-west-1.amazonaws.com", "media").unwrap(),
+            "https://media.s3.eu-west-1.amazonaws.com"
+        );
+        assert_eq!(virtual_hosted("http://minio.local:9000/", "m").unwrap(), "http://m.minio.local:9000");
+        assert!(Storage::s3(&S3Config { path_style: false, ..s3("https://s3.example") }).is_ok());
     }
 
     #[test]

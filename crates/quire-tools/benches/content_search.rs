@@ -9,25 +9,19 @@
 //! come from an in-process embedder (a hashed bag of words), so the
 //! figures are Quire's own work; a real model adds its own time per query.
 
-use quire_core::access::Group;
-use quire_core::model::Surface;
 use quire_store::Store;
 use quire_store::seed::{seed_bench, seed_demo};
 use quire_tools::embed::{Embedder, embed_pending};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::HashedWords;
+use common::{HashedWords, admin, percentile};
 
 /// Words of the seeded paragraph: every page and post holds them.
 const BROAD: &[&str] = &["change log", "archives instead of deleting", "keeps every change", "quire deleting log"];
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 /// p50 and p99 in ms of `n` calls of `tool` with the queries `query(i)`,
 /// and the ranking that answered.
@@ -91,16 +85,7 @@ fn main() {
         let started = Instant::now();
         seed_bench(&store, &scope, 1_000, 10_000).await.unwrap();
         eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());
-        let ctx = CallContext {
-            actor: "bench".into(),
-            group: Group::Admin,
-            scope: scope.clone(),
-            surface: Surface::Cli,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
+        let ctx = admin(&scope);
         let services = Services::new(store.clone(), dir.path());
         println!("| query | ranking | answered by | p50 | p99 |");
         println!("| --- | --- | --- | --- | --- |");

@@ -10,30 +10,25 @@
 //! own work; a real model adds its own time per query embedding.
 
 use base64::Engine as _;
-use quire_core::access::Group;
 use quire_core::input::NewImage;
-use quire_core::model::{ChangeContext, Surface};
+use quire_core::model::ChangeContext;
 use quire_store::Store;
 use quire_store::seed::seed_demo;
 use quire_tools::embed::{Embedder, MIN_SIMILARITY, embed_pending, fuse, query_vector, similar_images_scan};
 use quire_tools::media::MediaWorker;
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::HashedWords;
+use common::{HashedWords, admin, percentile};
 
 const WORDS: &[&str] = &[
     "sunset", "mountain", "beach", "team", "office", "desk", "city", "night", "forest", "river", "snow", "coffee",
     "laptop", "meeting", "portrait", "garden", "bridge", "street", "market", "dog", "cat", "child", "bicycle", "train",
     "harbour", "boat", "lake", "sky", "cloud", "rain", "autumn", "spring", "flower", "kitchen", "book",
 ];
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 fn tiny_png(i: u32) -> Vec<u8> {
     let mut img = image::RgbImage::from_fn(64, 48, |x, y| image::Rgb([(x * 4) as u8, (y * 5) as u8, 90]));
@@ -133,16 +128,7 @@ fn main() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
         let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-        let ctx = CallContext {
-            actor: "bench".into(),
-            group: Group::Admin,
-            scope: scope.clone(),
-            surface: Surface::Cli,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
+        let ctx = admin(&scope);
 
         // Uploads of small images, then their processing.
         let services = Services::new(store.clone(), dir.path());

@@ -9,25 +9,19 @@
 //! from an in-process embedder (a hashed bag of words), so the figures are
 //! Quire's own work; a real model adds its own time.
 
-use quire_core::access::Group;
-use quire_core::model::Surface;
 use quire_store::Store;
 use quire_store::seed::seed_demo;
 use quire_tools::embed::{Embedder, embed_notes};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::HashedWords;
+use common::{HashedWords, admin, percentile};
 
 const NOTES: usize = 2_000;
 const TOPICS: &[&str] = &["garden", "invoice", "travel", "recipe", "meeting", "reading", "training", "budget"];
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 fn note(i: usize) -> String {
     let topic = TOPICS[i % TOPICS.len()];
@@ -76,16 +70,7 @@ fn main() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
         let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-        let ctx = CallContext {
-            actor: "bench".into(),
-            group: Group::Admin,
-            scope: scope.clone(),
-            surface: Surface::Cli,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
+        let ctx = admin(&scope);
         let services = Services::new(store.clone(), dir.path());
         let site = store.site(&scope.site_id).await.unwrap();
         let folder = services.vaults.folder(&site.slug);

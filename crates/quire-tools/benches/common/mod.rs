@@ -1,6 +1,29 @@
 //! What the benchmarks share.
 
+use quire_core::access::Group;
+use quire_core::model::Surface;
+use quire_store::Scope;
 use quire_tools::embed::{EmbedFuture, Embedder};
+use quire_tools::{ApprovalPolicy, CallContext};
+
+/// The local admin calling from the command line, in `scope`.
+pub fn admin(scope: &Scope) -> CallContext {
+    CallContext {
+        actor: "bench".into(),
+        group: Group::Admin,
+        scope: scope.clone(),
+        surface: Surface::Cli,
+        session_id: None,
+        turn_id: None,
+        policy: ApprovalPolicy::User,
+        writer: None,
+    }
+}
+
+/// The value at `p` (0 to 1) of sorted samples.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
 
 /// An in-process embedder: a hashed bag of words in 384 dimensions, so the
 /// figures are Quire's own work (a real model adds its time per query).

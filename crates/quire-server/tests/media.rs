@@ -7,50 +7,10 @@ mod common;
 
 use axum::body::Body;
 use axum::http::Request;
-use common::TestApp;
-use http_body_util::BodyExt;
+use common::{BOUNDARY, Raw, TestApp, form};
 use quire_media::samples::{self, SECRET};
 use quire_tools::media::MediaWorker;
 use serde_json::{Value, json};
-use tower::ServiceExt;
-
-const BOUNDARY: &str = "quire-test-boundary-7d9f";
-
-/// A multipart body: `(name, filename, bytes)` parts.
-fn form(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (name, filename, bytes) in parts {
-        out.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
-        match filename {
-            Some(f) => out.extend_from_slice(
-                format!(
-                    "Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\nContent-Type: text/html\r\n\r\n"
-                )
-                .as_bytes(),
-            ),
-            None => out.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes()),
-        }
-        out.extend_from_slice(bytes);
-        out.extend_from_slice(b"\r\n");
-    }
-    out.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    out
-}
-
-struct Raw {
-    status: u16,
-    headers: axum::http::HeaderMap,
-    bytes: Vec<u8>,
-}
-
-impl Raw {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.bytes).unwrap_or(Value::Null)
-    }
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
-    }
-}
 
 async fn send(
     app: &TestApp,
@@ -69,11 +29,7 @@ async fn send(
         req = req.header("content-length", n.to_string());
     }
     req = req.header("content-type", format!("multipart/form-data; boundary={BOUNDARY}"));
-    let res = app.router.clone().oneshot(req.body(body).unwrap()).await.unwrap();
-    let status = res.status().as_u16();
-    let headers = res.headers().clone();
-    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
-    Raw { status, headers, bytes }
+    app.raw(req.body(body).unwrap()).await
 }
 
 async fn post_form(app: &TestApp, path: &str, token: &str, body: Vec<u8>) -> Raw {
@@ -89,12 +45,7 @@ async fn post_streamed(app: &TestApp, path: &str, token: &str, body: Vec<u8>) ->
 }
 
 async fn fetch(app: &TestApp, path: &str) -> Raw {
-    let req = Request::builder().uri(path).body(Body::empty()).unwrap();
-    let res = app.router.clone().oneshot(req).await.unwrap();
-    let status = res.status().as_u16();
-    let headers = res.headers().clone();
-    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
-    Raw { status, headers, bytes }
+    app.raw(Request::builder().uri(path).body(Body::empty()).unwrap()).await
 }
 
 async fn process(app: &TestApp) -> usize {

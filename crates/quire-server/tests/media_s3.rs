@@ -12,8 +12,7 @@ mod common;
 
 use axum::body::Body;
 use axum::http::Request;
-use common::TestApp;
-use http_body_util::BodyExt;
+use common::{BOUNDARY, Raw, TestApp, form};
 use quire_media::samples::{self, SECRET};
 use quire_tools::media::MediaWorker;
 use quire_tools::storage::{S3Config, Storage};
@@ -22,10 +21,8 @@ use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
 
 const BUCKET: &str = "quire-media";
-const BOUNDARY: &str = "quire-s3-boundary-41c2";
 
 /// The moto server, stopped when this drops (the test passed or not).
 struct Moto {
@@ -101,49 +98,13 @@ fn http(port: u16, method: &str, path: &str) -> std::io::Result<u16> {
         .ok_or_else(|| std::io::Error::other(format!("not an HTTP answer: {answer:.80}")))
 }
 
-fn form(filename: &str, bytes: &[u8], alt: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(
-        format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    out.extend_from_slice(bytes);
-    out.extend_from_slice(
-        format!("\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"alt\"\r\n\r\n{alt}\r\n--{BOUNDARY}--\r\n")
-            .as_bytes(),
-    );
-    out
-}
-
-struct Raw {
-    status: u16,
-    headers: axum::http::HeaderMap,
-    bytes: Vec<u8>,
-}
-
-impl Raw {
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
-    }
-}
-
-async fn request(app: &TestApp, req: Request<Body>) -> Raw {
-    let res = app.router.clone().oneshot(req).await.unwrap();
-    let status = res.status().as_u16();
-    let headers = res.headers().clone();
-    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
-    Raw { status, headers, bytes }
-}
-
 async fn upload(app: &TestApp, token: &str, filename: &str, bytes: &[u8]) -> Value {
     let req = Request::post("/api/v1/images")
         .header("authorization", format!("Bearer {token}"))
         .header("content-type", format!("multipart/form-data; boundary={BOUNDARY}"))
-        .body(Body::from(form(filename, bytes, "A test image")))
+        .body(Body::from(form(&[("file", Some(filename), bytes), ("alt", None, b"A test image")])))
         .unwrap();
-    let res = request(app, req).await;
+    let res = app.raw(req).await;
     let body: Value = serde_json::from_slice(&res.bytes).unwrap_or(Value::Null);
     assert_eq!(res.status, 202, "{body}");
     body
@@ -154,7 +115,7 @@ async fn fetch(app: &TestApp, url: &str, headers: &[(&str, &str)]) -> Raw {
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    request(app, req.body(Body::empty()).unwrap()).await
+    app.raw(req.body(Body::empty()).unwrap()).await
 }
 
 /// Every file under `dir`, relative to it.
@@ -265,7 +226,7 @@ async fn media_is_stored_in_and_served_from_an_s3_bucket() {
     // An invalid range is ignored: the whole file answers.
     let backwards = fetch(&app, original, &[("range", "bytes=5-2")]).await;
     assert_eq!((backwards.status, backwards.bytes.len()), (200, whole.bytes.len()));
-    let head = request(&app, Request::head(original).body(Body::empty()).unwrap()).await;
+    let head = app.raw(Request::head(original).body(Body::empty()).unwrap()).await;
     assert_eq!((head.status, head.header("content-length")), (200, whole.bytes.len().to_string().as_str()));
     assert!(head.bytes.is_empty());
 

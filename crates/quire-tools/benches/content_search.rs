@@ -9,8 +9,7 @@
 //! come from an in-process embedder (a hashed bag of words), so the
 //! figures are Quire's own work; a real model adds its own time per query.
 
-use quire_store::Store;
-use quire_store::seed::{seed_bench, seed_demo};
+use quire_store::seed::seed_bench;
 use quire_tools::embed::{Embedder, embed_pending};
 use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
@@ -18,7 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, percentile};
+use common::{HashedWords, admin, demo, percentile};
 
 /// Words of the seeded paragraph: every page and post holds them.
 const BROAD: &[&str] = &["change log", "archives instead of deleting", "keeps every change", "quire deleting log"];
@@ -80,8 +79,7 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
-        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let (store, scope) = demo(dir.path()).await;
         let started = Instant::now();
         seed_bench(&store, &scope, 1_000, 10_000).await.unwrap();
         eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());

@@ -13,7 +13,6 @@ use base64::Engine as _;
 use quire_core::input::NewImage;
 use quire_core::model::ChangeContext;
 use quire_store::Store;
-use quire_store::seed::seed_demo;
 use quire_tools::embed::{Embedder, MIN_SIMILARITY, embed_pending, fuse, query_vector, similar_images_scan};
 use quire_tools::media::MediaWorker;
 use quire_tools::{CallContext, Registry, Services};
@@ -22,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, percentile};
+use common::{HashedWords, admin, demo, percentile};
 
 const WORDS: &[&str] = &[
     "sunset", "mountain", "beach", "team", "office", "desk", "city", "night", "forest", "river", "snow", "coffee",
@@ -126,8 +125,7 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
-        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let (store, scope) = demo(dir.path()).await;
         let ctx = admin(&scope);
 
         // Uploads of small images, then their processing.

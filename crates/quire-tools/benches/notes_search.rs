@@ -9,8 +9,6 @@
 //! from an in-process embedder (a hashed bag of words), so the figures are
 //! Quire's own work; a real model adds its own time.
 
-use quire_store::Store;
-use quire_store::seed::seed_demo;
 use quire_tools::embed::{Embedder, embed_notes};
 use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
@@ -18,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, percentile};
+use common::{HashedWords, admin, demo, percentile};
 
 const NOTES: usize = 2_000;
 const TOPICS: &[&str] = &["garden", "invoice", "travel", "recipe", "meeting", "reading", "training", "budget"];
@@ -68,8 +66,7 @@ fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
-        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let (store, scope) = demo(dir.path()).await;
         let ctx = admin(&scope);
         let services = Services::new(store.clone(), dir.path());
         let site = store.site(&scope.site_id).await.unwrap();

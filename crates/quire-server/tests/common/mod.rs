@@ -65,6 +65,57 @@ async fn token(store: &Store, group: Group, site: &str, expired: bool) -> String
         .1
 }
 
+/// The boundary of the multipart bodies [`form`] makes.
+pub const BOUNDARY: &str = "quire-test-boundary-7d9f";
+
+/// A multipart body of `(name, filename, bytes)` parts. File parts declare
+/// `text/html`, which the server must not trust.
+pub fn form(parts: &[(&str, Option<&str>, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, filename, bytes) in parts {
+        out.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        let disposition = match filename {
+            Some(f) => format!(
+                "Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\nContent-Type: text/html\r\n\r\n"
+            ),
+            None => format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n"),
+        };
+        out.extend_from_slice(disposition.as_bytes());
+        out.extend_from_slice(bytes);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    out
+}
+
+/// An answer as bytes, for tests that read more than its JSON.
+pub struct Raw {
+    pub status: u16,
+    pub headers: axum::http::HeaderMap,
+    pub bytes: Vec<u8>,
+}
+
+impl Raw {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes).unwrap_or(Value::Null)
+    }
+
+    pub fn header(&self, name: &str) -> &str {
+        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+    }
+}
+
+impl TestApp {
+    /// Sends `req` through the router; the answer whole, as bytes.
+    pub async fn raw(&self, req: Request<Body>) -> Raw {
+        let res = self.router.clone().oneshot(req).await.unwrap();
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+        Raw { status, headers, bytes }
+    }
+}
+
 impl TestApp {
     pub async fn new() -> Self {
         Self::build(|s| s).await

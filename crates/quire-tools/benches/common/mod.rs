@@ -2,9 +2,17 @@
 
 use quire_core::access::Group;
 use quire_core::model::Surface;
-use quire_store::Scope;
+use quire_store::seed::seed_demo;
+use quire_store::{Scope, Store};
 use quire_tools::embed::{EmbedFuture, Embedder};
 use quire_tools::{ApprovalPolicy, CallContext};
+
+/// A store in `dir` seeded with the demo site, and the demo's scope.
+pub async fn demo(dir: &std::path::Path) -> (Store, Scope) {
+    let store = Store::open(&dir.join("bench.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.join("uploads")).await.unwrap().scope.unwrap();
+    (store, scope)
+}
 
 /// The local admin calling from the command line, in `scope`.
 pub fn admin(scope: &Scope) -> CallContext {

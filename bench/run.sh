@@ -34,7 +34,7 @@ fi
 # The server and the ceiling in one build of the whole workspace's features
 # (as bench/backoffice.sh builds), so neither run rebuilds the other's crates;
 # naming the binary matters: `--example` alone builds only the example.
-cargo build --release -q --bin quire --example bare_axum
+cargo build --release -q --workspace --bin quire --example bare_axum
 BIN=target/release/quire
 BARE=target/release/examples/bare_axum
 BARE_PORT=$((PORT + 1))

@@ -6,8 +6,8 @@
 //! usage. Messages are stored as provider-neutral JSON bodies; this module
 //! does not interpret them.
 
-use crate::batch::JobError;
 use crate::changes::log_change;
+use crate::db::{self, Conn, Row};
 use crate::list::{Listing, page_of};
 use crate::ops::new_id;
 use crate::record::{enum_col, json_col, json_opt};
@@ -16,11 +16,8 @@ use chrono::{DateTime, Utc};
 use quire_core::input::{AgentPatch, NewAgent, check_agent};
 use quire_core::model::*;
 use serde_json::Value;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
-use std::any::Any;
 
-fn agent_from_row(row: &SqliteRow) -> Result<Agent> {
+fn agent_from_row(row: &Row) -> Result<Agent> {
     Ok(Agent {
         id: row.try_get("id")?,
         alias: row.try_get("alias")?,
@@ -39,7 +36,7 @@ fn agent_from_row(row: &SqliteRow) -> Result<Agent> {
     })
 }
 
-fn session_from_row(row: &SqliteRow) -> Result<AgentSession> {
+fn session_from_row(row: &Row) -> Result<AgentSession> {
     Ok(AgentSession {
         id: row.try_get("id")?,
         agent_id: row.try_get("agent_id")?,
@@ -95,12 +92,12 @@ pub struct SessionUpdate {
 
 /// A session write in the writer's queue.
 #[derive(Debug)]
-pub struct QueuedWrite(crate::batch::Queued);
+pub struct QueuedWrite(crate::db::Queued<()>);
 
 impl QueuedWrite {
     /// Waits until the write committed; answers its failure otherwise.
     pub async fn done(self) -> Result<()> {
-        self.0.done().await.map(|_| ())
+        self.0.done().await
     }
 }
 
@@ -121,14 +118,8 @@ pub struct NewSession {
 
 /// Appends `bodies` (JSON texts, as one JSON array) to a session's
 /// messages after its last one, all of turn `turn`: one statement.
-async fn append_messages(
-    conn: &mut SqliteConnection,
-    session_id: &str,
-    turn: i64,
-    bodies: &str,
-    at: DateTime<Utc>,
-) -> Result<()> {
-    sqlx::query(
+fn append_messages(conn: &Conn, session_id: &str, turn: i64, bodies: &str, at: DateTime<Utc>) -> Result<()> {
+    db::query(
         "INSERT INTO agent_messages (session_id, seq, turn, body, at)
          SELECT ?1, last.seq + m.key + 1, ?2, m.value, ?3
          FROM json_each(?4) AS m, (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_messages WHERE session_id = ?1) AS last",
@@ -137,8 +128,7 @@ async fn append_messages(
     .bind(turn)
     .bind(at)
     .bind(bodies)
-    .execute(conn)
-    .await?;
+    .execute(conn)?;
     Ok(())
 }
 
@@ -146,8 +136,8 @@ fn json_text<T: serde::Serialize>(v: &T) -> Result<String> {
     Ok(serde_json::to_string(v)?)
 }
 
-async fn insert_agent(conn: &mut SqliteConnection, scope: &Scope, a: &Agent) -> Result<()> {
-    let result = sqlx::query(
+fn insert_agent(conn: &Conn, scope: &Scope, a: &Agent) -> Result<()> {
+    let result = db::query(
         "INSERT INTO agents (id, site_id, env, alias, name, description, profile, system_prompt, tools, pinned,
             allowed_groups, approval_policy, enabled, version, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
@@ -168,19 +158,18 @@ async fn insert_agent(conn: &mut SqliteConnection, scope: &Scope, a: &Agent) -> 
     .bind(a.version)
     .bind(a.created_at)
     .bind(a.updated_at)
-    .execute(conn)
-    .await;
+    .execute(conn);
     match result {
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+        Err(e) if e.is_unique_violation() => {
             Err(StoreError::conflict(Some("alias"), format!("alias \"{}\" is already used by another agent", a.alias)))
         }
-        other => other.map(|_| ()).map_err(Into::into),
+        other => other.map(|_| ()),
     }
 }
 
 /// Writes `a` over the stored agent if it is still at `a.version - 1`.
-async fn write_agent(conn: &mut SqliteConnection, scope: &Scope, a: &Agent) -> Result<bool> {
-    let done = sqlx::query(
+fn write_agent(conn: &Conn, scope: &Scope, a: &Agent) -> Result<bool> {
+    let done = db::query(
         "UPDATE agents SET name = ?1, description = ?2, profile = ?3, system_prompt = ?4, tools = ?5, pinned = ?6,
             allowed_groups = ?7, approval_policy = ?8, enabled = ?9, version = ?10, updated_at = ?11
          WHERE id = ?12 AND site_id = ?13 AND env = ?14 AND version = ?10 - 1",
@@ -199,30 +188,38 @@ async fn write_agent(conn: &mut SqliteConnection, scope: &Scope, a: &Agent) -> R
     .bind(&a.id)
     .bind(&scope.site_id)
     .bind(&scope.env)
-    .execute(conn)
-    .await?;
+    .execute(conn)?;
     Ok(done.rows_affected() == 1)
 }
 
-async fn load_agent(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Agent> {
-    let row = sqlx::query("SELECT * FROM agents WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+fn load_agent(conn: &Conn, scope: &Scope, id: &str) -> Result<Agent> {
+    let row = db::query("SELECT * FROM agents WHERE id = ?1 AND site_id = ?2 AND env = ?3")
         .bind(id)
         .bind(&scope.site_id)
         .bind(&scope.env)
-        .fetch_optional(conn)
-        .await?;
+        .fetch_optional(conn)?;
     row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id))
 }
 
+/// An agent of the scope by id or alias.
+fn agent_by_id_or_alias(conn: &Conn, scope: &Scope, id_or_alias: &str) -> Result<Agent> {
+    let row = db::query("SELECT * FROM agents WHERE (id = ?1 OR alias = ?1) AND site_id = ?2 AND env = ?3")
+        .bind(id_or_alias)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_optional(conn)?;
+    row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
+}
+
 /// Reverts an agent to a logged snapshot (used by `restore_revision`).
-pub(crate) async fn revert_agent(
-    conn: &mut SqliteConnection,
+pub(crate) fn revert_agent(
+    conn: &Conn,
     scope: &Scope,
     ctx: &ChangeContext,
     change: &Change,
     snapshot: Value,
 ) -> Result<()> {
-    let current = load_agent(conn, scope, &change.entity_id).await?;
+    let current = load_agent(conn, scope, &change.entity_id)?;
     let mut target: Agent = serde_json::from_value(snapshot)?;
     target.version = current.version;
     target.updated_at = current.updated_at;
@@ -231,12 +228,12 @@ pub(crate) async fn revert_agent(
     }
     target.version = current.version + 1;
     target.updated_at = Utc::now();
-    if !write_agent(conn, scope, &target).await? {
+    if !write_agent(conn, scope, &target)? {
         return Err(StoreError::conflict(None, format!("agent {} changed meanwhile; try again", current.alias)));
     }
     let before = serde_json::to_value(&current)?;
     let after = serde_json::to_value(&target)?;
-    log_change(conn, scope, ctx, EntityKind::Agent, &target.id, "revert", Some(before), Some(after)).await
+    log_change(conn, scope, ctx, EntityKind::Agent, &target.id, "revert", Some(before), Some(after))
 }
 
 impl Store {
@@ -260,42 +257,31 @@ impl Store {
             updated_at: now,
         };
         check_agent(&agent)?;
-        let mut tx = self.writer.begin().await?;
-        insert_agent(&mut tx, scope, &agent).await?;
-        log_change(
-            &mut tx,
-            scope,
-            ctx,
-            EntityKind::Agent,
-            &agent.id,
-            "create",
-            None,
-            Some(serde_json::to_value(&agent)?),
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(agent)
+        let (ctx, scope) = (ctx.clone(), scope.clone());
+        self.db
+            .write(move |c| {
+                insert_agent(c, &scope, &agent)?;
+                let after = serde_json::to_value(&agent)?;
+                log_change(c, &scope, &ctx, EntityKind::Agent, &agent.id, "create", None, Some(after))?;
+                Ok(agent)
+            })
+            .await
     }
 
     /// The agents of a scope, by alias.
     pub async fn agents(&self, scope: &Scope) -> Result<Vec<Agent>> {
-        let rows = sqlx::query("SELECT * FROM agents WHERE site_id = ?1 AND env = ?2 ORDER BY alias")
+        let rows = db::query("SELECT * FROM agents WHERE site_id = ?1 AND env = ?2 ORDER BY alias")
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_all(&self.reader)
+            .read_all(&self.db)
             .await?;
         rows.iter().map(agent_from_row).collect()
     }
 
     /// An agent by id or alias.
     pub async fn agent(&self, scope: &Scope, id_or_alias: &str) -> Result<Agent> {
-        let row = sqlx::query("SELECT * FROM agents WHERE (id = ?1 OR alias = ?1) AND site_id = ?2 AND env = ?3")
-            .bind(id_or_alias)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .fetch_optional(&self.reader)
-            .await?;
-        row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
+        let (scope, id_or_alias) = (scope.clone(), id_or_alias.to_string());
+        self.db.read(move |c| agent_by_id_or_alias(c, &scope, &id_or_alias)).await
     }
 
     /// Updates an agent; `expected_version` guards against lost updates.
@@ -307,38 +293,43 @@ impl Store {
         patch: &AgentPatch,
         expected_version: Option<i64>,
     ) -> Result<Agent> {
-        let mut tx = self.writer.begin().await?;
-        let id = self.agent(scope, id_or_alias).await?.id;
-        let current = load_agent(&mut tx, scope, &id).await?;
-        if let Some(v) = expected_version.filter(|v| *v != current.version) {
-            return Err(StoreError::conflict(
-                Some("version"),
-                format!("agent {} is at version {}, not {v}; read it again", current.alias, current.version),
-            ));
-        }
-        let mut next = patch.apply(&current);
-        check_agent(&next)?;
-        if next == current {
-            return Ok(current);
-        }
-        next.version = current.version + 1;
-        next.updated_at = Utc::now();
-        if !write_agent(&mut tx, scope, &next).await? {
-            return Err(StoreError::conflict(None, format!("agent {} changed meanwhile; try again", current.alias)));
-        }
-        log_change(
-            &mut tx,
-            scope,
-            ctx,
-            EntityKind::Agent,
-            &next.id,
-            "update",
-            Some(serde_json::to_value(&current)?),
-            Some(serde_json::to_value(&next)?),
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(next)
+        let (ctx, scope, id_or_alias, patch) = (ctx.clone(), scope.clone(), id_or_alias.to_string(), patch.clone());
+        self.db
+            .write(move |c| {
+                let (ctx, scope) = (&ctx, &scope);
+                let current = agent_by_id_or_alias(c, scope, &id_or_alias)?;
+                if let Some(v) = expected_version.filter(|v| *v != current.version) {
+                    return Err(StoreError::conflict(
+                        Some("version"),
+                        format!("agent {} is at version {}, not {v}; read it again", current.alias, current.version),
+                    ));
+                }
+                let mut next = patch.apply(&current);
+                check_agent(&next)?;
+                if next == current {
+                    return Ok(current);
+                }
+                next.version = current.version + 1;
+                next.updated_at = Utc::now();
+                if !write_agent(c, scope, &next)? {
+                    return Err(StoreError::conflict(
+                        None,
+                        format!("agent {} changed meanwhile; try again", current.alias),
+                    ));
+                }
+                log_change(
+                    c,
+                    scope,
+                    ctx,
+                    EntityKind::Agent,
+                    &next.id,
+                    "update",
+                    Some(serde_json::to_value(&current)?),
+                    Some(serde_json::to_value(&next)?),
+                )?;
+                Ok(next)
+            })
+            .await
     }
 
     /// Starts a chat session.
@@ -353,7 +344,7 @@ impl Store {
     ) -> Result<AgentSession> {
         let now = Utc::now();
         let id = new_id();
-        sqlx::query(
+        db::query(
             "INSERT INTO agent_sessions (id, site_id, env, agent_id, actor, grp, title, context, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
         )
@@ -366,18 +357,17 @@ impl Store {
         .bind(title)
         .bind(context.map(|c| c.to_string()))
         .bind(now)
-        .execute(&self.writer)
-        .await?;
+        .write(&self.db).await?;
         self.session(scope, &id).await
     }
 
     /// A session of the scope.
     pub async fn session(&self, scope: &Scope, id: &str) -> Result<AgentSession> {
-        let row = sqlx::query("SELECT * FROM agent_sessions WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        let row = db::query("SELECT * FROM agent_sessions WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?;
         row.as_ref().map(session_from_row).transpose()?.ok_or_else(|| StoreError::not_found("session", id))
     }
@@ -391,7 +381,7 @@ impl Store {
         cursor: Option<&str>,
     ) -> Result<Listing<AgentSession>> {
         let after = cursor.map(crate::list::decode_key).transpose()?;
-        let rows = sqlx::query(
+        let rows = db::query(
             "SELECT * FROM agent_sessions WHERE site_id = ?1 AND env = ?2 AND (?3 IS NULL OR actor = ?3)
                AND (?4 IS NULL OR id < ?4)
              ORDER BY id DESC LIMIT ?5",
@@ -401,7 +391,7 @@ impl Store {
         .bind(actor)
         .bind(after)
         .bind(limit as i64 + 1)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         let items = rows.iter().map(session_from_row).collect::<Result<Vec<_>>>()?;
         Ok(page_of(items, limit, |s| crate::list::encode_key(&s.id)))
@@ -409,51 +399,52 @@ impl Store {
 
     /// Stores messages and the session's state together (one transaction).
     pub async fn save_session(&self, scope: &Scope, session: &AgentSession, messages: &[(i64, Value)]) -> Result<()> {
-        let mut tx = self.writer.begin().await?;
-        let done = sqlx::query(
-            "UPDATE agent_sessions SET title = ?1, status = ?2, turns = ?3, steps = ?4, active_tools = ?5, memory = ?6,
-                pending = ?7, context = ?8, input_tokens = ?9, output_tokens = ?10, updated_at = ?11
-             WHERE id = ?12 AND site_id = ?13 AND env = ?14",
-        )
-        .bind(&session.title)
-        .bind(session.status.as_str())
-        .bind(session.turns)
-        .bind(session.steps)
-        .bind(json_text(&session.active_tools)?)
-        .bind(session.memory.to_string())
-        .bind(session.pending.to_string())
-        .bind(session.context.as_ref().map(|c| c.to_string()))
-        .bind(session.input_tokens)
-        .bind(session.output_tokens)
-        .bind(Utc::now())
-        .bind(&session.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() != 1 {
-            return Err(StoreError::not_found("session", session.id.clone()));
-        }
-        if !messages.is_empty() {
-            let mut seq: i64 =
-                sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM agent_messages WHERE session_id = ?1")
-                    .bind(&session.id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-            let now = Utc::now();
-            for (turn, body) in messages {
-                seq += 1;
-                sqlx::query("INSERT INTO agent_messages (session_id, seq, turn, body, at) VALUES (?1, ?2, ?3, ?4, ?5)")
-                    .bind(&session.id)
-                    .bind(seq)
-                    .bind(turn)
-                    .bind(body.to_string())
-                    .bind(now)
-                    .execute(&mut *tx)
-                    .await?;
+        let (scope, session, messages) = (scope.clone(), session.clone(), messages.to_vec());
+        self.db
+            .write(move |c| {
+            let done = db::query(
+                "UPDATE agent_sessions SET title = ?1, status = ?2, turns = ?3, steps = ?4, active_tools = ?5, memory = ?6,
+                    pending = ?7, context = ?8, input_tokens = ?9, output_tokens = ?10, updated_at = ?11
+                 WHERE id = ?12 AND site_id = ?13 AND env = ?14",
+            )
+            .bind(&session.title)
+            .bind(session.status.as_str())
+            .bind(session.turns)
+            .bind(session.steps)
+            .bind(json_text(&session.active_tools)?)
+            .bind(session.memory.to_string())
+            .bind(session.pending.to_string())
+            .bind(session.context.as_ref().map(|c| c.to_string()))
+            .bind(session.input_tokens)
+            .bind(session.output_tokens)
+            .bind(Utc::now())
+            .bind(&session.id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .execute(c)?;
+            if done.rows_affected() != 1 {
+                return Err(StoreError::not_found("session", session.id.clone()));
             }
-        }
-        tx.commit().await?;
+            if !messages.is_empty() {
+                let mut seq: i64 =
+                    db::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM agent_messages WHERE session_id = ?1")
+                        .bind(&session.id)
+                        .fetch_one(c)?;
+                let now = Utc::now();
+                for (turn, body) in &messages {
+                    seq += 1;
+                    db::query("INSERT INTO agent_messages (session_id, seq, turn, body, at) VALUES (?1, ?2, ?3, ?4, ?5)")
+                        .bind(&session.id)
+                        .bind(seq)
+                        .bind(turn)
+                        .bind(body.to_string())
+                        .bind(now)
+                        .execute(c)?;
+                }
+            }
+                Ok(())
+            })
+            .await?;
         Ok(())
     }
 
@@ -480,11 +471,11 @@ impl Store {
             updated_at: now,
         };
         let (row, scope, bodies) = (session.clone(), scope.clone(), Value::Array(vec![message.clone()]).to_string());
-        self.batcher
-            .run(Box::new(move |conn| {
-                let (s, scope, bodies) = (row.clone(), scope.clone(), bodies.clone());
-                Box::pin(async move {
-                    sqlx::query(
+        self.db
+            .write(move |conn| {
+                let s = row;
+                {
+                    db::query(
                         "INSERT INTO agent_sessions (id, site_id, env, agent_id, actor, grp, title, status, turns, context,
                             created_at, updated_at)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9)",
@@ -498,15 +489,11 @@ impl Store {
                     .bind(&s.title)
                     .bind(s.context.as_ref().map(|c| c.to_string()))
                     .bind(s.created_at)
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(JobError::clean)?;
-                    append_messages(conn, &s.id, 1, &bodies, s.created_at)
-                        .await
-                        .map_err(|error| JobError { error, dirty: true })?;
-                    Ok((None, Box::new(()) as Box<dyn Any + Send>))
-                })
-            }))
+                    .execute(conn)?;
+                    append_messages(conn, &s.id, 1, &bodies, s.created_at)?;
+                    Ok(())
+                }
+            })
             .await?;
         Ok(session)
     }
@@ -527,40 +514,28 @@ impl Store {
         let (id, scope) = (id.to_string(), scope.clone());
         let context = context.map(Value::to_string);
         let bodies = Value::Array(vec![message.clone()]).to_string();
-        let done = self
-            .batcher
-            .run(Box::new(move |conn| {
-                let (id, scope, from, context, bodies) =
-                    (id.clone(), scope.clone(), from.clone(), context.clone(), bodies.clone());
-                Box::pin(async move {
-                    let now = Utc::now();
-                    let turn: Option<i64> = sqlx::query_scalar(
-                        "UPDATE agent_sessions SET status = 'running', turns = turns + 1, steps = 0,
+        self.db
+            .write(move |conn| {
+                let now = Utc::now();
+                let turn: Option<i64> = db::query_scalar(
+                    "UPDATE agent_sessions SET status = 'running', turns = turns + 1, steps = 0,
                             context = COALESCE(?1, context), updated_at = ?2
                          WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))
                          RETURNING turns",
-                    )
-                    .bind(context)
-                    .bind(now)
-                    .bind(&id)
-                    .bind(&scope.site_id)
-                    .bind(&scope.env)
-                    .bind(from)
-                    .fetch_optional(&mut *conn)
-                    .await
-                    .map_err(JobError::clean)?;
-                    if let Some(turn) = turn {
-                        append_messages(conn, &id, turn, &bodies, now)
-                            .await
-                            .map_err(|error| JobError { error, dirty: true })?;
-                    }
-                    Ok((None, Box::new(turn) as Box<dyn Any + Send>))
-                })
-            }))
-            .await?;
-        done.downcast::<Option<i64>>()
-            .map(|t| *t)
-            .map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
+                )
+                .bind(context)
+                .bind(now)
+                .bind(&id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .bind(from)
+                .fetch_optional(conn)?;
+                if let Some(turn) = turn {
+                    append_messages(conn, &id, turn, &bodies, now)?;
+                }
+                Ok(turn)
+            })
+            .await
     }
 
     /// Records a step: the small state change and the new messages (of
@@ -596,44 +571,36 @@ impl Store {
         let memory = update.memory.as_ref().map(Value::to_string);
         let pending = update.pending.as_ref().map(Value::to_string);
         let bodies = (!messages.is_empty()).then(|| serde_json::to_string(messages)).transpose()?;
-        self.batcher
-            .queue(Box::new(move |conn| {
-                let (id, scope, tools, memory, pending, bodies) =
-                    (id.clone(), scope.clone(), tools.clone(), memory.clone(), pending.clone(), bodies.clone());
-                Box::pin(async move {
-                    let now = Utc::now();
-                    let done = sqlx::query(
-                        "UPDATE agent_sessions SET status = COALESCE(?1, status), steps = COALESCE(?2, steps),
+        self.db
+            .queue(move |conn| {
+                let now = Utc::now();
+                let done = db::query(
+                    "UPDATE agent_sessions SET status = COALESCE(?1, status), steps = COALESCE(?2, steps),
                             input_tokens = COALESCE(?3, input_tokens), output_tokens = COALESCE(?4, output_tokens),
                             active_tools = COALESCE(?5, active_tools), memory = COALESCE(?6, memory),
                             pending = COALESCE(?7, pending), updated_at = ?8
                          WHERE id = ?9 AND site_id = ?10 AND env = ?11",
-                    )
-                    .bind(status)
-                    .bind(steps)
-                    .bind(usage.map(|u| u.0))
-                    .bind(usage.map(|u| u.1))
-                    .bind(tools)
-                    .bind(memory)
-                    .bind(pending)
-                    .bind(now)
-                    .bind(&id)
-                    .bind(&scope.site_id)
-                    .bind(&scope.env)
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(JobError::clean)?;
-                    if done.rows_affected() != 1 {
-                        return Err(JobError::clean(StoreError::not_found("session", id)));
-                    }
-                    if let Some(bodies) = bodies {
-                        append_messages(conn, &id, turn, &bodies, now)
-                            .await
-                            .map_err(|error| JobError { error, dirty: true })?;
-                    }
-                    Ok((None, Box::new(()) as Box<dyn Any + Send>))
-                })
-            }))
+                )
+                .bind(status)
+                .bind(steps)
+                .bind(usage.map(|u| u.0))
+                .bind(usage.map(|u| u.1))
+                .bind(tools)
+                .bind(memory)
+                .bind(pending)
+                .bind(now)
+                .bind(&id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .execute(conn)?;
+                if done.rows_affected() != 1 {
+                    return Err(StoreError::not_found("session", id));
+                }
+                if let Some(bodies) = bodies {
+                    append_messages(conn, &id, turn, &bodies, now)?;
+                }
+                Ok(())
+            })
             .await
             .map(QueuedWrite)
     }
@@ -642,9 +609,9 @@ impl Store {
     pub async fn session_messages(&self, scope: &Scope, session_id: &str) -> Result<Vec<StoredMessage>> {
         // Scope check: the session must belong to the scope.
         self.session(scope, session_id).await?;
-        let rows = sqlx::query("SELECT seq, turn, body, at FROM agent_messages WHERE session_id = ?1 ORDER BY seq")
+        let rows = db::query("SELECT seq, turn, body, at FROM agent_messages WHERE session_id = ?1 ORDER BY seq")
             .bind(session_id)
-            .fetch_all(&self.reader)
+            .read_all(&self.db)
             .await?;
         rows.iter()
             .map(|r| {
@@ -668,7 +635,7 @@ impl Store {
         to: SessionStatus,
     ) -> Result<bool> {
         let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
-        let done = sqlx::query(
+        let done = db::query(
             "UPDATE agent_sessions SET status = ?1, updated_at = ?2
              WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))",
         )
@@ -678,15 +645,15 @@ impl Store {
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(serde_json::to_string(&from)?)
-        .execute(&self.writer)
+        .write(&self.db)
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
     /// Every paused session, in every scope (to resume once answered).
     pub async fn paused_sessions(&self) -> Result<Vec<(Scope, AgentSession)>> {
-        let rows = sqlx::query("SELECT * FROM agent_sessions WHERE status = 'paused' ORDER BY updated_at")
-            .fetch_all(&self.reader)
+        let rows = db::query("SELECT * FROM agent_sessions WHERE status = 'paused' ORDER BY updated_at")
+            .read_all(&self.db)
             .await?;
         rows.iter()
             .map(|r| {
@@ -701,9 +668,9 @@ impl Store {
     /// Sessions left `running` by a process that stopped (at start-up, no
     /// turn runs yet): marked failed so their users can go on.
     pub async fn fail_orphaned_sessions(&self) -> Result<u64> {
-        let done = sqlx::query("UPDATE agent_sessions SET status = 'failed', updated_at = ?1 WHERE status = 'running'")
+        let done = db::query("UPDATE agent_sessions SET status = 'failed', updated_at = ?1 WHERE status = 'running'")
             .bind(Utc::now())
-            .execute(&self.writer)
+            .write(&self.db)
             .await?;
         Ok(done.rows_affected())
     }

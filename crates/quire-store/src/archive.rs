@@ -6,6 +6,7 @@
 
 use crate::changes::log_change;
 use crate::confirm::{Fingerprint, fingerprint_of};
+use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{Listing, decode_key, encode_key, page_of};
 use crate::ops::{new_id, snapshot};
 use crate::record::{Record, enum_col, json_col, load_live, table_of};
@@ -13,40 +14,33 @@ use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
 use serde_json::Value;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite, SqliteConnection};
 use std::collections::HashSet;
 
 /// A live record as (label, JSON snapshot), whatever its kind.
-async fn load_any(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    kind: EntityKind,
-    id: &str,
-) -> Result<Option<(String, Value)>> {
-    async fn one<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<(String, Value)>> {
-        Ok(load_live::<T>(conn, scope, id).await?.map(|r| (r.label(), snapshot(&r))))
+fn load_any(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Option<(String, Value)>> {
+    fn one<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<(String, Value)>> {
+        Ok(load_live::<T>(conn, scope, id)?.map(|r| (r.label(), snapshot(&r))))
     }
     match kind {
-        EntityKind::Page => one::<Page>(conn, scope, id).await,
-        EntityKind::Section => one::<PageSection>(conn, scope, id).await,
-        EntityKind::SectionTemplate => one::<SectionTemplate>(conn, scope, id).await,
-        EntityKind::Collection => one::<Collection>(conn, scope, id).await,
-        EntityKind::Entry => one::<Entry>(conn, scope, id).await,
-        EntityKind::Image => one::<Image>(conn, scope, id).await,
-        EntityKind::Navigation => one::<Navigation>(conn, scope, id).await,
-        EntityKind::NavItem => one::<NavItem>(conn, scope, id).await,
+        EntityKind::Page => one::<Page>(conn, scope, id),
+        EntityKind::Section => one::<PageSection>(conn, scope, id),
+        EntityKind::SectionTemplate => one::<SectionTemplate>(conn, scope, id),
+        EntityKind::Collection => one::<Collection>(conn, scope, id),
+        EntityKind::Entry => one::<Entry>(conn, scope, id),
+        EntityKind::Image => one::<Image>(conn, scope, id),
+        EntityKind::Navigation => one::<Navigation>(conn, scope, id),
+        EntityKind::NavItem => one::<NavItem>(conn, scope, id),
         // Agents are disabled, not archived; notes are archived in the vault.
         EntityKind::Agent | EntityKind::Note => Ok(None),
     }
 }
 
-async fn live_ids(conn: &mut SqliteConnection, sql: &'static str, parent: &str) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar(sql).bind(parent).fetch_all(conn).await?)
+fn live_ids(conn: &Conn, sql: &'static str, parent: &str) -> Result<Vec<String>> {
+    db::query_scalar(sql).bind(parent).fetch_all(conn)
 }
 
 /// Everything archiving (kind, id) takes along, root first, depth first.
-async fn cascade(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<Vec<ArchivedItem>> {
+fn cascade(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Vec<ArchivedItem>> {
     let mut out = Vec::new();
     let mut stack = vec![(kind, id.to_string())];
     let mut seen = HashSet::new();
@@ -54,7 +48,7 @@ async fn cascade(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, i
         if !seen.insert((kind, id.clone())) {
             continue;
         }
-        let Some((label, _)) = load_any(conn, scope, kind, &id).await? else {
+        let Some((label, _)) = load_any(conn, scope, kind, &id)? else {
             continue;
         };
         let children: Vec<(EntityKind, String)> = match kind {
@@ -63,21 +57,18 @@ async fn cascade(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, i
                     conn,
                     "SELECT id FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC",
                     &id,
-                )
-                .await?
+                )?
                 .into_iter()
                 .map(|s| (EntityKind::Section, s))
                 .collect();
                 c.extend(
-                    live_ids(conn, "SELECT id FROM pages WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)
-                        .await?
+                    live_ids(conn, "SELECT id FROM pages WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)?
                         .into_iter()
                         .map(|p| (EntityKind::Page, p)),
                 );
                 c
             }
-            EntityKind::Collection => live_ids(conn, "SELECT id FROM entries WHERE collection_id = ?1 AND archive_id IS NULL ORDER BY id DESC", &id)
-                .await?
+            EntityKind::Collection => live_ids(conn, "SELECT id FROM entries WHERE collection_id = ?1 AND archive_id IS NULL ORDER BY id DESC", &id)?
                 .into_iter()
                 .map(|e| (EntityKind::Entry, e))
                 .collect(),
@@ -85,13 +76,11 @@ async fn cascade(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, i
                 conn,
                 "SELECT id FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL ORDER BY sort_order DESC, id DESC",
                 &id,
-            )
-            .await?
+            )?
             .into_iter()
             .map(|n| (EntityKind::NavItem, n))
             .collect(),
-            EntityKind::NavItem => live_ids(conn, "SELECT id FROM nav_items WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)
-                .await?
+            EntityKind::NavItem => live_ids(conn, "SELECT id FROM nav_items WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)?
                 .into_iter()
                 .map(|n| (EntityKind::NavItem, n))
                 .collect(),
@@ -107,7 +96,7 @@ fn changed_since_preview() -> StoreError {
     StoreError::conflict(None, "the records changed since the preview; preview again and ask for a new approval")
 }
 
-fn archive_from_row(row: &SqliteRow) -> Result<Archive> {
+fn archive_from_row(row: &Row) -> Result<Archive> {
     Ok(Archive {
         id: row.try_get("id")?,
         entity: enum_col(row, "entity", EntityKind::parse)?,
@@ -122,20 +111,17 @@ fn archive_from_row(row: &SqliteRow) -> Result<Archive> {
 }
 
 /// Refuses to archive what others still depend on.
-async fn check_archivable(conn: &mut SqliteConnection, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+fn check_archivable(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
     if kind == EntityKind::SectionTemplate {
-        let key: Option<String> = sqlx::query_scalar("SELECT key FROM section_templates WHERE id = ?1")
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await?;
-        let used: i64 = sqlx::query_scalar(
+        let key: Option<String> =
+            db::query_scalar("SELECT key FROM section_templates WHERE id = ?1").bind(id).fetch_optional(conn)?;
+        let used: i64 = db::query_scalar(
             "SELECT COUNT(*) FROM page_sections WHERE site_id = ?1 AND env = ?2 AND template_key = ?3 AND archive_id IS NULL",
         )
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(&key)
-        .fetch_one(conn)
-        .await?;
+        .fetch_one(conn)?;
         if used > 0 {
             return Err(StoreError::conflict(
                 None,
@@ -158,20 +144,24 @@ impl Store {
         kind: EntityKind,
         ids: &[String],
     ) -> Result<Vec<Vec<ArchivedItem>>> {
-        let mut conn = self.reader.acquire().await?;
-        let mut out: Vec<Vec<ArchivedItem>> = Vec::new();
-        for id in ids {
-            if out.iter().flatten().any(|i| &i.id == id) {
-                continue; // already taken along by an earlier id
-            }
-            let items = cascade(&mut conn, scope, kind, id).await?;
-            if items.is_empty() {
-                return Err(StoreError::not_found(kind.as_str(), id.clone()));
-            }
-            check_archivable(&mut conn, scope, kind, id).await?;
-            out.push(items);
-        }
-        Ok(out)
+        let (scope, ids) = (scope.clone(), ids.to_vec());
+        self.db
+            .read(move |conn| {
+                let mut out: Vec<Vec<ArchivedItem>> = Vec::new();
+                for id in &ids {
+                    if out.iter().flatten().any(|i| &i.id == id) {
+                        continue; // already taken along by an earlier id
+                    }
+                    let items = cascade(conn, &scope, kind, id)?;
+                    if items.is_empty() {
+                        return Err(StoreError::not_found(kind.as_str(), id.clone()));
+                    }
+                    check_archivable(conn, &scope, kind, id)?;
+                    out.push(items);
+                }
+                Ok(out)
+            })
+            .await
     }
 
     /// Archives each record with its cascade, one archive record per id, in
@@ -200,10 +190,8 @@ impl Store {
         if ids.is_empty() {
             return Err(StoreError::invalid("ids", "at least one id"));
         }
-        let mut tx = self.writer.begin().await?;
-        let archives = archive_in(&mut tx, ctx, scope, kind, ids, expected).await?;
-        tx.commit().await?;
-        Ok(archives)
+        let (ctx, scope, ids, expected) = (ctx.clone(), scope.clone(), ids.to_vec(), expected.cloned());
+        self.db.write(move |c| archive_in(c, &ctx, &scope, kind, &ids, expected.as_ref())).await
     }
 
     /// Archive records, newest first; `entity` narrows to one kind.
@@ -214,7 +202,7 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Archive>> {
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("SELECT * FROM archives WHERE site_id = ");
+        let mut q = QueryBuilder::new("SELECT * FROM archives WHERE site_id = ");
         q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
         if let Some(kind) = entity {
             q.push(" AND entity = ").push_bind(kind.as_str());
@@ -223,18 +211,18 @@ impl Store {
             q.push(" AND id < ").push_bind(decode_key(c)?);
         }
         q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
-        let rows = q.build().fetch_all(&self.reader).await?;
+        let rows = q.build().read_all(&self.db).await?;
         let items = rows.iter().map(archive_from_row).collect::<Result<Vec<_>>>()?;
         Ok(page_of(items, limit, |a| encode_key(&a.id)))
     }
 
     /// One archive record.
     pub async fn archive_record(&self, scope: &Scope, id: &str) -> Result<Archive> {
-        let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        let row = db::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?;
         row.as_ref().map(archive_from_row).transpose()?.ok_or_else(|| StoreError::not_found("archive", id))
     }
@@ -260,24 +248,27 @@ impl Store {
         if archive_ids.is_empty() {
             return Err(StoreError::invalid("ids", "at least one archive id"));
         }
-        let mut tx = self.writer.begin().await?;
-        let mut restored = restore_in(&mut tx, ctx, scope, archive_ids, expected).await?;
-        if dry_run {
-            tx.rollback().await?;
-            for a in &mut restored {
-                a.restored_at = None;
-                a.restored_by = None;
-            }
-        } else {
-            tx.commit().await?;
-        }
-        Ok(restored)
+        let (ctx, scope, ids, expected) = (ctx.clone(), scope.clone(), archive_ids.to_vec(), expected.cloned());
+        self.db
+            .write(move |c| {
+                let restore = |c: &Conn| restore_in(c, &ctx, &scope, &ids, expected.as_ref());
+                if !dry_run {
+                    return restore(c);
+                }
+                let mut restored = c.dry_run(restore)?;
+                for a in &mut restored {
+                    a.restored_at = None;
+                    a.restored_by = None;
+                }
+                Ok(restored)
+            })
+            .await
     }
 }
 
 /// Archives inside a caller's transaction (see [`Store::archive_checked`]).
-pub(crate) async fn archive_in(
-    tx: &mut SqliteConnection,
+pub(crate) fn archive_in(
+    tx: &Conn,
     ctx: &ChangeContext,
     scope: &Scope,
     kind: EntityKind,
@@ -288,10 +279,10 @@ pub(crate) async fn archive_in(
         let mut items: Vec<ArchivedItem> = Vec::new();
         for id in ids {
             if !items.iter().any(|i| &i.id == id) {
-                items.extend(cascade(&mut *tx, scope, kind, id).await?);
+                items.extend(cascade(tx, scope, kind, id)?);
             }
         }
-        if &fingerprint_of(&mut *tx, &items).await? != expected {
+        if &fingerprint_of(tx, &items)? != expected {
             return Err(changed_since_preview());
         }
     }
@@ -302,12 +293,12 @@ pub(crate) async fn archive_in(
         if done.contains(id) {
             continue; // already archived along with an earlier id
         }
-        let items = cascade(&mut *tx, scope, kind, id).await?;
+        let items = cascade(tx, scope, kind, id)?;
         done.extend(items.iter().map(|i| i.id.clone()));
         let Some(root) = items.first().cloned() else {
             return Err(StoreError::not_found(kind.as_str(), id.clone()));
         };
-        check_archivable(&mut *tx, scope, kind, id).await?;
+        check_archivable(tx, scope, kind, id)?;
         let archive = Archive {
             id: new_id(),
             entity: kind,
@@ -319,7 +310,7 @@ pub(crate) async fn archive_in(
             restored_at: None,
             restored_by: None,
         };
-        sqlx::query(
+        db::query(
             "INSERT INTO archives (id, site_id, env, entity, entity_id, label, items, archived_by, archived_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
@@ -332,18 +323,16 @@ pub(crate) async fn archive_in(
         .bind(serde_json::to_string(&items)?)
         .bind(&archive.archived_by)
         .bind(now)
-        .execute(&mut *tx)
-        .await?;
+        .execute(tx)?;
         for item in &items {
-            let (_, before) = load_any(&mut *tx, scope, item.entity, &item.id)
-                .await?
+            let (_, before) = load_any(tx, scope, item.entity, &item.id)?
                 .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
             let sql = format!(
                 "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
                 table_of(item.entity)
             );
-            sqlx::query(AssertSqlSafe(sql)).bind(&archive.id).bind(now).bind(&item.id).execute(&mut *tx).await?;
-            log_change(&mut *tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None).await?;
+            db::query(sql).bind(&archive.id).bind(now).bind(&item.id).execute(tx)?;
+            log_change(tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None)?;
         }
         archives.push(archive);
     }
@@ -351,8 +340,8 @@ pub(crate) async fn archive_in(
 }
 
 /// Restores inside a caller's transaction (see [`Store::restore_checked`]).
-pub(crate) async fn restore_in(
-    tx: &mut SqliteConnection,
+pub(crate) fn restore_in(
+    tx: &Conn,
     ctx: &ChangeContext,
     scope: &Scope,
     archive_ids: &[String],
@@ -362,12 +351,11 @@ pub(crate) async fn restore_in(
     let mut restored = Vec::new();
     let mut all_items = Vec::new();
     for archive_id in archive_ids {
-        let row = sqlx::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        let row = db::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(archive_id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&mut *tx)
-            .await?;
+            .fetch_optional(tx)?;
         let Some(mut archive) = row.as_ref().map(archive_from_row).transpose()? else {
             return Err(StoreError::not_found("archive", archive_id.clone()));
         };
@@ -376,23 +364,22 @@ pub(crate) async fn restore_in(
         }
         all_items.extend(archive.items.iter().cloned());
         for item in &archive.items {
-            restore_conflict(&mut *tx, scope, item, &archive.id).await?;
+            restore_conflict(tx, scope, item, &archive.id)?;
         }
         for item in &archive.items {
             let sql = format!(
                 "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
                 table_of(item.entity)
             );
-            sqlx::query(AssertSqlSafe(sql)).bind(now).bind(&item.id).bind(&archive.id).execute(&mut *tx).await?;
-            let after = load_any(&mut *tx, scope, item.entity, &item.id).await?.map(|(_, v)| v);
-            log_change(&mut *tx, scope, ctx, item.entity, &item.id, "restore", None, after).await?;
+            db::query(sql).bind(now).bind(&item.id).bind(&archive.id).execute(tx)?;
+            let after = load_any(tx, scope, item.entity, &item.id)?.map(|(_, v)| v);
+            log_change(tx, scope, ctx, item.entity, &item.id, "restore", None, after)?;
         }
-        sqlx::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3")
+        db::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3")
             .bind(now)
             .bind(&ctx.actor)
             .bind(&archive.id)
-            .execute(&mut *tx)
-            .await?;
+            .execute(tx)?;
         archive.restored_at = Some(now);
         archive.restored_by = Some(ctx.actor.clone());
         restored.push(archive);
@@ -400,7 +387,7 @@ pub(crate) async fn restore_in(
     if let Some(expected) = expected {
         // Versions were bumped by the restore above; compare what they were.
         let now_versions: Fingerprint =
-            fingerprint_of(&mut *tx, &all_items).await?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
+            fingerprint_of(tx, &all_items)?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
         if &now_versions != expected {
             return Err(changed_since_preview());
         }
@@ -409,16 +396,10 @@ pub(crate) async fn restore_in(
 }
 
 /// Why restoring `item` from archive `archive_id` would clash, if it would.
-async fn restore_conflict(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    item: &ArchivedItem,
-    archive_id: &str,
-) -> Result<()> {
-    let row = sqlx::query(AssertSqlSafe(format!("SELECT * FROM {} WHERE id = ?1", table_of(item.entity))))
+fn restore_conflict(conn: &Conn, scope: &Scope, item: &ArchivedItem, archive_id: &str) -> Result<()> {
+    let row = db::query(format!("SELECT * FROM {} WHERE id = ?1", table_of(item.entity)))
         .bind(&item.id)
-        .fetch_optional(&mut *conn)
-        .await?;
+        .fetch_optional(conn)?;
     let Some(row) = row else {
         return Err(StoreError::Corrupt(format!("archived {} {} is missing", item.entity, item.id)));
     };
@@ -437,16 +418,15 @@ async fn restore_conflict(
                 "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
                 &[&scope.site_id, &scope.env, &p.slug],
                 || format!("slug \"{}\" is now used by another page; rename that page first", p.slug),
-            )
-            .await?;
+            )?;
             if let Some(parent) = &p.parent_id {
-                parent_live(conn, "pages", parent, archive_id, "parent page").await?;
+                parent_live(conn, "pages", parent, archive_id, "parent page")?;
             }
         }
         EntityKind::Section => {
             let s = PageSection::from_row(&row)?;
-            parent_live(conn, "pages", &s.page_id, archive_id, "page").await?;
-            if crate::records::template_by_key(conn, scope, &s.template_key).await?.is_none() {
+            parent_live(conn, "pages", &s.page_id, archive_id, "page")?;
+            if crate::records::template_by_key(conn, scope, &s.template_key)?.is_none() {
                 return Err(StoreError::conflict(
                     None,
                     format!(
@@ -463,8 +443,7 @@ async fn restore_conflict(
                 "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
                 &[&scope.site_id, &scope.env, &t.key],
                 || format!("template key \"{}\" is now used by another template", t.key),
-            )
-            .await?;
+            )?;
         }
         EntityKind::Collection => {
             let c = Collection::from_row(&row)?;
@@ -473,8 +452,7 @@ async fn restore_conflict(
                 "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
                 &[&scope.site_id, &scope.env, &c.slug],
                 || format!("collection slug \"{}\" is now used by another collection", c.slug),
-            )
-            .await?;
+            )?;
         }
         EntityKind::Entry => {
             let e = Entry::from_row(&row)?;
@@ -483,9 +461,8 @@ async fn restore_conflict(
                 "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL",
                 &[&e.collection_id, &e.slug],
                 || format!("slug \"{}\" is now used by another entry of the collection", e.slug),
-            )
-            .await?;
-            parent_live(conn, "collections", &e.collection_id, archive_id, "collection").await?;
+            )?;
+            parent_live(conn, "collections", &e.collection_id, archive_id, "collection")?;
         }
         EntityKind::Navigation => {
             let n = Navigation::from_row(&row)?;
@@ -494,15 +471,14 @@ async fn restore_conflict(
                 "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
                 &[&scope.site_id, &scope.env, &n.key],
                 || format!("navigation key \"{}\" is now used by another navigation", n.key),
-            )
-            .await?;
+            )?;
         }
         EntityKind::NavItem => {
             let n = NavItem::from_row(&row)?;
-            parent_live(conn, "navigations", &n.navigation_id, archive_id, "navigation").await?;
+            parent_live(conn, "navigations", &n.navigation_id, archive_id, "navigation")?;
             match &n.parent_id {
-                Some(parent) => parent_live(conn, "nav_items", parent, archive_id, "parent item").await?,
-                None => crate::records::top_level_room(conn, &n.navigation_id, &n.id).await?,
+                Some(parent) => parent_live(conn, "nav_items", parent, archive_id, "parent item")?,
+                None => crate::records::top_level_room(conn, &n.navigation_id, &n.id)?,
             }
         }
         EntityKind::Image | EntityKind::Agent | EntityKind::Note => {}
@@ -510,32 +486,21 @@ async fn restore_conflict(
     Ok(())
 }
 
-async fn clash(
-    conn: &mut SqliteConnection,
-    sql: &'static str,
-    args: &[&str],
-    message: impl FnOnce() -> String,
-) -> Result<()> {
-    let mut q = sqlx::query_scalar::<_, i64>(sql);
+fn clash(conn: &Conn, sql: &'static str, args: &[&str], message: impl FnOnce() -> String) -> Result<()> {
+    let mut q = db::query_scalar::<i64>(sql);
     for a in args {
         q = q.bind(*a);
     }
-    if q.fetch_optional(conn).await?.is_some() {
+    if q.fetch_optional(conn)?.is_some() {
         return Err(StoreError::conflict(Some("slug"), message()));
     }
     Ok(())
 }
 
 /// The parent must be live, or be restored by this same archive.
-async fn parent_live(
-    conn: &mut SqliteConnection,
-    table: &'static str,
-    id: &str,
-    archive_id: &str,
-    what: &str,
-) -> Result<()> {
+fn parent_live(conn: &Conn, table: &'static str, id: &str, archive_id: &str, what: &str) -> Result<()> {
     let sql = format!("SELECT archive_id FROM {table} WHERE id = ?1");
-    let state: Option<Option<String>> = sqlx::query_scalar(AssertSqlSafe(sql)).bind(id).fetch_optional(conn).await?;
+    let state: Option<Option<String>> = db::query_scalar(sql).bind(id).fetch_optional(conn)?;
     match state {
         Some(None) => Ok(()),
         Some(Some(a)) if a == archive_id => Ok(()),

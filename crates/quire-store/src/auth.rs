@@ -4,12 +4,12 @@
 //! secret carries 256 bits of entropy, so a fast hash is as safe as a slow
 //! one here and keeps per-request authentication cheap.
 
+use crate::db::{self, Row};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::access::Group;
 use quire_core::model::Site;
 use sha2::{Digest, Sha256};
-use sqlx::Row;
 
 /// What a new token may do and for how long.
 #[derive(Debug, Clone)]
@@ -125,7 +125,7 @@ pub fn expiry_in_days(field: &str, days: i64) -> Result<DateTime<Utc>> {
         .ok_or_else(|| StoreError::invalid(field, format!("{days} days is too far in the future")))
 }
 
-fn token_of(row: &sqlx::sqlite::SqliteRow) -> Result<TokenInfo> {
+fn token_of(row: &Row) -> Result<TokenInfo> {
     let group: String = row.try_get("grp")?;
     Ok(TokenInfo {
         id: row.try_get("id")?,
@@ -153,44 +153,50 @@ impl Store {
         quire_core::slug::check_slug("slug", slug)?;
         let now = Utc::now();
         let id = crate::ops::new_id();
-        let mut tx = self.writer.begin().await?;
-        let taken: Option<i64> =
-            sqlx::query_scalar("SELECT 1 FROM sites WHERE slug = ?1").bind(slug).fetch_optional(&mut *tx).await?;
-        if taken.is_some() {
-            return Err(StoreError::conflict(Some("slug"), format!("site \"{slug}\" already exists")));
-        }
-        sqlx::query("INSERT INTO sites (id, slug, name, created_at) VALUES (?1, ?2, ?3, ?4)")
-            .bind(&id)
-            .bind(slug)
-            .bind(name)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
         for env in environments {
             quire_core::slug::check_slug("environments", env)?;
-            sqlx::query("INSERT INTO environments (site_id, key, created_at) VALUES (?1, ?2, ?3)")
-                .bind(&id)
-                .bind(*env)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
         }
-        tx.commit().await?;
-        self.site(slug).await
+        let (slug, name) = (slug.to_string(), name.to_string());
+        let environments: Vec<String> = environments.iter().map(|e| e.to_string()).collect();
+        let created = slug.clone();
+        self.db
+            .write(move |c| {
+                let taken: Option<i64> =
+                    db::query_scalar("SELECT 1 FROM sites WHERE slug = ?1").bind(&slug).fetch_optional(c)?;
+                if taken.is_some() {
+                    return Err(StoreError::conflict(Some("slug"), format!("site \"{slug}\" already exists")));
+                }
+                db::query("INSERT INTO sites (id, slug, name, created_at) VALUES (?1, ?2, ?3, ?4)")
+                    .bind(&id)
+                    .bind(&slug)
+                    .bind(&name)
+                    .bind(now)
+                    .execute(c)?;
+                for env in &environments {
+                    db::query("INSERT INTO environments (site_id, key, created_at) VALUES (?1, ?2, ?3)")
+                        .bind(&id)
+                        .bind(env)
+                        .bind(now)
+                        .execute(c)?;
+                }
+                Ok(())
+            })
+            .await?;
+        self.site(&created).await
     }
 
     /// A site by id or slug.
     pub async fn site(&self, id_or_slug: &str) -> Result<Site> {
-        let row = sqlx::query("SELECT * FROM sites WHERE id = ?1 OR slug = ?1")
+        let row = db::query("SELECT * FROM sites WHERE id = ?1 OR slug = ?1")
             .bind(id_or_slug)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?
             .ok_or_else(|| StoreError::not_found("site", id_or_slug))?;
         let id: String = row.try_get("id")?;
         let environments: Vec<String> =
-            sqlx::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
+            db::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
                 .bind(&id)
-                .fetch_all(&self.reader)
+                .read_all(&self.db)
                 .await?;
         Ok(Site {
             id,
@@ -204,7 +210,7 @@ impl Store {
     /// All sites.
     pub async fn sites(&self) -> Result<Vec<Site>> {
         let slugs: Vec<String> =
-            sqlx::query_scalar("SELECT slug FROM sites ORDER BY created_at, slug").fetch_all(&self.reader).await?;
+            db::query_scalar("SELECT slug FROM sites ORDER BY created_at, slug").read_all(&self.db).await?;
         let mut out = Vec::new();
         for slug in slugs {
             out.push(self.site(&slug).await?);
@@ -262,7 +268,7 @@ impl Store {
             approval_policy,
             last_used_at: None,
         };
-        sqlx::query(
+        db::query(
             "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy, user_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )
@@ -277,22 +283,19 @@ impl Store {
         .bind(now)
         .bind(&info.approval_policy)
         .bind(&input.user_id)
-        .execute(&self.writer)
-        .await
+        .write(&self.db).await
         .map_err(|e| match e {
-            sqlx::Error::Database(d) if d.is_unique_violation() => {
-                StoreError::conflict(Some("token"), "that token already exists")
-            }
-            other => other.into(),
+            e if e.is_unique_violation() => StoreError::conflict(Some("token"), "that token already exists"),
+            other => other,
         })?;
         Ok((info, secret))
     }
 
     /// Looks a presented secret up; `None` when unknown or revoked.
     pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>> {
-        let row = sqlx::query("SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL")
+        let row = db::query("SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL")
             .bind(hash_secret(secret))
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?;
         let Some(row) = row else { return Ok(None) };
         let token = token_of(&row)?;
@@ -303,9 +306,9 @@ impl Store {
     /// The group of a token that is still valid (neither revoked nor
     /// expired), by id; `None` otherwise.
     pub async fn live_token_group(&self, id: &str) -> Result<Option<Group>> {
-        let row = sqlx::query("SELECT grp, expires_at FROM api_tokens WHERE id = ?1 AND revoked_at IS NULL")
+        let row = db::query("SELECT grp, expires_at FROM api_tokens WHERE id = ?1 AND revoked_at IS NULL")
             .bind(id)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?;
         let Some(row) = row else { return Ok(None) };
         let expires_at: Option<DateTime<Utc>> = row.try_get("expires_at")?;
@@ -325,9 +328,9 @@ impl Store {
             return self.live_token_group(token).await;
         }
         if let Some(user) = actor.strip_prefix("user:") {
-            let row = sqlx::query("SELECT grp FROM users WHERE id = ?1 AND disabled_at IS NULL")
+            let row = db::query("SELECT grp FROM users WHERE id = ?1 AND disabled_at IS NULL")
                 .bind(user)
-                .fetch_optional(&self.reader)
+                .read_optional(&self.db)
                 .await?;
             return match row {
                 Some(row) => Ok(Some(Group::parse(&row.try_get::<String, _>("grp")?).map_err(StoreError::Corrupt)?)),
@@ -339,7 +342,7 @@ impl Store {
 
     /// Number of tokens ever created (zero means a fresh database).
     pub async fn token_count(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens").fetch_one(&self.reader).await?)
+        db::query_scalar("SELECT COUNT(*) FROM api_tokens").read_one(&self.db).await
     }
 
     /// The tokens of a site (id or slug) that are not revoked, expired ones
@@ -347,9 +350,9 @@ impl Store {
     pub async fn tokens(&self, site: &str) -> Result<Vec<TokenInfo>> {
         let site = self.site(site).await?;
         let rows =
-            sqlx::query("SELECT * FROM api_tokens WHERE site_id = ?1 AND revoked_at IS NULL ORDER BY created_at, id")
+            db::query("SELECT * FROM api_tokens WHERE site_id = ?1 AND revoked_at IS NULL ORDER BY created_at, id")
                 .bind(&site.id)
-                .fetch_all(&self.reader)
+                .read_all(&self.db)
                 .await?;
         rows.iter().map(token_of).collect()
     }
@@ -358,13 +361,13 @@ impl Store {
     /// site is not found, so one site's admin cannot revoke another's.
     pub async fn revoke_token(&self, site: &str, id: &str) -> Result<TokenInfo> {
         let site = self.site(site).await?;
-        let row = sqlx::query(
+        let row = db::query(
             "UPDATE api_tokens SET revoked_at = ?1 WHERE id = ?2 AND site_id = ?3 AND revoked_at IS NULL RETURNING *",
         )
         .bind(Utc::now())
         .bind(id)
         .bind(&site.id)
-        .fetch_optional(&self.writer)
+        .write_optional(&self.db)
         .await?;
         match row {
             Some(row) => token_of(&row),
@@ -378,21 +381,21 @@ impl Store {
     /// Disabling a user counts too (it ends their sessions; enabling them
     /// again changes the number as well, which only costs a re-check).
     pub async fn revocation_count(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        db::query_scalar(
             "SELECT (SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NOT NULL)
                   + (SELECT COUNT(*) FROM users WHERE disabled_at IS NOT NULL)",
         )
-        .fetch_one(&self.reader)
-        .await?)
+        .read_one(&self.db)
+        .await
     }
 
     /// Records that a token was presented now. Callers throttle this (a
     /// serving process writes at most once a minute per token).
     pub async fn touch_token(&self, id: &str) -> Result<()> {
-        sqlx::query("UPDATE api_tokens SET last_used_at = ?1 WHERE id = ?2")
+        db::query("UPDATE api_tokens SET last_used_at = ?1 WHERE id = ?2")
             .bind(Utc::now())
             .bind(id)
-            .execute(&self.writer)
+            .write(&self.db)
             .await?;
         Ok(())
     }

@@ -14,6 +14,7 @@
 //! written before patches existed hold both snapshots and are anchors too,
 //! so a database keeps every revision across the upgrade.
 
+use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
 use crate::ops::write_version;
 use crate::record::{Record, enum_col, json_opt, load_live};
@@ -21,8 +22,6 @@ use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
 use serde_json::{Map, Value};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 use std::collections::{HashMap, HashSet};
 
 /// The columns one change-log record is stored in.
@@ -97,8 +96,8 @@ fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> (Map<String,
 
 /// Appends a change-log record.
 #[allow(clippy::too_many_arguments)]
-pub(crate) async fn log_change(
-    conn: &mut SqliteConnection,
+pub(crate) fn log_change(
+    conn: &Conn,
     scope: &Scope,
     ctx: &ChangeContext,
     entity: EntityKind,
@@ -108,7 +107,7 @@ pub(crate) async fn log_change(
     after: Option<Value>,
 ) -> Result<()> {
     let stored = stored(entity, before.as_ref(), after.as_ref());
-    sqlx::query(
+    db::query(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )
@@ -126,50 +125,7 @@ pub(crate) async fn log_change(
     .bind(stored.patch)
     .bind(stored.prior)
     .bind(Utc::now())
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
-/// A change-log record waiting to be written with others of its batch.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingChange {
-    pub scope: Scope,
-    pub ctx: ChangeContext,
-    pub entity: EntityKind,
-    pub entity_id: String,
-    pub action: &'static str,
-    pub before: Option<Value>,
-    pub after: Option<Value>,
-}
-
-/// Appends several change-log records with one statement, in order.
-pub(crate) async fn log_changes(conn: &mut SqliteConnection, changes: &[PendingChange]) -> Result<()> {
-    if changes.is_empty() {
-        return Ok(());
-    }
-    let now = Utc::now();
-    let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at) ",
-    );
-    q.push_values(changes, |mut row, c| {
-        let stored = stored(c.entity, c.before.as_ref(), c.after.as_ref());
-        row.push_bind(c.scope.site_id.clone())
-            .push_bind(c.scope.env.clone())
-            .push_bind(c.ctx.actor.clone())
-            .push_bind(c.ctx.surface.as_str())
-            .push_bind(c.ctx.session_id.clone())
-            .push_bind(c.ctx.turn_id.clone())
-            .push_bind(c.entity.as_str())
-            .push_bind(c.entity_id.clone())
-            .push_bind(c.action)
-            .push_bind(stored.before)
-            .push_bind(stored.after)
-            .push_bind(stored.patch)
-            .push_bind(stored.prior)
-            .push_bind(now);
-    });
-    q.build().execute(conn).await?;
+    .execute(conn)?;
     Ok(())
 }
 
@@ -182,7 +138,7 @@ struct Read {
     prior: Option<Value>,
 }
 
-fn change_from_row(row: &SqliteRow) -> Result<Read> {
+fn change_from_row(row: &Row) -> Result<Read> {
     Ok(Read {
         change: Change {
             id: row.try_get("id")?,
@@ -205,7 +161,6 @@ fn change_from_row(row: &SqliteRow) -> Result<Read> {
 }
 
 /// One step of a record's history, as the walk over it needs it.
-#[derive(sqlx::FromRow)]
 struct Step {
     id: i64,
     before: Option<String>,
@@ -216,7 +171,7 @@ struct Step {
 /// Reads change-log rows and rebuilds the whole before and after of each
 /// (see the module's doc): per record, one read of its history from the
 /// last anchor up to the newest change asked for.
-async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result<Vec<Change>> {
+fn read_changes(conn: &Conn, rows: &[Row]) -> Result<Vec<Change>> {
     let read = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
     // The oldest and newest patched change per record: its history is
     // walked from the last anchor before the oldest up to the newest.
@@ -229,7 +184,7 @@ async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result
     }
     let mut rebuilt: HashMap<i64, (Option<Value>, Option<Value>)> = HashMap::new();
     for ((site_id, env, entity, entity_id), (oldest, newest)) in walks {
-        let steps: Vec<Step> = sqlx::query_as(
+        let steps = db::query_as::<(i64, Option<String>, Option<String>, Option<String>)>(
             "SELECT id, before, after, patch FROM changes
              WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?6
                AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
@@ -242,8 +197,9 @@ async fn read_changes(conn: &mut SqliteConnection, rows: &[SqliteRow]) -> Result
         .bind(entity_id)
         .bind(oldest)
         .bind(newest)
-        .fetch_all(&mut *conn)
-        .await?;
+        .fetch_all(conn)?
+        .into_iter()
+        .map(|(id, before, after, patch)| Step { id, before, after, patch });
         let mut state: Option<Map<String, Value>> = None;
         for step in steps {
             let parse = |t: Option<String>| t.map(|t| serde_json::from_str::<Value>(&t)).transpose();
@@ -327,8 +283,8 @@ fn filtered(
     filter: &ChangeFilter,
     limit: u32,
     cursor: Option<&str>,
-) -> Result<QueryBuilder<Sqlite>> {
-    let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(format!("SELECT {columns} FROM changes WHERE site_id = "));
+) -> Result<QueryBuilder> {
+    let mut q = QueryBuilder::new(format!("SELECT {columns} FROM changes WHERE site_id = "));
     q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
     if let Some(entity) = filter.entity {
         q.push(" AND entity = ").push_bind(entity.as_str());
@@ -364,10 +320,8 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Change>> {
-        let mut q = filtered("*", scope, filter, limit, cursor)?;
-        let mut conn = self.reader.acquire().await?;
-        let rows = q.build().fetch_all(&mut *conn).await?;
-        let items = read_changes(&mut conn, &rows).await?;
+        let q = filtered("*", scope, filter, limit, cursor)?;
+        let items = self.db.read(move |c| read_changes(c, &q.build().fetch_all(c)?)).await?;
         Ok(page_of(items, limit, |c| encode_seq(c.id)))
     }
 
@@ -382,7 +336,8 @@ impl Store {
         cursor: Option<&str>,
     ) -> Result<Listing<ChangeSummary>> {
         let columns = "id, actor, surface, session_id, turn_id, entity, entity_id, action, prior, at";
-        let rows = filtered(columns, scope, filter, limit, cursor)?.build().fetch_all(&self.reader).await?;
+        let q = filtered(columns, scope, filter, limit, cursor)?;
+        let rows = self.db.read(move |c| q.build().fetch_all(c)).await?;
         let items = rows
             .iter()
             .map(|row| {
@@ -409,14 +364,8 @@ impl Store {
 
     /// One change-log record.
     pub async fn change(&self, scope: &Scope, id: i64) -> Result<Change> {
-        let mut conn = self.reader.acquire().await?;
-        let rows = sqlx::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-            .bind(id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .fetch_all(&mut *conn)
-            .await?;
-        read_changes(&mut conn, &rows).await?.pop().ok_or_else(|| StoreError::not_found("change", id.to_string()))
+        let scope = scope.clone();
+        self.db.read(move |c| change_in(c, &scope, id)).await
     }
 
     /// Puts a live record back to the state it had right after change `id`
@@ -429,38 +378,50 @@ impl Store {
                 format!("change {id} archived the {}; restore it from the archive instead", change.entity),
             ));
         };
-        let mut tx = self.writer.begin().await?;
-        match change.entity {
-            EntityKind::Page => revert::<Page>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Section => revert::<PageSection>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::SectionTemplate => revert::<SectionTemplate>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Collection => revert::<Collection>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Entry => revert::<Entry>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Image => revert::<Image>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Navigation => revert::<Navigation>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::NavItem => revert::<NavItem>(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Agent => crate::agents::revert_agent(&mut tx, scope, ctx, &change, snapshot).await?,
-            EntityKind::Note => {
-                return Err(StoreError::invalid(
-                    "changeId",
-                    format!("change {id} is a vault note; revert it through the vault"),
-                ));
-            }
-        }
-        let latest: i64 = sqlx::query_scalar("SELECT MAX(id) FROM changes").fetch_one(&mut *tx).await?;
-        tx.commit().await?;
-        self.change(scope, latest).await
+        let (ctx, scope) = (ctx.clone(), scope.clone());
+        self.db
+            .write(move |c| {
+                let (scope, ctx) = (&scope, &ctx);
+                match change.entity {
+                    EntityKind::Page => revert::<Page>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Section => revert::<PageSection>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::SectionTemplate => revert::<SectionTemplate>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Collection => revert::<Collection>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Entry => revert::<Entry>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Image => revert::<Image>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Navigation => revert::<Navigation>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::NavItem => revert::<NavItem>(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Agent => crate::agents::revert_agent(c, scope, ctx, &change, snapshot)?,
+                    EntityKind::Note => {
+                        return Err(StoreError::invalid(
+                            "changeId",
+                            format!("change {id} is a vault note; revert it through the vault"),
+                        ));
+                    }
+                }
+                change_in(c, scope, last_change_id(c)?)
+            })
+            .await
     }
 }
 
-async fn revert<T: Record>(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    ctx: &ChangeContext,
-    change: &Change,
-    snapshot: Value,
-) -> Result<()> {
-    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
+/// The change-log record `id` of the scope, rebuilt.
+fn change_in(conn: &Conn, scope: &Scope, id: i64) -> Result<Change> {
+    let rows = db::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .fetch_all(conn)?;
+    read_changes(conn, &rows)?.pop().ok_or_else(|| StoreError::not_found("change", id.to_string()))
+}
+
+/// The id of the newest change-log record.
+fn last_change_id(conn: &Conn) -> Result<i64> {
+    db::query_scalar("SELECT MAX(id) FROM changes").fetch_one(conn)
+}
+
+fn revert<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &Change, snapshot: Value) -> Result<()> {
+    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id)? else {
         return Err(StoreError::conflict(
             None,
             format!("{} {} is archived or gone; restore it from the archive first", change.entity, change.entity_id),
@@ -478,19 +439,19 @@ async fn revert<T: Record>(
             format!("{} {} is already at that revision", change.entity, change.entity_id),
         ));
     }
-    write_version(conn, scope, ctx, &current, &mut target, "revert").await
+    write_version(conn, scope, ctx, &current, &mut target, "revert")
 }
 
 /// Rejects the open confirmations (pending or approved, not yet used) of
 /// one agent turn, as part of undoing it.
-async fn cancel_turn_confirmations(
-    conn: &mut SqliteConnection,
+fn cancel_turn_confirmations(
+    conn: &Conn,
     scope: &Scope,
     ctx: &ChangeContext,
     session_id: &str,
     turn_id: &str,
 ) -> Result<u64> {
-    let done = sqlx::query(
+    let done = db::query(
         "UPDATE confirmations SET status = 'rejected', resolved_by = ?1, resolved_at = ?2, reason = 'the turn was undone'
          WHERE site_id = ?3 AND env = ?4 AND session_id = ?5 AND turn_id = ?6 AND status IN ('pending', 'approved')",
     )
@@ -500,8 +461,7 @@ async fn cancel_turn_confirmations(
     .bind(&scope.env)
     .bind(session_id)
     .bind(turn_id)
-    .execute(conn)
-    .await?;
+    .execute(conn)?;
     Ok(done.rows_affected())
 }
 
@@ -521,14 +481,9 @@ pub struct UndoReport {
 /// Undoes one change to a live record of kind `T`: an update goes back to
 /// its `before`; a create or a restore is archived. Refuses when the record
 /// changed after this change.
-async fn undo_one<T: Record>(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    ctx: &ChangeContext,
-    change: &Change,
-) -> Result<()> {
+fn undo_one<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &Change) -> Result<()> {
     let label = format!("{} {}", change.entity, change.entity_id);
-    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id).await? else {
+    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id)? else {
         return Err(StoreError::conflict(None, format!("{label} was archived since; restore it first")));
     };
     // Changed since = its content differs from what this change left
@@ -552,11 +507,10 @@ async fn undo_one<T: Record>(
             };
             let mut target: T = serde_json::from_value(before)?;
             target.stamp_as(&mut current);
-            write_version(conn, scope, ctx, &current, &mut target, "undo").await
+            write_version(conn, scope, ctx, &current, &mut target, "undo")
         }
         "create" | "restore" => {
             crate::archive::archive_in(conn, ctx, scope, change.entity, std::slice::from_ref(&change.entity_id), None)
-                .await
                 .map(|_| ())
         }
         other => Err(StoreError::Corrupt(format!("change {} has unknown action {other}", change.id))),
@@ -575,84 +529,87 @@ impl Store {
         session_id: &str,
         turn_id: &str,
     ) -> Result<UndoReport> {
-        let mut tx = self.writer.begin().await?;
-        let rows = sqlx::query(
-            "SELECT * FROM changes WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND turn_id = ?4 ORDER BY id DESC",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(session_id)
-        .bind(turn_id)
-        .fetch_all(&mut *tx)
-        .await?;
-        let changes = read_changes(&mut tx, &rows).await?;
-        // The turn's destructive calls still waiting for (or holding) an
-        // approval end with it: nothing of an undone turn may run later.
-        let cancelled = cancel_turn_confirmations(&mut tx, scope, ctx, session_id, turn_id).await?;
-        if changes.is_empty() {
-            tx.commit().await?;
-            return Ok(UndoReport { cancelled, ..UndoReport::default() });
+        let (ctx, scope, session_id, turn_id) =
+            (ctx.clone(), scope.clone(), session_id.to_string(), turn_id.to_string());
+        self.db.write(move |c| undo_turn_in(c, &ctx, &scope, &session_id, &turn_id)).await
+    }
+}
+
+/// Undoes one agent turn inside the writer's transaction (see [`Store::undo_turn`]).
+fn undo_turn_in(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    session_id: &str,
+    turn_id: &str,
+) -> Result<UndoReport> {
+    let rows = db::query(
+        "SELECT * FROM changes WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND turn_id = ?4 ORDER BY id DESC",
+    )
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(session_id)
+    .bind(turn_id)
+    .fetch_all(conn)?;
+    let changes = read_changes(conn, &rows)?;
+    // The turn's destructive calls still waiting for (or holding) an
+    // approval end with it: nothing of an undone turn may run later.
+    let cancelled = cancel_turn_confirmations(conn, scope, ctx, session_id, turn_id)?;
+    if changes.is_empty() {
+        return Ok(UndoReport { cancelled, ..UndoReport::default() });
+    }
+    let first_new: i64 = db::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM changes").fetch_one(conn)?;
+    let mut report = UndoReport { cancelled, ..UndoReport::default() };
+    // Records this undo brought back with a whole archive: one archive
+    // logs a change per record of its cascade, and restoring it for the
+    // first of them restores them all.
+    let mut restored_items: HashSet<(EntityKind, String)> = HashSet::new();
+    for change in &changes {
+        if change.entity == EntityKind::Note {
+            report.notes.push(change.clone());
+            continue;
         }
-        let first_new: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM changes").fetch_one(&mut *tx).await?;
-        let mut report = UndoReport { cancelled, ..UndoReport::default() };
-        // Records this undo brought back with a whole archive: one archive
-        // logs a change per record of its cascade, and restoring it for the
-        // first of them restores them all.
-        let mut restored_items: HashSet<(EntityKind, String)> = HashSet::new();
-        for change in &changes {
-            if change.entity == EntityKind::Note {
-                report.notes.push(change.clone());
+        if change.action == "archive" {
+            if restored_items.contains(&(change.entity, change.entity_id.clone())) {
                 continue;
             }
-            if change.action == "archive" {
-                if restored_items.contains(&(change.entity, change.entity_id.clone())) {
-                    continue;
+            let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity));
+            let archive: Option<Option<String>> = db::query_scalar(sql).bind(&change.entity_id).fetch_optional(conn)?;
+            match archive.flatten() {
+                Some(id) => {
+                    let restored = crate::archive::restore_in(conn, ctx, scope, std::slice::from_ref(&id), None)?;
+                    restored_items
+                        .extend(restored.iter().flat_map(|a| a.items.iter()).map(|i| (i.entity, i.id.clone())));
                 }
-                let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity));
-                let archive: Option<Option<String>> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-                    .bind(&change.entity_id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                match archive.flatten() {
-                    Some(id) => {
-                        let restored =
-                            crate::archive::restore_in(&mut tx, ctx, scope, std::slice::from_ref(&id), None).await?;
-                        restored_items
-                            .extend(restored.iter().flat_map(|a| a.items.iter()).map(|i| (i.entity, i.id.clone())));
-                    }
-                    None => {
-                        return Err(StoreError::conflict(
-                            None,
-                            format!("{} {} was restored since; nothing was undone", change.entity, change.entity_id),
-                        ));
-                    }
-                }
-                continue;
-            }
-            match change.entity {
-                EntityKind::Page => undo_one::<Page>(&mut tx, scope, ctx, change).await?,
-                EntityKind::Section => undo_one::<PageSection>(&mut tx, scope, ctx, change).await?,
-                EntityKind::SectionTemplate => undo_one::<SectionTemplate>(&mut tx, scope, ctx, change).await?,
-                EntityKind::Collection => undo_one::<Collection>(&mut tx, scope, ctx, change).await?,
-                EntityKind::Entry => undo_one::<Entry>(&mut tx, scope, ctx, change).await?,
-                EntityKind::Image => undo_one::<Image>(&mut tx, scope, ctx, change).await?,
-                EntityKind::Navigation => undo_one::<Navigation>(&mut tx, scope, ctx, change).await?,
-                EntityKind::NavItem => undo_one::<NavItem>(&mut tx, scope, ctx, change).await?,
-                EntityKind::Agent | EntityKind::Note => {
+                None => {
                     return Err(StoreError::conflict(
                         None,
-                        format!("change {} ({}) cannot be undone as part of a turn", change.id, change.entity),
+                        format!("{} {} was restored since; nothing was undone", change.entity, change.entity_id),
                     ));
                 }
             }
+            continue;
         }
-        let rows =
-            sqlx::query("SELECT * FROM changes WHERE id >= ?1 ORDER BY id").bind(first_new).fetch_all(&mut *tx).await?;
-        report.reverted = read_changes(&mut tx, &rows).await?;
-        tx.commit().await?;
-        Ok(report)
+        match change.entity {
+            EntityKind::Page => undo_one::<Page>(conn, scope, ctx, change)?,
+            EntityKind::Section => undo_one::<PageSection>(conn, scope, ctx, change)?,
+            EntityKind::SectionTemplate => undo_one::<SectionTemplate>(conn, scope, ctx, change)?,
+            EntityKind::Collection => undo_one::<Collection>(conn, scope, ctx, change)?,
+            EntityKind::Entry => undo_one::<Entry>(conn, scope, ctx, change)?,
+            EntityKind::Image => undo_one::<Image>(conn, scope, ctx, change)?,
+            EntityKind::Navigation => undo_one::<Navigation>(conn, scope, ctx, change)?,
+            EntityKind::NavItem => undo_one::<NavItem>(conn, scope, ctx, change)?,
+            EntityKind::Agent | EntityKind::Note => {
+                return Err(StoreError::conflict(
+                    None,
+                    format!("change {} ({}) cannot be undone as part of a turn", change.id, change.entity),
+                ));
+            }
+        }
     }
+    let rows = db::query("SELECT * FROM changes WHERE id >= ?1 ORDER BY id").bind(first_new).fetch_all(conn)?;
+    report.reverted = read_changes(conn, &rows)?;
+    Ok(report)
 }
 
 impl Store {
@@ -667,10 +624,12 @@ impl Store {
         before: Option<Value>,
         after: Option<Value>,
     ) -> Result<Change> {
-        let mut tx = self.writer.begin().await?;
-        log_change(&mut tx, scope, ctx, EntityKind::Note, path, action, before, after).await?;
-        let id: i64 = sqlx::query_scalar("SELECT MAX(id) FROM changes").fetch_one(&mut *tx).await?;
-        tx.commit().await?;
-        self.change(scope, id).await
+        let (ctx, scope, path, action) = (ctx.clone(), scope.clone(), path.to_string(), action.to_string());
+        self.db
+            .write(move |c| {
+                log_change(c, &scope, &ctx, EntityKind::Note, &path, &action, before, after)?;
+                change_in(c, &scope, c.last_insert_rowid())
+            })
+            .await
     }
 }

@@ -1,14 +1,13 @@
 //! Confirmations of destructive calls: created by a preview, resolved by a
 //! person, consumed once by the execution.
 
+use crate::db::{self, Conn, Row};
 use crate::record::{json_col, table_of};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ArchivedItem, EntityKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{AssertSqlSafe, Row, SqliteConnection};
 
 /// The version of every record a preview described: `(kind, id, version)`.
 pub type Fingerprint = Vec<(EntityKind, String, i64)>;
@@ -112,7 +111,7 @@ pub struct NewConfirmation {
     pub expires_at: DateTime<Utc>,
 }
 
-fn from_row(row: &SqliteRow) -> Result<Confirmation> {
+fn from_row(row: &Row) -> Result<Confirmation> {
     let status: String = row.try_get("status")?;
     Ok(Confirmation {
         id: row.try_get("id")?,
@@ -134,12 +133,11 @@ fn from_row(row: &SqliteRow) -> Result<Confirmation> {
 }
 
 /// Current versions of `items` (archived or not); a missing record has version -1.
-pub(crate) async fn fingerprint_of(conn: &mut SqliteConnection, items: &[ArchivedItem]) -> Result<Fingerprint> {
+pub(crate) fn fingerprint_of(conn: &Conn, items: &[ArchivedItem]) -> Result<Fingerprint> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let sql = format!("SELECT version FROM {} WHERE id = ?1", table_of(item.entity));
-        let version: Option<i64> =
-            sqlx::query_scalar(AssertSqlSafe(sql)).bind(&item.id).fetch_optional(&mut *conn).await?;
+        let version: Option<i64> = db::query_scalar(sql).bind(&item.id).fetch_optional(conn)?;
         out.push((item.entity, item.id.clone(), version.unwrap_or(-1)));
     }
     Ok(out)
@@ -148,14 +146,14 @@ pub(crate) async fn fingerprint_of(conn: &mut SqliteConnection, items: &[Archive
 impl Store {
     /// The versions of these records now.
     pub async fn fingerprint(&self, items: &[ArchivedItem]) -> Result<Fingerprint> {
-        let mut conn = self.reader.acquire().await?;
-        fingerprint_of(&mut conn, items).await
+        let items = items.to_vec();
+        self.db.read(move |c| fingerprint_of(c, &items)).await
     }
 
     /// Records a pending confirmation.
     pub async fn create_confirmation(&self, scope: &Scope, input: NewConfirmation) -> Result<Confirmation> {
         let id = format!("cf_{}", crate::ops::new_id().replace('-', ""));
-        sqlx::query(
+        db::query(
             "INSERT INTO confirmations (id, site_id, env, tool, args, args_hash, fingerprint, preview, requested_by, session_id,
              turn_id, status, created_at, expires_at, requested_via)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13, ?14)",
@@ -174,18 +172,17 @@ impl Store {
         .bind(Utc::now())
         .bind(input.expires_at)
         .bind(input.requested_via.as_str())
-        .execute(&self.writer)
-        .await?;
+        .write(&self.db).await?;
         self.confirmation(scope, &id).await
     }
 
     /// A confirmation of this scope.
     pub async fn confirmation(&self, scope: &Scope, id: &str) -> Result<Confirmation> {
-        let row = sqlx::query("SELECT * FROM confirmations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        let row = db::query("SELECT * FROM confirmations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.writer)
+            .write_optional(&self.db)
             .await?;
         row.as_ref().map(from_row).transpose()?.ok_or_else(|| StoreError::not_found("confirmation", id))
     }
@@ -201,7 +198,7 @@ impl Store {
         tool: &str,
         args_hash: &str,
     ) -> Result<Option<Confirmation>> {
-        let row = sqlx::query(
+        let row = db::query(
             "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND tool = ?4 AND args_hash = ?5
              AND requested_by = ?6 AND requested_via = ?7 AND status IN ('pending', 'approved') ORDER BY created_at DESC LIMIT 1",
         )
@@ -212,21 +209,19 @@ impl Store {
         .bind(args_hash)
         .bind(requested_by)
         .bind(surface.as_str())
-        .fetch_optional(&self.writer)
-        .await?;
+        .write_optional(&self.db).await?;
         row.as_ref().map(from_row).transpose()
     }
 
     /// Pending confirmations of the scope, oldest first.
     pub async fn pending_confirmations(&self, scope: &Scope) -> Result<Vec<Confirmation>> {
-        let rows = sqlx::query(
+        let rows = db::query(
             "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND status = 'pending' AND expires_at > ?3 ORDER BY created_at",
         )
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(Utc::now())
-        .fetch_all(&self.reader)
-        .await?;
+        .read_all(&self.db).await?;
         rows.iter().map(from_row).collect()
     }
 
@@ -240,7 +235,7 @@ impl Store {
         reason: Option<&str>,
     ) -> Result<Confirmation> {
         let status = if approve { ConfirmationStatus::Approved } else { ConfirmationStatus::Rejected };
-        let done = sqlx::query(
+        let done = db::query(
             "UPDATE confirmations SET status = ?1, resolved_by = ?2, resolved_at = ?3, reason = ?4
              WHERE id = ?5 AND site_id = ?6 AND env = ?7 AND status = 'pending' AND expires_at > ?3",
         )
@@ -251,7 +246,7 @@ impl Store {
         .bind(id)
         .bind(&scope.site_id)
         .bind(&scope.env)
-        .execute(&self.writer)
+        .write(&self.db)
         .await?;
         if done.rows_affected() == 0 {
             let current = self.confirmation(scope, id).await?;
@@ -273,13 +268,8 @@ impl Store {
         } else {
             "UPDATE confirmations SET status = 'used' WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND status IN ('pending', 'approved') AND expires_at > ?4"
         };
-        let done = sqlx::query(sql)
-            .bind(id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .bind(Utc::now())
-            .execute(&self.writer)
-            .await?;
+        let done =
+            db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).bind(Utc::now()).write(&self.db).await?;
         Ok(done.rows_affected() == 1)
     }
 }

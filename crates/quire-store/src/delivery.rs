@@ -1,7 +1,9 @@
 //! Reads for the public delivery API: published content only, shaped for a
 //! front end to render.
 
+use crate::db::{self, Conn};
 use crate::record::Record;
+use crate::records::{navigation, page_by_slug};
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::model::*;
 use serde::Serialize;
@@ -40,136 +42,141 @@ pub struct DeliveredNavItem {
 impl Store {
     /// A published page by slug with its visible, published sections.
     pub async fn delivery_page(&self, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
-        let page = self.page_by_slug(scope, slug).await?;
-        if page.status != PublishStatus::Published {
-            return Err(StoreError::not_found("page", slug));
-        }
-        let rows = sqlx::query(
-            "SELECT * FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL AND status = 'published' AND hidden = 0
-             ORDER BY sort_order, id",
-        )
-        .bind(&page.id)
-        .fetch_all(&self.reader)
-        .await?;
-        let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
-        let path = match &page.parent_id {
-            None if page.slug == "home" => "/".to_string(),
-            None => format!("/{}", page.slug),
-            Some(_) => self
-                .page_path(scope, &page.id, &mut HashMap::new())
-                .await?
-                .ok_or_else(|| StoreError::not_found("page", slug))?,
-        };
-        Ok(DeliveredPage { page, path, sections })
-    }
-
-    /// The path of a published page from its ancestors' slugs (`home` is
-    /// `/`); `None` when the page or an ancestor is not published and live.
-    /// `known` memoizes pages across calls: id → (slug, parent) of published pages.
-    async fn page_path(
-        &self,
-        scope: &Scope,
-        page_id: &str,
-        known: &mut HashMap<String, Option<(String, Option<String>)>>,
-    ) -> Result<Option<String>> {
-        let mut segments = Vec::new();
-        let mut cursor = Some(page_id.to_string());
-        while let Some(id) = cursor {
-            if segments.len() > 64 {
-                return Ok(None);
-            }
-            if !known.contains_key(&id) {
-                let row: Option<(String, Option<String>)> = sqlx::query_as(
-                    "SELECT slug, parent_id FROM pages WHERE id = ?1 AND site_id = ?2 AND env = ?3
-                     AND archive_id IS NULL AND status = 'published'",
+        let (scope, slug) = (scope.clone(), slug.to_string());
+        self.db
+            .read(move |c| {
+                let page = page_by_slug(c, &scope, &slug)?;
+                if page.status != PublishStatus::Published {
+                    return Err(StoreError::not_found("page", slug));
+                }
+                let rows = db::query(
+                    "SELECT * FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL AND status = 'published' AND hidden = 0
+                     ORDER BY sort_order, id",
                 )
-                .bind(&id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .fetch_optional(&self.reader)
-                .await?;
-                known.insert(id.clone(), row);
-            }
-            let Some(Some((slug, parent))) = known.get(&id) else { return Ok(None) };
-            segments.push(slug.clone());
-            cursor = parent.clone();
-        }
-        segments.reverse();
-        Ok(Some(if segments == ["home"] { "/".to_string() } else { format!("/{}", segments.join("/")) }))
+                .bind(&page.id)
+                .fetch_all(c)?;
+                let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
+                let path = match &page.parent_id {
+                    None if page.slug == "home" => "/".to_string(),
+                    None => format!("/{}", page.slug),
+                    Some(_) => page_path(c, &scope, &page.id, &mut HashMap::new())?
+                        .ok_or_else(|| StoreError::not_found("page", slug))?,
+                };
+                Ok(DeliveredPage { page, path, sections })
+            })
+            .await
     }
 
     /// The visible items of a navigation, nested, with hrefs resolved.
     /// Items whose target is unpublished or archived are left out.
     pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
-        let nav = self.navigation(scope, key).await?;
-        let rows = sqlx::query("SELECT * FROM nav_items WHERE navigation_id = ?1 AND archive_id IS NULL AND visible = 1 ORDER BY sort_order, id")
-            .bind(&nav.id)
-            .fetch_all(&self.reader)
-            .await?;
-        let items = rows.iter().map(NavItem::from_row).collect::<Result<Vec<_>>>()?;
-        let mut known = HashMap::new();
-        let mut page_paths = HashMap::new();
-        for item in items.iter().filter(|i| i.target_type == NavTargetType::Page) {
-            if let Some(target) = &item.target_id
-                && let Some(path) = self.page_path(scope, target, &mut known).await?
-            {
-                page_paths.insert(target.clone(), path);
-            }
-        }
-        let entry_paths: HashMap<String, String> = sqlx::query_as::<_, (String, String, String)>(
-            "SELECT e.id, c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
-             WHERE e.site_id = ?1 AND e.env = ?2 AND e.archive_id IS NULL AND c.archive_id IS NULL AND e.status = 'published'",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .fetch_all(&self.reader)
-        .await?
-        .into_iter()
-        .map(|(id, collection, slug)| (id, format!("/{collection}/{slug}")))
-        .collect();
-        let image_urls: HashMap<String, String> = sqlx::query_as::<_, (String, String)>(
-            "SELECT id, url FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .fetch_all(&self.reader)
-        .await?
-        .into_iter()
-        .collect();
-        let resolve = |item: &NavItem| -> Option<Option<String>> {
-            let target = item.target_id.as_deref().unwrap_or_default();
-            match item.target_type {
-                NavTargetType::Page => page_paths.get(target).cloned().map(Some),
-                NavTargetType::Entry => entry_paths.get(target).cloned().map(Some),
-                NavTargetType::Media => image_urls.get(target).cloned().map(Some),
-                NavTargetType::Url => Some(item.url.clone()),
-                NavTargetType::Placeholder => Some(None),
-            }
-        };
-        fn build(
-            parent: Option<&str>,
-            items: &[NavItem],
-            resolve: &dyn Fn(&NavItem) -> Option<Option<String>>,
-            depth: usize,
-        ) -> Vec<DeliveredNavItem> {
-            if depth > 16 {
-                return Vec::new();
-            }
-            items
-                .iter()
-                .filter(|i| i.parent_id.as_deref() == parent)
-                .filter_map(|i| {
-                    let href = resolve(i)?;
-                    Some(DeliveredNavItem {
-                        id: i.id.clone(),
-                        label: i.label.clone(),
-                        target_type: i.target_type,
-                        href,
-                        children: build(Some(&i.id), items, resolve, depth + 1),
-                    })
-                })
-                .collect()
-        }
-        Ok(build(None, &items, &resolve, 0))
+        let (scope, key) = (scope.clone(), key.to_string());
+        self.db.read(move |c| navigation_items(c, &scope, &key)).await
     }
+}
+
+/// The visible items of the navigation `key`, nested, with hrefs resolved
+/// (see [`Store::delivery_navigation`]).
+fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
+    let nav = navigation(conn, scope, key)?;
+    let rows = db::query("SELECT * FROM nav_items WHERE navigation_id = ?1 AND archive_id IS NULL AND visible = 1 ORDER BY sort_order, id")
+        .bind(&nav.id)
+        .fetch_all(conn)?;
+    let items = rows.iter().map(NavItem::from_row).collect::<Result<Vec<_>>>()?;
+    let mut known = HashMap::new();
+    let mut page_paths = HashMap::new();
+    for item in items.iter().filter(|i| i.target_type == NavTargetType::Page) {
+        if let Some(target) = &item.target_id
+            && let Some(path) = page_path(conn, scope, target, &mut known)?
+        {
+            page_paths.insert(target.clone(), path);
+        }
+    }
+    let entry_paths: HashMap<String, String> = db::query_as::<(String, String, String)>(
+        "SELECT e.id, c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
+         WHERE e.site_id = ?1 AND e.env = ?2 AND e.archive_id IS NULL AND c.archive_id IS NULL AND e.status = 'published'",
+    )
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .fetch_all(conn)?
+    .into_iter()
+    .map(|(id, collection, slug)| (id, format!("/{collection}/{slug}")))
+    .collect();
+    let image_urls: HashMap<String, String> = db::query_as::<(String, String)>(
+        "SELECT id, url FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL",
+    )
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .fetch_all(conn)?
+    .into_iter()
+    .collect();
+    let resolve = |item: &NavItem| -> Option<Option<String>> {
+        let target = item.target_id.as_deref().unwrap_or_default();
+        match item.target_type {
+            NavTargetType::Page => page_paths.get(target).cloned().map(Some),
+            NavTargetType::Entry => entry_paths.get(target).cloned().map(Some),
+            NavTargetType::Media => image_urls.get(target).cloned().map(Some),
+            NavTargetType::Url => Some(item.url.clone()),
+            NavTargetType::Placeholder => Some(None),
+        }
+    };
+    fn build(
+        parent: Option<&str>,
+        items: &[NavItem],
+        resolve: &dyn Fn(&NavItem) -> Option<Option<String>>,
+        depth: usize,
+    ) -> Vec<DeliveredNavItem> {
+        if depth > 16 {
+            return Vec::new();
+        }
+        items
+            .iter()
+            .filter(|i| i.parent_id.as_deref() == parent)
+            .filter_map(|i| {
+                let href = resolve(i)?;
+                Some(DeliveredNavItem {
+                    id: i.id.clone(),
+                    label: i.label.clone(),
+                    target_type: i.target_type,
+                    href,
+                    children: build(Some(&i.id), items, resolve, depth + 1),
+                })
+            })
+            .collect()
+    }
+    Ok(build(None, &items, &resolve, 0))
+}
+
+/// The path of a published page from its ancestors' slugs (`home` is
+/// `/`); `None` when the page or an ancestor is not published and live.
+/// `known` memoizes pages across calls: id → (slug, parent) of published pages.
+fn page_path(
+    conn: &Conn,
+    scope: &Scope,
+    page_id: &str,
+    known: &mut HashMap<String, Option<(String, Option<String>)>>,
+) -> Result<Option<String>> {
+    let mut segments = Vec::new();
+    let mut cursor = Some(page_id.to_string());
+    while let Some(id) = cursor {
+        if segments.len() > 64 {
+            return Ok(None);
+        }
+        if !known.contains_key(&id) {
+            let row: Option<(String, Option<String>)> = db::query_as(
+                "SELECT slug, parent_id FROM pages WHERE id = ?1 AND site_id = ?2 AND env = ?3
+                 AND archive_id IS NULL AND status = 'published'",
+            )
+            .bind(&id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(conn)?;
+            known.insert(id.clone(), row);
+        }
+        let Some(Some((slug, parent))) = known.get(&id) else { return Ok(None) };
+        segments.push(slug.clone());
+        cursor = parent.clone();
+    }
+    segments.reverse();
+    Ok(Some(if segments == ["home"] { "/".to_string() } else { format!("/{}", segments.join("/")) }))
 }

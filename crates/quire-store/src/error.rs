@@ -40,29 +40,26 @@ pub enum StoreError {
 /// inside the store, so no caller depends on the backend: they read the
 /// message (and, for logs, `source()`).
 #[derive(Debug)]
-pub struct DatabaseError(Box<dyn std::error::Error + Send + Sync>);
+pub struct DatabaseError {
+    source: Box<dyn std::error::Error + Send + Sync>,
+    unique: bool,
+}
+
+impl DatabaseError {
+    pub(crate) fn new(source: Box<dyn std::error::Error + Send + Sync>, unique: bool) -> Self {
+        DatabaseError { source, unique }
+    }
+}
 
 impl std::fmt::Display for DatabaseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        self.source.fmt(f)
     }
 }
 
 impl std::error::Error for DatabaseError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(self.0.as_ref())
-    }
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        StoreError::Database(DatabaseError(Box::new(e)))
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for StoreError {
-    fn from(e: sqlx::migrate::MigrateError) -> Self {
-        StoreError::Migration(DatabaseError(Box::new(e)))
+        Some(self.source.as_ref())
     }
 }
 
@@ -74,6 +71,10 @@ impl StoreError {
     /// A single-field validation error.
     pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Self {
         StoreError::Validation(ValidationErrors::one(field, rule))
+    }
+    /// Whether the database refused a row whose unique key is taken.
+    pub(crate) fn is_unique_violation(&self) -> bool {
+        matches!(self, StoreError::Database(DatabaseError { unique: true, .. }))
     }
     /// A conflict on `field`.
     pub fn conflict(field: Option<&str>, message: impl Into<String>) -> Self {

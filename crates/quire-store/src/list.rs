@@ -2,12 +2,12 @@
 //! page returned; the next page starts after it, so pages stay stable while
 //! rows are added.
 
+use crate::db::{QueryBuilder, Row};
 use crate::record::Record;
 use crate::{Result, Scope, Store, StoreError};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use quire_core::model::*;
-use sqlx::{QueryBuilder, Sqlite};
 
 /// One page of a list.
 #[derive(Debug, Clone)]
@@ -117,13 +117,13 @@ pub(crate) fn decode_seq(cursor: &str) -> Result<i64> {
     decode(cursor)?.strip_prefix("s:").and_then(|s| s.parse().ok()).ok_or_else(bad_cursor)
 }
 
-fn scoped(table: &str, scope: &Scope) -> QueryBuilder<Sqlite> {
+fn scoped(table: &str, scope: &Scope) -> QueryBuilder {
     let mut q = QueryBuilder::new(format!("SELECT * FROM {table} WHERE archive_id IS NULL AND site_id = "));
     q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
     q
 }
 
-fn push_ordered_after(q: &mut QueryBuilder<Sqlite>, cursor: Option<&str>) -> Result<()> {
+fn push_ordered_after(q: &mut QueryBuilder, cursor: Option<&str>) -> Result<()> {
     if let Some(c) = cursor {
         let (sort, id) = decode_ordered(c)?;
         q.push(" AND (sort_order, id) > (").push_bind(sort).push(", ").push_bind(id).push(")");
@@ -133,12 +133,7 @@ fn push_ordered_after(q: &mut QueryBuilder<Sqlite>, cursor: Option<&str>) -> Res
 
 /// The query of an entry list (without LIMIT): the collection is resolved
 /// inside it, so a page is one round trip.
-fn entries_query(
-    scope: &Scope,
-    collection: &str,
-    filter: &EntryFilter,
-    cursor: Option<&str>,
-) -> Result<QueryBuilder<Sqlite>> {
+fn entries_query(scope: &Scope, collection: &str, filter: &EntryFilter, cursor: Option<&str>) -> Result<QueryBuilder> {
     let mut q = scoped("entries", scope);
     q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
         .push_bind(scope.site_id.clone())
@@ -204,8 +199,7 @@ pub struct EntryView {
 }
 
 impl EntryView {
-    fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Self> {
-        use sqlx::Row;
+    fn from_row(row: &Row) -> Result<Self> {
         let raw = |col: &str| -> Result<Box<serde_json::value::RawValue>> {
             let text: String = row.try_get(col)?;
             Ok(serde_json::value::RawValue::from_string(text)?)
@@ -233,13 +227,13 @@ impl EntryView {
 impl Store {
     async fn fetch_page<T: Record>(
         &self,
-        mut q: QueryBuilder<Sqlite>,
+        mut q: QueryBuilder,
         limit: u32,
         next: impl Fn(&T) -> String,
     ) -> Result<Listing<T>> {
         q.push(" LIMIT ").push_bind(limit as i64 + 1);
-        let rows = q.build().fetch_all(&self.reader).await?;
-        let items = rows.iter().map(T::from_row).collect::<Result<Vec<_>>>()?;
+        let items =
+            self.db.read(move |c| q.build().fetch_all(c)?.iter().map(T::from_row).collect::<Result<Vec<_>>>()).await?;
         Ok(page_of(items, limit, next))
     }
 
@@ -331,8 +325,10 @@ impl Store {
     ) -> Result<Listing<EntryView>> {
         let mut q = entries_query(scope, collection, filter, cursor)?;
         q.push(" LIMIT ").push_bind(limit as i64 + 1);
-        let rows = q.build().fetch_all(&self.reader).await?;
-        let items = rows.iter().map(EntryView::from_row).collect::<Result<Vec<_>>>()?;
+        let items = self
+            .db
+            .read(move |c| q.build().fetch_all(c)?.iter().map(EntryView::from_row).collect::<Result<Vec<_>>>())
+            .await?;
         let listing = page_of(items, limit, |e: &EntryView| encode_key(&e.id));
         if listing.items.is_empty() {
             self.collection(scope, collection).await?;
@@ -413,7 +409,8 @@ impl Store {
     /// best first by BM25 (alt text and tags weigh most).
     pub async fn search_images(&self, scope: &Scope, query: &str, limit: u32) -> Result<Vec<Image>> {
         let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
-        let rows = sqlx::query(
+        let limit = limit as i64;
+        let query = crate::db::query(
             // CROSS JOIN keeps the full-text match as the outer loop: the
             // other order would run the match once per image of the scope.
             "SELECT i.* FROM images_fts f CROSS JOIN images i ON i.rowid = f.rowid
@@ -423,10 +420,8 @@ impl Store {
         .bind(fts)
         .bind(&scope.site_id)
         .bind(&scope.env)
-        .bind(limit as i64)
-        .fetch_all(&self.reader)
-        .await?;
-        rows.iter().map(Image::from_row).collect()
+        .bind(limit);
+        self.db.read(move |c| query.fetch_all(c)?.iter().map(Image::from_row).collect()).await
     }
 
     /// Nav items whose label contains `label` (case-insensitive), optionally
@@ -445,16 +440,14 @@ impl Store {
         }
         q.push(" AND lower(label) LIKE ").push_bind(like_contains(label)).push(" ESCAPE '\\'");
         q.push(" ORDER BY sort_order, id LIMIT ").push_bind(limit as i64);
-        let rows = q.build().fetch_all(&self.reader).await?;
-        rows.iter().map(NavItem::from_row).collect()
+        self.db.read(move |c| q.build().fetch_all(c)?.iter().map(NavItem::from_row).collect()).await
     }
 
     /// Images with this content hash (deduplication).
     pub async fn image_by_hash(&self, scope: &Scope, hash: &str) -> Result<Option<Image>> {
         let mut q = scoped("images", scope);
         q.push(" AND content_hash = ").push_bind(hash.to_string()).push(" LIMIT 1");
-        let row = q.build().fetch_optional(&self.reader).await?;
-        row.as_ref().map(Image::from_row).transpose()
+        self.db.read(move |c| q.build().fetch_optional(c)?.as_ref().map(Image::from_row).transpose()).await
     }
 }
 

@@ -8,14 +8,13 @@
 //! result. Failures retry with exponential backoff up to `max_attempts`.
 
 use crate::changes::log_change;
+use crate::db::{self, Conn, Row};
 use crate::ops::{new_id, snapshot, write_version};
 use crate::record::Record;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ChangeContext, EntityKind, Image, ImageSource, ImageStatus, Upload};
 use serde_json::{Value, json};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
 use std::time::Duration;
 
 /// The kind of the job that processes an uploaded image.
@@ -179,7 +178,7 @@ fn backoff(attempts: i64) -> Duration {
     Duration::from_secs((5u64 * 4u64.pow(exp)).min(600))
 }
 
-fn upload_from_row(row: &SqliteRow) -> Result<(Upload, String)> {
+fn upload_from_row(row: &Row) -> Result<(Upload, String)> {
     Ok((
         Upload {
             id: row.try_get("id")?,
@@ -196,7 +195,7 @@ fn upload_from_row(row: &SqliteRow) -> Result<(Upload, String)> {
     ))
 }
 
-fn job_from_row(row: &SqliteRow) -> Result<Job> {
+fn job_from_row(row: &Row) -> Result<Job> {
     let payload: String = row.try_get("payload")?;
     Ok(Job {
         id: row.try_get("id")?,
@@ -216,24 +215,22 @@ fn job_from_row(row: &SqliteRow) -> Result<Job> {
 }
 
 /// Records that `path` serves `image_id`'s file as `mime`.
-pub(crate) async fn register_file(conn: &mut SqliteConnection, path: &str, image_id: &str, mime: &str) -> Result<()> {
-    sqlx::query("INSERT OR IGNORE INTO image_files (path, image_id, mime) VALUES (?1, ?2, ?3)")
+pub(crate) fn register_file(conn: &Conn, path: &str, image_id: &str, mime: &str) -> Result<()> {
+    db::query("INSERT OR IGNORE INTO image_files (path, image_id, mime) VALUES (?1, ?2, ?3)")
         .bind(path)
         .bind(image_id)
         .bind(mime)
-        .execute(conn)
-        .await?;
+        .execute(conn)?;
     Ok(())
 }
 
 /// An image of the scope by id, archived or not.
-async fn any_image(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Image> {
-    let row = sqlx::query("SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+fn any_image(conn: &Conn, scope: &Scope, id: &str) -> Result<Image> {
+    let row = db::query("SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3")
         .bind(id)
         .bind(&scope.site_id)
         .bind(&scope.env)
-        .fetch_optional(conn)
-        .await?
+        .fetch_optional(conn)?
         .ok_or_else(|| StoreError::not_found("image", id))?;
     Image::from_row(&row)
 }
@@ -282,7 +279,7 @@ impl Store {
     pub async fn record_upload(&self, scope: &Scope, u: NewUpload) -> Result<Upload> {
         let url = format!("/uploads/{}/incoming/{}", scope.site_id, u.id);
         let now = Utc::now();
-        sqlx::query(
+        db::query(
             "INSERT INTO uploads (id, site_id, env, url, path, filename, mime, bytes, sha256, width, height, created_by, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )
@@ -299,8 +296,7 @@ impl Store {
         .bind(u.height)
         .bind(&u.created_by)
         .bind(now)
-        .execute(&self.writer)
-        .await?;
+        .write(&self.db).await?;
         Ok(Upload {
             id: u.id,
             url,
@@ -317,11 +313,11 @@ impl Store {
     /// An upload of the scope by id or url, with its staged path. Another
     /// site's upload is not found.
     pub async fn upload(&self, scope: &Scope, id_or_url: &str) -> Result<(Upload, String)> {
-        let row = sqlx::query("SELECT * FROM uploads WHERE (id = ?1 OR url = ?1) AND site_id = ?2 AND env = ?3")
+        let row = db::query("SELECT * FROM uploads WHERE (id = ?1 OR url = ?1) AND site_id = ?2 AND env = ?3")
             .bind(id_or_url)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?
             .ok_or_else(|| StoreError::not_found("upload", id_or_url))?;
         upload_from_row(&row)
@@ -330,14 +326,14 @@ impl Store {
     /// Forgets an upload no image was made of (the rest of its request was
     /// refused), so a refused request leaves nothing behind.
     pub async fn discard_upload(&self, scope: &Scope, id: &str) -> Result<()> {
-        sqlx::query(
+        db::query(
             "DELETE FROM uploads WHERE id = ?1 AND site_id = ?2 AND env = ?3
              AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = ?1)",
         )
         .bind(id)
         .bind(&scope.site_id)
         .bind(&scope.env)
-        .execute(&self.writer)
+        .write(&self.db)
         .await?;
         Ok(())
     }
@@ -353,70 +349,72 @@ impl Store {
         upload: &Upload,
         meta: ImageMeta,
     ) -> Result<(Image, bool)> {
-        let mut tx = self.writer.begin().await?;
-        let existing = sqlx::query(
-            "SELECT * FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND content_hash = ?3 LIMIT 1",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&upload.sha256)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(row) = existing {
-            return Ok((Image::from_row(&row)?, false));
-        }
-        let now = Utc::now();
-        let image = Image {
-            id: new_id(),
-            url: upload.url.clone(),
-            filename: upload.filename.clone(),
-            mime: upload.mime.clone(),
-            width: Some(upload.width),
-            height: Some(upload.height),
-            bytes: Some(upload.bytes),
-            content_hash: Some(upload.sha256.clone()),
-            alt: meta.alt,
-            description: meta.description,
-            tags: meta.tags,
-            categories: Vec::new(),
-            status: ImageStatus::Processing,
-            source: meta.source.unwrap_or(ImageSource::Upload),
-            attribution: meta.attribution,
-            variants: json!({}),
-            color: None,
-            error: None,
-            generated: Vec::new(),
-            version: 1,
-            created_at: now,
-            updated_at: now,
-        };
-        image.check(&mut tx, scope, None).await?;
-        image.insert(&mut tx, scope).await?;
-        log_change(&mut tx, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image))).await?;
-        sqlx::query(
-            "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
-             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
-        )
-        .bind(new_id())
-        .bind(PROCESS_IMAGE)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&image.id)
-        .bind(job_payload(ctx, json!({"uploadId": upload.id})).to_string())
-        .bind(MAX_ATTEMPTS)
-        .bind(millis(now))
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok((image, true))
+        let (ctx, scope, upload) = (ctx.clone(), scope.clone(), upload.clone());
+        self.db
+            .write(move |c| {
+            let (ctx, scope) = (&ctx, &scope);
+            let existing = db::query(
+                "SELECT * FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND content_hash = ?3 LIMIT 1",
+            )
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(&upload.sha256)
+            .fetch_optional(c)?;
+            if let Some(row) = existing {
+                return Ok((Image::from_row(&row)?, false));
+            }
+            let now = Utc::now();
+            let image = Image {
+                id: new_id(),
+                url: upload.url.clone(),
+                filename: upload.filename.clone(),
+                mime: upload.mime.clone(),
+                width: Some(upload.width),
+                height: Some(upload.height),
+                bytes: Some(upload.bytes),
+                content_hash: Some(upload.sha256.clone()),
+                alt: meta.alt,
+                description: meta.description,
+                tags: meta.tags,
+                categories: Vec::new(),
+                status: ImageStatus::Processing,
+                source: meta.source.unwrap_or(ImageSource::Upload),
+                attribution: meta.attribution,
+                variants: json!({}),
+                color: None,
+                error: None,
+                generated: Vec::new(),
+                version: 1,
+                created_at: now,
+                updated_at: now,
+            };
+            image.check(c, scope, None)?;
+            image.insert(c, scope)?;
+            log_change(c, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image)))?;
+            db::query(
+                "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
+                 created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
+            )
+            .bind(new_id())
+            .bind(PROCESS_IMAGE)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(&image.id)
+            .bind(job_payload(ctx, json!({"uploadId": upload.id})).to_string())
+            .bind(MAX_ATTEMPTS)
+            .bind(millis(now))
+            .bind(now)
+            .execute(c)?;
+                Ok((image, true))
+            })
+            .await
     }
 
     /// Claims the next due job — queued and due, or running with an expired
     /// lease — for `lease`, counting an attempt.
     pub async fn claim_job(&self, lease: Duration) -> Result<Option<Job>> {
         let now = Utc::now();
-        let row = sqlx::query(
+        let row = db::query(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2,
              stage = 'starting', progress = 0
              WHERE id = (SELECT id FROM jobs WHERE (status = 'queued' AND run_after <= ?3)
@@ -427,27 +425,27 @@ impl Store {
         .bind(millis(now) + lease.as_millis() as i64)
         .bind(now)
         .bind(millis(now))
-        .fetch_optional(&self.writer)
+        .write_optional(&self.db)
         .await?;
         row.as_ref().map(job_from_row).transpose()
     }
 
     /// The latest job working on `subject_id`.
     pub async fn job_of(&self, subject_id: &str) -> Result<Option<Job>> {
-        let row = sqlx::query("SELECT * FROM jobs WHERE subject_id = ?1 ORDER BY created_at DESC, id DESC LIMIT 1")
+        let row = db::query("SELECT * FROM jobs WHERE subject_id = ?1 ORDER BY created_at DESC, id DESC LIMIT 1")
             .bind(subject_id)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?;
         row.as_ref().map(job_from_row).transpose()
     }
 
     /// A job of `scope` by id.
     pub async fn job(&self, scope: &Scope, id: &str) -> Result<Job> {
-        let row = sqlx::query("SELECT * FROM jobs WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+        let row = db::query("SELECT * FROM jobs WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?
             .ok_or_else(|| StoreError::not_found("job", id))?;
         job_from_row(&row)
@@ -455,14 +453,14 @@ impl Store {
 
     /// The jobs of `scope` working on `subject_id`, newest first.
     pub async fn jobs_of(&self, scope: &Scope, subject_id: &str) -> Result<Vec<Job>> {
-        let rows = sqlx::query(
+        let rows = db::query(
             "SELECT * FROM jobs WHERE subject_id = ?1 AND site_id = ?2 AND env = ?3
              ORDER BY created_at DESC, id DESC LIMIT 100",
         )
         .bind(subject_id)
         .bind(&scope.site_id)
         .bind(&scope.env)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         rows.iter().map(job_from_row).collect()
     }
@@ -472,7 +470,7 @@ impl Store {
     /// for `lease`. False when the attempt no longer holds the job.
     pub async fn job_progress(&self, job: &Job, step: Option<(&str, i64)>, lease: Duration) -> Result<bool> {
         let now = Utc::now();
-        let done = sqlx::query(
+        let done = db::query(
             "UPDATE jobs SET lease_until = ?3, updated_at = ?4, stage = coalesce(?5, stage),
              progress = coalesce(?6, progress)
              WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
@@ -483,21 +481,19 @@ impl Store {
         .bind(now)
         .bind(step.map(|s| s.0))
         .bind(step.map(|s| s.1.clamp(0, 100)))
-        .execute(&self.writer)
+        .write(&self.db)
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
     /// How many jobs are queued or running.
     pub async fn pending_jobs(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')")
-            .fetch_one(&self.reader)
-            .await?)
+        db::query_scalar("SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')").read_one(&self.db).await
     }
 
     /// Marks this attempt of `job` done (false when another attempt took it over).
-    async fn finish_attempt(conn: &mut SqliteConnection, job: &Job, status: &str, error: Option<&str>) -> Result<bool> {
-        let done = sqlx::query(
+    fn finish_attempt(conn: &Conn, job: &Job, status: &str, error: Option<&str>) -> Result<bool> {
+        let done = db::query(
             "UPDATE jobs SET status = ?3, error = ?4, lease_until = NULL, updated_at = ?5, stage = NULL,
              progress = CASE WHEN ?3 = 'done' THEN 100 ELSE progress END
              WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
@@ -507,8 +503,7 @@ impl Store {
         .bind(status)
         .bind(error)
         .bind(Utc::now())
-        .execute(conn)
-        .await?;
+        .execute(conn)?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -516,75 +511,83 @@ impl Store {
     /// (status completed, a logged update by `system:media`), its files are
     /// registered for serving, and the job is done — in one transaction.
     pub async fn complete_image_job(&self, job: &Job, result: ImageResult) -> Result<Image> {
-        let mut tx = self.writer.begin().await?;
-        if !Self::finish_attempt(&mut tx, job, "done", None).await? {
-            return Err(StoreError::conflict(None, format!("job {} was taken over by a later attempt", job.id)));
-        }
-        let before = any_image(&mut tx, &job.scope, &job.subject_id).await?;
-        let mut after = before.clone();
-        after.url = result.url;
-        after.mime = result.mime;
-        after.width = Some(result.width);
-        after.height = Some(result.height);
-        after.bytes = Some(result.bytes);
-        after.variants = result.variants;
-        after.color = Some(result.color);
-        after.status = ImageStatus::Completed;
-        after.error = None;
-        write_version(&mut tx, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update").await?;
-        for f in &result.files {
-            register_file(&mut tx, &f.path, &after.id, &f.mime).await?;
-        }
-        tx.commit().await?;
-        Ok(after)
+        let job = job.clone();
+        self.db
+            .write(move |c| {
+                let job = &job;
+                if !Self::finish_attempt(c, job, "done", None)? {
+                    return Err(StoreError::conflict(
+                        None,
+                        format!("job {} was taken over by a later attempt", job.id),
+                    ));
+                }
+                let before = any_image(c, &job.scope, &job.subject_id)?;
+                let mut after = before.clone();
+                after.url = result.url;
+                after.mime = result.mime;
+                after.width = Some(result.width);
+                after.height = Some(result.height);
+                after.bytes = Some(result.bytes);
+                after.variants = result.variants;
+                after.color = Some(result.color);
+                after.status = ImageStatus::Completed;
+                after.error = None;
+                write_version(c, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update")?;
+                for f in &result.files {
+                    register_file(c, &f.path, &after.id, &f.mime)?;
+                }
+                Ok(after)
+            })
+            .await
     }
 
     /// Records a failed attempt: the job runs again after a backoff while
     /// `retry` and attempts remain; otherwise it fails and so does its image,
     /// with `reason`. Returns whether it will run again.
     pub async fn fail_job(&self, job: &Job, reason: &str, retry: bool) -> Result<bool> {
-        let mut tx = self.writer.begin().await?;
-        let again = retry && job.attempts < job.max_attempts;
-        if again {
-            let done = sqlx::query(
-                "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5,
-                 stage = NULL, progress = 0
-                 WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
-            )
-            .bind(&job.id)
-            .bind(job.attempts)
-            .bind(reason)
-            .bind(millis(Utc::now()) + backoff(job.attempts).as_millis() as i64)
-            .bind(Utc::now())
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-            return Ok(done.rows_affected() == 1);
-        }
-        if !Self::finish_attempt(&mut tx, job, "failed", Some(reason)).await? {
-            return Ok(false);
-        }
-        if job.kind == PROCESS_IMAGE {
-            let before = any_image(&mut tx, &job.scope, &job.subject_id).await?;
-            let mut after = before.clone();
-            after.status = ImageStatus::Failed;
-            after.error = Some(reason.to_string());
-            write_version(&mut tx, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update")
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(false)
+        let (job, reason) = (job.clone(), reason.to_string());
+        self.db
+            .write(move |c| {
+                let (job, reason) = (&job, reason.as_str());
+                let again = retry && job.attempts < job.max_attempts;
+                if again {
+                    let done = db::query(
+                    "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5,
+                     stage = NULL, progress = 0
+                     WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+                )
+                .bind(&job.id)
+                .bind(job.attempts)
+                .bind(reason)
+                .bind(millis(Utc::now()) + backoff(job.attempts).as_millis() as i64)
+                .bind(Utc::now())
+                .execute(c)?;
+                    return Ok(done.rows_affected() == 1);
+                }
+                if !Self::finish_attempt(c, job, "failed", Some(reason))? {
+                    return Ok(false);
+                }
+                if job.kind == PROCESS_IMAGE {
+                    let before = any_image(c, &job.scope, &job.subject_id)?;
+                    let mut after = before.clone();
+                    after.status = ImageStatus::Failed;
+                    after.error = Some(reason.to_string());
+                    write_version(c, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update")?;
+                }
+                Ok(false)
+            })
+            .await
     }
 
     /// The type a path under `/uploads` is served as, while one of its
     /// images is live and completed.
     pub async fn served_file(&self, path: &str) -> Result<Option<ImageFile>> {
-        let mime: Option<String> = sqlx::query_scalar(
+        let mime: Option<String> = db::query_scalar(
             "SELECT f.mime FROM image_files f JOIN images i ON i.id = f.image_id
              WHERE f.path = ?1 AND i.archive_id IS NULL AND i.status = 'completed' LIMIT 1",
         )
         .bind(path)
-        .fetch_optional(&self.reader)
+        .read_optional(&self.db)
         .await?;
         Ok(mime.map(|mime| ImageFile { path: path.to_string(), mime }))
     }
@@ -592,7 +595,7 @@ impl Store {
     /// Up to `limit` live images (any scope) with no vector of `model`, or
     /// one made at an older version; with the hash of the text it was made of.
     pub async fn images_to_embed(&self, model: &str, limit: u32) -> Result<Vec<(Scope, Image, Option<String>)>> {
-        let rows = sqlx::query(
+        let rows = db::query(
             "SELECT i.*, e.text_hash AS known_hash FROM images i
              LEFT JOIN embeddings e ON e.entity_id = i.id AND e.model = ?1
              WHERE i.archive_id IS NULL AND (e.entity_id IS NULL OR e.version < i.version)
@@ -600,7 +603,7 @@ impl Store {
         )
         .bind(model)
         .bind(limit as i64)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         rows.iter()
             .map(|r| {
@@ -629,27 +632,32 @@ impl Store {
         let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
         // Only the entities whose vectors are searched.
         crate::vectors::table(entity)?;
-        let mut tx = self.writer.begin().await?;
-        sqlx::query(
-            "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)
-             ON CONFLICT (entity_id, model) DO UPDATE SET text_hash = excluded.text_hash, version = excluded.version,
-             dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at",
-        )
-        .bind(id)
-        .bind(model)
-        .bind(entity)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(text_hash)
-        .bind(vector.len() as i64)
-        .bind(blob)
-        .bind(Utc::now())
-        .bind(version)
-        .execute(&mut *tx)
-        .await?;
-        let generation = crate::vectors::raise(&mut tx, scope, entity, model).await?;
-        tx.commit().await?;
+        let (row_scope, row_entity, row_id, row_model, text_hash, dims) =
+            (scope.clone(), entity.to_string(), id.to_string(), model.to_string(), text_hash.to_string(), vector.len());
+        let generation = self
+            .db
+            .write(move |c| {
+            let (scope, entity, id, model) = (&row_scope, row_entity.as_str(), row_id.as_str(), row_model.as_str());
+            db::query(
+                "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)
+                 ON CONFLICT (entity_id, model) DO UPDATE SET text_hash = excluded.text_hash, version = excluded.version,
+                 dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at",
+            )
+            .bind(id)
+            .bind(model)
+            .bind(entity)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(&text_hash)
+            .bind(dims as i64)
+            .bind(blob)
+            .bind(Utc::now())
+            .bind(version)
+            .execute(c)?;
+            crate::vectors::raise(c, scope, entity, model)
+            })
+            .await?;
         self.vector_written(scope, entity, model, generation, id, vector);
         Ok(())
     }
@@ -659,18 +667,18 @@ impl Store {
     pub async fn touch_embedding(&self, entity: &str, id: &str, model: &str, version: i64) -> Result<()> {
         // Only the entities whose vectors are searched.
         crate::vectors::table(entity)?;
-        sqlx::query("UPDATE embeddings SET version = ?3 WHERE entity_id = ?1 AND model = ?2 AND version < ?3")
+        db::query("UPDATE embeddings SET version = ?3 WHERE entity_id = ?1 AND model = ?2 AND version < ?3")
             .bind(id)
             .bind(model)
             .bind(version)
-            .execute(&self.writer)
+            .write(&self.db)
             .await?;
         Ok(())
     }
 
     /// Every vector of `entity` records of `scope` for `model`, live records only.
     pub async fn embeddings(&self, scope: &Scope, entity: &str, model: &str) -> Result<Vec<(String, Vec<f32>)>> {
-        let rows: Vec<(String, Vec<u8>)> = sqlx::query_as(
+        let rows: Vec<(String, Vec<u8>)> = db::query_as(
             "SELECT e.entity_id, e.vector FROM embeddings e JOIN images i ON i.id = e.entity_id
              WHERE e.site_id = ?1 AND e.env = ?2 AND e.entity = ?3 AND e.model = ?4 AND i.archive_id IS NULL",
         )
@@ -678,7 +686,7 @@ impl Store {
         .bind(&scope.env)
         .bind(entity)
         .bind(model)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         Ok(rows
             .into_iter()
@@ -692,7 +700,7 @@ impl Store {
     /// Queues a job of `kind` on `subject_id`, due now.
     pub async fn enqueue_job(&self, kind: &str, scope: &Scope, subject_id: &str, payload: Value) -> Result<()> {
         let now = Utc::now();
-        sqlx::query(
+        db::query(
             "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
              created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
         )
@@ -705,7 +713,7 @@ impl Store {
         .bind(MAX_ATTEMPTS)
         .bind(millis(now))
         .bind(now)
-        .execute(&self.writer)
+        .write(&self.db)
         .await?;
         Ok(())
     }
@@ -720,39 +728,45 @@ impl Store {
         description: Option<String>,
         tags: Vec<String>,
     ) -> Result<Image> {
-        let mut tx = self.writer.begin().await?;
-        if !Self::finish_attempt(&mut tx, job, "done", None).await? {
-            return Err(StoreError::conflict(None, format!("job {} was taken over by a later attempt", job.id)));
-        }
-        let before = any_image(&mut tx, &job.scope, &job.subject_id).await?;
-        let mut after = before.clone();
-        let mark = |field: &str, after: &mut Image| {
-            if !after.generated.iter().any(|f| f == field) {
-                after.generated.push(field.to_string());
-            }
-        };
-        if let Some(alt) = alt.filter(|a| !a.trim().is_empty())
-            && after.alt.as_deref().is_none_or(|a| a.trim().is_empty())
-        {
-            after.alt = Some(alt.chars().take(300).collect());
-            mark("alt", &mut after);
-        }
-        if let Some(d) = description.filter(|d| !d.trim().is_empty())
-            && after.description.as_deref().is_none_or(|d| d.trim().is_empty())
-        {
-            after.description = Some(d.chars().take(2000).collect());
-            mark("description", &mut after);
-        }
-        if !tags.is_empty() && after.tags.is_empty() {
-            after.tags = tags;
-            mark("tags", &mut after);
-        }
-        if after != before {
-            write_version(&mut tx, &job.scope, &job_context(job, "system:vision"), &before, &mut after, "update")
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(after)
+        let job = job.clone();
+        self.db
+            .write(move |c| {
+                let job = &job;
+                if !Self::finish_attempt(c, job, "done", None)? {
+                    return Err(StoreError::conflict(
+                        None,
+                        format!("job {} was taken over by a later attempt", job.id),
+                    ));
+                }
+                let before = any_image(c, &job.scope, &job.subject_id)?;
+                let mut after = before.clone();
+                let mark = |field: &str, after: &mut Image| {
+                    if !after.generated.iter().any(|f| f == field) {
+                        after.generated.push(field.to_string());
+                    }
+                };
+                if let Some(alt) = alt.filter(|a| !a.trim().is_empty())
+                    && after.alt.as_deref().is_none_or(|a| a.trim().is_empty())
+                {
+                    after.alt = Some(alt.chars().take(300).collect());
+                    mark("alt", &mut after);
+                }
+                if let Some(d) = description.filter(|d| !d.trim().is_empty())
+                    && after.description.as_deref().is_none_or(|d| d.trim().is_empty())
+                {
+                    after.description = Some(d.chars().take(2000).collect());
+                    mark("description", &mut after);
+                }
+                if !tags.is_empty() && after.tags.is_empty() {
+                    after.tags = tags;
+                    mark("tags", &mut after);
+                }
+                if after != before {
+                    write_version(c, &job.scope, &job_context(job, "system:vision"), &before, &mut after, "update")?;
+                }
+                Ok(after)
+            })
+            .await
     }
 
     /// The live images of `scope` among `ids`, in no particular order.
@@ -760,29 +774,28 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut q = sqlx::QueryBuilder::new("SELECT * FROM images WHERE site_id = ");
+        let mut q = db::QueryBuilder::new("SELECT * FROM images WHERE site_id = ");
         q.push_bind(&scope.site_id).push(" AND env = ").push_bind(&scope.env);
         q.push(" AND archive_id IS NULL AND id IN (");
-        let mut list = q.separated(", ");
-        for id in ids {
-            list.push_bind(id);
-        }
+        q.push_list(ids, ", ", |q, id| {
+            q.push_bind(id);
+        });
         q.push(")");
-        let rows = q.build().fetch_all(&self.reader).await?;
+        let rows = q.build().read_all(&self.db).await?;
         rows.iter().map(Image::from_row).collect()
     }
 
     /// Up to `limit` uploads (any scope) received before `before` that no
     /// image was made of (no job names them), with their staged paths.
     pub async fn expired_uploads(&self, before: DateTime<Utc>, limit: u32) -> Result<Vec<(Scope, Upload, String)>> {
-        let rows = sqlx::query(
+        let rows = db::query(
             "SELECT * FROM uploads u WHERE created_at < ?1
              AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = u.id)
              ORDER BY created_at LIMIT ?2",
         )
         .bind(before)
         .bind(limit as i64)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         rows.iter()
             .map(|r| {
@@ -796,11 +809,11 @@ impl Store {
     /// Every URL path registered for the images of a site (live, archived,
     /// any status): the files under its folder that are kept.
     pub async fn registered_files(&self, site_id: &str) -> Result<std::collections::HashSet<String>> {
-        let paths: Vec<String> = sqlx::query_scalar(
+        let paths: Vec<String> = db::query_scalar(
             "SELECT f.path FROM image_files f JOIN images i ON i.id = f.image_id WHERE i.site_id = ?1",
         )
         .bind(site_id)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         Ok(paths.into_iter().collect())
     }
@@ -809,32 +822,31 @@ impl Store {
     /// latest job made of it: `None` when there is no such upload,
     /// `Some(None)` when no image was made of it.
     pub async fn upload_job_status(&self, site_id: &str, id: &str) -> Result<Option<Option<String>>> {
-        let row: Option<(Option<String>,)> = sqlx::query_as(
+        let row: Option<(Option<String>,)> = db::query_as(
             "SELECT (SELECT status FROM jobs WHERE json_extract(payload, '$.uploadId') = u.id
                      ORDER BY created_at DESC LIMIT 1)
              FROM uploads u WHERE u.id = ?1 AND u.site_id = ?2",
         )
         .bind(id)
         .bind(site_id)
-        .fetch_optional(&self.reader)
+        .read_optional(&self.db)
         .await?;
         Ok(row.map(|r| r.0))
     }
 
     /// The status of job `id` of a site, if there is one.
     pub async fn job_status(&self, site_id: &str, id: &str) -> Result<Option<String>> {
-        Ok(sqlx::query_scalar("SELECT status FROM jobs WHERE id = ?1 AND site_id = ?2")
+        db::query_scalar("SELECT status FROM jobs WHERE id = ?1 AND site_id = ?2")
             .bind(id)
             .bind(site_id)
-            .fetch_optional(&self.reader)
-            .await?)
+            .read_optional(&self.db)
+            .await
     }
 
     /// Makes every lease end now, as if the processes holding them had
     /// stopped (tests of restarts).
     pub async fn expire_leases(&self) -> Result<u64> {
-        let done =
-            sqlx::query("UPDATE jobs SET lease_until = 0 WHERE status = 'running'").execute(&self.writer).await?;
+        let done = db::query("UPDATE jobs SET lease_until = 0 WHERE status = 'running'").write(&self.db).await?;
         Ok(done.rows_affected())
     }
 }

@@ -3,18 +3,16 @@
 //! Each write runs in one transaction: check the rules, write the row, append
 //! the change-log record, commit. A write that changes nothing is not logged.
 
-use crate::batch::JobError;
-use crate::changes::{PendingChange, log_change};
+use crate::changes::log_change;
+use crate::db::{self, Conn};
 use crate::record::{Positioned, Record, load_live, require_live};
-use crate::records::{collection_by_slug, navigation_by_key, template_by_key};
+use crate::records::{collection_by_slug, template_by_key};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::input::*;
 use quire_core::model::*;
 use quire_core::templates::post_fields;
 use serde_json::{Value, json};
-use sqlx::SqliteConnection;
-use std::any::Any;
 
 /// A new, time-ordered id (UUID v7): ids sort in creation order, which
 /// keyset pagination relies on.
@@ -27,94 +25,69 @@ pub(crate) fn snapshot<T: Record>(record: &T) -> Value {
     serde_json::to_value(record).unwrap_or(Value::Null)
 }
 
+/// Checks and inserts `record`, logging a `create` change.
+fn insert_logged<T: Record>(c: &Conn, ctx: &ChangeContext, scope: &Scope, record: &T) -> Result<()> {
+    record.check(c, scope, None)?;
+    record.insert(c, scope)?;
+    log_change(c, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(record)))
+}
+
 /// A change to one record, applied inside a transaction.
 pub(crate) type Edit<T> = Box<dyn FnOnce(&mut T) + Send>;
 
 impl Store {
     /// Inserts `record` after checking it, logging a `create` change.
     pub(crate) async fn create_record<T: Record>(&self, ctx: &ChangeContext, scope: &Scope, record: T) -> Result<T> {
-        let mut tx = self.writer.begin().await?;
-        record.check(&mut tx, scope, None).await?;
-        record.insert(&mut tx, scope).await?;
-        log_change(&mut tx, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(&record))).await?;
-        tx.commit().await?;
-        Ok(record)
+        self.create_record_with(ctx, scope, record, |_, _| Ok(())).await
+    }
+
+    /// Inserts `record` after `fill` completed it from the database (its
+    /// position among siblings) and it was checked, logging a `create`
+    /// change; all of it in the writer's transaction.
+    pub(crate) async fn create_record_with<T: Record>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        mut record: T,
+        fill: impl FnOnce(&Conn, &mut T) -> Result<()> + Send + 'static,
+    ) -> Result<T> {
+        let (ctx, scope) = (ctx.clone(), scope.clone());
+        self.db
+            .write(move |c| {
+                fill(c, &mut record)?;
+                insert_logged(c, &ctx, &scope, &record)?;
+                Ok(record)
+            })
+            .await
     }
 
     /// Loads a live record, lets `change` modify it, checks and writes it,
     /// logging an `update` change with before and after.
     ///
-    /// Optimistic first: the record is read and checked on a reader
-    /// connection, and the writer runs only the versioned UPDATE (plus the
-    /// key and reference checks when the change touched them), together with
-    /// concurrent updates in one group commit that also writes their
-    /// change-log records. If another write got there first (before the
-    /// batch, or earlier in it), the change is redone on the current record
-    /// inside the batch's transaction, where no one else can interleave, so
-    /// concurrent edits apply in turn and none fails for losing a race.
+    /// All of it runs in the writer's transaction (see `db.rs`), together
+    /// with concurrent writes in one group commit, where no one else can
+    /// interleave: concurrent edits apply in turn and none fails for losing
+    /// a race. A change that changes nothing writes and logs nothing.
     pub(crate) async fn update_record<T: Record>(
         &self,
         ctx: &ChangeContext,
         scope: &Scope,
         id: &str,
-        change: impl Fn(&mut T) -> Result<()> + Send + Sync + 'static,
+        change: impl FnOnce(&mut T) -> Result<()> + Send + 'static,
     ) -> Result<T> {
-        let change = std::sync::Arc::new(change);
-        let mut conn = self.reader.acquire().await?;
-        let before = require_live::<T>(&mut conn, scope, id).await?;
-        let mut after = before.clone();
-        change(&mut after)?;
-        if after == before {
-            return Ok(before);
-        }
-        after.bump();
-        after.check(&mut conn, scope, Some(&before)).await?;
-        drop(conn);
-        // The write joins the next group commit (see `batch.rs`).
-        let recheck = !after.same_references(&before);
-        let log = PendingChange {
-            scope: scope.clone(),
-            ctx: ctx.clone(),
-            entity: T::KIND,
-            entity_id: after.id().to_string(),
-            action: "update",
-            before: Some(snapshot(&before)),
-            after: Some(snapshot(&after)),
-        };
-        let job_id = id.to_string();
-        let done = self
-            .batcher
-            .run(Box::new(move |conn| {
-                let (before, after, log, change, id) =
-                    (before.clone(), after.clone(), log.clone(), std::sync::Arc::clone(&change), job_id.clone());
-                Box::pin(async move {
-                    if recheck {
-                        after.check(&mut *conn, &log.scope, Some(&before)).await.map_err(JobError::clean)?;
-                    }
-                    if after.write(&mut *conn).await.map_err(JobError::clean)? {
-                        return Ok((Some(log), Box::new(after) as Box<dyn Any + Send>));
-                    }
-                    // Lost the race: redo the change on the current record.
-                    let current = require_live::<T>(&mut *conn, &log.scope, &id).await.map_err(JobError::clean)?;
-                    let mut next = current.clone();
-                    change(&mut next).map_err(JobError::clean)?;
-                    if next == current {
-                        return Ok((None, Box::new(current) as Box<dyn Any + Send>));
-                    }
-                    next.bump();
-                    next.check(&mut *conn, &log.scope, Some(&current)).await.map_err(JobError::clean)?;
-                    if !next.write(&mut *conn).await.map_err(JobError::clean)? {
-                        return Err(JobError::clean(StoreError::Corrupt(format!(
-                            "{} {id} changed inside the writer's own transaction",
-                            T::KIND
-                        ))));
-                    }
-                    let log = PendingChange { before: Some(snapshot(&current)), after: Some(snapshot(&next)), ..log };
-                    Ok((Some(log), Box::new(next) as Box<dyn Any + Send>))
-                })
-            }))
-            .await?;
-        done.downcast::<T>().map(|t| *t).map_err(|_| StoreError::Corrupt("a batch answered another type".into()))
+        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
+        self.db
+            .write(move |c| {
+                let before = require_live::<T>(c, &scope, &id)?;
+                let mut after = before.clone();
+                change(&mut after)?;
+                if after == before {
+                    return Ok(before);
+                }
+                write_version(c, &scope, &ctx, &before, &mut after, "update")?;
+                Ok(after)
+            })
+            .await
     }
 
     /// Moves a record one place up (`-1`) or down (`1`) among its siblings
@@ -134,43 +107,8 @@ impl Store {
         }
         // Read and written in one transaction: two quick moves are applied
         // one after the other, each to the order the other left.
-        let mut tx = self.writer.begin().await?;
-        let me = require_live::<T>(&mut tx, scope, id).await?;
-        let (condition, keys) = me.siblings();
-        let sql = format!(
-            "SELECT id, sort_order FROM {} WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND {condition} \
-             ORDER BY sort_order, id",
-            T::TABLE,
-        );
-        let mut query =
-            sqlx::query_as::<_, (String, i64)>(sqlx::AssertSqlSafe(sql)).bind(&scope.site_id).bind(&scope.env);
-        for key in keys {
-            query = query.bind(key);
-        }
-        let siblings = query.fetch_all(&mut *tx).await?;
-        let Some(at) = siblings.iter().position(|(s, _)| s == id) else { return Ok(()) };
-        let Some(other) = at.checked_add_signed(by as isize).filter(|o| *o < siblings.len()) else { return Ok(()) };
-        // New positions: the list's order with the two swapped, renumbered
-        // only where a tie would hide the swap.
-        let mut order: Vec<(String, i64)> = siblings.clone();
-        order.swap(at, other);
-        let mut changes: Vec<(String, Edit<T>)> = Vec::new();
-        let ties = siblings.windows(2).any(|w| w[0].1 == w[1].1);
-        if ties {
-            for (n, (sid, old)) in order.iter().enumerate() {
-                let n = n as i64;
-                if *old != n {
-                    changes.push((sid.clone(), Box::new(move |r: &mut T| r.set_position(n))));
-                }
-            }
-        } else {
-            let (a, b) = (siblings[at].1, siblings[other].1);
-            changes.push((siblings[at].0.clone(), Box::new(move |r: &mut T| r.set_position(b))));
-            changes.push((siblings[other].0.clone(), Box::new(move |r: &mut T| r.set_position(a))));
-        }
-        apply_edits(&mut tx, ctx, scope, changes).await?;
-        tx.commit().await?;
-        Ok(())
+        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
+        self.db.write(move |c| shift_in::<T>(c, &ctx, &scope, &id, by)).await
     }
 
     /// Moves a page one place up (`by` -1) or down (1) among its siblings.
@@ -191,8 +129,8 @@ impl Store {
 
     /// Reads a live record by id.
     pub(crate) async fn get_record<T: Record>(&self, scope: &Scope, id: &str) -> Result<T> {
-        let mut conn = self.reader.acquire().await?;
-        require_live::<T>(&mut conn, scope, id).await
+        let (scope, id) = (scope.clone(), id.to_string());
+        self.db.read(move |c| require_live::<T>(c, &scope, &id)).await
     }
 
     // ------------------------------------------------------------ pages
@@ -200,10 +138,7 @@ impl Store {
     /// Creates a page (default status draft, placed last among its siblings).
     pub async fn create_page(&self, ctx: &ChangeContext, scope: &Scope, input: NewPage) -> Result<Page> {
         let now = Utc::now();
-        let sort_order = match input.sort_order {
-            Some(n) => n,
-            None => self.next_page_order(scope, input.parent_id.as_deref()).await?,
-        };
+        let placed = input.sort_order.is_some();
         let page = Page {
             id: new_id(),
             name: input.name,
@@ -212,26 +147,29 @@ impl Store {
             is_protected: input.is_protected.unwrap_or(false),
             meta: input.meta.unwrap_or_else(|| json!({})),
             indexing: input.indexing.unwrap_or(true),
-            sort_order,
+            sort_order: input.sort_order.unwrap_or(0),
             status: input.status.unwrap_or(PublishStatus::Draft),
             version: 1,
             created_at: now,
             updated_at: now,
         };
-        self.create_record(ctx, scope, page).await
-    }
-
-    async fn next_page_order(&self, scope: &Scope, parent: Option<&str>) -> Result<i64> {
-        let max: Option<i64> = sqlx::query_scalar(
-            "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS ?3 AND archive_id IS NULL",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(parent)
-        .fetch_one(&self.reader)
-        .await?;
-        // A sibling may sit at i64::MAX (any order is accepted): stay there.
-        Ok(max.map_or(0, |m| m.saturating_add(1)))
+        let site = scope.clone();
+        self.create_record_with(ctx, scope, page, move |c, page| {
+            if !placed {
+                let max: Option<i64> = db::query_scalar(
+                    "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS ?3 \
+                     AND archive_id IS NULL",
+                )
+                .bind(&site.site_id)
+                .bind(&site.env)
+                .bind(&page.parent_id)
+                .fetch_one(c)?;
+                // A sibling may sit at i64::MAX (any order is accepted): stay there.
+                page.sort_order = max.map_or(0, |m| m.saturating_add(1));
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// A live page by id.
@@ -241,14 +179,8 @@ impl Store {
 
     /// A live page by slug.
     pub async fn page_by_slug(&self, scope: &Scope, slug: &str) -> Result<Page> {
-        let row =
-            sqlx::query("SELECT * FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .bind(slug)
-                .fetch_optional(&self.reader)
-                .await?;
-        row.as_ref().map(Page::from_row).transpose()?.ok_or_else(|| StoreError::not_found("page", slug))
+        let (scope, slug) = (scope.clone(), slug.to_string());
+        self.db.read(move |c| crate::records::page_by_slug(c, &scope, &slug)).await
     }
 
     /// Applies a patch to a page.
@@ -271,18 +203,8 @@ impl Store {
         input: NewSection,
     ) -> Result<PageSection> {
         let now = Utc::now();
-        let sort_order = match input.sort_order {
-            Some(n) => n,
-            None => {
-                let max: Option<i64> = sqlx::query_scalar(
-                    "SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL",
-                )
-                .bind(page_id)
-                .fetch_one(&self.reader)
-                .await?;
-                max.map_or(0, |m| m.saturating_add(1))
-            }
-        };
+        let placed = input.sort_order.is_some();
+        let sort_order = input.sort_order.unwrap_or(0);
         let section = PageSection {
             id: new_id(),
             page_id: page_id.to_string(),
@@ -295,7 +217,18 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        self.create_record(ctx, scope, section).await
+        self.create_record_with(ctx, scope, section, move |c, section| {
+            if !placed {
+                let max: Option<i64> = db::query_scalar(
+                    "SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL",
+                )
+                .bind(&section.page_id)
+                .fetch_one(c)?;
+                section.sort_order = max.map_or(0, |m| m.saturating_add(1));
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// A live section by id.
@@ -343,13 +276,16 @@ impl Store {
 
     /// A live template by id or key.
     pub async fn template(&self, scope: &Scope, id_or_key: &str) -> Result<SectionTemplate> {
-        let mut conn = self.reader.acquire().await?;
-        if let Some(t) = load_live::<SectionTemplate>(&mut conn, scope, id_or_key).await? {
-            return Ok(t);
-        }
-        template_by_key(&mut conn, scope, id_or_key)
-            .await?
-            .ok_or_else(|| StoreError::not_found("section template", id_or_key))
+        let (scope, id_or_key) = (scope.clone(), id_or_key.to_string());
+        self.db
+            .read(move |c| {
+                if let Some(t) = load_live::<SectionTemplate>(c, &scope, &id_or_key)? {
+                    return Ok(t);
+                }
+                template_by_key(c, &scope, &id_or_key)?
+                    .ok_or_else(|| StoreError::not_found("section template", id_or_key))
+            })
+            .await
     }
 
     /// Applies a patch to a template.
@@ -398,13 +334,16 @@ impl Store {
 
     /// A live collection by id or slug.
     pub async fn collection(&self, scope: &Scope, id_or_slug: &str) -> Result<Collection> {
-        let mut conn = self.reader.acquire().await?;
-        if let Some(c) = collection_by_slug(&mut conn, scope, id_or_slug).await? {
-            return Ok(c);
-        }
-        load_live::<Collection>(&mut conn, scope, id_or_slug)
-            .await?
-            .ok_or_else(|| StoreError::not_found("collection", id_or_slug))
+        let (scope, id_or_slug) = (scope.clone(), id_or_slug.to_string());
+        self.db
+            .read(move |c| {
+                if let Some(found) = collection_by_slug(c, &scope, &id_or_slug)? {
+                    return Ok(found);
+                }
+                load_live::<Collection>(c, &scope, &id_or_slug)?
+                    .ok_or_else(|| StoreError::not_found("collection", id_or_slug))
+            })
+            .await
     }
 
     /// Applies a patch to a collection.
@@ -464,12 +403,17 @@ impl Store {
     /// A live entry by collection (id or slug) and slug.
     pub async fn entry_by_slug(&self, scope: &Scope, collection: &str, slug: &str) -> Result<Entry> {
         let collection = self.collection(scope, collection).await?;
-        let row = sqlx::query("SELECT * FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL")
-            .bind(&collection.id)
-            .bind(slug)
-            .fetch_optional(&self.reader)
-            .await?;
-        row.as_ref().map(Entry::from_row).transpose()?.ok_or_else(|| StoreError::not_found("entry", slug))
+        let slug = slug.to_string();
+        self.db
+            .read(move |c| {
+                let row =
+                    db::query("SELECT * FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL")
+                        .bind(&collection.id)
+                        .bind(&slug)
+                        .fetch_optional(c)?;
+                row.as_ref().map(Entry::from_row).transpose()?.ok_or_else(|| StoreError::not_found("entry", slug))
+            })
+            .await
     }
 
     /// Applies a patch to an entry; publishing sets publishedAt the first time.
@@ -516,15 +460,16 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        let mut tx = self.writer.begin().await?;
-        image.check(&mut tx, scope, None).await?;
-        image.insert(&mut tx, scope).await?;
         // A file put in place by the caller (the demo seed): served as the
         // type recorded here.
-        crate::media::register_file(&mut tx, &image.url, &image.id, &image.mime).await?;
-        log_change(&mut tx, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image))).await?;
-        tx.commit().await?;
-        Ok(image)
+        let (ctx, scope) = (ctx.clone(), scope.clone());
+        self.db
+            .write(move |c| {
+                insert_logged(c, &ctx, &scope, &image)?;
+                crate::media::register_file(c, &image.url, &image.id, &image.mime)?;
+                Ok(image)
+            })
+            .await
     }
 
     /// A live image by id.
@@ -565,13 +510,8 @@ impl Store {
 
     /// A live navigation by id or key.
     pub async fn navigation(&self, scope: &Scope, id_or_key: &str) -> Result<Navigation> {
-        let mut conn = self.reader.acquire().await?;
-        if let Some(n) = navigation_by_key(&mut conn, scope, id_or_key).await? {
-            return Ok(n);
-        }
-        load_live::<Navigation>(&mut conn, scope, id_or_key)
-            .await?
-            .ok_or_else(|| StoreError::not_found("navigation", id_or_key))
+        let (scope, id_or_key) = (scope.clone(), id_or_key.to_string());
+        self.db.read(move |c| crate::records::navigation(c, &scope, &id_or_key)).await
     }
 
     /// Applies a patch to a navigation.
@@ -600,13 +540,7 @@ impl Store {
         input: NewNavItem,
     ) -> Result<NavItem> {
         let nav = self.navigation(scope, navigation).await?;
-        let siblings: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS ?2 AND archive_id IS NULL",
-        )
-        .bind(&nav.id)
-        .bind(&input.parent_id)
-        .fetch_one(&self.reader)
-        .await?;
+        let placed = input.sort_order.is_some();
         let now = Utc::now();
         let item = NavItem {
             id: new_id(),
@@ -616,13 +550,24 @@ impl Store {
             target_type: input.target_type,
             target_id: input.target_id,
             url: input.url,
-            sort_order: input.sort_order.unwrap_or(siblings),
+            sort_order: input.sort_order.unwrap_or(0),
             visible: input.visible.unwrap_or(true),
             version: 1,
             created_at: now,
             updated_at: now,
         };
-        self.create_record(ctx, scope, item).await
+        self.create_record_with(ctx, scope, item, move |c, item| {
+            if !placed {
+                item.sort_order = db::query_scalar(
+                    "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS ?2 AND archive_id IS NULL",
+                )
+                .bind(&item.navigation_id)
+                .bind(&item.parent_id)
+                .fetch_one(c)?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// A live nav item by id.
@@ -647,8 +592,8 @@ impl Store {
 }
 
 /// Writes `after` as the next version of `before` and logs it as `action`.
-pub(crate) async fn write_version<T: Record>(
-    conn: &mut SqliteConnection,
+pub(crate) fn write_version<T: Record>(
+    conn: &Conn,
     scope: &Scope,
     ctx: &ChangeContext,
     before: &T,
@@ -656,11 +601,11 @@ pub(crate) async fn write_version<T: Record>(
     action: &'static str,
 ) -> Result<()> {
     after.bump();
-    after.check(conn, scope, Some(before)).await?;
-    if !after.write(conn).await? {
+    after.check(conn, scope, Some(before))?;
+    if !after.write(conn, before)? {
         return Err(StoreError::conflict(None, format!("{} {} changed meanwhile; try again", T::KIND, after.id())));
     }
-    log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after))).await
+    log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))
 }
 
 fn mime_from_name(name: &str) -> &'static str {
@@ -678,15 +623,15 @@ fn mime_from_name(name: &str) -> &'static str {
 
 /// Applies `changes` to live records of one kind inside `conn`'s
 /// transaction, logging each record that changed as an `update`.
-async fn apply_edits<T: Record>(
-    conn: &mut SqliteConnection,
+fn apply_edits<T: Record>(
+    conn: &Conn,
     ctx: &ChangeContext,
     scope: &Scope,
     changes: Vec<(String, Edit<T>)>,
 ) -> Result<Vec<T>> {
     let mut out = Vec::with_capacity(changes.len());
     for (id, change) in changes {
-        let before = require_live::<T>(&mut *conn, scope, &id).await?;
+        let before = require_live::<T>(conn, scope, &id)?;
         let mut after = before.clone();
         change(&mut after);
         if after == before {
@@ -694,13 +639,51 @@ async fn apply_edits<T: Record>(
             continue;
         }
         after.bump();
-        after.check(&mut *conn, scope, Some(&before)).await?;
-        if !after.write(&mut *conn).await? {
+        after.check(conn, scope, Some(&before))?;
+        if !after.write(conn, &before)? {
             return Err(StoreError::Corrupt(format!("{} {id} changed inside a write transaction", T::KIND)));
         }
-        log_change(&mut *conn, scope, ctx, T::KIND, &id, "update", Some(snapshot(&before)), Some(snapshot(&after)))
-            .await?;
+        log_change(conn, scope, ctx, T::KIND, &id, "update", Some(snapshot(&before)), Some(snapshot(&after)))?;
         out.push(after);
     }
     Ok(out)
+}
+
+/// Swaps the record `id` with its neighbour `by` places away among its
+/// siblings (see [`Store::shift`]), inside the writer's transaction.
+fn shift_in<T: Record + Positioned>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, by: i64) -> Result<()> {
+    let me = require_live::<T>(conn, scope, id)?;
+    let (condition, keys) = me.siblings();
+    let sql = format!(
+        "SELECT id, sort_order FROM {} WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND {condition} \
+         ORDER BY sort_order, id",
+        T::TABLE,
+    );
+    let mut query = db::query_as::<(String, i64)>(sql).bind(&scope.site_id).bind(&scope.env);
+    for key in keys {
+        query = query.bind(key);
+    }
+    let siblings = query.fetch_all(conn)?;
+    let Some(at) = siblings.iter().position(|(s, _)| s == id) else { return Ok(()) };
+    let Some(other) = at.checked_add_signed(by as isize).filter(|o| *o < siblings.len()) else { return Ok(()) };
+    // New positions: the list's order with the two swapped, renumbered
+    // only where a tie would hide the swap.
+    let mut order: Vec<(String, i64)> = siblings.clone();
+    order.swap(at, other);
+    let mut changes: Vec<(String, Edit<T>)> = Vec::new();
+    let ties = siblings.windows(2).any(|w| w[0].1 == w[1].1);
+    if ties {
+        for (n, (sid, old)) in order.iter().enumerate() {
+            let n = n as i64;
+            if *old != n {
+                changes.push((sid.clone(), Box::new(move |r: &mut T| r.set_position(n))));
+            }
+        }
+    } else {
+        let (a, b) = (siblings[at].1, siblings[other].1);
+        changes.push((siblings[at].0.clone(), Box::new(move |r: &mut T| r.set_position(b))));
+        changes.push((siblings[other].0.clone(), Box::new(move |r: &mut T| r.set_position(a))));
+    }
+    apply_edits(conn, ctx, scope, changes)?;
+    Ok(())
 }

@@ -1,14 +1,12 @@
 //! The [`Record`] trait: what the generic create / update / archive / revert
 //! machinery needs to know about each kind of content record.
 
+use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::{Result, Scope};
 use chrono::{DateTime, Utc};
 use quire_core::model::EntityKind;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
-use std::future::Future;
 
 /// A content record the store can create, update, archive and revert.
 pub(crate) trait Record:
@@ -43,26 +41,56 @@ pub(crate) trait Record:
         *u = updated_at;
     }
     /// Decodes a row of its table.
-    fn from_row(row: &SqliteRow) -> Result<Self>;
+    fn from_row(row: &Row) -> Result<Self>;
+    /// Its columns and their values, `id` first; the scope's `site_id` and
+    /// `env` are not among them.
+    fn columns(&self) -> Vec<(&'static str, db::Value)>;
     /// Inserts it into the scope.
-    fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> impl Future<Output = Result<()>> + Send;
-    /// Writes every mutable column of the row with its id, if the stored
-    /// version is still the one before this record's (optimistic locking);
-    /// false when another write got there first.
-    fn write(&self, conn: &mut SqliteConnection) -> impl Future<Output = Result<bool>> + Send;
-    /// Whether the keys and references of `self` (slug, parent, target …)
-    /// are those of `before`, so the rules about them need no new check.
-    fn same_references(&self, before: &Self) -> bool;
+    fn insert(&self, conn: &Conn, scope: &Scope) -> Result<()> {
+        let columns = self.columns();
+        let mut sql = QueryBuilder::new(format!("INSERT INTO {} (site_id, env", Self::TABLE));
+        for (name, _) in &columns {
+            sql.push(", ").push(name);
+        }
+        sql.push(") VALUES (").push_bind(scope.site_id.as_str()).push(", ").push_bind(scope.env.as_str());
+        for (_, value) in columns {
+            sql.push(", ").push_bind(value);
+        }
+        sql.push(")").build().execute(conn)?;
+        Ok(())
+    }
+    /// Writes the columns whose values differ from `before`'s (the stored
+    /// record it was made from), if the stored version is still `before`'s
+    /// (optimistic locking); false when another write got there first.
+    /// Columns left alone are not written, so neither are the index
+    /// entries made of them.
+    fn write(&self, conn: &Conn, before: &Self) -> Result<bool> {
+        let (old, new) = (before.columns(), self.columns());
+        let version = old.iter().find(|(name, _)| *name == "version").map(|(_, v)| v.clone());
+        let mut sql = QueryBuilder::new(format!("UPDATE {} SET ", Self::TABLE));
+        let mut first = true;
+        for ((name, value), (_, was)) in new.into_iter().zip(old) {
+            if value == was {
+                continue;
+            }
+            if !first {
+                sql.push(", ");
+            }
+            first = false;
+            sql.push(name).push(" = ").push_bind(value);
+        }
+        if first {
+            return Ok(true);
+        }
+        let version = version.unwrap_or(db::Value::Null);
+        sql.push(" WHERE id = ").push_bind(self.id()).push(" AND version = ").push_bind(version);
+        Ok(sql.build().execute(conn)?.rows_affected() == 1)
+    }
     /// Checks every rule that needs the database (references, uniqueness,
     /// content against templates); changes nothing. `before` is the stored
     /// version on an update: references and unique keys it already had were
     /// checked when they were written and are not queried again.
-    fn check(
-        &self,
-        conn: &mut SqliteConnection,
-        scope: &Scope,
-        before: Option<&Self>,
-    ) -> impl Future<Output = Result<()>> + Send;
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()>;
 }
 
 /// A record with a position among siblings (`sort_order`).
@@ -120,31 +148,31 @@ pub(crate) fn table_of(kind: quire_core::model::EntityKind) -> &'static str {
 }
 
 /// Loads a live record of kind `T` by id.
-pub(crate) async fn load_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<Option<T>> {
-    let row = sqlx::query(T::SELECT_LIVE).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn).await?;
+pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
+    let row = db::query(T::SELECT_LIVE).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
 
 /// Loads a live record or fails with not-found.
-pub(crate) async fn require_live<T: Record>(conn: &mut SqliteConnection, scope: &Scope, id: &str) -> Result<T> {
-    load_live::<T>(conn, scope, id).await?.ok_or_else(|| crate::StoreError::not_found(T::KIND.as_str(), id))
+pub(crate) fn require_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<T> {
+    load_live::<T>(conn, scope, id)?.ok_or_else(|| crate::StoreError::not_found(T::KIND.as_str(), id))
 }
 
 /// Reads a JSON text column.
-pub(crate) fn json_col<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<T> {
+pub(crate) fn json_col<T: DeserializeOwned>(row: &Row, col: &str) -> Result<T> {
     let text: String = row.try_get(col)?;
     Ok(serde_json::from_str(&text)?)
 }
 
 /// Reads a nullable JSON text column.
-pub(crate) fn json_opt<T: DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<Option<T>> {
+pub(crate) fn json_opt<T: DeserializeOwned>(row: &Row, col: &str) -> Result<Option<T>> {
     let text: Option<String> = row.try_get(col)?;
     Ok(text.map(|t| serde_json::from_str(&t)).transpose()?)
 }
 
 /// Reads a string enum column.
 pub(crate) fn enum_col<T>(
-    row: &SqliteRow,
+    row: &Row,
     col: &str,
     parse: fn(&str, &str) -> Result<T, quire_core::FieldError>,
 ) -> Result<T> {

@@ -1,6 +1,7 @@
 //! [`Record`] for each kind of content: row mapping, SQL and the rules that
 //! need the database (references, uniqueness, content against templates).
 
+use crate::db::{self, Conn, Row};
 use crate::record::{Record, enum_col, json_col, json_opt, load_live, to_json};
 use crate::{Result, Scope, StoreError};
 use chrono::{DateTime, Utc};
@@ -9,8 +10,6 @@ use quire_core::model::*;
 use quire_core::slug::check_slug;
 use quire_core::{FieldError, ValidationErrors};
 use serde_json::Value;
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection};
 
 fn text_rule(errors: &mut Vec<FieldError>, field: &str, value: &str, max: usize) {
     errors.extend(quire_core::text::check_line(field, value, max).err());
@@ -36,12 +35,12 @@ fn upload_url_rule(errors: &mut Vec<FieldError>, field: &str, value: &str) {
     }
 }
 
-async fn exists(conn: &mut SqliteConnection, sql: &'static str, args: &[&str]) -> Result<bool> {
-    let mut q = sqlx::query_scalar::<_, i64>(sql);
+fn exists(conn: &Conn, sql: &'static str, args: &[&str]) -> Result<bool> {
+    let mut q = db::query_scalar::<i64>(sql);
     for a in args {
         q = q.bind(*a);
     }
-    Ok(q.fetch_optional(conn).await?.is_some())
+    Ok(q.fetch_optional(conn)?.is_some())
 }
 
 // ---------------------------------------------------------------- pages
@@ -61,10 +60,7 @@ impl Record for Page {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.slug == before.slug && self.parent_id == before.parent_id
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(Page {
             id: row.try_get("id")?,
             name: row.try_get("name")?,
@@ -80,50 +76,23 @@ impl Record for Page {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO pages (id, site_id, env, name, slug, parent_id, is_protected, meta, indexing, sort_order, status, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.name)
-        .bind(&self.slug)
-        .bind(&self.parent_id)
-        .bind(self.is_protected)
-        .bind(to_json(&self.meta))
-        .bind(self.indexing)
-        .bind(self.sort_order)
-        .bind(self.status.as_str())
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("name", (&self.name).into()),
+            ("slug", (&self.slug).into()),
+            ("parent_id", (&self.parent_id).into()),
+            ("is_protected", self.is_protected.into()),
+            ("meta", to_json(&self.meta).into()),
+            ("indexing", self.indexing.into()),
+            ("sort_order", self.sort_order.into()),
+            ("status", self.status.as_str().into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE pages SET name = ?2, slug = ?3, parent_id = ?4, is_protected = ?5, meta = ?6, indexing = ?7,
-             sort_order = ?8, status = ?9, version = ?10, updated_at = ?11 WHERE id = ?1 AND version = ?10 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.name)
-        .bind(&self.slug)
-        .bind(&self.parent_id)
-        .bind(self.is_protected)
-        .bind(to_json(&self.meta))
-        .bind(self.indexing)
-        .bind(self.sort_order)
-        .bind(self.status.as_str())
-        .bind(self.version)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         text_rule(&mut errors, "name", &self.name, 200);
         if let Err(e) = check_slug("slug", &self.slug) {
@@ -154,7 +123,7 @@ impl Record for Page {
             let mut cursor = Some(parent.clone());
             let mut depth = 0;
             while let Some(id) = cursor {
-                let Some(p) = load_live::<Page>(conn, scope, &id).await? else {
+                let Some(p) = load_live::<Page>(conn, scope, &id)? else {
                     return Err(StoreError::invalid("parentId", format!("page {id} does not exist")));
                 };
                 if p.parent_id.as_deref() == Some(self.id.as_str()) || depth > 64 {
@@ -169,8 +138,7 @@ impl Record for Page {
                 conn,
                 "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
                 &[&scope.site_id, &scope.env, &self.slug, &self.id],
-            )
-            .await?
+            )?
         {
             return Err(StoreError::conflict(
                 Some("slug"),
@@ -198,10 +166,7 @@ impl Record for SectionTemplate {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.key == before.key
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(SectionTemplate {
             id: row.try_get("id")?,
             key: row.try_get("key")?,
@@ -213,41 +178,19 @@ impl Record for SectionTemplate {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO section_templates (id, site_id, env, key, name, description, fields, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.key)
-        .bind(&self.name)
-        .bind(&self.description)
-        .bind(to_json(&self.fields))
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("key", (&self.key).into()),
+            ("name", (&self.name).into()),
+            ("description", (&self.description).into()),
+            ("fields", to_json(&self.fields).into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE section_templates SET key = ?2, name = ?3, description = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1 AND version = ?6 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.key)
-        .bind(&self.name)
-        .bind(&self.description)
-        .bind(to_json(&self.fields))
-        .bind(self.version)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         if let Err(e) = check_slug("key", &self.key) {
             errors.push(e);
@@ -263,11 +206,10 @@ impl Record for SectionTemplate {
         ValidationErrors::check(errors)?;
         if before.is_none_or(|b| b.key != self.key)
             && exists(
-            conn,
-            "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
-            &[&scope.site_id, &scope.env, &self.key, &self.id],
-        )
-        .await?
+                conn,
+                "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &self.key, &self.id],
+            )?
         {
             return Err(StoreError::conflict(Some("key"), format!("template key \"{}\" is already in use", self.key)));
         }
@@ -276,19 +218,14 @@ impl Record for SectionTemplate {
 }
 
 /// The live template with `key`, if any.
-pub(crate) async fn template_by_key(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    key: &str,
-) -> Result<Option<SectionTemplate>> {
-    let row = sqlx::query(
+pub(crate) fn template_by_key(conn: &Conn, scope: &Scope, key: &str) -> Result<Option<SectionTemplate>> {
+    let row = db::query(
         "SELECT * FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
     )
     .bind(&scope.site_id)
     .bind(&scope.env)
     .bind(key)
-    .fetch_optional(conn)
-    .await?;
+    .fetch_optional(conn)?;
     row.as_ref().map(SectionTemplate::from_row).transpose()
 }
 
@@ -312,10 +249,7 @@ impl Record for PageSection {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.page_id == before.page_id && self.template_key == before.template_key
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(PageSection {
             id: row.try_get("id")?,
             page_id: row.try_get("page_id")?,
@@ -329,63 +263,37 @@ impl Record for PageSection {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO page_sections (id, site_id, env, page_id, template_key, content, sort_order, status, hidden, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.page_id)
-        .bind(&self.template_key)
-        .bind(to_json(&self.content))
-        .bind(self.sort_order)
-        .bind(self.status.as_str())
-        .bind(self.hidden)
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("page_id", (&self.page_id).into()),
+            ("template_key", (&self.template_key).into()),
+            ("content", to_json(&self.content).into()),
+            ("sort_order", self.sort_order.into()),
+            ("status", self.status.as_str().into()),
+            ("hidden", self.hidden.into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE page_sections SET page_id = ?2, template_key = ?3, content = ?4, sort_order = ?5, status = ?6, hidden = ?7,
-             version = ?8, updated_at = ?9 WHERE id = ?1 AND version = ?8 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.page_id)
-        .bind(&self.template_key)
-        .bind(to_json(&self.content))
-        .bind(self.sort_order)
-        .bind(self.status.as_str())
-        .bind(self.hidden)
-        .bind(self.version)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         // A live section's page is live (archiving a page takes its sections).
         let same_page = before.is_some_and(|b| b.page_id == self.page_id);
-        if !same_page && load_live::<Page>(conn, scope, &self.page_id).await?.is_none() {
+        if !same_page && load_live::<Page>(conn, scope, &self.page_id)?.is_none() {
             return Err(StoreError::invalid("pageId", format!("page {} does not exist", self.page_id)));
         }
         // Content kept under the same template was checked when it was written.
         if before.is_some_and(|b| b.template_key == self.template_key && b.content == self.content) {
             return Ok(());
         }
-        let Some(template) = template_by_key(conn, scope, &self.template_key).await? else {
-            let keys: Vec<String> = sqlx::query_scalar(
+        let Some(template) = template_by_key(conn, scope, &self.template_key)? else {
+            let keys: Vec<String> = db::query_scalar(
                 "SELECT key FROM section_templates WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL ORDER BY key",
             )
             .bind(&scope.site_id)
             .bind(&scope.env)
-            .fetch_all(conn)
-            .await?;
+            .fetch_all(conn)?;
             return Err(StoreError::invalid(
                 "templateKey",
                 format!("\"{}\" is not one of {}", self.template_key, keys.join(", ")),
@@ -413,10 +321,7 @@ impl Record for Collection {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.slug == before.slug
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(Collection {
             id: row.try_get("id")?,
             slug: row.try_get("slug")?,
@@ -428,39 +333,19 @@ impl Record for Collection {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO collections (id, site_id, env, slug, name, kind, fields, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.slug)
-        .bind(&self.name)
-        .bind(self.kind.as_str())
-        .bind(to_json(&self.fields))
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("slug", (&self.slug).into()),
+            ("name", (&self.name).into()),
+            ("kind", self.kind.as_str().into()),
+            ("fields", to_json(&self.fields).into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query("UPDATE collections SET slug = ?2, name = ?3, kind = ?4, fields = ?5, version = ?6, updated_at = ?7 WHERE id = ?1 AND version = ?6 - 1")
-            .bind(&self.id)
-            .bind(&self.slug)
-            .bind(&self.name)
-            .bind(self.kind.as_str())
-            .bind(to_json(&self.fields))
-            .bind(self.version)
-            .bind(self.updated_at)
-            .execute(conn)
-            .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         if let Err(e) = check_slug("slug", &self.slug) {
             errors.push(e);
@@ -470,31 +355,28 @@ impl Record for Collection {
         ValidationErrors::check(errors)?;
         if before.is_none_or(|b| b.slug != self.slug)
             && exists(
-            conn,
-            "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
-            &[&scope.site_id, &scope.env, &self.slug, &self.id],
-        )
-        .await?
+                conn,
+                "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND id <> ?4 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &self.slug, &self.id],
+            )?
         {
-            return Err(StoreError::conflict(Some("slug"), format!("collection slug \"{}\" is already in use", self.slug)));
+            return Err(StoreError::conflict(
+                Some("slug"),
+                format!("collection slug \"{}\" is already in use", self.slug),
+            ));
         }
         Ok(())
     }
 }
 
 /// The live collection with `slug`, if any.
-pub(crate) async fn collection_by_slug(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    slug: &str,
-) -> Result<Option<Collection>> {
+pub(crate) fn collection_by_slug(conn: &Conn, scope: &Scope, slug: &str) -> Result<Option<Collection>> {
     let row =
-        sqlx::query("SELECT * FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+        db::query("SELECT * FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
             .bind(&scope.site_id)
             .bind(&scope.env)
             .bind(slug)
-            .fetch_optional(conn)
-            .await?;
+            .fetch_optional(conn)?;
     row.as_ref().map(Collection::from_row).transpose()
 }
 
@@ -515,10 +397,7 @@ impl Record for Entry {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.slug == before.slug && self.collection_id == before.collection_id
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(Entry {
             id: row.try_get("id")?,
             collection_id: row.try_get("collection_id")?,
@@ -537,57 +416,26 @@ impl Record for Entry {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO entries (id, site_id, env, collection_id, slug, title, content, status, author, category, tags, excerpt,
-             featured_image, published_at, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.collection_id)
-        .bind(&self.slug)
-        .bind(&self.title)
-        .bind(to_json(&self.content))
-        .bind(self.status.as_str())
-        .bind(&self.author)
-        .bind(&self.category)
-        .bind(to_json(&self.tags))
-        .bind(&self.excerpt)
-        .bind(&self.featured_image)
-        .bind(self.published_at)
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("collection_id", (&self.collection_id).into()),
+            ("slug", (&self.slug).into()),
+            ("title", (&self.title).into()),
+            ("content", to_json(&self.content).into()),
+            ("status", self.status.as_str().into()),
+            ("author", (&self.author).into()),
+            ("category", (&self.category).into()),
+            ("tags", to_json(&self.tags).into()),
+            ("excerpt", (&self.excerpt).into()),
+            ("featured_image", (&self.featured_image).into()),
+            ("published_at", self.published_at.into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE entries SET collection_id = ?2, slug = ?3, title = ?4, content = ?5, status = ?6, author = ?7, category = ?8,
-             tags = ?9, excerpt = ?10, featured_image = ?11, published_at = ?12, version = ?13, updated_at = ?14 WHERE id = ?1 AND version = ?13 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.collection_id)
-        .bind(&self.slug)
-        .bind(&self.title)
-        .bind(to_json(&self.content))
-        .bind(self.status.as_str())
-        .bind(&self.author)
-        .bind(&self.category)
-        .bind(to_json(&self.tags))
-        .bind(&self.excerpt)
-        .bind(&self.featured_image)
-        .bind(self.published_at)
-        .bind(self.version)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         // Content already stored in this collection was checked when it was
         // written (and a live entry's collection is live: archiving a
         // collection takes its entries along), so an update that leaves both
@@ -596,7 +444,7 @@ impl Record for Entry {
         let collection = if content_kept {
             None
         } else {
-            let Some(collection) = load_live::<Collection>(conn, scope, &self.collection_id).await? else {
+            let Some(collection) = load_live::<Collection>(conn, scope, &self.collection_id)? else {
                 return Err(StoreError::invalid(
                     "collectionId",
                     format!("collection {} does not exist", self.collection_id),
@@ -630,13 +478,11 @@ impl Record for Entry {
                 conn,
                 "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND id <> ?3 AND archive_id IS NULL",
                 &[&self.collection_id, &self.slug, &self.id],
-            )
-            .await?
+            )?
         {
             let name = match collection {
                 Some(c) => c.slug,
-                None => load_live::<Collection>(conn, scope, &self.collection_id)
-                    .await?
+                None => load_live::<Collection>(conn, scope, &self.collection_id)?
                     .map_or_else(|| self.collection_id.clone(), |c| c.slug),
             };
             return Err(StoreError::conflict(
@@ -665,10 +511,7 @@ impl Record for Image {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, _before: &Self) -> bool {
-        true
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(Image {
             id: row.try_get("id")?,
             url: row.try_get("url")?,
@@ -694,72 +537,33 @@ impl Record for Image {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO images (id, site_id, env, url, filename, mime, width, height, bytes, content_hash, alt, description, tags,
-             categories, status, source, attribution, variants, version, created_at, updated_at, color, error, generated)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.url)
-        .bind(&self.filename)
-        .bind(&self.mime)
-        .bind(self.width)
-        .bind(self.height)
-        .bind(self.bytes)
-        .bind(&self.content_hash)
-        .bind(&self.alt)
-        .bind(&self.description)
-        .bind(to_json(&self.tags))
-        .bind(to_json(&self.categories))
-        .bind(self.status.as_str())
-        .bind(self.source.as_str())
-        .bind(self.attribution.as_ref().map(to_json))
-        .bind(to_json(&self.variants))
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .bind(&self.color)
-        .bind(&self.error)
-        .bind(to_json(&self.generated))
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("url", (&self.url).into()),
+            ("filename", (&self.filename).into()),
+            ("mime", (&self.mime).into()),
+            ("width", self.width.into()),
+            ("height", self.height.into()),
+            ("bytes", self.bytes.into()),
+            ("content_hash", (&self.content_hash).into()),
+            ("alt", (&self.alt).into()),
+            ("description", (&self.description).into()),
+            ("tags", to_json(&self.tags).into()),
+            ("categories", to_json(&self.categories).into()),
+            ("status", self.status.as_str().into()),
+            ("source", self.source.as_str().into()),
+            ("attribution", self.attribution.as_ref().map(to_json).into()),
+            ("variants", to_json(&self.variants).into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+            ("color", (&self.color).into()),
+            ("error", (&self.error).into()),
+            ("generated", to_json(&self.generated).into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE images SET url = ?2, filename = ?3, mime = ?4, width = ?5, height = ?6, bytes = ?7, content_hash = ?8, alt = ?9,
-             description = ?10, tags = ?11, categories = ?12, status = ?13, source = ?14, attribution = ?15, variants = ?16,
-             version = ?17, updated_at = ?18, color = ?19, error = ?20, generated = ?21 WHERE id = ?1 AND version = ?17 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.url)
-        .bind(&self.filename)
-        .bind(&self.mime)
-        .bind(self.width)
-        .bind(self.height)
-        .bind(self.bytes)
-        .bind(&self.content_hash)
-        .bind(&self.alt)
-        .bind(&self.description)
-        .bind(to_json(&self.tags))
-        .bind(to_json(&self.categories))
-        .bind(self.status.as_str())
-        .bind(self.source.as_str())
-        .bind(self.attribution.as_ref().map(to_json))
-        .bind(to_json(&self.variants))
-        .bind(self.version)
-        .bind(self.updated_at)
-        .bind(&self.color)
-        .bind(&self.error)
-        .bind(to_json(&self.generated))
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, _conn: &mut SqliteConnection, _scope: &Scope, _before: Option<&Self>) -> Result<()> {
+    fn check(&self, _conn: &Conn, _scope: &Scope, _before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         upload_url_rule(&mut errors, "url", &self.url);
         text_rule(&mut errors, "filename", &self.filename, 255);
@@ -798,10 +602,7 @@ impl Record for Navigation {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.key == before.key
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(Navigation {
             id: row.try_get("id")?,
             key: row.try_get("key")?,
@@ -812,39 +613,18 @@ impl Record for Navigation {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO navigations (id, site_id, env, key, name, max_items, version, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.key)
-        .bind(&self.name)
-        .bind(self.max_items)
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("key", (&self.key).into()),
+            ("name", (&self.name).into()),
+            ("max_items", self.max_items.into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE navigations SET key = ?2, name = ?3, max_items = ?4, version = ?5, updated_at = ?6 WHERE id = ?1 AND version = ?5 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.key)
-        .bind(&self.name)
-        .bind(self.max_items)
-        .bind(self.version)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         if let Err(e) = check_slug("key", &self.key) {
             errors.push(e);
@@ -856,32 +636,33 @@ impl Record for Navigation {
         ValidationErrors::check(errors)?;
         if before.is_none_or(|b| b.key != self.key)
             && exists(
-            conn,
-            "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
-            &[&scope.site_id, &scope.env, &self.key, &self.id],
-        )
-        .await?
+                conn,
+                "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND id <> ?4 AND archive_id IS NULL",
+                &[&scope.site_id, &scope.env, &self.key, &self.id],
+            )?
         {
-            return Err(StoreError::conflict(Some("key"), format!("navigation key \"{}\" is already in use", self.key)));
+            return Err(StoreError::conflict(
+                Some("key"),
+                format!("navigation key \"{}\" is already in use", self.key),
+            ));
         }
         Ok(())
     }
 }
 
 /// Refuses a new top-level item (other than `item_id`) in a full navigation.
-pub(crate) async fn top_level_room(conn: &mut SqliteConnection, navigation_id: &str, item_id: &str) -> Result<()> {
-    let row: Option<(String, Option<i64>)> = sqlx::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
+pub(crate) fn top_level_room(conn: &Conn, navigation_id: &str, item_id: &str) -> Result<()> {
+    let row: Option<(String, Option<i64>)> = db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
         .bind(navigation_id)
-        .fetch_optional(&mut *conn)
-        .await?;
+        .fetch_optional(conn)?;
     let Some((key, Some(max))) = row else { return Ok(()) };
-    let count: i64 = sqlx::query_scalar(
+    let count: i64 = db::query_scalar(
         "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL AND id <> ?2",
     )
     .bind(navigation_id)
     .bind(item_id)
     .fetch_one(conn)
-    .await?;
+    ?;
     if count >= max {
         return Err(StoreError::conflict(
             None,
@@ -892,18 +673,13 @@ pub(crate) async fn top_level_room(conn: &mut SqliteConnection, navigation_id: &
 }
 
 /// The live navigation with `key`, if any.
-pub(crate) async fn navigation_by_key(
-    conn: &mut SqliteConnection,
-    scope: &Scope,
-    key: &str,
-) -> Result<Option<Navigation>> {
+pub(crate) fn navigation_by_key(conn: &Conn, scope: &Scope, key: &str) -> Result<Option<Navigation>> {
     let row =
-        sqlx::query("SELECT * FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL")
+        db::query("SELECT * FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL")
             .bind(&scope.site_id)
             .bind(&scope.env)
             .bind(key)
-            .fetch_optional(conn)
-            .await?;
+            .fetch_optional(conn)?;
     row.as_ref().map(Navigation::from_row).transpose()
 }
 
@@ -924,13 +700,7 @@ impl Record for NavItem {
     fn stamp(&mut self) -> (&mut i64, &mut DateTime<Utc>) {
         (&mut self.version, &mut self.updated_at)
     }
-    fn same_references(&self, before: &Self) -> bool {
-        self.navigation_id == before.navigation_id
-            && self.parent_id == before.parent_id
-            && self.target_type == before.target_type
-            && self.target_id == before.target_id
-    }
-    fn from_row(row: &SqliteRow) -> Result<Self> {
+    fn from_row(row: &Row) -> Result<Self> {
         Ok(NavItem {
             id: row.try_get("id")?,
             navigation_id: row.try_get("navigation_id")?,
@@ -946,50 +716,23 @@ impl Record for NavItem {
             updated_at: row.try_get("updated_at")?,
         })
     }
-    async fn insert(&self, conn: &mut SqliteConnection, scope: &Scope) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO nav_items (id, site_id, env, navigation_id, parent_id, label, target_type, target_id, url, sort_order, visible,
-             version, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        )
-        .bind(&self.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&self.navigation_id)
-        .bind(&self.parent_id)
-        .bind(&self.label)
-        .bind(self.target_type.as_str())
-        .bind(&self.target_id)
-        .bind(&self.url)
-        .bind(self.sort_order)
-        .bind(self.visible)
-        .bind(self.version)
-        .bind(self.created_at)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(())
+    fn columns(&self) -> Vec<(&'static str, db::Value)> {
+        vec![
+            ("id", (&self.id).into()),
+            ("navigation_id", (&self.navigation_id).into()),
+            ("parent_id", (&self.parent_id).into()),
+            ("label", (&self.label).into()),
+            ("target_type", self.target_type.as_str().into()),
+            ("target_id", (&self.target_id).into()),
+            ("url", (&self.url).into()),
+            ("sort_order", self.sort_order.into()),
+            ("visible", self.visible.into()),
+            ("version", self.version.into()),
+            ("created_at", self.created_at.into()),
+            ("updated_at", self.updated_at.into()),
+        ]
     }
-    async fn write(&self, conn: &mut SqliteConnection) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE nav_items SET navigation_id = ?2, parent_id = ?3, label = ?4, target_type = ?5, target_id = ?6, url = ?7,
-             sort_order = ?8, visible = ?9, version = ?10, updated_at = ?11 WHERE id = ?1 AND version = ?10 - 1",
-        )
-        .bind(&self.id)
-        .bind(&self.navigation_id)
-        .bind(&self.parent_id)
-        .bind(&self.label)
-        .bind(self.target_type.as_str())
-        .bind(&self.target_id)
-        .bind(&self.url)
-        .bind(self.sort_order)
-        .bind(self.visible)
-        .bind(self.version)
-        .bind(self.updated_at)
-        .execute(conn)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-    async fn check(&self, conn: &mut SqliteConnection, scope: &Scope, before: Option<&Self>) -> Result<()> {
+    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()> {
         let mut errors = Vec::new();
         text_rule(&mut errors, "label", &self.label, 80);
         match self.target_type {
@@ -1025,10 +768,10 @@ impl Record for NavItem {
         let joins_top_level = self.parent_id.is_none()
             && !(unchanged(|n| n.parent_id.as_deref()) && unchanged(|n| Some(n.navigation_id.as_str())));
         if joins_top_level {
-            top_level_room(conn, &self.navigation_id, &self.id).await?;
+            top_level_room(conn, &self.navigation_id, &self.id)?;
         }
         if !unchanged(|n| Some(n.navigation_id.as_str()))
-            && load_live::<Navigation>(conn, scope, &self.navigation_id).await?.is_none()
+            && load_live::<Navigation>(conn, scope, &self.navigation_id)?.is_none()
         {
             return Err(StoreError::invalid(
                 "navigationId",
@@ -1039,9 +782,9 @@ impl Record for NavItem {
             unchanged(|n| n.target_id.as_deref()) && before.is_some_and(|b| b.target_type == self.target_type);
         if let Some(target) = self.target_id.as_ref().filter(|_| !same_target) {
             let found = match self.target_type {
-                NavTargetType::Page => load_live::<Page>(conn, scope, target).await?.is_some(),
-                NavTargetType::Entry => load_live::<Entry>(conn, scope, target).await?.is_some(),
-                NavTargetType::Media => load_live::<Image>(conn, scope, target).await?.is_some(),
+                NavTargetType::Page => load_live::<Page>(conn, scope, target)?.is_some(),
+                NavTargetType::Entry => load_live::<Entry>(conn, scope, target)?.is_some(),
+                NavTargetType::Media => load_live::<Image>(conn, scope, target)?.is_some(),
                 NavTargetType::Url | NavTargetType::Placeholder => true,
             };
             if !found {
@@ -1056,7 +799,7 @@ impl Record for NavItem {
             let mut cursor = Some(parent.clone());
             let mut depth = 0;
             while let Some(id) = cursor {
-                let Some(p) = load_live::<NavItem>(conn, scope, &id).await? else {
+                let Some(p) = load_live::<NavItem>(conn, scope, &id)? else {
                     return Err(StoreError::invalid("parentId", format!("nav item {id} does not exist")));
                 };
                 if p.navigation_id != self.navigation_id {
@@ -1071,4 +814,22 @@ impl Record for NavItem {
         }
         Ok(())
     }
+}
+
+/// The live page of `scope` with `slug`.
+pub(crate) fn page_by_slug(conn: &Conn, scope: &Scope, slug: &str) -> Result<Page> {
+    let row = db::query("SELECT * FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(slug)
+        .fetch_optional(conn)?;
+    row.as_ref().map(Page::from_row).transpose()?.ok_or_else(|| StoreError::not_found("page", slug))
+}
+
+/// The live navigation of `scope` with key `id_or_key`, else with that id.
+pub(crate) fn navigation(conn: &Conn, scope: &Scope, id_or_key: &str) -> Result<Navigation> {
+    if let Some(n) = navigation_by_key(conn, scope, id_or_key)? {
+        return Ok(n);
+    }
+    load_live::<Navigation>(conn, scope, id_or_key)?.ok_or_else(|| StoreError::not_found("navigation", id_or_key))
 }

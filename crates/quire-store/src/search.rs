@@ -6,11 +6,11 @@
 //! documents the embedding sweep reads ([`Store::documents_to_embed`]) all
 //! go through it. Images are searched the same way by `search_images`.
 
+use crate::db::{self, QueryBuilder};
 use crate::list::fts_query;
 use crate::record::Record;
 use crate::{EntryFilter, Result, Scope, Store};
 use quire_core::model::{Entry, Page};
-use sqlx::{QueryBuilder, Row, Sqlite};
 
 /// A kind of record searched by full text and by vectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +48,14 @@ impl Searched {
         }
     }
 
+    /// The columns of its full-text table, as its view names them.
+    fn columns(self) -> &'static str {
+        match self {
+            Searched::Page => "name, slug, meta, sections",
+            Searched::Entry => "title, excerpt, content, tags",
+        }
+    }
+
     /// BM25 column weights: names and titles weigh most, then tags and
     /// meta, then the body text.
     fn weights(self) -> &'static str {
@@ -68,6 +76,31 @@ impl Searched {
             }
         }
     }
+}
+
+/// Rebuilds the full-text rows of the documents whose text changed in this
+/// transaction (the triggers note them in `search_pending`) and forgets
+/// them. Runs once before each commit that may have changed content — the
+/// writer's group commit, an import — so full-text search sees exactly what
+/// is committed, and FTS5 writes one segment per transaction instead of
+/// one per write.
+pub(crate) fn index_pending(conn: &db::Conn) -> Result<()> {
+    let pending: bool = db::query_scalar("SELECT EXISTS (SELECT 1 FROM search_pending)").fetch_one(conn)?;
+    if !pending {
+        return Ok(());
+    }
+    for kind in Searched::ALL {
+        let (view, _) = kind.document();
+        let (fts, columns, entity) = (kind.fts(), kind.columns(), kind.entity());
+        let pending = format!("SELECT doc_rowid FROM search_pending WHERE kind = '{entity}'");
+        db::query(format!("DELETE FROM {fts} WHERE rowid IN ({pending})")).execute(conn)?;
+        db::query(format!(
+            "INSERT INTO {fts} (rowid, {columns}) SELECT doc_rowid, {columns} FROM {view} WHERE doc_rowid IN ({pending})"
+        ))
+        .execute(conn)?;
+    }
+    db::query("DELETE FROM search_pending").execute(conn)?;
+    Ok(())
 }
 
 /// A record's searchable text, for the embedding sweep.
@@ -96,7 +129,7 @@ pub struct SearchFilter {
     pub entries: EntryFilter,
 }
 
-fn push_filter(q: &mut QueryBuilder<Sqlite>, alias: &str, kind: Searched, filter: &SearchFilter) {
+fn push_filter(q: &mut QueryBuilder, alias: &str, kind: Searched, filter: &SearchFilter) {
     if kind != Searched::Entry {
         return;
     }
@@ -139,7 +172,8 @@ impl Store {
         q.push(" AND r.archive_id IS NULL");
         push_filter(&mut q, "r", kind, filter);
         q.push(format!(" ORDER BY bm25({index}, {}), r.id DESC LIMIT ", kind.weights())).push_bind(limit as i64);
-        Ok(q.build_query_scalar::<String>().fetch_all(&self.reader).await?)
+        let q = q.build_query_scalar::<String>();
+        self.db.read(move |c| q.fetch_all(c)).await
     }
 
     async fn ranked<T: Record>(
@@ -157,20 +191,19 @@ impl Store {
         q.push(" AND r.archive_id IS NULL");
         push_filter(&mut q, "r", kind, filter);
         q.push(" AND r.id IN (");
-        let mut list = q.separated(", ");
-        for id in ids {
-            list.push_bind(id.clone());
-        }
+        q.push_list(ids, ", ", |q, id| {
+            q.push_bind(id);
+        });
         q.push(")");
-        let rows = q.build().fetch_all(&self.reader).await?;
-        let mut found: Vec<(usize, T)> = rows
-            .iter()
-            .map(|r| {
-                let t = T::from_row(r)?;
+        let q = q.build();
+        let records: Vec<T> = self.db.read(move |c| q.fetch_all(c)?.iter().map(T::from_row).collect()).await?;
+        let mut found: Vec<(usize, T)> = records
+            .into_iter()
+            .map(|t| {
                 let rank = ids.iter().position(|id| id == t.id()).unwrap_or(usize::MAX);
-                Ok((rank, t))
+                (rank, t)
             })
-            .collect::<Result<_>>()?;
+            .collect();
         found.sort_by_key(|(rank, _)| *rank);
         Ok(found.into_iter().map(|(_, t)| t).collect())
     }
@@ -198,17 +231,22 @@ impl Store {
              ORDER BY d.id LIMIT ?2"
         );
         // `view` and `text` are constants of `Searched`; values are bound.
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(model).bind(limit as i64).fetch_all(&self.reader).await?;
-        rows.iter()
-            .map(|r| {
-                Ok(SearchDocument {
-                    scope: Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
-                    id: r.try_get("id")?,
-                    text: r.try_get("text")?,
-                    known_hash: r.try_get("known_hash")?,
-                    version: r.try_get("version")?,
-                })
+        let q = db::query(sql).bind(model).bind(limit as i64);
+        self.db
+            .read(move |c| {
+                q.fetch_all(c)?
+                    .iter()
+                    .map(|r| {
+                        Ok(SearchDocument {
+                            scope: Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
+                            id: r.try_get("id")?,
+                            text: r.try_get("text")?,
+                            known_hash: r.try_get("known_hash")?,
+                            version: r.try_get("version")?,
+                        })
+                    })
+                    .collect()
             })
-            .collect()
+            .await
     }
 }

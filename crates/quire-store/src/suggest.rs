@@ -2,8 +2,8 @@
 //! ids with the words a person recognises them by, one query per kind,
 //! reading no content.
 
+use crate::db;
 use crate::{Result, Scope, Store};
-use sqlx::Row;
 
 /// A record a picker offers: its id and how a person knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,18 +21,24 @@ pub struct Suggestion {
 impl Store {
     /// Up to `limit` live pages, in tree order (root pages' order, then ids).
     pub async fn page_suggestions(&self, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
-        let rows = sqlx::query(
-            "SELECT id, name, slug FROM pages WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
-             ORDER BY sort_order, id LIMIT ?3",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(i64::from(limit))
-        .fetch_all(&self.reader)
-        .await?;
-        rows.iter()
-            .map(|r| Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("name")?, place: r.try_get("slug")? }))
-            .collect()
+        let scope = scope.clone();
+        self.db
+            .read(move |c| {
+                let rows = db::query(
+                    "SELECT id, name, slug FROM pages WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
+                     ORDER BY sort_order, id LIMIT ?3",
+                )
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .bind(i64::from(limit))
+                .fetch_all(c)?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("name")?, place: r.try_get("slug")? })
+                    })
+                    .collect()
+            })
+            .await
     }
 
     /// Up to `per_collection` newest live entries of each of the first
@@ -43,49 +49,58 @@ impl Store {
         collections: u32,
         per_collection: u32,
     ) -> Result<Vec<Suggestion>> {
-        let listed = sqlx::query(
-            "SELECT id, name FROM collections WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
-             ORDER BY slug LIMIT ?3",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(i64::from(collections))
-        .fetch_all(&self.reader)
-        .await?;
-        let mut out = Vec::new();
-        for c in &listed {
-            let (id, name): (String, String) = (c.try_get("id")?, c.try_get("name")?);
-            let rows = sqlx::query(
-                "SELECT id, title FROM entries
-                 WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 AND collection_id = ?3
-                 ORDER BY id DESC LIMIT ?4",
-            )
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .bind(&id)
-            .bind(i64::from(per_collection))
-            .fetch_all(&self.reader)
-            .await?;
-            for r in &rows {
-                out.push(Suggestion { id: r.try_get("id")?, label: r.try_get("title")?, place: name.clone() });
-            }
-        }
-        Ok(out)
+        let scope = scope.clone();
+        self.db
+            .read(move |c| {
+                let listed = db::query(
+                    "SELECT id, name FROM collections WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
+                     ORDER BY slug LIMIT ?3",
+                )
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .bind(i64::from(collections))
+                .fetch_all(c)?;
+                let mut out = Vec::new();
+                for col in &listed {
+                    let (id, name): (String, String) = (col.try_get("id")?, col.try_get("name")?);
+                    let rows = db::query(
+                        "SELECT id, title FROM entries
+                         WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 AND collection_id = ?3
+                         ORDER BY id DESC LIMIT ?4",
+                    )
+                    .bind(&scope.site_id)
+                    .bind(&scope.env)
+                    .bind(&id)
+                    .bind(i64::from(per_collection))
+                    .fetch_all(c)?;
+                    for r in &rows {
+                        out.push(Suggestion { id: r.try_get("id")?, label: r.try_get("title")?, place: name.clone() });
+                    }
+                }
+                Ok(out)
+            })
+            .await
     }
 
     /// Up to `limit` newest live images, named by alt text or file name.
     pub async fn image_suggestions(&self, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
-        let rows = sqlx::query(
-            "SELECT id, url, coalesce(nullif(alt, ''), filename) AS label FROM images
-             WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 ORDER BY id DESC LIMIT ?3",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(i64::from(limit))
-        .fetch_all(&self.reader)
-        .await?;
-        rows.iter()
-            .map(|r| Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("label")?, place: r.try_get("url")? }))
-            .collect()
+        let scope = scope.clone();
+        self.db
+            .read(move |c| {
+                let rows = db::query(
+                    "SELECT id, url, coalesce(nullif(alt, ''), filename) AS label FROM images
+                     WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 ORDER BY id DESC LIMIT ?3",
+                )
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .bind(i64::from(limit))
+                .fetch_all(c)?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("label")?, place: r.try_get("url")? })
+                    })
+                    .collect()
+            })
+            .await
     }
 }

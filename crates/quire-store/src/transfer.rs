@@ -23,11 +23,12 @@
 //! reads one snapshot; the import is one transaction, so a file that is
 //! cut short or wrong anywhere changes nothing.
 
+use crate::db::{self, Conn, QueryBuilder};
 use crate::{Result, Store, StoreError};
 use base64::Engine;
 use serde_json::{Value, json};
-use sqlx::{Row, TypeInfo, ValueRef};
 use std::io::{BufRead, Write};
+use tokio::sync::mpsc;
 
 /// The format's version (`quireExport`).
 const FORMAT: i64 = 1;
@@ -66,52 +67,71 @@ fn quoted(name: &str) -> String {
 impl Store {
     /// The tables an export holds, in the order it writes them.
     async fn exported_tables(&self) -> Result<Vec<String>> {
-        let mut names: Vec<String> = sqlx::query_scalar(
-            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table'
-             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '_sqlx_migrations' ORDER BY name",
-        )
-        .fetch_all(&self.reader)
-        .await?;
-        names.sort_by_key(|n| LAST.contains(&n.as_str()));
-        Ok(names)
+        self.db.read(exported_tables).await
     }
 
     /// The last migration applied to this database.
     async fn schema_version(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("SELECT coalesce(max(version), 0) FROM _sqlx_migrations").fetch_one(&self.reader).await?)
+        self.db.read(schema_version).await
     }
 
     /// Writes every row of every table to `out` as JSON lines (see the
     /// module's documentation), from one snapshot of the database.
     pub async fn export(&self, out: &mut dyn Write) -> Result<TransferReport> {
-        let tables = self.exported_tables().await?;
-        let schema = self.schema_version().await?;
-        let mut tx = self.reader.begin().await?;
-        writeln!(out, "{}", json!({ "quireExport": FORMAT, "schema": schema, "tables": tables.len() })).map_err(io)?;
-        let mut report = TransferReport { tables: tables.len(), rows: 0 };
-        for table in &tables {
-            let columns: Vec<String> = sqlx::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
-                .bind(table)
-                .fetch_all(&mut *tx)
-                .await?;
-            let count: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {}", quoted(table))))
-                .fetch_one(&mut *tx)
-                .await?;
-            writeln!(out, "{}", json!({ "table": table, "columns": columns, "rows": count })).map_err(io)?;
-            let names: Vec<String> = columns.iter().map(|c| quoted(c)).collect();
-            let sql = format!("SELECT {} FROM {}", names.join(", "), quoted(table));
-            let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(&mut *tx).await?;
-            for row in &rows {
-                let values = (0..row.columns().len()).map(|i| value_of(row, i)).collect::<Result<Vec<Value>>>()?;
-                serde_json::to_writer(&mut *out, &values).map_err(|e| io(e.into()))?;
-                out.write_all(b"\n").map_err(io)?;
+        // The rows are read on a reader connection, in one read
+        // transaction, and written to `out` here as they come.
+        let (lines, mut received) = mpsc::channel::<Vec<u8>>(64);
+        let read = self.db.read(move |c| {
+            c.transaction(false, |c| {
+                let tables = exported_tables(c)?;
+                let schema = schema_version(c)?;
+                let send =
+                    |line: Vec<u8>| lines.blocking_send(line).map_err(|_| io(std::io::ErrorKind::BrokenPipe.into()));
+                let header = json!({ "quireExport": FORMAT, "schema": schema, "tables": tables.len() });
+                send(format!("{header}\n").into_bytes())?;
+                let mut report = TransferReport { tables: tables.len(), rows: 0 };
+                for table in &tables {
+                    let columns: Vec<String> = db::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
+                        .bind(table)
+                        .fetch_all(c)?;
+                    let count: i64 =
+                        db::query_scalar(format!("SELECT count(*) FROM {}", quoted(table))).fetch_one(c)?;
+                    send(format!("{}\n", json!({ "table": table, "columns": columns, "rows": count })).into_bytes())?;
+                    let names: Vec<String> = columns.iter().map(|c| quoted(c)).collect();
+                    let sql = format!("SELECT {} FROM {}", names.join(", "), quoted(table));
+                    let mut failed = None;
+                    db::query(sql).each(c, |row| {
+                        let values: Vec<Value> = row.values().iter().map(value_of).collect();
+                        let mut line = serde_json::to_vec(&values).unwrap_or_default();
+                        line.push(b'\n');
+                        report.rows += 1;
+                        match send(line) {
+                            Ok(()) => true,
+                            Err(e) => {
+                                failed = Some(e);
+                                false
+                            }
+                        }
+                    })?;
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                }
+                send(format!("{}\n", json!({ "end": true, "rows": report.rows })).into_bytes())?;
+                Ok(report)
+            })
+        });
+        // Owns the receiving end, so a failed write to `out` drops it and the
+        // reader's next send fails instead of waiting for room forever.
+        let write = async move {
+            while let Some(line) = received.recv().await {
+                out.write_all(&line).map_err(io)?;
             }
-            report.rows += rows.len() as u64;
-        }
-        tx.commit().await?;
-        writeln!(out, "{}", json!({ "end": true, "rows": report.rows })).map_err(io)?;
-        out.flush().map_err(io)?;
-        Ok(report)
+            out.flush().map_err(io)
+        };
+        let (report, written) = tokio::join!(read, write);
+        written?;
+        report
     }
 
     /// Reads an export (see the module's documentation) into this
@@ -147,23 +167,66 @@ impl Store {
             ));
         }
         let known = self.exported_tables().await?;
-        for table in &known {
-            let any: Option<i64> =
-                sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT 1 FROM {} LIMIT 1", quoted(table))))
-                    .fetch_optional(&self.reader)
-                    .await?;
-            if any.is_some() {
-                return Err(StoreError::Conflict {
-                    message: format!("the database already holds data (table {table}); import into a new, empty one"),
-                    field: None,
-                });
+        let tables = known.clone();
+        self.db
+            .read(move |c| {
+                for table in &tables {
+                    let any: Option<i64> =
+                        db::query_scalar(format!("SELECT 1 FROM {} LIMIT 1", quoted(table))).fetch_optional(c)?;
+                    if any.is_some() {
+                        return Err(StoreError::Conflict {
+                            message: format!(
+                                "the database already holds data (table {table}); import into a new, empty one"
+                            ),
+                            field: None,
+                        });
+                    }
+                }
+                Ok(())
+            })
+            .await?;
+        // The lines are read here and written in one write on the
+        // writer's thread as they come.
+        let (lines, mut received) = mpsc::channel::<Result<(usize, Value)>>(256);
+        // In a transaction of its own between the writer's group commits:
+        // its references are checked at its own commit, apart from others'
+        // writes.
+        let write = self.db.outside(move |c| {
+            c.transaction(true, |tx| {
+                let mut next = || received.blocking_recv().transpose();
+                import_lines(tx, &known, &mut next)
+            })
+        });
+        let read = async {
+            loop {
+                let line = match next() {
+                    Ok(Some(line)) => Ok(line),
+                    Ok(None) => break,
+                    Err(e) => Err(e),
+                };
+                let stop = line.is_err();
+                if lines.send(line).await.is_err() || stop {
+                    break;
+                }
             }
-        }
+            drop(lines);
+        };
+        let (report, ()) = tokio::join!(write, read);
+        report?
+    }
+}
 
-        let mut tx = self.writer.begin().await?;
+/// Imports the lines after the header (see [`Store::import`]) inside the
+/// writer's transaction.
+fn import_lines(
+    tx: &Conn,
+    known: &[String],
+    next: &mut dyn FnMut() -> Result<Option<(usize, Value)>>,
+) -> Result<TransferReport> {
+    {
         // Rows come table by table, not parents first: references are
         // checked once, at the commit.
-        sqlx::query("PRAGMA defer_foreign_keys = ON").execute(&mut *tx).await?;
+        db::query("PRAGMA defer_foreign_keys = ON").execute(tx)?;
         let mut report = TransferReport::default();
         let mut table: Option<Reading> = None;
         let mut batch: Vec<Vec<Value>> = Vec::new();
@@ -185,12 +248,12 @@ impl Store {
                     if batch.len() >= BATCH
                         && let Some((name, columns, _, _)) = &table
                     {
-                        insert(&mut tx, name, columns, &mut batch, n).await?;
+                        insert(tx, name, columns, &mut batch, n)?;
                     }
                 }
                 Value::Object(o) if o.contains_key("table") => {
                     if let Some(done) = table.take() {
-                        report.rows += finish(&mut tx, done, &mut batch, n).await?;
+                        report.rows += finish(tx, done, &mut batch, n)?;
                         report.tables += 1;
                     }
                     let name = o["table"].as_str().ok_or_else(|| bad(n, "\"table\" is not a name"))?.to_string();
@@ -202,10 +265,8 @@ impl Store {
                         .and_then(Value::as_array)
                         .map(|c| c.iter().filter_map(Value::as_str).map(str::to_string).collect())
                         .unwrap_or_default();
-                    let have: Vec<String> = sqlx::query_scalar("SELECT name FROM pragma_table_info(?1)")
-                        .bind(&name)
-                        .fetch_all(&mut *tx)
-                        .await?;
+                    let have: Vec<String> =
+                        db::query_scalar("SELECT name FROM pragma_table_info(?1)").bind(&name).fetch_all(tx)?;
                     if let Some(missing) = columns.iter().find(|c| !have.contains(c)) {
                         return Err(bad(n, format!("table {name} has no column {missing} here")));
                     }
@@ -217,7 +278,7 @@ impl Store {
                 }
                 Value::Object(o) if o.get("end") == Some(&Value::Bool(true)) => {
                     if let Some(done) = table.take() {
-                        report.rows += finish(&mut tx, done, &mut batch, n).await?;
+                        report.rows += finish(tx, done, &mut batch, n)?;
                         report.tables += 1;
                     }
                     if o.get("rows").and_then(Value::as_u64) != Some(report.rows) {
@@ -237,7 +298,8 @@ impl Store {
                 "the file ends before its end line (cut short?); nothing was imported",
             ));
         }
-        tx.commit().await?;
+        // The full-text rows of what came in, before the commit.
+        crate::search::index_pending(tx)?;
         Ok(report)
     }
 }
@@ -247,13 +309,7 @@ impl Store {
 type Reading = (String, Vec<String>, u64, u64);
 
 /// Inserts the rows of `batch` into `table` and empties it.
-async fn insert(
-    tx: &mut sqlx::SqliteConnection,
-    table: &str,
-    columns: &[String],
-    batch: &mut Vec<Vec<Value>>,
-    line: usize,
-) -> Result<()> {
+fn insert(tx: &Conn, table: &str, columns: &[String], batch: &mut Vec<Vec<Value>>, line: usize) -> Result<()> {
     if batch.is_empty() {
         return Ok(());
     }
@@ -263,37 +319,33 @@ async fn insert(
         return Err(bad(line, format!("a value of table {table} {what}: {v}")));
     }
     let names: Vec<String> = columns.iter().map(|c| quoted(c)).collect();
-    let mut q =
-        sqlx::QueryBuilder::<sqlx::Sqlite>::new(format!("INSERT INTO {} ({}) ", quoted(table), names.join(", ")));
-    q.push_values(batch.iter(), |mut row, values| {
-        for v in values {
+    let mut q = QueryBuilder::new(format!("INSERT INTO {} ({}) VALUES ", quoted(table), names.join(", ")));
+    q.push_list(batch.iter(), ", ", |q, values| {
+        q.push("(");
+        q.push_list(values, ", ", |q, v| {
             match v {
-                Value::Null => row.push_bind(None::<String>),
-                Value::Bool(b) => row.push_bind(i64::from(*b)),
+                Value::Null => q.push_bind(db::Value::Null),
+                Value::Bool(b) => q.push_bind(i64::from(*b)),
                 Value::Number(n) => match n.as_i64() {
-                    Some(i) => row.push_bind(i),
-                    None => row.push_bind(n.as_f64().unwrap_or_default()),
+                    Some(i) => q.push_bind(i),
+                    None => q.push_bind(n.as_f64().unwrap_or_default()),
                 },
-                Value::String(s) => row.push_bind(s.clone()),
-                other => row.push_bind(blob(other)),
+                Value::String(s) => q.push_bind(s.clone()),
+                other => q.push_bind(blob(other)),
             };
-        }
+        });
+        q.push(")");
     });
-    q.build().execute(&mut *tx).await.map_err(|e| bad(line, format!("table {table}: {e}")))?;
+    q.build().execute(tx).map_err(|e| bad(line, format!("table {table}: {e}")))?;
     batch.clear();
     Ok(())
 }
 
 /// Inserts what is left of a table and checks it held the rows its line
 /// announced; answers how many it held.
-async fn finish(
-    tx: &mut sqlx::SqliteConnection,
-    done: Reading,
-    batch: &mut Vec<Vec<Value>>,
-    line: usize,
-) -> Result<u64> {
+fn finish(tx: &Conn, done: Reading, batch: &mut Vec<Vec<Value>>, line: usize) -> Result<u64> {
     let (name, columns, announced, seen) = done;
-    insert(tx, &name, &columns, batch, line).await?;
+    insert(tx, &name, &columns, batch, line)?;
     if announced != seen {
         return Err(bad(line, format!("table {name} announced {announced} rows and holds {seen}")));
     }
@@ -306,20 +358,29 @@ fn blob(v: &Value) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(text).ok()
 }
 
-/// Column `i` of `row` as JSON, by the type of the value stored.
-fn value_of(row: &sqlx::sqlite::SqliteRow, i: usize) -> Result<Value> {
-    let raw = row.try_get_raw(i)?;
-    if raw.is_null() {
-        return Ok(Value::Null);
+/// A stored value as JSON, by its type (blobs as `{"base64": …}`).
+fn value_of(v: &db::Value) -> Value {
+    match v {
+        db::Value::Null => Value::Null,
+        db::Value::Int(i) => json!(i),
+        db::Value::Real(r) => json!(r),
+        db::Value::Text(t) => json!(t),
+        db::Value::Blob(b) => json!({ "base64": base64::engine::general_purpose::STANDARD.encode(b) }),
     }
-    let kind = raw.type_info().name().to_string();
-    Ok(match kind.as_str() {
-        "INTEGER" => json!(row.try_get_unchecked::<i64, _>(i)?),
-        "REAL" => json!(row.try_get_unchecked::<f64, _>(i)?),
-        "BLOB" => {
-            let bytes: Vec<u8> = row.try_get_unchecked(i)?;
-            json!({ "base64": base64::engine::general_purpose::STANDARD.encode(bytes) })
-        }
-        _ => json!(row.try_get_unchecked::<String, _>(i)?),
-    })
+}
+
+/// The tables an export holds, in the order it writes them.
+fn exported_tables(c: &Conn) -> Result<Vec<String>> {
+    let mut names: Vec<String> = db::query_scalar(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table'
+         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('_sqlx_migrations', 'search_pending') ORDER BY name",
+    )
+    .fetch_all(c)?;
+    names.sort_by_key(|n| LAST.contains(&n.as_str()));
+    Ok(names)
+}
+
+/// The last migration applied to this database.
+fn schema_version(c: &Conn) -> Result<i64> {
+    db::query_scalar("SELECT coalesce(max(version), 0) FROM _sqlx_migrations").fetch_one(c)
 }

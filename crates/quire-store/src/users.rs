@@ -11,12 +11,11 @@
 //! same transaction.
 
 use crate::auth::hash_secret;
+use crate::db::{self, Row};
 use crate::{Result, Scope, Store, StoreError};
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use chrono::{DateTime, TimeDelta, Utc};
 use quire_core::access::Group;
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 /// A session ends after this long without a request.
 pub const IDLE_TIMEOUT: TimeDelta = TimeDelta::hours(12);
@@ -220,55 +219,60 @@ impl Store {
             None => None,
         };
         let id = crate::ops::new_id();
+        let created = id.clone();
         let now = Utc::now();
-        let mut tx = self.writer.begin().await?;
-        let taken: Option<i64> =
-            sqlx::query_scalar("SELECT 1 FROM users WHERE email = ?1").bind(&email).fetch_optional(&mut *tx).await?;
-        if taken.is_some() {
-            return Err(StoreError::conflict(Some("email"), format!("a user with email {email} already exists")));
-        }
-        sqlx::query(
-            "INSERT INTO users (id, email, name, password_hash, grp, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-        )
-        .bind(&id)
-        .bind(&email)
-        .bind(&display_name)
-        .bind(hash)
-        .bind(input.group.as_str())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        for (site_id, envs) in sites {
-            sqlx::query("INSERT INTO user_sites (user_id, site_id, environments) VALUES (?1, ?2, ?3)")
+        self.db
+            .write(move |c| {
+                let taken: Option<i64> =
+                    db::query_scalar("SELECT 1 FROM users WHERE email = ?1").bind(&email).fetch_optional(c)?;
+                if taken.is_some() {
+                    return Err(StoreError::conflict(
+                        Some("email"),
+                        format!("a user with email {email} already exists"),
+                    ));
+                }
+                db::query(
+                    "INSERT INTO users (id, email, name, password_hash, grp, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+                )
                 .bind(&id)
-                .bind(site_id)
-                .bind(envs.as_ref().map(crate::record::to_json))
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        self.user(&id).await
+                .bind(&email)
+                .bind(&display_name)
+                .bind(hash)
+                .bind(input.group.as_str())
+                .bind(now)
+                .execute(c)?;
+                for (site_id, envs) in sites {
+                    db::query("INSERT INTO user_sites (user_id, site_id, environments) VALUES (?1, ?2, ?3)")
+                        .bind(&id)
+                        .bind(site_id)
+                        .bind(envs.as_ref().map(crate::record::to_json))
+                        .execute(c)?;
+                }
+                Ok(())
+            })
+            .await?;
+        self.user(&created).await
     }
 
-    async fn user_of(&self, row: &SqliteRow) -> Result<UserInfo> {
+    async fn user_of(&self, row: &Row) -> Result<UserInfo> {
         let id: String = row.try_get("id")?;
         let group: String = row.try_get("grp")?;
-        let rows = sqlx::query(
+        let rows = db::query(
             "SELECT s.id, s.slug, s.name, us.environments FROM user_sites us JOIN sites s ON s.id = us.site_id
              WHERE us.user_id = ?1 ORDER BY s.created_at, s.slug",
         )
         .bind(&id)
-        .fetch_all(&self.reader)
+        .read_all(&self.db)
         .await?;
         let mut sites = Vec::new();
         for site in rows {
             let site_id: String = site.try_get("id")?;
             let allowed: Option<Vec<String>> = crate::record::json_opt(&site, "environments")?;
             let all: Vec<String> =
-                sqlx::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
+                db::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
                     .bind(&site_id)
-                    .fetch_all(&self.reader)
+                    .read_all(&self.db)
                     .await?;
             let environments = match allowed {
                 Some(list) => all.into_iter().filter(|e| list.contains(e)).collect(),
@@ -291,9 +295,9 @@ impl Store {
 
     /// A user by id or email.
     pub async fn user(&self, id_or_email: &str) -> Result<UserInfo> {
-        let row = sqlx::query("SELECT * FROM users WHERE id = ?1 OR email = lower(?1)")
+        let row = db::query("SELECT * FROM users WHERE id = ?1 OR email = lower(?1)")
             .bind(id_or_email.trim())
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?
             .ok_or_else(|| StoreError::not_found("user", id_or_email))?;
         self.user_of(&row).await
@@ -301,7 +305,7 @@ impl Store {
 
     /// Every user, disabled ones included, oldest first.
     pub async fn users(&self) -> Result<Vec<UserInfo>> {
-        let rows = sqlx::query("SELECT * FROM users ORDER BY created_at, email").fetch_all(&self.reader).await?;
+        let rows = db::query("SELECT * FROM users ORDER BY created_at, email").read_all(&self.db).await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             out.push(self.user_of(row).await?);
@@ -311,7 +315,7 @@ impl Store {
 
     /// Number of users (zero on a fresh database).
     pub async fn user_count(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&self.reader).await?)
+        db::query_scalar("SELECT COUNT(*) FROM users").read_one(&self.db).await
     }
 
     /// Disables (or enables again) a user. Disabling ends every session of
@@ -319,28 +323,29 @@ impl Store {
     /// transaction, so their next request (and their tokens') is refused.
     pub async fn set_user_disabled(&self, id_or_email: &str, disabled: bool) -> Result<UserInfo> {
         let user = self.user(id_or_email).await?;
+        let user_id = user.id.clone();
         let now = Utc::now();
-        let mut tx = self.writer.begin().await?;
-        sqlx::query("UPDATE users SET disabled_at = ?1, updated_at = ?2 WHERE id = ?3")
-            .bind(disabled.then_some(now))
-            .bind(now)
-            .bind(&user.id)
-            .execute(&mut *tx)
+        self.db
+            .write(move |c| {
+                db::query("UPDATE users SET disabled_at = ?1, updated_at = ?2 WHERE id = ?3")
+                    .bind(disabled.then_some(now))
+                    .bind(now)
+                    .bind(&user_id)
+                    .execute(c)?;
+                if disabled {
+                    db::query("UPDATE web_sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL")
+                        .bind(now)
+                        .bind(&user_id)
+                        .execute(c)?;
+                    // The tokens they made would outlive them otherwise.
+                    db::query("UPDATE api_tokens SET revoked_at = ?1 WHERE user_id = ?2 AND revoked_at IS NULL")
+                        .bind(now)
+                        .bind(&user_id)
+                        .execute(c)?;
+                }
+                Ok(())
+            })
             .await?;
-        if disabled {
-            sqlx::query("UPDATE web_sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL")
-                .bind(now)
-                .bind(&user.id)
-                .execute(&mut *tx)
-                .await?;
-            // The tokens they made would outlive them otherwise.
-            sqlx::query("UPDATE api_tokens SET revoked_at = ?1 WHERE user_id = ?2 AND revoked_at IS NULL")
-                .bind(now)
-                .bind(&user.id)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
         self.user(&user.id).await
     }
 
@@ -350,22 +355,24 @@ impl Store {
         check_password(password)?;
         let hash = hash_password(password.to_string()).await?;
         let now = Utc::now();
-        let mut tx = self.writer.begin().await?;
-        let done = sqlx::query("UPDATE users SET password_hash = ?1, updated_at = ?2 WHERE id = ?3")
-            .bind(hash)
-            .bind(now)
-            .bind(user_id)
-            .execute(&mut *tx)
+        let user_id = user_id.to_string();
+        self.db
+            .write(move |c| {
+                let done = db::query("UPDATE users SET password_hash = ?1, updated_at = ?2 WHERE id = ?3")
+                    .bind(hash)
+                    .bind(now)
+                    .bind(&user_id)
+                    .execute(c)?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::not_found("user", user_id));
+                }
+                db::query("UPDATE web_sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL")
+                    .bind(now)
+                    .bind(&user_id)
+                    .execute(c)?;
+                Ok(())
+            })
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::not_found("user", user_id));
-        }
-        sqlx::query("UPDATE web_sessions SET ended_at = ?1 WHERE user_id = ?2 AND ended_at IS NULL")
-            .bind(now)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
         Ok(())
     }
 
@@ -373,9 +380,9 @@ impl Store {
     /// unknown email, a wrong password, a user without a password or a
     /// disabled user alike; all take the time of one hash).
     pub async fn check_sign_in(&self, email: &str, password: &str) -> Result<Option<UserInfo>> {
-        let row = sqlx::query("SELECT * FROM users WHERE email = ?1")
+        let row = db::query("SELECT * FROM users WHERE email = ?1")
             .bind(email.trim().to_lowercase())
-            .fetch_optional(&self.reader)
+            .read_optional(&self.db)
             .await?;
         let stored = match &row {
             Some(r) => r.try_get::<Option<String>, _>("password_hash")?,
@@ -402,7 +409,7 @@ impl Store {
         let id = crate::ops::new_id();
         let now = Utc::now();
         let expires_at = now + IDLE_TIMEOUT;
-        sqlx::query(
+        db::query(
             "INSERT INTO web_sessions (id, token_hash, user_id, csrf, site_id, env, created_at, last_seen_at, expires_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)",
         )
@@ -414,8 +421,7 @@ impl Store {
         .bind(&env)
         .bind(now)
         .bind(expires_at)
-        .execute(&self.writer)
-        .await?;
+        .write(&self.db).await?;
         let session = WebSession { id, user: user.clone(), csrf, scope: Scope::new(site_id, env), expires_at };
         Ok((session, secret))
     }
@@ -424,14 +430,14 @@ impl Store {
     /// user enabled and still allowed its site and environment. Renews the
     /// expiry when it was last pushed more than [`RENEW_AFTER`] ago.
     pub async fn web_session(&self, secret: &str) -> Result<Option<WebSession>> {
-        let row = sqlx::query(
+        let row = db::query(
             "SELECT ws.id AS session_id, ws.csrf, ws.site_id, ws.env, ws.created_at AS started, ws.last_seen_at,
                     ws.expires_at, u.*
              FROM web_sessions ws JOIN users u ON u.id = ws.user_id
              WHERE ws.token_hash = ?1 AND ws.ended_at IS NULL AND u.disabled_at IS NULL",
         )
         .bind(hash_secret(secret))
-        .fetch_optional(&self.reader)
+        .read_optional(&self.db)
         .await?;
         let Some(row) = row else { return Ok(None) };
         let now = Utc::now();
@@ -449,11 +455,11 @@ impl Store {
         if now - last_seen > RENEW_AFTER {
             let started: DateTime<Utc> = row.try_get("started")?;
             expires_at = (now + IDLE_TIMEOUT).min(started + MAX_AGE);
-            sqlx::query("UPDATE web_sessions SET last_seen_at = ?1, expires_at = ?2 WHERE id = ?3")
+            db::query("UPDATE web_sessions SET last_seen_at = ?1, expires_at = ?2 WHERE id = ?3")
                 .bind(now)
                 .bind(expires_at)
                 .bind(&id)
-                .execute(&self.writer)
+                .write(&self.db)
                 .await?;
         }
         Ok(Some(WebSession { id, user, csrf: row.try_get("csrf")?, scope, expires_at }))
@@ -462,23 +468,23 @@ impl Store {
     /// Whether session `id` is still live (not ended, not expired, its user
     /// enabled). Open event streams poll it.
     pub async fn web_session_live(&self, id: &str) -> Result<bool> {
-        let live: Option<i64> = sqlx::query_scalar(
+        let live: Option<i64> = db::query_scalar(
             "SELECT 1 FROM web_sessions ws JOIN users u ON u.id = ws.user_id
              WHERE ws.id = ?1 AND ws.ended_at IS NULL AND u.disabled_at IS NULL AND ws.expires_at > ?2",
         )
         .bind(id)
         .bind(Utc::now())
-        .fetch_optional(&self.reader)
+        .read_optional(&self.db)
         .await?;
         Ok(live.is_some())
     }
 
     /// Ends a session (sign-out).
     pub async fn end_web_session(&self, id: &str) -> Result<()> {
-        sqlx::query("UPDATE web_sessions SET ended_at = ?1 WHERE id = ?2 AND ended_at IS NULL")
+        db::query("UPDATE web_sessions SET ended_at = ?1 WHERE id = ?2 AND ended_at IS NULL")
             .bind(Utc::now())
             .bind(id)
-            .execute(&self.writer)
+            .write(&self.db)
             .await?;
         Ok(())
     }
@@ -498,11 +504,11 @@ impl Store {
                 format!("you may not use environment \"{env}\" of site {}", target.slug),
             ));
         }
-        sqlx::query("UPDATE web_sessions SET site_id = ?1, env = ?2 WHERE id = ?3")
+        db::query("UPDATE web_sessions SET site_id = ?1, env = ?2 WHERE id = ?3")
             .bind(&target.site_id)
             .bind(env)
             .bind(&session.id)
-            .execute(&self.writer)
+            .write(&self.db)
             .await?;
         Ok(Scope::new(target.site_id.clone(), env))
     }
@@ -512,12 +518,12 @@ impl Store {
         let user = self.user(user_id).await?;
         let secret = format!("ql_{}", random_hex(24)?);
         let now = Utc::now();
-        sqlx::query("INSERT INTO sign_in_links (token_hash, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)")
+        db::query("INSERT INTO sign_in_links (token_hash, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)")
             .bind(hash_secret(&secret))
             .bind(&user.id)
             .bind(now)
             .bind(now + LINK_TTL)
-            .execute(&self.writer)
+            .write(&self.db)
             .await?;
         Ok(secret)
     }
@@ -525,13 +531,13 @@ impl Store {
     /// Uses a sign-in link: answers its (enabled) user once; `None` when the
     /// link is unknown, used, expired or its user disabled.
     pub async fn use_sign_in_link(&self, secret: &str) -> Result<Option<UserInfo>> {
-        let user_id: Option<String> = sqlx::query_scalar(
+        let user_id: Option<String> = db::query_scalar(
             "UPDATE sign_in_links SET used_at = ?1 WHERE token_hash = ?2 AND used_at IS NULL AND expires_at > ?1
              RETURNING user_id",
         )
         .bind(Utc::now())
         .bind(hash_secret(secret))
-        .fetch_optional(&self.writer)
+        .write_optional(&self.db)
         .await?;
         let Some(user_id) = user_id else { return Ok(None) };
         let user = self.user(&user_id).await?;

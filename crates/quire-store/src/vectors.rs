@@ -7,8 +7,8 @@
 //! dot product of unit vectors, contiguous `f32`s) and drops records that
 //! are archived.
 
+use crate::db::{self, Conn};
 use crate::{Result, Scope, Store, StoreError};
-use sqlx::SqliteConnection;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -127,8 +127,8 @@ fn blob_to_vec(blob: &[u8]) -> Vec<f32> {
 
 /// Raises the counter of a set inside the transaction that wrote one of its
 /// vectors; answers the new value.
-pub(crate) async fn raise(conn: &mut SqliteConnection, scope: &Scope, entity: &str, model: &str) -> Result<i64> {
-    Ok(sqlx::query_scalar(
+pub(crate) fn raise(conn: &Conn, scope: &Scope, entity: &str, model: &str) -> Result<i64> {
+    db::query_scalar(
         "INSERT INTO vector_sets (site_id, env, entity, model, generation) VALUES (?1, ?2, ?3, ?4, 1)
          ON CONFLICT (site_id, env, entity, model) DO UPDATE SET generation = generation + 1
          RETURNING generation",
@@ -138,7 +138,70 @@ pub(crate) async fn raise(conn: &mut SqliteConnection, scope: &Scope, entity: &s
     .bind(entity)
     .bind(model)
     .fetch_one(conn)
-    .await?)
+}
+
+/// The counter of the set of `key` in the database (0 before its first write).
+fn stored_generation(conn: &Conn, key: &Key) -> Result<i64> {
+    db::query_scalar(
+        "SELECT coalesce((SELECT generation FROM vector_sets
+         WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4), 0)",
+    )
+    .bind(&key.site_id)
+    .bind(&key.env)
+    .bind(&key.entity)
+    .bind(&key.model)
+    .fetch_one(conn)
+}
+
+impl Vectors {
+    /// The set of `key`, current with the database: the one in memory when
+    /// its counter is the database's, else read anew. Runs inside a read
+    /// closure: the locks it takes are held for no query.
+    fn current(&self, conn: &Conn, key: &Key) -> Result<Arc<RwLock<Set>>> {
+        let current = stored_generation(conn, key)?;
+        if let Some(set) = self.get(key)
+            && set.read().unwrap_or_else(|e| e.into_inner()).generation == current
+        {
+            return Ok(set);
+        }
+        // The counter and the vectors from one snapshot of the database.
+        let (generation, rows) = conn.transaction(false, |c| {
+            let generation = stored_generation(c, key)?;
+            let rows: Vec<(String, Vec<u8>)> = if key.entity == NOTE {
+                db::query_as("SELECT path, vector FROM note_vectors WHERE site_id = ?1 AND model = ?2 ORDER BY path")
+                    .bind(&key.site_id)
+                    .bind(&key.model)
+                    .fetch_all(c)?
+            } else {
+                db::query_as(
+                    "SELECT entity_id, vector FROM embeddings
+                     WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4 ORDER BY entity_id",
+                )
+                .bind(&key.site_id)
+                .bind(&key.env)
+                .bind(&key.entity)
+                .bind(&key.model)
+                .fetch_all(c)?
+            };
+            Ok((generation, rows))
+        })?;
+        let mut set = Set { generation, ..Set::default() };
+        for (id, blob) in rows {
+            set.put(&id, &blob_to_vec(&blob));
+        }
+        let set = Arc::new(RwLock::new(set));
+        let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        match sets.get(key) {
+            // Another search read a newer one meanwhile.
+            Some(kept) if kept.read().unwrap_or_else(|e| e.into_inner()).generation >= generation => {
+                Ok(Arc::clone(kept))
+            }
+            _ => {
+                sets.insert(key.clone(), Arc::clone(&set));
+                Ok(set)
+            }
+        }
+    }
 }
 
 impl Store {
@@ -155,73 +218,6 @@ impl Store {
         self.vectors.wrote(&Key::new(scope, entity, model), generation, id, v);
     }
 
-    /// The set of `key`, current with the database: the one in memory when
-    /// its counter is the database's, else read anew.
-    async fn vector_set(&self, key: &Key) -> Result<Arc<RwLock<Set>>> {
-        let current: i64 = sqlx::query_scalar(
-            "SELECT coalesce((SELECT generation FROM vector_sets
-             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4), 0)",
-        )
-        .bind(&key.site_id)
-        .bind(&key.env)
-        .bind(&key.entity)
-        .bind(&key.model)
-        .fetch_one(&self.reader)
-        .await?;
-        if let Some(set) = self.vectors.get(key)
-            && set.read().unwrap_or_else(|e| e.into_inner()).generation == current
-        {
-            return Ok(set);
-        }
-        // The counter and the vectors from one snapshot of the database.
-        let mut tx = self.reader.begin().await?;
-        let generation: i64 = sqlx::query_scalar(
-            "SELECT coalesce((SELECT generation FROM vector_sets
-             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4), 0)",
-        )
-        .bind(&key.site_id)
-        .bind(&key.env)
-        .bind(&key.entity)
-        .bind(&key.model)
-        .fetch_one(&mut *tx)
-        .await?;
-        let rows: Vec<(String, Vec<u8>)> = if key.entity == NOTE {
-            sqlx::query_as("SELECT path, vector FROM note_vectors WHERE site_id = ?1 AND model = ?2 ORDER BY path")
-                .bind(&key.site_id)
-                .bind(&key.model)
-                .fetch_all(&mut *tx)
-                .await?
-        } else {
-            sqlx::query_as(
-                "SELECT entity_id, vector FROM embeddings
-                 WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND model = ?4 ORDER BY entity_id",
-            )
-            .bind(&key.site_id)
-            .bind(&key.env)
-            .bind(&key.entity)
-            .bind(&key.model)
-            .fetch_all(&mut *tx)
-            .await?
-        };
-        tx.commit().await?;
-        let mut set = Set { generation, ..Set::default() };
-        for (id, blob) in rows {
-            set.put(&id, &blob_to_vec(&blob));
-        }
-        let set = Arc::new(RwLock::new(set));
-        let mut sets = self.vectors.sets.lock().unwrap_or_else(|e| e.into_inner());
-        match sets.get(key) {
-            // Another search read a newer one meanwhile.
-            Some(kept) if kept.read().unwrap_or_else(|e| e.into_inner()).generation >= generation => {
-                Ok(Arc::clone(kept))
-            }
-            _ => {
-                sets.insert(key.clone(), Arc::clone(&set));
-                Ok(set)
-            }
-        }
-    }
-
     /// Live `entity` records of `scope` whose `model` vectors are most
     /// similar to the unit vector `q`: at most `limit`, each scoring at
     /// least `min`, best first, with their scores.
@@ -235,41 +231,49 @@ impl Store {
         min: f32,
     ) -> Result<Vec<(String, f32)>> {
         let table = table(entity)?;
-        let set = self.vector_set(&Key::new(scope, entity, model)).await?;
-        let mut scored = set.read().unwrap_or_else(|e| e.into_inner()).scores(q, min);
-        // Archived records keep their vectors: the best candidates are
-        // checked in batches, each picked from what is left, until enough
-        // live ones are found (one batch, unless many are archived).
-        let batch = limit + limit / 2 + 4;
-        let mut found = Vec::with_capacity(limit);
-        let mut rest = &mut scored[..];
-        while found.len() < limit && !rest.is_empty() {
-            let take = batch.min(rest.len());
-            if take < rest.len() {
-                rest.select_nth_unstable_by(take - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            }
-            let (head, tail) = rest.split_at_mut(take);
-            head.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let ids: Vec<(String, f32)> = {
-                let set = set.read().unwrap_or_else(|e| e.into_inner());
-                head.iter().map(|&(s, i)| (set.ids[i].clone(), s)).collect()
-            };
-            let marks = vec!["?"; ids.len()].join(", ");
-            let sql = format!(
-                "SELECT id FROM {table} WHERE id IN ({marks}) AND site_id = ? AND env = ? AND archive_id IS NULL"
-            );
-            // `table` is one of four constants; every value is bound.
-            let mut query = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
-            for (id, _) in &ids {
-                query = query.bind(id);
-            }
-            let live: std::collections::HashSet<String> =
-                query.bind(&scope.site_id).bind(&scope.env).fetch_all(&self.reader).await?.into_iter().collect();
-            let room = limit - found.len();
-            found.extend(ids.into_iter().filter(|(id, _)| live.contains(id)).take(room));
-            rest = tail;
-        }
-        Ok(found)
+        let key = Key::new(scope, entity, model);
+        let (vectors, scope, q) = (self.vectors.clone(), scope.clone(), q.to_vec());
+        // The set's check, the scoring and the checks of liveness in one
+        // read: the scoring runs off the async threads too.
+        self.db
+            .read(move |c| {
+                let set = vectors.current(c, &key)?;
+                let mut scored = set.read().unwrap_or_else(|e| e.into_inner()).scores(&q, min);
+                // Archived records keep their vectors: the best candidates are
+                // checked in batches, each picked from what is left, until enough
+                // live ones are found (one batch, unless many are archived).
+                let batch = limit + limit / 2 + 4;
+                let mut found = Vec::with_capacity(limit);
+                let mut rest = &mut scored[..];
+                while found.len() < limit && !rest.is_empty() {
+                    let take = batch.min(rest.len());
+                    if take < rest.len() {
+                        rest.select_nth_unstable_by(take - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                    }
+                    let (head, tail) = rest.split_at_mut(take);
+                    head.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                    let ids: Vec<(String, f32)> = {
+                        let set = set.read().unwrap_or_else(|e| e.into_inner());
+                        head.iter().map(|&(s, i)| (set.ids[i].clone(), s)).collect()
+                    };
+                    let marks = vec!["?"; ids.len()].join(", ");
+                    let sql = format!(
+                        "SELECT id FROM {table} WHERE id IN ({marks}) AND site_id = ? AND env = ? AND archive_id IS NULL"
+                    );
+                    // `table` is one of four constants; every value is bound.
+                    let mut query = db::query_scalar::<String>(sql);
+                    for (id, _) in &ids {
+                        query = query.bind(id);
+                    }
+                    let live: std::collections::HashSet<String> =
+                        query.bind(&scope.site_id).bind(&scope.env).fetch_all(c)?.into_iter().collect();
+                    let room = limit - found.len();
+                    found.extend(ids.into_iter().filter(|(id, _)| live.contains(id)).take(room));
+                    rest = tail;
+                }
+                Ok(found)
+            })
+            .await
     }
 }
 
@@ -290,12 +294,12 @@ pub struct NoteVectorStamp {
 impl Store {
     /// The notes of a site's vault that have a `model` vector, by path.
     pub async fn note_vector_stamps(&self, site_id: &str, model: &str) -> Result<HashMap<String, NoteVectorStamp>> {
-        let rows: Vec<(String, String, String)> =
-            sqlx::query_as("SELECT path, stamp, text_hash FROM note_vectors WHERE site_id = ?1 AND model = ?2")
-                .bind(site_id)
-                .bind(model)
-                .fetch_all(&self.reader)
-                .await?;
+        let q = db::query_as::<(String, String, String)>(
+            "SELECT path, stamp, text_hash FROM note_vectors WHERE site_id = ?1 AND model = ?2",
+        )
+        .bind(site_id)
+        .bind(model);
+        let rows = self.db.read(move |c| q.fetch_all(c)).await?;
         Ok(rows.into_iter().map(|(path, stamp, text_hash)| (path, NoteVectorStamp { stamp, text_hash })).collect())
     }
 
@@ -311,8 +315,7 @@ impl Store {
     ) -> Result<()> {
         let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
         let scope = Scope::new(site_id, "");
-        let mut tx = self.writer.begin().await?;
-        sqlx::query(
+        let upsert = db::query(
             "INSERT INTO note_vectors (site_id, model, path, stamp, text_hash, dims, vector, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT (site_id, model, path) DO UPDATE SET stamp = excluded.stamp,
@@ -326,11 +329,15 @@ impl Store {
         .bind(&seen.text_hash)
         .bind(vector.len() as i64)
         .bind(blob)
-        .bind(chrono::Utc::now())
-        .execute(&mut *tx)
-        .await?;
-        let generation = raise(&mut tx, &scope, NOTE, model).await?;
-        tx.commit().await?;
+        .bind(chrono::Utc::now());
+        let (written, set_model) = (scope.clone(), model.to_string());
+        let generation = self
+            .db
+            .write(move |c| {
+                upsert.execute(c)?;
+                raise(c, &written, NOTE, &set_model)
+            })
+            .await?;
         self.vector_written(&scope, NOTE, model, generation, path, vector);
         Ok(())
     }
@@ -338,14 +345,12 @@ impl Store {
     /// Notes that a note's vector is current at `stamp` (the note was
     /// touched or rewritten with the same text).
     pub async fn touch_note_vector(&self, site_id: &str, path: &str, model: &str, stamp: &str) -> Result<()> {
-        sqlx::query("UPDATE note_vectors SET stamp = ?4 WHERE site_id = ?1 AND model = ?2 AND path = ?3")
+        let q = db::query("UPDATE note_vectors SET stamp = ?4 WHERE site_id = ?1 AND model = ?2 AND path = ?3")
             .bind(site_id)
             .bind(model)
             .bind(path)
-            .bind(stamp)
-            .execute(&self.writer)
-            .await?;
-        Ok(())
+            .bind(stamp);
+        self.db.write(move |c| q.execute(c).map(drop)).await
     }
 
     /// Drops the vectors of notes that are no longer in the vault (moved,
@@ -355,17 +360,19 @@ impl Store {
             return Ok(());
         }
         let scope = Scope::new(site_id, "");
-        let mut tx = self.writer.begin().await?;
-        for path in paths {
-            sqlx::query("DELETE FROM note_vectors WHERE site_id = ?1 AND model = ?2 AND path = ?3")
-                .bind(site_id)
-                .bind(model)
-                .bind(path)
-                .execute(&mut *tx)
-                .await?;
-        }
-        raise(&mut tx, &scope, NOTE, model).await?;
-        tx.commit().await?;
+        let (written, model_owned, paths) = (scope.clone(), model.to_string(), paths.to_vec());
+        self.db
+            .write(move |c| {
+                for path in &paths {
+                    db::query("DELETE FROM note_vectors WHERE site_id = ?1 AND model = ?2 AND path = ?3")
+                        .bind(&written.site_id)
+                        .bind(&model_owned)
+                        .bind(path)
+                        .execute(c)?;
+                }
+                raise(c, &written, NOTE, &model_owned).map(drop)
+            })
+            .await?;
         // Read again at the next search.
         self.vectors.sets.lock().unwrap_or_else(|e| e.into_inner()).remove(&Key::new(&scope, NOTE, model));
         Ok(())
@@ -383,7 +390,9 @@ impl Store {
         min: f32,
         keep: impl Fn(&str) -> bool,
     ) -> Result<Vec<(String, f32)>> {
-        let set = self.vector_set(&Key::new(&Scope::new(site_id, ""), NOTE, model)).await?;
+        let key = Key::new(&Scope::new(site_id, ""), NOTE, model);
+        let vectors = self.vectors.clone();
+        let set = self.db.read(move |c| vectors.current(c, &key)).await?;
         let set = set.read().unwrap_or_else(|e| e.into_inner());
         let mut scored: Vec<(f32, usize)> =
             set.scores(q, min).into_iter().filter(|&(_, i)| keep(&set.ids[i])).collect();

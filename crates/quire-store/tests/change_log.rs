@@ -156,13 +156,15 @@ async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_
         assert_eq!(summary.fields, expected, "fields of change {} ({})", change.id, change.action);
     }
     store.close().await;
-    let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", dir.path().join("q.db").display())).await.unwrap();
-    let anchors: Vec<i64> = sqlx::query_scalar(
-        "SELECT json_extract(after, '$.version') FROM changes WHERE entity_id = ?1 AND patch IS NULL ORDER BY id",
-    )
-    .bind(&created.id)
-    .fetch_all(&db)
-    .await
-    .unwrap();
+    let db = rusqlite::Connection::open(dir.path().join("q.db")).unwrap();
+    let anchors: Vec<i64> = db
+        .prepare(
+            "SELECT json_extract(after, '$.version') FROM changes WHERE entity_id = ?1 AND patch IS NULL ORDER BY id",
+        )
+        .unwrap()
+        .query_map([&created.id], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
     assert_eq!(anchors, [1, 32, 64], "the create and every 32nd version are whole");
 }

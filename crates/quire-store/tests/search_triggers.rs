@@ -81,3 +81,50 @@ async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
     assert_eq!(posts("currents").await.unwrap(), std::slice::from_ref(&post.id));
     assert!(posts("tides").await.unwrap().is_empty());
 }
+
+/// Writes batched in one group commit are indexed once, at its end: each
+/// post is found by its new title and not by its old one, and a write that
+/// failed in the same batch leaves the index as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn writes_of_one_group_commit_are_indexed_at_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    let all = SearchFilter::default();
+    let mut posts = Vec::new();
+    for i in 0..20 {
+        let new: NewEntry = serde_json::from_value(json!({
+            "slug": format!("buoy-{i}"), "title": format!("Buoy{i}"), "content": {"body": "Moored."}
+        }))
+        .unwrap();
+        posts.push(store.create_entry(&ctx, &scope, "blog", new).await.unwrap());
+    }
+    let mut tasks = Vec::new();
+    for (i, post) in posts.iter().enumerate() {
+        let (store, scope, ctx, id) = (store.clone(), scope.clone(), ctx.clone(), post.id.clone());
+        tasks.push(tokio::spawn(async move {
+            // every fifth one also takes a slug in use: refused, changes nothing
+            let slug = (i % 5 == 0).then(|| "buoy-1".to_string());
+            let patch = EntryPatch { title: Some(format!("Anchor{i}")), slug, ..Default::default() };
+            store.update_entry(&ctx, &scope, &id, patch).await
+        }));
+    }
+    for (i, task) in tasks.into_iter().enumerate() {
+        assert_eq!(task.await.unwrap().is_ok(), i % 5 != 0, "post {i}");
+    }
+    let find = |word: String| {
+        let (store, scope, all) = (store.clone(), scope.clone(), all.clone());
+        async move { store.search_ids(&scope, Searched::Entry, &word, &all, 10).await.unwrap() }
+    };
+    for (i, post) in posts.iter().enumerate() {
+        let (new, old) = (find(format!("anchor{i}")).await, find(format!("buoy{i}")).await);
+        if i % 5 == 0 {
+            assert!(new.is_empty(), "post {i}: its refused title is not indexed");
+            assert_eq!(old, std::slice::from_ref(&post.id), "post {i} keeps its old title");
+        } else {
+            assert_eq!(new, std::slice::from_ref(&post.id), "post {i} is found by its new title");
+            assert!(old.is_empty(), "post {i}: its old title is gone from the index");
+        }
+    }
+}

@@ -1,0 +1,1165 @@
+//! The database underneath the store: connections, the threads they live on,
+//! queries and their values. The only file that names the driver.
+//!
+//! Every store call hands its work over once: a read runs as one closure on
+//! a reader connection (on tokio's blocking pool), a write as one closure on
+//! the writer's own thread, where it joins the next group commit. Inside the
+//! closure statements run synchronously, so a call of twenty statements costs
+//! one hand-off, not twenty.
+//!
+//! Group commit: the writer thread takes every write queued (up to
+//! [`MAX_BATCH`]) into one transaction, each in a savepoint of its own. A
+//! write that fails is rolled back to its savepoint alone, and its caller hears
+//! the error at once; the others' callers hear back only after the COMMIT
+//! (or its failure), never before.
+//!
+//! Queries keep SQL's own placeholders (`?1`, `?`), bind [`Value`]s, and
+//! read rows into [`Row`]s of values, so nothing above this file sees a
+//! driver type.
+
+use crate::{DatabaseError, Result, StoreError};
+use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+/// Most writes in one transaction.
+pub(crate) const MAX_BATCH: usize = 64;
+
+/// Connections that read at once.
+const READERS: usize = 4;
+
+// ------------------------------------------------------------------ values
+
+/// A value bound to a query or read from a row.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+impl Value {
+    fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Int(_) => "integer",
+            Value::Real(_) => "real",
+            Value::Text(_) => "text",
+            Value::Blob(_) => "blob",
+        }
+    }
+}
+
+impl rusqlite::ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self {
+            Value::Null => ValueRef::Null,
+            Value::Int(i) => ValueRef::Integer(*i),
+            Value::Real(r) => ValueRef::Real(*r),
+            Value::Text(s) => ValueRef::Text(s.as_bytes()),
+            Value::Blob(b) => ValueRef::Blob(b),
+        }))
+    }
+}
+
+impl Value {
+    fn read(v: ValueRef<'_>) -> Self {
+        match v {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(i) => Value::Int(i),
+            ValueRef::Real(r) => Value::Real(r),
+            ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+            ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+        }
+    }
+}
+
+/// The text a time is stored as: RFC 3339 with as many fraction digits as it
+/// has and `+00:00` (what the store has always written, so stored times
+/// compare and sort as text).
+pub(crate) fn time_text(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, false)
+}
+
+macro_rules! value_from {
+    ($($t:ty => |$v:ident| $e:expr),* $(,)?) => {
+        $(impl From<$t> for Value {
+            fn from($v: $t) -> Self {
+                $e
+            }
+        })*
+    };
+}
+
+value_from! {
+    i64 => |v| Value::Int(v),
+    &i64 => |v| Value::Int(*v),
+    i32 => |v| Value::Int(v.into()),
+    &i32 => |v| Value::Int((*v).into()),
+    &u32 => |v| Value::Int((*v).into()),
+    &f64 => |v| Value::Real(*v),
+    &f32 => |v| Value::Real((*v).into()),
+    u32 => |v| Value::Int(v.into()),
+    u16 => |v| Value::Int(v.into()),
+    u8 => |v| Value::Int(v.into()),
+    bool => |v| Value::Int(v.into()),
+    &bool => |v| Value::Int((*v).into()),
+    f64 => |v| Value::Real(v),
+    f32 => |v| Value::Real(v.into()),
+    &str => |v| Value::Text(v.to_string()),
+    String => |v| Value::Text(v),
+    &String => |v| Value::Text(v.clone()),
+    &&str => |v| Value::Text(v.to_string()),
+    Vec<u8> => |v| Value::Blob(v),
+    &Vec<u8> => |v| Value::Blob(v.clone()),
+    &[u8] => |v| Value::Blob(v.to_vec()),
+    DateTime<Utc> => |v| Value::Text(time_text(&v)),
+    &DateTime<Utc> => |v| Value::Text(time_text(v)),
+    &Value => |v| v.clone(),
+}
+
+macro_rules! value_from_option {
+    ($($t:ty),* $(,)?) => {
+        $(impl From<Option<$t>> for Value {
+            fn from(v: Option<$t>) -> Self {
+                v.map_or(Value::Null, Into::into)
+            }
+        }
+        impl From<&Option<$t>> for Value {
+            fn from(v: &Option<$t>) -> Self {
+                v.as_ref().map_or(Value::Null, Into::into)
+            }
+        })*
+    };
+}
+
+value_from_option!(i64, i32, u32, bool, f64, f32, String, Vec<u8>, DateTime<Utc>);
+
+impl From<Option<&str>> for Value {
+    fn from(v: Option<&str>) -> Self {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+impl From<Option<&String>> for Value {
+    fn from(v: Option<&String>) -> Self {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+/// A type a column's value decodes into.
+pub(crate) trait FromValue: Sized {
+    /// The value decoded, or why not.
+    fn from_value(v: &Value) -> Result<Self, String>;
+}
+
+fn wrong(v: &Value, want: &str) -> String {
+    format!("a {} where {want} was expected", v.kind())
+}
+
+impl FromValue for Value {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        Ok(v.clone())
+    }
+}
+
+impl FromValue for i64 {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Int(i) => Ok(*i),
+            _ => Err(wrong(v, "an integer")),
+        }
+    }
+}
+
+impl FromValue for i32 {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        i32::try_from(i64::from_value(v)?).map_err(|e| e.to_string())
+    }
+}
+
+impl FromValue for u32 {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        u32::try_from(i64::from_value(v)?).map_err(|e| e.to_string())
+    }
+}
+
+impl FromValue for bool {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        Ok(i64::from_value(v)? != 0)
+    }
+}
+
+impl FromValue for f64 {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Real(r) => Ok(*r),
+            Value::Int(i) => Ok(*i as f64),
+            _ => Err(wrong(v, "a number")),
+        }
+    }
+}
+
+impl FromValue for f32 {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        Ok(f64::from_value(v)? as f32)
+    }
+}
+
+impl FromValue for String {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Text(s) => Ok(s.clone()),
+            _ => Err(wrong(v, "text")),
+        }
+    }
+}
+
+impl FromValue for Vec<u8> {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Blob(b) => Ok(b.clone()),
+            Value::Text(s) => Ok(s.as_bytes().to_vec()),
+            _ => Err(wrong(v, "a blob")),
+        }
+    }
+}
+
+impl FromValue for DateTime<Utc> {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Text(s) => parse_time(s).ok_or_else(|| format!("\"{s}\" is not a time")),
+            Value::Int(secs) => DateTime::from_timestamp(*secs, 0).ok_or_else(|| format!("{secs} is not a time")),
+            _ => Err(wrong(v, "a time")),
+        }
+    }
+}
+
+/// A stored time: RFC 3339, or SQLite's own `YYYY-MM-DD HH:MM:SS[.f]`
+/// (with or without an offset, UTC when without).
+fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t.with_timezone(&Utc));
+    }
+    if let Ok(t) = DateTime::parse_from_str(s, "%F %T%.f%:z") {
+        return Some(t.with_timezone(&Utc));
+    }
+    NaiveDateTime::parse_from_str(s, "%F %T%.f").ok().map(|t| t.and_utc())
+}
+
+impl<T: FromValue> FromValue for Option<T> {
+    fn from_value(v: &Value) -> Result<Self, String> {
+        match v {
+            Value::Null => Ok(None),
+            v => T::from_value(v).map(Some),
+        }
+    }
+}
+
+// -------------------------------------------------------------------- rows
+
+/// A row read: its columns' names and values.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    names: Arc<[String]>,
+    values: Vec<Value>,
+}
+
+/// Names a column of a row: by name or by position.
+pub(crate) trait ColumnIndex: std::fmt::Display + Copy {
+    /// The column's position in `row`.
+    fn position(self, row: &Row) -> Option<usize>;
+}
+
+impl ColumnIndex for &str {
+    fn position(self, row: &Row) -> Option<usize> {
+        row.names.iter().position(|n| n == self)
+    }
+}
+
+impl ColumnIndex for usize {
+    fn position(self, row: &Row) -> Option<usize> {
+        (self < row.values.len()).then_some(self)
+    }
+}
+
+impl Row {
+    /// The value of column `col`, decoded.
+    pub fn try_get<T: FromValue, I: ColumnIndex>(&self, col: I) -> Result<T> {
+        let at = col.position(self).ok_or_else(|| StoreError::Corrupt(format!("no column {col}")))?;
+        T::from_value(&self.values[at]).map_err(|e| StoreError::Corrupt(format!("column {col}: {e}")))
+    }
+
+    /// Its values, in the order of the columns.
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+}
+
+/// A type a whole row decodes into (tuples, by position).
+pub(crate) trait FromRow: Sized {
+    /// The row decoded.
+    fn from_row(row: &Row) -> Result<Self>;
+}
+
+impl FromRow for Row {
+    fn from_row(row: &Row) -> Result<Self> {
+        Ok(row.clone())
+    }
+}
+
+macro_rules! tuple_from_row {
+    ($($n:tt $t:ident),+) => {
+        impl<$($t: FromValue),+> FromRow for ($($t,)+) {
+            fn from_row(row: &Row) -> Result<Self> {
+                Ok(($(row.try_get::<$t, usize>($n)?,)+))
+            }
+        }
+    };
+}
+
+tuple_from_row!(0 A);
+tuple_from_row!(0 A, 1 B);
+tuple_from_row!(0 A, 1 B, 2 C);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);
+
+// ----------------------------------------------------------------- queries
+
+/// A statement and the values bound to it.
+#[derive(Debug, Clone)]
+pub(crate) struct Query {
+    sql: Cow<'static, str>,
+    args: Vec<Value>,
+}
+
+/// A statement: `?N` and `?` placeholders bind in order.
+pub(crate) fn query(sql: impl Into<Cow<'static, str>>) -> Query {
+    Query { sql: sql.into(), args: Vec::new() }
+}
+
+/// A statement whose rows decode into `T` (a tuple).
+pub(crate) fn query_as<T: FromRow>(sql: impl Into<Cow<'static, str>>) -> QueryAs<T> {
+    QueryAs { query: query(sql), row: PhantomData }
+}
+
+/// A statement whose first column decodes into `T`.
+pub(crate) fn query_scalar<T: FromValue>(sql: impl Into<Cow<'static, str>>) -> QueryScalar<T> {
+    QueryScalar { query: query(sql), value: PhantomData }
+}
+
+/// What a statement that writes did.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Done {
+    rows: u64,
+}
+
+impl Done {
+    /// Rows it inserted, changed or deleted.
+    pub fn rows_affected(&self) -> u64 {
+        self.rows
+    }
+}
+
+impl Query {
+    /// Binds the next value.
+    pub fn bind(mut self, v: impl Into<Value>) -> Self {
+        self.args.push(v.into());
+        self
+    }
+
+    /// Runs it; what it changed.
+    pub fn execute(&self, conn: &Conn) -> Result<Done> {
+        let mut stmt = conn.inner.prepare_cached(&self.sql)?;
+        let rows = stmt.execute(rusqlite::params_from_iter(self.args.iter()))?;
+        Ok(Done { rows: rows as u64 })
+    }
+
+    /// Every row it answers.
+    pub fn fetch_all(&self, conn: &Conn) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        self.each(conn, |row| {
+            out.push(row);
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Its first row, if any.
+    pub fn fetch_optional(&self, conn: &Conn) -> Result<Option<Row>> {
+        let mut out = None;
+        self.each(conn, |row| {
+            out = Some(row);
+            false
+        })?;
+        Ok(out)
+    }
+
+    /// Its first row; an error when there is none.
+    pub fn fetch_one(&self, conn: &Conn) -> Result<Row> {
+        self.fetch_optional(conn)?.ok_or_else(|| StoreError::Corrupt(format!("no row from `{}`", self.sql)))
+    }
+
+    /// Calls `f` with each row until it answers false.
+    pub fn each(&self, conn: &Conn, mut f: impl FnMut(Row) -> bool) -> Result<()> {
+        let mut stmt = conn.inner.prepare_cached(&self.sql)?;
+        let names: Arc<[String]> = stmt.column_names().map(str::to_string).collect();
+        let width = names.len();
+        let mut rows = stmt.query(rusqlite::params_from_iter(self.args.iter()))?;
+        while let Some(row) = rows.next()? {
+            let mut values = Vec::with_capacity(width);
+            for i in 0..width {
+                let value: ValueRef<'_> = row.get_ref(i)?;
+                values.push(Value::read(value));
+            }
+            if !f(Row { names: Arc::clone(&names), values }) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A statement as a store call of its own: `read_*` on a reader
+/// connection, `write*` in the writer's next group commit (for statements
+/// that write, `RETURNING` included).
+impl Query {
+    /// Every row, read on a reader connection.
+    pub async fn read_all(self, db: &Db) -> Result<Vec<Row>> {
+        db.read(move |c| self.fetch_all(c)).await
+    }
+    /// The first row if any, read on a reader connection.
+    pub async fn read_optional(self, db: &Db) -> Result<Option<Row>> {
+        db.read(move |c| self.fetch_optional(c)).await
+    }
+    /// The first row if any, in the writer's transaction.
+    pub async fn write_optional(self, db: &Db) -> Result<Option<Row>> {
+        db.write(move |c| self.fetch_optional(c)).await
+    }
+}
+
+impl Query {
+    /// Runs it in the writer's next group commit.
+    pub async fn write(self, db: &Db) -> Result<Done> {
+        db.write(move |c| self.execute(c)).await
+    }
+}
+
+impl<T: FromRow + Send + 'static> QueryAs<T> {
+    /// Every row, decoded, read on a reader connection.
+    pub async fn read_all(self, db: &Db) -> Result<Vec<T>> {
+        db.read(move |c| self.fetch_all(c)).await
+    }
+    /// The first row decoded if any, read on a reader connection.
+    pub async fn read_optional(self, db: &Db) -> Result<Option<T>> {
+        db.read(move |c| self.fetch_optional(c)).await
+    }
+}
+
+impl<T: FromValue + Send + 'static> QueryScalar<T> {
+    /// The first column of every row, read on a reader connection.
+    pub async fn read_all(self, db: &Db) -> Result<Vec<T>> {
+        db.read(move |c| self.fetch_all(c)).await
+    }
+    /// The first column of the first row if any, read on a reader connection.
+    pub async fn read_optional(self, db: &Db) -> Result<Option<T>> {
+        db.read(move |c| self.fetch_optional(c)).await
+    }
+    /// The first column of the first row, read on a reader connection.
+    pub async fn read_one(self, db: &Db) -> Result<T> {
+        db.read(move |c| self.fetch_one(c)).await
+    }
+    /// The first column of the first row if any, in the writer's transaction.
+    pub async fn write_optional(self, db: &Db) -> Result<Option<T>> {
+        db.write(move |c| self.fetch_optional(c)).await
+    }
+}
+
+/// A [`Query`] whose rows decode into `T`.
+#[derive(Debug, Clone)]
+pub(crate) struct QueryAs<T> {
+    query: Query,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<T: FromRow> QueryAs<T> {
+    /// Binds the next value.
+    pub fn bind(mut self, v: impl Into<Value>) -> Self {
+        self.query = self.query.bind(v);
+        self
+    }
+    /// Every row, decoded.
+    pub fn fetch_all(&self, conn: &Conn) -> Result<Vec<T>> {
+        self.query.fetch_all(conn)?.iter().map(T::from_row).collect()
+    }
+    /// The first row, decoded, if any.
+    pub fn fetch_optional(&self, conn: &Conn) -> Result<Option<T>> {
+        self.query.fetch_optional(conn)?.as_ref().map(T::from_row).transpose()
+    }
+    /// The first row, decoded; an error when there is none.
+    pub fn fetch_one(&self, conn: &Conn) -> Result<T> {
+        T::from_row(&self.query.fetch_one(conn)?)
+    }
+}
+
+/// A [`Query`] whose first column decodes into `T`.
+#[derive(Debug, Clone)]
+pub(crate) struct QueryScalar<T> {
+    query: Query,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T: FromValue> QueryScalar<T> {
+    /// Binds the next value.
+    pub fn bind(mut self, v: impl Into<Value>) -> Self {
+        self.query = self.query.bind(v);
+        self
+    }
+    /// The first column of every row.
+    pub fn fetch_all(&self, conn: &Conn) -> Result<Vec<T>> {
+        self.query.fetch_all(conn)?.iter().map(|r| r.try_get(0usize)).collect()
+    }
+    /// The first column of the first row, if any.
+    pub fn fetch_optional(&self, conn: &Conn) -> Result<Option<T>> {
+        self.query.fetch_optional(conn)?.map(|r| r.try_get(0usize)).transpose()
+    }
+    /// The first column of the first row; an error when there is none.
+    pub fn fetch_one(&self, conn: &Conn) -> Result<T> {
+        self.query.fetch_one(conn)?.try_get(0usize)
+    }
+}
+
+/// A statement built piece by piece: SQL pushed as text, values pushed as
+/// placeholders (`?`) bound in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct QueryBuilder {
+    sql: String,
+    args: Vec<Value>,
+}
+
+impl QueryBuilder {
+    /// A statement starting with `sql`.
+    pub fn new(sql: impl Into<String>) -> Self {
+        QueryBuilder { sql: sql.into(), args: Vec::new() }
+    }
+    /// Appends SQL text.
+    pub fn push(&mut self, sql: impl std::fmt::Display) -> &mut Self {
+        use std::fmt::Write;
+        let _ = write!(self.sql, "{sql}");
+        self
+    }
+    /// Appends a placeholder bound to `v`.
+    pub fn push_bind(&mut self, v: impl Into<Value>) -> &mut Self {
+        self.sql.push('?');
+        self.args.push(v.into());
+        self
+    }
+    /// Appends `items` separated by `sep`, each written by `f`.
+    pub fn push_list<I>(&mut self, items: I, sep: &str, mut f: impl FnMut(&mut Self, I::Item)) -> &mut Self
+    where
+        I: IntoIterator,
+    {
+        for (n, item) in items.into_iter().enumerate() {
+            if n > 0 {
+                self.sql.push_str(sep);
+            }
+            f(self, item);
+        }
+        self
+    }
+    /// The statement.
+    pub fn build(&self) -> Query {
+        Query { sql: Cow::Owned(self.sql.clone()), args: self.args.clone() }
+    }
+    /// The statement, its first column decoded into `T`.
+    pub fn build_query_scalar<T: FromValue>(&self) -> QueryScalar<T> {
+        QueryScalar { query: self.build(), value: PhantomData }
+    }
+}
+
+// ------------------------------------------------------------- connections
+
+/// A connection to the database.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    inner: rusqlite::Connection,
+}
+
+impl Conn {
+    /// Runs SQL text of one or more statements, binding nothing.
+    pub fn batch(&self, sql: &str) -> Result<()> {
+        self.inner.execute_batch(sql)?;
+        Ok(())
+    }
+
+    /// Runs `f` in a transaction of its own (`BEGIN IMMEDIATE` when it
+    /// writes): committed when `f` succeeds, rolled back when it fails. Not
+    /// for the writer's closures, which already run inside one.
+    pub fn transaction<T>(&self, writes: bool, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
+        self.batch(if writes { "BEGIN IMMEDIATE" } else { "BEGIN" })?;
+        match f(self) {
+            Ok(v) => match self.batch("COMMIT") {
+                Ok(()) => Ok(v),
+                Err(e) => {
+                    let _ = self.batch("ROLLBACK");
+                    Err(e)
+                }
+            },
+            Err(e) => {
+                let _ = self.batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    pub fn last_insert_rowid(&self) -> i64 {
+        self.inner.last_insert_rowid()
+    }
+
+    /// Runs `f` inside a savepoint and rolls back whatever it wrote,
+    /// answering what it answered (a write's preview).
+    pub fn dry_run<T>(&self, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
+        self.batch("SAVEPOINT dry_run")?;
+        let out = f(self);
+        self.batch("ROLLBACK TO dry_run; RELEASE dry_run")?;
+        out
+    }
+
+    /// Whether a transaction is open.
+    pub fn in_transaction(&self) -> bool {
+        !self.inner.is_autocommit()
+    }
+
+    fn open(path: &Path, read_only: bool) -> Result<Conn> {
+        use rusqlite::OpenFlags;
+        let flags = if read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI
+        };
+        let inner = rusqlite::Connection::open_with_flags(path, flags)?;
+        inner.set_prepared_statement_cache_capacity(256);
+        inner.busy_timeout(Duration::from_secs(10))?;
+        let conn = Conn { inner };
+        if !read_only {
+            conn.batch(&format!(
+                "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = {}; PRAGMA wal_autocheckpoint = 0;",
+                crate::WAL_LIMIT
+            ))?;
+        }
+        conn.batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -16000; \
+             PRAGMA temp_store = MEMORY;",
+        )?;
+        Ok(conn)
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        let unique = matches!(
+            e.sqlite_error().map(|s| s.extended_code),
+            Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY)
+        );
+        StoreError::Database(DatabaseError::new(Box::new(e), unique))
+    }
+}
+
+/// Process-wide SQLite settings, applied once before the first connection:
+/// no memory statistics, which SQLite otherwise keeps under a global mutex
+/// taken on every allocation of every connection.
+fn configure_sqlite() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_config is called before any connection of this
+        // process is opened (Once, first thing in `Db::open`); with
+        // SQLITE_CONFIG_MEMSTATUS it reads one int argument. Were SQLite
+        // already initialised it would return SQLITE_MISUSE and change nothing.
+        let rc = unsafe { rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int) };
+        if rc != rusqlite::ffi::SQLITE_OK {
+            tracing::debug!(rc, "SQLite was already initialised; memory statistics stay on");
+        }
+    });
+}
+
+// ---------------------------------------------------------------- the pool
+
+/// A finished write's reply, given the outcome of its batch's COMMIT.
+type Finish = Box<dyn FnOnce(Result<(), &StoreError>) + Send>;
+/// A write: runs in the batch's transaction; `Err(())` when it failed (its
+/// caller has been told). Given an error instead of a connection, it tells
+/// its caller that error without running.
+type WriteFn = Box<dyn FnOnce(Result<&Conn, &StoreError>) -> Result<Finish, ()> + Send>;
+
+enum Job {
+    /// Runs in the next batch's transaction.
+    Write(WriteFn),
+    /// Runs between two transactions.
+    Outside(Box<dyn FnOnce(&Conn) + Send>),
+    /// Runs last (outside any transaction) after what is queued before it,
+    /// then stops the writer.
+    Close(Box<dyn FnOnce(&Conn) + Send>, oneshot::Sender<()>),
+}
+
+/// The connections and the writer's thread. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Db {
+    readers: Arc<Mutex<Vec<Conn>>>,
+    permits: Arc<Semaphore>,
+    writer: mpsc::Sender<Job>,
+    apart: Arc<Mutex<Option<Conn>>>,
+    closed: Arc<AtomicBool>,
+    path: Arc<PathBuf>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+fn stopped() -> StoreError {
+    StoreError::Corrupt("the store is closed".into())
+}
+
+/// The error a write's caller hears when its batch failed as a whole.
+fn failed(e: &StoreError) -> StoreError {
+    StoreError::Database(DatabaseError::new(e.to_string().into(), false))
+}
+
+impl Db {
+    /// Opens the database file (creating it), runs `setup` on the writer's
+    /// connection before anything else, and starts the writer's thread.
+    ///
+    /// `before_commit` runs at the end of every group commit, after its
+    /// writes and outside their savepoints (work they leave for once per
+    /// transaction); should it fail, the whole transaction fails.
+    pub async fn open(
+        path: &Path,
+        setup: impl FnOnce(&Conn) -> Result<()> + Send + 'static,
+        before_commit: fn(&Conn) -> Result<()>,
+    ) -> Result<Db> {
+        configure_sqlite();
+        let path = Arc::new(path.to_path_buf());
+        let opened = Arc::clone(&path);
+        let writer = tokio::task::spawn_blocking(move || {
+            let conn = Conn::open(&opened, false)?;
+            setup(&conn)?;
+            Ok::<_, StoreError>(conn)
+        })
+        .await
+        .map_err(|e| StoreError::Corrupt(format!("opening the database: {e}")))??;
+        let (queue, jobs) = mpsc::channel(1024);
+        std::thread::Builder::new()
+            .name("quire-writer".into())
+            .spawn(move || write_loop(writer, jobs, before_commit))
+            .map_err(|e| StoreError::Corrupt(format!("starting the writer: {e}")))?;
+        Ok(Db {
+            readers: Arc::default(),
+            permits: Arc::new(Semaphore::new(READERS)),
+            writer: queue,
+            apart: Arc::default(),
+            closed: Arc::default(),
+            path,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether [`Db::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Runs `f` on a reader connection (one hand-off).
+    pub async fn read<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
+        let permit = Arc::clone(&self.permits).acquire_owned().await.map_err(|_| stopped())?;
+        if self.is_closed() {
+            return Err(stopped());
+        }
+        let readers = Arc::clone(&self.readers);
+        let path = Arc::clone(&self.path);
+        // The permit goes with the closure: a caller that stops waiting
+        // does not free a connection still in use.
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let conn = readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            let conn = match conn {
+                Some(c) => c,
+                None => Conn::open(&path, true)?,
+            };
+            let out = f(&conn);
+            if conn.in_transaction() {
+                let _ = conn.batch("ROLLBACK");
+            }
+            readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+            out
+        })
+        .await
+        .map_err(|e| StoreError::Corrupt(format!("a read failed: {e}")))?
+    }
+
+    /// Runs `f` in the writer's next group commit (one hand-off) and
+    /// answers its value once the transaction committed.
+    pub async fn write<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
+        self.queue(f).await?.done().await
+    }
+
+    /// Queues `f` for the writer and answers at once; the answer gives its
+    /// value once its transaction committed. Writes run in the order they
+    /// were queued.
+    pub async fn queue<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
+    ) -> Result<Queued<T>> {
+        if self.is_closed() {
+            return Err(stopped());
+        }
+        let (reply, answer) = oneshot::channel::<Result<T>>();
+        let job: WriteFn = Box::new(move |conn| match conn.map_err(failed).and_then(f) {
+            Ok(value) => Ok(Box::new(move |committed: Result<(), &StoreError>| {
+                let _ = reply.send(committed.map(|()| value).map_err(failed));
+            })),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                Err(())
+            }
+        });
+        self.writer.send(Job::Write(job)).await.map_err(|_| stopped())?;
+        Ok(Queued(answer))
+    }
+
+    /// Runs `f` on the writer's connection between two transactions.
+    pub async fn outside<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> T + Send + 'static) -> Result<T> {
+        if self.is_closed() {
+            return Err(stopped());
+        }
+        let (reply, answer) = oneshot::channel();
+        let job = Job::Outside(Box::new(move |conn| {
+            let _ = reply.send(f(conn));
+        }));
+        self.writer.send(job).await.map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())
+    }
+
+    /// Runs `f` on a connection of its own, outside the pool and the
+    /// writer's thread (background checkpoints), one call at a time.
+    pub async fn apart<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
+        let (path, conn, closed) = (Arc::clone(&self.path), Arc::clone(&self.apart), Arc::clone(&self.closed));
+        tokio::task::spawn_blocking(move || {
+            let mut slot = conn.lock().unwrap_or_else(|p| p.into_inner());
+            if closed.load(Ordering::Acquire) {
+                return Err(stopped());
+            }
+            if slot.is_none() {
+                *slot = Some(Conn::open(&path, false)?);
+            }
+            f(slot.as_ref().expect("opened above"))
+        })
+        .await
+        .map_err(|e| StoreError::Corrupt(format!("a maintenance task failed: {e}")))?
+    }
+
+    /// Stops the writer once what is queued has committed, then runs
+    /// `last` on its connection (outside any transaction) and closes every
+    /// connection. Reads and writes after this fail.
+    pub async fn close(&self, last: impl FnOnce(&Conn) + Send + 'static) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        // Waits for a call in progress on the connection apart, then closes
+        // it; later calls are refused (the flag is set).
+        let apart = Arc::clone(&self.apart);
+        let _ = tokio::task::spawn_blocking(move || apart.lock().unwrap_or_else(|p| p.into_inner()).take()).await;
+        let (done, stopped) = oneshot::channel();
+        if self.writer.send(Job::Close(Box::new(last), done)).await.is_ok() {
+            let _ = stopped.await;
+        }
+        // Wait for reads in progress, then drop their connections.
+        let _all = self.permits.acquire_many(READERS as u32).await;
+        self.readers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.permits.close();
+    }
+}
+
+/// A write in the writer's queue.
+pub(crate) struct Queued<T>(oneshot::Receiver<Result<T>>);
+
+impl<T> std::fmt::Debug for Queued<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Queued")
+    }
+}
+
+impl<T> Queued<T> {
+    /// The write's value once its transaction committed (or its failure).
+    pub async fn done(self) -> Result<T> {
+        self.0
+            .await
+            .map_err(|_| StoreError::Corrupt("the write did not finish: the writer stopped or it panicked".into()))?
+    }
+}
+
+/// The writer's thread: takes the queued writes in batches, one transaction
+/// each; ends on [`Job::Close`] or when every handle is gone.
+fn write_loop(conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&Conn) -> Result<()>) {
+    let mut next: Option<Job> = None;
+    loop {
+        let job = match next.take() {
+            Some(job) => job,
+            None => match jobs.blocking_recv() {
+                Some(job) => job,
+                None => return,
+            },
+        };
+        match job {
+            Job::Outside(f) => outside_transaction(&conn, f),
+            Job::Close(last, done) => {
+                outside_transaction(&conn, last);
+                drop(conn);
+                let _ = done.send(());
+                return;
+            }
+            Job::Write(first) => {
+                let mut batch = vec![first];
+                while batch.len() < MAX_BATCH {
+                    match jobs.try_recv() {
+                        Ok(Job::Write(f)) => batch.push(f),
+                        Ok(other) => {
+                            next = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                run_batch(&conn, batch, before_commit);
+            }
+        }
+    }
+}
+
+/// Runs `f` on the writer's connection between transactions: a panic is
+/// caught and a transaction left open rolled back, so the writer goes on.
+fn outside_transaction(conn: &Conn, f: Box<dyn FnOnce(&Conn) + Send>) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(conn))).is_err() {
+        tracing::error!("a task on the writer's connection panicked");
+    }
+    if conn.in_transaction() {
+        let _ = conn.batch("ROLLBACK");
+    }
+}
+
+/// Runs writes in one transaction, each in a savepoint, and tells each
+/// caller its outcome once the transaction ended.
+///
+/// Should SQLite end the transaction by itself (an I/O error, a full disk),
+/// the writes it held hear that they failed and the rest go on in a new one:
+/// no caller hears success for a write that is not in the database.
+fn run_batch(conn: &Conn, batch: Vec<WriteFn>, before_commit: fn(&Conn) -> Result<()>) {
+    let mut finished: Vec<Finish> = Vec::with_capacity(batch.len());
+    let mut open = false;
+    for f in batch {
+        if !open {
+            if let Err(e) = conn.batch("BEGIN IMMEDIATE") {
+                tracing::error!(error = %e, "the writer could not begin a transaction");
+                let _ = f(Err(&e));
+                continue;
+            }
+            open = true;
+        }
+        if let Err(e) = conn.batch("SAVEPOINT w") {
+            let _ = f(Err(&e));
+        } else {
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(Ok(conn))));
+            match ran {
+                Ok(Ok(finish)) => match conn.batch("RELEASE w") {
+                    Ok(()) => finished.push(finish),
+                    Err(e) => {
+                        let _ = conn.batch("ROLLBACK TO w; RELEASE w");
+                        finish(Err(&e));
+                    }
+                },
+                Ok(Err(())) | Err(_) => {
+                    if conn.batch("ROLLBACK TO w; RELEASE w").is_err() {
+                        tracing::error!("the writer could not roll back a failed write");
+                    }
+                }
+            }
+        }
+        if !conn.in_transaction() {
+            let e = StoreError::Corrupt("the database rolled the transaction back".into());
+            tracing::error!("the database ended the writer's transaction by itself");
+            finished.drain(..).for_each(|f| f(Err(&e)));
+            open = false;
+        }
+    }
+    if !open {
+        return;
+    }
+    let committed = if finished.is_empty() { Ok(()) } else { before_commit(conn) };
+    match committed.and_then(|()| conn.batch("COMMIT")) {
+        Ok(()) => finished.into_iter().for_each(|f| f(Ok(()))),
+        Err(e) => {
+            let _ = conn.batch("ROLLBACK");
+            finished.into_iter().for_each(|f| f(Err(&e)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn scratch() -> (tempfile::TempDir, Db) {
+        let dir = tempfile::tempdir().unwrap();
+        let db =
+            Db::open(&dir.path().join("t.db"), |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"), |_| Ok(()))
+                .await
+                .unwrap();
+        (dir, db)
+    }
+
+    fn insert(v: i64, fail_after: bool) -> impl FnOnce(&Conn) -> Result<i64> + Send + 'static {
+        move |c| {
+            query("INSERT INTO t (v) VALUES (?1)").bind(v).execute(c)?;
+            if fail_after {
+                return Err(StoreError::invalid("v", "refused after writing"));
+            }
+            Ok(v)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_rolls_back_only_itself() {
+        let (_dir, db) = scratch().await;
+        // Queued together, so they share one transaction.
+        let a = db.queue(insert(1, false)).await.unwrap();
+        let b = db.queue(insert(2, true)).await.unwrap();
+        let c = db.queue(insert(3, false)).await.unwrap();
+        let d = db.queue(insert(1, false)).await.unwrap(); // taken: unique
+        assert_eq!(a.done().await.unwrap(), 1);
+        assert!(b.done().await.unwrap_err().to_string().contains("refused after writing"));
+        assert_eq!(c.done().await.unwrap(), 3);
+        assert!(d.done().await.unwrap_err().is_unique_violation());
+        let values = db.read(|c| query_scalar::<i64>("SELECT v FROM t ORDER BY v").fetch_all(c)).await.unwrap();
+        assert_eq!(values, [1, 3]);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_write_fails_alone_and_the_writer_goes_on() {
+        let (_dir, db) = scratch().await;
+        let bad = db.queue(|c: &Conn| -> Result<()> {
+            query("INSERT INTO t (v) VALUES (7)").execute(c)?;
+            panic!("a bug in a write");
+        });
+        let bad = bad.await.unwrap();
+        let good = db.write(insert(8, false)).await.unwrap();
+        assert_eq!(good, 8);
+        assert!(bad.done().await.is_err());
+        let values = db.read(|c| query_scalar::<i64>("SELECT v FROM t").fetch_all(c)).await.unwrap();
+        assert_eq!(values, [8]);
+    }
+
+    #[tokio::test]
+    async fn values_read_back_as_written() {
+        let (_dir, db) = scratch().await;
+        let at: DateTime<Utc> = "2026-11-25T07:00:00.123456Z".parse().unwrap();
+        db.write(move |c| query("INSERT INTO t (v, at) VALUES (?1, ?2)").bind(5).bind(at).execute(c).map(drop))
+            .await
+            .unwrap();
+        let (text, back): (String, DateTime<Utc>) =
+            db.read(|c| query_as("SELECT at, at FROM t").fetch_one(c)).await.unwrap();
+        // The text earlier versions wrote, so stored times compare as before.
+        assert_eq!(text, "2026-11-25T07:00:00.123456+00:00");
+        assert_eq!(back, at);
+        let naive: DateTime<Utc> =
+            db.read(|c| query_scalar("SELECT '2026-11-25 07:00:00'").fetch_one(c)).await.unwrap();
+        assert_eq!(naive, "2026-11-25T07:00:00Z".parse::<DateTime<Utc>>().unwrap());
+        let err = db.read(|c| query_scalar::<i64>("SELECT 'x'").fetch_one(c)).await.unwrap_err();
+        assert!(err.to_string().contains("text where an integer was expected"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn nothing_runs_after_close() {
+        let (_dir, db) = scratch().await;
+        db.write(insert(1, false)).await.unwrap();
+        db.close(|_| {}).await;
+        assert!(db.write(insert(2, false)).await.is_err());
+        assert!(db.read(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn writes_of_a_transaction_the_database_rolled_back_hear_that_they_failed() {
+        let (_dir, db) = scratch().await;
+        // RAISE(ROLLBACK) ends the whole transaction, not only the write.
+        db.outside(|c| {
+            c.batch("CREATE TRIGGER undo AFTER INSERT ON t WHEN new.v = 99 BEGIN SELECT RAISE(ROLLBACK, 'no'); END")
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        // The writer waits on the gate while the three are queued, so they
+        // share the next transaction.
+        let (open, gate) = std::sync::mpsc::channel::<()>();
+        let (entered, inside) = oneshot::channel::<()>();
+        let first = db
+            .queue(move |_| {
+                let _ = entered.send(());
+                gate.recv().map_err(|_| stopped())
+            })
+            .await
+            .unwrap();
+        inside.await.unwrap();
+        let a = db.queue(insert(1, false)).await.unwrap();
+        let b = db.queue(insert(99, false)).await.unwrap();
+        let c = db.queue(insert(3, false)).await.unwrap();
+        open.send(()).unwrap();
+        first.done().await.unwrap();
+        assert!(a.done().await.is_err(), "its insert was rolled back with the transaction");
+        assert!(b.done().await.is_err());
+        assert_eq!(c.done().await.unwrap(), 3, "the next write goes on in a new transaction");
+        let values = db.read(|c| query_scalar::<i64>("SELECT v FROM t").fetch_all(c)).await.unwrap();
+        assert_eq!(values, [3]);
+        // A task between transactions that panics or leaves one open does
+        // not stop the writer.
+        let _ = db
+            .outside(|c| {
+                c.batch("BEGIN").unwrap();
+                panic!("a bug in a task");
+            })
+            .await;
+        assert_eq!(db.write(insert(4, false)).await.unwrap(), 4);
+    }
+
+    #[tokio::test]
+    async fn close_runs_its_last_task_after_the_queued_writes() {
+        let (_dir, db) = scratch().await;
+        let queued = db.queue(insert(1, false)).await.unwrap();
+        let (seen, saw) = oneshot::channel();
+        db.close(move |c| {
+            let _ = seen.send(query_scalar::<i64>("SELECT count(*) FROM t").fetch_one(c).unwrap());
+        })
+        .await;
+        assert_eq!(queued.done().await.unwrap(), 1);
+        assert_eq!(saw.await.unwrap(), 1, "the last task saw the write queued before close");
+        assert!(db.apart(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.is_err());
+    }
+}

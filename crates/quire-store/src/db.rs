@@ -637,6 +637,15 @@ impl Conn {
         out
     }
 
+    /// Writes the database file's pages that are in the operating system's
+    /// cache to disk (`fdatasync`).
+    pub fn sync_database(&self) -> Result<()> {
+        let path = self.inner.path().ok_or_else(|| StoreError::Corrupt("the database has no file".into()))?;
+        std::fs::File::open(path)
+            .and_then(|f| f.sync_data())
+            .map_err(|e| StoreError::Corrupt(format!("syncing the database file: {e}")))
+    }
+
     /// Whether a transaction is open.
     pub fn in_transaction(&self) -> bool {
         !self.inner.is_autocommit()
@@ -659,7 +668,7 @@ impl Conn {
         if !read_only {
             conn.batch(&format!(
                 "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = {}; PRAGMA wal_autocheckpoint = 0;",
-                crate::WAL_LIMIT
+                2 * crate::WAL_HARD_LIMIT
             ))?;
         }
         conn.batch(

@@ -67,8 +67,10 @@ impl Scope {
 }
 
 /// Size past which the write-ahead log is emptied as soon as the writer
-/// pauses, in bytes; also the size its file is cut back to whenever SQLite
-/// rewinds it (`journal_size_limit`). Under sustained writes a passive
+/// pauses, in bytes. (When SQLite rewinds the log it keeps the file, up to
+/// twice [`WAL_HARD_LIMIT`] (`journal_size_limit`), and writes over it:
+/// cutting a file of hundreds of megabytes back at the first commit after
+/// each rewind stalled that commit for tens of milliseconds.) Under sustained writes a passive
 /// checkpoint never quite catches up with the writer, and SQLite only
 /// rewinds the log once one has: without a bound the file grows with every
 /// write until the process stops (and the next start reads all of it back).
@@ -76,9 +78,10 @@ pub const WAL_LIMIT: i64 = 64 * 1024 * 1024;
 
 /// Size past which the log is rewound even while writes keep coming, in
 /// bytes. Rewinding then costs the writer a pause (the last frames copied
-/// and the database synced: ~90 ms on the benchmark machine's disk), so it
-/// is kept for logs four times past [`WAL_LIMIT`]; what a start after
-/// `kill -9` reads back stays within this.
+/// and the database synced: 6–22 ms on the benchmark machine's disk, the
+/// passes before having synced what they copied), so it is kept for logs
+/// four times past [`WAL_LIMIT`]; what a start after `kill -9` reads back
+/// stays near this.
 pub const WAL_HARD_LIMIT: i64 = 4 * WAL_LIMIT;
 
 /// Keeps the write-ahead log small without making commits pay for it.
@@ -87,13 +90,14 @@ pub const WAL_HARD_LIMIT: i64 = 4 * WAL_LIMIT;
 /// the log into the database, blocking neither readers nor the writer. The
 /// log file is rewound only when every frame has been copied before the
 /// next commit, which under steady writes never happens by itself, so:
-/// - past [`WAL_LIMIT`], once no commit came since the last tick (the
-///   writer paused), a TRUNCATE checkpoint on the writer's connection
-///   empties the file; nobody waits for it;
+/// - past [`WAL_LIMIT`] (the log or its file), once no commit came since
+///   the last tick (the writer paused), a TRUNCATE checkpoint on the
+///   writer's connection empties the file; nobody waits for it;
 /// - past [`WAL_HARD_LIMIT`], passive checkpoints run back to back until one
 ///   finds little left, then a PASSIVE on the writer's connection copies
 ///   the rest with no commit in between, and the next commit rewinds the
-///   log (cutting the file back to [`WAL_LIMIT`]).
+///   log. Each passive pass syncs the database file after it (see
+///   [`passive_checkpoint`]), so that last checkpoint has little to sync.
 ///
 /// Both run on the writer's connection between two transactions: on
 /// another connection a checkpoint that must see every frame would hold the
@@ -109,7 +113,7 @@ async fn checkpoint_loop(db: db::Db) {
             return;
         }
         let started = std::time::Instant::now();
-        let passive = db.apart(|c| checkpoint(c, "PASSIVE"));
+        let passive = db.apart(passive_checkpoint);
         let (frames, page) = match passive.await {
             Ok(((_, frames, _), page)) => (frames, page),
             Err(_) if db.is_closed() => return,
@@ -121,7 +125,9 @@ async fn checkpoint_loop(db: db::Db) {
         let paused = frames == last_frames;
         last_frames = frames;
         let bytes = frames * page;
-        let rewound = if bytes > WAL_LIMIT && paused {
+        // A log rewound under load keeps its file's size: emptied too.
+        let file = std::fs::metadata(format!("{}-wal", db.path().display())).map_or(0, |m| m.len() as i64);
+        let rewound = if bytes.max(file) > WAL_LIMIT && paused {
             db.outside(|c| checkpoint(c, "TRUNCATE")).await
         } else if bytes > WAL_HARD_LIMIT {
             // Each passive pass copies what came during the one before.
@@ -131,7 +137,7 @@ async fn checkpoint_loop(db: db::Db) {
                     break;
                 }
                 let again = std::time::Instant::now();
-                if db.apart(|c| checkpoint(c, "PASSIVE")).await.is_err() {
+                if db.apart(passive_checkpoint).await.is_err() {
                     break;
                 }
                 took = again.elapsed();
@@ -149,6 +155,20 @@ async fn checkpoint_loop(db: db::Db) {
             tracing::warn!(error = %e, "could not rewind the write-ahead log");
         }
     }
+}
+
+/// A PASSIVE checkpoint on the connection apart, then the database file
+/// synced. SQLite syncs the file only when a checkpoint copied every frame,
+/// so under steady writes the pages copied by passive passes would wait,
+/// unsynced, for the one checkpoint that does — the one the writer waits
+/// for when the log is rewound under load. Synced here, on a background
+/// thread, that last checkpoint syncs little.
+fn passive_checkpoint(conn: &db::Conn) -> Result<((i64, i64, i64), i64)> {
+    let done = checkpoint(conn, "PASSIVE")?;
+    if done.0.2 > 0 {
+        conn.sync_database()?;
+    }
+    Ok(done)
 }
 
 /// Runs `PRAGMA wal_checkpoint(mode)`: ((busy, frames in the log, frames

@@ -1,8 +1,8 @@
 //! The write-ahead log stays bounded while the store runs: once it passes
 //! `WAL_LIMIT`, the background checkpoint folds it back, without waiting for
-//! the process to stop. The file ends either emptied (a TRUNCATE once the
-//! writer paused) or cut back to `WAL_LIMIT` (SQLite's `journal_size_limit`,
-//! when the log was rewound while the writes went on): never past it.
+//! the process to stop: once the writer paused, a TRUNCATE empties the file
+//! (also when the log was rewound while the writes went on, which leaves the
+//! file its size).
 
 use quire_core::input::NewEntry;
 use quire_core::model::ChangeContext;

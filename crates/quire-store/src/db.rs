@@ -898,14 +898,16 @@ impl Db {
         // it; later calls are refused (the flag is set).
         let apart = Arc::clone(&self.apart);
         let _ = tokio::task::spawn_blocking(move || apart.lock().unwrap_or_else(|p| p.into_inner()).take()).await;
+        // Waits for reads in progress and drops their connections, so the
+        // last task (a TRUNCATE checkpoint) waits for no reader.
+        let all = self.permits.acquire_many(READERS as u32).await;
+        self.readers.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.permits.close();
+        drop(all);
         let (done, stopped) = oneshot::channel();
         if self.writer.send(Job::Close(Box::new(last), done)).await.is_ok() {
             let _ = stopped.await;
         }
-        // Wait for reads in progress, then drop their connections.
-        let _all = self.permits.acquire_many(READERS as u32).await;
-        self.readers.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        self.permits.close();
     }
 }
 
@@ -976,6 +978,14 @@ fn outside_transaction(conn: &Conn, f: Box<dyn FnOnce(&Conn) + Send>) {
     }
 }
 
+/// Rolls the whole transaction back and tells the writes it held that they
+/// failed.
+fn abandon(conn: &Conn, finished: &mut Vec<Finish>) {
+    let _ = conn.batch("ROLLBACK");
+    let e = StoreError::Corrupt("a write could not be rolled back alone; the transaction was rolled back".into());
+    finished.drain(..).for_each(|f| f(Err(&e)));
+}
+
 /// Runs writes in one transaction, each in a savepoint, and tells each
 /// caller its outcome once the transaction ended.
 ///
@@ -1002,13 +1012,19 @@ fn run_batch(conn: &Conn, batch: Vec<WriteFn>, before_commit: fn(&Conn) -> Resul
                 Ok(Ok(finish)) => match conn.batch("RELEASE w") {
                     Ok(()) => finished.push(finish),
                     Err(e) => {
-                        let _ = conn.batch("ROLLBACK TO w; RELEASE w");
+                        let undone = conn.batch("ROLLBACK TO w; RELEASE w").is_ok();
                         finish(Err(&e));
+                        if !undone {
+                            abandon(conn, &mut finished);
+                        }
                     }
                 },
                 Ok(Err(())) | Err(_) => {
                     if conn.batch("ROLLBACK TO w; RELEASE w").is_err() {
+                        // What it wrote cannot be told apart from the others':
+                        // none of it is committed.
                         tracing::error!("the writer could not roll back a failed write");
+                        abandon(conn, &mut finished);
                     }
                 }
             }
@@ -1023,7 +1039,13 @@ fn run_batch(conn: &Conn, batch: Vec<WriteFn>, before_commit: fn(&Conn) -> Resul
     if !open {
         return;
     }
-    let committed = if finished.is_empty() { Ok(()) } else { before_commit(conn) };
+    let committed = if finished.is_empty() {
+        Ok(())
+    } else {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| before_commit(conn)))
+            .unwrap_or_else(|_| Err(StoreError::Corrupt("the work before the commit panicked".into())))
+            .inspect_err(|e| tracing::error!(error = %e, "the work before the commit failed; the batch is rolled back"))
+    };
     match committed.and_then(|()| conn.batch("COMMIT")) {
         Ok(()) => finished.into_iter().for_each(|f| f(Ok(()))),
         Err(e) => {

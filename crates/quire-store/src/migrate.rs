@@ -67,6 +67,14 @@ pub(crate) fn run(conn: &Conn) -> Result<usize> {
             Ok(())
         })?;
     }
+    // Content a migration wrote is indexed before anyone searches it.
+    let pending: bool = crate::db::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_pending')",
+    )
+    .fetch_one(conn)?;
+    if pending {
+        conn.transaction(true, crate::search::index_pending)?;
+    }
     let applied: i64 = crate::db::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations").fetch_one(conn)?;
     Ok(applied as usize)
 }

@@ -733,6 +733,8 @@ pub(crate) struct Db {
     writer: mpsc::Sender<Job>,
     apart: Arc<Mutex<Option<Conn>>>,
     closed: Arc<AtomicBool>,
+    /// Set once [`Db::close`] has finished.
+    shut: Arc<tokio::sync::OnceCell<()>>,
     path: Arc<PathBuf>,
 }
 
@@ -784,6 +786,7 @@ impl Db {
             writer: queue,
             apart: Arc::default(),
             closed: Arc::default(),
+            shut: Arc::default(),
             path,
         })
     }
@@ -890,10 +893,14 @@ impl Db {
     /// Stops the writer once what is queued has committed, then runs
     /// `last` on its connection (outside any transaction) and closes every
     /// connection. Reads and writes after this fail.
+    ///
+    /// Every caller returns once the first call finished closing.
     pub async fn close(&self, last: impl FnOnce(&Conn) + Send + 'static) {
-        if self.closed.swap(true, Ordering::AcqRel) {
-            return;
-        }
+        self.shut.get_or_init(|| self.shut_down(last)).await;
+    }
+
+    async fn shut_down(&self, last: impl FnOnce(&Conn) + Send + 'static) {
+        self.closed.store(true, Ordering::Release);
         // Waits for a call in progress on the connection apart, then closes
         // it; later calls are refused (the flag is set).
         let apart = Arc::clone(&self.apart);
@@ -1185,10 +1192,22 @@ mod tests {
         let (_dir, db) = scratch().await;
         let queued = db.queue(insert(1, false)).await.unwrap();
         let (seen, saw) = oneshot::channel();
-        db.close(move |c| {
-            let _ = seen.send(query_scalar::<i64>("SELECT count(*) FROM t").fetch_one(c).unwrap());
-        })
-        .await;
+        let ran = Arc::new(AtomicBool::new(false));
+        let first = db.close({
+            let ran = Arc::clone(&ran);
+            move |c| {
+                std::thread::sleep(Duration::from_millis(50));
+                let _ = seen.send(query_scalar::<i64>("SELECT count(*) FROM t").fetch_one(c).unwrap());
+                ran.store(true, Ordering::Release);
+            }
+        });
+        // a second close at the same time returns once the first finished
+        let second = async {
+            tokio::task::yield_now().await;
+            db.close(|_| panic!("only the first close's last task runs")).await;
+            assert!(ran.load(Ordering::Acquire), "the second close returned before the first finished");
+        };
+        tokio::join!(first, second);
         assert_eq!(queued.done().await.unwrap(), 1);
         assert_eq!(saw.await.unwrap(), 1, "the last task saw the write queued before close");
         assert!(db.apart(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.is_err());

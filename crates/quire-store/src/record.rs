@@ -2,7 +2,7 @@
 //! machinery needs to know about each kind of content record.
 
 use crate::db::{self, Conn, QueryBuilder, Row};
-use crate::{Result, Scope};
+use crate::{Result, Scope, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::EntityKind;
 use serde::Serialize;
@@ -82,7 +82,7 @@ pub(crate) trait Record:
         if first {
             return Ok(true);
         }
-        let version = version.unwrap_or(db::Value::Null);
+        let version = version.ok_or_else(|| StoreError::Corrupt(format!("{} has no version column", Self::TABLE)))?;
         sql.push(" WHERE id = ").push_bind(self.id()).push(" AND version = ").push_bind(version);
         Ok(sql.build().execute(conn)?.rows_affected() == 1)
     }

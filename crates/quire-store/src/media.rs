@@ -224,6 +224,15 @@ pub(crate) fn register_file(conn: &Conn, path: &str, image_id: &str, mime: &str)
     Ok(())
 }
 
+/// Marks this attempt of `job` done and loads its image, inside the write
+/// that completes it; a conflict when a later attempt took the job over.
+fn finish_job_image(c: &Conn, job: &Job) -> Result<Image> {
+    if !Store::finish_attempt(c, job, "done", None)? {
+        return Err(StoreError::conflict(None, format!("job {} was taken over by a later attempt", job.id)));
+    }
+    any_image(c, &job.scope, &job.subject_id)
+}
+
 /// An image of the scope by id, archived or not.
 fn any_image(conn: &Conn, scope: &Scope, id: &str) -> Result<Image> {
     let row = db::query("SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3")
@@ -515,13 +524,7 @@ impl Store {
         self.db
             .write(move |c| {
                 let job = &job;
-                if !Self::finish_attempt(c, job, "done", None)? {
-                    return Err(StoreError::conflict(
-                        None,
-                        format!("job {} was taken over by a later attempt", job.id),
-                    ));
-                }
-                let before = any_image(c, &job.scope, &job.subject_id)?;
+                let before = finish_job_image(c, job)?;
                 let mut after = before.clone();
                 after.url = result.url;
                 after.mime = result.mime;
@@ -732,13 +735,7 @@ impl Store {
         self.db
             .write(move |c| {
                 let job = &job;
-                if !Self::finish_attempt(c, job, "done", None)? {
-                    return Err(StoreError::conflict(
-                        None,
-                        format!("job {} was taken over by a later attempt", job.id),
-                    ));
-                }
-                let before = any_image(c, &job.scope, &job.subject_id)?;
+                let before = finish_job_image(c, job)?;
                 let mut after = before.clone();
                 let mark = |field: &str, after: &mut Image| {
                     if !after.generated.iter().any(|f| f == field) {

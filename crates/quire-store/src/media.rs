@@ -224,6 +224,26 @@ pub(crate) fn register_file(conn: &Conn, path: &str, image_id: &str, mime: &str)
     Ok(())
 }
 
+/// Queues a job of `kind` on `subject_id`, due now, inside a write.
+fn queue_job(c: &Conn, kind: &str, scope: &Scope, subject_id: &str, payload: &Value) -> Result<()> {
+    let now = Utc::now();
+    db::query(
+        "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
+         created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
+    )
+    .bind(new_id())
+    .bind(kind)
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .bind(subject_id)
+    .bind(payload.to_string())
+    .bind(MAX_ATTEMPTS)
+    .bind(millis(now))
+    .bind(now)
+    .execute(c)?;
+    Ok(())
+}
+
 /// Marks this attempt of `job` done and loads its image, inside the write
 /// that completes it; a conflict when a later attempt took the job over.
 fn finish_job_image(c: &Conn, job: &Job) -> Result<Image> {
@@ -400,20 +420,7 @@ impl Store {
             image.check(c, scope, None)?;
             image.insert(c, scope)?;
             log_change(c, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image)))?;
-            db::query(
-                "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
-                 created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
-            )
-            .bind(new_id())
-            .bind(PROCESS_IMAGE)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
-            .bind(&image.id)
-            .bind(job_payload(ctx, json!({"uploadId": upload.id})).to_string())
-            .bind(MAX_ATTEMPTS)
-            .bind(millis(now))
-            .bind(now)
-            .execute(c)?;
+            queue_job(c, PROCESS_IMAGE, scope, &image.id, &job_payload(ctx, json!({"uploadId": upload.id})))?;
                 Ok((image, true))
             })
             .await
@@ -702,23 +709,8 @@ impl Store {
 
     /// Queues a job of `kind` on `subject_id`, due now.
     pub async fn enqueue_job(&self, kind: &str, scope: &Scope, subject_id: &str, payload: Value) -> Result<()> {
-        let now = Utc::now();
-        db::query(
-            "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
-             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
-        )
-        .bind(new_id())
-        .bind(kind)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(subject_id)
-        .bind(payload.to_string())
-        .bind(MAX_ATTEMPTS)
-        .bind(millis(now))
-        .bind(now)
-        .write(&self.db)
-        .await?;
-        Ok(())
+        let (kind, scope, subject_id) = (kind.to_string(), scope.clone(), subject_id.to_string());
+        self.db.write(move |c| queue_job(c, &kind, &scope, &subject_id, &payload)).await
     }
 
     /// Completes a describe job: the texts a vision model wrote fill the

@@ -21,24 +21,13 @@ pub struct Suggestion {
 impl Store {
     /// Up to `limit` live pages, in tree order (root pages' order, then ids).
     pub async fn page_suggestions(&self, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
-        let scope = scope.clone();
-        self.db
-            .read(move |c| {
-                let rows = db::query(
-                    "SELECT id, name, slug FROM pages WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
-                     ORDER BY sort_order, id LIMIT ?3",
-                )
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .bind(i64::from(limit))
-                .fetch_all(c)?;
-                rows.iter()
-                    .map(|r| {
-                        Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("name")?, place: r.try_get("slug")? })
-                    })
-                    .collect()
-            })
-            .await
+        self.listed(
+            "SELECT id, name AS label, slug AS place FROM pages WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
+             ORDER BY sort_order, id LIMIT ?3",
+            scope,
+            limit,
+        )
+        .await
     }
 
     /// Up to `per_collection` newest live entries of each of the first
@@ -84,20 +73,25 @@ impl Store {
 
     /// Up to `limit` newest live images, named by alt text or file name.
     pub async fn image_suggestions(&self, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
+        self.listed(
+            "SELECT id, coalesce(nullif(alt, ''), filename) AS label, url AS place FROM images
+             WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 ORDER BY id DESC LIMIT ?3",
+            scope,
+            limit,
+        )
+        .await
+    }
+
+    /// The suggestions `sql` selects (`id`, `label`, `place`), binding the
+    /// scope's site and environment and `limit` as `?1`–`?3`.
+    async fn listed(&self, sql: &'static str, scope: &Scope, limit: u32) -> Result<Vec<Suggestion>> {
         let scope = scope.clone();
         self.db
             .read(move |c| {
-                let rows = db::query(
-                    "SELECT id, url, coalesce(nullif(alt, ''), filename) AS label FROM images
-                     WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 ORDER BY id DESC LIMIT ?3",
-                )
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .bind(i64::from(limit))
-                .fetch_all(c)?;
+                let rows = db::query(sql).bind(&scope.site_id).bind(&scope.env).bind(i64::from(limit)).fetch_all(c)?;
                 rows.iter()
                     .map(|r| {
-                        Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("label")?, place: r.try_get("url")? })
+                        Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("label")?, place: r.try_get("place")? })
                     })
                     .collect()
             })

@@ -879,35 +879,3 @@ impl AgentPatch {
         a
     }
 }
-
-/// Checks an agent's fields: alias, name, profile, groups and tool selectors.
-pub fn check_agent(agent: &Agent) -> Result<(), crate::ValidationErrors> {
-    let mut errors = Vec::new();
-    if let Err(e) = crate::slug::check_slug("alias", &agent.alias) {
-        errors.push(e);
-    }
-    errors.extend(crate::text::check_line("name", &agent.name, 120).err());
-    errors.extend(crate::text::check_line("profile", &agent.profile, 80).err());
-    errors.extend(crate::text::check_text("systemPrompt", &agent.system_prompt, 20_000).err());
-    for (i, g) in agent.allowed_groups.iter().enumerate() {
-        if crate::access::Group::parse(g).is_err() {
-            errors.push(crate::FieldError::new(
-                format!("allowedGroups[{i}]"),
-                format!("\"{g}\" is not one of viewer, author, editor, admin"),
-            ));
-        }
-    }
-    for (field, list) in [("tools", &agent.tools), ("pinned", &agent.pinned)] {
-        for (i, t) in list.iter().enumerate() {
-            let bad = t.trim().is_empty()
-                || t.strip_prefix("category:").or_else(|| t.strip_prefix("tag:")).is_some_and(|rest| rest.is_empty());
-            if bad {
-                errors.push(crate::FieldError::new(
-                    format!("{field}[{i}]"),
-                    "expected a tool name, category:<name> or tag:<name>",
-                ));
-            }
-        }
-    }
-    crate::ValidationErrors::check(errors)
-}

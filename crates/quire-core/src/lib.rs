@@ -14,6 +14,7 @@ pub mod input;
 pub mod json;
 pub mod merge;
 pub mod model;
+pub mod rules;
 pub mod slug;
 pub mod templates;
 pub mod text;

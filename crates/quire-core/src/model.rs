@@ -16,6 +16,14 @@ use serde_json::Value;
 /// The wire names are taken as `tt`, not `literal`: a `literal` fragment
 /// reaches derive macros wrapped in an invisible group, which utoipa does
 /// not read, so the OpenAPI document would show the variant names instead.
+/// An enum stored and sent as one of a fixed set of names.
+pub trait WireEnum: Sized + Copy {
+    /// Its name.
+    fn wire(self) -> &'static str;
+    /// The value named `value`; the error names `field` and the accepted names.
+    fn from_wire(field: &str, value: &str) -> Result<Self, FieldError>;
+}
+
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:tt),+ $(,)? }) => {
         $(#[$meta])*
@@ -38,6 +46,15 @@ macro_rules! string_enum {
                         [$($wire),+].join(", ")
                     ))),
                 }
+            }
+        }
+
+        impl WireEnum for $name {
+            fn wire(self) -> &'static str {
+                self.as_str()
+            }
+            fn from_wire(field: &str, value: &str) -> Result<Self, FieldError> {
+                Self::parse(field, value)
             }
         }
 

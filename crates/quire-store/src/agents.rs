@@ -6,35 +6,15 @@
 //! usage. Messages are stored as provider-neutral JSON bodies; this module
 //! does not interpret them.
 
-use crate::changes::log_change;
 use crate::db::{self, Conn, Row};
 use crate::list::{Listing, page_of};
-use crate::ops::new_id;
-use crate::record::{enum_col, json_col, json_opt};
+use crate::log::new_id;
+use crate::record::{Record, create, enum_col, json_col, json_opt, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
-use quire_core::input::{AgentPatch, NewAgent, check_agent};
+use quire_core::input::{AgentPatch, NewAgent};
 use quire_core::model::*;
 use serde_json::Value;
-
-fn agent_from_row(row: &Row) -> Result<Agent> {
-    Ok(Agent {
-        id: row.try_get("id")?,
-        alias: row.try_get("alias")?,
-        name: row.try_get("name")?,
-        description: row.try_get("description")?,
-        profile: row.try_get("profile")?,
-        system_prompt: row.try_get("system_prompt")?,
-        tools: json_col(row, "tools")?,
-        pinned: json_col(row, "pinned")?,
-        allowed_groups: json_col(row, "allowed_groups")?,
-        approval_policy: enum_col(row, "approval_policy", AgentPolicy::parse)?,
-        enabled: row.try_get("enabled")?,
-        version: row.try_get("version")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
-}
 
 fn session_from_row(row: &Row) -> Result<AgentSession> {
     Ok(AgentSession {
@@ -136,71 +116,6 @@ fn json_text<T: serde::Serialize>(v: &T) -> Result<String> {
     Ok(serde_json::to_string(v)?)
 }
 
-fn insert_agent(conn: &Conn, scope: &Scope, a: &Agent) -> Result<()> {
-    let result = db::query(
-        "INSERT INTO agents (id, site_id, env, alias, name, description, profile, system_prompt, tools, pinned,
-            allowed_groups, approval_policy, enabled, version, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-    )
-    .bind(&a.id)
-    .bind(&scope.site_id)
-    .bind(&scope.env)
-    .bind(&a.alias)
-    .bind(&a.name)
-    .bind(&a.description)
-    .bind(&a.profile)
-    .bind(&a.system_prompt)
-    .bind(json_text(&a.tools)?)
-    .bind(json_text(&a.pinned)?)
-    .bind(json_text(&a.allowed_groups)?)
-    .bind(a.approval_policy.as_str())
-    .bind(a.enabled)
-    .bind(a.version)
-    .bind(a.created_at)
-    .bind(a.updated_at)
-    .execute(conn);
-    match result {
-        Err(e) if e.is_unique_violation() => {
-            Err(StoreError::conflict(Some("alias"), format!("alias \"{}\" is already used by another agent", a.alias)))
-        }
-        other => other.map(|_| ()),
-    }
-}
-
-/// Writes `a` over the stored agent if it is still at `a.version - 1`.
-fn write_agent(conn: &Conn, scope: &Scope, a: &Agent) -> Result<bool> {
-    let done = db::query(
-        "UPDATE agents SET name = ?1, description = ?2, profile = ?3, system_prompt = ?4, tools = ?5, pinned = ?6,
-            allowed_groups = ?7, approval_policy = ?8, enabled = ?9, version = ?10, updated_at = ?11
-         WHERE id = ?12 AND site_id = ?13 AND env = ?14 AND version = ?10 - 1",
-    )
-    .bind(&a.name)
-    .bind(&a.description)
-    .bind(&a.profile)
-    .bind(&a.system_prompt)
-    .bind(json_text(&a.tools)?)
-    .bind(json_text(&a.pinned)?)
-    .bind(json_text(&a.allowed_groups)?)
-    .bind(a.approval_policy.as_str())
-    .bind(a.enabled)
-    .bind(a.version)
-    .bind(a.updated_at)
-    .bind(&a.id)
-    .bind(&scope.site_id)
-    .bind(&scope.env)
-    .execute(conn)?;
-    Ok(done.rows_affected() == 1)
-}
-
-fn load_agent(conn: &Conn, scope: &Scope, id: &str) -> Result<Agent> {
-    let row = db::query("SELECT * FROM agents WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-        .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .fetch_optional(conn)?;
-    row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id))
-}
-
 /// An agent of the scope by id or alias.
 fn agent_by_id_or_alias(conn: &Conn, scope: &Scope, id_or_alias: &str) -> Result<Agent> {
     let row = db::query("SELECT * FROM agents WHERE (id = ?1 OR alias = ?1) AND site_id = ?2 AND env = ?3")
@@ -208,32 +123,7 @@ fn agent_by_id_or_alias(conn: &Conn, scope: &Scope, id_or_alias: &str) -> Result
         .bind(&scope.site_id)
         .bind(&scope.env)
         .fetch_optional(conn)?;
-    row.as_ref().map(agent_from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
-}
-
-/// Reverts an agent to a logged snapshot (used by `restore_revision`).
-pub(crate) fn revert_agent(
-    conn: &Conn,
-    scope: &Scope,
-    ctx: &ChangeContext,
-    change: &Change,
-    snapshot: Value,
-) -> Result<()> {
-    let current = load_agent(conn, scope, &change.entity_id)?;
-    let mut target: Agent = serde_json::from_value(snapshot)?;
-    target.version = current.version;
-    target.updated_at = current.updated_at;
-    if target == current {
-        return Err(StoreError::conflict(None, format!("agent {} is already at that revision", current.alias)));
-    }
-    target.version = current.version + 1;
-    target.updated_at = Utc::now();
-    if !write_agent(conn, scope, &target)? {
-        return Err(StoreError::conflict(None, format!("agent {} changed meanwhile; try again", current.alias)));
-    }
-    let before = serde_json::to_value(&current)?;
-    let after = serde_json::to_value(&target)?;
-    log_change(conn, scope, ctx, EntityKind::Agent, &target.id, "revert", Some(before), Some(after))
+    row.as_ref().map(Agent::from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
 }
 
 impl Store {
@@ -256,13 +146,10 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        check_agent(&agent)?;
         let (ctx, scope) = (ctx.clone(), scope.clone());
         self.db
             .write(move |c| {
-                insert_agent(c, &scope, &agent)?;
-                let after = serde_json::to_value(&agent)?;
-                log_change(c, &scope, &ctx, EntityKind::Agent, &agent.id, "create", None, Some(after))?;
+                create(c, &ctx, &scope, &agent)?;
                 Ok(agent)
             })
             .await
@@ -275,7 +162,7 @@ impl Store {
             .bind(&scope.env)
             .read_all(&self.db)
             .await?;
-        rows.iter().map(agent_from_row).collect()
+        rows.iter().map(Agent::from_row).collect()
     }
 
     /// An agent by id or alias.
@@ -305,28 +192,10 @@ impl Store {
                     ));
                 }
                 let mut next = patch.apply(&current);
-                check_agent(&next)?;
                 if next == current {
                     return Ok(current);
                 }
-                next.version = current.version + 1;
-                next.updated_at = Utc::now();
-                if !write_agent(c, scope, &next)? {
-                    return Err(StoreError::conflict(
-                        None,
-                        format!("agent {} changed meanwhile; try again", current.alias),
-                    ));
-                }
-                log_change(
-                    c,
-                    scope,
-                    ctx,
-                    EntityKind::Agent,
-                    &next.id,
-                    "update",
-                    Some(serde_json::to_value(&current)?),
-                    Some(serde_json::to_value(&next)?),
-                )?;
+                write_version(c, scope, ctx, &current, &mut next, "update")?;
                 Ok(next)
             })
             .await

@@ -4,12 +4,11 @@
 //! record; restore clears the mark on all of them at once, unless a slug or
 //! key has been reused since, or a parent is gone.
 
-use crate::changes::log_change;
 use crate::confirm::{Fingerprint, fingerprint_of};
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{Listing, decode_key, encode_key, page_of};
-use crate::ops::{new_id, snapshot};
-use crate::record::{Record, enum_col, json_col, load_live, table_of};
+use crate::log::{log_change, new_id, snapshot};
+use crate::record::{Entity, Record, check_restore, entity_of, enum_col, json_col, load_live, table_of, with_record};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
@@ -21,22 +20,25 @@ fn load_any(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Op
     fn one<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<(String, Value)>> {
         Ok(load_live::<T>(conn, scope, id)?.map(|r| (r.label(), snapshot(&r))))
     }
-    match kind {
-        EntityKind::Page => one::<Page>(conn, scope, id),
-        EntityKind::Section => one::<PageSection>(conn, scope, id),
-        EntityKind::SectionTemplate => one::<SectionTemplate>(conn, scope, id),
-        EntityKind::Collection => one::<Collection>(conn, scope, id),
-        EntityKind::Entry => one::<Entry>(conn, scope, id),
-        EntityKind::Image => one::<Image>(conn, scope, id),
-        EntityKind::Navigation => one::<Navigation>(conn, scope, id),
-        EntityKind::NavItem => one::<NavItem>(conn, scope, id),
-        // Agents are disabled, not archived; notes are archived in the vault.
-        EntityKind::Agent | EntityKind::Note => Ok(None),
-    }
+    with_record!(kind, |T| one::<T>(conn, scope, id), else Ok(None))
 }
 
-fn live_ids(conn: &Conn, sql: &'static str, parent: &str) -> Result<Vec<String>> {
-    db::query_scalar(sql).bind(parent).fetch_all(conn)
+/// The live children of `id`, a record of `entity`, in the order its
+/// [`Entity::children`] lists them (last taken first, so reversed here).
+fn children(conn: &Conn, entity: &Entity, id: &str) -> Result<Vec<(EntityKind, String)>> {
+    let mut out = Vec::new();
+    for child in entity.children {
+        let Some(of) = entity_of(child.kind) else { continue };
+        let top = if child.top_level { " AND parent_id IS NULL" } else { "" };
+        let order = if of.positioned { "sort_order DESC, id DESC" } else { "id DESC" };
+        let sql = format!(
+            "SELECT id FROM {} WHERE {} = ?1{top} AND archive_id IS NULL ORDER BY {order}",
+            of.table, child.column
+        );
+        let ids: Vec<String> = db::query_scalar(sql).bind(id).fetch_all(conn)?;
+        out.extend(ids.into_iter().map(|i| (child.kind, i)));
+    }
+    Ok(out)
 }
 
 /// Everything archiving (kind, id) takes along, root first, depth first.
@@ -51,41 +53,8 @@ fn cascade(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Vec
         let Some((label, _)) = load_any(conn, scope, kind, &id)? else {
             continue;
         };
-        let children: Vec<(EntityKind, String)> = match kind {
-            EntityKind::Page => {
-                let mut c: Vec<_> = live_ids(
-                    conn,
-                    "SELECT id FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC",
-                    &id,
-                )?
-                .into_iter()
-                .map(|s| (EntityKind::Section, s))
-                .collect();
-                c.extend(
-                    live_ids(conn, "SELECT id FROM pages WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)?
-                        .into_iter()
-                        .map(|p| (EntityKind::Page, p)),
-                );
-                c
-            }
-            EntityKind::Collection => live_ids(conn, "SELECT id FROM entries WHERE collection_id = ?1 AND archive_id IS NULL ORDER BY id DESC", &id)?
-                .into_iter()
-                .map(|e| (EntityKind::Entry, e))
-                .collect(),
-            EntityKind::Navigation => live_ids(
-                conn,
-                "SELECT id FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL ORDER BY sort_order DESC, id DESC",
-                &id,
-            )?
-            .into_iter()
-            .map(|n| (EntityKind::NavItem, n))
-            .collect(),
-            EntityKind::NavItem => live_ids(conn, "SELECT id FROM nav_items WHERE parent_id = ?1 AND archive_id IS NULL ORDER BY sort_order DESC, id DESC", &id)?
-                .into_iter()
-                .map(|n| (EntityKind::NavItem, n))
-                .collect(),
-            _ => Vec::new(),
-        };
+        let Some(entity) = entity_of(kind).filter(|e| e.archived) else { continue };
+        let children = children(conn, entity, &id)?;
         out.push(ArchivedItem { entity: kind, id, label });
         stack.extend(children);
     }
@@ -112,27 +81,13 @@ fn archive_from_row(row: &Row) -> Result<Archive> {
 
 /// Refuses to archive what others still depend on.
 fn check_archivable(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
-    if kind == EntityKind::SectionTemplate {
-        let key: Option<String> =
-            db::query_scalar("SELECT key FROM section_templates WHERE id = ?1").bind(id).fetch_optional(conn)?;
-        let used: i64 = db::query_scalar(
-            "SELECT COUNT(*) FROM page_sections WHERE site_id = ?1 AND env = ?2 AND template_key = ?3 AND archive_id IS NULL",
-        )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(&key)
-        .fetch_one(conn)?;
-        if used > 0 {
-            return Err(StoreError::conflict(
-                None,
-                format!(
-                    "template {} is used by {used} live sections; archive or change those first",
-                    key.unwrap_or_default()
-                ),
-            ));
+    fn one<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<()> {
+        match load_live::<T>(conn, scope, id)? {
+            Some(record) => record.check_archive(conn, scope),
+            None => Ok(()),
         }
     }
-    Ok(())
+    with_record!(kind, |T| one::<T>(conn, scope, id), else Ok(()))
 }
 
 impl Store {
@@ -329,7 +284,7 @@ pub(crate) fn archive_in(
                 .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
             let sql = format!(
                 "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
-                table_of(item.entity)
+                table_of(item.entity)?
             );
             db::query(sql).bind(&archive.id).bind(now).bind(&item.id).execute(tx)?;
             log_change(tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None)?;
@@ -369,7 +324,7 @@ pub(crate) fn restore_in(
         for item in &archive.items {
             let sql = format!(
                 "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
-                table_of(item.entity)
+                table_of(item.entity)?
             );
             db::query(sql).bind(now).bind(&item.id).bind(&archive.id).execute(tx)?;
             let after = load_any(tx, scope, item.entity, &item.id)?.map(|(_, v)| v);
@@ -397,7 +352,7 @@ pub(crate) fn restore_in(
 
 /// Why restoring `item` from archive `archive_id` would clash, if it would.
 fn restore_conflict(conn: &Conn, scope: &Scope, item: &ArchivedItem, archive_id: &str) -> Result<()> {
-    let row = db::query(format!("SELECT * FROM {} WHERE id = ?1", table_of(item.entity)))
+    let row = db::query(format!("SELECT * FROM {} WHERE id = ?1", table_of(item.entity)?))
         .bind(&item.id)
         .fetch_optional(conn)?;
     let Some(row) = row else {
@@ -410,104 +365,8 @@ fn restore_conflict(conn: &Conn, scope: &Scope, item: &ArchivedItem, archive_id:
             format!("{} {} is no longer part of this archive", item.entity, item.id),
         ));
     }
-    match item.entity {
-        EntityKind::Page => {
-            let p = Page::from_row(&row)?;
-            clash(
-                conn,
-                "SELECT 1 FROM pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &p.slug],
-                || format!("slug \"{}\" is now used by another page; rename that page first", p.slug),
-            )?;
-            if let Some(parent) = &p.parent_id {
-                parent_live(conn, "pages", parent, archive_id, "parent page")?;
-            }
-        }
-        EntityKind::Section => {
-            let s = PageSection::from_row(&row)?;
-            parent_live(conn, "pages", &s.page_id, archive_id, "page")?;
-            if crate::records::template_by_key(conn, scope, &s.template_key)?.is_none() {
-                return Err(StoreError::conflict(
-                    None,
-                    format!(
-                        "a section uses template {}, which is archived; restore the template first",
-                        s.template_key
-                    ),
-                ));
-            }
-        }
-        EntityKind::SectionTemplate => {
-            let t = SectionTemplate::from_row(&row)?;
-            clash(
-                conn,
-                "SELECT 1 FROM section_templates WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &t.key],
-                || format!("template key \"{}\" is now used by another template", t.key),
-            )?;
-        }
-        EntityKind::Collection => {
-            let c = Collection::from_row(&row)?;
-            clash(
-                conn,
-                "SELECT 1 FROM collections WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &c.slug],
-                || format!("collection slug \"{}\" is now used by another collection", c.slug),
-            )?;
-        }
-        EntityKind::Entry => {
-            let e = Entry::from_row(&row)?;
-            clash(
-                conn,
-                "SELECT 1 FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL",
-                &[&e.collection_id, &e.slug],
-                || format!("slug \"{}\" is now used by another entry of the collection", e.slug),
-            )?;
-            parent_live(conn, "collections", &e.collection_id, archive_id, "collection")?;
-        }
-        EntityKind::Navigation => {
-            let n = Navigation::from_row(&row)?;
-            clash(
-                conn,
-                "SELECT 1 FROM navigations WHERE site_id = ?1 AND env = ?2 AND key = ?3 AND archive_id IS NULL",
-                &[&scope.site_id, &scope.env, &n.key],
-                || format!("navigation key \"{}\" is now used by another navigation", n.key),
-            )?;
-        }
-        EntityKind::NavItem => {
-            let n = NavItem::from_row(&row)?;
-            parent_live(conn, "navigations", &n.navigation_id, archive_id, "navigation")?;
-            match &n.parent_id {
-                Some(parent) => parent_live(conn, "nav_items", parent, archive_id, "parent item")?,
-                None => crate::records::top_level_room(conn, &n.navigation_id, &n.id)?,
-            }
-        }
-        EntityKind::Image | EntityKind::Agent | EntityKind::Note => {}
+    fn one<T: Record>(conn: &Conn, scope: &Scope, row: &Row, archive_id: &str) -> Result<()> {
+        check_restore(conn, scope, &T::from_row(row)?, archive_id)
     }
-    Ok(())
-}
-
-fn clash(conn: &Conn, sql: &'static str, args: &[&str], message: impl FnOnce() -> String) -> Result<()> {
-    let mut q = db::query_scalar::<i64>(sql);
-    for a in args {
-        q = q.bind(*a);
-    }
-    if q.fetch_optional(conn)?.is_some() {
-        return Err(StoreError::conflict(Some("slug"), message()));
-    }
-    Ok(())
-}
-
-/// The parent must be live, or be restored by this same archive.
-fn parent_live(conn: &Conn, table: &'static str, id: &str, archive_id: &str, what: &str) -> Result<()> {
-    let sql = format!("SELECT archive_id FROM {table} WHERE id = ?1");
-    let state: Option<Option<String>> = db::query_scalar(sql).bind(id).fetch_optional(conn)?;
-    match state {
-        Some(None) => Ok(()),
-        Some(Some(a)) if a == archive_id => Ok(()),
-        Some(Some(other)) => Err(StoreError::conflict(
-            None,
-            format!("its {what} {id} is archived (archive {other}); restore that first"),
-        )),
-        None => Err(StoreError::conflict(None, format!("its {what} {id} no longer exists"))),
-    }
+    with_record!(item.entity, |T| one::<T>(conn, scope, &row, archive_id), else Ok(()))
 }

@@ -152,7 +152,7 @@ impl Store {
     pub async fn create_site(&self, slug: &str, name: &str, environments: &[&str]) -> Result<Site> {
         quire_core::slug::check_slug("slug", slug)?;
         let now = Utc::now();
-        let id = crate::ops::new_id();
+        let id = crate::log::new_id();
         for env in environments {
             quire_core::slug::check_slug("environments", env)?;
         }
@@ -257,7 +257,7 @@ impl Store {
         }
         let now = Utc::now();
         let info = TokenInfo {
-            id: crate::ops::new_id(),
+            id: crate::log::new_id(),
             name: input.name,
             prefix: secret.chars().take(7).collect(),
             group: input.group,

@@ -1,133 +1,22 @@
-//! The change log: one append-only record per mutation, written in the same
-//! transaction as the mutation; revisions of a record and reverting to one.
+//! Reading the change log (written by `log.rs`): revisions of a record,
+//! reverting to one, and undoing an agent turn.
 //!
-//! A record stores what changed, not the whole record twice: an update
-//! keeps the changed top-level fields' new values (`patch`) and their
-//! previous values (`prior`); an archive keeps neither (`patch` is `{}`).
-//! Whole snapshots are kept only where a record's history starts again — a
-//! create, a restore —, for every [`ANCHOR_EVERY`]th version of a record
-//! (so no read walks a long history), and for vault notes, whose content
-//! is not an object.
-//! Those snapshots are *anchors*: the record after any change is the last
-//! anchor before it with the later patches applied in order, which is how
-//! [`Change::before`] and [`Change::after`] are rebuilt when read. Records
-//! written before patches existed hold both snapshots and are anchors too,
-//! so a database keeps every revision across the upgrade.
+//! The record after any change is the last *anchor* before it (a whole
+//! snapshot: create, restore, every [`ANCHOR_EVERY`](crate::log::ANCHOR_EVERY)th version) with the
+//! later patches applied in order, which is how [`Change::before`] and
+//! [`Change::after`] are rebuilt when read. Records written before patches
+//! existed hold both snapshots and are anchors too, so a database keeps
+//! every revision across the upgrade.
 
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
-use crate::ops::write_version;
-use crate::record::{Record, enum_col, json_opt, load_live};
+use crate::log::log_change;
+use crate::record::{Record, enum_col, json_opt, load_live, with_record, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
-
-/// The columns one change-log record is stored in.
-#[derive(Debug, Default)]
-struct Stored {
-    /// A whole snapshot before (old records, notes).
-    before: Option<String>,
-    /// A whole snapshot after (an anchor: create, restore, old records, notes).
-    after: Option<String>,
-    /// The changed fields' new values; `{}` for an archive. Absent on anchors.
-    patch: Option<String>,
-    /// The changed fields' previous values (updates only).
-    prior: Option<String>,
-}
-
-/// How often an update is stored whole: the versions divisible by this.
-/// Reading any change walks at most this many patches from its anchor, and
-/// the log grows by one whole record per this many updates of a record.
-pub const ANCHOR_EVERY: i64 = 32;
-
-/// What to store for a change from `before` to `after` of a record.
-fn stored(entity: EntityKind, before: Option<&Value>, after: Option<&Value>) -> Stored {
-    let text = |v: Option<&Value>| v.map(Value::to_string);
-    match (before, after) {
-        _ if entity == EntityKind::Note => Stored { before: text(before), after: text(after), ..Stored::default() },
-        // Every [`ANCHOR_EVERY`]th version is stored whole, so rebuilding a
-        // change never walks more than that many patches.
-        (Some(Value::Object(_)), Some(Value::Object(a)))
-            if a.get("version").and_then(Value::as_i64).is_some_and(|v| v % ANCHOR_EVERY == 0) =>
-        {
-            let Some(Value::Object(b)) = before else { unreachable!("matched above") };
-            Stored {
-                before: text(before),
-                after: text(after),
-                prior: Some(Value::Object(diff(b, a).1).to_string()),
-                ..Stored::default()
-            }
-        }
-        (Some(Value::Object(b)), Some(Value::Object(a))) => {
-            let (patch, prior) = diff(b, a);
-            Stored {
-                patch: Some(Value::Object(patch).to_string()),
-                prior: Some(Value::Object(prior).to_string()),
-                ..Stored::default()
-            }
-        }
-        // An archive: the record leaves as it was; the next restore anchors it again.
-        (Some(Value::Object(_)), None) => Stored { patch: Some("{}".into()), ..Stored::default() },
-        _ => Stored { before: text(before), after: text(after), ..Stored::default() },
-    }
-}
-
-/// The top-level fields of `after` that differ from `before`: their new
-/// values, and their previous ones (`null` where a field was absent, and
-/// `null` as the new value of a field that went away).
-fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> (Map<String, Value>, Map<String, Value>) {
-    let (mut patch, mut prior) = (Map::new(), Map::new());
-    for (key, value) in after {
-        if before.get(key) != Some(value) {
-            patch.insert(key.clone(), value.clone());
-            prior.insert(key.clone(), before.get(key).cloned().unwrap_or(Value::Null));
-        }
-    }
-    for (key, value) in before {
-        if !after.contains_key(key) {
-            patch.insert(key.clone(), Value::Null);
-            prior.insert(key.clone(), value.clone());
-        }
-    }
-    (patch, prior)
-}
-
-/// Appends a change-log record.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn log_change(
-    conn: &Conn,
-    scope: &Scope,
-    ctx: &ChangeContext,
-    entity: EntityKind,
-    entity_id: &str,
-    action: &str,
-    before: Option<Value>,
-    after: Option<Value>,
-) -> Result<()> {
-    let stored = stored(entity, before.as_ref(), after.as_ref());
-    db::query(
-        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    )
-    .bind(&scope.site_id)
-    .bind(&scope.env)
-    .bind(&ctx.actor)
-    .bind(ctx.surface.as_str())
-    .bind(&ctx.session_id)
-    .bind(&ctx.turn_id)
-    .bind(entity.as_str())
-    .bind(entity_id)
-    .bind(action)
-    .bind(stored.before)
-    .bind(stored.after)
-    .bind(stored.patch)
-    .bind(stored.prior)
-    .bind(Utc::now())
-    .execute(conn)?;
-    Ok(())
-}
 
 /// A change-log record as read, before its snapshots are rebuilt.
 struct Read {
@@ -382,23 +271,12 @@ impl Store {
         self.db
             .write(move |c| {
                 let (scope, ctx) = (&scope, &ctx);
-                match change.entity {
-                    EntityKind::Page => revert::<Page>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Section => revert::<PageSection>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::SectionTemplate => revert::<SectionTemplate>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Collection => revert::<Collection>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Entry => revert::<Entry>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Image => revert::<Image>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Navigation => revert::<Navigation>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::NavItem => revert::<NavItem>(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Agent => crate::agents::revert_agent(c, scope, ctx, &change, snapshot)?,
-                    EntityKind::Note => {
-                        return Err(StoreError::invalid(
-                            "changeId",
-                            format!("change {id} is a vault note; revert it through the vault"),
-                        ));
-                    }
-                }
+                with_record!(change.entity, |T| revert::<T>(c, scope, ctx, &change, snapshot)?, else {
+                    return Err(StoreError::invalid(
+                        "changeId",
+                        format!("change {id} is a vault note; revert it through the vault"),
+                    ));
+                });
                 change_in(c, scope, last_change_id(c)?)
             })
             .await
@@ -573,7 +451,7 @@ fn undo_turn_in(
             if restored_items.contains(&(change.entity, change.entity_id.clone())) {
                 continue;
             }
-            let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity));
+            let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity)?);
             let archive: Option<Option<String>> = db::query_scalar(sql).bind(&change.entity_id).fetch_optional(conn)?;
             match archive.flatten() {
                 Some(id) => {
@@ -590,22 +468,15 @@ fn undo_turn_in(
             }
             continue;
         }
-        match change.entity {
-            EntityKind::Page => undo_one::<Page>(conn, scope, ctx, change)?,
-            EntityKind::Section => undo_one::<PageSection>(conn, scope, ctx, change)?,
-            EntityKind::SectionTemplate => undo_one::<SectionTemplate>(conn, scope, ctx, change)?,
-            EntityKind::Collection => undo_one::<Collection>(conn, scope, ctx, change)?,
-            EntityKind::Entry => undo_one::<Entry>(conn, scope, ctx, change)?,
-            EntityKind::Image => undo_one::<Image>(conn, scope, ctx, change)?,
-            EntityKind::Navigation => undo_one::<Navigation>(conn, scope, ctx, change)?,
-            EntityKind::NavItem => undo_one::<NavItem>(conn, scope, ctx, change)?,
-            EntityKind::Agent | EntityKind::Note => {
-                return Err(StoreError::conflict(
-                    None,
-                    format!("change {} ({}) cannot be undone as part of a turn", change.id, change.entity),
-                ));
-            }
+        if change.entity == EntityKind::Agent {
+            return Err(StoreError::conflict(
+                None,
+                format!("change {} ({}) cannot be undone as part of a turn", change.id, change.entity),
+            ));
         }
+        with_record!(change.entity, |T| undo_one::<T>(conn, scope, ctx, change)?, else {
+            return Err(StoreError::Corrupt(format!("change {} of a note reached the database's undo", change.id)));
+        });
     }
     let rows = db::query("SELECT * FROM changes WHERE id >= ?1 ORDER BY id").bind(first_new).fetch_all(conn)?;
     report.reverted = read_changes(conn, &rows)?;

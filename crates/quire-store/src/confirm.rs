@@ -136,7 +136,7 @@ fn from_row(row: &Row) -> Result<Confirmation> {
 pub(crate) fn fingerprint_of(conn: &Conn, items: &[ArchivedItem]) -> Result<Fingerprint> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let sql = format!("SELECT version FROM {} WHERE id = ?1", table_of(item.entity));
+        let sql = format!("SELECT version FROM {} WHERE id = ?1", table_of(item.entity)?);
         let version: Option<i64> = db::query_scalar(sql).bind(&item.id).fetch_optional(conn)?;
         out.push((item.entity, item.id.clone(), version.unwrap_or(-1)));
     }
@@ -152,7 +152,7 @@ impl Store {
 
     /// Records a pending confirmation.
     pub async fn create_confirmation(&self, scope: &Scope, input: NewConfirmation) -> Result<Confirmation> {
-        let id = format!("cf_{}", crate::ops::new_id().replace('-', ""));
+        let id = format!("cf_{}", crate::log::new_id().replace('-', ""));
         db::query(
             "INSERT INTO confirmations (id, site_id, env, tool, args, args_hash, fingerprint, preview, requested_by, session_id,
              turn_id, status, created_at, expires_at, requested_via)

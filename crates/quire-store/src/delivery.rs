@@ -2,8 +2,7 @@
 //! front end to render.
 
 use crate::db::{self, Conn};
-use crate::record::Record;
-use crate::records::{navigation, page_by_slug};
+use crate::record::{Record, by_key, find};
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::model::*;
 use serde::Serialize;
@@ -45,7 +44,7 @@ impl Store {
         let (scope, slug) = (scope.clone(), slug.to_string());
         self.db
             .read(move |c| {
-                let page = page_by_slug(c, &scope, &slug)?;
+                let page = by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
                 if page.status != PublishStatus::Published {
                     return Err(StoreError::not_found("page", slug));
                 }
@@ -78,7 +77,7 @@ impl Store {
 /// The visible items of the navigation `key`, nested, with hrefs resolved
 /// (see [`Store::delivery_navigation`]).
 fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
-    let nav = navigation(conn, scope, key)?;
+    let nav: Navigation = find(conn, scope, key)?;
     let rows = db::query("SELECT * FROM nav_items WHERE navigation_id = ?1 AND archive_id IS NULL AND visible = 1 ORDER BY sort_order, id")
         .bind(&nav.id)
         .fetch_all(conn)?;

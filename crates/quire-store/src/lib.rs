@@ -19,6 +19,7 @@ mod db;
 mod delivery;
 mod error;
 mod list;
+mod log;
 mod media;
 mod migrate;
 mod ops;

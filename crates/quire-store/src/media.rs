@@ -7,13 +7,13 @@
 //! worker whose job was taken over cannot overwrite the newer attempt's
 //! result. Failures retry with exponential backoff up to `max_attempts`.
 
-use crate::changes::log_change;
 use crate::db::{self, Conn, Row};
-use crate::ops::{new_id, snapshot, write_version};
+use crate::log::new_id;
 use crate::record::Record;
+use crate::record::write_version;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
-use quire_core::model::{ChangeContext, EntityKind, Image, ImageSource, ImageStatus, Upload};
+use quire_core::model::{ChangeContext, Image, ImageSource, ImageStatus, Upload};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -417,9 +417,7 @@ impl Store {
                 created_at: now,
                 updated_at: now,
             };
-            image.check(c, scope, None)?;
-            image.insert(c, scope)?;
-            log_change(c, scope, ctx, EntityKind::Image, &image.id, "create", None, Some(snapshot(&image)))?;
+            crate::record::create(c, ctx, scope, &image)?;
             queue_job(c, PROCESS_IMAGE, scope, &image.id, &job_payload(ctx, json!({"uploadId": upload.id})))?;
                 Ok((image, true))
             })

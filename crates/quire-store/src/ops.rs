@@ -3,34 +3,15 @@
 //! Each write runs in one transaction: check the rules, write the row, append
 //! the change-log record, commit. A write that changes nothing is not logged.
 
-use crate::changes::log_change;
 use crate::db::{self, Conn};
-use crate::record::{Positioned, Record, load_live, require_live};
-use crate::records::{collection_by_slug, template_by_key};
+use crate::log::new_id;
+use crate::record::{Positioned, Record, by_key, create, find, require_live, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::input::*;
 use quire_core::model::*;
 use quire_core::templates::post_fields;
-use serde_json::{Value, json};
-
-/// A new, time-ordered id (UUID v7): ids sort in creation order, which
-/// keyset pagination relies on.
-pub(crate) fn new_id() -> String {
-    uuid::Uuid::now_v7().to_string()
-}
-
-/// The JSON snapshot of a record kept in the change log.
-pub(crate) fn snapshot<T: Record>(record: &T) -> Value {
-    serde_json::to_value(record).unwrap_or(Value::Null)
-}
-
-/// Checks and inserts `record`, logging a `create` change.
-fn insert_logged<T: Record>(c: &Conn, ctx: &ChangeContext, scope: &Scope, record: &T) -> Result<()> {
-    record.check(c, scope, None)?;
-    record.insert(c, scope)?;
-    log_change(c, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(record)))
-}
+use serde_json::json;
 
 /// A change to one record, applied inside a transaction.
 pub(crate) type Edit<T> = Box<dyn FnOnce(&mut T) + Send>;
@@ -55,7 +36,7 @@ impl Store {
         self.db
             .write(move |c| {
                 fill(c, &mut record)?;
-                insert_logged(c, &ctx, &scope, &record)?;
+                create(c, &ctx, &scope, &record)?;
                 Ok(record)
             })
             .await
@@ -127,6 +108,12 @@ impl Store {
         self.shift::<NavItem>(ctx, scope, id, by).await
     }
 
+    /// Reads a live record by id or unique key.
+    pub(crate) async fn find_record<T: Record>(&self, scope: &Scope, id_or_key: &str) -> Result<T> {
+        let (scope, id_or_key) = (scope.clone(), id_or_key.to_string());
+        self.db.read(move |c| find::<T>(c, &scope, &id_or_key)).await
+    }
+
     /// Reads a live record by id.
     pub(crate) async fn get_record<T: Record>(&self, scope: &Scope, id: &str) -> Result<T> {
         let (scope, id) = (scope.clone(), id.to_string());
@@ -180,7 +167,9 @@ impl Store {
     /// A live page by slug.
     pub async fn page_by_slug(&self, scope: &Scope, slug: &str) -> Result<Page> {
         let (scope, slug) = (scope.clone(), slug.to_string());
-        self.db.read(move |c| crate::records::page_by_slug(c, &scope, &slug)).await
+        self.db
+            .read(move |c| by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug)))
+            .await
     }
 
     /// Applies a patch to a page.
@@ -276,16 +265,7 @@ impl Store {
 
     /// A live template by id or key.
     pub async fn template(&self, scope: &Scope, id_or_key: &str) -> Result<SectionTemplate> {
-        let (scope, id_or_key) = (scope.clone(), id_or_key.to_string());
-        self.db
-            .read(move |c| {
-                if let Some(t) = load_live::<SectionTemplate>(c, &scope, &id_or_key)? {
-                    return Ok(t);
-                }
-                template_by_key(c, &scope, &id_or_key)?
-                    .ok_or_else(|| StoreError::not_found("section template", id_or_key))
-            })
-            .await
+        self.find_record(scope, id_or_key).await
     }
 
     /// Applies a patch to a template.
@@ -334,16 +314,7 @@ impl Store {
 
     /// A live collection by id or slug.
     pub async fn collection(&self, scope: &Scope, id_or_slug: &str) -> Result<Collection> {
-        let (scope, id_or_slug) = (scope.clone(), id_or_slug.to_string());
-        self.db
-            .read(move |c| {
-                if let Some(found) = collection_by_slug(c, &scope, &id_or_slug)? {
-                    return Ok(found);
-                }
-                load_live::<Collection>(c, &scope, &id_or_slug)?
-                    .ok_or_else(|| StoreError::not_found("collection", id_or_slug))
-            })
-            .await
+        self.find_record(scope, id_or_slug).await
     }
 
     /// Applies a patch to a collection.
@@ -465,7 +436,7 @@ impl Store {
         let (ctx, scope) = (ctx.clone(), scope.clone());
         self.db
             .write(move |c| {
-                insert_logged(c, &ctx, &scope, &image)?;
+                create(c, &ctx, &scope, &image)?;
                 crate::media::register_file(c, &image.url, &image.id, &image.mime)?;
                 Ok(image)
             })
@@ -510,8 +481,7 @@ impl Store {
 
     /// A live navigation by id or key.
     pub async fn navigation(&self, scope: &Scope, id_or_key: &str) -> Result<Navigation> {
-        let (scope, id_or_key) = (scope.clone(), id_or_key.to_string());
-        self.db.read(move |c| crate::records::navigation(c, &scope, &id_or_key)).await
+        self.find_record(scope, id_or_key).await
     }
 
     /// Applies a patch to a navigation.
@@ -591,23 +561,6 @@ impl Store {
     }
 }
 
-/// Writes `after` as the next version of `before` and logs it as `action`.
-pub(crate) fn write_version<T: Record>(
-    conn: &Conn,
-    scope: &Scope,
-    ctx: &ChangeContext,
-    before: &T,
-    after: &mut T,
-    action: &'static str,
-) -> Result<()> {
-    after.bump();
-    after.check(conn, scope, Some(before))?;
-    if !after.write(conn, before)? {
-        return Err(StoreError::conflict(None, format!("{} {} changed meanwhile; try again", T::KIND, after.id())));
-    }
-    log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))
-}
-
 fn mime_from_name(name: &str) -> &'static str {
     let lower = name.to_ascii_lowercase();
     match lower.rsplit('.').next() {
@@ -638,12 +591,7 @@ fn apply_edits<T: Record>(
             out.push(before);
             continue;
         }
-        after.bump();
-        after.check(conn, scope, Some(&before))?;
-        if !after.write(conn, &before)? {
-            return Err(StoreError::Corrupt(format!("{} {id} changed inside a write transaction", T::KIND)));
-        }
-        log_change(conn, scope, ctx, T::KIND, &id, "update", Some(snapshot(&before)), Some(snapshot(&after)))?;
+        write_version(conn, scope, ctx, &before, &mut after, "update")?;
         out.push(after);
     }
     Ok(out)

@@ -1,23 +1,115 @@
-//! The [`Record`] trait: what the generic create / update / archive / revert
-//! machinery needs to know about each kind of content record.
+//! The [`Record`] trait and each kind's [`Entity`]: what the generic
+//! machinery — create, update with optimistic versions, archive with its
+//! cascade, restore with conflict detection, revisions and undo — needs to
+//! know about a kind of record, said once per kind in `records.rs`.
+//!
+//! Everything here is generic over the description: the statements that
+//! read a live record, insert one, write the columns that changed, check
+//! references and unique keys, and walk a tree of parents are built from
+//! it, and [`with_record!`] is the one place an [`EntityKind`] becomes a
+//! type.
 
 use crate::db::{self, Conn, QueryBuilder, Row};
+use crate::log::{log_change, snapshot};
 use crate::{Result, Scope, StoreError};
 use chrono::{DateTime, Utc};
-use quire_core::model::EntityKind;
+use quire_core::model::{ChangeContext, EntityKind, WireEnum};
+use quire_core::rules::ValueRules;
+use quire_core::{FieldError, ValidationErrors};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// A content record the store can create, update, archive and revert.
+/// A kind of record, as stored.
+#[derive(Debug)]
+pub(crate) struct Entity {
+    /// The kind, as the change log and the archive name it.
+    pub kind: EntityKind,
+    /// Its table; every row also holds `site_id` and `env`.
+    pub table: &'static str,
+    /// How messages name one (`page`, `nav item`).
+    pub noun: &'static str,
+    /// Whether deleting archives it (an `archive_id` column); agents are
+    /// disabled instead and have none.
+    pub archived: bool,
+    /// Whether it has a place among its siblings (`sort_order`).
+    pub positioned: bool,
+    /// The key no two live records share, if any.
+    pub unique: Option<Unique>,
+    /// The records it refers to, which must be live.
+    pub parents: &'static [Parent],
+    /// The records archived along with it, in the order they are listed.
+    pub children: &'static [Child],
+}
+
+/// A column whose value no two live records share.
+#[derive(Debug)]
+pub(crate) struct Unique {
+    /// The column (`slug`); messages name it as the field.
+    pub column: &'static str,
+    /// Unique among the records with the same value here (an entry's slug
+    /// within its collection), or else within the whole scope.
+    pub within: Option<&'static str>,
+}
+
+/// A reference to a record that must be live.
+#[derive(Debug)]
+pub(crate) struct Parent {
+    /// The column holding its id; null means none.
+    pub column: &'static str,
+    /// The field errors name (`pageId`).
+    pub field: &'static str,
+    /// What it refers to. A reference to the same kind makes a tree, which
+    /// must not loop.
+    pub kind: EntityKind,
+    /// How a restore's conflict names it (`parent page`).
+    pub role: &'static str,
+}
+
+/// Records that are archived along with their parent.
+#[derive(Debug)]
+pub(crate) struct Child {
+    /// Their kind.
+    pub kind: EntityKind,
+    /// Their column holding the parent's id.
+    pub column: &'static str,
+    /// Only those at the top level (`parent_id IS NULL`): the rest are
+    /// taken along by their own parent.
+    pub top_level: bool,
+}
+
+/// A record's columns and their values, `id` first; the scope's `site_id`
+/// and `env` are not among them.
+pub(crate) type Columns = Vec<(&'static str, db::Value)>;
+
+static NULL: db::Value = db::Value::Null;
+
+/// The value of `column` among `columns`.
+fn value_of<'a>(columns: &'a Columns, column: &str) -> &'a db::Value {
+    columns.iter().find(|(name, _)| *name == column).map_or(&NULL, |(_, v)| v)
+}
+
+fn text_of(value: &db::Value) -> Option<&str> {
+    match value {
+        db::Value::Text(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `AND archive_id IS NULL` where records of `entity` are archived.
+fn live(entity: &Entity) -> &'static str {
+    if entity.archived { " AND archive_id IS NULL" } else { "" }
+}
+
+/// A record the store can create, update, archive and revert.
 pub(crate) trait Record:
-    Serialize + DeserializeOwned + Clone + PartialEq + Send + Sync + Unpin + 'static
+    ValueRules + Serialize + DeserializeOwned + Clone + PartialEq + Send + Sync + Unpin + 'static
 {
+    /// How it is stored.
+    const ENTITY: Entity;
     /// Which kind it is.
-    const KIND: EntityKind;
+    const KIND: EntityKind = Self::ENTITY.kind;
     /// Its table.
-    const TABLE: &'static str;
-    /// `SELECT * FROM <table> WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL`.
-    const SELECT_LIVE: &'static str;
+    const TABLE: &'static str = Self::ENTITY.table;
 
     /// Its id.
     fn id(&self) -> &str;
@@ -42,55 +134,346 @@ pub(crate) trait Record:
     }
     /// Decodes a row of its table.
     fn from_row(row: &Row) -> Result<Self>;
-    /// Its columns and their values, `id` first; the scope's `site_id` and
-    /// `env` are not among them.
-    fn columns(&self) -> Vec<(&'static str, db::Value)>;
-    /// Inserts it into the scope.
-    fn insert(&self, conn: &Conn, scope: &Scope) -> Result<()> {
-        let columns = self.columns();
-        let mut sql = QueryBuilder::new(format!("INSERT INTO {} (site_id, env", Self::TABLE));
-        for (name, _) in &columns {
-            sql.push(", ").push(name);
-        }
-        sql.push(") VALUES (").push_bind(scope.site_id.as_str()).push(", ").push_bind(scope.env.as_str());
-        for (_, value) in columns {
-            sql.push(", ").push_bind(value);
-        }
-        sql.push(")").build().execute(conn)?;
+    /// Its columns and their values (see [`Columns`]).
+    fn columns(&self) -> Columns;
+    /// The rules of its kind that need the database beyond references and
+    /// unique keys (content against a template, a navigation's room):
+    /// field errors go to `errors`, a conflict is returned. `before` is the
+    /// stored record on an update; what it already had was checked when
+    /// it was written.
+    fn check_more(
+        &self,
+        _conn: &Conn,
+        _scope: &Scope,
+        _before: Option<&Self>,
+        _errors: &mut Vec<FieldError>,
+    ) -> Result<()> {
         Ok(())
     }
-    /// Writes the columns whose values differ from `before`'s (the stored
-    /// record it was made from), if the stored version is still `before`'s
-    /// (optimistic locking); false when another write got there first.
-    /// Columns left alone are not written, so neither are the index
-    /// entries made of them.
-    fn write(&self, conn: &Conn, before: &Self) -> Result<bool> {
-        let (old, new) = (before.columns(), self.columns());
-        let version = old.iter().find(|(name, _)| *name == "version").map(|(_, v)| v.clone());
-        let mut sql = QueryBuilder::new(format!("UPDATE {} SET ", Self::TABLE));
-        let mut first = true;
-        for ((name, value), (_, was)) in new.into_iter().zip(old) {
-            if value == was {
-                continue;
-            }
-            if !first {
-                sql.push(", ");
-            }
-            first = false;
-            sql.push(name).push(" = ").push_bind(value);
-        }
-        if first {
-            return Ok(true);
-        }
-        let version = version.ok_or_else(|| StoreError::Corrupt(format!("{} has no version column", Self::TABLE)))?;
-        sql.push(" WHERE id = ").push_bind(self.id()).push(" AND version = ").push_bind(version);
-        Ok(sql.build().execute(conn)?.rows_affected() == 1)
+    /// What else must hold before it comes back from the archive.
+    fn check_restore(&self, _conn: &Conn, _scope: &Scope) -> Result<()> {
+        Ok(())
     }
-    /// Checks every rule that needs the database (references, uniqueness,
-    /// content against templates); changes nothing. `before` is the stored
-    /// version on an update: references and unique keys it already had were
-    /// checked when they were written and are not queried again.
-    fn check(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<()>;
+    /// What must hold before it is archived (nothing live depends on it).
+    fn check_archive(&self, _conn: &Conn, _scope: &Scope) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Declares a record's columns once: `from_row` and `columns` both follow
+/// the list. A column is a field of the same name, stored as itself, as
+/// JSON text (`json`, `json_opt` for an optional value) or as its wire
+/// name (`wire`, an enum).
+macro_rules! columns {
+    ($ty:ident { $($field:ident $(: $codec:ident)?),+ $(,)? }) => {
+        fn from_row(row: &$crate::db::Row) -> $crate::Result<Self> {
+            Ok($ty { $($field: columns!(@get row, $field $(, $codec)?),)+ })
+        }
+        fn columns(&self) -> $crate::record::Columns {
+            vec![$((stringify!($field), columns!(@put self, $field $(, $codec)?)),)+]
+        }
+    };
+    (@get $row:ident, $field:ident) => { $row.try_get(stringify!($field))? };
+    (@get $row:ident, $field:ident, json) => { $crate::record::json_col($row, stringify!($field))? };
+    (@get $row:ident, $field:ident, json_opt) => { $crate::record::json_opt($row, stringify!($field))? };
+    (@get $row:ident, $field:ident, wire) => { $crate::record::wire_col($row, stringify!($field))? };
+    (@put $s:ident, $field:ident) => { (&$s.$field).into() };
+    (@put $s:ident, $field:ident, json) => { $crate::record::to_json(&$s.$field).into() };
+    (@put $s:ident, $field:ident, json_opt) => { $s.$field.as_ref().map($crate::record::to_json).into() };
+    (@put $s:ident, $field:ident, wire) => { quire_core::model::WireEnum::wire($s.$field).into() };
+}
+pub(crate) use columns;
+
+/// Runs `$body` with `$T` naming the record type of `$kind`, or `$other`
+/// for a kind the database does not hold (vault notes).
+macro_rules! with_record {
+    ($kind:expr, |$T:ident| $body:expr, else $other:expr) => {
+        match $kind {
+            quire_core::model::EntityKind::Page => {
+                type $T = quire_core::model::Page;
+                $body
+            }
+            quire_core::model::EntityKind::Section => {
+                type $T = quire_core::model::PageSection;
+                $body
+            }
+            quire_core::model::EntityKind::SectionTemplate => {
+                type $T = quire_core::model::SectionTemplate;
+                $body
+            }
+            quire_core::model::EntityKind::Collection => {
+                type $T = quire_core::model::Collection;
+                $body
+            }
+            quire_core::model::EntityKind::Entry => {
+                type $T = quire_core::model::Entry;
+                $body
+            }
+            quire_core::model::EntityKind::Image => {
+                type $T = quire_core::model::Image;
+                $body
+            }
+            quire_core::model::EntityKind::Navigation => {
+                type $T = quire_core::model::Navigation;
+                $body
+            }
+            quire_core::model::EntityKind::NavItem => {
+                type $T = quire_core::model::NavItem;
+                $body
+            }
+            quire_core::model::EntityKind::Agent => {
+                type $T = quire_core::model::Agent;
+                $body
+            }
+            quire_core::model::EntityKind::Note => $other,
+        }
+    };
+}
+pub(crate) use with_record;
+
+/// How records of `kind` are stored; none for vault notes.
+pub(crate) fn entity_of(kind: EntityKind) -> Option<&'static Entity> {
+    with_record!(kind, |T| Some(&T::ENTITY), else None)
+}
+
+/// The table holding records of `kind`.
+pub(crate) fn table_of(kind: EntityKind) -> Result<&'static str> {
+    entity_of(kind)
+        .map(|e| e.table)
+        .ok_or_else(|| StoreError::Corrupt(format!("{kind} records are not held in the database")))
+}
+
+/// Loads a live record of kind `T` by id.
+pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
+    let e = &T::ENTITY;
+    let sql = format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", e.table, live(e));
+    let row = db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
+    row.as_ref().map(T::from_row).transpose()
+}
+
+/// Loads a live record or fails with not-found.
+pub(crate) fn require_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<T> {
+    load_live::<T>(conn, scope, id)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, id))
+}
+
+/// The live record whose unique key (scope-wide) is `key`.
+pub(crate) fn by_key<T: Record>(conn: &Conn, scope: &Scope, key: &str) -> Result<Option<T>> {
+    let e = &T::ENTITY;
+    let Some(Unique { column, within: None }) = &e.unique else { return Ok(None) };
+    let sql = format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2 AND {column} = ?3{}", e.table, live(e));
+    let row = db::query(sql).bind(&scope.site_id).bind(&scope.env).bind(key).fetch_optional(conn)?;
+    row.as_ref().map(T::from_row).transpose()
+}
+
+/// The live record with id `id_or_key`, else with that unique key.
+pub(crate) fn find<T: Record>(conn: &Conn, scope: &Scope, id_or_key: &str) -> Result<T> {
+    if let Some(found) = load_live::<T>(conn, scope, id_or_key)? {
+        return Ok(found);
+    }
+    by_key::<T>(conn, scope, id_or_key)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, id_or_key))
+}
+
+/// Whether `id` is a live record of `kind` in the scope.
+fn is_live(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<bool> {
+    let e = entity_of(kind).ok_or_else(|| StoreError::Corrupt(format!("{kind} is not a database record")))?;
+    let sql = format!("SELECT 1 FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", e.table, live(e));
+    Ok(db::query_scalar::<i64>(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?.is_some())
+}
+
+/// Whether another live record than `id` holds the unique key of
+/// `columns` (see [`Entity::unique`]).
+fn key_taken(conn: &Conn, scope: &Scope, e: &Entity, unique: &Unique, columns: &Columns, id: &str) -> Result<bool> {
+    let mut q = QueryBuilder::new(format!("SELECT 1 FROM {} WHERE site_id = ", e.table));
+    q.push_bind(&scope.site_id).push(" AND env = ").push_bind(&scope.env);
+    q.push(format_args!(" AND {} = ", unique.column)).push_bind(value_of(columns, unique.column));
+    if let Some(within) = unique.within {
+        q.push(format_args!(" AND {within} = ")).push_bind(value_of(columns, within));
+    }
+    q.push(" AND id <> ").push_bind(id).push(live(e)).push(" LIMIT 1");
+    Ok(q.build_query_scalar::<i64>().fetch_optional(conn)?.is_some())
+}
+
+/// The message of a unique key already held: `slug "about" is already used
+/// by another page`, `... now used ...` on a restore.
+fn key_message(e: &Entity, unique: &Unique, columns: &Columns, now: bool) -> String {
+    let value = text_of(value_of(columns, unique.column)).unwrap_or_default();
+    let (column, noun) = (unique.column, e.noun);
+    let among = match unique.within.and_then(|w| e.parents.iter().find(|p| p.column == w)) {
+        Some(parent) => format!(" of the same {}", entity_of(parent.kind).map_or("parent", |p| p.noun)),
+        None => String::new(),
+    };
+    if now {
+        format!("{column} \"{value}\" is now used by another {noun}{among}; rename that {noun} first")
+    } else {
+        format!("{column} \"{value}\" is already used by another {noun}{among}")
+    }
+}
+
+/// Walks up a tree of `e` from `parent`: a record that would become its
+/// own ancestor, or an ancestor that is not live, is refused.
+fn check_tree(conn: &Conn, scope: &Scope, e: &Entity, p: &Parent, id: &str, parent: &str) -> Result<()> {
+    if parent == id {
+        return Err(StoreError::invalid(p.field, format!("a {} cannot be its own parent", e.noun)));
+    }
+    let sql = format!("SELECT {} FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", p.column, e.table, live(e));
+    let mut cursor = Some(parent.to_string());
+    let mut depth = 0;
+    while let Some(at) = cursor {
+        let up: Option<Option<String>> =
+            db::query_scalar(sql.clone()).bind(&at).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
+        let Some(up) = up else {
+            return Err(StoreError::invalid(p.field, format!("{} {at} does not exist", e.noun)));
+        };
+        if up.as_deref() == Some(id) || depth > 64 {
+            return Err(StoreError::invalid(p.field, format!("moving the {} there would make a cycle", e.noun)));
+        }
+        cursor = up;
+        depth += 1;
+    }
+    Ok(())
+}
+
+/// Checks every rule a record must meet before it is written: its own
+/// values (quire-core's [`ValueRules`]), its references (each must be live,
+/// a tree must not loop), what only its kind knows
+/// ([`Record::check_more`]) and its unique key among live records. On an
+/// update, `before` is the stored record and its columns: references and
+/// keys it already had were checked when they were written and are not
+/// queried again. Changes nothing.
+pub(crate) fn check<T: Record>(
+    conn: &Conn,
+    scope: &Scope,
+    record: &T,
+    columns: &Columns,
+    before: Option<(&T, &Columns)>,
+) -> Result<()> {
+    let e = &T::ENTITY;
+    let changed = |column: &str| before.is_none_or(|(_, old)| value_of(old, column) != value_of(columns, column));
+    let mut errors = record.value_errors();
+    ValidationErrors::check(std::mem::take(&mut errors))?;
+    for p in e.parents.iter().filter(|p| changed(p.column)) {
+        let Some(parent) = text_of(value_of(columns, p.column)) else { continue };
+        if p.kind == e.kind {
+            check_tree(conn, scope, e, p, record.id(), parent)?;
+        } else if !is_live(conn, scope, p.kind, parent)? {
+            let noun = entity_of(p.kind).map_or("record", |p| p.noun);
+            return Err(StoreError::invalid(p.field, format!("{noun} {parent} does not exist")));
+        }
+    }
+    record.check_more(conn, scope, before.map(|(b, _)| b), &mut errors)?;
+    ValidationErrors::check(errors)?;
+    if let Some(unique) = &e.unique
+        && (changed(unique.column) || unique.within.is_some_and(changed))
+        && key_taken(conn, scope, e, unique, columns, record.id())?
+    {
+        return Err(StoreError::conflict(Some(unique.column), key_message(e, unique, columns, false)));
+    }
+    Ok(())
+}
+
+/// Why `record`, archived by `archive_id`, cannot come back now, if it
+/// cannot: its unique key is held by a live record, a record it refers to
+/// is archived (other than by the same archive) or gone, or a rule of its
+/// kind ([`Record::check_restore`]).
+pub(crate) fn check_restore<T: Record>(conn: &Conn, scope: &Scope, record: &T, archive_id: &str) -> Result<()> {
+    let e = &T::ENTITY;
+    let columns = record.columns();
+    if let Some(unique) = &e.unique
+        && key_taken(conn, scope, e, unique, &columns, record.id())?
+    {
+        return Err(StoreError::conflict(Some(unique.column), key_message(e, unique, &columns, true)));
+    }
+    for p in e.parents {
+        let Some(parent) = text_of(value_of(&columns, p.column)) else { continue };
+        let table = table_of(p.kind)?;
+        let state: Option<Option<String>> = db::query_scalar(format!("SELECT archive_id FROM {table} WHERE id = ?1"))
+            .bind(parent)
+            .fetch_optional(conn)?;
+        match state {
+            Some(None) => {}
+            Some(Some(a)) if a == archive_id => {}
+            Some(Some(other)) => {
+                return Err(StoreError::conflict(
+                    None,
+                    format!("its {} {parent} is archived (archive {other}); restore that first", p.role),
+                ));
+            }
+            None => return Err(StoreError::conflict(None, format!("its {} {parent} no longer exists", p.role))),
+        }
+    }
+    record.check_restore(conn, scope)
+}
+
+/// Inserts a record's columns into the scope.
+fn insert(conn: &Conn, scope: &Scope, table: &str, columns: Columns) -> Result<()> {
+    let mut sql = QueryBuilder::new(format!("INSERT INTO {table} (site_id, env"));
+    for (name, _) in &columns {
+        sql.push(", ").push(name);
+    }
+    sql.push(") VALUES (").push_bind(scope.site_id.as_str()).push(", ").push_bind(scope.env.as_str());
+    for (_, value) in columns {
+        sql.push(", ").push_bind(value);
+    }
+    sql.push(")").build().execute(conn)?;
+    Ok(())
+}
+
+/// Writes the columns of `new` whose values differ from `old`'s (the
+/// stored record it was made from), if the stored version is still
+/// `old`'s (optimistic locking); false when another write got there first.
+/// Columns left alone are not written, so neither are the index entries
+/// made of them.
+fn update(conn: &Conn, table: &str, id: &str, old: &Columns, new: Columns) -> Result<bool> {
+    let mut sql = QueryBuilder::new(format!("UPDATE {table} SET "));
+    let mut first = true;
+    for (name, value) in new {
+        if &value == value_of(old, name) {
+            continue;
+        }
+        if !first {
+            sql.push(", ");
+        }
+        first = false;
+        sql.push(name).push(" = ").push_bind(value);
+    }
+    if first {
+        return Ok(true);
+    }
+    let version = match value_of(old, "version") {
+        db::Value::Null => return Err(StoreError::Corrupt(format!("{table} has no version column"))),
+        v => v.clone(),
+    };
+    sql.push(" WHERE id = ").push_bind(id).push(" AND version = ").push_bind(version);
+    Ok(sql.build().execute(conn)?.rows_affected() == 1)
+}
+
+/// Checks and inserts `record`, logging a `create` change.
+pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, record: &T) -> Result<()> {
+    let columns = record.columns();
+    check(conn, scope, record, &columns, None)?;
+    insert(conn, scope, T::TABLE, columns)?;
+    log_change(conn, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(record)))
+}
+
+/// Writes `after` as the next version of `before` and logs it as `action`.
+pub(crate) fn write_version<T: Record>(
+    conn: &Conn,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    before: &T,
+    after: &mut T,
+    action: &'static str,
+) -> Result<()> {
+    after.bump();
+    let (old, new) = (before.columns(), after.columns());
+    check(conn, scope, after, &new, Some((before, &old)))?;
+    if !update(conn, T::TABLE, after.id(), &old, new)? {
+        return Err(StoreError::conflict(
+            None,
+            format!("{} {} changed meanwhile; try again", T::ENTITY.noun, after.id()),
+        ));
+    }
+    log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))
 }
 
 /// A record with a position among siblings (`sort_order`).
@@ -129,35 +512,6 @@ impl Positioned for quire_core::model::NavItem {
     }
 }
 
-/// The table holding records of `kind`.
-pub(crate) fn table_of(kind: quire_core::model::EntityKind) -> &'static str {
-    use quire_core::model::*;
-    match kind {
-        EntityKind::Page => Page::TABLE,
-        EntityKind::Section => PageSection::TABLE,
-        EntityKind::SectionTemplate => SectionTemplate::TABLE,
-        EntityKind::Collection => Collection::TABLE,
-        EntityKind::Entry => Entry::TABLE,
-        EntityKind::Image => Image::TABLE,
-        EntityKind::Navigation => Navigation::TABLE,
-        EntityKind::NavItem => NavItem::TABLE,
-        EntityKind::Agent => "agents",
-        // Notes live in the vault on disk; no database table holds them.
-        EntityKind::Note => "vault_notes_are_files",
-    }
-}
-
-/// Loads a live record of kind `T` by id.
-pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
-    let row = db::query(T::SELECT_LIVE).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
-    row.as_ref().map(T::from_row).transpose()
-}
-
-/// Loads a live record or fails with not-found.
-pub(crate) fn require_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<T> {
-    load_live::<T>(conn, scope, id)?.ok_or_else(|| crate::StoreError::not_found(T::KIND.as_str(), id))
-}
-
 /// Reads a JSON text column.
 pub(crate) fn json_col<T: DeserializeOwned>(row: &Row, col: &str) -> Result<T> {
     let text: String = row.try_get(col)?;
@@ -178,6 +532,11 @@ pub(crate) fn enum_col<T>(
 ) -> Result<T> {
     let text: String = row.try_get(col)?;
     parse(col, &text).map_err(|e| crate::StoreError::Corrupt(e.to_string()))
+}
+
+/// Reads a column holding an enum's wire name.
+pub(crate) fn wire_col<T: WireEnum>(row: &Row, col: &str) -> Result<T> {
+    enum_col(row, col, T::from_wire)
 }
 
 /// JSON text of a value, for binding.

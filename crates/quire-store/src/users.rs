@@ -218,7 +218,7 @@ impl Store {
             }
             None => None,
         };
-        let id = crate::ops::new_id();
+        let id = crate::log::new_id();
         let created = id.clone();
         let now = Utc::now();
         self.db
@@ -406,7 +406,7 @@ impl Store {
             .ok_or_else(|| StoreError::invalid("sites", "the user may use no environment of any site"))?;
         let secret = format!("qs_{}", random_hex(32)?);
         let csrf = random_hex(24)?;
-        let id = crate::ops::new_id();
+        let id = crate::log::new_id();
         let now = Utc::now();
         let expires_at = now + IDLE_TIMEOUT;
         db::query(

@@ -43,6 +43,7 @@ impl Record for Page {
             Child { kind: EntityKind::Section, column: "page_id", top_level: false },
             Child { kind: EntityKind::Page, column: "parent_id", top_level: false },
         ],
+        maintained: &["text_version"],
     };
     stamped!(|p: &Self| p.slug.clone());
     columns!(Page {
@@ -73,6 +74,7 @@ impl Record for SectionTemplate {
         unique: Some(Unique { column: "key", within: None }),
         parents: &[],
         children: &[],
+        maintained: &[],
     };
     stamped!(|t: &Self| t.key.clone());
     columns!(SectionTemplate { id, key, name, description, fields: json, version, created_at, updated_at });
@@ -108,6 +110,7 @@ impl Record for PageSection {
         unique: None,
         parents: &[Parent { column: "page_id", field: "pageId", kind: EntityKind::Page, role: "page" }],
         children: &[],
+        maintained: &[],
     };
     stamped!(|s: &Self| match s.content.get("heading").and_then(Value::as_str) {
         Some(h) => format!("{}: {h}", s.template_key),
@@ -177,6 +180,7 @@ impl Record for Collection {
         unique: Some(Unique { column: "slug", within: None }),
         parents: &[],
         children: &[Child { kind: EntityKind::Entry, column: "collection_id", top_level: false }],
+        maintained: &[],
     };
     stamped!(|c: &Self| c.slug.clone());
     columns!(Collection { id, slug, name, kind: wire, fields: json, version, created_at, updated_at });
@@ -199,6 +203,7 @@ impl Record for Entry {
             role: "collection",
         }],
         children: &[],
+        maintained: &[],
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
@@ -249,6 +254,7 @@ impl Record for Image {
         unique: None,
         parents: &[],
         children: &[],
+        maintained: &[],
     };
     stamped!(|i: &Self| i.filename.clone());
     columns!(Image {
@@ -289,6 +295,7 @@ impl Record for Navigation {
         unique: Some(Unique { column: "key", within: None }),
         parents: &[],
         children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
+        maintained: &[],
     };
     stamped!(|n: &Self| n.key.clone());
     columns!(Navigation { id, key, name, max_items, version, created_at, updated_at });
@@ -330,6 +337,7 @@ impl Record for NavItem {
             Parent { column: "parent_id", field: "parentId", kind: EntityKind::NavItem, role: "parent item" },
         ],
         children: &[Child { kind: EntityKind::NavItem, column: "parent_id", top_level: false }],
+        maintained: &[],
     };
     stamped!(|n: &Self| n.label.clone());
     columns!(NavItem {
@@ -400,6 +408,7 @@ impl Record for Agent {
         unique: Some(Unique { column: "alias", within: None }),
         parents: &[],
         children: &[],
+        maintained: &[],
     };
     stamped!(|a: &Self| a.alias.clone());
     columns!(Agent {
@@ -418,4 +427,92 @@ impl Record for Agent {
         created_at,
         updated_at,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::db::{self, Conn};
+    use crate::record::{Record, entity_of, with_record};
+    use crate::{Result, Scope, Store};
+    use quire_core::model::EntityKind;
+    use std::collections::BTreeSet;
+
+    /// The columns of `table`, as the schema has them.
+    fn schema_columns(conn: &Conn, table: &str) -> Result<BTreeSet<String>> {
+        db::query_scalar(format!("SELECT name FROM pragma_table_info('{table}')"))
+            .fetch_all(conn)
+            .map(BTreeSet::from_iter)
+    }
+
+    /// Reads every row of `T`'s table in the scope, and checks that each
+    /// decodes and encodes back to the values it was read from, and that
+    /// the description names every column the table has.
+    fn round_trip<T: Record>(conn: &Conn, scope: &Scope) -> Result<usize> {
+        let e = &T::ENTITY;
+        let rows = db::query(format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2", e.table))
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_all(conn)?;
+        let mut described = BTreeSet::from(["site_id".to_string(), "env".to_string()]);
+        described.extend(e.maintained.iter().map(|c| c.to_string()));
+        if e.archived {
+            described.insert("archive_id".into());
+        }
+        for row in &rows {
+            let record = T::from_row(row)?;
+            for (column, value) in record.columns() {
+                let stored: db::Value = row.try_get(column)?;
+                assert_eq!(stored, value, "{}.{column} of {} does not read back as written", e.table, record.id());
+                described.insert(column.to_string());
+            }
+        }
+        if !rows.is_empty() {
+            assert_eq!(
+                described,
+                schema_columns(conn, e.table)?,
+                "the columns of {} as described and as stored",
+                e.table
+            );
+        }
+        for column in
+            e.parents.iter().map(|p| p.column).chain(e.unique.iter().flat_map(|u| [Some(u.column), u.within]).flatten())
+        {
+            assert!(schema_columns(conn, e.table)?.contains(column), "{} has no column {column}", e.table);
+        }
+        for child in e.children {
+            let of = entity_of(child.kind).expect("children are database records");
+            assert!(
+                schema_columns(conn, of.table)?.contains(child.column),
+                "{} has no column {}",
+                of.table,
+                child.column
+            );
+            assert!(of.archived, "{} are archived with their parent, so they have an archive_id", of.table);
+        }
+        Ok(rows.len())
+    }
+
+    #[tokio::test]
+    async fn every_kind_is_described_as_its_table_stores_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+        let scope = crate::seed::seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+        let counts = store
+            .db
+            .read(move |c| {
+                let mut counts = Vec::new();
+                for kind in EntityKind::ALL.iter().copied() {
+                    let n = with_record!(kind, |T| round_trip::<T>(c, &scope)?, else continue);
+                    counts.push((kind, n));
+                }
+                Ok(counts)
+            })
+            .await
+            .unwrap();
+        // The demo site holds records of every kind, so each description met real rows.
+        assert_eq!(counts.len(), EntityKind::ALL.len() - 1, "every kind but notes is a database record");
+        for (kind, n) in counts {
+            assert!(n > 0, "the demo site has no {kind} to check the description against");
+        }
+    }
 }

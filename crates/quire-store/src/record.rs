@@ -39,8 +39,6 @@ pub(crate) struct Entity {
     pub parents: &'static [Parent],
     /// The records archived along with it, in the order they are listed.
     pub children: &'static [Child],
-    /// Columns the database keeps itself (by triggers), never written here.
-    pub maintained: &'static [&'static str],
 }
 
 /// A column whose value no two live records share.

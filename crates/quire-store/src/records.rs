@@ -43,7 +43,6 @@ impl Record for Page {
             Child { kind: EntityKind::Section, column: "page_id", top_level: false },
             Child { kind: EntityKind::Page, column: "parent_id", top_level: false },
         ],
-        maintained: &["text_version"],
     };
     stamped!(|p: &Self| p.slug.clone());
     columns!(Page {
@@ -74,7 +73,6 @@ impl Record for SectionTemplate {
         unique: Some(Unique { column: "key", within: None }),
         parents: &[],
         children: &[],
-        maintained: &[],
     };
     stamped!(|t: &Self| t.key.clone());
     columns!(SectionTemplate { id, key, name, description, fields: json, version, created_at, updated_at });
@@ -110,7 +108,6 @@ impl Record for PageSection {
         unique: None,
         parents: &[Parent { column: "page_id", field: "pageId", kind: EntityKind::Page, role: "page" }],
         children: &[],
-        maintained: &[],
     };
     stamped!(|s: &Self| match s.content.get("heading").and_then(Value::as_str) {
         Some(h) => format!("{}: {h}", s.template_key),
@@ -180,7 +177,6 @@ impl Record for Collection {
         unique: Some(Unique { column: "slug", within: None }),
         parents: &[],
         children: &[Child { kind: EntityKind::Entry, column: "collection_id", top_level: false }],
-        maintained: &[],
     };
     stamped!(|c: &Self| c.slug.clone());
     columns!(Collection { id, slug, name, kind: wire, fields: json, version, created_at, updated_at });
@@ -203,7 +199,6 @@ impl Record for Entry {
             role: "collection",
         }],
         children: &[],
-        maintained: &[],
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
@@ -254,7 +249,6 @@ impl Record for Image {
         unique: None,
         parents: &[],
         children: &[],
-        maintained: &[],
     };
     stamped!(|i: &Self| i.filename.clone());
     columns!(Image {
@@ -295,7 +289,6 @@ impl Record for Navigation {
         unique: Some(Unique { column: "key", within: None }),
         parents: &[],
         children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
-        maintained: &[],
     };
     stamped!(|n: &Self| n.key.clone());
     columns!(Navigation { id, key, name, max_items, version, created_at, updated_at });
@@ -337,7 +330,6 @@ impl Record for NavItem {
             Parent { column: "parent_id", field: "parentId", kind: EntityKind::NavItem, role: "parent item" },
         ],
         children: &[Child { kind: EntityKind::NavItem, column: "parent_id", top_level: false }],
-        maintained: &[],
     };
     stamped!(|n: &Self| n.label.clone());
     columns!(NavItem {
@@ -408,7 +400,6 @@ impl Record for Agent {
         unique: Some(Unique { column: "alias", within: None }),
         parents: &[],
         children: &[],
-        maintained: &[],
     };
     stamped!(|a: &Self| a.alias.clone());
     columns!(Agent {
@@ -437,6 +428,9 @@ mod tests {
     use quire_core::model::EntityKind;
     use std::collections::BTreeSet;
 
+    /// Columns the database keeps itself (by triggers) and the store never writes.
+    const MAINTAINED: &[(&str, &str)] = &[("pages", "text_version")];
+
     /// The columns of `table`, as the schema has them.
     fn schema_columns(conn: &Conn, table: &str) -> Result<BTreeSet<String>> {
         db::query_scalar(format!("SELECT name FROM pragma_table_info('{table}')"))
@@ -454,7 +448,7 @@ mod tests {
             .bind(&scope.env)
             .fetch_all(conn)?;
         let mut described = BTreeSet::from(["site_id".to_string(), "env".to_string()]);
-        described.extend(e.maintained.iter().map(|c| c.to_string()));
+        described.extend(MAINTAINED.iter().filter(|(t, _)| *t == e.table).map(|(_, c)| c.to_string()));
         if e.archived {
             described.insert("archive_id".into());
         }

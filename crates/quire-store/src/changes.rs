@@ -10,7 +10,7 @@
 
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
-use crate::log::log_change;
+use crate::log::logged;
 use crate::record::{Record, enum_col, json_opt, load_live, with_record, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -271,13 +271,13 @@ impl Store {
         self.db
             .write(move |c| {
                 let (scope, ctx) = (&scope, &ctx);
-                with_record!(change.entity, |T| revert::<T>(c, scope, ctx, &change, snapshot)?, else {
+                let id = with_record!(change.entity, |T| revert::<T>(c, scope, ctx, &change, snapshot)?, else {
                     return Err(StoreError::invalid(
                         "changeId",
                         format!("change {id} is a vault note; revert it through the vault"),
                     ));
                 });
-                change_in(c, scope, last_change_id(c)?)
+                change_in(c, scope, id)
             })
             .await
     }
@@ -293,12 +293,8 @@ fn change_in(conn: &Conn, scope: &Scope, id: i64) -> Result<Change> {
     read_changes(conn, &rows)?.pop().ok_or_else(|| StoreError::not_found("change", id.to_string()))
 }
 
-/// The id of the newest change-log record.
-fn last_change_id(conn: &Conn) -> Result<i64> {
-    db::query_scalar("SELECT MAX(id) FROM changes").fetch_one(conn)
-}
-
-fn revert<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &Change, snapshot: Value) -> Result<()> {
+/// Puts the record back as `snapshot` has it; answers the id of the change that did.
+fn revert<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &Change, snapshot: Value) -> Result<i64> {
     let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id)? else {
         return Err(StoreError::conflict(
             None,
@@ -385,7 +381,7 @@ fn undo_one<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: 
             };
             let mut target: T = serde_json::from_value(before)?;
             target.stamp_as(&mut current);
-            write_version(conn, scope, ctx, &current, &mut target, "undo")
+            write_version(conn, scope, ctx, &current, &mut target, "undo").map(drop)
         }
         "create" | "restore" => {
             crate::archive::archive_in(conn, ctx, scope, change.entity, std::slice::from_ref(&change.entity_id), None)
@@ -498,8 +494,8 @@ impl Store {
         let (ctx, scope, path, action) = (ctx.clone(), scope.clone(), path.to_string(), action.to_string());
         self.db
             .write(move |c| {
-                log_change(c, &scope, &ctx, EntityKind::Note, &path, &action, before, after)?;
-                change_in(c, &scope, c.last_insert_rowid())
+                let id = logged(c, &scope, &ctx, EntityKind::Note, &path, &action, before, after)?;
+                change_in(c, &scope, id)
             })
             .await
     }

@@ -16,6 +16,11 @@
 //! Queries keep SQL's own placeholders (`?1`, `?`), bind [`Value`]s, and
 //! read rows into [`Row`]s of values, so nothing above this file sees a
 //! driver type.
+//!
+//! The same connection, queries and group commit run over SQLite
+//! (rusqlite) or PostgreSQL (`postgres.rs`).
+
+mod postgres;
 
 use crate::{DatabaseError, Result, StoreError};
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
@@ -47,7 +52,7 @@ pub(crate) enum Value {
 }
 
 impl Value {
-    fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Value::Null => "null",
             Value::Int(_) => "integer",
@@ -381,9 +386,13 @@ impl Query {
 
     /// Runs it; what it changed.
     pub fn execute(&self, conn: &Conn) -> Result<Done> {
-        let mut stmt = conn.inner.prepare_cached(&self.sql)?;
-        let rows = stmt.execute(rusqlite::params_from_iter(self.args.iter()))?;
-        Ok(Done { rows: rows as u64 })
+        let rows = match &conn.inner {
+            Driver::Sqlite(c) => {
+                c.prepare_cached(&self.sql)?.execute(rusqlite::params_from_iter(self.args.iter()))? as u64
+            }
+            Driver::Postgres(c) => c.execute(&self.sql, &self.args)?,
+        };
+        Ok(Done { rows })
     }
 
     /// Every row it answers.
@@ -413,7 +422,11 @@ impl Query {
 
     /// Calls `f` with each row until it answers false.
     pub fn each(&self, conn: &Conn, mut f: impl FnMut(Row) -> bool) -> Result<()> {
-        let mut stmt = conn.inner.prepare_cached(&self.sql)?;
+        let c = match &conn.inner {
+            Driver::Sqlite(c) => c,
+            Driver::Postgres(c) => return c.each(&self.sql, &self.args, |names, values| f(Row { names, values })),
+        };
+        let mut stmt = c.prepare_cached(&self.sql)?;
         let names: Arc<[String]> = stmt.column_names().map(str::to_string).collect();
         let width = names.len();
         let mut rows = stmt.query(rusqlite::params_from_iter(self.args.iter()))?;
@@ -590,24 +603,91 @@ impl QueryBuilder {
 
 // ------------------------------------------------------------- connections
 
+/// Where the database is: a SQLite file, or a PostgreSQL server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite database file (created when missing).
+    File(PathBuf),
+    /// A PostgreSQL database, as a `postgres://` URL.
+    Postgres(String),
+}
+
+impl Location {
+    /// A `postgres://` or `postgresql://` URL names a PostgreSQL database;
+    /// anything else is a SQLite file's path (`sqlite://` taken off).
+    pub fn parse(url: &str) -> Location {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Location::Postgres(url.to_string())
+        } else {
+            Location::File(PathBuf::from(url.strip_prefix("sqlite://").unwrap_or(url)))
+        }
+    }
+}
+
+impl std::fmt::Display for Location {
+    /// The file's path, or the URL without its password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::File(path) => write!(f, "{}", path.display()),
+            Location::Postgres(url) => match (url.find("://"), url.rfind('@')) {
+                (Some(scheme), Some(at)) if at > scheme => {
+                    let user = &url[scheme + 3..at];
+                    let user = user.split(':').next().unwrap_or_default();
+                    write!(f, "{}{user}{}", &url[..scheme + 3], &url[at..])
+                }
+                _ => f.write_str(url),
+            },
+        }
+    }
+}
+
+/// Makes the schema `name` in the PostgreSQL database at `url`.
+pub(crate) fn create_schema(url: &str, name: &str) -> Result<()> {
+    postgres::PgConn::connect(url)?.batch(&format!("CREATE SCHEMA {name}"))
+}
+
 /// A connection to the database.
 #[derive(Debug)]
 pub(crate) struct Conn {
-    inner: rusqlite::Connection,
+    inner: Driver,
+}
+
+#[derive(Debug)]
+enum Driver {
+    Sqlite(rusqlite::Connection),
+    Postgres(postgres::PgConn),
 }
 
 impl Conn {
     /// Runs SQL text of one or more statements, binding nothing.
     pub fn batch(&self, sql: &str) -> Result<()> {
-        self.inner.execute_batch(sql)?;
+        match &self.inner {
+            Driver::Sqlite(c) => c.execute_batch(sql)?,
+            Driver::Postgres(c) => c.batch(sql)?,
+        }
         Ok(())
     }
 
-    /// Runs `f` in a transaction of its own (`BEGIN IMMEDIATE` when it
-    /// writes): committed when `f` succeeds, rolled back when it fails. Not
-    /// for the writer's closures, which already run inside one.
+    /// Whether this is a PostgreSQL connection.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.inner, Driver::Postgres(_))
+    }
+
+    /// Begins the transaction of a write: `BEGIN IMMEDIATE` on SQLite, so
+    /// it holds the write lock from the start.
+    pub fn begin_write(&self) -> Result<()> {
+        self.batch(if self.is_postgres() { "BEGIN" } else { "BEGIN IMMEDIATE" })
+    }
+
+    /// Runs `f` in a transaction of its own (`BEGIN IMMEDIATE` on SQLite
+    /// when it writes): committed when `f` succeeds, rolled back when it
+    /// fails. Not for the writer's closures, which already run inside one.
     pub fn transaction<T>(&self, writes: bool, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
-        self.batch(if writes { "BEGIN IMMEDIATE" } else { "BEGIN" })?;
+        if writes {
+            self.begin_write()?
+        } else {
+            self.batch("BEGIN")?
+        }
         match f(self) {
             Ok(v) => match self.batch("COMMIT") {
                 Ok(()) => Ok(v),
@@ -623,24 +703,20 @@ impl Conn {
         }
     }
 
-    /// The rowid of the last row inserted on this connection.
-    pub fn last_insert_rowid(&self) -> i64 {
-        self.inner.last_insert_rowid()
-    }
-
     /// Runs `f` inside a savepoint and rolls back whatever it wrote,
     /// answering what it answered (a write's preview).
     pub fn dry_run<T>(&self, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
         self.batch("SAVEPOINT dry_run")?;
         let out = f(self);
-        self.batch("ROLLBACK TO dry_run; RELEASE dry_run")?;
+        self.batch("ROLLBACK TO SAVEPOINT dry_run; RELEASE SAVEPOINT dry_run")?;
         out
     }
 
     /// Writes the database file's pages that are in the operating system's
-    /// cache to disk (`fdatasync`).
+    /// cache to disk (`fdatasync`); nothing to do on PostgreSQL.
     pub fn sync_database(&self) -> Result<()> {
-        let path = self.inner.path().ok_or_else(|| StoreError::Corrupt("the database has no file".into()))?;
+        let Driver::Sqlite(c) = &self.inner else { return Ok(()) };
+        let path = c.path().ok_or_else(|| StoreError::Corrupt("the database has no file".into()))?;
         std::fs::File::open(path)
             .and_then(|f| f.sync_data())
             .map_err(|e| StoreError::Corrupt(format!("syncing the database file: {e}")))
@@ -648,10 +724,20 @@ impl Conn {
 
     /// Whether a transaction is open.
     pub fn in_transaction(&self) -> bool {
-        !self.inner.is_autocommit()
+        match &self.inner {
+            Driver::Sqlite(c) => !c.is_autocommit(),
+            Driver::Postgres(c) => c.in_transaction(),
+        }
     }
 
-    fn open(path: &Path, read_only: bool) -> Result<Conn> {
+    fn open(at: &Location, read_only: bool) -> Result<Conn> {
+        match at {
+            Location::File(path) => Conn::open_file(path, read_only),
+            Location::Postgres(url) => Ok(Conn { inner: Driver::Postgres(postgres::PgConn::connect(url)?) }),
+        }
+    }
+
+    fn open_file(path: &Path, read_only: bool) -> Result<Conn> {
         use rusqlite::OpenFlags;
         let flags = if read_only {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
@@ -664,7 +750,7 @@ impl Conn {
         let inner = rusqlite::Connection::open_with_flags(path, flags)?;
         inner.set_prepared_statement_cache_capacity(256);
         inner.busy_timeout(Duration::from_secs(10))?;
-        let conn = Conn { inner };
+        let conn = Conn { inner: Driver::Sqlite(inner) };
         if !read_only {
             conn.batch(&format!(
                 "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = {}; PRAGMA wal_autocheckpoint = 0;",
@@ -735,12 +821,12 @@ pub(crate) struct Db {
     closed: Arc<AtomicBool>,
     /// Set once [`Db::close`] has finished.
     shut: Arc<tokio::sync::OnceCell<()>>,
-    path: Arc<PathBuf>,
+    at: Arc<Location>,
 }
 
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("Db").field("at", &self.at.to_string()).finish_non_exhaustive()
     }
 }
 
@@ -761,13 +847,13 @@ impl Db {
     /// writes and outside their savepoints (work they leave for once per
     /// transaction); should it fail, the whole transaction fails.
     pub async fn open(
-        path: &Path,
+        at: Location,
         setup: impl FnOnce(&Conn) -> Result<()> + Send + 'static,
         before_commit: fn(&Conn) -> Result<()>,
     ) -> Result<Db> {
         configure_sqlite();
-        let path = Arc::new(path.to_path_buf());
-        let opened = Arc::clone(&path);
+        let at = Arc::new(at);
+        let opened = Arc::clone(&at);
         let writer = tokio::task::spawn_blocking(move || {
             let conn = Conn::open(&opened, false)?;
             setup(&conn)?;
@@ -787,13 +873,26 @@ impl Db {
             apart: Arc::default(),
             closed: Arc::default(),
             shut: Arc::default(),
-            path,
+            at,
         })
     }
 
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the database is.
+    pub fn location(&self) -> &Location {
+        &self.at
+    }
+
+    /// Whether the database is PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        matches!(*self.at, Location::Postgres(_))
+    }
+
+    /// The SQLite database file; none on PostgreSQL.
+    pub fn file(&self) -> Option<&Path> {
+        match &*self.at {
+            Location::File(path) => Some(path),
+            Location::Postgres(_) => None,
+        }
     }
 
     /// Whether [`Db::close`] was called.
@@ -808,7 +907,7 @@ impl Db {
             return Err(stopped());
         }
         let readers = Arc::clone(&self.readers);
-        let path = Arc::clone(&self.path);
+        let at = Arc::clone(&self.at);
         // The permit goes with the closure: a caller that stops waiting
         // does not free a connection still in use.
         tokio::task::spawn_blocking(move || {
@@ -816,7 +915,7 @@ impl Db {
             let conn = readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
             let conn = match conn {
                 Some(c) => c,
-                None => Conn::open(&path, true)?,
+                None => Conn::open(&at, true)?,
             };
             let out = f(&conn);
             if conn.in_transaction() {
@@ -875,14 +974,14 @@ impl Db {
     /// Runs `f` on a connection of its own, outside the pool and the
     /// writer's thread (background checkpoints), one call at a time.
     pub async fn apart<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
-        let (path, conn, closed) = (Arc::clone(&self.path), Arc::clone(&self.apart), Arc::clone(&self.closed));
+        let (at, conn, closed) = (Arc::clone(&self.at), Arc::clone(&self.apart), Arc::clone(&self.closed));
         tokio::task::spawn_blocking(move || {
             let mut slot = conn.lock().unwrap_or_else(|p| p.into_inner());
             if closed.load(Ordering::Acquire) {
                 return Err(stopped());
             }
             if slot.is_none() {
-                *slot = Some(Conn::open(&path, false)?);
+                *slot = Some(Conn::open(&at, false)?);
             }
             f(slot.as_ref().expect("opened above"))
         })
@@ -1004,7 +1103,7 @@ fn run_batch(conn: &Conn, batch: Vec<WriteFn>, before_commit: fn(&Conn) -> Resul
     let mut open = false;
     for f in batch {
         if !open {
-            if let Err(e) = conn.batch("BEGIN IMMEDIATE") {
+            if let Err(e) = conn.begin_write() {
                 tracing::error!(error = %e, "the writer could not begin a transaction");
                 let _ = f(Err(&e));
                 continue;
@@ -1016,10 +1115,10 @@ fn run_batch(conn: &Conn, batch: Vec<WriteFn>, before_commit: fn(&Conn) -> Resul
         } else {
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(Ok(conn))));
             match ran {
-                Ok(Ok(finish)) => match conn.batch("RELEASE w") {
+                Ok(Ok(finish)) => match conn.batch("RELEASE SAVEPOINT w") {
                     Ok(()) => finished.push(finish),
                     Err(e) => {
-                        let undone = conn.batch("ROLLBACK TO w; RELEASE w").is_ok();
+                        let undone = conn.batch("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w").is_ok();
                         finish(Err(&e));
                         if !undone {
                             abandon(conn, &mut finished);
@@ -1027,7 +1126,7 @@ fn run_batch(conn: &Conn, batch: Vec<WriteFn>, before_commit: fn(&Conn) -> Resul
                     }
                 },
                 Ok(Err(())) | Err(_) => {
-                    if conn.batch("ROLLBACK TO w; RELEASE w").is_err() {
+                    if conn.batch("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w").is_err() {
                         // What it wrote cannot be told apart from the others':
                         // none of it is committed.
                         tracing::error!("the writer could not roll back a failed write");
@@ -1068,10 +1167,13 @@ mod tests {
 
     async fn scratch() -> (tempfile::TempDir, Db) {
         let dir = tempfile::tempdir().unwrap();
-        let db =
-            Db::open(&dir.path().join("t.db"), |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"), |_| Ok(()))
-                .await
-                .unwrap();
+        let db = Db::open(
+            Location::File(dir.path().join("t.db")),
+            |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"),
+            |_| Ok(()),
+        )
+        .await
+        .unwrap();
         (dir, db)
     }
 

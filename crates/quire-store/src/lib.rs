@@ -28,6 +28,7 @@ mod records;
 mod search;
 pub mod seed;
 mod suggest;
+pub mod testing;
 mod transfer;
 pub mod users;
 mod vectors;
@@ -36,6 +37,7 @@ pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
+pub use db::Location;
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::{DatabaseError, StoreError};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
@@ -127,7 +129,10 @@ async fn checkpoint_loop(db: db::Db) {
         last_frames = frames;
         let bytes = frames * page;
         // A log rewound under load keeps its file's size: emptied too.
-        let file = std::fs::metadata(format!("{}-wal", db.path().display())).map_or(0, |m| m.len() as i64);
+        let file = db
+            .file()
+            .and_then(|f| std::fs::metadata(format!("{}-wal", f.display())).ok())
+            .map_or(0, |m| m.len() as i64);
         let rewound = if bytes.max(file) > WAL_LIMIT && paused {
             db.outside(|c| checkpoint(c, "TRUNCATE")).await
         } else if bytes > WAL_HARD_LIMIT {
@@ -199,11 +204,25 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database file at `path` and migrates it.
+    /// Opens (creating if needed) the SQLite database file at `path` and migrates it.
     pub async fn open(path: &Path) -> Result<Self> {
-        let db = db::Db::open(path, |c| migrate::run(c).map(drop), search::index_pending).await?;
-        tokio::spawn(checkpoint_loop(db.clone()));
+        Self::open_at(Location::File(path.to_path_buf())).await
+    }
+
+    /// Opens the database at `at` — a SQLite file (created if needed) or
+    /// a PostgreSQL database (which must exist) — and migrates it.
+    pub async fn open_at(at: Location) -> Result<Self> {
+        let sqlite = matches!(at, Location::File(_));
+        let db = db::Db::open(at, |c| migrate::run(c).map(drop), search::index_pending).await?;
+        if sqlite {
+            tokio::spawn(checkpoint_loop(db.clone()));
+        }
         Ok(Self { db, vectors: vectors::Vectors::default() })
+    }
+
+    /// Where the database is.
+    pub fn location(&self) -> &Location {
+        self.db.location()
     }
 
     /// Applies pending migrations (done by [`Store::open`] too); returns how
@@ -219,6 +238,9 @@ impl Store {
     pub async fn close(&self) {
         self.db
             .close(|c| {
+                if c.is_postgres() {
+                    return;
+                }
                 if let Err(e) = checkpoint(c, "TRUNCATE") {
                     tracing::warn!(error = %e, "could not truncate the write-ahead log on close");
                 }
@@ -232,6 +254,10 @@ impl Store {
         let (pages, free, size): (i64, i64, i64) = self
             .db
             .read(|c| {
+                if c.is_postgres() {
+                    let bytes = db::query_scalar("SELECT pg_database_size(current_database())").fetch_one(c)?;
+                    return Ok((bytes, 0, 1));
+                }
                 Ok((
                     db::query_scalar("PRAGMA page_count").fetch_one(c)?,
                     db::query_scalar("PRAGMA freelist_count").fetch_one(c)?,
@@ -239,7 +265,8 @@ impl Store {
                 ))
             })
             .await?;
-        let wal = std::fs::metadata(format!("{}-wal", self.db.path().display())).map(|m| m.len()).unwrap_or(0);
+        let wal =
+            self.db.file().and_then(|f| std::fs::metadata(format!("{}-wal", f.display())).ok()).map_or(0, |m| m.len());
         Ok((((pages - free) * size) as u64, wal))
     }
 }

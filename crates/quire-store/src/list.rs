@@ -408,19 +408,27 @@ impl Store {
     /// hold any word of `query` (stemmed: "mountains" finds "mountain"),
     /// best first by BM25 (alt text and tags weigh most).
     pub async fn search_images(&self, scope: &Scope, query: &str, limit: u32) -> Result<Vec<Image>> {
-        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
         let limit = limit as i64;
-        let query = crate::db::query(
-            // CROSS JOIN keeps the full-text match as the outer loop: the
-            // other order would run the match once per image of the scope.
-            "SELECT i.* FROM images_fts f CROSS JOIN images i ON i.rowid = f.rowid
-             WHERE images_fts MATCH ?1 AND i.site_id = ?2 AND i.env = ?3 AND i.archive_id IS NULL
-             ORDER BY bm25(images_fts, 4.0, 10.0, 3.0, 8.0, 4.0), i.id DESC LIMIT ?4",
-        )
-        .bind(fts)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .bind(limit);
+        let query = if self.db.is_postgres() {
+            let Some(words) = ts_query(query) else { return Ok(Vec::new()) };
+            crate::db::query(
+                "SELECT i.* FROM images_fts f JOIN images i ON i.rowid = f.rowid, to_tsquery('quire', ?1) q
+                 WHERE f.words @@ q AND i.site_id = ?2 AND i.env = ?3 AND i.archive_id IS NULL
+                 ORDER BY ts_rank(f.words, q) DESC, i.id DESC LIMIT ?4",
+            )
+            .bind(words)
+        } else {
+            let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+            crate::db::query(
+                // CROSS JOIN keeps the full-text match as the outer loop: the
+                // other order would run the match once per image of the scope.
+                "SELECT i.* FROM images_fts f CROSS JOIN images i ON i.rowid = f.rowid
+                 WHERE images_fts MATCH ?1 AND i.site_id = ?2 AND i.env = ?3 AND i.archive_id IS NULL
+                 ORDER BY bm25(images_fts, 4.0, 10.0, 3.0, 8.0, 4.0), i.id DESC LIMIT ?4",
+            )
+            .bind(fts)
+        };
+        let query = query.bind(&scope.site_id).bind(&scope.env).bind(limit);
         self.db.read(move |c| query.fetch_all(c)?.iter().map(Image::from_row).collect()).await
     }
 
@@ -461,11 +469,24 @@ const STOP_WORDS: &[&str] = &[
 /// only, at most 16, common words left out unless nothing else is left),
 /// each quoted so nothing in it acts as query syntax.
 pub(crate) fn fts_query(query: &str) -> Option<String> {
+    let words = search_words(query)?;
+    Some(words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+}
+
+/// The same words as [`fts_query`] as a PostgreSQL text query
+/// (`to_tsquery`): any of them, stemmed.
+pub(crate) fn ts_query(query: &str) -> Option<String> {
+    Some(search_words(query)?.join(" | "))
+}
+
+/// The words of `query` a search looks for: letters and digits only, at
+/// most 16, common words left out unless nothing else is left.
+fn search_words(query: &str) -> Option<Vec<String>> {
     let words: Vec<String> =
         query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(16).map(str::to_lowercase).collect();
-    let telling: Vec<&String> = words.iter().filter(|w| !STOP_WORDS.contains(&w.as_str())).collect();
-    let chosen: Vec<&String> = if telling.is_empty() { words.iter().collect() } else { telling };
-    (!chosen.is_empty()).then(|| chosen.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR "))
+    let telling: Vec<String> = words.iter().filter(|w| !STOP_WORDS.contains(&w.as_str())).cloned().collect();
+    let chosen = if telling.is_empty() { words } else { telling };
+    (!chosen.is_empty()).then_some(chosen)
 }
 
 #[cfg(test)]
@@ -476,5 +497,6 @@ mod fts_tests {
         assert_eq!(super::fts_query("the").unwrap(), "\"the\"");
         assert_eq!(super::fts_query("x\" OR b* NEAR(c)").unwrap(), "\"x\" OR \"b\" OR \"near\" OR \"c\"");
         assert!(super::fts_query("%_\\ -").is_none());
+        assert_eq!(super::ts_query("Sunset over the mountains!").unwrap(), "sunset | mountains");
     }
 }

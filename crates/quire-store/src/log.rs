@@ -111,10 +111,25 @@ pub(crate) fn log_change(
     before: Option<Value>,
     after: Option<Value>,
 ) -> Result<()> {
+    logged(conn, scope, ctx, entity, entity_id, action, before, after).map(drop)
+}
+
+/// Appends a change-log record; answers its id.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn logged(
+    conn: &Conn,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    entity: EntityKind,
+    entity_id: &str,
+    action: &str,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Result<i64> {
     let stored = stored(entity, before.as_ref(), after.as_ref());
-    db::query(
+    db::query_scalar(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",
     )
     .bind(&scope.site_id)
     .bind(&scope.env)
@@ -130,6 +145,5 @@ pub(crate) fn log_change(
     .bind(stored.patch)
     .bind(stored.prior)
     .bind(Utc::now())
-    .execute(conn)?;
-    Ok(())
+    .fetch_one(conn)
 }

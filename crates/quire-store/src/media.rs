@@ -216,7 +216,7 @@ fn job_from_row(row: &Row) -> Result<Job> {
 
 /// Records that `path` serves `image_id`'s file as `mime`.
 pub(crate) fn register_file(conn: &Conn, path: &str, image_id: &str, mime: &str) -> Result<()> {
-    db::query("INSERT OR IGNORE INTO image_files (path, image_id, mime) VALUES (?1, ?2, ?3)")
+    db::query("INSERT INTO image_files (path, image_id, mime) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
         .bind(path)
         .bind(image_id)
         .bind(mime)

@@ -1,5 +1,6 @@
-//! Migrations: the SQL files of `migrations/sqlite`, embedded at build time
-//! (`build.rs`) and applied in version order, each in its own transaction.
+//! Migrations: the SQL files of `migrations/sqlite` or
+//! `migrations/postgres`, embedded at build time (`build.rs`) and applied in
+//! version order, each in its own transaction.
 //!
 //! What was applied is kept in `_sqlx_migrations` (the table, its columns
 //! and its SHA-384 checksums are those databases of earlier versions
@@ -20,20 +21,33 @@ fn refused(message: String) -> StoreError {
 
 /// Applies the migrations not applied yet; answers how many are applied in all.
 pub(crate) fn run(conn: &Conn) -> Result<usize> {
-    conn.batch(
+    let (migrations, bytes) = if conn.is_postgres() { (POSTGRES, "BYTEA") } else { (SQLITE, "BLOB") };
+    if conn.is_postgres() {
+        // Replicas starting at once migrate one after the other; the lock
+        // ends with the connection's session, or below.
+        conn.batch("SELECT pg_advisory_lock(7726921)")?;
+        let applied = apply(conn, migrations, bytes);
+        conn.batch("SELECT pg_advisory_unlock(7726921)")?;
+        return applied;
+    }
+    apply(conn, migrations, bytes)
+}
+
+fn apply(conn: &Conn, migrations: &[(i64, &str, &str)], bytes: &str) -> Result<usize> {
+    conn.batch(&format!(
         "CREATE TABLE IF NOT EXISTS _sqlx_migrations (
             version BIGINT PRIMARY KEY,
             description TEXT NOT NULL,
             installed_on TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
             success BOOLEAN NOT NULL,
-            checksum BLOB NOT NULL,
+            checksum {bytes} NOT NULL,
             execution_time BIGINT NOT NULL
-        )",
-    )?;
+        )"
+    ))?;
     let applied: Vec<(i64, bool, Vec<u8>)> =
         query_as("SELECT version, success, checksum FROM _sqlx_migrations ORDER BY version").fetch_all(conn)?;
     for (version, success, _) in &applied {
-        if !MIGRATIONS.iter().any(|(v, _, _)| v == version) {
+        if !migrations.iter().any(|(v, _, _)| v == version) {
             return Err(refused(format!(
                 "the database has migration {version}, which this version of quire does not know: it was made by a newer one"
             )));
@@ -42,7 +56,7 @@ pub(crate) fn run(conn: &Conn) -> Result<usize> {
             return Err(refused(format!("migration {version} failed part-way; the database needs repair")));
         }
     }
-    for &(version, description, sql) in MIGRATIONS {
+    for &(version, description, sql) in migrations {
         let checksum = Sha384::digest(sql.as_bytes()).to_vec();
         if let Some((_, _, stored)) = applied.iter().find(|(v, _, _)| *v == version) {
             if *stored != checksum {
@@ -68,9 +82,11 @@ pub(crate) fn run(conn: &Conn) -> Result<usize> {
         })?;
     }
     // Content a migration wrote is indexed before anyone searches it.
-    let pending: bool = crate::db::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_pending')",
-    )
+    let pending: bool = crate::db::query_scalar(if conn.is_postgres() {
+        "SELECT to_regclass('search_pending') IS NOT NULL"
+    } else {
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_pending')"
+    })
     .fetch_one(conn)?;
     if pending {
         conn.transaction(true, crate::search::index_pending)?;

@@ -144,7 +144,7 @@ impl Store {
         self.create_record_with(ctx, scope, page, move |c, page| {
             if !placed {
                 let max: Option<i64> = db::query_scalar(
-                    "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS ?3 \
+                    "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS NOT DISTINCT FROM ?3 \
                      AND archive_id IS NULL",
                 )
                 .bind(&site.site_id)
@@ -529,7 +529,7 @@ impl Store {
         self.create_record_with(ctx, scope, item, move |c, item| {
             if !placed {
                 item.sort_order = db::query_scalar(
-                    "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS ?2 AND archive_id IS NULL",
+                    "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NOT DISTINCT FROM ?2 AND archive_id IS NULL",
                 )
                 .bind(&item.navigation_id)
                 .bind(&item.parent_id)

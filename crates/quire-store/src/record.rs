@@ -10,7 +10,7 @@
 //! type.
 
 use crate::db::{self, Conn, QueryBuilder, Row};
-use crate::log::{log_change, snapshot};
+use crate::log::{log_change, logged, snapshot};
 use crate::{Result, Scope, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ChangeContext, EntityKind, WireEnum};
@@ -455,7 +455,8 @@ pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope,
     log_change(conn, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(record)))
 }
 
-/// Writes `after` as the next version of `before` and logs it as `action`.
+/// Writes `after` as the next version of `before` and logs it as
+/// `action`; answers the change's id.
 pub(crate) fn write_version<T: Record>(
     conn: &Conn,
     scope: &Scope,
@@ -463,7 +464,7 @@ pub(crate) fn write_version<T: Record>(
     before: &T,
     after: &mut T,
     action: &'static str,
-) -> Result<()> {
+) -> Result<i64> {
     after.bump();
     let (old, new) = (before.columns(), after.columns());
     check(conn, scope, after, &new, Some((before, &old)))?;
@@ -473,7 +474,7 @@ pub(crate) fn write_version<T: Record>(
             format!("{} {} changed meanwhile; try again", T::ENTITY.noun, after.id()),
         ));
     }
-    log_change(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))
+    logged(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))
 }
 
 /// A record with a position among siblings (`sort_order`).
@@ -487,7 +488,7 @@ pub(crate) trait Positioned {
 
 impl Positioned for quire_core::model::Page {
     fn siblings(&self) -> (&'static str, Vec<Option<String>>) {
-        ("parent_id IS ?3", vec![self.parent_id.clone()])
+        ("parent_id IS NOT DISTINCT FROM ?3", vec![self.parent_id.clone()])
     }
     fn set_position(&mut self, n: i64) {
         self.sort_order = n;
@@ -505,7 +506,10 @@ impl Positioned for quire_core::model::PageSection {
 
 impl Positioned for quire_core::model::NavItem {
     fn siblings(&self) -> (&'static str, Vec<Option<String>>) {
-        ("navigation_id = ?3 AND parent_id IS ?4", vec![Some(self.navigation_id.clone()), self.parent_id.clone()])
+        (
+            "navigation_id = ?3 AND parent_id IS NOT DISTINCT FROM ?4",
+            vec![Some(self.navigation_id.clone()), self.parent_id.clone()],
+        )
     }
     fn set_position(&mut self, n: i64) {
         self.sort_order = n;

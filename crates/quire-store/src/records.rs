@@ -424,18 +424,23 @@ impl Record for Agent {
 mod tests {
     use crate::db::{self, Conn};
     use crate::record::{Record, entity_of, with_record};
-    use crate::{Result, Scope, Store};
+    use crate::{Result, Scope};
     use quire_core::model::EntityKind;
     use std::collections::BTreeSet;
 
-    /// Columns the database keeps itself (by triggers) and the store never writes.
-    const MAINTAINED: &[(&str, &str)] = &[("pages", "text_version")];
+    /// Columns the database keeps itself (by triggers, or as PostgreSQL's
+    /// stand-in for SQLite's implicit rowid) and the store never writes.
+    const MAINTAINED: &[(&str, &str)] =
+        &[("pages", "text_version"), ("pages", "rowid"), ("entries", "rowid"), ("images", "rowid")];
 
     /// The columns of `table`, as the schema has them.
     fn schema_columns(conn: &Conn, table: &str) -> Result<BTreeSet<String>> {
-        db::query_scalar(format!("SELECT name FROM pragma_table_info('{table}')"))
-            .fetch_all(conn)
-            .map(BTreeSet::from_iter)
+        let sql = if conn.is_postgres() {
+            "SELECT column_name::TEXT FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?1"
+        } else {
+            "SELECT name FROM pragma_table_info(?1)"
+        };
+        db::query_scalar(sql).bind(table).fetch_all(conn).map(BTreeSet::from_iter)
     }
 
     /// Reads every row of `T`'s table in the scope, and checks that each
@@ -448,7 +453,9 @@ mod tests {
             .bind(&scope.env)
             .fetch_all(conn)?;
         let mut described = BTreeSet::from(["site_id".to_string(), "env".to_string()]);
-        described.extend(MAINTAINED.iter().filter(|(t, _)| *t == e.table).map(|(_, c)| c.to_string()));
+        let stored = schema_columns(conn, e.table)?;
+        let maintained = MAINTAINED.iter().filter(|(t, c)| *t == e.table && stored.contains(*c));
+        described.extend(maintained.map(|(_, c)| c.to_string()));
         if e.archived {
             described.insert("archive_id".into());
         }
@@ -489,7 +496,7 @@ mod tests {
     #[tokio::test]
     async fn every_kind_is_described_as_its_table_stores_it() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+        let store = crate::testing::open(dir.path()).await.unwrap();
         let scope = crate::seed::seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
         let counts = store
             .db

@@ -7,7 +7,7 @@
 //! go through it. Images are searched the same way by `search_images`.
 
 use crate::db::{self, QueryBuilder};
-use crate::list::fts_query;
+use crate::list::{fts_query, ts_query};
 use crate::record::Record;
 use crate::{EntryFilter, Result, Scope, Store};
 use quire_core::model::{Entry, Page};
@@ -160,18 +160,34 @@ impl Store {
         filter: &SearchFilter,
         limit: u32,
     ) -> Result<Vec<String>> {
-        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
         let (table, index) = (kind.table(), kind.fts());
-        // CROSS JOIN keeps the full-text match as the outer loop.
-        let mut q = QueryBuilder::new(format!(
-            "SELECT r.id FROM {index} f CROSS JOIN {table} r ON r.rowid = f.rowid WHERE {index} MATCH "
-        ));
-        q.push_bind(fts);
+        let postgres = self.db.is_postgres();
+        let mut q = if postgres {
+            let Some(words) = ts_query(query) else { return Ok(Vec::new()) };
+            let mut q = QueryBuilder::new(format!(
+                "SELECT r.id FROM {index} f JOIN {table} r ON r.rowid = f.rowid, to_tsquery('quire', "
+            ));
+            q.push_bind(words).push(") q WHERE f.words @@ q");
+            q
+        } else {
+            let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+            // CROSS JOIN keeps the full-text match as the outer loop.
+            let mut q = QueryBuilder::new(format!(
+                "SELECT r.id FROM {index} f CROSS JOIN {table} r ON r.rowid = f.rowid WHERE {index} MATCH "
+            ));
+            q.push_bind(fts);
+            q
+        };
         q.push(" AND r.site_id = ").push_bind(scope.site_id.clone());
         q.push(" AND r.env = ").push_bind(scope.env.clone());
         q.push(" AND r.archive_id IS NULL");
         push_filter(&mut q, "r", kind, filter);
-        q.push(format!(" ORDER BY bm25({index}, {}), r.id DESC LIMIT ", kind.weights())).push_bind(limit as i64);
+        if postgres {
+            q.push(" ORDER BY ts_rank(f.words, q) DESC, r.id DESC LIMIT ");
+        } else {
+            q.push(format!(" ORDER BY bm25({index}, {}), r.id DESC LIMIT ", kind.weights()));
+        }
+        q.push_bind(limit as i64);
         let q = q.build_query_scalar::<String>();
         self.db.read(move |c| q.fetch_all(c)).await
     }

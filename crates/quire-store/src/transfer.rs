@@ -91,14 +91,16 @@ impl Store {
                 send(format!("{header}\n").into_bytes())?;
                 let mut report = TransferReport { tables: tables.len(), rows: 0 };
                 for table in &tables {
-                    let columns: Vec<String> = db::query_scalar("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
-                        .bind(table)
-                        .fetch_all(c)?;
+                    let columns = columns_of(c, table)?;
                     let count: i64 =
                         db::query_scalar(format!("SELECT count(*) FROM {}", quoted(table))).fetch_one(c)?;
                     send(format!("{}\n", json!({ "table": table, "columns": columns, "rows": count })).into_bytes())?;
                     let names: Vec<String> = columns.iter().map(|c| quoted(c)).collect();
-                    let sql = format!("SELECT {} FROM {}", names.join(", "), quoted(table));
+                    // Ordered by every column, first to last (keys come first):
+                    // the same rows give the same file on either database.
+                    let order: Vec<String> = (1..=names.len()).map(|n| n.to_string()).collect();
+                    let sql =
+                        format!("SELECT {} FROM {} ORDER BY {}", names.join(", "), quoted(table), order.join(", "));
                     let mut failed = None;
                     db::query(sql).each(c, |row| {
                         let values: Vec<Value> = row.values().iter().map(value_of).collect();
@@ -226,7 +228,7 @@ fn import_lines(
     {
         // Rows come table by table, not parents first: references are
         // checked once, at the commit.
-        db::query("PRAGMA defer_foreign_keys = ON").execute(tx)?;
+        tx.batch(if tx.is_postgres() { "SET CONSTRAINTS ALL DEFERRED" } else { "PRAGMA defer_foreign_keys = ON" })?;
         let mut report = TransferReport::default();
         let mut table: Option<Reading> = None;
         let mut batch: Vec<Vec<Value>> = Vec::new();
@@ -265,8 +267,7 @@ fn import_lines(
                         .and_then(Value::as_array)
                         .map(|c| c.iter().filter_map(Value::as_str).map(str::to_string).collect())
                         .unwrap_or_default();
-                    let have: Vec<String> =
-                        db::query_scalar("SELECT name FROM pragma_table_info(?1)").bind(&name).fetch_all(tx)?;
+                    let have = columns_of(tx, &name)?;
                     if let Some(missing) = columns.iter().find(|c| !have.contains(c)) {
                         return Err(bad(n, format!("table {name} has no column {missing} here")));
                     }
@@ -299,6 +300,12 @@ fn import_lines(
             ));
         }
         // The full-text rows of what came in, before the commit.
+        if tx.is_postgres() {
+            // Change-log ids came with the rows: new ones follow the last.
+            tx.batch(
+                "SELECT setval(pg_get_serial_sequence('changes', 'id'), coalesce(max(id), 0) + 1, false) FROM changes",
+            )?;
+        }
         crate::search::index_pending(tx)?;
         Ok(report)
     }
@@ -369,15 +376,34 @@ fn value_of(v: &db::Value) -> Value {
     }
 }
 
-/// The tables an export holds, in the order it writes them.
+/// The tables an export holds, in the order it writes them: every table
+/// but the migrations' bookkeeping and what is derived from the others (the
+/// full-text tables, the queue of what to index).
 fn exported_tables(c: &Conn) -> Result<Vec<String>> {
-    let mut names: Vec<String> = db::query_scalar(
+    let sql = if c.is_postgres() {
+        "SELECT table_name::TEXT FROM information_schema.tables
+         WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+         AND table_name NOT LIKE '%\\_fts' ESCAPE '\\' AND table_name NOT IN ('_sqlx_migrations', 'search_pending')"
+    } else {
         "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table'
-         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('_sqlx_migrations', 'search_pending') ORDER BY name",
-    )
-    .fetch_all(c)?;
+         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('_sqlx_migrations', 'search_pending')"
+    };
+    let mut names: Vec<String> = db::query_scalar(sql).fetch_all(c)?;
+    names.sort();
     names.sort_by_key(|n| LAST.contains(&n.as_str()));
     Ok(names)
+}
+
+/// The columns of `table` an export holds, in the table's order: all of
+/// them but PostgreSQL's stand-in for SQLite's implicit `rowid`.
+fn columns_of(c: &Conn, table: &str) -> Result<Vec<String>> {
+    let sql = if c.is_postgres() {
+        "SELECT column_name::TEXT FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = ?1 AND column_name <> 'rowid' ORDER BY ordinal_position"
+    } else {
+        "SELECT name FROM pragma_table_info(?1) ORDER BY cid"
+    };
+    db::query_scalar(sql).bind(table).fetch_all(c)
 }
 
 /// The last migration applied to this database.

@@ -130,7 +130,7 @@ fn blob_to_vec(blob: &[u8]) -> Vec<f32> {
 pub(crate) fn raise(conn: &Conn, scope: &Scope, entity: &str, model: &str) -> Result<i64> {
     db::query_scalar(
         "INSERT INTO vector_sets (site_id, env, entity, model, generation) VALUES (?1, ?2, ?3, ?4, 1)
-         ON CONFLICT (site_id, env, entity, model) DO UPDATE SET generation = generation + 1
+         ON CONFLICT (site_id, env, entity, model) DO UPDATE SET generation = vector_sets.generation + 1
          RETURNING generation",
     )
     .bind(&scope.site_id)

@@ -11,6 +11,14 @@ use serde_json::json;
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    (dir, store, scope)
+}
+
+/// On SQLite whatever the tests run on: these read the database's file.
+async fn open_sqlite() -> (tempfile::TempDir, Store, Scope) {
+    let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("q.db")).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     (dir, store, scope)
@@ -42,7 +50,7 @@ async fn history(store: &Store, scope: &Scope, id: &str) -> Vec<quire_core::mode
 
 #[tokio::test]
 async fn a_title_change_of_a_2kb_post_adds_well_under_1kb() {
-    let (_dir, store, scope) = open().await;
+    let (_dir, store, scope) = open_sqlite().await;
     let entry = post(&store, &scope, "weighed").await;
     let ctx = ChangeContext::system();
     // warm up: the first writes may allocate index pages of their own
@@ -130,7 +138,7 @@ async fn an_agent_turn_made_of_patches_is_undone() {
 
 #[tokio::test]
 async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_whole() {
-    let (dir, store, scope) = open().await;
+    let (dir, store, scope) = open_sqlite().await;
     let ctx = ChangeContext::system();
     let created = post(&store, &scope, "often").await;
     let mut versions = vec![serde_json::to_value(&created).unwrap()];

@@ -9,7 +9,7 @@ use quire_store::{ChangeFilter, Store};
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_updates_are_serialised_by_version() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let entry = store.entry_by_slug(&scope, "blog", "hello-quire").await.unwrap();
     let mut tasks = Vec::new();

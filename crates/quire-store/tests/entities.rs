@@ -17,7 +17,7 @@ fn input<T: DeserializeOwned>(v: Value) -> T {
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     (dir, store, scope)
 }

@@ -13,7 +13,7 @@ const MODEL: &str = "test-embedder";
 #[tokio::test]
 async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let ctx = ChangeContext::system();
     let all = SearchFilter::default();
@@ -88,7 +88,7 @@ async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn writes_of_one_group_commit_are_indexed_at_its_end() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let ctx = ChangeContext::system();
     let all = SearchFilter::default();

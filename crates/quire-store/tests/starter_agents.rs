@@ -10,7 +10,7 @@ use quire_store::{ChangeFilter, Store};
 #[tokio::test]
 async fn starter_agents_are_brought_up_to_date_unless_a_person_changed_them() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let system = ChangeContext::system();
     let person = ChangeContext { actor: "user:ana".into(), surface: Surface::Web, session_id: None, turn_id: None };

@@ -8,7 +8,7 @@ use quire_store::{EntryFilter, PageFilter, Store};
 #[tokio::test]
 async fn suggestions_name_live_records_of_the_scope_only() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let ctx = ChangeContext::system();
 

@@ -77,7 +77,7 @@ async fn vectors_in_memory_follow_every_write_of_any_process() {
 #[tokio::test]
 async fn at_most_the_limit_and_only_live_records_however_many_are_archived() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let mut made = Vec::new();
     for i in 0..60 {

@@ -1,0 +1,36 @@
+//! Stores for tests, on either database: every test suite of the workspace
+//! opens its stores here, so one setting runs all of them against
+//! PostgreSQL.
+//!
+//! With `QUIRE_TEST_DATABASE_URL` set to a PostgreSQL server's URL
+//! (`postgres://user@127.0.0.1:5432/db`), each store is a schema of its own
+//! in that database, made for it (and left for the throwaway cluster to
+//! take away); otherwise it is a SQLite file in the test's folder.
+
+use crate::db::Location;
+use crate::{Result, Store};
+use std::path::Path;
+
+/// The PostgreSQL URL tests run against, if any.
+pub fn postgres_url() -> Option<String> {
+    std::env::var("QUIRE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty())
+}
+
+/// Where a new test store is: a fresh schema on the test server, or
+/// `dir/q.db`.
+pub async fn location(dir: &Path) -> Result<Location> {
+    let Some(url) = postgres_url() else { return Ok(Location::File(dir.join("q.db"))) };
+    let schema = format!("test_{}", uuid::Uuid::now_v7().simple());
+    let made = schema.clone();
+    let admin = url.clone();
+    tokio::task::spawn_blocking(move || crate::db::create_schema(&admin, &made))
+        .await
+        .map_err(|e| crate::StoreError::Corrupt(format!("making a test schema: {e}")))??;
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Ok(Location::Postgres(format!("{url}{sep}options=-c%20search_path%3D{schema}")))
+}
+
+/// A new, empty, migrated store for a test (see the module's text).
+pub async fn open(dir: &Path) -> Result<Store> {
+    Store::open_at(location(dir).await?).await
+}

@@ -655,7 +655,7 @@ pub(crate) struct Conn {
 #[derive(Debug)]
 enum Driver {
     Sqlite(rusqlite::Connection),
-    Postgres(postgres::PgConn),
+    Postgres(Box<postgres::PgConn>),
 }
 
 impl Conn {
@@ -733,7 +733,7 @@ impl Conn {
     fn open(at: &Location, read_only: bool) -> Result<Conn> {
         match at {
             Location::File(path) => Conn::open_file(path, read_only),
-            Location::Postgres(url) => Ok(Conn { inner: Driver::Postgres(postgres::PgConn::connect(url)?) }),
+            Location::Postgres(url) => Ok(Conn { inner: Driver::Postgres(Box::new(postgres::PgConn::connect(url)?)) }),
         }
     }
 

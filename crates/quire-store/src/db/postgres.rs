@@ -25,11 +25,14 @@ type BoxError = Box<dyn StdError + Sync + Send>;
 /// Prepared statements kept per connection, at most.
 const CACHED: usize = 512;
 
+/// A prepared statement and its columns' names.
+type Prepared = (Statement, Arc<[String]>);
+
 /// One connection and what it keeps.
 pub(crate) struct PgConn {
     /// Always there but while being dropped.
     client: RefCell<Option<Client>>,
-    prepared: RefCell<HashMap<String, (Statement, Arc<[String]>)>>,
+    prepared: RefCell<HashMap<String, Prepared>>,
     /// Whether a transaction is open (`BEGIN` seen, no `COMMIT`/`ROLLBACK` since).
     open: Cell<bool>,
 }
@@ -83,7 +86,7 @@ impl PgConn {
         self.open.get()
     }
 
-    fn prepared(&self, sql: &str) -> Result<(Statement, Arc<[String]>)> {
+    fn prepared(&self, sql: &str) -> Result<Prepared> {
         if let Some(found) = self.prepared.borrow().get(sql) {
             return Ok(found.clone());
         }

@@ -3,8 +3,8 @@
 
 use quire_core::input::EntryPatch;
 use quire_core::model::ChangeContext;
+use quire_store::ChangeFilter;
 use quire_store::seed::seed_demo;
-use quire_store::{ChangeFilter, Store};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_updates_are_serialised_by_version() {

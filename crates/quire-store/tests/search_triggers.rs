@@ -5,7 +5,7 @@
 use quire_core::input::{EntryPatch, NewEntry, NewPage, NewSection, SectionPatch};
 use quire_core::model::{ChangeContext, EntryStatus};
 use quire_store::seed::seed_demo;
-use quire_store::{SearchFilter, Searched, Store};
+use quire_store::{SearchFilter, Searched};
 use serde_json::json;
 
 const MODEL: &str = "test-embedder";

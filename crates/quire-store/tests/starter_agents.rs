@@ -4,8 +4,8 @@
 
 use quire_core::input::AgentPatch;
 use quire_core::model::{ChangeContext, Surface};
+use quire_store::ChangeFilter;
 use quire_store::seed::{ensure_agents, ensure_agents_everywhere, seed_demo};
-use quire_store::{ChangeFilter, Store};
 
 #[tokio::test]
 async fn starter_agents_are_brought_up_to_date_unless_a_person_changed_them() {

@@ -3,7 +3,7 @@
 
 use quire_core::model::{ChangeContext, EntityKind};
 use quire_store::seed::seed_demo;
-use quire_store::{EntryFilter, PageFilter, Store};
+use quire_store::{EntryFilter, PageFilter};
 
 #[tokio::test]
 async fn suggestions_name_live_records_of_the_scope_only() {

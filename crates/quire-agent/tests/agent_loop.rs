@@ -289,7 +289,7 @@ async fn anthropic_streamed_and_whole_answers_drive_the_same_loop() {
 #[tokio::test]
 async fn no_provider_answers_at_once_with_how_to_configure_one() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::Store::open(&dir.path().join("q.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = quire_store::seed::seed_demo(&store, &dir.path().join("u")).await.unwrap().scope.unwrap();
     let registry =
         std::sync::Arc::new(quire_tools::Registry::new(quire_tools::Services::new(store.clone(), dir.path())));

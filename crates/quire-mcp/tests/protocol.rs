@@ -5,7 +5,6 @@
 use quire_core::access::Group;
 use quire_core::model::Surface;
 use quire_mcp::{Caller, QuireMcp, ToolMode};
-use quire_store::Store;
 use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
@@ -25,7 +24,7 @@ struct Client {
 impl Client {
     async fn start(mode: ToolMode) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+        let store = quire_store::testing::open(dir.path()).await.unwrap();
         let scope = quire_store::seed::seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
         let registry = Arc::new(Registry::new(Services::new(store, dir.path())));
         quire_tools::notes::seed_demo_vault(registry.services(), &scope).await.unwrap();

@@ -251,8 +251,8 @@ impl Store {
     ) -> Result<Listing<AgentSession>> {
         let after = cursor.map(crate::list::decode_key).transpose()?;
         let rows = db::query(
-            "SELECT * FROM agent_sessions WHERE site_id = ?1 AND env = ?2 AND (?3 IS NULL OR actor = ?3)
-               AND (?4 IS NULL OR id < ?4)
+            "SELECT * FROM agent_sessions WHERE site_id = ?1 AND env = ?2 AND (actor = ?3 OR ?3 IS NULL)
+               AND (id < ?4 OR ?4 IS NULL)
              ORDER BY id DESC LIMIT ?5",
         )
         .bind(&scope.site_id)

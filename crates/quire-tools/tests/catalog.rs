@@ -130,7 +130,7 @@ fn metadata_is_consistent() {
 fn guidance_block_for_a_sample_active_set() {
     let dir = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let store = rt.block_on(quire_store::Store::open(&dir.path().join("q.db"))).unwrap();
+    let store = rt.block_on(quire_store::testing::open(dir.path())).unwrap();
     let registry = quire_tools::Registry::new(quire_tools::Services::new(store, dir.path()));
     let active = [
         "searchTools",

@@ -241,7 +241,7 @@ struct Env {
 async fn env_with(configure: impl FnOnce(&mut ExternalSettings, &Seen)) -> Env {
     let seen = fakes().await;
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let mut services = Services::new(store.clone(), dir.path());
     let localhost = [IpAddr::V4(Ipv4Addr::LOCALHOST)];

@@ -156,7 +156,7 @@ impl TestApp {
         configure: impl FnOnce(AppState) -> AppState,
     ) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+        let store = quire_store::testing::open(dir.path()).await.unwrap();
         let report = match &storage {
             Some(storage) => seed_demo_into(&store, storage).await.unwrap(),
             None => seed_demo(&store, &dir.path().join("uploads")).await.unwrap(),

@@ -23,7 +23,7 @@ impl Env {
 
     pub async fn with(configure: impl FnOnce(Registry) -> Registry) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+        let store = quire_store::testing::open(dir.path()).await.unwrap();
         let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
         let registry = configure(Registry::new(Services::new(store.clone(), dir.path())));
         Self { registry, store, scope, dir }

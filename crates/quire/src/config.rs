@@ -15,6 +15,10 @@ pub struct Config {
     pub addr: String,
     /// Data directory: database and uploads (`QUIRE_DATA`).
     pub data: PathBuf,
+    /// The database, when not `<data>/quire.db`: a PostgreSQL URL
+    /// (`postgres://user:password@host:5432/quire`, the database must exist)
+    /// or a SQLite file's path (`QUIRE_DATABASE_URL`).
+    pub database_url: Option<String>,
     /// Site slug public delivery serves and tokens default to (`QUIRE_DEFAULT_SITE`).
     pub default_site: String,
     /// Log filter, e.g. `info` or `quire_server=debug` (`QUIRE_LOG`).
@@ -188,6 +192,7 @@ impl Default for Config {
         Self {
             addr: "127.0.0.1:8080".into(),
             data: PathBuf::from("./quire-data"),
+            database_url: None,
             default_site: "demo".into(),
             log: "info".into(),
             log_format: "text".into(),
@@ -210,9 +215,10 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
     "addr",
     "data",
+    "database_url",
     "default_site",
     "log",
     "log_format",

@@ -24,7 +24,7 @@ use clap::{Args, Parser, Subcommand};
 use config::Config;
 use quire_core::access::Group;
 use quire_store::seed::{DEMO_SITE, seed_bench, seed_demo_into};
-use quire_store::{NewToken, Store};
+use quire_store::{Location, NewToken, Store};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -272,6 +272,7 @@ fn main() -> ExitCode {
     };
     config::init_logging(&config);
     let data = cli.data.unwrap_or_else(|| config.data.clone());
+    let _ = DATABASE.set(config.database_url.as_deref().filter(|u| !u.trim().is_empty()).map(Location::parse));
     if let Err(e) = config.media_storage(&data) {
         eprintln!("error: configuration: {e}");
         return ExitCode::from(2);
@@ -316,9 +317,19 @@ type AnyResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 /// read it back.
 static OPENED: std::sync::Mutex<Vec<Store>> = std::sync::Mutex::new(Vec::new());
 
-/// Opens the database at `path`, remembered in [`OPENED`].
-async fn open_store(path: &std::path::Path) -> AnyResult<Store> {
-    let store = Store::open(path).await?;
+/// The configured database (`database_url`); none: `<data>/quire.db`.
+static DATABASE: std::sync::OnceLock<Option<Location>> = std::sync::OnceLock::new();
+
+/// Where the database of data directory `dir` is.
+fn database(dir: &std::path::Path) -> Location {
+    DATABASE.get().cloned().flatten().unwrap_or_else(|| Location::File(dir.join("quire.db")))
+}
+
+/// Opens the database of data directory `dir` (see [`database`]),
+/// remembered in [`OPENED`].
+async fn open_store(dir: &std::path::Path) -> AnyResult<Store> {
+    let at = database(dir);
+    let store = Store::open_at(at.clone()).await.map_err(|e| format!("opening the database {at}: {e}"))?;
     if let Ok(mut opened) = OPENED.lock() {
         opened.push(store.clone());
     }
@@ -338,7 +349,7 @@ async fn close_stores() {
 async fn open_or_create(dir: &std::path::Path) -> AnyResult<Store> {
     std::fs::create_dir_all(dir.join("uploads"))
         .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
-    open_store(&dir.join("quire.db")).await
+    open_store(dir).await
 }
 
 /// What a command that uses data accepts in its data directory.
@@ -364,12 +375,16 @@ async fn open_existing(dir: &std::path::Path, needs: Existing) -> AnyResult<Stor
     if !dir.is_dir() {
         return Err(format!("no data directory at {shown}: {create}").into());
     }
-    if needs == Existing::Database && !dir.join("quire.db").is_file() {
-        return Err(format!("no Quire database (quire.db) in the data directory {shown}: {create}").into());
+    if let Location::File(file) = database(dir)
+        && needs == Existing::Database
+        && !file.is_file()
+    {
+        let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+        return Err(format!("no Quire database ({name}) in the data directory {shown}: {create}").into());
     }
     std::fs::create_dir_all(dir.join("uploads"))
         .map_err(|e| format!("cannot create {}: {e}", dir.join("uploads").display()))?;
-    open_store(&dir.join("quire.db")).await
+    open_store(dir).await
 }
 
 async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
@@ -424,7 +439,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
         Command::Migrate => {
             let store = open_or_create(&dir).await?;
             let n = store.migrate().await?;
-            outln!("database {} is at migration {n}", dir.join("quire.db").display())?;
+            outln!("database {} is at migration {n}", database(&dir))?;
         }
         Command::Seed { bench_pages, bench_posts } => {
             let store = open_or_create(&dir).await?;
@@ -457,12 +472,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             };
             let store = open_or_create(&dir).await?;
             let report = store.import(&mut *input).await?;
-            outln!(
-                "imported {} rows of {} tables into {}",
-                report.rows,
-                report.tables,
-                dir.join("quire.db").display()
-            )?;
+            outln!("imported {} rows of {} tables into {}", report.rows, report.tables, database(&dir))?;
         }
         Command::User { command } => users::run(command, &config, &dir).await?,
         Command::Token { command } => token(command, &config, &dir).await?,

@@ -580,6 +580,56 @@ fn a_stdio_mcp_request_is_approved_with_other_credentials_on_the_same_machine() 
     assert_eq!(done["success"], true, "{done}");
 }
 
+/// A site on SQLite moves to PostgreSQL with the same binary and one
+/// setting changed: exported, imported into the database `database_url`
+/// names, and served from there. Needs a PostgreSQL server: runs where
+/// `QUIRE_TEST_DATABASE_URL` names one (the test script's second pass).
+#[test]
+fn a_sqlite_site_moves_into_postgresql_and_is_served_from_it() {
+    if quire_store::testing::postgres_url().is_none() {
+        eprintln!("no QUIRE_TEST_DATABASE_URL: nothing to move into");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let quire_store::Location::Postgres(url) = rt.block_on(quire_store::testing::location(dir.path())).unwrap() else {
+        panic!("the test database is PostgreSQL");
+    };
+    let (from, to) = (dir.path().join("from"), dir.path().join("to"));
+    let (from, to) = (from.to_str().unwrap(), to.to_str().unwrap());
+    let file = dir.path().join("site.jsonl");
+    let file = file.to_str().unwrap();
+    run(&["seed", "--data", from]);
+    let (ok, _, err) = run(&["export", "--data", from, "--out", file]);
+    assert!(ok, "{err}");
+    let on_pg = |args: &[&str]| {
+        let out = quire().env("QUIRE_DATABASE_URL", &url).args(args).output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, out, err) = on_pg(&["import", file, "--data", to]);
+    assert!(ok, "{err}");
+    assert!(out.contains("imported") && out.contains("postgres://"), "{out}");
+    // The same rows come back out of PostgreSQL.
+    let (ok, again, err) = on_pg(&["export", "--data", to]);
+    assert!(ok, "{err}");
+    assert_eq!(again, std::fs::read_to_string(file).unwrap());
+    // It is served from there, full-text search included.
+    let (ok, out, err) = on_pg(&["tools", "call", "getPage", "--args", r#"{"slug":"about"}"#, "--data", to]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"slug\": \"about\"") || out.contains("\"slug\":\"about\""), "{out}");
+    let (ok, out, err) =
+        on_pg(&["tools", "call", "getPage", "--args", r#"{"query":"tidy content models"}"#, "--data", to]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"team\""), "the team page is found by its section text: {out}");
+    // And it takes no second import.
+    let (ok, _, err) = on_pg(&["import", file, "--data", to]);
+    assert!(!ok && err.contains("already holds data"), "{err}");
+}
+
 #[test]
 fn a_site_moves_to_a_new_data_directory_by_export_and_import() {
     let dir = tempfile::tempdir().unwrap();

@@ -14,6 +14,7 @@ pub fn quire() -> Command {
     // The caller's own model and data settings must not leak into the tests.
     for var in [
         "QUIRE_DATA",
+        "QUIRE_DATABASE_URL",
         "QUIRE_TOKEN",
         "QUIRE_LLM_PROVIDER",
         "QUIRE_LLM_MODEL",

@@ -428,14 +428,18 @@ impl Store {
     /// lease — for `lease`, counting an attempt.
     pub async fn claim_job(&self, lease: Duration) -> Result<Option<Job>> {
         let now = Utc::now();
-        let row = db::query(
+        // On PostgreSQL several processes claim at once: the row is locked
+        // as it is picked, and one locked by another claim is passed over.
+        // (SQLite's writer holds the whole database's lock already.)
+        let lock = if self.db.is_postgres() { " FOR UPDATE SKIP LOCKED" } else { "" };
+        let row = db::query(format!(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2,
              stage = 'starting', progress = 0
              WHERE id = (SELECT id FROM jobs WHERE (status = 'queued' AND run_after <= ?3)
                                             OR (status = 'running' AND lease_until <= ?3)
-                         ORDER BY run_after, id LIMIT 1)
-             RETURNING *",
-        )
+                         ORDER BY run_after, id LIMIT 1{lock})
+             RETURNING *"
+        ))
         .bind(millis(now) + lease.as_millis() as i64)
         .bind(now)
         .bind(millis(now))

@@ -8,11 +8,11 @@
 -- tsvector column with a GIN index instead of FTS5; foreign keys are
 -- DEFERRABLE so an import can check them at its commit.
 
--- SQLite's JSON functions the store's SQL uses, as far as it uses them:
--- the elements of an array (`key` from 0, `value` as text), and the value
--- at a `$.a.b` path as text.
+-- The two SQLite JSON functions the store's SQL uses, as far as it uses
+-- them: the elements of an array (`key` from 0, `value` as its text as
+-- written), and the value at a `$.a.b` path, as text.
 CREATE FUNCTION json_each(doc TEXT) RETURNS TABLE (key BIGINT, value TEXT) LANGUAGE SQL IMMUTABLE AS $$
-    SELECT n - 1, v FROM jsonb_array_elements_text(doc::jsonb) WITH ORDINALITY AS t(v, n)
+    SELECT n - 1, v FROM json_array_elements_text(doc::json) WITH ORDINALITY AS t(v, n)
 $$;
 CREATE FUNCTION json_extract(doc TEXT, path TEXT) RETURNS TEXT LANGUAGE SQL IMMUTABLE AS $$
     SELECT doc::jsonb #>> string_to_array(substr(path, 3), '.')
@@ -440,7 +440,7 @@ CREATE TEXT SEARCH DICTIONARY quire_stem (TEMPLATE = snowball, Language = englis
 CREATE TEXT SEARCH CONFIGURATION quire (COPY = english);
 ALTER TEXT SEARCH CONFIGURATION quire
     ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH quire_stem;
-CREATE FUNCTION search_words(t TEXT) RETURNS tsvector LANGUAGE SQL IMMUTABLE AS $$
+CREATE FUNCTION search_words(t TEXT) RETURNS tsvector LANGUAGE SQL IMMUTABLE SET search_path FROM CURRENT AS $$
     SELECT to_tsvector('quire', regexp_replace(t, '[^[:alnum:]]+', ' ', 'g'))
 $$;
 
@@ -518,7 +518,7 @@ CREATE INDEX embeddings_scope ON embeddings (site_id, env, entity, model);
 
 -- The text each searched record is found by: every string in its JSON,
 -- as SQLite's json_tree gives them.
-CREATE FUNCTION json_strings(doc TEXT) RETURNS TEXT LANGUAGE SQL IMMUTABLE AS $$
+CREATE FUNCTION json_strings(doc TEXT) RETURNS TEXT LANGUAGE SQL IMMUTABLE SET search_path FROM CURRENT AS $$
     SELECT coalesce(string_agg(v #>> '{}', ' '), '')
     FROM jsonb_path_query(doc::jsonb, 'strict $.**') AS v WHERE jsonb_typeof(v) = 'string'
 $$;

@@ -10,12 +10,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Declares a string enum with its wire names, parsing with an error that
-/// lists the accepted values (`status: "live" is not one of draft, published`).
-///
-/// The wire names are taken as `tt`, not `literal`: a `literal` fragment
-/// reaches derive macros wrapped in an invisible group, which utoipa does
-/// not read, so the OpenAPI document would show the variant names instead.
 /// An enum stored and sent as one of a fixed set of names.
 pub trait WireEnum: Sized + Copy {
     /// Its name.
@@ -24,6 +18,12 @@ pub trait WireEnum: Sized + Copy {
     fn from_wire(field: &str, value: &str) -> Result<Self, FieldError>;
 }
 
+/// Declares a string enum with its wire names, parsing with an error that
+/// lists the accepted values (`status: "live" is not one of draft, published`).
+///
+/// The wire names are taken as `tt`, not `literal`: a `literal` fragment
+/// reaches derive macros wrapped in an invisible group, which utoipa does
+/// not read, so the OpenAPI document would show the variant names instead.
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:tt),+ $(,)? }) => {
         $(#[$meta])*

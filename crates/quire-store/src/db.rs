@@ -641,9 +641,18 @@ impl std::fmt::Display for Location {
     }
 }
 
-/// Makes the schema `name` in the PostgreSQL database at `url`.
+/// Makes the schema `name` in the PostgreSQL database at `url`, and
+/// installs the pgvector extension in `public` when the server has it.
 pub(crate) fn create_schema(url: &str, name: &str) -> Result<()> {
-    postgres::PgConn::connect(url)?.batch(&format!("CREATE SCHEMA {name}"))
+    let conn = postgres::PgConn::connect(url)?;
+    let missing =
+        "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector' AND installed_version IS NULL)";
+    if conn.truth(missing)? {
+        // Another test may make it at the same moment, or this role may not:
+        // either way the store finds out what there is when it opens.
+        let _ = conn.batch("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public");
+    }
+    conn.batch(&format!("CREATE SCHEMA {name}"))
 }
 
 /// A connection to the database.
@@ -668,6 +677,14 @@ impl Conn {
         Ok(())
     }
 
+    /// Whether the connection is gone (a PostgreSQL server closed it).
+    pub fn is_closed(&self) -> bool {
+        match &self.inner {
+            Driver::Sqlite(_) => false,
+            Driver::Postgres(c) => c.is_closed(),
+        }
+    }
+
     /// Whether this is a PostgreSQL connection.
     pub fn is_postgres(&self) -> bool {
         matches!(self.inner, Driver::Postgres(_))
@@ -680,13 +697,14 @@ impl Conn {
     }
 
     /// Runs `f` in a transaction of its own (`BEGIN IMMEDIATE` on SQLite
-    /// when it writes): committed when `f` succeeds, rolled back when it
-    /// fails. Not for the writer's closures, which already run inside one.
+    /// when it writes; one snapshot on PostgreSQL when it reads): committed
+    /// when `f` succeeds, rolled back when it fails. Not for the writer's closures, which already run inside one.
     pub fn transaction<T>(&self, writes: bool, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
-        if writes {
-            self.begin_write()?
-        } else {
-            self.batch("BEGIN")?
+        match (writes, self.is_postgres()) {
+            (true, _) => self.begin_write()?,
+            // One snapshot for the whole read, as SQLite's read transaction is.
+            (false, true) => self.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?,
+            (false, false) => self.batch("BEGIN")?,
         }
         match f(self) {
             Ok(v) => match self.batch("COMMIT") {
@@ -921,7 +939,10 @@ impl Db {
             if conn.in_transaction() {
                 let _ = conn.batch("ROLLBACK");
             }
-            readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+            // A connection the server closed is dropped; the next read opens another.
+            if !conn.is_closed() {
+                readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+            }
             out
         })
         .await

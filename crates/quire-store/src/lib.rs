@@ -201,6 +201,8 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 pub struct Store {
     db: db::Db,
     vectors: vectors::Vectors,
+    /// Whether records' vectors are searched in PostgreSQL (pgvector).
+    pgvector: bool,
 }
 
 impl Store {
@@ -217,7 +219,8 @@ impl Store {
         if sqlite {
             tokio::spawn(checkpoint_loop(db.clone()));
         }
-        Ok(Self { db, vectors: vectors::Vectors::default() })
+        let pgvector = !sqlite && db.outside(vectors::pgvector).await??;
+        Ok(Self { db, vectors: vectors::Vectors::default(), pgvector })
     }
 
     /// Where the database is.

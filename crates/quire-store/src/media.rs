@@ -646,6 +646,7 @@ impl Store {
         crate::vectors::table(entity)?;
         let (row_scope, row_entity, row_id, row_model, text_hash, dims) =
             (scope.clone(), entity.to_string(), id.to_string(), model.to_string(), text_hash.to_string(), vector.len());
+        let (pgvector, text) = (self.pgvector, crate::vectors::vector_text(vector));
         let generation = self
             .db
             .write(move |c| {
@@ -667,6 +668,13 @@ impl Store {
             .bind(Utc::now())
             .bind(version)
             .execute(c)?;
+            if pgvector {
+                db::query("UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector WHERE entity_id = ?2 AND model = ?3")
+                    .bind(text)
+                    .bind(id)
+                    .bind(model)
+                    .execute(c)?;
+            }
             crate::vectors::raise(c, scope, entity, model)
             })
             .await?;

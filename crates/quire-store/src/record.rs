@@ -349,8 +349,9 @@ pub(crate) fn check<T: Record>(
 ) -> Result<()> {
     let e = &T::ENTITY;
     let changed = |column: &str| before.is_none_or(|(_, old)| value_of(old, column) != value_of(columns, column));
+    // Field errors are reported together: the record's own, then those
+    // against its template or collection; a missing reference comes first.
     let mut errors = record.value_errors();
-    ValidationErrors::check(std::mem::take(&mut errors))?;
     for p in e.parents.iter().filter(|p| changed(p.column)) {
         let Some(parent) = text_of(value_of(columns, p.column)) else { continue };
         if p.kind == e.kind {
@@ -405,9 +406,9 @@ pub(crate) fn check_restore<T: Record>(conn: &Conn, scope: &Scope, record: &T, a
 }
 
 /// Inserts a record's columns into the scope.
-fn insert(conn: &Conn, scope: &Scope, table: &str, columns: Columns) -> Result<()> {
+fn insert(conn: &Conn, scope: &Scope, table: &str, columns: &Columns) -> Result<()> {
     let mut sql = QueryBuilder::new(format!("INSERT INTO {table} (site_id, env"));
-    for (name, _) in &columns {
+    for (name, _) in columns {
         sql.push(", ").push(name);
     }
     sql.push(") VALUES (").push_bind(scope.site_id.as_str()).push(", ").push_bind(scope.env.as_str());
@@ -423,11 +424,11 @@ fn insert(conn: &Conn, scope: &Scope, table: &str, columns: Columns) -> Result<(
 /// `old`'s (optimistic locking); false when another write got there first.
 /// Columns left alone are not written, so neither are the index entries
 /// made of them.
-fn update(conn: &Conn, table: &str, id: &str, old: &Columns, new: Columns) -> Result<bool> {
+fn update(conn: &Conn, scope: &Scope, table: &str, id: &str, old: &Columns, new: &Columns) -> Result<bool> {
     let mut sql = QueryBuilder::new(format!("UPDATE {table} SET "));
     let mut first = true;
     for (name, value) in new {
-        if &value == value_of(old, name) {
+        if value == value_of(old, name) {
             continue;
         }
         if !first {
@@ -443,7 +444,8 @@ fn update(conn: &Conn, table: &str, id: &str, old: &Columns, new: Columns) -> Re
         db::Value::Null => return Err(StoreError::Corrupt(format!("{table} has no version column"))),
         v => v.clone(),
     };
-    sql.push(" WHERE id = ").push_bind(id).push(" AND version = ").push_bind(version);
+    sql.push(" WHERE id = ").push_bind(id).push(" AND site_id = ").push_bind(&scope.site_id);
+    sql.push(" AND env = ").push_bind(&scope.env).push(" AND version = ").push_bind(version);
     Ok(sql.build().execute(conn)?.rows_affected() == 1)
 }
 
@@ -451,8 +453,21 @@ fn update(conn: &Conn, table: &str, id: &str, old: &Columns, new: Columns) -> Re
 pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, record: &T) -> Result<()> {
     let columns = record.columns();
     check(conn, scope, record, &columns, None)?;
-    insert(conn, scope, T::TABLE, columns)?;
+    let key = taken::<T>(&columns);
+    insert(conn, scope, T::TABLE, &columns).map_err(key)?;
     log_change(conn, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(record)))
+}
+
+/// Turns the database's refusal of a unique key into the conflict
+/// [`check`] reports: another process (a second replica) may take the key
+/// between the check and the write.
+fn taken<T: Record>(columns: &Columns) -> impl FnOnce(StoreError) -> StoreError + '_ {
+    move |e| match &T::ENTITY.unique {
+        Some(unique) if e.is_unique_violation() => {
+            StoreError::conflict(Some(unique.column), key_message(&T::ENTITY, unique, columns, false))
+        }
+        _ => e,
+    }
 }
 
 /// Writes `after` as the next version of `before` and logs it as
@@ -468,7 +483,8 @@ pub(crate) fn write_version<T: Record>(
     after.bump();
     let (old, new) = (before.columns(), after.columns());
     check(conn, scope, after, &new, Some((before, &old)))?;
-    if !update(conn, T::TABLE, after.id(), &old, new)? {
+    let key = taken::<T>(&new);
+    if !update(conn, scope, T::TABLE, after.id(), &old, &new).map_err(key)? {
         return Err(StoreError::conflict(
             None,
             format!("{} {} changed meanwhile; try again", T::ENTITY.noun, after.id()),

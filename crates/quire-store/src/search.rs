@@ -94,8 +94,16 @@ pub(crate) fn index_pending(conn: &db::Conn) -> Result<()> {
         let (fts, columns, entity) = (kind.fts(), kind.columns(), kind.entity());
         let pending = format!("SELECT doc_rowid FROM search_pending WHERE kind = '{entity}'");
         db::query(format!("DELETE FROM {fts} WHERE rowid IN ({pending})")).execute(conn)?;
+        // On PostgreSQL another process may index the same document at the
+        // same moment: the row it wrote is written over, not a duplicate.
+        let over = if conn.is_postgres() {
+            let set: Vec<String> = columns.split(", ").map(|c| format!("{c} = excluded.{c}")).collect();
+            format!(" ON CONFLICT (rowid) DO UPDATE SET {}", set.join(", "))
+        } else {
+            String::new()
+        };
         db::query(format!(
-            "INSERT INTO {fts} (rowid, {columns}) SELECT doc_rowid, {columns} FROM {view} WHERE doc_rowid IN ({pending})"
+            "INSERT INTO {fts} (rowid, {columns}) SELECT doc_rowid, {columns} FROM {view} WHERE doc_rowid IN ({pending}){over}"
         ))
         .execute(conn)?;
     }

@@ -5,7 +5,9 @@
 //! With `QUIRE_TEST_DATABASE_URL` set to a PostgreSQL server's URL
 //! (`postgres://user@127.0.0.1:5432/db`), each store is a schema of its own
 //! in that database, made for it (and left for the throwaway cluster to
-//! take away); otherwise it is a SQLite file in the test's folder.
+//! take away), searched before `public`, where the pgvector extension is
+//! installed when the server has it (as an administrator would install
+//! it); otherwise it is a SQLite file in the test's folder.
 
 use crate::db::Location;
 use crate::{Result, Store};
@@ -27,7 +29,7 @@ pub async fn location(dir: &Path) -> Result<Location> {
         .await
         .map_err(|e| crate::StoreError::Corrupt(format!("making a test schema: {e}")))??;
     let sep = if url.contains('?') { '&' } else { '?' };
-    Ok(Location::Postgres(format!("{url}{sep}options=-c%20search_path%3D{schema}")))
+    Ok(Location::Postgres(format!("{url}{sep}options=-c%20search_path%3D{schema},public")))
 }
 
 /// A new, empty, migrated store for a test (see the module's text).

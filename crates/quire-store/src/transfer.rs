@@ -305,6 +305,8 @@ fn import_lines(
             tx.batch(
                 "SELECT setval(pg_get_serial_sequence('changes', 'id'), coalesce(max(id), 0) + 1, false) FROM changes",
             )?;
+            // Where vectors are searched by pgvector, each gets its copy.
+            crate::vectors::fill_embeddings(tx)?;
         }
         crate::search::index_pending(tx)?;
         Ok(report)
@@ -395,11 +397,13 @@ fn exported_tables(c: &Conn) -> Result<Vec<String>> {
 }
 
 /// The columns of `table` an export holds, in the table's order: all of
-/// them but PostgreSQL's stand-in for SQLite's implicit `rowid`.
+/// them but PostgreSQL's stand-in for SQLite's implicit `rowid` and the
+/// pgvector copy of a stored vector (`embedding`, made from `vector`).
 fn columns_of(c: &Conn, table: &str) -> Result<Vec<String>> {
     let sql = if c.is_postgres() {
         "SELECT column_name::TEXT FROM information_schema.columns
-         WHERE table_schema = current_schema() AND table_name = ?1 AND column_name <> 'rowid' ORDER BY ordinal_position"
+         WHERE table_schema = current_schema() AND table_name = ?1 AND column_name NOT IN ('rowid', 'embedding')
+         ORDER BY ordinal_position"
     } else {
         "SELECT name FROM pragma_table_info(?1) ORDER BY cid"
     };

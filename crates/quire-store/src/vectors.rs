@@ -6,6 +6,12 @@
 //! read again). A search scores every vector of the set (exact cosine as a
 //! dot product of unit vectors, contiguous `f32`s) and drops records that
 //! are archived.
+//!
+//! On PostgreSQL with the pgvector extension installed, the vectors of
+//! records are also kept in a `vector` column of `embeddings` and searched
+//! there instead (cosine distance, `<=>`), so every replica searches the
+//! same vectors without holding them; notes stay in memory. Without the
+//! extension PostgreSQL searches as SQLite does.
 
 use crate::db::{self, Conn};
 use crate::{Result, Scope, Store, StoreError};
@@ -231,6 +237,9 @@ impl Store {
         min: f32,
     ) -> Result<Vec<(String, f32)>> {
         let table = table(entity)?;
+        if self.pgvector {
+            return self.similar_in_database(table, scope, entity, model, q, limit, min).await;
+        }
         let key = Key::new(scope, entity, model);
         let (vectors, scope, q) = (self.vectors.clone(), scope.clone(), q.to_vec());
         // The set's check, the scoring and the checks of liveness in one
@@ -274,6 +283,112 @@ impl Store {
                 Ok(found)
             })
             .await
+    }
+}
+
+/// Readies pgvector search on a PostgreSQL database where the extension is
+/// installed (by an administrator, or here if this role may create it):
+/// the `embedding` column, filled for vectors stored before. Whether
+/// similarity search runs in the database.
+pub(crate) fn pgvector(conn: &Conn) -> Result<bool> {
+    if !conn.is_postgres() {
+        return Ok(false);
+    }
+    let installed = |c: &Conn| -> Result<bool> {
+        db::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')").fetch_one(c)
+    };
+    if !installed(conn)? {
+        let available: bool =
+            db::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')")
+                .fetch_one(conn)?;
+        if !available {
+            return Ok(false);
+        }
+        if let Err(e) = conn.batch("CREATE EXTENSION IF NOT EXISTS vector") {
+            if !installed(conn)? {
+                tracing::warn!(error = %e, "pgvector is available but cannot be created here; vectors are searched in memory");
+                return Ok(false);
+            }
+        }
+    }
+    // Replicas starting at once add the column once (the migrations' lock).
+    conn.batch("SELECT pg_advisory_lock(7726921)")?;
+    let readied = conn.transaction(true, |c| {
+        c.batch("ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS embedding vector")?;
+        fill_embeddings(c)
+    });
+    conn.batch("SELECT pg_advisory_unlock(7726921)")?;
+    readied.map(|()| true)
+}
+
+/// Gives the stored vectors that have no pgvector copy one (those stored
+/// before the extension was, or brought in by an import), where the
+/// database keeps such copies.
+pub(crate) fn fill_embeddings(conn: &Conn) -> Result<()> {
+    let kept: bool = db::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = 'embeddings' AND column_name = 'embedding')",
+    )
+    .fetch_one(conn)?;
+    if !kept {
+        return Ok(());
+    }
+    let missing: Vec<(String, String, Vec<u8>)> =
+        db::query_as("SELECT entity_id, model, vector FROM embeddings WHERE embedding IS NULL").fetch_all(conn)?;
+    for (id, model, blob) in missing {
+        db::query("UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector WHERE entity_id = ?2 AND model = ?3")
+            .bind(vector_text(&blob_to_vec(&blob)))
+            .bind(id)
+            .bind(model)
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// A vector as pgvector reads it from text: `[0.6,0.8]`.
+pub(crate) fn vector_text(v: &[f32]) -> String {
+    let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", parts.join(","))
+}
+
+impl Store {
+    /// [`Store::similar`] by pgvector: the nearest vectors by cosine
+    /// distance, of live records only, scored as cosine similarity.
+    #[allow(clippy::too_many_arguments)]
+    async fn similar_in_database(
+        &self,
+        table: &'static str,
+        scope: &Scope,
+        entity: &str,
+        model: &str,
+        q: &[f32],
+        limit: usize,
+        min: f32,
+    ) -> Result<Vec<(String, f32)>> {
+        // `table` is one of four constants; every value is bound.
+        let sql = format!(
+            "SELECT e.entity_id, 1 - (e.embedding <=> CAST(?1 AS TEXT)::vector) AS score
+             FROM embeddings e JOIN {table} r ON r.id = e.entity_id
+             WHERE e.site_id = ?2 AND e.env = ?3 AND e.entity = ?4 AND e.model = ?5 AND e.dims = ?6
+               AND e.embedding IS NOT NULL AND r.archive_id IS NULL
+             ORDER BY e.embedding <=> CAST(?1 AS TEXT)::vector, e.entity_id LIMIT ?7"
+        );
+        let query = db::query_as::<(String, f64)>(sql)
+            .bind(vector_text(q))
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(entity)
+            .bind(model)
+            .bind(q.len() as i64)
+            .bind(limit as i64);
+        let found = self.db.read(move |c| query.fetch_all(c)).await?;
+        Ok(found.into_iter().map(|(id, score)| (id, score as f32)).filter(|(_, score)| *score >= min).collect())
+    }
+
+    /// Where similarity search of records runs: `pgvector` (in
+    /// PostgreSQL) or `memory`.
+    pub fn vector_search(&self) -> &'static str {
+        if self.pgvector { "pgvector" } else { "memory" }
     }
 }
 

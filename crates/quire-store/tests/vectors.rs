@@ -92,3 +92,48 @@ async fn at_most_the_limit_and_only_live_records_however_many_are_archived() {
     let found: Vec<&String> = found.iter().map(|(id, _)| id).collect();
     assert_eq!(found, made[40..50].iter().collect::<Vec<_>>());
 }
+
+/// On PostgreSQL with pgvector the records' vectors are searched in the
+/// database, with the same answers; elsewhere in memory. The test script
+/// builds the extension and says so (`QUIRE_TEST_PGVECTOR=required`).
+#[tokio::test]
+async fn records_are_searched_by_pgvector_where_it_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
+    let expected = match (quire_store::testing::postgres_url(), std::env::var("QUIRE_TEST_PGVECTOR").as_deref()) {
+        (Some(_), Ok("required")) => "pgvector",
+        (Some(_), _) => store.vector_search(),
+        (None, _) => "memory",
+    };
+    assert_eq!(store.vector_search(), expected);
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (a, b, c) = (
+        image(&store, &scope, "a.png").await,
+        image(&store, &scope, "b.png").await,
+        image(&store, &scope, "c.png").await,
+    );
+    store.put_embedding(&scope, "image", &a, "m", "h", 1, &unit(&[1.0, 0.0, 0.0])).await.unwrap();
+    store.put_embedding(&scope, "image", &b, "m", "h", 1, &unit(&[0.8, 0.6, 0.0])).await.unwrap();
+    store.put_embedding(&scope, "image", &c, "m", "h", 1, &unit(&[0.0, 0.0, 1.0])).await.unwrap();
+    // Another model's vectors and another size are never compared.
+    store.put_embedding(&scope, "image", &c, "other", "h", 1, &unit(&[1.0, 0.0, 0.0])).await.unwrap();
+    let found = store.similar(&scope, "image", "m", &unit(&[1.0, 0.1, 0.0]), 10, 0.3).await.unwrap();
+    let names: Vec<&str> = found
+        .iter()
+        .map(|(id, _)| {
+            if id == &a {
+                "a"
+            } else if id == &b {
+                "b"
+            } else {
+                "c"
+            }
+        })
+        .collect();
+    assert_eq!(names, ["a", "b"], "{found:?}");
+    assert!((found[0].1 - 0.995).abs() < 0.01, "cosine similarity as the score: {found:?}");
+    // A vector written again replaces the old one.
+    store.put_embedding(&scope, "image", &c, "m", "h", 2, &unit(&[1.0, 0.05, 0.0])).await.unwrap();
+    let found = store.similar(&scope, "image", "m", &unit(&[1.0, 0.05, 0.0]), 1, 0.3).await.unwrap();
+    assert_eq!(found[0].0, c);
+}

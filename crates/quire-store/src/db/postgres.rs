@@ -81,6 +81,11 @@ impl PgConn {
         Ok(out?)
     }
 
+    /// Whether the server closed the connection.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.client.borrow().as_ref().is_none_or(Client::is_closed)
+    }
+
     /// Whether a transaction is open.
     pub(crate) fn in_transaction(&self) -> bool {
         self.open.get()
@@ -105,6 +110,16 @@ impl PgConn {
         let (statement, _) = self.prepared(sql)?;
         let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
         Ok(self.client().execute(&statement, &params)?)
+    }
+
+    /// The first column of the first row of `sql`, as a truth value.
+    pub(crate) fn truth(&self, sql: &str) -> Result<bool> {
+        let mut out = false;
+        self.each(sql, &[], |_, values| {
+            out = matches!(values.first(), Some(Value::Int(1)));
+            false
+        })?;
+        Ok(out)
     }
 
     /// Calls `f` with each row's column names and values until it answers false.

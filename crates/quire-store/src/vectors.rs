@@ -304,11 +304,11 @@ pub(crate) fn pgvector(conn: &Conn) -> Result<bool> {
         if !available {
             return Ok(false);
         }
-        if let Err(e) = conn.batch("CREATE EXTENSION IF NOT EXISTS vector") {
-            if !installed(conn)? {
-                tracing::warn!(error = %e, "pgvector is available but cannot be created here; vectors are searched in memory");
-                return Ok(false);
-            }
+        if let Err(e) = conn.batch("CREATE EXTENSION IF NOT EXISTS vector")
+            && !installed(conn)?
+        {
+            tracing::warn!(error = %e, "pgvector is available but cannot be created here; vectors are searched in memory");
+            return Ok(false);
         }
     }
     // Replicas starting at once add the column once (the migrations' lock).

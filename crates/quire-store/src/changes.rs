@@ -474,7 +474,15 @@ fn undo_turn_in(
             return Err(StoreError::Corrupt(format!("change {} of a note reached the database's undo", change.id)));
         });
     }
-    let rows = db::query("SELECT * FROM changes WHERE id >= ?1 ORDER BY id").bind(first_new).fetch_all(conn)?;
+    // What this undo wrote: on PostgreSQL another process may log changes
+    // meanwhile, so the scope and the actor narrow it to this one's.
+    let rows =
+        db::query("SELECT * FROM changes WHERE id >= ?1 AND site_id = ?2 AND env = ?3 AND actor = ?4 ORDER BY id")
+            .bind(first_new)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .bind(&ctx.actor)
+            .fetch_all(conn)?;
     report.reverted = read_changes(conn, &rows)?;
     Ok(report)
 }

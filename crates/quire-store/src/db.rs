@@ -882,7 +882,10 @@ impl Db {
         let (queue, jobs) = mpsc::channel(1024);
         std::thread::Builder::new()
             .name("quire-writer".into())
-            .spawn(move || write_loop(writer, jobs, before_commit))
+            .spawn({
+                let at = Arc::clone(&at);
+                move || write_loop(writer, jobs, before_commit, &at)
+            })
             .map_err(|e| StoreError::Corrupt(format!("starting the writer: {e}")))?;
         Ok(Db {
             readers: Arc::default(),
@@ -1058,7 +1061,10 @@ impl<T> Queued<T> {
 
 /// The writer's thread: takes the queued writes in batches, one transaction
 /// each; ends on [`Job::Close`] or when every handle is gone.
-fn write_loop(conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&Conn) -> Result<()>) {
+/// A PostgreSQL connection the server closed (a restart, a network cut) is
+/// opened again before the next batch; the batch it failed has told its
+/// callers.
+fn write_loop(mut conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&Conn) -> Result<()>, at: &Location) {
     let mut next: Option<Job> = None;
     loop {
         let job = match next.take() {
@@ -1086,6 +1092,12 @@ fn write_loop(conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&Conn
                             break;
                         }
                         Err(_) => break,
+                    }
+                }
+                if conn.is_closed() {
+                    match Conn::open(at, false) {
+                        Ok(fresh) => conn = fresh,
+                        Err(e) => tracing::error!(error = %e, "the writer could not connect to the database again"),
                     }
                 }
                 run_batch(&conn, batch, before_commit);

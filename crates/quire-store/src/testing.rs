@@ -29,7 +29,9 @@ pub async fn location(dir: &Path) -> Result<Location> {
         .await
         .map_err(|e| crate::StoreError::Corrupt(format!("making a test schema: {e}")))??;
     let sep = if url.contains('?') { '&' } else { '?' };
-    Ok(Location::Postgres(format!("{url}{sep}options=-c%20search_path%3D{schema},public")))
+    // The schema names the connections too (`application_name`), so a test
+    // can find its own among the server's.
+    Ok(Location::Postgres(format!("{url}{sep}application_name={schema}&options=-c%20search_path%3D{schema},public")))
 }
 
 /// A new, empty, migrated store for a test (see the module's text).

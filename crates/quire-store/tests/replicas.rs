@@ -91,3 +91,54 @@ async fn writes_through_both_stores_at_once_are_all_kept_and_logged_once() {
     let ids: HashSet<&String> = made.iter().map(|c| &c.entity_id).collect();
     assert_eq!(made.len(), ids.len(), "no page's creation is logged twice");
 }
+
+/// A PostgreSQL server that drops the store's connections (a restart, a
+/// failover): the writes and reads after it go on over new ones.
+#[tokio::test]
+async fn a_store_connects_again_after_the_server_dropped_its_connections() {
+    let Some(server) = quire_store::testing::postgres_url() else {
+        eprintln!("no QUIRE_TEST_DATABASE_URL: SQLite has no server to drop connections");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let quire_store::Location::Postgres(own) = &at else { unreachable!("a PostgreSQL test store") };
+    let name = own.split("application_name=").nth(1).unwrap().split('&').next().unwrap().to_string();
+    let store = Store::open_at(at.clone()).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    let page =
+        |i: usize| -> NewPage { serde_json::from_value(json!({"name": "P", "slug": format!("p-{i}")})).unwrap() };
+    store.create_page(&ctx, &scope, page(0)).await.unwrap();
+
+    // Every connection of this store is ended by the server (psql comes
+    // with Debian's PostgreSQL).
+    let ended = tokio::task::spawn_blocking(move || {
+        let sql =
+            format!("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '{name}'");
+        std::process::Command::new("psql").arg(server).args(["-Atc", &sql]).output()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let count: i64 = String::from_utf8_lossy(&ended.stdout).trim().parse().unwrap_or(0);
+    assert!(count >= 1, "the store's connections were found: {}", String::from_utf8_lossy(&ended.stderr));
+
+    // The first write and read may fail with the dropped connection; the next ones succeed.
+    let mut wrote = false;
+    for i in 1..4 {
+        if store.create_page(&ctx, &scope, page(i)).await.is_ok() {
+            wrote = true;
+            break;
+        }
+    }
+    assert!(wrote, "a write went through on a new connection");
+    let mut read = false;
+    for _ in 0..6 {
+        if store.page_by_slug(&scope, "p-0").await.is_ok() {
+            read = true;
+            break;
+        }
+    }
+    assert!(read, "reads went on on new connections");
+}

@@ -518,10 +518,15 @@ CREATE INDEX embeddings_scope ON embeddings (site_id, env, entity, model);
 
 -- The text each searched record is found by: every string in its JSON,
 -- as SQLite's json_tree gives them.
-CREATE FUNCTION json_strings(doc TEXT) RETURNS TEXT LANGUAGE SQL IMMUTABLE SET search_path FROM CURRENT AS $$
-    SELECT coalesce(string_agg(v #>> '{}', ' '), '')
-    FROM jsonb_path_query(doc::jsonb, 'strict $.**') AS v WHERE jsonb_typeof(v) = 'string'
-$$;
+CREATE FUNCTION json_strings(doc TEXT) RETURNS TEXT LANGUAGE plpgsql IMMUTABLE SET search_path FROM CURRENT AS $$
+BEGIN
+    RETURN (SELECT coalesce(string_agg(v #>> '{}', ' '), '')
+            FROM jsonb_path_query(doc::jsonb, 'strict $.**') AS v WHERE jsonb_typeof(v) = 'string');
+EXCEPTION WHEN untranslatable_character OR invalid_text_representation THEN
+    -- JSON that jsonb cannot hold (a \u0000 escape): no words, rather
+    -- than a failed transaction.
+    RETURN '';
+END $$;
 
 CREATE VIEW entry_search_text AS
 SELECT e.rowid AS doc_rowid, e.id, e.site_id, e.env, e.collection_id, e.version, e.archive_id,

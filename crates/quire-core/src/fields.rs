@@ -250,6 +250,11 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
     let wrong_kind = || FieldError::new(path, format!("must be {}", field.kind.noun()));
     match field.kind {
         FieldKind::Text | FieldKind::Markdown => match value {
+            // Text is text: a NUL character is nothing a reader sees, and
+            // PostgreSQL's JSON cannot hold it.
+            Value::String(s) if s.contains('\0') => {
+                errors.push(FieldError::new(path, "contains a NUL character (U+0000); use plain text"))
+            }
             Value::String(s) => check_length(path, field, s, errors),
             _ => errors.push(wrong_kind()),
         },
@@ -421,6 +426,12 @@ mod tests {
         let m = messages(errors);
         assert!(m.iter().any(|e| e.starts_with("content.colour: unknown field (accepted: heading")), "{m:?}");
         assert!(m.contains(&"content.heading: must be text".to_string()), "{m:?}");
+    }
+
+    #[test]
+    fn text_with_a_nul_character_is_refused() {
+        let m = messages(validate_content("content", &hero(), &json!({"heading": "Hi\u{0}there"})));
+        assert_eq!(m, ["content.heading: contains a NUL character (U+0000); use plain text"]);
     }
 
     #[test]

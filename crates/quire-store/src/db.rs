@@ -36,6 +36,12 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 /// Most writes in one transaction.
 pub(crate) const MAX_BATCH: usize = 64;
 
+/// Most writes in one transaction on PostgreSQL: one. There other
+/// processes (replicas) write at the same time, and a transaction holding
+/// the row locks of many writes waits on theirs and makes them wait, up to
+/// deadlocks; one write's transaction holds its own rows alone.
+const MAX_BATCH_POSTGRES: usize = 1;
+
 /// Connections that read at once.
 const READERS: usize = 4;
 
@@ -1084,7 +1090,8 @@ fn write_loop(mut conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&
             }
             Job::Write(first) => {
                 let mut batch = vec![first];
-                while batch.len() < MAX_BATCH {
+                let most = if conn.is_postgres() { MAX_BATCH_POSTGRES } else { MAX_BATCH };
+                while batch.len() < most {
                     match jobs.try_recv() {
                         Ok(Job::Write(f)) => batch.push(f),
                         Ok(other) => {

@@ -44,9 +44,15 @@ impl std::fmt::Debug for PgConn {
 }
 
 impl From<postgres::Error> for StoreError {
+    /// The server's own message is kept (the client's error says only
+    /// "db error").
     fn from(e: postgres::Error) -> Self {
         let unique = e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION);
-        StoreError::Database(DatabaseError::new(Box::new(e), unique))
+        let source: Box<dyn StdError + Send + Sync> = match e.as_db_error() {
+            Some(db) => format!("{} ({})", db.message(), db.code().code()).into(),
+            None => Box::new(e),
+        };
+        StoreError::Database(DatabaseError::new(source, unique))
     }
 }
 

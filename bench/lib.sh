@@ -43,10 +43,12 @@ while True:
 PY
 }
 
-# write_random_patch_lua FILE TOKEN IDS: a wrk script that PATCHes the title
-# of a random entry among the ids in the file IDS (one a line).
+# write_random_patch_lua FILE TOKEN IDS [SALT]: a wrk script that PATCHes the
+# title of a random entry among the ids in the file IDS (one a line). Two
+# wrk processes at once need different SALTs, or they pick the same entries.
 write_random_patch_lua() {
   {
+    echo "math.randomseed(${4:-0})"
     echo 'wrk.method = "PATCH"'
     echo 'wrk.headers["Content-Type"] = "application/json"'
     echo "wrk.headers[\"Authorization\"] = \"Bearer $2\""

@@ -31,7 +31,7 @@ cargo build --release -q --workspace --bin quire --example bare_axum
 BIN=target/release/quire
 BARE=target/release/examples/bare_axum
 mkdir -p "$OUT"
-rm -rf "$OUT/data" "$OUT"/*.txt
+rm -rf "$OUT/data" "$OUT"/*.txt "$OUT/server.log"
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 start_postgres max_connections=200 shared_buffers=512MB synchronous_commit=on
 export QUIRE_DATABASE_URL="$PG_URL"
@@ -60,7 +60,8 @@ sleep 1
 
 POST_ID=$(first_id "http://127.0.0.1:$A/api/v1/collections/blog/entries?limit=1" "$TOKEN")
 all_ids "http://127.0.0.1:$A/api/v1/collections/blog/entries" "$TOKEN" > "$OUT/post-ids.txt"
-write_random_patch_lua "$OUT/patch-random.lua" "$TOKEN" "$OUT/post-ids.txt"
+write_random_patch_lua "$OUT/patch-random.lua" "$TOKEN" "$OUT/post-ids.txt" 1
+write_random_patch_lua "$OUT/patch-random-b.lua" "$TOKEN" "$OUT/post-ids.txt" 2
 cat > "$OUT/page-by-slug.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -91,6 +92,8 @@ ms() { # a wrk latency (850.00us, 1.20ms, 2.00s) in milliseconds
 one() { # name, port, connections, output
   local path opts
   IFS='|' read -r path opts <<< "${SCENARIO[$1]}"
+  # The second replica's writer picks its own random posts.
+  [ "$2" = "$B" ] && opts=${opts/patch-random.lua/patch-random-b.lua}
   # shellcheck disable=SC2086
   wrk -t"$THREADS" -c"$3" -d"${DURATION}s" --latency $opts "http://127.0.0.1:$2$path" > "$4"
 }

@@ -11,7 +11,7 @@
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
 use crate::log::logged;
-use crate::record::{Record, enum_col, json_opt, load_live, with_record, write_version};
+use crate::record::{Record, enum_col, json_opt, load_to_change, with_record, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
@@ -295,7 +295,7 @@ fn change_in(conn: &Conn, scope: &Scope, id: i64) -> Result<Change> {
 
 /// Puts the record back as `snapshot` has it; answers the id of the change that did.
 fn revert<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &Change, snapshot: Value) -> Result<i64> {
-    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id)? else {
+    let Some(mut current) = load_to_change::<T>(conn, scope, &change.entity_id)? else {
         return Err(StoreError::conflict(
             None,
             format!("{} {} is archived or gone; restore it from the archive first", change.entity, change.entity_id),
@@ -357,7 +357,7 @@ pub struct UndoReport {
 /// changed after this change.
 fn undo_one<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &Change) -> Result<()> {
     let label = format!("{} {}", change.entity, change.entity_id);
-    let Some(mut current) = load_live::<T>(conn, scope, &change.entity_id)? else {
+    let Some(mut current) = load_to_change::<T>(conn, scope, &change.entity_id)? else {
         return Err(StoreError::conflict(None, format!("{label} was archived since; restore it first")));
     };
     // Changed since = its content differs from what this change left

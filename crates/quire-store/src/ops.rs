@@ -5,7 +5,7 @@
 
 use crate::db::{self, Conn};
 use crate::log::new_id;
-use crate::record::{Positioned, Record, by_key, create, find, require_live, write_version};
+use crate::record::{Positioned, Record, by_key, create, find, require_live, require_to_change, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::input::*;
@@ -59,7 +59,7 @@ impl Store {
         let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
         self.db
             .write(move |c| {
-                let before = require_live::<T>(c, &scope, &id)?;
+                let before = require_to_change::<T>(c, &scope, &id)?;
                 let mut after = before.clone();
                 change(&mut after)?;
                 if after == before {
@@ -584,7 +584,7 @@ fn apply_edits<T: Record>(
 ) -> Result<Vec<T>> {
     let mut out = Vec::with_capacity(changes.len());
     for (id, change) in changes {
-        let before = require_live::<T>(conn, scope, &id)?;
+        let before = require_to_change::<T>(conn, scope, &id)?;
         let mut after = before.clone();
         change(&mut after);
         if after == before {

@@ -251,6 +251,26 @@ pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Resu
     row.as_ref().map(T::from_row).transpose()
 }
 
+/// Loads a live record of kind `T` by id to change it, inside a write: on
+/// PostgreSQL its row stays locked until the transaction ends, so a write
+/// of the same record through another process waits, then reads what this
+/// one wrote and applies its change on top (on SQLite the writer holds the
+/// database's write lock already).
+pub(crate) fn load_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
+    if !conn.is_postgres() {
+        return load_live(conn, scope, id);
+    }
+    let e = &T::ENTITY;
+    let sql = format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR UPDATE", e.table, live(e));
+    let row = db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
+    row.as_ref().map(T::from_row).transpose()
+}
+
+/// [`load_to_change`], or not-found.
+pub(crate) fn require_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<T> {
+    load_to_change::<T>(conn, scope, id)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, id))
+}
+
 /// Loads a live record or fails with not-found.
 pub(crate) fn require_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<T> {
     load_live::<T>(conn, scope, id)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, id))

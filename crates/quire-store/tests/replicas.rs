@@ -142,3 +142,33 @@ async fn a_store_connects_again_after_the_server_dropped_its_connections() {
     }
     assert!(read, "reads went on on new connections");
 }
+
+/// Edits of the same record through both stores at once apply one after
+/// the other: none is refused for losing a race, each is logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_edits_of_one_record_through_both_stores_all_apply() {
+    let (dir, a, b) = two_stores().await;
+    let scope = seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    let input: NewEntry =
+        serde_json::from_value(json!({"slug": "busy", "title": "T", "content": {"body": "B"}})).unwrap();
+    let post = a.create_entry(&ctx, &scope, "blog", input).await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..24 {
+        let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let (scope, ctx, id) = (scope.clone(), ctx.clone(), post.id.clone());
+        tasks.push(tokio::spawn(async move {
+            let patch = EntryPatch { title: Some(format!("Title {i}")), ..Default::default() };
+            store.update_entry(&ctx, &scope, &id, patch).await.map(|e| e.version)
+        }));
+    }
+    let mut versions = Vec::new();
+    for t in tasks {
+        versions.push(t.await.unwrap().expect("no edit is refused"));
+    }
+    versions.sort();
+    assert_eq!(versions, (post.version + 1..=post.version + 24).collect::<Vec<_>>(), "each edit made its own version");
+    let filter = ChangeFilter { entity_id: Some(post.id.clone()), ..Default::default() };
+    let logged = b.change_summaries(&scope, &filter, 100, None).await.unwrap().items;
+    assert_eq!(logged.iter().filter(|c| c.action == "update").count(), 24);
+}

@@ -2,6 +2,14 @@
 //! in-memory log per session (for replay with Last-Event-ID) and a
 //! broadcast channel for live subscribers.
 //!
+//! Across processes: once [`EventHub::persist`] was called, every event
+//! emitted here is also queued for the database ([`EventHub::take_outbox`]),
+//! and events another process stored are delivered to this one's
+//! subscribers with [`EventHub::deliver`] (of the sessions
+//! [`EventHub::followed`] names: subscribed here, run elsewhere). Event ids
+//! follow the clock (microseconds, and always past every id seen), so they
+//! increase across processes whose clocks agree.
+//!
 //! Memory stays flat: a session's log is dropped a while after its run ended
 //! (or paused), and only so many ended sessions are kept at all; dropping a
 //! log ends its subscribers' streams. A client reconnecting after that reads
@@ -42,6 +50,10 @@ impl Event {
 
 struct Log {
     events: VecDeque<Event>,
+    /// The highest id seen (emitted, delivered, or resumed after).
+    last: u64,
+    /// Whether its current run is emitted by this process.
+    here: bool,
     /// Id of the latest RUN_STARTED: where a subscriber without Last-Event-ID starts.
     run_start: u64,
     /// Made by the first subscriber.
@@ -52,7 +64,7 @@ struct Log {
 
 impl Log {
     fn new() -> Self {
-        Log { events: VecDeque::new(), run_start: 0, live: None, ended: None }
+        Log { events: VecDeque::new(), last: 0, here: false, run_start: 0, live: None, ended: None }
     }
 }
 
@@ -63,10 +75,16 @@ struct Logs {
     ended: VecDeque<(Instant, String)>,
 }
 
+/// An event on its way to the database: `(session, id, kind, data)`.
+pub type Outgoing = (String, u64, String, String);
+
 /// Every session's events.
 pub struct EventHub {
+    /// The last id given (or seen).
     next: AtomicU64,
     logs: Mutex<Logs>,
+    /// Events emitted here not yet stored; None while not persisting.
+    outbox: Mutex<Option<Vec<Outgoing>>>,
     keep_ended: usize,
     keep_for: Duration,
 }
@@ -107,13 +125,10 @@ impl EventHub {
     /// A hub that keeps the events of at most `keep_ended` sessions whose
     /// run ended, each for at most `keep_for` after it ended.
     pub fn with_limits(keep_ended: usize, keep_for: Duration) -> Self {
-        let micros = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_micros() as u64)
-            .unwrap_or(1);
         EventHub {
-            next: AtomicU64::new(micros),
+            next: AtomicU64::new(0),
             logs: Mutex::new(Logs { by_session: HashMap::new(), ended: VecDeque::new() }),
+            outbox: Mutex::new(None),
             keep_ended,
             keep_for,
         }
@@ -121,6 +136,30 @@ impl EventHub {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Logs> {
         self.logs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next id: the clock in microseconds, or one past the last id
+    /// given or seen when that is later.
+    fn next_id(&self) -> u64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_micros() as u64)
+            .unwrap_or(1);
+        let previous =
+            self.next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(now.max(last + 1))).unwrap_or(0);
+        now.max(previous + 1)
+    }
+
+    /// Queues every event emitted from now on for the database.
+    pub fn persist(&self) {
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        outbox.get_or_insert_with(Vec::new);
+    }
+
+    /// The events emitted since the last call, in order, to store.
+    pub fn take_outbox(&self) -> Vec<Outgoing> {
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        outbox.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Appends an event of `kind` with `fields` to a session's stream.
@@ -131,29 +170,83 @@ impl EventHub {
         if let (Some(obj), Value::Object(extra)) = (data.as_object_mut(), fields) {
             obj.extend(extra);
         }
-        let event = Event { id: self.next.fetch_add(1, Ordering::Relaxed), data };
         let mut logs = self.lock();
+        // The id is taken under the lock, so the outbox is in id order.
+        let event = Event { id: self.next_id(), data };
+        if let Some(outbox) = self.outbox.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            outbox.push((session.to_string(), event.id, kind.to_string(), event.data.to_string()));
+        }
+        self.append(&mut logs, session, event.clone(), true);
+        event
+    }
+
+    /// Appends an event to a session's log and sends it to subscribers.
+    fn append(&self, logs: &mut Logs, session: &str, event: Event, here: bool) {
         let log = match logs.by_session.get_mut(session) {
             Some(log) => log,
             None => logs.by_session.entry(session.to_string()).or_insert_with(Log::new),
         };
+        let kind = event.kind().to_string();
         if kind == "RUN_STARTED" {
             log.run_start = event.id;
             log.ended = None;
+            log.here = here;
         }
+        log.last = log.last.max(event.id);
         log.events.push_back(event.clone());
         while log.events.len() > KEEP {
             log.events.pop_front();
         }
         if let Some(live) = &log.live {
-            let _ = live.send(event.clone());
+            let _ = live.send(event);
         }
-        if matches!(kind, "RUN_FINISHED" | "RUN_ERROR") {
+        if matches!(kind.as_str(), "RUN_FINISHED" | "RUN_ERROR") {
+            log.here = false;
             let now = Instant::now();
             logs.end(session, now);
             logs.prune(self.keep_ended, self.keep_for, now);
         }
-        event
+    }
+
+    /// Delivers events another process stored (in id order) to a session's
+    /// log and subscribers, skipping those seen already; ids given here
+    /// later are past them. `after`, when given, is where the session's
+    /// subscriber resumes: nothing before it is delivered, and following
+    /// goes on from it.
+    pub fn deliver(&self, session: &str, after: Option<u64>, events: Vec<Event>) {
+        let mut logs = self.lock();
+        let created = !logs.by_session.contains_key(session);
+        let log = logs.by_session.entry(session.to_string()).or_insert_with(Log::new);
+        let mut last = log.last.max(after.unwrap_or(0));
+        log.last = last;
+        for event in events {
+            if event.id <= last {
+                continue;
+            }
+            last = event.id;
+            self.next.fetch_max(event.id, Ordering::Relaxed);
+            self.append(&mut logs, session, event, false);
+        }
+        // A session with no run in memory ends like one.
+        if created && logs.by_session.get(session).is_some_and(|l| l.run_start == 0 && l.ended.is_none()) {
+            logs.end(session, Instant::now());
+        }
+    }
+
+    /// Whether a session's events are in memory.
+    pub fn holds(&self, session: &str) -> bool {
+        self.lock().by_session.contains_key(session)
+    }
+
+    /// The sessions someone here subscribed to whose run is not emitted
+    /// here, each with the last id seen: those to follow in the database.
+    pub fn followed(&self) -> Vec<(String, u64)> {
+        let logs = self.lock();
+        logs.by_session
+            .iter()
+            .filter(|(_, log)| !log.here && log.live.as_ref().is_some_and(|l| l.receiver_count() > 0))
+            .map(|(session, log)| (session.clone(), log.last))
+            .collect()
     }
 
     /// Appends an event that is no part of a run (a background job's
@@ -189,6 +282,9 @@ impl EventHub {
         }
         let log = logs.by_session.get_mut(session).expect("inserted above");
         let from = last_id.map(|id| id + 1).unwrap_or(log.run_start);
+        if let Some(id) = last_id {
+            log.last = log.last.max(id);
+        }
         let backlog = log.events.iter().filter(|e| e.id >= from).cloned().collect();
         let receiver = match &log.live {
             Some(live) => live.subscribe(),

@@ -15,7 +15,9 @@ use quire_tools::{ApprovalPolicy, CallContext, Registry};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
@@ -113,20 +115,106 @@ pub struct Runtime {
     /// Clients by profile name: built from a profile on first use, or
     /// injected with [`Runtime::set_provider`].
     clients: Mutex<HashMap<String, ProfileClient>>,
+    /// How long (milliseconds) a runner may stay silent before its running
+    /// turns are taken over ([`RUNNER_SILENT`] unless changed).
+    silent_ms: AtomicU64,
 }
 
 /// Longest message accepted.
 const MAX_MESSAGE: usize = 32_000;
 
+/// How often the relay stores the events emitted here.
+const RELAY_EVERY: Duration = Duration::from_millis(50);
+/// Every how many relay ticks events stored by other processes are read
+/// for the streams open here (every 250 ms).
+const FOLLOW_TICKS: u64 = 5;
+/// Every how many relay ticks the process beats (every 2 s).
+const HEARTBEAT_TICKS: u64 = 40;
+/// Every how many relay ticks old stored events are forgotten (every 10 min).
+const PRUNE_TICKS: u64 = 12_000;
+/// How long stored events are kept: long after any stream reconnects.
+const KEEP_STORED: Duration = Duration::from_secs(3600);
+/// A process silent this long is taken to have stopped: its running turns
+/// are taken over by another.
+pub const RUNNER_SILENT: Duration = Duration::from_secs(10);
+
 impl Runtime {
     /// A runtime over the registry with these model profiles.
+    ///
+    /// Inside a Tokio runtime it also starts its relay: the events emitted
+    /// here are stored (every [`RELAY_EVERY`]), events other processes
+    /// stored reach the streams open here, and the process's heartbeat
+    /// tells the others its turns are alive. The relay ends with the runtime.
     pub fn new(registry: Arc<Registry>, profiles: Profiles) -> Arc<Self> {
-        Arc::new(Runtime {
+        let runtime = Arc::new(Runtime {
             registry,
             profiles,
             hub: Arc::new(EventHub::default()),
             clients: Mutex::new(HashMap::new()),
-        })
+            silent_ms: AtomicU64::new(RUNNER_SILENT.as_millis() as u64),
+        });
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            runtime.hub.persist();
+            handle.spawn(relay(Arc::downgrade(&runtime)));
+        }
+        runtime
+    }
+
+    /// Takes over running turns whose runner was silent for `silent`
+    /// (instead of [`RUNNER_SILENT`]).
+    pub fn set_runner_silent(&self, silent: Duration) {
+        self.silent_ms.store(silent.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Stores the events emitted here and not stored yet.
+    pub async fn flush_events(&self) {
+        let outgoing = self.hub.take_outbox();
+        if let Err(e) = self.store().append_events(outgoing).await {
+            tracing::warn!(error = %e, "could not store agent events");
+        }
+    }
+
+    /// Reads the events other processes stored for the streams open here.
+    async fn follow(&self) {
+        let followed = self.hub.followed();
+        if followed.is_empty() {
+            return;
+        }
+        match self.store().events_since(&followed).await {
+            Ok(stored) => {
+                let mut by_session: HashMap<String, Vec<crate::Event>> = HashMap::new();
+                for (session, id, data) in stored {
+                    if let Ok(data) = serde_json::from_str(&data) {
+                        by_session.entry(session).or_default().push(crate::Event { id, data });
+                    }
+                }
+                for (session, events) in by_session {
+                    self.hub.deliver(&session, None, events);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not read agent events"),
+        }
+    }
+
+    /// A session's events to replay and a receiver of those to come (see
+    /// [`EventHub::subscribe`]): after `last_id` when given, else from the
+    /// latest run's start. A session whose events are not in memory here
+    /// (its turn ran in another process, or before a restart) is read from
+    /// the database first, and followed there while its run is elsewhere.
+    pub async fn subscribe(
+        &self,
+        session: &str,
+        last_id: Option<u64>,
+    ) -> Result<(Vec<crate::Event>, tokio::sync::broadcast::Receiver<crate::Event>), AgentError> {
+        if !self.hub.holds(session) {
+            let stored = self.store().events_after(session, last_id).await?;
+            let events = stored
+                .into_iter()
+                .filter_map(|(id, data)| serde_json::from_str(&data).ok().map(|data| crate::Event { id, data }))
+                .collect();
+            self.hub.deliver(session, last_id, events);
+        }
+        Ok(self.hub.subscribe(session, last_id))
     }
 
     /// Runs agents of profile `name` (and, when `name` is `default`, of
@@ -324,7 +412,101 @@ impl Runtime {
                 Err(e) => tracing::warn!(session = %session.id, error = %e, "could not resume session"),
             }
         }
+        let silent = Duration::from_millis(self.silent_ms.load(Ordering::Relaxed));
+        let orphans = match self.store().orphaned_sessions(silent).await {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not list the turns of stopped processes");
+                return resumed;
+            }
+        };
+        for (scope, session, runner) in orphans {
+            if runner == self.store().replica() {
+                continue;
+            }
+            match self.take_over(&scope, session, &runner).await {
+                Ok(Some(_)) => resumed += 1,
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "could not take a turn over"),
+            }
+        }
         resumed
+    }
+
+    /// Goes on with a turn whose process stopped while running it, from
+    /// what the database holds: a call it left without a result gets one
+    /// saying it was interrupted, and the model is told which changes the
+    /// turn made already (an interrupted step's writes may have committed
+    /// without the step), then the turn runs on here. Answers None when
+    /// another process took it first.
+    pub async fn take_over(
+        self: &Arc<Self>,
+        scope: &Scope,
+        mut session: AgentSession,
+        runner: &str,
+    ) -> Result<Option<JoinHandle<()>>, AgentError> {
+        let store = self.store();
+        if !store.take_over_session(scope, &session.id, runner).await? {
+            return Ok(None);
+        }
+        tracing::warn!(session = %session.id, turn = session.turns, "taking over a turn whose process stopped");
+        let agent = store.agent(scope, &session.agent_id).await?;
+        let thread = session.id.clone();
+        let run_id = self.run_started(&thread);
+        let stored = store.session_messages(scope, &session.id).await?;
+        let history: Vec<Message> = stored.into_iter().filter_map(|m| serde_json::from_value(m.body).ok()).collect();
+        let mut recovered = Vec::new();
+        let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for m in history.iter().rev() {
+            match m {
+                Message::Tool { tool_call_id, .. } => {
+                    answered.insert(tool_call_id);
+                }
+                Message::Assistant { tool_calls, .. } => {
+                    for call in tool_calls.iter().filter(|c| !answered.contains(c.id.as_str())) {
+                        let content = json!({
+                            "success": false,
+                            "errorCode": "INTERRUPTED",
+                            "error": "the process running this call stopped; it may or may not have taken effect",
+                            "hint": "Check the record before calling again.",
+                        });
+                        let text = self.emit_result(&thread, &call.id, &content);
+                        recovered.push(Message::Tool {
+                            tool_call_id: call.id.clone(),
+                            name: call.name.clone(),
+                            content: text,
+                            is_error: true,
+                        });
+                    }
+                    break;
+                }
+                Message::User { .. } => break,
+            }
+        }
+        let filter = quire_store::ChangeFilter {
+            session_id: Some(session.id.clone()),
+            turn_id: Some(session.turns.to_string()),
+            ..Default::default()
+        };
+        let changes = store.changes(scope, &filter, 50, None).await?.items;
+        let made = if changes.is_empty() {
+            "It has changed nothing yet.".to_string()
+        } else {
+            let lines: Vec<String> =
+                changes.iter().map(|c| format!("- {} {} {}", c.action, c.entity.as_str(), c.entity_id)).collect();
+            format!("Changes this turn already made:\n{}", lines.join("\n"))
+        };
+        let note = format!(
+            "(The server that was running this turn stopped; I go on from here. {made}\nI check before repeating any of them.)"
+        );
+        self.emit_text(&thread, &note);
+        recovered.push(Message::Assistant { content: note, tool_calls: Vec::new() });
+        let bodies: Vec<Value> = recovered.iter().map(to_json).collect();
+        store.record_step(scope, &session.id, &quire_store::SessionUpdate::default(), session.turns, &bodies).await?;
+        session.status = SessionStatus::Running;
+        let runtime = Arc::clone(self);
+        let scope = scope.clone();
+        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), None).await })))
     }
 
     /// Undoes every change turn `turn` of a session made (database records
@@ -907,6 +1089,33 @@ impl Runtime {
         self.hub.emit(thread, "TEXT_MESSAGE_START", json!({ "messageId": id, "role": "assistant" }));
         self.hub.emit(thread, "TEXT_MESSAGE_CONTENT", json!({ "messageId": id, "delta": text }));
         self.hub.emit(thread, "TEXT_MESSAGE_END", json!({ "messageId": id }));
+    }
+}
+
+/// The relay of a runtime (see [`Runtime::new`]): stores the events
+/// emitted here, reads those stored elsewhere for the streams open here,
+/// beats the process's heartbeat and forgets old events; ends with the
+/// runtime.
+async fn relay(runtime: Weak<Runtime>) {
+    let mut tick = tokio::time::interval(RELAY_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    for n in 0u64.. {
+        tick.tick().await;
+        let Some(runtime) = runtime.upgrade() else { break };
+        if n % HEARTBEAT_TICKS == 0
+            && let Err(e) = runtime.store().heartbeat().await
+        {
+            tracing::warn!(error = %e, "could not write the process's heartbeat");
+        }
+        runtime.flush_events().await;
+        if n % FOLLOW_TICKS == 0 {
+            runtime.follow().await;
+        }
+        if n % PRUNE_TICKS == PRUNE_TICKS - 1
+            && let Err(e) = runtime.store().prune_events(KEEP_STORED).await
+        {
+            tracing::warn!(error = %e, "could not forget old agent events");
+        }
     }
 }
 

@@ -25,6 +25,8 @@ pub enum Reply {
     Status(u16, Option<u64>),
     /// Built from the request body.
     Dynamic(Box<dyn Fn(&Value) -> Reply + Send + Sync>),
+    /// Another answer, given after a while (a slow or hanging model).
+    Delayed(std::time::Duration, Box<Reply>),
 }
 
 /// A scripted fake provider.
@@ -72,6 +74,7 @@ fn render(reply: Reply, body: &Value) -> Response<Body> {
                 .unwrap()
         }
         Reply::Dynamic(f) => render(f(body), body),
+        Reply::Delayed(_, reply) => render(*reply, body),
     }
 }
 
@@ -85,7 +88,11 @@ async fn answer(State(fake): State<Fake>, headers: axum::http::HeaderMap, body: 
         .unwrap_or_default()
         .to_string();
     fake.keys.lock().unwrap().push(key);
-    let next = fake.script.lock().unwrap().pop_front();
+    let mut next = fake.script.lock().unwrap().pop_front();
+    while let Some(Reply::Delayed(wait, reply)) = next {
+        tokio::time::sleep(wait).await;
+        next = Some(*reply);
+    }
     match next {
         Some(reply) => render(reply, &body),
         None => Response::builder()

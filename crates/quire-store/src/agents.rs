@@ -340,14 +340,15 @@ impl Store {
             updated_at: now,
         };
         let (row, scope, bodies) = (session.clone(), scope.clone(), Value::Array(vec![message.clone()]).to_string());
+        let replica = self.replica.clone();
         self.db
             .write(move |conn| {
                 let s = row;
                 {
                     db::query(
                         "INSERT INTO agent_sessions (id, site_id, env, agent_id, actor, grp, title, status, turns, context,
-                            created_at, updated_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9)",
+                            created_at, updated_at, runner)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9, ?10)",
                     )
                     .bind(&s.id)
                     .bind(&scope.site_id)
@@ -358,6 +359,7 @@ impl Store {
                     .bind(&s.title)
                     .bind(s.context.as_ref().map(|c| c.to_string()))
                     .bind(s.created_at)
+                    .bind(&*replica)
                     .execute(conn)?;
                     append_messages(conn, &s.id, 1, &bodies, s.created_at)?;
                     Ok(())
@@ -383,12 +385,13 @@ impl Store {
         let (id, scope) = (id.to_string(), scope.clone());
         let context = context.map(Value::to_string);
         let bodies = Value::Array(vec![message.clone()]).to_string();
+        let replica = self.replica.clone();
         self.db
             .write(move |conn| {
                 let now = Utc::now();
                 let turn: Option<i64> = db::query_scalar(
                     "UPDATE agent_sessions SET status = 'running', turns = turns + 1, steps = 0,
-                            context = COALESCE(?1, context), updated_at = ?2
+                            context = COALESCE(?1, context), updated_at = ?2, runner = ?7
                          WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))
                          RETURNING turns",
                 )
@@ -398,6 +401,7 @@ impl Store {
                 .bind(&scope.site_id)
                 .bind(&scope.env)
                 .bind(from)
+                .bind(&*replica)
                 .fetch_optional(conn)?;
                 if let Some(turn) = turn {
                     append_messages(conn, &id, turn, &bodies, now)?;
@@ -440,6 +444,7 @@ impl Store {
         let memory = update.memory.as_ref().map(Value::to_string);
         let pending = update.pending.as_ref().map(Value::to_string);
         let bodies = (!messages.is_empty()).then(|| serde_json::to_string(messages)).transpose()?;
+        let replica = self.replica.clone();
         self.db
             .queue(move |conn| {
                 let now = Utc::now();
@@ -448,7 +453,7 @@ impl Store {
                             input_tokens = COALESCE(?3, input_tokens), output_tokens = COALESCE(?4, output_tokens),
                             active_tools = COALESCE(?5, active_tools), memory = COALESCE(?6, memory),
                             pending = COALESCE(?7, pending), updated_at = ?8
-                         WHERE id = ?9 AND site_id = ?10 AND env = ?11",
+                         WHERE id = ?9 AND site_id = ?10 AND env = ?11 AND (runner = ?12 OR runner IS NULL)",
                 )
                 .bind(status)
                 .bind(steps)
@@ -461,9 +466,13 @@ impl Store {
                 .bind(&id)
                 .bind(&scope.site_id)
                 .bind(&scope.env)
+                .bind(&*replica)
                 .execute(conn)?;
                 if done.rows_affected() != 1 {
-                    return Err(StoreError::not_found("session", id));
+                    return Err(StoreError::conflict(
+                        None,
+                        format!("session {id} is not run by this process (another took its turn over)"),
+                    ));
                 }
                 if let Some(bodies) = bodies {
                     append_messages(conn, &id, turn, &bodies, now)?;
@@ -495,7 +504,8 @@ impl Store {
     }
 
     /// Moves a session from one of `from` to `to` if it is in one of them;
-    /// answers whether it did. Only one caller wins a race.
+    /// answers whether it did. Only one caller wins a race. A session moved
+    /// to running is run by this process from then on.
     pub async fn claim_session(
         &self,
         scope: &Scope,
@@ -505,7 +515,8 @@ impl Store {
     ) -> Result<bool> {
         let from: Vec<&str> = from.iter().map(|s| s.as_str()).collect();
         let done = db::query(
-            "UPDATE agent_sessions SET status = ?1, updated_at = ?2
+            "UPDATE agent_sessions SET status = ?1, updated_at = ?2,
+                    runner = CASE WHEN ?1 = 'running' THEN ?7 ELSE runner END
              WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))",
         )
         .bind(to.as_str())
@@ -514,6 +525,7 @@ impl Store {
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(serde_json::to_string(&from)?)
+        .bind(&*self.replica)
         .write(&self.db)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -534,13 +546,142 @@ impl Store {
             .collect()
     }
 
-    /// Sessions left `running` by a process that stopped (at start-up, no
-    /// turn runs yet): marked failed so their users can go on.
-    pub async fn fail_orphaned_sessions(&self) -> Result<u64> {
-        let done = db::query("UPDATE agent_sessions SET status = 'failed', updated_at = ?1 WHERE status = 'running'")
-            .bind(Utc::now())
-            .write(&self.db)
-            .await?;
+    /// Tells the processes sharing the database that this one is alive
+    /// and runs its turns (see [`Store::orphaned_sessions`]); forgets
+    /// processes silent for a day.
+    pub async fn heartbeat(&self) -> Result<()> {
+        let replica = self.replica.clone();
+        self.db
+            .write(move |c| {
+                let now = Utc::now();
+                db::query(
+                    "INSERT INTO agent_runners (id, seen_at) VALUES (?1, ?2)
+                     ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
+                )
+                .bind(&*replica)
+                .bind(now)
+                .execute(c)?;
+                db::query("DELETE FROM agent_runners WHERE seen_at < ?1")
+                    .bind(now - chrono::Duration::days(1))
+                    .execute(c)?;
+                Ok(())
+            })
+            .await
+    }
+
+    /// Running sessions whose runner has not beaten for `silent` (it
+    /// stopped, or was killed) and which have not changed for as long, with
+    /// that runner: theirs to take over.
+    pub async fn orphaned_sessions(&self, silent: std::time::Duration) -> Result<Vec<(Scope, AgentSession, String)>> {
+        let since = Utc::now() - chrono::Duration::from_std(silent).unwrap_or(chrono::Duration::MAX);
+        let rows = db::query(
+            "SELECT * FROM agent_sessions WHERE status = 'running' AND updated_at < ?1
+               AND COALESCE(runner, '') NOT IN (SELECT id FROM agent_runners WHERE seen_at >= ?1)
+             ORDER BY updated_at",
+        )
+        .bind(since)
+        .read_all(&self.db)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
+                    session_from_row(r)?,
+                    r.try_get::<Option<String>, _>("runner")?.unwrap_or_default(),
+                ))
+            })
+            .collect()
+    }
+
+    /// Takes a running session over from `runner` (as
+    /// [`Store::orphaned_sessions`] named it): answers whether this process
+    /// runs it now. Only one process wins; the one it was taken from can
+    /// write no step of it any more.
+    pub async fn take_over_session(&self, scope: &Scope, id: &str, runner: &str) -> Result<bool> {
+        let done = db::query(
+            "UPDATE agent_sessions SET runner = ?1, updated_at = ?2
+             WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status = 'running' AND COALESCE(runner, '') = ?6",
+        )
+        .bind(&*self.replica)
+        .bind(Utc::now())
+        .bind(id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(runner)
+        .write(&self.db)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Appends events to sessions' streams, in one write: `(session, id,
+    /// kind, data)`. An event already stored is left as it is.
+    pub async fn append_events(&self, events: Vec<(String, u64, String, String)>) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        self.db
+            .write(move |c| {
+                let now = Utc::now();
+                for (session, id, kind, data) in &events {
+                    db::query(
+                        "INSERT INTO agent_events (session_id, id, kind, data, at) VALUES (?1, ?2, ?3, ?4, ?5)
+                         ON CONFLICT (session_id, id) DO NOTHING",
+                    )
+                    .bind(session)
+                    .bind(*id as i64)
+                    .bind(kind)
+                    .bind(data)
+                    .bind(now)
+                    .execute(c)?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    /// A session's stored events after `after`, or, without it, from its
+    /// latest run's start: `(id, data)` in order.
+    pub async fn events_after(&self, session: &str, after: Option<u64>) -> Result<Vec<(u64, String)>> {
+        let rows = db::query(
+            "SELECT id, data FROM agent_events WHERE session_id = ?1
+               AND id >= COALESCE(?2, (SELECT MAX(id) FROM agent_events WHERE session_id = ?1 AND kind = 'RUN_STARTED'), 0)
+             ORDER BY id",
+        )
+        .bind(session)
+        .bind(after.map(|a| a as i64 + 1))
+        .read_all(&self.db)
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get::<i64, _>("id")? as u64, r.try_get("data")?))).collect()
+    }
+
+    /// The stored events of `sessions` after the id given with each:
+    /// `(session, id, data)`, in order of id.
+    pub async fn events_since(&self, sessions: &[(String, u64)]) -> Result<Vec<(String, u64, String)>> {
+        let Some(from) = sessions.iter().map(|(_, id)| *id).min() else { return Ok(Vec::new()) };
+        let ids = serde_json::to_string(&sessions.iter().map(|(s, _)| s).collect::<Vec<_>>())?;
+        let rows = db::query(
+            "SELECT session_id, id, data FROM agent_events
+             WHERE session_id IN (SELECT value FROM json_each(?1)) AND id > ?2 ORDER BY id",
+        )
+        .bind(ids)
+        .bind(from as i64)
+        .read_all(&self.db)
+        .await?;
+        let after: std::collections::HashMap<&str, u64> = sessions.iter().map(|(s, id)| (s.as_str(), *id)).collect();
+        let mut events = Vec::new();
+        for r in &rows {
+            let (session, id): (String, i64) = (r.try_get("session_id")?, r.try_get("id")?);
+            if after.get(session.as_str()).is_some_and(|a| id as u64 > *a) {
+                events.push((session, id as u64, r.try_get("data")?));
+            }
+        }
+        Ok(events)
+    }
+
+    /// Forgets stored events older than `age`; answers how many.
+    pub async fn prune_events(&self, age: std::time::Duration) -> Result<u64> {
+        let before = Utc::now() - chrono::Duration::from_std(age).unwrap_or(chrono::Duration::MAX);
+        let done = db::query("DELETE FROM agent_events WHERE at < ?1").bind(before).write(&self.db).await?;
         Ok(done.rows_affected())
     }
 }

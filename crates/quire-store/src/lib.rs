@@ -203,6 +203,9 @@ pub struct Store {
     vectors: vectors::Vectors,
     /// Whether records' vectors are searched in PostgreSQL (pgvector).
     pgvector: bool,
+    /// This handle's name among the processes sharing the database: the
+    /// runner of the agent turns it starts (see [`Store::heartbeat`]).
+    replica: std::sync::Arc<str>,
 }
 
 impl Store {
@@ -220,7 +223,13 @@ impl Store {
             tokio::spawn(checkpoint_loop(db.clone()));
         }
         let pgvector = !sqlite && db.outside(vectors::pgvector).await??;
-        Ok(Self { db, vectors: vectors::Vectors::default(), pgvector })
+        let replica = uuid::Uuid::now_v7().to_string().into();
+        Ok(Self { db, vectors: vectors::Vectors::default(), pgvector, replica })
+    }
+
+    /// This handle's name among the processes sharing the database.
+    pub fn replica(&self) -> &str {
+        &self.replica
     }
 
     /// Where the database is.

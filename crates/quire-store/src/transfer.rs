@@ -380,15 +380,16 @@ fn value_of(v: &db::Value) -> Value {
 
 /// The tables an export holds, in the order it writes them: every table
 /// but the migrations' bookkeeping and what is derived from the others (the
-/// full-text tables, the queue of what to index).
+/// full-text tables, the queue of what to index) and what only running
+/// processes need (their heartbeats, the agents' recent events).
 fn exported_tables(c: &Conn) -> Result<Vec<String>> {
     let sql = if c.is_postgres() {
         "SELECT table_name::TEXT FROM information_schema.tables
          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-         AND table_name NOT LIKE '%\\_fts' ESCAPE '\\' AND table_name NOT IN ('_sqlx_migrations', 'search_pending')"
+         AND table_name NOT LIKE '%\\_fts' ESCAPE '\\' AND table_name NOT IN ('_sqlx_migrations', 'search_pending', 'agent_runners', 'agent_events')"
     } else {
         "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table'
-         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('_sqlx_migrations', 'search_pending')"
+         AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('_sqlx_migrations', 'search_pending', 'agent_runners', 'agent_events')"
     };
     let mut names: Vec<String> = db::query_scalar(sql).fetch_all(c)?;
     names.sort();

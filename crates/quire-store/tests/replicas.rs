@@ -172,3 +172,87 @@ async fn concurrent_edits_of_one_record_through_both_stores_all_apply() {
     let logged = b.change_summaries(&scope, &filter, 100, None).await.unwrap().items;
     assert_eq!(logged.iter().filter(|c| c.action == "update").count(), 24);
 }
+
+/// A turn running in one store's process is taken over by the other once
+/// the first stopped beating: by exactly one taker, and the first can write
+/// no step of it after that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
+    let (dir, a, b) = two_stores().await;
+    let scope = seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let agent = a.agent(&scope, "editor").await.unwrap();
+    let new = quire_store::NewSession {
+        agent_id: agent.id.clone(),
+        actor: "token:t".into(),
+        group: "editor".into(),
+        title: "t".into(),
+        context: None,
+    };
+    let session = a.start_session(&scope, new, &json!({"role": "user", "content": "hi"})).await.unwrap();
+    a.heartbeat().await.unwrap();
+    b.heartbeat().await.unwrap();
+    let silent = Duration::from_millis(300);
+    assert!(b.orphaned_sessions(silent).await.unwrap().is_empty(), "its runner beats");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    b.heartbeat().await.unwrap();
+    let orphans = b.orphaned_sessions(silent).await.unwrap();
+    assert_eq!(orphans.len(), 1, "{orphans:?}");
+    assert_eq!(orphans[0].1.id, session.id);
+    assert_eq!(orphans[0].2, a.replica());
+    // Both try at once; one wins.
+    let (x, y) = tokio::join!(
+        b.take_over_session(&scope, &session.id, a.replica()),
+        b.take_over_session(&scope, &session.id, a.replica())
+    );
+    assert!(x.unwrap() ^ y.unwrap(), "exactly one take-over succeeds");
+    assert!(!a.take_over_session(&scope, &session.id, a.replica()).await.unwrap(), "the runner changed");
+    // The stopped runner's late step is refused and changes nothing.
+    let update = quire_store::SessionUpdate { steps: Some(5), ..Default::default() };
+    let late = json!({"role": "assistant", "content": "late"});
+    let refused = a.record_step(&scope, &session.id, &update, 1, &[late]).await.unwrap_err();
+    assert!(refused.to_string().contains("another took its turn over"), "{refused}");
+    assert_eq!(a.session_messages(&scope, &session.id).await.unwrap().len(), 1);
+    // The taker writes its steps.
+    let next = json!({"role": "assistant", "content": "on it"});
+    b.record_step(&scope, &session.id, &update, 1, &[next]).await.unwrap();
+    assert_eq!(a.session(&scope, &session.id).await.unwrap().steps, 5);
+    assert!(b.orphaned_sessions(silent).await.unwrap().is_empty(), "its new runner beats");
+}
+
+/// Events stored by one store are read by the other: from the latest run's
+/// start, after a given id, for several sessions at once; each is stored
+/// once, and old ones are forgotten.
+#[tokio::test]
+async fn stored_events_are_read_from_any_store() {
+    let (_dir, a, b) = two_stores().await;
+    let event = |s: &str, id: u64, kind: &str| {
+        (s.to_string(), id, kind.to_string(), json!({"type": kind, "n": id}).to_string())
+    };
+    a.append_events(vec![
+        event("s1", 10, "RUN_STARTED"),
+        event("s1", 11, "TEXT_MESSAGE_CONTENT"),
+        event("s1", 12, "RUN_FINISHED"),
+        event("s2", 13, "RUN_STARTED"),
+        event("s1", 20, "RUN_STARTED"),
+        event("s1", 21, "TEXT_MESSAGE_CONTENT"),
+    ])
+    .await
+    .unwrap();
+    // Stored again (a retried write): kept once, as first stored.
+    let mut again = event("s1", 21, "TEXT_MESSAGE_CONTENT");
+    again.3 = "{}".into();
+    b.append_events(vec![again]).await.unwrap();
+    let ids = |v: Vec<(u64, String)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    assert_eq!(ids(b.events_after("s1", None).await.unwrap()), [20, 21], "from the latest run");
+    assert_eq!(ids(b.events_after("s1", Some(11)).await.unwrap()), [12, 20, 21]);
+    assert_eq!(ids(b.events_after("s1", Some(21)).await.unwrap()), Vec::<u64>::new());
+    assert_eq!(ids(b.events_after("nobody", None).await.unwrap()), Vec::<u64>::new());
+    let (_, data) = b.events_after("s1", Some(20)).await.unwrap().remove(0);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&data).unwrap()["n"], 21);
+    let since = b.events_since(&[("s1".into(), 12), ("s2".into(), 0)]).await.unwrap();
+    let got: Vec<(&str, u64)> = since.iter().map(|(s, id, _)| (s.as_str(), *id)).collect();
+    assert_eq!(got, [("s2", 13), ("s1", 20), ("s1", 21)]);
+    assert_eq!(b.prune_events(Duration::from_secs(3600)).await.unwrap(), 0, "all are recent");
+    assert_eq!(b.prune_events(Duration::ZERO).await.unwrap(), 6);
+    assert!(a.events_after("s1", None).await.unwrap().is_empty());
+}

@@ -414,10 +414,6 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 )?;
             }
             eprintln!("Quire listening on {base}  (back-office: {base}/ · API docs: {base}/api/docs)");
-            let failed = store.fail_orphaned_sessions().await?;
-            if failed > 0 {
-                tracing::warn!(sessions = failed, "agent turns interrupted by the last stop were marked failed");
-            }
             if profiles.is_empty() {
                 tracing::warn!("no model provider configured: agents will answer how to configure one");
             }
@@ -433,7 +429,9 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 quire_web::router(state.clone()),
                 quire_web::file_router(max_upload),
             );
-            quire_server::serve(listener, router, state).await?;
+            quire_server::serve(listener, router, state.clone()).await?;
+            // The last events of turns that ran here, for streams elsewhere.
+            state.runtime().flush_events().await;
             store.close().await;
         }
         Command::Migrate => {
@@ -546,6 +544,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 }
                 None => chat::repl(&runtime, &person, &ctx, &agent, session).await?,
             }
+            runtime.flush_events().await;
             store.close().await;
         }
         Command::Approvals { command, site, env, token } => {
@@ -682,6 +681,7 @@ async fn resume_agent_turn(
             }
         }
     }
+    runtime.flush_events().await;
     Ok(())
 }
 

@@ -78,6 +78,24 @@ impl Env {
         Runtime::new(registry, profiles)
     }
 
+    /// Another process over the same database (a replica on one
+    /// PostgreSQL, or a second process on one SQLite file), with the same
+    /// model: its own store handle, registry and runtime.
+    pub async fn replica(&self) -> Replica {
+        let store = Store::open_at(self.store.location().clone()).await.unwrap();
+        let registry = Arc::new(Registry::new(Services::new(store.clone(), self.dir.path())));
+        let mut p = Profile::new(ProviderKind::Openai);
+        p.base_url = Some(format!("{}/v1", self.base));
+        p.api_key = Some("test-key".into());
+        p.model = Some("fake-model".into());
+        p.backoff_ms = 5;
+        p.timeout_secs = 120;
+        let mut profiles = Profiles::default();
+        profiles.insert("default", p);
+        let runtime = Runtime::new(Arc::clone(&registry), profiles);
+        Replica { store, registry, runtime }
+    }
+
     pub fn person(&self) -> Person {
         Person { actor: self.actor.clone(), group: Group::Editor, scope: self.scope.clone() }
     }
@@ -97,6 +115,13 @@ impl Env {
     pub fn event_types(&self, session: &str) -> Vec<String> {
         self.runtime.events().history(session).iter().map(|e| e.kind().to_string()).collect()
     }
+}
+
+/// Another process's store, registry and runtime (see [`Env::replica`]).
+pub struct Replica {
+    pub store: Store,
+    pub registry: Arc<Registry>,
+    pub runtime: Arc<Runtime>,
 }
 
 /// Creates an editor token of the demo site; answers its id.

@@ -384,7 +384,8 @@ pub struct SessionEvent {
     data: String,
 }
 
-/// The session's events as Server-Sent Events (AG-UI 1.0 names). Without
+/// The session's events as Server-Sent Events (AG-UI 1.0 names), from any
+/// process serving the site (events are stored for an hour). Without
 /// Last-Event-ID the stream starts at the latest run; with it, right after
 /// that event. The stream stays open for later turns, and ends when its
 /// token is revoked or expires, or when the session's events leave memory
@@ -411,7 +412,7 @@ pub async fn events(
             None => None,
         },
     };
-    let (backlog, receiver) = state.runtime().events().subscribe(&id, last);
+    let (backlog, receiver) = state.runtime().subscribe(&id, last).await?;
     use futures_util::StreamExt;
     // The stream ends when its token is revoked or expires, or its
     // browser session ends.

@@ -89,7 +89,38 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
             );
         }
     }
+    lean(&mut parameters);
     ToolSpec { name: tool.name.to_string(), description: tool.description.to_string(), parameters }
+}
+
+/// Drops from a schema what a model gains nothing from and pays tokens for
+/// in every step: `additionalProperties: false` (an unknown parameter is
+/// refused with the accepted ones named anyway), `minimum: 0` on counts,
+/// and a description that only lists the values its `enum` already gives.
+fn lean(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        map.remove("additionalProperties");
+    }
+    if map.get("minimum") == Some(&json!(0)) {
+        map.remove("minimum");
+    }
+    if let (Some(Value::Array(values)), Some(Value::String(text))) = (map.get("enum"), map.get("description")) {
+        let mut rest = text.clone();
+        for v in values.iter().filter_map(Value::as_str) {
+            rest = rest.replacen(v, "", 1);
+        }
+        if rest.split(|c: char| !c.is_alphanumeric()).all(|w| w.is_empty() || w == "or") {
+            map.remove("description");
+        }
+    }
+    for value in map.values_mut() {
+        match value {
+            Value::Object(_) => lean(value),
+            Value::Array(items) => items.iter_mut().for_each(lean),
+            _ => {}
+        }
+    }
 }
 
 /// What one step needs besides the conversation.

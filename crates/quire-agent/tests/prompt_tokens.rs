@@ -36,7 +36,7 @@ fn request_text(r: &ChatRequest) -> String {
 /// Most a step may cost, as a share of sending everything.
 const BUDGET: f64 = 0.24;
 /// Most a step may cost, in tokens.
-const MOST_TOKENS: usize = 1_450;
+const MOST_TOKENS: usize = 1_400;
 
 /// The request of the step after `searchTools` found tools for `query`.
 async fn step_after_search(query: &str) -> (ChatRequest, Env) {

@@ -14,13 +14,12 @@ CREATE TABLE agent_runners (
 
 -- The AG-UI events of every session, kept for a while after they were
 -- emitted, so a stream reconnecting with Last-Event-ID to any process
--- gets what followed.
+-- gets what followed. An event's id is when it was emitted, in
+-- microseconds since 1970: old events are found by it.
 CREATE TABLE agent_events (
     session_id  TEXT NOT NULL,
     id          BIGINT NOT NULL,
     kind        TEXT NOT NULL,
     data        TEXT NOT NULL,
-    at          TEXT NOT NULL,
     PRIMARY KEY (session_id, id)
 );
-CREATE INDEX agent_events_at ON agent_events (at);

@@ -162,6 +162,18 @@ impl EventHub {
         outbox.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// Puts events that could not be stored back before those emitted
+    /// since, keeping at most `max` (the newest).
+    pub fn put_back(&self, mut events: Vec<Outgoing>, max: usize) {
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(queued) = outbox.as_mut() {
+            events.append(queued);
+            let over = events.len().saturating_sub(max);
+            events.drain(..over);
+            *queued = events;
+        }
+    }
+
     /// Appends an event of `kind` with `fields` to a session's stream.
     /// `RUN_STARTED` opens a run; `RUN_FINISHED` and `RUN_ERROR` end it,
     /// after which the session's events are kept only for a while.
@@ -176,75 +188,101 @@ impl EventHub {
         if let Some(outbox) = self.outbox.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             outbox.push((session.to_string(), event.id, kind.to_string(), event.data.to_string()));
         }
-        self.append(&mut logs, session, event.clone(), true);
+        self.append(&mut logs, session, event.clone(), true, Some(0));
         event
     }
 
-    /// Appends an event to a session's log and sends it to subscribers.
-    fn append(&self, logs: &mut Logs, session: &str, event: Event, here: bool) {
+    /// Adds an event to a session's log in id order (an event whose id the
+    /// log holds already is skipped: answers false) and sends it to
+    /// subscribers when `live` gives a floor its id is not below. `here`
+    /// says whether this process emitted it.
+    fn append(&self, logs: &mut Logs, session: &str, event: Event, here: bool, live: Option<u64>) -> bool {
         let log = match logs.by_session.get_mut(session) {
             Some(log) => log,
             None => logs.by_session.entry(session.to_string()).or_insert_with(Log::new),
         };
-        let kind = event.kind().to_string();
-        if kind == "RUN_STARTED" {
-            log.run_start = event.id;
-            log.ended = None;
-            log.here = here;
+        if log.events.back().is_none_or(|e| e.id < event.id) {
+            log.events.push_back(event.clone());
+        } else {
+            let at = log.events.partition_point(|e| e.id < event.id);
+            if log.events.get(at).is_some_and(|e| e.id == event.id) {
+                return false;
+            }
+            log.events.insert(at, event.clone());
         }
-        log.last = log.last.max(event.id);
-        log.events.push_back(event.clone());
         while log.events.len() > KEEP {
             log.events.pop_front();
         }
-        if let Some(live) = &log.live {
-            let _ = live.send(event);
+        let kind = event.kind().to_string();
+        if kind == "RUN_STARTED" && event.id > log.run_start {
+            log.run_start = event.id;
+            if here {
+                log.ended = None;
+                log.here = true;
+            }
         }
-        if matches!(kind.as_str(), "RUN_FINISHED" | "RUN_ERROR") {
+        log.last = log.last.max(event.id);
+        if live.is_some_and(|floor| event.id >= floor)
+            && let Some(sender) = &log.live
+        {
+            let _ = sender.send(event);
+        }
+        if here && matches!(kind.as_str(), "RUN_FINISHED" | "RUN_ERROR") {
             log.here = false;
             let now = Instant::now();
             logs.end(session, now);
             logs.prune(self.keep_ended, self.keep_for, now);
         }
+        true
     }
 
-    /// Delivers events another process stored (in id order) to a session's
-    /// log and subscribers, skipping those seen already; ids given here
-    /// later are past them. `after`, when given, is where the session's
-    /// subscriber resumes: nothing before it is delivered, and following
-    /// goes on from it.
-    pub fn deliver(&self, session: &str, after: Option<u64>, events: Vec<Event>) {
+    /// Adds events another process stored to a session's log, in id order
+    /// and each once; `live` sends those new to it and not older than all
+    /// it held to the subscribers (as following does; a backlog read for a
+    /// new subscriber is not sent).
+    /// Ids given here later are past them. A log not run here is kept like
+    /// an ended run's, for a while after events last reached it.
+    pub fn deliver(&self, session: &str, events: Vec<Event>, live: bool) {
         let mut logs = self.lock();
-        let created = !logs.by_session.contains_key(session);
-        let log = logs.by_session.entry(session.to_string()).or_insert_with(Log::new);
-        let mut last = log.last.max(after.unwrap_or(0));
-        log.last = last;
+        // Events older than all the log held are history for replays, not news.
+        let floor = logs.by_session.get(session).and_then(|l| l.events.front()).map_or(0, |e| e.id);
+        let live = live.then_some(floor);
+        let mut delivered = false;
         for event in events {
-            if event.id <= last {
-                continue;
-            }
-            last = event.id;
             self.next.fetch_max(event.id, Ordering::Relaxed);
-            self.append(&mut logs, session, event, false);
+            delivered |= self.append(&mut logs, session, event, false, live);
         }
-        // A session with no run in memory ends like one.
-        if created && logs.by_session.get(session).is_some_and(|l| l.run_start == 0 && l.ended.is_none()) {
+        let now = Instant::now();
+        let log = logs.by_session.entry(session.to_string()).or_insert_with(Log::new);
+        let refresh = log.ended.is_none_or(|at| delivered && now.duration_since(at) > self.keep_for / 4);
+        if !log.here && refresh {
+            logs.end(session, now);
+        }
+    }
+
+    /// Forgets that a session's run is emitted here (another process took
+    /// it over): its log is kept like an ended run's.
+    pub fn abandon(&self, session: &str) {
+        let mut logs = self.lock();
+        if let Some(log) = logs.by_session.get_mut(session) {
+            log.here = false;
             logs.end(session, Instant::now());
         }
     }
 
-    /// Whether a session's events are in memory.
-    pub fn holds(&self, session: &str) -> bool {
-        self.lock().by_session.contains_key(session)
+    /// Whether a session's current run is emitted by this process.
+    pub fn runs_here(&self, session: &str) -> bool {
+        self.lock().by_session.get(session).is_some_and(|l| l.here)
     }
 
-    /// The sessions someone here subscribed to whose run is not emitted
-    /// here, each with the last id seen: those to follow in the database.
+    /// The sessions someone here subscribed to, each with the highest id
+    /// in memory: those to follow in the database (for runs elsewhere, and
+    /// what other processes add to runs here, such as a job's progress).
     pub fn followed(&self) -> Vec<(String, u64)> {
         let logs = self.lock();
         logs.by_session
             .iter()
-            .filter(|(_, log)| !log.here && log.live.as_ref().is_some_and(|l| l.receiver_count() > 0))
+            .filter(|(_, log)| log.live.as_ref().is_some_and(|l| l.receiver_count() > 0))
             .map(|(session, log)| (session.clone(), log.last))
             .collect()
     }
@@ -281,10 +319,7 @@ impl EventHub {
             logs.end(session, now);
         }
         let log = logs.by_session.get_mut(session).expect("inserted above");
-        let from = last_id.map(|id| id + 1).unwrap_or(log.run_start);
-        if let Some(id) = last_id {
-            log.last = log.last.max(id);
-        }
+        let from = last_id.map(|id| id.saturating_add(1)).unwrap_or(log.run_start);
         let backlog = log.events.iter().filter(|e| e.id >= from).cloned().collect();
         let receiver = match &log.live {
             Some(live) => live.subscribe(),

@@ -118,6 +118,26 @@ pub struct Runtime {
     /// How long (milliseconds) a runner may stay silent before its running
     /// turns are taken over ([`RUNNER_SILENT`] unless changed).
     silent_ms: AtomicU64,
+    /// Turns running here now: the process beats only while some do.
+    running: Arc<AtomicU64>,
+    /// Held while events are stored, so batches are stored in order.
+    flushing: tokio::sync::Mutex<()>,
+}
+
+/// Counts a running turn while it lives.
+struct Running(Arc<AtomicU64>);
+
+impl Running {
+    fn new(count: &Arc<AtomicU64>) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        Running(Arc::clone(count))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Longest message accepted.
@@ -128,10 +148,18 @@ const RELAY_EVERY: Duration = Duration::from_millis(50);
 /// Every how many relay ticks events stored by other processes are read
 /// for the streams open here (every 250 ms).
 const FOLLOW_TICKS: u64 = 5;
-/// Every how many relay ticks the process beats (every 2 s).
-const HEARTBEAT_TICKS: u64 = 40;
-/// Every how many relay ticks old stored events are forgotten (every 10 min).
+/// How far back following reads again, for events stored late (a batch of
+/// another process committed after a later one).
+const FOLLOW_BACK: Duration = Duration::from_secs(5);
+/// Most events of one session read by one follow.
+const FOLLOW_LIMIT: u32 = 2_000;
+/// How often the process beats while it runs turns.
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(2);
+/// Every how many relay ticks old stored events are forgotten (every 10
+/// min, and at the first tick).
 const PRUNE_TICKS: u64 = 12_000;
+/// Most events kept for the database while it cannot be written.
+const OUTBOX_MAX: usize = 50_000;
 /// How long stored events are kept: long after any stream reconnects.
 const KEEP_STORED: Duration = Duration::from_secs(3600);
 /// A process silent this long is taken to have stopped: its running turns
@@ -152,10 +180,13 @@ impl Runtime {
             hub: Arc::new(EventHub::default()),
             clients: Mutex::new(HashMap::new()),
             silent_ms: AtomicU64::new(RUNNER_SILENT.as_millis() as u64),
+            running: Arc::new(AtomicU64::new(0)),
+            flushing: tokio::sync::Mutex::new(()),
         });
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             runtime.hub.persist();
             handle.spawn(relay(Arc::downgrade(&runtime)));
+            handle.spawn(heartbeat(runtime.store().clone(), Arc::downgrade(&runtime.running)));
         }
         runtime
     }
@@ -166,21 +197,32 @@ impl Runtime {
         self.silent_ms.store(silent.as_millis() as u64, Ordering::Relaxed);
     }
 
-    /// Stores the events emitted here and not stored yet.
+    /// Stores the events emitted here and not stored yet, after those
+    /// another call is storing; a batch that could not be stored is kept
+    /// for the next call (up to [`OUTBOX_MAX`] events).
     pub async fn flush_events(&self) {
+        let _order = self.flushing.lock().await;
         let outgoing = self.hub.take_outbox();
-        if let Err(e) = self.store().append_events(outgoing).await {
-            tracing::warn!(error = %e, "could not store agent events");
+        if outgoing.is_empty() {
+            return;
+        }
+        if let Err(e) = self.store().append_events(outgoing.clone()).await {
+            tracing::warn!(error = %e, events = outgoing.len(), "could not store agent events; kept to try again");
+            self.hub.put_back(outgoing, OUTBOX_MAX);
         }
     }
 
-    /// Reads the events other processes stored for the streams open here.
+    /// Reads what other processes stored for the streams open here (the
+    /// runs they emit, and what they add to runs emitted here), from a
+    /// little before the last event each stream's session holds.
     async fn follow(&self) {
-        let followed = self.hub.followed();
+        let back = FOLLOW_BACK.as_micros() as u64;
+        let followed: Vec<(String, u64)> =
+            self.hub.followed().into_iter().map(|(s, last)| (s, last.saturating_sub(back))).collect();
         if followed.is_empty() {
             return;
         }
-        match self.store().events_since(&followed).await {
+        match self.store().events_since(&followed, FOLLOW_LIMIT).await {
             Ok(stored) => {
                 let mut by_session: HashMap<String, Vec<crate::Event>> = HashMap::new();
                 for (session, id, data) in stored {
@@ -189,7 +231,7 @@ impl Runtime {
                     }
                 }
                 for (session, events) in by_session {
-                    self.hub.deliver(&session, None, events);
+                    self.hub.deliver(&session, events, true);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "could not read agent events"),
@@ -198,21 +240,23 @@ impl Runtime {
 
     /// A session's events to replay and a receiver of those to come (see
     /// [`EventHub::subscribe`]): after `last_id` when given, else from the
-    /// latest run's start. A session whose events are not in memory here
-    /// (its turn ran in another process, or before a restart) is read from
-    /// the database first, and followed there while its run is elsewhere.
+    /// latest run's start. A session whose run is not emitted here (it runs
+    /// in another process, or ran before a restart) is read from the
+    /// database first, and followed there. The receiver may also get
+    /// events stored late with ids before the replay's last: a stream
+    /// skips those before where it started.
     pub async fn subscribe(
         &self,
         session: &str,
         last_id: Option<u64>,
     ) -> Result<(Vec<crate::Event>, tokio::sync::broadcast::Receiver<crate::Event>), AgentError> {
-        if !self.hub.holds(session) {
+        if !self.hub.runs_here(session) {
             let stored = self.store().events_after(session, last_id).await?;
             let events = stored
                 .into_iter()
                 .filter_map(|(id, data)| serde_json::from_str(&data).ok().map(|data| crate::Event { id, data }))
                 .collect();
-            self.hub.deliver(session, last_id, events);
+            self.hub.deliver(session, events, false);
         }
         Ok(self.hub.subscribe(session, last_id))
     }
@@ -340,6 +384,9 @@ impl Runtime {
         let scope = scope.clone();
         let session_id = session.id.clone();
         let run_id = self.run_started(&session_id);
+        // Stored before the caller hears of the turn, so a stream opened on
+        // another process right after starts at this run.
+        self.flush_events().await;
         let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), history).await });
         Ok(TurnStarted { session_id, turn, handle })
     }
@@ -389,6 +436,7 @@ impl Runtime {
         let runtime = Arc::clone(self);
         let scope = scope.clone();
         let run_id = self.run_started(session_id);
+        self.flush_events().await;
         Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, answers, None).await })))
     }
 
@@ -442,17 +490,44 @@ impl Runtime {
     pub async fn take_over(
         self: &Arc<Self>,
         scope: &Scope,
-        mut session: AgentSession,
+        session: AgentSession,
         runner: &str,
     ) -> Result<Option<JoinHandle<()>>, AgentError> {
         let store = self.store();
-        if !store.take_over_session(scope, &session.id, runner).await? {
+        let silent = Duration::from_millis(self.silent_ms.load(Ordering::Relaxed));
+        if !store.take_over_session(scope, &session.id, runner, silent).await? {
             return Ok(None);
         }
         tracing::warn!(session = %session.id, turn = session.turns, "taking over a turn whose process stopped");
-        let agent = store.agent(scope, &session.agent_id).await?;
         let thread = session.id.clone();
         let run_id = self.run_started(&thread);
+        match self.recover(scope, session, run_id.clone()).await {
+            Ok(handle) => Ok(Some(handle)),
+            Err(e) => {
+                // Not left running with nobody to run it: the turn fails, and
+                // its user can go on.
+                tracing::error!(session = %thread, error = %e, "could not take a turn over");
+                store.claim_session(scope, &thread, &[SessionStatus::Running], SessionStatus::Failed).await.ok();
+                let message = format!("the turn could not go on after its server stopped: {e}");
+                self.hub.emit(&thread, "RUN_ERROR", json!({ "threadId": thread, "runId": run_id, "message": message }));
+                self.flush_events().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The part of [`Runtime::take_over`] after the claim: the results of
+    /// interrupted calls and a note of what the turn did are written, and
+    /// the turn runs on.
+    async fn recover(
+        self: &Arc<Self>,
+        scope: &Scope,
+        mut session: AgentSession,
+        run_id: String,
+    ) -> Result<JoinHandle<()>, AgentError> {
+        let store = self.store();
+        let agent = store.agent(scope, &session.agent_id).await?;
+        let thread = session.id.clone();
         let stored = store.session_messages(scope, &session.id).await?;
         let history: Vec<Message> = stored.into_iter().filter_map(|m| serde_json::from_value(m.body).ok()).collect();
         let mut recovered = Vec::new();
@@ -496,17 +571,20 @@ impl Runtime {
                 changes.iter().map(|c| format!("- {} {} {}", c.action, c.entity.as_str(), c.entity_id)).collect();
             format!("Changes this turn already made:\n{}", lines.join("\n"))
         };
+        // Said as the server, in the user's place: the model answers it
+        // rather than continuing a text of its own.
         let note = format!(
-            "(The server that was running this turn stopped; I go on from here. {made}\nI check before repeating any of them.)"
+            "[Quire server] The server that was running this turn stopped; another goes on with it. {made}\n\
+             Check before repeating any of them, then finish what the user asked."
         );
-        self.emit_text(&thread, &note);
-        recovered.push(Message::Assistant { content: note, tool_calls: Vec::new() });
+        recovered.push(Message::User { content: note });
         let bodies: Vec<Value> = recovered.iter().map(to_json).collect();
         store.record_step(scope, &session.id, &quire_store::SessionUpdate::default(), session.turns, &bodies).await?;
+        self.flush_events().await;
         session.status = SessionStatus::Running;
         let runtime = Arc::clone(self);
         let scope = scope.clone();
-        Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), None).await })))
+        Ok(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), None).await }))
     }
 
     /// Undoes every change turn `turn` of a session made (database records
@@ -630,6 +708,7 @@ impl Runtime {
         answers: Vec<(PendingCall, Answer)>,
         history: Option<Vec<Message>>,
     ) {
+        let _running = Running::new(&self.running);
         let hub = Arc::clone(&self.hub);
         let thread = session.id.clone();
         let mut journal = Journal::new(&session);
@@ -639,11 +718,24 @@ impl Runtime {
         self.registry.forget(&quire_tools::defaults::actor_session_key(&scope, &session.actor, &session.id));
         // The turn's last messages and its end are written together, before
         // the end is announced: a paused turn is in the database first.
+        // Another process took the turn over (this one was silent too long):
+        // it runs the turn now, and this one ends without a word.
+        let taken_over = |r: &Result<(), String>| r.as_ref().is_err_and(|e| e.contains(quire_store::TAKEN_OVER));
+        if let Err(message) = &outcome
+            && message.contains(quire_store::TAKEN_OVER)
+        {
+            tracing::warn!(session = %thread, "the turn was taken over by another process; this one stops");
+            hub.abandon(&thread);
+            return;
+        }
         match outcome {
             Ok(Outcome::Finished(text)) => {
                 session.status = SessionStatus::Idle;
                 session.pending = json!([]);
-                self.persist(&scope, &session, &mut journal, Some(SessionStatus::Idle)).await.ok();
+                if taken_over(&self.persist(&scope, &session, &mut journal, Some(SessionStatus::Idle)).await) {
+                    hub.abandon(&thread);
+                    return;
+                }
                 hub.emit(
                     &thread,
                     "RUN_FINISHED",
@@ -653,7 +745,10 @@ impl Runtime {
             Ok(Outcome::Paused(pending)) => {
                 session.status = SessionStatus::Paused;
                 session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
-                self.persist(&scope, &session, &mut journal, Some(SessionStatus::Paused)).await.ok();
+                if taken_over(&self.persist(&scope, &session, &mut journal, Some(SessionStatus::Paused)).await) {
+                    hub.abandon(&thread);
+                    return;
+                }
                 hub.emit(
                     &thread,
                     "RUN_FINISHED",
@@ -665,7 +760,10 @@ impl Runtime {
             }
             Err(message) => {
                 session.status = SessionStatus::Failed;
-                self.persist(&scope, &session, &mut journal, Some(SessionStatus::Failed)).await.ok();
+                if taken_over(&self.persist(&scope, &session, &mut journal, Some(SessionStatus::Failed)).await) {
+                    hub.abandon(&thread);
+                    return;
+                }
                 hub.emit(&thread, "RUN_ERROR", json!({ "threadId": thread, "runId": run_id, "message": message }));
             }
         }
@@ -691,6 +789,7 @@ impl Runtime {
         let written = async {
             if let Some(previous) = journal.in_flight.take() {
                 previous.done().await?;
+                journal.confirmed = std::time::Instant::now();
             }
             let update = journal.update(session, status);
             let messages = std::mem::take(&mut journal.messages);
@@ -708,6 +807,28 @@ impl Runtime {
             tracing::error!(session = %session.id, error = %e, "could not save the session");
         }
         written.map_err(|e| e.to_string())
+    }
+
+    /// Makes sure the turn is still this process's before its tools run:
+    /// when no write showed it for half of the silence a take-over waits
+    /// for ([`RUNNER_SILENT`]; a long model
+    /// call, a stalled process), the step before's write is awaited, or an
+    /// empty fenced write made, and a turn another process took over stops
+    /// here without running anything.
+    async fn still_ours(&self, scope: &Scope, session: &AgentSession, journal: &mut Journal) -> Result<(), String> {
+        if journal.confirmed.elapsed() < Duration::from_millis(self.silent_ms.load(Ordering::Relaxed) / 2) {
+            return Ok(());
+        }
+        let checked = match journal.in_flight.take() {
+            Some(previous) => previous.done().await,
+            None => {
+                let update = quire_store::SessionUpdate::default();
+                self.store().record_step(scope, &session.id, &update, session.turns, &[]).await
+            }
+        };
+        checked.map_err(|e| e.to_string())?;
+        journal.confirmed = std::time::Instant::now();
+        Ok(())
     }
 
     /// The profile and client agents of `profile_name` run on: an injected
@@ -912,6 +1033,7 @@ impl Runtime {
         if response.tool_calls.is_empty() {
             return Ok(Some(Outcome::Finished(response.text)));
         }
+        self.still_ours(run.scope, session, journal).await?;
         let mut pending = Vec::new();
         let mut final_text = None;
         for call in &response.tool_calls {
@@ -1093,28 +1215,39 @@ impl Runtime {
 }
 
 /// The relay of a runtime (see [`Runtime::new`]): stores the events
-/// emitted here, reads those stored elsewhere for the streams open here,
-/// beats the process's heartbeat and forgets old events; ends with the
-/// runtime.
+/// emitted here, reads those stored elsewhere for the streams open here and
+/// forgets old events; ends with the runtime.
 async fn relay(runtime: Weak<Runtime>) {
     let mut tick = tokio::time::interval(RELAY_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     for n in 0u64.. {
         tick.tick().await;
         let Some(runtime) = runtime.upgrade() else { break };
-        if n % HEARTBEAT_TICKS == 0
-            && let Err(e) = runtime.store().heartbeat().await
-        {
-            tracing::warn!(error = %e, "could not write the process's heartbeat");
-        }
         runtime.flush_events().await;
         if n % FOLLOW_TICKS == 0 {
             runtime.follow().await;
         }
-        if n % PRUNE_TICKS == PRUNE_TICKS - 1
+        if n % PRUNE_TICKS == 0
             && let Err(e) = runtime.store().prune_events(KEEP_STORED).await
         {
-            tracing::warn!(error = %e, "could not forget old agent events");
+            tracing::debug!(error = %e, "could not forget old agent events");
+        }
+    }
+}
+
+/// The process's heartbeat, every [`HEARTBEAT_EVERY`] while turns run here
+/// (see [`quire_store::Store::heartbeat`]), on a task of its own so that no other work
+/// delays it; ends with the runtime.
+async fn heartbeat(store: quire_store::Store, running: Weak<AtomicU64>) {
+    let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(running) = running.upgrade() else { break };
+        if running.load(Ordering::Relaxed) > 0
+            && let Err(e) = store.heartbeat().await
+        {
+            tracing::warn!(error = %e, "could not write the process's heartbeat");
         }
     }
 }
@@ -1139,6 +1272,8 @@ struct Journal {
     messages: Vec<Value>,
     /// The last write, queued and not yet known to have committed.
     in_flight: Option<quire_store::QueuedWrite>,
+    /// When a write last showed the turn is still this process's.
+    confirmed: std::time::Instant,
     memory: Value,
     active_tools: Vec<String>,
     pending: Value,
@@ -1150,6 +1285,7 @@ impl Journal {
         Journal {
             messages: Vec::new(),
             in_flight: None,
+            confirmed: std::time::Instant::now(),
             memory: session.memory.clone(),
             active_tools: session.active_tools.clone(),
             pending: session.pending.clone(),

@@ -147,3 +147,47 @@ async fn a_turn_whose_process_stopped_is_finished_by_another() {
     assert_eq!(changes[0].entity_id, page.id);
     assert_eq!(env.runtime.sweep().await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_turn_in_a_long_model_call_is_not_taken_over() {
+    let env = Env::openai().await;
+    env.runtime.set_runner_silent(Duration::from_secs(3));
+    let a = env.replica().await;
+    // Longer than the silence a take-over waits for; the process beats meanwhile.
+    env.fake.push(Reply::Delayed(Duration::from_secs(6), Box::new(openai_stream("Slow but here.", &[]))));
+    let started = a.runtime.start(&env.person(), "editor", "take your time", None, None).await.unwrap();
+    let session = started.session_id.clone();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while env.store.session(&env.scope, &session).await.unwrap().status == SessionStatus::Running {
+        assert_eq!(env.runtime.sweep().await, 0, "a live turn is not taken over");
+        assert!(std::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    started.handle.await.unwrap();
+    assert_eq!(env.store.session(&env.scope, &session).await.unwrap().status, SessionStatus::Idle);
+    assert_eq!(env.fake.requests().len(), 1);
+    assert_eq!(a.runtime.events().history(&session).last().unwrap().data["outcome"], "success");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_whose_turn_was_taken_over_runs_nothing_more_of_it() {
+    let env = Env::openai().await;
+    let a = env.replica().await;
+    a.runtime.set_runner_silent(Duration::from_secs(2));
+    // While A waits for its model (as if stalled), B takes the turn.
+    let args = r#"{"name":"Late","slug":"late"}"#;
+    env.fake
+        .push(Reply::Delayed(Duration::from_millis(1500), Box::new(openai_stream("", &[("c1", "createPage", args)]))));
+    let started = a.runtime.start(&env.person(), "editor", "make a late page", None, None).await.unwrap();
+    let session = started.session_id.clone();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let taken = env.store.take_over_session(&env.scope, &session, a.store.replica(), Duration::ZERO).await.unwrap();
+    assert!(taken);
+    tokio::time::timeout(Duration::from_secs(20), started.handle).await.unwrap().unwrap();
+    assert!(env.store.page_by_slug(&env.scope, "late").await.is_err(), "the call was not run");
+    let kinds: Vec<String> = a.runtime.events().history(&session).iter().map(|e| e.kind().to_string()).collect();
+    assert!(!kinds.iter().any(|k| k == "RUN_FINISHED" || k == "RUN_ERROR"), "it ends without a word: {kinds:?}");
+    assert!(!kinds.iter().any(|k| k == "TOOL_CALL_RESULT"), "{kinds:?}");
+    let s = env.store.session(&env.scope, &session).await.unwrap();
+    assert_eq!(s.status, SessionStatus::Running, "the taker runs it now");
+}

@@ -164,7 +164,8 @@ impl AppState {
     /// Stops the process's work: open event streams end (see
     /// [`AppState::until_ended`]) and the background tasks stop. A media
     /// job cut off here is taken over by the next start when its lease
-    /// ends; an agent turn cut off is marked failed by it.
+    /// ends; an agent turn cut off is taken over by another process (or the
+    /// next start) once this one's heartbeat has been silent for 10 s.
     pub fn stop(&self) {
         self.inner.stopping.send_replace(true);
         if let Ok(mut tasks) = self.inner.background.lock() {

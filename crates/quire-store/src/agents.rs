@@ -96,6 +96,13 @@ pub struct NewSession {
     pub context: Option<Value>,
 }
 
+/// An event to store: `(session, id, kind, data)`.
+pub type NewEvent = (String, u64, String, String);
+
+/// The words of the error a step's write answers when another process took
+/// the session's turn over.
+pub const TAKEN_OVER: &str = "another took its turn over";
+
 /// Appends `bodies` (JSON texts, as one JSON array) to a session's
 /// messages after its last one, all of turn `turn`: one statement.
 fn append_messages(conn: &Conn, session_id: &str, turn: i64, bodies: &str, at: DateTime<Utc>) -> Result<()> {
@@ -471,7 +478,7 @@ impl Store {
                 if done.rows_affected() != 1 {
                     return Err(StoreError::conflict(
                         None,
-                        format!("session {id} is not run by this process (another took its turn over)"),
+                        format!("session {id} is not run by this process ({TAKEN_OVER})"),
                     ));
                 }
                 if let Some(bodies) = bodies {
@@ -594,49 +601,62 @@ impl Store {
     }
 
     /// Takes a running session over from `runner` (as
-    /// [`Store::orphaned_sessions`] named it): answers whether this process
-    /// runs it now. Only one process wins; the one it was taken from can
+    /// [`Store::orphaned_sessions`] named it) if it is still silent for
+    /// `silent`: answers whether this process runs it now. Only one process wins; the one it was taken from can
     /// write no step of it any more.
-    pub async fn take_over_session(&self, scope: &Scope, id: &str, runner: &str) -> Result<bool> {
+    pub async fn take_over_session(
+        &self,
+        scope: &Scope,
+        id: &str,
+        runner: &str,
+        silent: std::time::Duration,
+    ) -> Result<bool> {
+        let now = Utc::now();
+        let since = now - chrono::Duration::from_std(silent).unwrap_or(chrono::Duration::MAX);
         let done = db::query(
             "UPDATE agent_sessions SET runner = ?1, updated_at = ?2
-             WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status = 'running' AND COALESCE(runner, '') = ?6",
+             WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status = 'running' AND COALESCE(runner, '') = ?6
+               AND updated_at < ?7 AND COALESCE(runner, '') NOT IN (SELECT id FROM agent_runners WHERE seen_at >= ?7)",
         )
         .bind(&*self.replica)
-        .bind(Utc::now())
+        .bind(now)
         .bind(id)
         .bind(&scope.site_id)
         .bind(&scope.env)
         .bind(runner)
+        .bind(since)
         .write(&self.db)
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Appends events to sessions' streams, in one write: `(session, id,
-    /// kind, data)`. An event already stored is left as it is.
-    pub async fn append_events(&self, events: Vec<(String, u64, String, String)>) -> Result<()> {
+    /// Appends events to sessions' streams, in one statement: `(session,
+    /// id, kind, data)`. An event already stored is left as it is.
+    pub async fn append_events(&self, events: Vec<NewEvent>) -> Result<()> {
         if events.is_empty() {
             return Ok(());
         }
-        self.db
-            .write(move |c| {
-                let now = Utc::now();
-                for (session, id, kind, data) in &events {
-                    db::query(
-                        "INSERT INTO agent_events (session_id, id, kind, data, at) VALUES (?1, ?2, ?3, ?4, ?5)
-                         ON CONFLICT (session_id, id) DO NOTHING",
-                    )
-                    .bind(session)
-                    .bind(*id as i64)
-                    .bind(kind)
-                    .bind(data)
-                    .bind(now)
-                    .execute(c)?;
-                }
-                Ok(())
-            })
-            .await
+        let column = |f: &dyn Fn(&NewEvent) -> Value| Value::Array(events.iter().map(f).collect()).to_string();
+        let sessions = column(&|e| Value::from(e.0.as_str()));
+        let ids = column(&|e| Value::from(e.1.to_string()));
+        let kinds = column(&|e| Value::from(e.2.as_str()));
+        let data = column(&|e| Value::from(e.3.as_str()));
+        db::query(
+            "INSERT INTO agent_events (session_id, id, kind, data)
+             SELECT s.value, CAST(i.value AS BIGINT), k.value, d.value
+             FROM json_each(?1) AS s
+             JOIN json_each(?2) AS i ON i.key = s.key
+             JOIN json_each(?3) AS k ON k.key = s.key
+             JOIN json_each(?4) AS d ON d.key = s.key
+             ON CONFLICT (session_id, id) DO NOTHING",
+        )
+        .bind(sessions)
+        .bind(ids)
+        .bind(kinds)
+        .bind(data)
+        .write(&self.db)
+        .await?;
+        Ok(())
     }
 
     /// A session's stored events after `after`, or, without it, from its
@@ -648,40 +668,38 @@ impl Store {
              ORDER BY id",
         )
         .bind(session)
-        .bind(after.map(|a| a as i64 + 1))
+        .bind(after.map(|a| i64::try_from(a).unwrap_or(i64::MAX - 1) + 1))
         .read_all(&self.db)
         .await?;
         rows.iter().map(|r| Ok((r.try_get::<i64, _>("id")? as u64, r.try_get("data")?))).collect()
     }
 
     /// The stored events of `sessions` after the id given with each:
-    /// `(session, id, data)`, in order of id.
-    pub async fn events_since(&self, sessions: &[(String, u64)]) -> Result<Vec<(String, u64, String)>> {
-        let Some(from) = sessions.iter().map(|(_, id)| *id).min() else { return Ok(Vec::new()) };
-        let ids = serde_json::to_string(&sessions.iter().map(|(s, _)| s).collect::<Vec<_>>())?;
-        let rows = db::query(
-            "SELECT session_id, id, data FROM agent_events
-             WHERE session_id IN (SELECT value FROM json_each(?1)) AND id > ?2 ORDER BY id",
-        )
-        .bind(ids)
-        .bind(from as i64)
-        .read_all(&self.db)
-        .await?;
-        let after: std::collections::HashMap<&str, u64> = sessions.iter().map(|(s, id)| (s.as_str(), *id)).collect();
+    /// `(session, id, data)`, each session's in order of id, at most
+    /// `limit` of each.
+    pub async fn events_since(&self, sessions: &[(String, u64)], limit: u32) -> Result<Vec<(String, u64, String)>> {
         let mut events = Vec::new();
-        for r in &rows {
-            let (session, id): (String, i64) = (r.try_get("session_id")?, r.try_get("id")?);
-            if after.get(session.as_str()).is_some_and(|a| id as u64 > *a) {
-                events.push((session, id as u64, r.try_get("data")?));
+        for (session, after) in sessions {
+            let rows =
+                db::query("SELECT id, data FROM agent_events WHERE session_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3")
+                    .bind(session)
+                    .bind(i64::try_from(*after).unwrap_or(i64::MAX))
+                    .bind(limit as i64)
+                    .read_all(&self.db)
+                    .await?;
+            for r in &rows {
+                events.push((session.clone(), r.try_get::<i64, _>("id")? as u64, r.try_get("data")?));
             }
         }
         Ok(events)
     }
 
-    /// Forgets stored events older than `age`; answers how many.
+    /// Forgets stored events older than `age` (by their ids, which are
+    /// when they were emitted); answers how many.
     pub async fn prune_events(&self, age: std::time::Duration) -> Result<u64> {
         let before = Utc::now() - chrono::Duration::from_std(age).unwrap_or(chrono::Duration::MAX);
-        let done = db::query("DELETE FROM agent_events WHERE at < ?1").bind(before).write(&self.db).await?;
+        let done =
+            db::query("DELETE FROM agent_events WHERE id < ?1").bind(before.timestamp_micros()).write(&self.db).await?;
         Ok(done.rows_affected())
     }
 }

@@ -193,6 +193,7 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
     b.heartbeat().await.unwrap();
     let silent = Duration::from_millis(300);
     assert!(b.orphaned_sessions(silent).await.unwrap().is_empty(), "its runner beats");
+    assert!(!b.take_over_session(&scope, &session.id, a.replica(), silent).await.unwrap(), "not while it beats");
     tokio::time::sleep(Duration::from_millis(400)).await;
     b.heartbeat().await.unwrap();
     let orphans = b.orphaned_sessions(silent).await.unwrap();
@@ -201,11 +202,11 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
     assert_eq!(orphans[0].2, a.replica());
     // Both try at once; one wins.
     let (x, y) = tokio::join!(
-        b.take_over_session(&scope, &session.id, a.replica()),
-        b.take_over_session(&scope, &session.id, a.replica())
+        b.take_over_session(&scope, &session.id, a.replica(), silent),
+        b.take_over_session(&scope, &session.id, a.replica(), silent)
     );
     assert!(x.unwrap() ^ y.unwrap(), "exactly one take-over succeeds");
-    assert!(!a.take_over_session(&scope, &session.id, a.replica()).await.unwrap(), "the runner changed");
+    assert!(!a.take_over_session(&scope, &session.id, a.replica(), silent).await.unwrap(), "the runner changed");
     // The stopped runner's late step is refused and changes nothing.
     let update = quire_store::SessionUpdate { steps: Some(5), ..Default::default() };
     let late = json!({"role": "assistant", "content": "late"});
@@ -225,8 +226,10 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
 #[tokio::test]
 async fn stored_events_are_read_from_any_store() {
     let (_dir, a, b) = two_stores().await;
+    // Ids are when the events were emitted, in microseconds.
+    let t = chrono::Utc::now().timestamp_micros() as u64;
     let event = |s: &str, id: u64, kind: &str| {
-        (s.to_string(), id, kind.to_string(), json!({"type": kind, "n": id}).to_string())
+        (s.to_string(), t + id, kind.to_string(), json!({"type": kind, "n": id}).to_string())
     };
     a.append_events(vec![
         event("s1", 10, "RUN_STARTED"),
@@ -242,17 +245,21 @@ async fn stored_events_are_read_from_any_store() {
     let mut again = event("s1", 21, "TEXT_MESSAGE_CONTENT");
     again.3 = "{}".into();
     b.append_events(vec![again]).await.unwrap();
-    let ids = |v: Vec<(u64, String)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    let ids = |v: Vec<(u64, String)>| v.into_iter().map(|(id, _)| id - t).collect::<Vec<_>>();
     assert_eq!(ids(b.events_after("s1", None).await.unwrap()), [20, 21], "from the latest run");
-    assert_eq!(ids(b.events_after("s1", Some(11)).await.unwrap()), [12, 20, 21]);
-    assert_eq!(ids(b.events_after("s1", Some(21)).await.unwrap()), Vec::<u64>::new());
+    assert_eq!(ids(b.events_after("s1", Some(t + 11)).await.unwrap()), [12, 20, 21]);
+    assert_eq!(ids(b.events_after("s1", Some(t + 21)).await.unwrap()), Vec::<u64>::new());
+    assert_eq!(ids(b.events_after("s1", Some(u64::MAX)).await.unwrap()), Vec::<u64>::new());
     assert_eq!(ids(b.events_after("nobody", None).await.unwrap()), Vec::<u64>::new());
-    let (_, data) = b.events_after("s1", Some(20)).await.unwrap().remove(0);
+    let (_, data) = b.events_after("s1", Some(t + 20)).await.unwrap().remove(0);
     assert_eq!(serde_json::from_str::<serde_json::Value>(&data).unwrap()["n"], 21);
-    let since = b.events_since(&[("s1".into(), 12), ("s2".into(), 0)]).await.unwrap();
-    let got: Vec<(&str, u64)> = since.iter().map(|(s, id, _)| (s.as_str(), *id)).collect();
-    assert_eq!(got, [("s2", 13), ("s1", 20), ("s1", 21)]);
+    // Each session from its own cursor, at most `limit` of each.
+    let since = b.events_since(&[("s1".into(), t + 12), ("s2".into(), 0)], 10).await.unwrap();
+    let got: Vec<(&str, u64)> = since.iter().map(|(s, id, _)| (s.as_str(), id - t)).collect();
+    assert_eq!(got, [("s1", 20), ("s1", 21), ("s2", 13)]);
+    assert_eq!(b.events_since(&[("s1".into(), 0)], 2).await.unwrap().len(), 2);
     assert_eq!(b.prune_events(Duration::from_secs(3600)).await.unwrap(), 0, "all are recent");
+    tokio::time::sleep(Duration::from_millis(5)).await;
     assert_eq!(b.prune_events(Duration::ZERO).await.unwrap(), 6);
     assert!(a.events_after("s1", None).await.unwrap().is_empty());
 }

@@ -66,7 +66,7 @@ async fn without_a_terminal_approvals_stay_pending_and_the_cli_answers_them() {
     fake.push(openai_stream("Archived the contact page.", &[]));
     let (ok, out, err) = run(&base, &["approvals", "approve", &id, "--data", data]).await;
     assert!(ok, "{err}");
-    assert!(out.contains("Archived the contact page."), "{out}");
+    assert!(out.contains("Archived the contact page."), "{out}\n{err}\n{:#}", serde_json::json!(fake.requests()));
     let (ok, _, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"contact"}"#, "--data", data]).await;
     assert!(!ok, "the page is archived");
 }

@@ -412,12 +412,21 @@ pub async fn events(
             None => None,
         },
     };
+    if last.is_some_and(|l| l > i64::MAX as u64) {
+        return Err(ApiError::bad_field("Last-Event-ID", "expected the id of an earlier event"));
+    }
     let (backlog, receiver) = state.runtime().subscribe(&id, last).await?;
     use futures_util::StreamExt;
+    // Events stored late by another process may reach the receiver with
+    // ids before where this stream started: those are skipped.
+    let from = last.map(|l| l + 1).or(backlog.first().map(|e| e.id)).unwrap_or(0);
     // The stream ends when its token is revoked or expires, or its
     // browser session ends.
     let revoked = state.until_ended(&caller);
-    let stream = event_stream(backlog, receiver).take_until(revoked).map(|e| Ok(sse_event(&e)));
+    let stream = event_stream(backlog, receiver)
+        .filter(move |e| std::future::ready(e.id >= from))
+        .take_until(revoked)
+        .map(|e| Ok(sse_event(&e)));
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 

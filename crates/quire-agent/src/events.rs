@@ -162,6 +162,16 @@ impl EventHub {
         outbox.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// The events of one session emitted since the last call, in order,
+    /// to store ahead of the others.
+    pub fn take_outbox_of(&self, session: &str) -> Vec<Outgoing> {
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(queued) = outbox.as_mut() else { return Vec::new() };
+        let (mine, rest) = std::mem::take(queued).into_iter().partition(|e| e.0 == session);
+        *queued = rest;
+        mine
+    }
+
     /// Puts events that could not be stored back before those emitted
     /// since, keeping at most `max` (the newest).
     pub fn put_back(&self, mut events: Vec<Outgoing>, max: usize) {

@@ -212,6 +212,24 @@ impl Runtime {
         }
     }
 
+    /// Stores a session's events emitted here and not stored yet, ahead of
+    /// the others (a new run's start, before its caller hears of it), where
+    /// other processes serve the same database (PostgreSQL; on a SQLite
+    /// file the relay stores them within 50 ms).
+    async fn flush_session(&self, session: &str) {
+        if !matches!(self.store().location(), quire_store::Location::Postgres(_)) {
+            return;
+        }
+        let outgoing = self.hub.take_outbox_of(session);
+        if outgoing.is_empty() {
+            return;
+        }
+        if let Err(e) = self.store().append_events(outgoing.clone()).await {
+            tracing::warn!(error = %e, events = outgoing.len(), "could not store agent events; kept to try again");
+            self.hub.put_back(outgoing, OUTBOX_MAX);
+        }
+    }
+
     /// Reads what other processes stored for the streams open here (the
     /// runs they emit, and what they add to runs emitted here), from a
     /// little before the last event each stream's session holds.
@@ -386,7 +404,7 @@ impl Runtime {
         let run_id = self.run_started(&session_id);
         // Stored before the caller hears of the turn, so a stream opened on
         // another process right after starts at this run.
-        self.flush_events().await;
+        self.flush_session(&session_id).await;
         let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), history).await });
         Ok(TurnStarted { session_id, turn, handle })
     }
@@ -436,7 +454,7 @@ impl Runtime {
         let runtime = Arc::clone(self);
         let scope = scope.clone();
         let run_id = self.run_started(session_id);
-        self.flush_events().await;
+        self.flush_session(session_id).await;
         Ok(Some(tokio::spawn(async move { runtime.run(scope, session, agent, run_id, answers, None).await })))
     }
 

@@ -636,24 +636,20 @@ impl Store {
         if events.is_empty() {
             return Ok(());
         }
-        let column = |f: &dyn Fn(&NewEvent) -> Value| Value::Array(events.iter().map(f).collect()).to_string();
-        let sessions = column(&|e| Value::from(e.0.as_str()));
-        let ids = column(&|e| Value::from(e.1.to_string()));
-        let kinds = column(&|e| Value::from(e.2.as_str()));
-        let data = column(&|e| Value::from(e.3.as_str()));
+        // One statement, linear in the events (a join of one json_each per
+        // column would compare every pair).
+        let rows: Vec<Value> = events
+            .iter()
+            .map(|(session, id, kind, data)| serde_json::json!({ "s": session, "i": id, "k": kind, "d": data }))
+            .collect();
         db::query(
             "INSERT INTO agent_events (session_id, id, kind, data)
-             SELECT s.value, CAST(i.value AS BIGINT), k.value, d.value
-             FROM json_each(?1) AS s
-             JOIN json_each(?2) AS i ON i.key = s.key
-             JOIN json_each(?3) AS k ON k.key = s.key
-             JOIN json_each(?4) AS d ON d.key = s.key
+             SELECT json_extract(e.value, '$.s'), CAST(json_extract(e.value, '$.i') AS BIGINT),
+                    json_extract(e.value, '$.k'), json_extract(e.value, '$.d')
+             FROM json_each(?1) AS e WHERE true
              ON CONFLICT (session_id, id) DO NOTHING",
         )
-        .bind(sessions)
-        .bind(ids)
-        .bind(kinds)
-        .bind(data)
+        .bind(Value::Array(rows).to_string())
         .write(&self.db)
         .await?;
         Ok(())

@@ -261,9 +261,28 @@ pub(crate) fn load_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) ->
         return load_live(conn, scope, id);
     }
     let e = &T::ENTITY;
+    // A record of a tree may move: the tree's lock comes before the row's
+    // (see `lock_tree`), in the one order every write takes them.
+    if e.parents.iter().any(|p| p.kind == e.kind) {
+        lock_tree(conn, scope, e)?;
+    }
     let sql = format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR UPDATE", e.table, live(e));
     let row = db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
+}
+
+/// On PostgreSQL, holds the lock of a tree of `e` in the scope until the
+/// transaction ends: replicas change records of one tree one at a time, so
+/// two moves that each pass [`check_tree`]'s walk cannot make a loop
+/// together. Taken before any row of the tree is locked (a move's foreign
+/// key also locks the new parent's row), so waits never go in a circle.
+fn lock_tree(conn: &Conn, scope: &Scope, e: &Entity) -> Result<()> {
+    if conn.is_postgres() {
+        db::query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))")
+            .bind(format!("tree:{}:{}:{}", e.table, scope.site_id, scope.env))
+            .execute(conn)?;
+    }
+    Ok(())
 }
 
 /// [`load_to_change`], or not-found.
@@ -335,6 +354,9 @@ fn check_tree(conn: &Conn, scope: &Scope, e: &Entity, p: &Parent, id: &str, pare
     if parent == id {
         return Err(StoreError::invalid(p.field, format!("a {} cannot be its own parent", e.noun)));
     }
+    // Held already by an update (taken again, it is the same lock); the
+    // walk below sees what committed before it.
+    lock_tree(conn, scope, e)?;
     let sql = format!("SELECT {} FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", p.column, e.table, live(e));
     let mut cursor = Some(parent.to_string());
     let mut depth = 0;

@@ -296,9 +296,13 @@ impl Record for Navigation {
 
 /// Refuses a new top-level item (other than `item_id`) in a full navigation.
 fn top_level_room(conn: &Conn, navigation_id: &str, item_id: &str) -> Result<()> {
-    let row: Option<(String, Option<i64>)> = db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
-        .bind(navigation_id)
-        .fetch_optional(conn)?;
+    // On PostgreSQL the navigation's row is locked until the write commits,
+    // so replicas adding items to it at once count one after the other.
+    let lock = if conn.is_postgres() { " FOR UPDATE" } else { "" };
+    let row: Option<(String, Option<i64>)> =
+        db::query_as(format!("SELECT key, max_items FROM navigations WHERE id = ?1{lock}"))
+            .bind(navigation_id)
+            .fetch_optional(conn)?;
     let Some((key, Some(max))) = row else { return Ok(()) };
     let count: i64 = db::query_scalar(
         "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL AND id <> ?2",

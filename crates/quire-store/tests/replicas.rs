@@ -263,3 +263,55 @@ async fn stored_events_are_read_from_any_store() {
     assert_eq!(b.prune_events(Duration::ZERO).await.unwrap(), 6);
     assert!(a.events_after("s1", None).await.unwrap().is_empty());
 }
+
+/// Two moves through both stores at once that would together make a loop
+/// (each page under the other): at most one is applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn crossing_moves_through_both_stores_never_make_a_loop() {
+    let (dir, a, b) = two_stores().await;
+    let scope = seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    let page = |slug: String| -> NewPage { serde_json::from_value(json!({"name": "P", "slug": slug})).unwrap() };
+    let mut both = 0;
+    for i in 0..20 {
+        let x = a.create_page(&ctx, &scope, page(format!("x-{i}"))).await.unwrap();
+        let y = a.create_page(&ctx, &scope, page(format!("y-{i}"))).await.unwrap();
+        let under = |parent: &str| quire_core::input::PagePatch {
+            parent_id: Some(Some(parent.to_string())),
+            ..Default::default()
+        };
+        let (moved_x, moved_y) = tokio::join!(
+            a.update_page(&ctx, &scope, &x.id, under(&y.id)),
+            b.update_page(&ctx, &scope, &y.id, under(&x.id))
+        );
+        if let (Err(e), _) | (_, Err(e)) = (&moved_x, &moved_y) {
+            assert!(e.to_string().contains("cycle"), "{e}");
+        }
+        both += (moved_x.is_ok() && moved_y.is_ok()) as usize;
+    }
+    assert_eq!(both, 0, "moves that together loop were both applied {both} times");
+}
+
+/// Items added through both stores at once to a navigation with room for
+/// one more: one is added, the other refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_full_navigation_takes_no_more_items_through_either_store() {
+    let (dir, a, b) = two_stores().await;
+    let scope = seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    for i in 0..10 {
+        let nav: quire_core::input::NewNavigation =
+            serde_json::from_value(json!({"key": format!("n{i}"), "name": "N", "maxItems": 1})).unwrap();
+        let nav = a.create_navigation(&ctx, &scope, nav).await.unwrap();
+        let item = |label: &str| -> quire_core::input::NewNavItem {
+            serde_json::from_value(json!({"label": label, "targetType": "url", "url": "https://example.com/"})).unwrap()
+        };
+        let (one, two) = tokio::join!(
+            a.create_nav_item(&ctx, &scope, &nav.id, item("one")),
+            b.create_nav_item(&ctx, &scope, &nav.id, item("two"))
+        );
+        assert!(one.is_ok() ^ two.is_ok(), "one of the two is added: {one:?} {two:?}");
+        let refused = one.err().or(two.err()).unwrap();
+        assert!(refused.to_string().contains("full"), "{refused}");
+    }
+}

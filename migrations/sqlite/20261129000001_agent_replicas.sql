@@ -23,3 +23,5 @@ CREATE TABLE agent_events (
     data        TEXT NOT NULL,
     PRIMARY KEY (session_id, id)
 ) WITHOUT ROWID;
+-- Old events are forgotten by id.
+CREATE INDEX agent_events_id ON agent_events (id);

@@ -122,6 +122,8 @@ pub struct Runtime {
     running: Arc<AtomicU64>,
     /// Held while events are stored, so batches are stored in order.
     flushing: tokio::sync::Mutex<()>,
+    /// Stores of the relay's batch that failed in a row.
+    flush_failures: std::sync::atomic::AtomicU32,
 }
 
 /// Counts a running turn while it lives.
@@ -182,6 +184,7 @@ impl Runtime {
             silent_ms: AtomicU64::new(RUNNER_SILENT.as_millis() as u64),
             running: Arc::new(AtomicU64::new(0)),
             flushing: tokio::sync::Mutex::new(()),
+            flush_failures: std::sync::atomic::AtomicU32::new(0),
         });
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             runtime.hub.persist();
@@ -206,9 +209,18 @@ impl Runtime {
         if outgoing.is_empty() {
             return;
         }
-        if let Err(e) = self.store().append_events(outgoing.clone()).await {
-            tracing::warn!(error = %e, events = outgoing.len(), "could not store agent events; kept to try again");
-            self.hub.put_back(outgoing, OUTBOX_MAX);
+        match self.store().append_events(outgoing.clone()).await {
+            Ok(()) => self.flush_failures.store(0, Ordering::Relaxed),
+            // A batch the database keeps refusing is given up after a few
+            // tries rather than holding back every event after it.
+            Err(e) if self.flush_failures.fetch_add(1, Ordering::Relaxed) >= 3 => {
+                self.flush_failures.store(0, Ordering::Relaxed);
+                tracing::error!(error = %e, events = outgoing.len(), "agent events could not be stored; given up");
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, events = outgoing.len(), "could not store agent events; kept to try again");
+                self.hub.put_back(outgoing, OUTBOX_MAX);
+            }
         }
     }
 
@@ -220,6 +232,7 @@ impl Runtime {
         if !matches!(self.store().location(), quire_store::Location::Postgres(_)) {
             return;
         }
+        let _order = self.flushing.lock().await;
         let outgoing = self.hub.take_outbox_of(session);
         if outgoing.is_empty() {
             return;
@@ -235,24 +248,29 @@ impl Runtime {
     /// little before the last event each stream's session holds.
     async fn follow(&self) {
         let back = FOLLOW_BACK.as_micros() as u64;
-        let followed: Vec<(String, u64)> =
-            self.hub.followed().into_iter().map(|(s, last)| (s, last.saturating_sub(back))).collect();
-        if followed.is_empty() {
-            return;
-        }
-        match self.store().events_since(&followed, FOLLOW_LIMIT).await {
-            Ok(stored) => {
-                let mut by_session: HashMap<String, Vec<crate::Event>> = HashMap::new();
-                for (session, id, data) in stored {
-                    if let Ok(data) = serde_json::from_str(&data) {
-                        by_session.entry(session).or_default().push(crate::Event { id, data });
+        for (session, last) in self.hub.followed() {
+            // Pages until one comes back short, so a busy session (more
+            // than a page within the look-back) is never stuck on it.
+            let mut from = last.saturating_sub(back);
+            loop {
+                let page = match self.store().events_since(&[(session.clone(), from)], FOLLOW_LIMIT).await {
+                    Ok(page) => page,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "could not read agent events");
+                        return;
                     }
-                }
-                for (session, events) in by_session {
-                    self.hub.deliver(&session, events, true);
+                };
+                let full = page.len() as u32 == FOLLOW_LIMIT;
+                from = page.last().map_or(from, |(_, id, _)| *id);
+                let events = page
+                    .into_iter()
+                    .filter_map(|(_, id, data)| serde_json::from_str(&data).ok().map(|data| crate::Event { id, data }))
+                    .collect();
+                self.hub.deliver(&session, events, true);
+                if !full {
+                    break;
                 }
             }
-            Err(e) => tracing::warn!(error = %e, "could not read agent events"),
         }
     }
 
@@ -274,7 +292,9 @@ impl Runtime {
                 .into_iter()
                 .filter_map(|(id, data)| serde_json::from_str(&data).ok().map(|data| crate::Event { id, data }))
                 .collect();
-            self.hub.deliver(session, events, false);
+            // Streams already open here get what they missed too; the new
+            // one subscribes after, so it gets nothing twice.
+            self.hub.deliver(session, events, true);
         }
         Ok(self.hub.subscribe(session, last_id))
     }
@@ -807,10 +827,12 @@ impl Runtime {
         let written = async {
             if let Some(previous) = journal.in_flight.take() {
                 previous.done().await?;
-                journal.confirmed = std::time::Instant::now();
+                // It ran after it was queued: the turn was this process's then.
+                journal.confirmed = journal.queued_at;
             }
             let update = journal.update(session, status);
             let messages = std::mem::take(&mut journal.messages);
+            journal.queued_at = std::time::Instant::now();
             let write = self.store().queue_step(scope, &session.id, &update, session.turns, &messages).await?;
             if status.is_some() {
                 write.done().await
@@ -827,25 +849,28 @@ impl Runtime {
         written.map_err(|e| e.to_string())
     }
 
-    /// Makes sure the turn is still this process's before its tools run:
-    /// when no write showed it for half of the silence a take-over waits
-    /// for ([`RUNNER_SILENT`]; a long model
-    /// call, a stalled process), the step before's write is awaited, or an
-    /// empty fenced write made, and a turn another process took over stops
-    /// here without running anything.
+    /// Makes sure the turn is still this process's before a tool runs: when
+    /// no write showed it for half of the silence a take-over waits for
+    /// ([`RUNNER_SILENT`]; a long model call or tool, a stalled process),
+    /// the step before's write is awaited and, if that was queued too long
+    /// ago to tell, an empty fenced write is made, so a turn another
+    /// process took over stops here without running anything.
     async fn still_ours(&self, scope: &Scope, session: &AgentSession, journal: &mut Journal) -> Result<(), String> {
-        if journal.confirmed.elapsed() < Duration::from_millis(self.silent_ms.load(Ordering::Relaxed) / 2) {
+        let half = Duration::from_millis(self.silent_ms.load(Ordering::Relaxed) / 2);
+        if journal.confirmed.elapsed() < half {
             return Ok(());
         }
-        let checked = match journal.in_flight.take() {
-            Some(previous) => previous.done().await,
-            None => {
-                let update = quire_store::SessionUpdate::default();
-                self.store().record_step(scope, &session.id, &update, session.turns, &[]).await
+        if let Some(previous) = journal.in_flight.take() {
+            previous.done().await.map_err(|e| e.to_string())?;
+            journal.confirmed = journal.queued_at;
+            if journal.confirmed.elapsed() < half {
+                return Ok(());
             }
-        };
-        checked.map_err(|e| e.to_string())?;
-        journal.confirmed = std::time::Instant::now();
+        }
+        let asked = std::time::Instant::now();
+        let update = quire_store::SessionUpdate::default();
+        self.store().record_step(scope, &session.id, &update, session.turns, &[]).await.map_err(|e| e.to_string())?;
+        journal.confirmed = asked;
         Ok(())
     }
 
@@ -1051,10 +1076,10 @@ impl Runtime {
         if response.tool_calls.is_empty() {
             return Ok(Some(Outcome::Finished(response.text)));
         }
-        self.still_ours(run.scope, session, journal).await?;
         let mut pending = Vec::new();
         let mut final_text = None;
         for call in &response.tool_calls {
+            self.still_ours(run.scope, session, journal).await?;
             let span = tracing::info_span!("tool_call", tool = %call.name);
             let started = std::time::Instant::now();
             let outcome = self.tool_call(run.ctx, session, run.agent, call).instrument(span.clone()).await;
@@ -1292,6 +1317,8 @@ struct Journal {
     in_flight: Option<quire_store::QueuedWrite>,
     /// When a write last showed the turn is still this process's.
     confirmed: std::time::Instant,
+    /// When the write in flight was queued.
+    queued_at: std::time::Instant,
     memory: Value,
     active_tools: Vec<String>,
     pending: Value,
@@ -1304,6 +1331,7 @@ impl Journal {
             messages: Vec::new(),
             in_flight: None,
             confirmed: std::time::Instant::now(),
+            queued_at: std::time::Instant::now(),
             memory: session.memory.clone(),
             active_tools: session.active_tools.clone(),
             pending: session.pending.clone(),

@@ -174,20 +174,24 @@ async fn a_process_whose_turn_was_taken_over_runs_nothing_more_of_it() {
     let env = Env::openai().await;
     let a = env.replica().await;
     a.runtime.set_runner_silent(Duration::from_secs(2));
-    // While A waits for its model (as if stalled), B takes the turn.
+    // A's first step runs and is written; while A waits for its model in
+    // the second (as if stalled), B takes the turn.
+    env.fake.push(openai_stream("", &[("c0", "getPage", r#"{"slug":"about"}"#)]));
     let args = r#"{"name":"Late","slug":"late"}"#;
     env.fake
-        .push(Reply::Delayed(Duration::from_millis(1500), Box::new(openai_stream("", &[("c1", "createPage", args)]))));
+        .push(Reply::Delayed(Duration::from_millis(2500), Box::new(openai_stream("", &[("c1", "createPage", args)]))));
     let started = a.runtime.start(&env.person(), "editor", "make a late page", None, None).await.unwrap();
     let session = started.session_id.clone();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(env.fake.requests().len(), 2, "A is in its second step");
     let taken = env.store.take_over_session(&env.scope, &session, a.store.replica(), Duration::ZERO).await.unwrap();
     assert!(taken);
     tokio::time::timeout(Duration::from_secs(20), started.handle).await.unwrap().unwrap();
     assert!(env.store.page_by_slug(&env.scope, "late").await.is_err(), "the call was not run");
     let kinds: Vec<String> = a.runtime.events().history(&session).iter().map(|e| e.kind().to_string()).collect();
     assert!(!kinds.iter().any(|k| k == "RUN_FINISHED" || k == "RUN_ERROR"), "it ends without a word: {kinds:?}");
-    assert!(!kinds.iter().any(|k| k == "TOOL_CALL_RESULT"), "{kinds:?}");
+    let results = kinds.iter().filter(|k| *k == "TOOL_CALL_RESULT").count();
+    assert_eq!(results, 1, "only the first step's call ran: {kinds:?}");
     let s = env.store.session(&env.scope, &session).await.unwrap();
     assert_eq!(s.status, SessionStatus::Running, "the taker runs it now");
 }

@@ -276,7 +276,7 @@ pub(crate) fn load_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) ->
 /// two moves that each pass [`check_tree`]'s walk cannot make a loop
 /// together. Taken before any row of the tree is locked (a move's foreign
 /// key also locks the new parent's row), so waits never go in a circle.
-fn lock_tree(conn: &Conn, scope: &Scope, e: &Entity) -> Result<()> {
+pub(crate) fn lock_tree(conn: &Conn, scope: &Scope, e: &Entity) -> Result<()> {
     if conn.is_postgres() {
         db::query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))")
             .bind(format!("tree:{}:{}:{}", e.table, scope.site_id, scope.env))

@@ -295,14 +295,13 @@ impl Record for Navigation {
 }
 
 /// Refuses a new top-level item (other than `item_id`) in a full navigation.
-fn top_level_room(conn: &Conn, navigation_id: &str, item_id: &str) -> Result<()> {
-    // On PostgreSQL the navigation's row is locked until the write commits,
-    // so replicas adding items to it at once count one after the other.
-    let lock = if conn.is_postgres() { " FOR UPDATE" } else { "" };
-    let row: Option<(String, Option<i64>)> =
-        db::query_as(format!("SELECT key, max_items FROM navigations WHERE id = ?1{lock}"))
-            .bind(navigation_id)
-            .fetch_optional(conn)?;
+fn top_level_room(conn: &Conn, scope: &Scope, navigation_id: &str, item_id: &str) -> Result<()> {
+    // Replicas adding items at once count one after the other: the items'
+    // tree lock (taken before any row, as every change of an item does).
+    crate::record::lock_tree(conn, scope, &NavItem::ENTITY)?;
+    let row: Option<(String, Option<i64>)> = db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
+        .bind(navigation_id)
+        .fetch_optional(conn)?;
     let Some((key, Some(max))) = row else { return Ok(()) };
     let count: i64 = db::query_scalar(
         "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL AND id <> ?2",
@@ -357,7 +356,7 @@ impl Record for NavItem {
         let same_navigation = before.is_some_and(|b| b.navigation_id == self.navigation_id);
         let same_parent = before.is_some_and(|b| b.parent_id == self.parent_id);
         if self.parent_id.is_none() && !(same_parent && same_navigation) {
-            top_level_room(conn, &self.navigation_id, &self.id)?;
+            top_level_room(conn, scope, &self.navigation_id, &self.id)?;
         }
         let same_target = before.is_some_and(|b| b.target_id == self.target_id && b.target_type == self.target_type);
         if let Some(target) = self.target_id.as_ref().filter(|_| !same_target) {
@@ -384,10 +383,10 @@ impl Record for NavItem {
         Ok(())
     }
 
-    fn check_restore(&self, conn: &Conn, _scope: &Scope) -> Result<()> {
+    fn check_restore(&self, conn: &Conn, scope: &Scope) -> Result<()> {
         match self.parent_id {
             Some(_) => Ok(()),
-            None => top_level_room(conn, &self.navigation_id, &self.id),
+            None => top_level_room(conn, scope, &self.navigation_id, &self.id),
         }
     }
 }

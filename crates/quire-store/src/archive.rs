@@ -230,6 +230,10 @@ pub(crate) fn archive_in(
     ids: &[String],
     expected: Option<&Fingerprint>,
 ) -> Result<Vec<Archive>> {
+    // Before any row: the cascade sees every child moved in meanwhile.
+    if crate::record::in_a_tree(kind) {
+        crate::record::lock_trees(tx, scope)?;
+    }
     if let Some(expected) = expected {
         let mut items: Vec<ArchivedItem> = Vec::new();
         for id in ids {
@@ -318,6 +322,11 @@ pub(crate) fn restore_in(
             return Err(StoreError::conflict(None, format!("archive {archive_id} was already restored")));
         }
         all_items.extend(archive.items.iter().cloned());
+        // Before any row: a restored record's parent is checked against
+        // moves and archives made meanwhile.
+        if archive.items.iter().any(|i| crate::record::in_a_tree(i.entity)) {
+            crate::record::lock_trees(tx, scope)?;
+        }
         for item in &archive.items {
             restore_conflict(tx, scope, item, &archive.id)?;
         }

@@ -261,23 +261,41 @@ pub(crate) fn load_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) ->
         return load_live(conn, scope, id);
     }
     let e = &T::ENTITY;
-    // A record of a tree may move: the tree's lock comes before the row's
-    // (see `lock_tree`), in the one order every write takes them.
+    // A record of a tree may move: the trees' locks come before the row's
+    // (see `lock_trees`).
     if e.parents.iter().any(|p| p.kind == e.kind) {
-        lock_tree(conn, scope, e)?;
+        lock_trees(conn, scope)?;
     }
-    let sql = format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR UPDATE", e.table, live(e));
+    // Not FOR UPDATE: that would also hold off the foreign-key checks of
+    // writes that only refer to this record.
+    let sql =
+        format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR NO KEY UPDATE", e.table, live(e));
     let row = db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
 
-/// On PostgreSQL, holds the lock of a tree of `e` in the scope until the
-/// transaction ends: replicas change records of one tree one at a time, so
+/// Whether records of `kind` are in a tree, or hold one (a navigation's
+/// items): what [`lock_trees`] guards.
+pub(crate) fn in_a_tree(kind: EntityKind) -> bool {
+    let tree = |e: &Entity| e.parents.iter().any(|p| p.kind == e.kind);
+    entity_of(kind).is_some_and(|e| tree(e) || e.children.iter().any(|c| entity_of(c.kind).is_some_and(tree)))
+}
+
+/// On PostgreSQL, holds the locks of the scope's trees (pages, nav items:
+/// every entity whose records have a parent of their own kind) until the
+/// transaction ends: replicas change records of a tree one at a time, so
 /// two moves that each pass [`check_tree`]'s walk cannot make a loop
-/// together. Taken before any row of the tree is locked (a move's foreign
-/// key also locks the new parent's row), so waits never go in a circle.
-pub(crate) fn lock_tree(conn: &Conn, scope: &Scope, e: &Entity) -> Result<()> {
-    if conn.is_postgres() {
+/// together, an archive's cascade sees every child moved in, and the top
+/// level of a navigation is counted against `maxItems` alone. Taken before
+/// any row is locked (a move's foreign key also locks the new parent's
+/// row), all of them in one order, so waits never go in a circle.
+pub(crate) fn lock_trees(conn: &Conn, scope: &Scope) -> Result<()> {
+    if !conn.is_postgres() {
+        return Ok(());
+    }
+    let trees =
+        EntityKind::ALL.iter().filter_map(|k| entity_of(*k)).filter(|e| e.parents.iter().any(|p| p.kind == e.kind));
+    for e in trees {
         db::query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))")
             .bind(format!("tree:{}:{}:{}", e.table, scope.site_id, scope.env))
             .execute(conn)?;
@@ -356,7 +374,7 @@ fn check_tree(conn: &Conn, scope: &Scope, e: &Entity, p: &Parent, id: &str, pare
     }
     // Held already by an update (taken again, it is the same lock); the
     // walk below sees what committed before it.
-    lock_tree(conn, scope, e)?;
+    lock_trees(conn, scope)?;
     let sql = format!("SELECT {} FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", p.column, e.table, live(e));
     let mut cursor = Some(parent.to_string());
     let mut depth = 0;

@@ -298,7 +298,7 @@ impl Record for Navigation {
 fn top_level_room(conn: &Conn, scope: &Scope, navigation_id: &str, item_id: &str) -> Result<()> {
     // Replicas adding items at once count one after the other: the items'
     // tree lock (taken before any row, as every change of an item does).
-    crate::record::lock_tree(conn, scope, &NavItem::ENTITY)?;
+    crate::record::lock_trees(conn, scope)?;
     let row: Option<(String, Option<i64>)> = db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
         .bind(navigation_id)
         .fetch_optional(conn)?;

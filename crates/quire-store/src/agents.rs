@@ -543,14 +543,7 @@ impl Store {
         let rows = db::query("SELECT * FROM agent_sessions WHERE status = 'paused' ORDER BY updated_at")
             .read_all(&self.db)
             .await?;
-        rows.iter()
-            .map(|r| {
-                Ok((
-                    Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
-                    session_from_row(r)?,
-                ))
-            })
-            .collect()
+        rows.iter().map(|r| Ok((Scope::of_row(r)?, session_from_row(r)?))).collect()
     }
 
     /// Tells the processes sharing the database that this one is alive
@@ -592,7 +585,7 @@ impl Store {
         rows.iter()
             .map(|r| {
                 Ok((
-                    Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
+                    Scope::of_row(r)?,
                     session_from_row(r)?,
                     r.try_get::<Option<String>, _>("runner")?.unwrap_or_default(),
                 ))

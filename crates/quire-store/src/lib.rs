@@ -67,6 +67,11 @@ impl Scope {
     pub fn new(site_id: impl Into<String>, env: impl Into<String>) -> Self {
         Self { site_id: site_id.into(), env: env.into() }
     }
+
+    /// The scope of a row with `site_id` and `env` columns.
+    pub(crate) fn of_row(row: &db::Row) -> Result<Self> {
+        Ok(Self::new(row.try_get::<String, _>("site_id")?, row.try_get::<String, _>("env")?))
+    }
 }
 
 /// Size past which the write-ahead log is emptied as soon as the writer

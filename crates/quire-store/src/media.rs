@@ -619,7 +619,7 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
-                let scope = Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?);
+                let scope = Scope::of_row(r)?;
                 Ok((scope, Image::from_row(r)?, r.try_get("known_hash")?))
             })
             .collect()
@@ -798,7 +798,7 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
-                let scope = Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?);
+                let scope = Scope::of_row(r)?;
                 let (upload, path) = upload_from_row(r)?;
                 Ok((scope, upload, path))
             })

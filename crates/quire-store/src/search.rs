@@ -262,7 +262,7 @@ impl Store {
                     .iter()
                     .map(|r| {
                         Ok(SearchDocument {
-                            scope: Scope::new(r.try_get::<String, _>("site_id")?, r.try_get::<String, _>("env")?),
+                            scope: Scope::of_row(r)?,
                             id: r.try_get("id")?,
                             text: r.try_get("text")?,
                             known_hash: r.try_get("known_hash")?,

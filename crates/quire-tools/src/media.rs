@@ -668,6 +668,10 @@ impl MediaWorker {
                 Some((stage, pct)) = stepped.recv() => self.step(job, stage, i64::from(pct)).await,
             }
         };
+        // Stages the pipeline passed just before it finished are noted too.
+        while let Ok((stage, pct)) = stepped.try_recv() {
+            self.step(job, stage, i64::from(pct)).await;
+        }
         let processed = match finished {
             Err(_) => {
                 return Err((format!("processing took longer than {} s", limits.max_time.as_secs()), false));

@@ -583,13 +583,7 @@ impl Runtime {
                             "error": "the process running this call stopped; it may or may not have taken effect",
                             "hint": "Check the record before calling again.",
                         });
-                        let text = self.emit_result(&thread, &call.id, &content);
-                        recovered.push(Message::Tool {
-                            tool_call_id: call.id.clone(),
-                            name: call.name.clone(),
-                            content: text,
-                            is_error: true,
-                        });
+                        recovered.push(self.failed_call(&thread, &call.id, &call.name, &content));
                     }
                     break;
                 }
@@ -709,8 +703,7 @@ impl Runtime {
                 "error": "the turn was undone before this call was approved; nothing changed",
                 "hint": "Do not retry; the user undid this request.",
             });
-            let text = self.emit_result(&thread, &p.tool_call_id, &content);
-            let msg = Message::Tool { tool_call_id: p.tool_call_id, name: p.tool, content: text, is_error: true };
+            let msg = self.failed_call(&thread, &p.tool_call_id, &p.tool, &content);
             messages.push((session.turns, to_json(&msg)));
         }
         session.status = SessionStatus::Idle;
@@ -723,6 +716,13 @@ impl Runtime {
                     "result": { "text": "The turn was undone." } }),
         );
         Ok(())
+    }
+
+    /// A call that did not run as asked, closed with `content` as its
+    /// result: emitted to the stream and answered as the tool message.
+    fn failed_call(&self, thread: &str, call_id: &str, tool: &str, content: &Value) -> Message {
+        let text = self.emit_result(thread, call_id, content);
+        Message::Tool { tool_call_id: call_id.to_string(), name: tool.to_string(), content: text, is_error: true }
     }
 
     /// Announces a run before it is spawned, so a client that subscribes

@@ -112,6 +112,30 @@ pub async fn serve(fake: Fake) -> String {
     format!("http://{addr}")
 }
 
+/// Takes every complete Server-Sent Event out of `text` (what a stream sent
+/// so far; an unfinished event stays): `(id, event type, data as JSON)`,
+/// skipping keep-alive comments.
+pub fn take_sse_events(text: &mut String) -> Vec<(String, String, Value)> {
+    let mut events = Vec::new();
+    while let Some(end) = text.find("\n\n") {
+        let block: String = text.drain(..end + 2).collect();
+        let (mut id, mut kind, mut data) = (String::new(), String::new(), String::new());
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id:") {
+                id = v.trim().to_string();
+            } else if let Some(v) = line.strip_prefix("event:") {
+                kind = v.trim().to_string();
+            } else if let Some(v) = line.strip_prefix("data:") {
+                data.push_str(v.strip_prefix(' ').unwrap_or(v));
+            }
+        }
+        if !kind.is_empty() {
+            events.push((id, kind, serde_json::from_str(&data).unwrap_or(Value::Null)));
+        }
+    }
+    events
+}
+
 /// An OpenAI stream: text in two pieces, then each call with its arguments
 /// in two pieces, then usage.
 pub fn openai_stream(text: &str, calls: &[(&str, &str, &str)]) -> Reply {

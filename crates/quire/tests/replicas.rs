@@ -10,7 +10,7 @@
 
 mod support;
 
-use quire_agent::testing::{Fake, Reply, openai_stream, serve};
+use quire_agent::testing::{Fake, Reply, openai_stream, serve, take_sse_events};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -94,23 +94,9 @@ impl Cluster {
             let chunk = tokio::time::timeout_at(deadline, res.chunk()).await;
             let Ok(Ok(Some(chunk))) = chunk else { panic!("the stream ended before {until}: {events:?}") };
             text.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = text.find("\n\n") {
-                let block: String = text.drain(..end + 2).collect();
-                let (mut id, mut kind, mut data) = (String::new(), String::new(), String::new());
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id:") {
-                        id = v.trim().to_string();
-                    } else if let Some(v) = line.strip_prefix("event:") {
-                        kind = v.trim().to_string();
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data.push_str(v.trim_start());
-                    }
-                }
-                if kind.is_empty() {
-                    continue;
-                }
-                let done = kind == until;
-                events.push((id, kind, serde_json::from_str(&data).unwrap_or(Value::Null)));
+            for event in take_sse_events(&mut text) {
+                let done = event.1 == until;
+                events.push(event);
                 if done {
                     return events;
                 }
@@ -136,6 +122,24 @@ impl Cluster {
             }
             assert!(Instant::now() < deadline, "session {session} not {status}: {body}");
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Every item of a paged list, read through a replica.
+    async fn all_items(&self, on: &Server, path: &str) -> Vec<Value> {
+        let (mut items, mut cursor) = (Vec::new(), None::<String>);
+        loop {
+            let page = match &cursor {
+                Some(at) => format!("{path}&cursor={at}"),
+                None => path.to_string(),
+            };
+            let (status, body) = self.call(on, "GET", &page, ADMIN, None).await;
+            assert_eq!(status, 200, "{body}");
+            items.extend(body["items"].as_array().unwrap().iter().cloned());
+            match body["nextCursor"].as_str() {
+                Some(at) => cursor = Some(at.into()),
+                None => return items,
+            }
         }
     }
 
@@ -234,42 +238,15 @@ async fn a_thousand_writes_spread_over_both_replicas_are_all_kept_and_logged_onc
     }
     assert_eq!(made.len(), 1000);
     // Every page is there, read through either replica.
-    let mut slugs = std::collections::HashSet::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let path = match &cursor {
-            Some(at) => format!("/api/v1/pages?limit=100&cursor={at}"),
-            None => "/api/v1/pages?limit=100".into(),
-        };
-        let (_, body) = c.call(&c.b, "GET", &path, ADMIN, None).await;
-        for p in body["items"].as_array().unwrap() {
-            slugs.insert(p["slug"].as_str().unwrap().to_string());
-        }
-        match body["nextCursor"].as_str() {
-            Some(at) => cursor = Some(at.into()),
-            None => break,
-        }
-    }
-    let lost: Vec<usize> = (0..1000).filter(|i| !slugs.contains(&format!("spread-{i}"))).collect();
+    let pages = c.all_items(&c.b, "/api/v1/pages?limit=100").await;
+    let slugs: std::collections::HashSet<&str> = pages.iter().map(|p| p["slug"].as_str().unwrap()).collect();
+    let lost: Vec<usize> = (0..1000).filter(|i| !slugs.contains(format!("spread-{i}").as_str())).collect();
     assert!(lost.is_empty(), "lost: {lost:?}");
     // Each creation is in the change log once.
     let mut logged: HashMap<String, usize> = HashMap::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let path = match &cursor {
-            Some(at) => format!("/api/v1/changes?entity=page&limit=100&cursor={at}"),
-            None => "/api/v1/changes?entity=page&limit=100".into(),
-        };
-        let (status, body) = c.call(&c.a, "GET", &path, ADMIN, None).await;
-        assert_eq!(status, 200, "{body}");
-        for change in body["items"].as_array().unwrap() {
-            if change["action"] == "create" {
-                *logged.entry(change["entityId"].as_str().unwrap().to_string()).or_default() += 1;
-            }
-        }
-        match body["nextCursor"].as_str() {
-            Some(at) => cursor = Some(at.into()),
-            None => break,
+    for change in c.all_items(&c.a, "/api/v1/changes?entity=page&limit=100").await {
+        if change["action"] == "create" {
+            *logged.entry(change["entityId"].as_str().unwrap().to_string()).or_default() += 1;
         }
     }
     let wrong: Vec<(&String, usize)> =

@@ -258,23 +258,9 @@ impl TestApp {
             if let Some(data) = frame.data_ref() {
                 text.push_str(&String::from_utf8_lossy(data));
             }
-            while let Some(end) = text.find("\n\n") {
-                let block: String = text.drain(..end + 2).collect();
-                let (mut id, mut kind, mut data) = (String::new(), String::new(), String::new());
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id: ").or_else(|| line.strip_prefix("id:")) {
-                        id = v.to_string();
-                    } else if let Some(v) = line.strip_prefix("event: ").or_else(|| line.strip_prefix("event:")) {
-                        kind = v.to_string();
-                    } else if let Some(v) = line.strip_prefix("data: ").or_else(|| line.strip_prefix("data:")) {
-                        data.push_str(v);
-                    }
-                }
-                if kind.is_empty() {
-                    continue;
-                }
-                let done = kind == until;
-                events.push((id, kind, serde_json::from_str(&data).unwrap_or(Value::Null)));
+            for event in quire_agent::testing::take_sse_events(&mut text) {
+                let done = event.1 == until;
+                events.push(event);
                 if done {
                     return events;
                 }

@@ -55,6 +55,36 @@ async fn delivery_navigation_is_nested_with_resolved_hrefs() {
 }
 
 #[tokio::test]
+async fn delivery_navigation_resolves_images_and_leaves_out_unpublished_entries() {
+    let app = TestApp::new().await;
+    let images = app.get("/api/v1/images").await;
+    let image = &images.body["items"][0];
+    let (image_id, image_url) = (image["id"].as_str().unwrap().to_string(), image["url"].as_str().unwrap().to_string());
+    let posts = app.get("/api/v1/collections/blog/entries?status=published").await;
+    let post_id = posts.body["items"][0]["id"].as_str().unwrap().to_string();
+    let post_slug = posts.body["items"][0]["slug"].as_str().unwrap().to_string();
+    for (label, kind, target) in [("Picture", "media", &image_id), ("Story", "entry", &post_id)] {
+        let item = app
+            .post("/api/v1/navigations/footer/items", json!({"label": label, "targetType": kind, "targetId": target}))
+            .await;
+        assert_status!(item, 201);
+    }
+    let href = |body: &serde_json::Value, label: &str| {
+        body["items"].as_array().unwrap().iter().find(|i| i["label"] == label).map(|i| i["href"].clone())
+    };
+    let footer = app.send("GET", "/api/v1/delivery/navigations/footer", None, None).await;
+    assert_eq!(href(&footer.body, "Picture"), Some(json!(image_url)));
+    assert_eq!(href(&footer.body, "Story"), Some(json!(format!("/blog/{post_slug}"))));
+
+    // a post back to draft and an archived image leave the menu
+    assert_status!(app.patch(&format!("/api/v1/entries/{post_id}"), json!({"status": "draft"})).await, 200);
+    assert_status!(app.delete(&format!("/api/v1/images/{image_id}")).await, 200);
+    let footer = app.send("GET", "/api/v1/delivery/navigations/footer", None, None).await;
+    assert_eq!(href(&footer.body, "Picture"), None);
+    assert_eq!(href(&footer.body, "Story"), None);
+}
+
+#[tokio::test]
 async fn delivery_lists_published_posts_only() {
     let app = TestApp::new().await;
     let posts = app.send("GET", "/api/v1/delivery/collections/blog/entries", None, None).await;

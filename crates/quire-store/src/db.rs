@@ -774,6 +774,12 @@ impl Conn {
         let inner = rusqlite::Connection::open_with_flags(path, flags)?;
         inner.set_prepared_statement_cache_capacity(256);
         inner.busy_timeout(Duration::from_secs(10))?;
+        // A plan that never depends on bound values: otherwise SQLite marks
+        // some statements (`... = ?1 ORDER BY ...` among them) to be parsed
+        // and planned again whenever a new value is bound, which made every
+        // cached statement of that shape cost a fresh prepare. No statistics
+        // are gathered (no ANALYZE), so no plan is lost.
+        inner.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         let conn = Conn { inner: Driver::Sqlite(inner) };
         if !read_only {
             conn.batch(&format!(
@@ -956,6 +962,34 @@ impl Db {
         })
         .await
         .map_err(|e| StoreError::Corrupt(format!("a read failed: {e}")))?
+    }
+
+    /// Runs `f`, a short read (a few indexed lookups, as public delivery
+    /// makes), with no hand-off at all: on SQLite, on the calling thread
+    /// with a free reader connection, since such a read costs less than
+    /// waking a thread of the blocking pool and waiting for it to answer.
+    /// On PostgreSQL, where every statement is a round trip, or when no
+    /// reader connection is free, it runs as [`Db::read`] does.
+    pub async fn read_short<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        if self.is_postgres() || self.is_closed() {
+            return self.read(f).await;
+        }
+        let Ok(_permit) = Arc::clone(&self.permits).try_acquire_owned() else { return self.read(f).await };
+        let Some(conn) = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop() else {
+            drop(_permit);
+            return self.read(f).await;
+        };
+        let out = f(&conn);
+        if conn.in_transaction() {
+            let _ = conn.batch("ROLLBACK");
+        }
+        if !conn.is_closed() {
+            self.readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+        }
+        out
     }
 
     /// Runs `f` in the writer's next group commit (one hand-off) and
@@ -1275,6 +1309,48 @@ mod tests {
         assert_eq!(naive, "2026-11-25T07:00:00Z".parse::<DateTime<Utc>>().unwrap());
         let err = db.read(|c| query_scalar::<i64>("SELECT 'x'").fetch_one(c)).await.unwrap_err();
         assert!(err.to_string().contains("text where an integer was expected"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_cached_statement_is_not_prepared_again_for_each_bound_value() {
+        let (_dir, db) = scratch().await;
+        db.outside(|c| c.batch("CREATE TABLE s (k INTEGER, at TEXT); CREATE INDEX s_k_at ON s (k, at)"))
+            .await
+            .unwrap()
+            .unwrap();
+        for k in 0..20 {
+            db.write(move |c| query("INSERT INTO s (k, at) VALUES (?1, 'x')").bind(k).execute(c).map(drop))
+                .await
+                .unwrap();
+        }
+        let reprepared = db
+            .read(|c| {
+                let Driver::Sqlite(conn) = &c.inner else { unreachable!() };
+                // The shape SQLite otherwise marks to plan again on every
+                // new binding (an equality, then an ORDER BY on the index).
+                let sql = "SELECT at FROM s WHERE k = ?1 ORDER BY at";
+                for k in 0..20 {
+                    query_scalar::<String>(sql).bind(k).fetch_all(c)?;
+                }
+                Ok(conn.prepare_cached(sql)?.get_status(rusqlite::StatementStatus::RePrepare))
+            })
+            .await
+            .unwrap();
+        assert_eq!(reprepared, 0);
+    }
+
+    #[tokio::test]
+    async fn a_short_read_runs_on_the_calling_thread_once_a_reader_is_pooled() {
+        let (_dir, db) = scratch().await;
+        db.read(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.unwrap();
+        let caller = std::thread::current().id();
+        let (on, one) = db
+            .read_short(|c| Ok((std::thread::current().id(), query_scalar::<i64>("SELECT 1").fetch_one(c)?)))
+            .await
+            .unwrap();
+        assert_eq!((on, one), (caller, 1));
+        db.close(|_| {}).await;
+        assert!(db.read_short(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.is_err());
     }
 
     #[tokio::test]

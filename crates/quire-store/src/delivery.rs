@@ -43,7 +43,7 @@ impl Store {
     pub async fn delivery_page(&self, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
         let (scope, slug) = (scope.clone(), slug.to_string());
         self.db
-            .read(move |c| {
+            .read_short(move |c| {
                 let page = by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
                 if page.status != PublishStatus::Published {
                     return Err(StoreError::not_found("page", slug));
@@ -70,7 +70,7 @@ impl Store {
     /// Items whose target is unpublished or archived are left out.
     pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
         let (scope, key) = (scope.clone(), key.to_string());
-        self.db.read(move |c| navigation_items(c, &scope, &key)).await
+        self.db.read_short(move |c| navigation_items(c, &scope, &key)).await
     }
 }
 
@@ -91,24 +91,42 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
             page_paths.insert(target.clone(), path);
         }
     }
-    let entry_paths: HashMap<String, String> = db::query_as::<(String, String, String)>(
-        "SELECT e.id, c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
-         WHERE e.site_id = ?1 AND e.env = ?2 AND e.archive_id IS NULL AND c.archive_id IS NULL AND e.status = 'published'",
-    )
-    .bind(&scope.site_id)
-    .bind(&scope.env)
-    .fetch_all(conn)?
-    .into_iter()
-    .map(|(id, collection, slug)| (id, format!("/{collection}/{slug}")))
-    .collect();
-    let image_urls: HashMap<String, String> = db::query_as::<(String, String)>(
-        "SELECT id, url FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL",
-    )
-    .bind(&scope.site_id)
-    .bind(&scope.env)
-    .fetch_all(conn)?
-    .into_iter()
-    .collect();
+    // Entries and images by the ids the items name: a few indexed
+    // lookups, whatever the size of the site.
+    let mut entry_paths = HashMap::new();
+    let mut image_urls = HashMap::new();
+    for item in &items {
+        let Some(target) = &item.target_id else { continue };
+        match item.target_type {
+            NavTargetType::Entry => {
+                if let Some((collection, slug)) = db::query_as::<(String, String)>(
+                    "SELECT c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
+                     WHERE e.id = ?1 AND e.site_id = ?2 AND e.env = ?3 AND e.archive_id IS NULL
+                     AND c.archive_id IS NULL AND e.status = 'published'",
+                )
+                .bind(target)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(conn)?
+                {
+                    entry_paths.insert(target.clone(), format!("/{collection}/{slug}"));
+                }
+            }
+            NavTargetType::Media => {
+                if let Some((url,)) = db::query_as::<(String,)>(
+                    "SELECT url FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
+                )
+                .bind(target)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(conn)?
+                {
+                    image_urls.insert(target.clone(), url);
+                }
+            }
+            _ => {}
+        }
+    }
     let resolve = |item: &NavItem| -> Option<Option<String>> {
         let target = item.target_id.as_deref().unwrap_or_default();
         match item.target_type {

@@ -548,25 +548,27 @@ impl Store {
 
     /// Tells the processes sharing the database that this one is alive
     /// and runs its turns (see [`Store::orphaned_sessions`]); forgets
-    /// processes silent for a day.
+    /// processes silent for a day. On PostgreSQL the beat runs on a
+    /// connection apart from the writer's, so it never waits behind a
+    /// write that waits on another replica's locks (a beat late by the
+    /// silence would hand a live turn to another replica).
     pub async fn heartbeat(&self) -> Result<()> {
         let replica = self.replica.clone();
-        self.db
-            .write(move |c| {
-                let now = Utc::now();
-                db::query(
-                    "INSERT INTO agent_runners (id, seen_at) VALUES (?1, ?2)
+        let beat = move |c: &db::Conn| {
+            let now = Utc::now();
+            db::query(
+                "INSERT INTO agent_runners (id, seen_at) VALUES (?1, ?2)
                      ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
-                )
-                .bind(&*replica)
-                .bind(now)
+            )
+            .bind(&*replica)
+            .bind(now)
+            .execute(c)?;
+            db::query("DELETE FROM agent_runners WHERE seen_at < ?1")
+                .bind(now - chrono::Duration::days(1))
                 .execute(c)?;
-                db::query("DELETE FROM agent_runners WHERE seen_at < ?1")
-                    .bind(now - chrono::Duration::days(1))
-                    .execute(c)?;
-                Ok(())
-            })
-            .await
+            Ok(())
+        };
+        if self.db.is_postgres() { self.db.apart(beat).await } else { self.db.write(beat).await }
     }
 
     /// Running sessions whose runner has not beaten for `silent` (it

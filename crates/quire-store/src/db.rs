@@ -778,7 +778,8 @@ impl Conn {
         // some statements (`... = ?1 ORDER BY ...` among them) to be parsed
         // and planned again whenever a new value is bound, which made every
         // cached statement of that shape cost a fresh prepare. No statistics
-        // are gathered (no ANALYZE), so no plan is lost.
+        // are gathered (no ANALYZE), so plans lose at most what a bound
+        // LIMIT or a bound small integer would have told the planner.
         inner.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         let conn = Conn { inner: Driver::Sqlite(inner) };
         if !read_only {
@@ -969,7 +970,9 @@ impl Db {
     /// with a free reader connection, since such a read costs less than
     /// waking a thread of the blocking pool and waiting for it to answer.
     /// On PostgreSQL, where every statement is a round trip, or when no
-    /// reader connection is free, it runs as [`Db::read`] does.
+    /// reader connection is free, it runs as [`Db::read`] does. Only for
+    /// reads whose cost grows no faster than their answer's: the answer is
+    /// serialized on the same thread afterwards anyway.
     pub async fn read_short<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
@@ -1044,7 +1047,9 @@ impl Db {
             if closed.load(Ordering::Acquire) {
                 return Err(stopped());
             }
-            if slot.is_none() {
+            // A connection the server closed (a restart, an idle cut) is
+            // replaced, as the writer's and the readers' are.
+            if slot.as_ref().is_none_or(Conn::is_closed) {
                 *slot = Some(Conn::open(&at, false)?);
             }
             f(slot.as_ref().expect("opened above"))

@@ -70,7 +70,7 @@ impl Store {
     /// Items whose target is unpublished or archived are left out.
     pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
         let (scope, key) = (scope.clone(), key.to_string());
-        self.db.read_short(move |c| navigation_items(c, &scope, &key)).await
+        self.db.read(move |c| navigation_items(c, &scope, &key)).await
     }
 }
 
@@ -97,6 +97,9 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
     let mut image_urls = HashMap::new();
     for item in &items {
         let Some(target) = &item.target_id else { continue };
+        if entry_paths.contains_key(target) || image_urls.contains_key(target) {
+            continue;
+        }
         match item.target_type {
             NavTargetType::Entry => {
                 if let Some((collection, slug)) = db::query_as::<(String, String)>(

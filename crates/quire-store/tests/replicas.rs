@@ -110,6 +110,7 @@ async fn a_store_connects_again_after_the_server_dropped_its_connections() {
     let page =
         |i: usize| -> NewPage { serde_json::from_value(json!({"name": "P", "slug": format!("p-{i}")})).unwrap() };
     store.create_page(&ctx, &scope, page(0)).await.unwrap();
+    store.heartbeat().await.unwrap();
 
     // Every connection of this store is ended by the server (psql comes
     // with Debian's PostgreSQL).
@@ -141,6 +142,14 @@ async fn a_store_connects_again_after_the_server_dropped_its_connections() {
         }
     }
     assert!(read, "reads went on on new connections");
+    let mut beat = false;
+    for _ in 0..3 {
+        if store.heartbeat().await.is_ok() {
+            beat = true;
+            break;
+        }
+    }
+    assert!(beat, "the heartbeat went on on a new connection");
 }
 
 /// Edits of the same record through both stores at once apply one after
@@ -314,4 +323,49 @@ async fn a_full_navigation_takes_no_more_items_through_either_store() {
         let refused = one.err().or(two.err()).unwrap();
         assert!(refused.to_string().contains("full"), "{refused}");
     }
+}
+
+/// On PostgreSQL a process's heartbeat does not wait behind its own writes:
+/// a write waiting on a row another replica holds (here a session of
+/// `psql` holding it for a few seconds) does not keep the beat from
+/// landing, so a live runner is not taken for silent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_heartbeat_lands_while_a_write_waits_on_another_replicas_lock() {
+    let Some(server) = quire_store::testing::postgres_url() else {
+        eprintln!("no QUIRE_TEST_DATABASE_URL: on SQLite one process writes");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let quire_store::Location::Postgres(own) = &at else { unreachable!("a PostgreSQL test store") };
+    let schema = own.split("application_name=").nth(1).unwrap().split('&').next().unwrap().to_string();
+    let store = Store::open_at(at.clone()).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let ctx = ChangeContext::system();
+    let input: NewEntry =
+        serde_json::from_value(json!({"slug": "held", "title": "T", "content": {"body": "B"}})).unwrap();
+    let post = store.create_entry(&ctx, &scope, "blog", input).await.unwrap();
+    store.heartbeat().await.unwrap();
+
+    // Another session holds the post's row for three seconds.
+    let sql = format!(
+        "SET search_path TO {schema}, public; BEGIN; SELECT id FROM entries WHERE id = '{}' FOR UPDATE; SELECT pg_sleep(3); COMMIT;",
+        post.id
+    );
+    let holder = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("psql").arg(server).args(["-Atc", &sql]).output()
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (s2, c2, id) = (store.clone(), ctx.clone(), post.id.clone());
+    let waiting = tokio::spawn(async move {
+        let patch = EntryPatch { title: Some("Waited".into()), ..Default::default() };
+        s2.update_entry(&c2, &scope, &id, patch).await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "the write waits on the held row");
+    let beat = tokio::time::timeout(Duration::from_secs(1), store.heartbeat()).await;
+    assert!(matches!(beat, Ok(Ok(()))), "the beat landed while the write waited: {beat:?}");
+    let out = holder.await.unwrap().unwrap();
+    assert!(out.status.success(), "psql held the row: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(waiting.await.unwrap().unwrap().title, "Waited");
 }

@@ -117,7 +117,7 @@ impl Store {
     /// Reads a live record by id.
     pub(crate) async fn get_record<T: Record>(&self, scope: &Scope, id: &str) -> Result<T> {
         let (scope, id) = (scope.clone(), id.to_string());
-        self.db.read(move |c| require_live::<T>(c, &scope, &id)).await
+        self.db.read_short(move |c| require_live::<T>(c, &scope, &id)).await
     }
 
     // ------------------------------------------------------------ pages
@@ -168,7 +168,7 @@ impl Store {
     pub async fn page_by_slug(&self, scope: &Scope, slug: &str) -> Result<Page> {
         let (scope, slug) = (scope.clone(), slug.to_string());
         self.db
-            .read(move |c| by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug)))
+            .read_short(move |c| by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug)))
             .await
     }
 

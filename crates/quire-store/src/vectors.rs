@@ -10,8 +10,8 @@
 //! On PostgreSQL with the pgvector extension installed, the vectors of
 //! records are also kept in a `vector` column of `embeddings` and searched
 //! there instead (cosine distance, `<=>`), so every replica searches the
-//! same vectors without holding them; notes stay in memory. Without the
-//! extension PostgreSQL searches as SQLite does.
+//! same vectors without holding them; so are the notes' (`note_vectors`).
+//! Without the extension PostgreSQL searches as SQLite does.
 
 use crate::db::{self, Conn};
 use crate::{Result, Scope, Store, StoreError};
@@ -314,7 +314,10 @@ pub(crate) fn pgvector(conn: &Conn) -> Result<bool> {
     // Replicas starting at once add the column once (the migrations' lock).
     conn.batch("SELECT pg_advisory_lock(7726921)")?;
     let readied = conn.transaction(true, |c| {
-        c.batch("ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS embedding vector")?;
+        c.batch(
+            "ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS embedding vector;
+             ALTER TABLE note_vectors ADD COLUMN IF NOT EXISTS embedding vector",
+        )?;
         fill_embeddings(c)
     });
     conn.batch("SELECT pg_advisory_unlock(7726921)")?;
@@ -341,6 +344,19 @@ pub(crate) fn fill_embeddings(conn: &Conn) -> Result<()> {
             .bind(id)
             .bind(model)
             .execute(conn)?;
+    }
+    let notes: Vec<(String, String, String, Vec<u8>)> =
+        db::query_as("SELECT site_id, model, path, vector FROM note_vectors WHERE embedding IS NULL")
+            .fetch_all(conn)?;
+    for (site, model, path, blob) in notes {
+        db::query(
+            "UPDATE note_vectors SET embedding = CAST(?1 AS TEXT)::vector WHERE site_id = ?2 AND model = ?3 AND path = ?4",
+        )
+        .bind(vector_text(&blob_to_vec(&blob)))
+        .bind(site)
+        .bind(model)
+        .bind(path)
+        .execute(conn)?;
     }
     Ok(())
 }
@@ -445,11 +461,24 @@ impl Store {
         .bind(vector.len() as i64)
         .bind(blob)
         .bind(chrono::Utc::now());
+        let copy = self.pgvector.then(|| {
+            db::query(
+                "UPDATE note_vectors SET embedding = CAST(?1 AS TEXT)::vector
+                 WHERE site_id = ?2 AND model = ?3 AND path = ?4",
+            )
+            .bind(vector_text(vector))
+            .bind(site_id)
+            .bind(model)
+            .bind(path)
+        });
         let (written, set_model) = (scope.clone(), model.to_string());
         let generation = self
             .db
             .write(move |c| {
                 upsert.execute(c)?;
+                if let Some(copy) = copy {
+                    copy.execute(c)?;
+                }
                 raise(c, &written, NOTE, &set_model)
             })
             .await?;
@@ -495,7 +524,7 @@ impl Store {
 
     /// Notes of a site's vault whose `model` vectors score at least `min`
     /// against the unit vector `q`, best first, with their scores: at most
-    /// `limit` among those `keep` accepts (the caller's notes in view).
+    /// `limit` among the paths `among` (the caller's notes in view).
     pub async fn similar_notes(
         &self,
         site_id: &str,
@@ -503,14 +532,31 @@ impl Store {
         q: &[f32],
         limit: usize,
         min: f32,
-        keep: impl Fn(&str) -> bool,
+        among: &std::collections::HashSet<String>,
     ) -> Result<Vec<(String, f32)>> {
+        if self.pgvector {
+            let paths: Vec<&String> = among.iter().collect();
+            let query = db::query_as::<(String, f64)>(
+                "SELECT path, 1 - (embedding <=> CAST(?1 AS TEXT)::vector) AS score FROM note_vectors
+                 WHERE site_id = ?2 AND model = ?3 AND dims = ?4 AND embedding IS NOT NULL
+                   AND path IN (SELECT value FROM json_each(?5))
+                 ORDER BY embedding <=> CAST(?1 AS TEXT)::vector, path LIMIT ?6",
+            )
+            .bind(vector_text(q))
+            .bind(site_id)
+            .bind(model)
+            .bind(q.len() as i64)
+            .bind(serde_json::to_string(&paths).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+            .bind(limit as i64);
+            let found = self.db.read(move |c| query.fetch_all(c)).await?;
+            return Ok(found.into_iter().map(|(p, score)| (p, score as f32)).filter(|(_, s)| *s >= min).collect());
+        }
         let key = Key::new(&Scope::new(site_id, ""), NOTE, model);
         let vectors = self.vectors.clone();
         let set = self.db.read(move |c| vectors.current(c, &key)).await?;
         let set = set.read().unwrap_or_else(|e| e.into_inner());
         let mut scored: Vec<(f32, usize)> =
-            set.scores(q, min).into_iter().filter(|&(_, i)| keep(&set.ids[i])).collect();
+            set.scores(q, min).into_iter().filter(|&(_, i)| among.contains(&set.ids[i])).collect();
         scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         Ok(scored.into_iter().take(limit).map(|(s, i)| (set.ids[i].clone(), s)).collect())
     }

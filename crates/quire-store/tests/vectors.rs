@@ -137,3 +137,32 @@ async fn records_are_searched_by_pgvector_where_it_is_installed() {
     let found = store.similar(&scope, "image", "m", &unit(&[1.0, 0.05, 0.0]), 1, 0.3).await.unwrap();
     assert_eq!(found[0].0, c);
 }
+
+/// Notes' vectors are searched the same way: by pgvector where it is
+/// installed, else in memory, among the paths the caller may see, of the
+/// model asked only, a vector written again replacing the old one.
+#[tokio::test]
+async fn notes_are_searched_among_the_paths_in_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let site = scope.site_id.as_str();
+    let seen = quire_store::NoteVectorStamp { stamp: "1".into(), text_hash: "h".into() };
+    for (path, v) in
+        [("a.md", [1.0, 0.0, 0.0]), ("b.md", [0.8, 0.6, 0.0]), ("c.md", [0.0, 0.0, 1.0]), ("d.md", [0.9, 0.1, 0.0])]
+    {
+        store.put_note_vector(site, path, "m", &seen, &unit(&v)).await.unwrap();
+    }
+    store.put_note_vector(site, "c.md", "other", &seen, &unit(&[1.0, 0.0, 0.0])).await.unwrap();
+    let among: std::collections::HashSet<String> = ["a.md", "b.md", "c.md"].map(String::from).into();
+    let found = store.similar_notes(site, "m", &unit(&[1.0, 0.1, 0.0]), 10, 0.3, &among).await.unwrap();
+    let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["a.md", "b.md"], "d.md is not in view, c.md too far: {found:?}");
+    assert!((found[0].1 - 0.995).abs() < 0.01, "cosine similarity as the score: {found:?}");
+    store.put_note_vector(site, "c.md", "m", &seen, &unit(&[1.0, 0.1, 0.0])).await.unwrap();
+    let found = store.similar_notes(site, "m", &unit(&[1.0, 0.1, 0.0]), 1, 0.3, &among).await.unwrap();
+    assert_eq!(found[0].0, "c.md");
+    store.forget_note_vectors(site, "m", &["c.md".to_string()]).await.unwrap();
+    let found = store.similar_notes(site, "m", &unit(&[1.0, 0.1, 0.0]), 1, 0.3, &among).await.unwrap();
+    assert_eq!(found[0].0, "a.md");
+}

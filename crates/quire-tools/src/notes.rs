@@ -347,7 +347,7 @@ async fn search_notes(call: &Call<'_>, a: SearchNotesArgs) -> ToolResult {
             let site = &call.scope().site_id;
             let model = embedder.model();
             call.store()
-                .similar_notes(site, model, &q, pool, crate::embed::MIN_SIMILARITY, |p| searched.contains(p))
+                .similar_notes(site, model, &q, pool, crate::embed::MIN_SIMILARITY, &searched)
                 .await
                 .map_err(|e| e.to_string())
         }

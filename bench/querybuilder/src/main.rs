@@ -41,10 +41,10 @@ fn main() {
     time("select by id: sea-query, built and rendered for PostgreSQL", |i| {
         select(i).build(PostgresQueryBuilder).0.len()
     });
-    time("update two columns under a version check: format!", |_| {
+    time("update three columns under a version check: format!", |_| {
         format!("UPDATE {table} SET name = ?1, version = ?2, updated_at = ?3 WHERE id = ?4 AND version = ?5").len()
     });
-    time("update two columns under a version check: sea-query (SQLite)", |i| {
+    time("update three columns under a version check: sea-query (SQLite)", |i| {
         Query::update()
             .table(Alias::new(table))
             .values([

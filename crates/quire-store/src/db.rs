@@ -980,6 +980,9 @@ impl Db {
         if self.is_postgres() || self.is_closed() {
             return self.read(f).await;
         }
+        // Answered at once, it would never let a loop of reads yield: it
+        // counts against the task's budget as I/O does.
+        tokio::task::consume_budget().await;
         let Ok(_permit) = Arc::clone(&self.permits).try_acquire_owned() else { return self.read(f).await };
         let Some(conn) = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop() else {
             drop(_permit);

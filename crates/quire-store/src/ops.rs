@@ -117,7 +117,8 @@ impl Store {
     /// Reads a live record by id.
     pub(crate) async fn get_record<T: Record>(&self, scope: &Scope, id: &str) -> Result<T> {
         let (scope, id) = (scope.clone(), id.to_string());
-        self.db.read_short(move |c| require_live::<T>(c, &scope, &id)).await
+        let read = move |c: &crate::db::Conn| require_live::<T>(c, &scope, &id);
+        if T::ENTITY.small { self.db.read_short(read).await } else { self.db.read(read).await }
     }
 
     // ------------------------------------------------------------ pages

@@ -39,6 +39,10 @@ pub(crate) struct Entity {
     pub parents: &'static [Parent],
     /// The records archived along with it, in the order they are listed.
     pub children: &'static [Child],
+    /// Whether a row stays small whatever its authors write (no body of
+    /// theirs, as a post's or a section's content is): one such record is
+    /// read on the caller's thread ([`crate::db::Db::read_short`]).
+    pub small: bool,
 }
 
 /// A column whose value no two live records share.

@@ -43,6 +43,7 @@ impl Record for Page {
             Child { kind: EntityKind::Section, column: "page_id", top_level: false },
             Child { kind: EntityKind::Page, column: "parent_id", top_level: false },
         ],
+        small: true,
     };
     stamped!(|p: &Self| p.slug.clone());
     columns!(Page {
@@ -73,6 +74,7 @@ impl Record for SectionTemplate {
         unique: Some(Unique { column: "key", within: None }),
         parents: &[],
         children: &[],
+        small: true,
     };
     stamped!(|t: &Self| t.key.clone());
     columns!(SectionTemplate { id, key, name, description, fields: json, version, created_at, updated_at });
@@ -108,6 +110,7 @@ impl Record for PageSection {
         unique: None,
         parents: &[Parent { column: "page_id", field: "pageId", kind: EntityKind::Page, role: "page" }],
         children: &[],
+        small: false,
     };
     stamped!(|s: &Self| match s.content.get("heading").and_then(Value::as_str) {
         Some(h) => format!("{}: {h}", s.template_key),
@@ -177,6 +180,7 @@ impl Record for Collection {
         unique: Some(Unique { column: "slug", within: None }),
         parents: &[],
         children: &[Child { kind: EntityKind::Entry, column: "collection_id", top_level: false }],
+        small: true,
     };
     stamped!(|c: &Self| c.slug.clone());
     columns!(Collection { id, slug, name, kind: wire, fields: json, version, created_at, updated_at });
@@ -199,6 +203,7 @@ impl Record for Entry {
             role: "collection",
         }],
         children: &[],
+        small: false,
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
@@ -249,6 +254,7 @@ impl Record for Image {
         unique: None,
         parents: &[],
         children: &[],
+        small: true,
     };
     stamped!(|i: &Self| i.filename.clone());
     columns!(Image {
@@ -289,6 +295,7 @@ impl Record for Navigation {
         unique: Some(Unique { column: "key", within: None }),
         parents: &[],
         children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
+        small: true,
     };
     stamped!(|n: &Self| n.key.clone());
     columns!(Navigation { id, key, name, max_items, version, created_at, updated_at });
@@ -333,6 +340,7 @@ impl Record for NavItem {
             Parent { column: "parent_id", field: "parentId", kind: EntityKind::NavItem, role: "parent item" },
         ],
         children: &[Child { kind: EntityKind::NavItem, column: "parent_id", top_level: false }],
+        small: true,
     };
     stamped!(|n: &Self| n.label.clone());
     columns!(NavItem {
@@ -403,6 +411,7 @@ impl Record for Agent {
         unique: Some(Unique { column: "alias", within: None }),
         parents: &[],
         children: &[],
+        small: true,
     };
     stamped!(|a: &Self| a.alias.clone());
     columns!(Agent {

@@ -328,35 +328,49 @@ pub(crate) fn pgvector(conn: &Conn) -> Result<bool> {
 /// before the extension was, or brought in by an import), where the
 /// database keeps such copies.
 pub(crate) fn fill_embeddings(conn: &Conn) -> Result<()> {
-    let kept: bool = db::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM information_schema.columns
-         WHERE table_schema = current_schema() AND table_name = 'embeddings' AND column_name = 'embedding')",
-    )
-    .fetch_one(conn)?;
-    if !kept {
-        return Ok(());
-    }
-    let missing: Vec<(String, String, Vec<u8>)> =
-        db::query_as("SELECT entity_id, model, vector FROM embeddings WHERE embedding IS NULL").fetch_all(conn)?;
-    for (id, model, blob) in missing {
-        db::query("UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector WHERE entity_id = ?2 AND model = ?3")
-            .bind(vector_text(&blob_to_vec(&blob)))
-            .bind(id)
-            .bind(model)
-            .execute(conn)?;
-    }
-    let notes: Vec<(String, String, String, Vec<u8>)> =
-        db::query_as("SELECT site_id, model, path, vector FROM note_vectors WHERE embedding IS NULL")
-            .fetch_all(conn)?;
-    for (site, model, path, blob) in notes {
-        db::query(
-            "UPDATE note_vectors SET embedding = CAST(?1 AS TEXT)::vector WHERE site_id = ?2 AND model = ?3 AND path = ?4",
+    let kept = |table: &str| -> Result<bool> {
+        db::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+             WHERE table_schema = current_schema() AND table_name = ?1 AND column_name = 'embedding')",
         )
-        .bind(vector_text(&blob_to_vec(&blob)))
-        .bind(site)
-        .bind(model)
-        .bind(path)
-        .execute(conn)?;
+        .bind(table)
+        .fetch_one(conn)
+    };
+    // A few hundred at a time, so a large site's vectors are never all in
+    // memory at once; each pass finds those the last left without a copy.
+    while kept("embeddings")? {
+        let missing: Vec<(String, String, Vec<u8>)> =
+            db::query_as("SELECT entity_id, model, vector FROM embeddings WHERE embedding IS NULL LIMIT 256")
+                .fetch_all(conn)?;
+        if missing.is_empty() {
+            break;
+        }
+        for (id, model, blob) in missing {
+            db::query("UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector WHERE entity_id = ?2 AND model = ?3")
+                .bind(vector_text(&blob_to_vec(&blob)))
+                .bind(id)
+                .bind(model)
+                .execute(conn)?;
+        }
+    }
+    while kept("note_vectors")? {
+        let notes: Vec<(String, String, String, Vec<u8>)> =
+            db::query_as("SELECT site_id, model, path, vector FROM note_vectors WHERE embedding IS NULL LIMIT 256")
+                .fetch_all(conn)?;
+        if notes.is_empty() {
+            break;
+        }
+        for (site, model, path, blob) in notes {
+            db::query(
+                "UPDATE note_vectors SET embedding = CAST(?1 AS TEXT)::vector
+                 WHERE site_id = ?2 AND model = ?3 AND path = ?4",
+            )
+            .bind(vector_text(&blob_to_vec(&blob)))
+            .bind(site)
+            .bind(model)
+            .bind(path)
+            .execute(conn)?;
+        }
     }
     Ok(())
 }

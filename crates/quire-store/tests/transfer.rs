@@ -78,6 +78,9 @@ async fn a_database_moves_row_for_row_and_is_searched_as_before() {
     let near = target.similar(&scope, "entry", "m", &[0.6, 0.8], 5, 0.5).await.unwrap();
     assert_eq!(near.len(), 1);
     assert_eq!(near[0].0, post.id);
+    let among: std::collections::HashSet<String> = ["ideas.md".to_string()].into();
+    let notes = target.similar_notes(&scope.site_id, "m", &[1.0, 0.0], 5, 0.5, &among).await.unwrap();
+    assert_eq!(notes.len(), 1, "the note's vector came along (and its pgvector copy, there): {notes:?}");
     // History and revisions came along.
     let history = target.change_summaries(&scope, &Default::default(), 500, None).await.unwrap();
     assert!(history.items.iter().any(|c| c.entity_id == post.id), "the post's changes are in the log");

@@ -8,7 +8,10 @@
 //! subscribers with [`EventHub::deliver`] (of the sessions
 //! [`EventHub::followed`] names: subscribed here, run elsewhere). Event ids
 //! follow the clock (microseconds, and always past every id seen), so they
-//! increase across processes whose clocks agree.
+//! increase across processes whose clocks agree. A run's events have even
+//! ids and events aside from runs (a job's progress, which another process
+//! may emit into a session run here) odd ones, so those two never take the
+//! same id in two processes.
 //!
 //! Memory stays flat: a session's log is dropped a while after its run ended
 //! (or paused), and only so many ended sessions are kept at all; dropping a
@@ -138,16 +141,21 @@ impl EventHub {
         self.logs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next id: the clock in microseconds, or one past the last id
-    /// given or seen when that is later.
-    fn next_id(&self) -> u64 {
+    /// The next id of the given parity (0 for a run's events, 1 for those
+    /// aside): the clock in microseconds, or past the last id given or
+    /// seen when that is later.
+    fn next_id(&self, parity: u64) -> u64 {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_micros() as u64)
             .unwrap_or(1);
+        let after = |last: u64| {
+            let id = now.max(last + 1);
+            id + (id % 2 != parity) as u64
+        };
         let previous =
-            self.next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(now.max(last + 1))).unwrap_or(0);
-        now.max(previous + 1)
+            self.next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |last| Some(after(last))).unwrap_or(0);
+        after(previous)
     }
 
     /// Queues every event emitted from now on for the database.
@@ -188,13 +196,17 @@ impl EventHub {
     /// `RUN_STARTED` opens a run; `RUN_FINISHED` and `RUN_ERROR` end it,
     /// after which the session's events are kept only for a while.
     pub fn emit(&self, session: &str, kind: &str, fields: Value) -> Event {
+        self.emit_with(session, kind, fields, 0)
+    }
+
+    fn emit_with(&self, session: &str, kind: &str, fields: Value, parity: u64) -> Event {
         let mut data = json!({ "type": kind, "timestamp": chrono::Utc::now().timestamp_millis() });
         if let (Some(obj), Value::Object(extra)) = (data.as_object_mut(), fields) {
             obj.extend(extra);
         }
         let mut logs = self.lock();
         // The id is taken under the lock, so the outbox is in id order.
-        let event = Event { id: self.next_id(), data };
+        let event = Event { id: self.next_id(parity), data };
         if let Some(outbox) = self.outbox.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             outbox.push((session.to_string(), event.id, kind.to_string(), event.data.to_string()));
         }
@@ -303,7 +315,7 @@ impl EventHub {
     /// log that is dropped like an ended run's.
     pub fn emit_aside(&self, session: &str, kind: &str, fields: Value) -> Event {
         let fresh = !self.lock().by_session.contains_key(session);
-        let event = self.emit(session, kind, fields);
+        let event = self.emit_with(session, kind, fields, 1);
         if fresh {
             let mut logs = self.lock();
             if logs.by_session.get(session).is_some_and(|l| l.ended.is_none() && l.run_start == 0) {
@@ -378,6 +390,34 @@ mod tests {
         let live = hub.emit("s", "RUN_FINISHED", json!({ "outcome": "success" }));
         assert_eq!(rx.try_recv().unwrap(), live);
         assert_eq!(hub.subscribe("other", None).0, vec![]);
+    }
+
+    #[test]
+    fn a_runs_events_and_those_aside_never_share_an_id_across_processes() {
+        // Two processes whose clocks agree: one runs the session, the other
+        // reports a job's progress into it, each as fast as it can.
+        let (runner, worker) = (EventHub::default(), EventHub::default());
+        let mut ids = Vec::new();
+        for _ in 0..2_000 {
+            ids.push(runner.emit("s", "TEXT_MESSAGE_CONTENT", json!({})).id);
+            ids.push(worker.emit_aside("s", "CUSTOM", json!({})).id);
+        }
+        let (run, aside): (Vec<u64>, Vec<u64>) = ids.iter().partition(|id| *id % 2 == 0);
+        assert_eq!((run.len(), aside.len()), (2_000, 2_000), "a run's ids even, aside odd");
+        let distinct: std::collections::HashSet<&u64> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+        // Each process's ids still increase, whichever kind it emits.
+        let mixed = EventHub::default();
+        let sequence: Vec<u64> = (0..100)
+            .map(|i| {
+                if i % 3 == 0 {
+                    mixed.emit_aside("t", "CUSTOM", json!({})).id
+                } else {
+                    mixed.emit("t", "X", json!({})).id
+                }
+            })
+            .collect();
+        assert!(sequence.windows(2).all(|w| w[0] < w[1]), "{sequence:?}");
     }
 
     #[test]

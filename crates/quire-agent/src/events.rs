@@ -10,8 +10,9 @@
 //! follow the clock (microseconds, and always past every id seen), so they
 //! increase across processes whose clocks agree. A run's events have even
 //! ids and events aside from runs (a job's progress, which another process
-//! may emit into a session run here) odd ones, so those two never take the
-//! same id in two processes.
+//! may emit into a session run here) odd ones, so a run's event never
+//! shares its id with progress from another process; two processes'
+//! progress in one session within the same microsecond still can.
 //!
 //! Memory stays flat: a session's log is dropped a while after its run ended
 //! (or paused), and only so many ended sessions are kept at all; dropping a

@@ -19,6 +19,20 @@ async fn two_stores() -> (tempfile::TempDir, Store, Store) {
     (dir, a, b)
 }
 
+/// A store of its own schema on the test PostgreSQL server, seeded, with
+/// the server's URL and the schema's name (which also names the store's
+/// connections); none on SQLite.
+async fn postgres_store() -> Option<(tempfile::TempDir, Store, quire_store::Scope, String, String)> {
+    let server = quire_store::testing::postgres_url()?;
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let quire_store::Location::Postgres(own) = &at else { unreachable!("a PostgreSQL test store") };
+    let schema = own.split("application_name=").nth(1).unwrap().split('&').next().unwrap().to_string();
+    let store = Store::open_at(at.clone()).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    Some((dir, store, scope, server, schema))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_job_is_claimed_by_exactly_one_store() {
     let (dir, a, b) = two_stores().await;
@@ -96,16 +110,10 @@ async fn writes_through_both_stores_at_once_are_all_kept_and_logged_once() {
 /// failover): the writes and reads after it go on over new ones.
 #[tokio::test]
 async fn a_store_connects_again_after_the_server_dropped_its_connections() {
-    let Some(server) = quire_store::testing::postgres_url() else {
+    let Some((_dir, store, scope, server, name)) = postgres_store().await else {
         eprintln!("no QUIRE_TEST_DATABASE_URL: SQLite has no server to drop connections");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let quire_store::Location::Postgres(own) = &at else { unreachable!("a PostgreSQL test store") };
-    let name = own.split("application_name=").nth(1).unwrap().split('&').next().unwrap().to_string();
-    let store = Store::open_at(at.clone()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let ctx = ChangeContext::system();
     let page =
         |i: usize| -> NewPage { serde_json::from_value(json!({"name": "P", "slug": format!("p-{i}")})).unwrap() };
@@ -331,16 +339,10 @@ async fn a_full_navigation_takes_no_more_items_through_either_store() {
 /// landing, so a live runner is not taken for silent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_heartbeat_lands_while_a_write_waits_on_another_replicas_lock() {
-    let Some(server) = quire_store::testing::postgres_url() else {
+    let Some((_dir, store, scope, server, schema)) = postgres_store().await else {
         eprintln!("no QUIRE_TEST_DATABASE_URL: on SQLite one process writes");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let quire_store::Location::Postgres(own) = &at else { unreachable!("a PostgreSQL test store") };
-    let schema = own.split("application_name=").nth(1).unwrap().split('&').next().unwrap().to_string();
-    let store = Store::open_at(at.clone()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let ctx = ChangeContext::system();
     let input: NewEntry =
         serde_json::from_value(json!({"slug": "held", "title": "T", "content": {"body": "B"}})).unwrap();

@@ -108,17 +108,25 @@ impl Store {
         self.shift::<NavItem>(ctx, scope, id, by).await
     }
 
+    /// Reads one `T` with `read`: on the caller's thread when its rows stay
+    /// small ([`crate::db::Db::read_short`]), else on a reader's.
+    async fn read_one<T: Record>(
+        &self,
+        read: impl FnOnce(&crate::db::Conn) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        if T::ENTITY.small { self.db.read_short(read).await } else { self.db.read(read).await }
+    }
+
     /// Reads a live record by id or unique key.
     pub(crate) async fn find_record<T: Record>(&self, scope: &Scope, id_or_key: &str) -> Result<T> {
         let (scope, id_or_key) = (scope.clone(), id_or_key.to_string());
-        self.db.read(move |c| find::<T>(c, &scope, &id_or_key)).await
+        self.read_one(move |c| find::<T>(c, &scope, &id_or_key)).await
     }
 
     /// Reads a live record by id.
     pub(crate) async fn get_record<T: Record>(&self, scope: &Scope, id: &str) -> Result<T> {
         let (scope, id) = (scope.clone(), id.to_string());
-        let read = move |c: &crate::db::Conn| require_live::<T>(c, &scope, &id);
-        if T::ENTITY.small { self.db.read_short(read).await } else { self.db.read(read).await }
+        self.read_one(move |c| require_live::<T>(c, &scope, &id)).await
     }
 
     // ------------------------------------------------------------ pages
@@ -168,8 +176,7 @@ impl Store {
     /// A live page by slug.
     pub async fn page_by_slug(&self, scope: &Scope, slug: &str) -> Result<Page> {
         let (scope, slug) = (scope.clone(), slug.to_string());
-        self.db
-            .read_short(move |c| by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug)))
+        self.read_one(move |c| by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug)))
             .await
     }
 

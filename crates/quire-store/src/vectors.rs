@@ -328,51 +328,41 @@ pub(crate) fn pgvector(conn: &Conn) -> Result<bool> {
 /// before the extension was, or brought in by an import), where the
 /// database keeps such copies.
 pub(crate) fn fill_embeddings(conn: &Conn) -> Result<()> {
-    let kept = |table: &str| -> Result<bool> {
-        db::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM information_schema.columns
-             WHERE table_schema = current_schema() AND table_name = ?1 AND column_name = 'embedding')",
-        )
-        .bind(table)
-        .fetch_one(conn)
-    };
-    // A few hundred at a time, so a large site's vectors are never all in
-    // memory at once; each pass finds those the last left without a copy.
-    while kept("embeddings")? {
-        let missing: Vec<(String, String, Vec<u8>)> =
-            db::query_as("SELECT entity_id, model, vector FROM embeddings WHERE embedding IS NULL LIMIT 256")
-                .fetch_all(conn)?;
-        if missing.is_empty() {
-            break;
+    fill_copies(conn, "embeddings", &["entity_id", "model"])?;
+    fill_copies(conn, "note_vectors", &["site_id", "model", "path"])
+}
+
+/// Gives the rows of `table` whose `vector` has no pgvector copy theirs,
+/// where the table has the column: a few hundred at a time, so a large
+/// site's vectors are never all in memory at once. `keys` name a row.
+fn fill_copies(conn: &Conn, table: &str, keys: &[&str]) -> Result<()> {
+    let kept: bool = db::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = ?1 AND column_name = 'embedding')",
+    )
+    .bind(table)
+    .fetch_one(conn)?;
+    if !kept {
+        return Ok(());
+    }
+    // `table` and `keys` are constants of this file; every value is bound.
+    let select = format!("SELECT {}, vector FROM {table} WHERE embedding IS NULL LIMIT 256", keys.join(", "));
+    let row_is: Vec<String> = keys.iter().enumerate().map(|(i, k)| format!("{k} = ?{}", i + 2)).collect();
+    let update = format!("UPDATE {table} SET embedding = CAST(?1 AS TEXT)::vector WHERE {}", row_is.join(" AND "));
+    loop {
+        let rows = db::query(select.clone()).fetch_all(conn)?;
+        if rows.is_empty() {
+            return Ok(());
         }
-        for (id, model, blob) in missing {
-            db::query("UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector WHERE entity_id = ?2 AND model = ?3")
-                .bind(vector_text(&blob_to_vec(&blob)))
-                .bind(id)
-                .bind(model)
-                .execute(conn)?;
+        for row in rows {
+            let blob: Vec<u8> = row.try_get("vector")?;
+            let mut copy = db::query(update.clone()).bind(vector_text(&blob_to_vec(&blob)));
+            for key in &row.values()[..keys.len()] {
+                copy = copy.bind(key.clone());
+            }
+            copy.execute(conn)?;
         }
     }
-    while kept("note_vectors")? {
-        let notes: Vec<(String, String, String, Vec<u8>)> =
-            db::query_as("SELECT site_id, model, path, vector FROM note_vectors WHERE embedding IS NULL LIMIT 256")
-                .fetch_all(conn)?;
-        if notes.is_empty() {
-            break;
-        }
-        for (site, model, path, blob) in notes {
-            db::query(
-                "UPDATE note_vectors SET embedding = CAST(?1 AS TEXT)::vector
-                 WHERE site_id = ?2 AND model = ?3 AND path = ?4",
-            )
-            .bind(vector_text(&blob_to_vec(&blob)))
-            .bind(site)
-            .bind(model)
-            .bind(path)
-            .execute(conn)?;
-        }
-    }
-    Ok(())
 }
 
 /// A vector as pgvector reads it from text: `[0.6,0.8]`.

@@ -6,13 +6,13 @@ use crate::message::{ChatRequest, Message, ToolSpec};
 use crate::provider::Profile;
 use quire_core::access::Group;
 use quire_core::model::{Agent, AgentPolicy};
-use quire_tools::{Category, Registry, Tool, permits, render_guidance};
+use quire_tools::{Category, Registry, Tool, permits};
 use serde_json::{Value, json};
 
-/// Who the agent is and how it works, said once; the rules and the default
-/// tools' guidance follow.
+/// Who the agent is and how it works, said once, the default tools'
+/// guidance with it; the rules follow.
 pub const BASE_PROMPT: &str = "\
-You are Quire's assistant for a website's content. You act only through tools: acknowledgeRequest, then the work, then finalAnswer. searchTools finds and activates more tools.";
+You are Quire's assistant for a website's content, acting only through tools: acknowledgeRequest once, the work, then finalAnswer with what fresh reads confirmed. searchTools finds more tools by entity and action words.";
 
 /// Whether `selector` (a name, `category:<c>`, `tag:<t>`, `entity:<e>` or
 /// `read`) matches `tool`.
@@ -72,7 +72,8 @@ pub fn active_tools<'r>(registry: &'r Registry, agent: &Agent, group: Group, act
     out
 }
 
-/// The schema the model sees for a tool: without `confirmationId` (the
+/// The definition the model sees for a tool: its description with its
+/// guidance, and its schema leaned ([`lean`]), without `confirmationId` (the
 /// runtime handles approvals), with `confirmed` only under the
 /// conversational policy.
 pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolSpec {
@@ -90,13 +91,23 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
         }
     }
     lean(&mut parameters);
-    ToolSpec { name: tool.name.to_string(), description: tool.description.to_string(), parameters }
+    // A tool's guidance rides with its definition, sent only while the tool
+    // is; the default tools' is the base prompt's.
+    let description = match tool.guidance {
+        "" => tool.description.to_string(),
+        _ if tool.category == Category::Default => tool.description.to_string(),
+        guidance => format!("{} {guidance}", tool.description),
+    };
+    ToolSpec { name: tool.name.to_string(), description, parameters }
 }
 
 /// Drops from a schema what a model gains nothing from and pays tokens for
 /// in every step: `additionalProperties: false` (an unknown parameter is
-/// refused with the accepted ones named anyway), `minimum: 0` on counts,
-/// and a description that only lists the values its `enum` already gives.
+/// refused with the accepted ones named anyway), `minimum: 0` on counts, a
+/// description that only lists the values its `enum` already gives or only
+/// repeats the parameter's name ("Title.", "Page id."), a nullable
+/// value's `anyOf` of a type and `null`, written as the type list it means,
+/// and "null clears it" on such a value (the rules say it once).
 fn lean(schema: &mut Value) {
     let Value::Object(map) = schema else { return };
     if map.get("additionalProperties") == Some(&Value::Bool(false)) {
@@ -114,6 +125,18 @@ fn lean(schema: &mut Value) {
             map.remove("description");
         }
     }
+    if let Some(Value::Array(branches)) = map.get("anyOf")
+        && let [Value::Object(one), Value::Object(null)] = branches.as_slice()
+        && one.len() == 1
+        && let Some(Value::String(kind)) = one.get("type")
+        && null.len() == 1
+        && null.get("type") == Some(&json!("null"))
+        && !map.contains_key("type")
+    {
+        let kind = kind.clone();
+        map.remove("anyOf");
+        map.insert("type".into(), json!([kind, "null"]));
+    }
     for value in map.values_mut() {
         match value {
             Value::Object(_) => lean(value),
@@ -121,6 +144,30 @@ fn lean(schema: &mut Value) {
             _ => {}
         }
     }
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            let Value::Object(prop) = prop else { continue };
+            let nullable = prop.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&json!("null")));
+            let Some(Value::String(text)) = prop.get_mut("description") else { continue };
+            // The rules say once that null clears a field.
+            if nullable && let Some(head) = text.strip_suffix("; null clears it.") {
+                *text = format!("{head}.");
+            }
+            if names_only(name, text) {
+                prop.remove("description");
+            }
+        }
+    }
+}
+
+/// Whether `description` says no more than the parameter's `name` and the
+/// record the tool is about: "Title." or "New title." for `title`, "Page
+/// id." or "Nav item id." for `id`, "Post slug." for `slug`.
+fn names_only(name: &str, description: &str) -> bool {
+    let words: Vec<&str> = description.trim_end_matches('.').split_whitespace().collect();
+    words.len() <= 3
+        && words.iter().all(|w| w.chars().all(char::is_alphanumeric))
+        && words.last().is_some_and(|w| w.eq_ignore_ascii_case(name))
 }
 
 /// What one step needs besides the conversation.
@@ -148,8 +195,10 @@ pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Mess
 /// model's form ([`for_model`]), so a loop that keeps it that way wraps
 /// each message once rather than every message at every step.
 pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messages: Vec<Message>) -> ChatRequest {
-    let tools = active_tools(registry, input.agent, input.group, input.activated);
-    let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+    let mut tools = active_tools(registry, input.agent, input.group, input.activated);
+    if acknowledged(&messages) {
+        tools.retain(|t| t.name != "acknowledgeRequest");
+    }
     let mut system = vec![BASE_PROMPT.to_string(), quire_tools::render_rules(&tools)];
     if !input.agent.system_prompt.trim().is_empty() {
         system.push(format!("<agent name=\"{}\">\n{}\n</agent>", input.agent.alias, input.agent.system_prompt.trim()));
@@ -162,10 +211,6 @@ pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messag
     if !memory.is_empty() {
         system.push(memory);
     }
-    let guidance = render_guidance(registry, &names);
-    if !guidance.is_empty() {
-        system.push(guidance);
-    }
     ChatRequest {
         model: input.profile.model_name(),
         system: system.join("\n\n"),
@@ -175,6 +220,15 @@ pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messag
         max_tokens: input.profile.max_tokens,
         stream: input.profile.stream,
     }
+}
+
+/// Whether the model called `acknowledgeRequest` since the user's last
+/// message: it is said once per turn, so the turn's later steps leave it out.
+fn acknowledged(messages: &[Message]) -> bool {
+    messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).any(|m| match m {
+        Message::Assistant { tool_calls, .. } => tool_calls.iter().any(|c| c.name == "acknowledgeRequest"),
+        _ => false,
+    })
 }
 
 /// Text written by authors or clients, made safe to place in the system

@@ -129,16 +129,34 @@ async fn search_tools_changes_the_next_requests_tools_and_guidance() {
     assert_eq!(before, ["searchTools", "acknowledgeRequest", "finalAnswer"]);
     assert!(after.contains(&"createNavItem".to_string()), "{after:?}");
     assert!(after.len() > before.len());
-    let (s0, s1) = (system_of(&requests[0]), system_of(&requests[1]));
-    assert!(!s0.contains("- createNavItem:"));
-    assert!(s1.contains("- createNavItem:"), "{s1}");
-    // guidance is replaced, not accumulated: one block per request
-    assert_eq!(s1.matches("<tool-guidance>").count(), 1);
-    // the schema sent is the registry's, without approval fields
+    // a tool's guidance rides with its definition, so it comes and goes
+    // with the tool and is said once
     let tools = requests[1]["tools"].as_array().unwrap();
+    let create = tools.iter().find(|t| t["function"]["name"] == "createNavItem").unwrap();
+    let guidance = "Resolve targetId with getPage/getPost first";
+    assert!(create["function"]["description"].as_str().unwrap().contains(guidance), "{create}");
+    let (s0, s1) = (system_of(&requests[0]), system_of(&requests[1]));
+    assert!(!s0.contains(guidance) && !s1.contains(guidance), "{s1}");
+    // the schema sent is the registry's, without approval fields
     let delete = tools.iter().find(|t| t["function"]["name"] == "deleteNavItem").unwrap();
     assert!(delete["function"]["parameters"]["properties"].get("confirmationId").is_none());
     assert!(delete["function"]["parameters"]["properties"].get("confirmed").is_none());
+}
+
+/// acknowledgeRequest is said once per turn: the turn's later steps leave it
+/// out, and the next turn offers it again.
+#[tokio::test]
+async fn acknowledge_request_is_offered_until_it_was_said_in_the_turn() {
+    let env = Env::openai().await;
+    env.fake.push(openai_stream("", &[("c1", "acknowledgeRequest", r#"{"message":"Looking."}"#)]));
+    env.fake.push(openai_stream("", &[("c2", "finalAnswer", r#"{"message":"Nothing to do."}"#)]));
+    let session = env.turn("Anything to fix?", None).await;
+    env.fake.push(openai_stream("Still nothing.", &[]));
+    env.turn("And now?", Some(&session)).await;
+    let names: Vec<Vec<String>> = env.fake.requests().iter().map(tool_names).collect();
+    assert_eq!(names[0], ["searchTools", "acknowledgeRequest", "finalAnswer"]);
+    assert_eq!(names[1], ["searchTools", "finalAnswer"]);
+    assert_eq!(names[2], ["searchTools", "acknowledgeRequest", "finalAnswer"], "a new turn");
 }
 
 #[tokio::test]

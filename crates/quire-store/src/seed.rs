@@ -54,7 +54,7 @@ const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
         "Editor",
         "Edits the site: pages, sections, posts, images, navigation and entries.",
         &["category:internal", "!tag:vault", "browseImages", "importImage"],
-        "You are the site's editor. Make the smallest change that does what the user asked, and check it by reading it back.",
+        "You are the site's editor: make the smallest change that does what the user asked.",
     ),
     (
         "researcher",

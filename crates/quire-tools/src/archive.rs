@@ -113,7 +113,7 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "getArchive",
-            description: "Get archived (deleted) records by archive id, entity kind or all: true, each with when, by whom and what went with it. Returns { items }.",
+            description: "Get archived (deleted) records by archive id, entity or all: true, with when, who and what went along. Returns { items }.",
             guidance: "Restore with restoreArchive using the archive id, not the record id.",
             category: Category::Internal,
             entity: "archive",

@@ -63,7 +63,7 @@ pub struct UpdateEntryArgs {
     pub slug: Option<String>,
     /// New title.
     pub title: Option<String>,
-    /// Content changes, merged (a key set to null is removed).
+    /// Content changes, merged; null removes a key.
     pub content: Option<Value>,
     /// draft, published or archived.
     pub status: Option<EntryStatus>,
@@ -175,7 +175,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "updateEntry",
             description: "Update an entry by id: slug, title, content (merged) or status. Returns the entry.",
-            guidance: "content merges: send only changed keys.",
+            guidance: "Content keys are the fields of the entry's collection.",
             category: Category::Internal,
             entity: "entry",
             risk: Risk::Moderate,

@@ -205,7 +205,7 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "updateNavItem",
-            description: "Update a menu item by id: label, target, parent (null = top level), visible or sortOrder. Returns the item.",
+            description: "Update a menu item by id; parentId null moves it to the top level. Returns the item.",
             guidance: "Hide with visible: false rather than deleting.",
             category: Category::Internal,
             entity: "navItem",

@@ -31,7 +31,7 @@ pub struct GetPageArgs {
     pub include_content: Option<bool>,
     /// Only pages with this status.
     pub status: Option<PublishStatus>,
-    /// Max pages per list (default 20, max 100).
+    /// Max pages (default 20, max 100).
     pub limit: Option<u32>,
     /// nextCursor of the previous list.
     pub cursor: Option<String>,
@@ -73,7 +73,7 @@ pub struct UpdatePageArgs {
     pub parent_id: Option<Option<String>>,
     /// Protection flag.
     pub is_protected: Option<bool>,
-    /// Meta changes, merged (a key set to null is removed).
+    /// Meta changes, merged; null removes a key.
     pub meta: Option<Value>,
     /// Indexing flag.
     pub indexing: Option<bool>,
@@ -316,8 +316,8 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "getPage",
-            description: "Get pages by id, slug, parentId (its children) or all: true; light unless includeContent (adds meta and sections). Returns { items }, with nextCursor when there is more.",
-            guidance: "Pages are not posts. Use includeContent only when editing sections.",
+            description: "Get pages by id, slug, parentId (its children), query or all: true; includeContent adds meta and sections. Returns { items }.",
+            guidance: "Pages are not posts. Use includeContent only to edit sections.",
             category: Category::Internal,
             entity: "page",
             risk: Risk::Safe,
@@ -342,8 +342,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "createPage",
-            description: "Create a page from a name and a unique slug, with optional parentId, meta and status (default draft). Returns the page.",
-            guidance: "Add content with createSection afterwards; a new page is a draft until status: published.",
+            description: "Create a page from a name and a unique slug, a draft unless status says otherwise. Returns the page.",
+            guidance: "Add content with createSection afterwards.",
             category: Category::Internal,
             entity: "page",
             risk: Risk::Moderate,
@@ -358,8 +358,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "updatePage",
-            description: "Update a page by id: name, slug, parentId (null = root), meta (merged), status or indexing. Returns the page.",
-            guidance: "meta merges: send only changed keys. Protected pages keep their slug.",
+            description: "Update a page by id. Returns the page.",
+            guidance: "Protected pages keep their slug.",
             category: Category::Internal,
             entity: "page",
             risk: Risk::Moderate,
@@ -383,7 +383,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "deletePage",
             description: "Delete pages by ids, archiving each with its sections and child pages; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Archives, never destroys; restore with restoreArchive. Protected pages cannot be deleted.",
+            guidance: "Protected pages cannot be deleted.",
             category: Category::Internal,
             entity: "page",
             risk: Risk::High,

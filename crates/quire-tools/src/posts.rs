@@ -21,7 +21,7 @@ pub struct GetPostArgs {
     pub slug: Option<String>,
     /// Search by words or meaning, best first.
     pub query: Option<String>,
-    /// Posts collection (default: the first, usually "blog").
+    /// Posts collection (default: the first, usually blog).
     pub collection_slug: Option<String>,
     /// Only this status.
     pub status: Option<EntryStatus>,
@@ -264,7 +264,7 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "getPost",
-            description: "Get blog posts by slug or all: true (newest first), filtered by status or category; content only with includeContent. Returns { items }.",
+            description: "Get blog posts by slug, query or all: true (newest first); content only with includeContent. Returns { items }.",
             guidance: "Posts are not pages. Filter drafts with status: draft.",
             category: Category::Internal,
             entity: "post",
@@ -287,8 +287,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "createPost",
-            description: "Create a blog post as a draft from collectionSlug, slug, title and markdown content.body, with optional cover, excerpt, category and tags. Returns the post.",
-            guidance: "Creates a draft; publish with updatePost status: published. For covers, set BOTH `featuredImage` AND `content.cover`.",
+            description: "Create a draft blog post from a slug, title and markdown content.body. Returns the post.",
+            guidance: "Publish with updatePost status: published. A cover goes in both featuredImage and content.cover.",
             category: Category::Internal,
             entity: "post",
             risk: Risk::Moderate,
@@ -309,8 +309,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "updatePost",
-            description: "Update a blog post by slug: title, content (merged), status (publish or unpublish), category, author, tags, featuredImage. Returns the post.",
-            guidance: "For covers, set BOTH `featuredImage` AND `content.cover`.",
+            description: "Update a blog post by slug; status publishes or unpublishes it. Returns the post.",
+            guidance: "A cover goes in both featuredImage and content.cover.",
             category: Category::Internal,
             entity: "post",
             risk: Risk::Moderate,
@@ -333,7 +333,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "deletePost",
             description: "Delete blog posts by slugs, archiving them; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Archives. Consider `status: 'archived'` instead.",
+            guidance: "Consider updatePost status: archived instead.",
             category: Category::Internal,
             entity: "post",
             risk: Risk::High,

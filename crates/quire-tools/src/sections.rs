@@ -61,7 +61,7 @@ pub struct CreateSectionArgs {
 pub struct UpdateSectionArgs {
     /// Section id (pageSectionId from createSection or getSection).
     pub page_section_id: String,
-    /// Content changes, merged (a key set to null is removed).
+    /// Content changes, merged; null removes a key.
     pub content: Option<Value>,
     /// Image id to attach; requires imageField.
     pub image_id: Option<String>,
@@ -286,8 +286,8 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "updateSection",
-            description: "Update a section by pageSectionId: content (merged), status, hidden, sortOrder, or attach an image with imageId + imageField. Returns the section.",
-            guidance: "content merges: send only changed keys; null removes one. Images: imageId + imageField.",
+            description: "Update a section by pageSectionId; imageId + imageField attach an image. Returns the section.",
+            guidance: "Content keys are the fields of the section's template.",
             category: Category::Internal,
             entity: "section",
             risk: Risk::Moderate,

@@ -9,6 +9,9 @@
 //!    alternating rounds. Per-step figures are a turn's time divided by ten.
 //! 3. Where a step's time goes, from the runtime's own tracing spans.
 //! 4. Resident memory over 5,000 in-process turns.
+//! 5. Prompt tokens (tiktoken o200k_base) of the step after searchTools
+//!    activated five tools, against every tool as published and as a step
+//!    sends it (`tests/prompt_tokens.rs` holds the budget).
 //!
 //! Run: `cargo bench -p quire-agent --bench agent` (prints medians and p99).
 //! `AGENT_BENCH_TURNS` (default 200 per round) and `AGENT_BENCH_RSS_TURNS`
@@ -237,6 +240,36 @@ fn prepare_bench(b: &Bench, agent: &quire_core::model::Agent) {
     println!("prepare_step + OpenAI body (11 tools, 20 messages): p50 {p50:.1} µs, p99 {p99:.1} µs");
 }
 
+/// Prompt tokens of the step after `searchTools` found five tools, for a
+/// few searches, against sending every tool.
+async fn prompt_tokens(b: &Bench) {
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let tokens = |text: &str| bpe.encode_with_special_tokens(text).len();
+    for query in ["update page", "page section", "menu link", "blog post", "image alt text"] {
+        let (runtime, model) = in_process_runtime(b);
+        let args = json!({ "query": query, "limit": 5 }).to_string();
+        let ack = r#"{"message":"On it."}"#;
+        model.push(Step::Answer(response("", &[("c1", "acknowledgeRequest", ack), ("c2", "searchTools", &args)])));
+        let seen: Arc<Mutex<Option<ChatRequest>>> = Arc::default();
+        let keep = Arc::clone(&seen);
+        model.push(Step::Dynamic(Box::new(move |r| {
+            *keep.lock().unwrap() = Some(r.clone());
+            response("Done.", &[])
+        })));
+        turn(&runtime, &b.person).await;
+        let request = seen.lock().unwrap().take().expect("the step after the search ran");
+        let step = tokens(&quire_agent::testing::request_text(&request));
+        let published = tokens(&quire_agent::testing::everything_text(&b.registry, &request, true));
+        let leaned = tokens(&quire_agent::testing::everything_text(&b.registry, &request, false));
+        println!(
+            "prompt tokens after searchTools {query:?}: step {step} ({} tools); every tool as published {published} ({:.1} % fewer), as a step sends them {leaned} ({:.1} % fewer)",
+            request.tools.len(),
+            (1.0 - step as f64 / published as f64) * 100.0,
+            (1.0 - step as f64 / leaned as f64) * 100.0
+        );
+    }
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let turns = env_usize("AGENT_BENCH_TURNS", 200);
@@ -245,6 +278,7 @@ fn main() {
     let b = rt.block_on(setup());
     let agent = rt.block_on(b.store.agent(&b.scope, "editor")).unwrap();
     prepare_bench(&b, &agent);
+    rt.block_on(prompt_tokens(&b));
 
     // A step's write alone: two messages and the small state update.
     rt.block_on(async {

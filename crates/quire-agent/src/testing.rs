@@ -374,3 +374,41 @@ impl crate::Provider for Scripted {
         })
     }
 }
+
+/// The text a provider receives for one tool: name, description and schema.
+pub fn tool_text(t: &crate::ToolSpec) -> String {
+    format!("{}\n{}\n{}", t.name, t.description, t.parameters)
+}
+
+/// The system prompt and the tools of a request, as the text a model reads.
+pub fn request_text(r: &crate::ChatRequest) -> String {
+    let tools: Vec<String> = r.tools.iter().map(tool_text).collect();
+    format!("{}\n{}", r.system, tools.join("\n"))
+}
+
+/// What the step `request` would read with every tool of `registry`: every
+/// rule, the agent's own block, and every tool with its guidance — as
+/// published (`published`: the definitions MCP's tools/list sends any
+/// client, every guidance line in one block) or in the form a step sends
+/// them. The reference a step's prompt tokens are measured against.
+pub fn everything_text(registry: &quire_tools::Registry, request: &crate::ChatRequest, published: bool) -> String {
+    let tools = registry.tools();
+    let agent_block = request.system.find("<agent ").map(|start| {
+        let end =
+            request.system[start..].find("</agent>").map_or(request.system.len(), |e| e + start + "</agent>".len());
+        &request.system[start..end]
+    });
+    let mut system = vec![crate::prompt::BASE_PROMPT.to_string(), quire_tools::all_rules()];
+    system.extend(agent_block.map(str::to_string));
+    let specs: Vec<String> = if published {
+        // The default tools' guidance is the base prompt's.
+        let names: Vec<&str> =
+            tools.iter().filter(|t| t.category != quire_tools::Category::Default).map(|t| t.name).collect();
+        system.push(quire_tools::render_guidance(registry, &names));
+        tools.iter().map(|t| format!("{}\n{}\n{}", t.name, t.description, quire_tools::full_schema(t))).collect()
+    } else {
+        let user = quire_core::model::AgentPolicy::User;
+        tools.iter().map(|t| tool_text(&crate::prompt::tool_spec(registry, t, user))).collect()
+    };
+    format!("{}\n{}", system.join("\n\n"), specs.join("\n"))
+}

@@ -14,25 +14,14 @@
 
 mod support;
 
-use quire_agent::prompt::{BASE_PROMPT, tool_spec};
-use quire_agent::{ChatRequest, ToolSpec};
+use quire_agent::ChatRequest;
+use quire_agent::testing::{everything_text, request_text, tool_text};
 use std::sync::{Arc, Mutex};
 use support::*;
-
-/// The text a provider receives for one tool.
-fn tool_text(t: &ToolSpec) -> String {
-    format!("{}\n{}\n{}", t.name, t.description, t.parameters)
-}
 
 fn tokens(text: &str) -> usize {
     static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
     BPE.get_or_init(|| tiktoken_rs::o200k_base().unwrap()).encode_with_special_tokens(text).len()
-}
-
-/// System prompt + tools of a request.
-fn request_text(r: &ChatRequest) -> String {
-    let tools: Vec<String> = r.tools.iter().map(tool_text).collect();
-    format!("{}\n{}", r.system, tools.join("\n"))
 }
 
 /// Most a step may cost, as a share of sending every tool as published.
@@ -58,29 +47,6 @@ async fn step_after_search(query: &str) -> (ChatRequest, Env) {
     (request, env)
 }
 
-/// System prompt with every rule, and every tool with its guidance: as
-/// published (`published`: what MCP's tools/list sends any client, with
-/// every guidance line in one block), or in the form a step sends them.
-fn everything(env: &Env, request: &ChatRequest, published: bool) -> String {
-    let tools = env.registry.tools();
-    let agent_block = request.system.find("<agent ").map(|start| {
-        let end = request.system[start..].find("</agent>").unwrap() + start + "</agent>".len();
-        &request.system[start..end]
-    });
-    let mut system = vec![BASE_PROMPT.to_string(), quire_tools::all_rules()];
-    system.extend(agent_block.map(str::to_string));
-    let specs: Vec<String> = if published {
-        // The default tools' guidance is the base prompt's.
-        let names: Vec<&str> =
-            tools.iter().filter(|t| t.category != quire_tools::Category::Default).map(|t| t.name).collect();
-        system.push(quire_tools::render_guidance(&env.registry, &names));
-        tools.iter().map(|t| format!("{}\n{}\n{}", t.name, t.description, quire_tools::full_schema(t))).collect()
-    } else {
-        tools.iter().map(|t| tool_text(&tool_spec(&env.registry, t, quire_core::model::AgentPolicy::User))).collect()
-    };
-    format!("{}\n{}", system.join("\n\n"), specs.join("\n"))
-}
-
 #[tokio::test]
 async fn a_step_costs_at_most_its_budget_of_everything() {
     let mut worst: f64 = 0.0;
@@ -95,8 +61,8 @@ async fn a_step_costs_at_most_its_budget_of_everything() {
             "two default tools (acknowledgeRequest said) and five found for {query:?}: {names:?}"
         );
         let step = tokens(&request_text(&request));
-        let all = tokens(&everything(&env, &request, true));
-        let leaned = tokens(&everything(&env, &request, false));
+        let all = tokens(&everything_text(&env.registry, &request, true));
+        let leaned = tokens(&everything_text(&env.registry, &request, false));
         let saved = 1.0 - step as f64 / all as f64;
         println!(
             "{query:<16} step {step} tokens (system {}), everything {all} tokens ({} tools): {:.1} % fewer; leaned {leaned}: {:.1} % fewer — {names:?}",

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// Who the agent is and how it works, said once, the default tools'
 /// guidance with it; the rules follow.
 pub const BASE_PROMPT: &str = "\
-You are Quire's assistant for a website's content, acting only through tools: acknowledgeRequest once, the work, then finalAnswer with what fresh reads confirmed. searchTools finds more tools by entity and action words.";
+You are Quire's assistant for a website's content, acting only through tools: acknowledgeRequest once, the work, then finalAnswer with what fresh reads confirmed.";
 
 /// Whether `selector` (a name, `category:<c>`, `tag:<t>`, `entity:<e>` or
 /// `read`) matches `tool`.
@@ -72,8 +72,9 @@ pub fn active_tools<'r>(registry: &'r Registry, agent: &Agent, group: Group, act
     out
 }
 
-/// The definition the model sees for a tool: its description with its
-/// guidance, and its schema leaned ([`lean`]), without `confirmationId` (the
+/// The definition the model sees for a tool: its description (without a
+/// conventional closing return, [`conventional_return`]) with its guidance,
+/// and its schema leaned ([`lean`]), without `confirmationId` (the
 /// runtime handles approvals), with `confirmed` only under the
 /// conversational policy.
 pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolSpec {
@@ -90,13 +91,14 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
             );
         }
     }
-    lean(&mut parameters);
+    lean(&mut parameters, tool.name);
     // A tool's guidance rides with its definition, sent only while the tool
     // is; the default tools' is the base prompt's.
+    let said = conventional_return(tool.description);
     let description = match tool.guidance {
-        "" => tool.description.to_string(),
-        _ if tool.category == Category::Default => tool.description.to_string(),
-        guidance => format!("{} {guidance}", tool.description),
+        "" => said.to_string(),
+        _ if tool.category == Category::Default => said.to_string(),
+        guidance => format!("{said} {guidance}"),
     };
     ToolSpec { name: tool.name.to_string(), description, parameters }
 }
@@ -105,10 +107,9 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
 /// in every step: `additionalProperties: false` (an unknown parameter is
 /// refused with the accepted ones named anyway), `minimum: 0` on counts, a
 /// description that only lists the values its `enum` already gives or only
-/// repeats the parameter's name ("Title.", "Page id."), a nullable
-/// value's `anyOf` of a type and `null`, written as the type list it means,
-/// and "null clears it" on such a value (the rules say it once).
-fn lean(schema: &mut Value) {
+/// repeats the parameter's name ("Title.", getPage's "Page id."), and "null
+/// clears it" on a nullable value (the rules say it once).
+fn lean(schema: &mut Value, tool: &str) {
     let Value::Object(map) = schema else { return };
     if map.get("additionalProperties") == Some(&Value::Bool(false)) {
         map.remove("additionalProperties");
@@ -125,49 +126,58 @@ fn lean(schema: &mut Value) {
             map.remove("description");
         }
     }
-    if let Some(Value::Array(branches)) = map.get("anyOf")
-        && let [Value::Object(one), Value::Object(null)] = branches.as_slice()
-        && one.len() == 1
-        && let Some(Value::String(kind)) = one.get("type")
-        && null.len() == 1
-        && null.get("type") == Some(&json!("null"))
-        && !map.contains_key("type")
-    {
-        let kind = kind.clone();
-        map.remove("anyOf");
-        map.insert("type".into(), json!([kind, "null"]));
-    }
     for value in map.values_mut() {
         match value {
-            Value::Object(_) => lean(value),
-            Value::Array(items) => items.iter_mut().for_each(lean),
+            Value::Object(_) => lean(value, tool),
+            Value::Array(items) => items.iter_mut().for_each(|v| lean(v, tool)),
             _ => {}
         }
     }
     if let Some(Value::Object(props)) = map.get_mut("properties") {
         for (name, prop) in props.iter_mut() {
             let Value::Object(prop) = prop else { continue };
-            let nullable = prop.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&json!("null")));
+            // Nullable the portable way (quire_tools' schemas keep `anyOf`).
+            let nullable = prop
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .is_some_and(|branches| branches.iter().any(|b| b.get("type") == Some(&json!("null"))));
             let Some(Value::String(text)) = prop.get_mut("description") else { continue };
             // The rules say once that null clears a field.
             if nullable && let Some(head) = text.strip_suffix("; null clears it.") {
                 *text = format!("{head}.");
             }
-            if names_only(name, text) {
+            if names_only(tool, name, text) {
                 prop.remove("description");
             }
         }
     }
 }
 
-/// Whether `description` says no more than the parameter's `name` and the
-/// record the tool is about: "Title." or "New title." for `title`, "Page
-/// id." or "Nav item id." for `id`, "Post slug." for `slug`.
-fn names_only(name: &str, description: &str) -> bool {
+/// Whether `description` says no more than the parameter's `name`, after
+/// "new" or words of the tool's own name: "Title." or "New title." for
+/// `title`; "Page id." for getPage's `id`, "Nav item id." for getNavItem's.
+fn names_only(tool: &str, name: &str, description: &str) -> bool {
     let words: Vec<&str> = description.trim_end_matches('.').split_whitespace().collect();
-    words.len() <= 3
-        && words.iter().all(|w| w.chars().all(char::is_alphanumeric))
-        && words.last().is_some_and(|w| w.eq_ignore_ascii_case(name))
+    let Some((last, before)) = words.split_last() else { return false };
+    let tool = tool.to_ascii_lowercase();
+    last.eq_ignore_ascii_case(name)
+        && before.iter().all(|w| {
+            w.eq_ignore_ascii_case("new")
+                || (w.chars().all(char::is_alphabetic) && tool.contains(&w.to_ascii_lowercase()))
+        })
+}
+
+/// `description` without a closing sentence that says only what every tool
+/// of its kind answers ("Returns { items }.", "Returns the post."): reads
+/// answer items and writes the item, as every result shows.
+fn conventional_return(description: &str) -> &str {
+    let Some((said, last)) = description.rsplit_once(". ") else { return description };
+    let conventional = last == "Returns { items }."
+        || last
+            .strip_prefix("Returns the ")
+            .and_then(|rest| rest.strip_suffix('.'))
+            .is_some_and(|what| !what.is_empty() && what.chars().all(|c| c.is_ascii_lowercase()));
+    if conventional { &description[..said.len() + 1] } else { description }
 }
 
 /// What one step needs besides the conversation.
@@ -222,13 +232,15 @@ pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messag
     }
 }
 
-/// Whether the model called `acknowledgeRequest` since the user's last
-/// message: it is said once per turn, so the turn's later steps leave it out.
+/// Whether `acknowledgeRequest` answered since the user's last message: it
+/// is said once per turn, so the turn's later steps leave it out (a call
+/// that failed, on bad arguments, leaves it offered).
 fn acknowledged(messages: &[Message]) -> bool {
-    messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).any(|m| match m {
-        Message::Assistant { tool_calls, .. } => tool_calls.iter().any(|c| c.name == "acknowledgeRequest"),
-        _ => false,
-    })
+    messages
+        .iter()
+        .rev()
+        .take_while(|m| !matches!(m, Message::User { .. }))
+        .any(|m| matches!(m, Message::Tool { name, is_error: false, .. } if name == "acknowledgeRequest"))
 }
 
 /// Text written by authors or clients, made safe to place in the system
@@ -283,5 +295,57 @@ pub fn for_model(message: &Message) -> Message {
             }
         }
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_description_naming_only_the_parameter_and_its_record_is_left_out() {
+        assert!(names_only("getPage", "id", "Page id."));
+        assert!(names_only("getNavItem", "id", "Nav item id."));
+        assert!(names_only("createPost", "title", "Title."));
+        assert!(names_only("updateNavItem", "label", "New label."));
+        // Words that say more than the record are kept.
+        assert!(!names_only("getPost", "status", "Only this status."));
+        assert!(!names_only("moveItem", "path", "Source path."));
+        assert!(!names_only("createImage", "description", "Longer description."));
+        assert!(!names_only("updatePost", "slug", "Slug of the post to change."));
+    }
+
+    #[test]
+    fn only_a_conventional_closing_return_is_left_out() {
+        assert_eq!(conventional_return("Get posts by slug. Returns { items }."), "Get posts by slug.");
+        assert_eq!(conventional_return("Update a post by slug. Returns the post."), "Update a post by slug.");
+        let telling = "Create a section. Returns the section with its pageSectionId.";
+        assert_eq!(conventional_return(telling), telling);
+        let listing = "Get menu items. Returns { items } with parentId for nesting.";
+        assert_eq!(conventional_return(listing), listing);
+        assert_eq!(conventional_return("Returns the post."), "Returns the post.");
+    }
+
+    #[test]
+    fn a_nullable_value_keeps_its_portable_form_and_loses_the_repeated_null_rule() {
+        let mut schema = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "id": { "type": "string", "description": "Post id." },
+                "category": { "description": "Category; null clears it.", "anyOf": [{ "type": "string" }, { "type": "null" }] },
+                "excerpt": { "description": "Summary; null clears it.", "anyOf": [{ "type": "string" }, { "type": "null" }] },
+                "title": { "type": "string", "description": "Title; null clears it." }
+            }
+        });
+        lean(&mut schema, "updatePost");
+        let props = &schema["properties"];
+        assert!(schema.get("additionalProperties").is_none());
+        assert!(props["id"].get("description").is_none(), "{props}");
+        assert!(props["category"].get("description").is_none(), "only the name was left: {props}");
+        assert_eq!(props["category"]["anyOf"][1]["type"], "null");
+        assert_eq!(props["excerpt"]["description"], "Summary.");
+        // Not nullable: nothing to strip.
+        assert_eq!(props["title"]["description"], "Title; null clears it.");
     }
 }

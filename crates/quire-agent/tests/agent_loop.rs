@@ -143,20 +143,24 @@ async fn search_tools_changes_the_next_requests_tools_and_guidance() {
     assert!(delete["function"]["parameters"]["properties"].get("confirmed").is_none());
 }
 
-/// acknowledgeRequest is said once per turn: the turn's later steps leave it
-/// out, and the next turn offers it again.
+/// acknowledgeRequest is said once per turn: the turn's steps after it
+/// answered leave it out (one that failed leaves it offered), and the next
+/// turn offers it again.
 #[tokio::test]
 async fn acknowledge_request_is_offered_until_it_was_said_in_the_turn() {
     let env = Env::openai().await;
-    env.fake.push(openai_stream("", &[("c1", "acknowledgeRequest", r#"{"message":"Looking."}"#)]));
-    env.fake.push(openai_stream("", &[("c2", "finalAnswer", r#"{"message":"Nothing to do."}"#)]));
+    env.fake.push(openai_stream("", &[("c1", "acknowledgeRequest", r#"{"text":"Looking."}"#)]));
+    env.fake.push(openai_stream("", &[("c2", "acknowledgeRequest", r#"{"message":"Looking."}"#)]));
+    env.fake.push(openai_stream("", &[("c3", "finalAnswer", r#"{"message":"Nothing to do."}"#)]));
     let session = env.turn("Anything to fix?", None).await;
     env.fake.push(openai_stream("Still nothing.", &[]));
     env.turn("And now?", Some(&session)).await;
     let names: Vec<Vec<String>> = env.fake.requests().iter().map(tool_names).collect();
-    assert_eq!(names[0], ["searchTools", "acknowledgeRequest", "finalAnswer"]);
-    assert_eq!(names[1], ["searchTools", "finalAnswer"]);
-    assert_eq!(names[2], ["searchTools", "acknowledgeRequest", "finalAnswer"], "a new turn");
+    let all = ["searchTools", "acknowledgeRequest", "finalAnswer"];
+    assert_eq!(names[0], all);
+    assert_eq!(names[1], all, "the first acknowledgement failed");
+    assert_eq!(names[2], ["searchTools", "finalAnswer"]);
+    assert_eq!(names[3], all, "a new turn");
 }
 
 #[tokio::test]

@@ -76,7 +76,7 @@ pub fn tools() -> Vec<Tool> {
     vec![
         Tool {
             name: "searchTools",
-            description: "Find and activate tools by capability keywords. Returns their names and descriptions.",
+            description: "Find and activate more tools by entity and action words. Returns their names and descriptions.",
             guidance: "Search with entity + action words (\"update section\").",
             category: Category::Default,
             entity: "tool",

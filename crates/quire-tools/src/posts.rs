@@ -21,15 +21,15 @@ pub struct GetPostArgs {
     pub slug: Option<String>,
     /// Search by words or meaning, best first.
     pub query: Option<String>,
-    /// Posts collection (default: the first, usually blog).
+    /// Posts collection (default: the first).
     pub collection_slug: Option<String>,
     /// Only this status.
     pub status: Option<EntryStatus>,
     /// Only this category.
     pub category: Option<String>,
-    /// List posts, newest first.
+    /// List posts.
     pub all: Option<bool>,
-    /// Include the content (body, cover).
+    /// Add body and cover.
     pub include_content: Option<bool>,
     /// Max posts (default 20, max 100).
     pub limit: Option<u32>,
@@ -57,7 +57,7 @@ pub struct CreatePostArgs {
     pub slug: String,
     /// Title.
     pub title: String,
-    /// Body (markdown) and optional cover.
+    /// Body and optional cover.
     pub content: PostContent,
     /// Author's name.
     pub author: Option<String>,
@@ -265,7 +265,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "getPost",
             description: "Get blog posts by slug, query or all: true (newest first); content only with includeContent. Returns { items }.",
-            guidance: "Posts are not pages. Filter drafts with status: draft.",
+            guidance: "Posts are not pages.",
             category: Category::Internal,
             entity: "post",
             risk: Risk::Safe,

@@ -10,6 +10,13 @@
 # of 16 connections each, run at once; their req/s are added and the worse
 # p99 is reported.
 #
+# REPLICA_CPU=0.4 gives each replica that share of one core (a cgroup CPU
+# quota, as a container's limit does), standing in for replicas on
+# machines of their own: on one small machine the replicas, PostgreSQL and
+# wrk otherwise share the same cores, and a second replica adds no CPU.
+# PostgreSQL and wrk stay unlimited. Needs root and the cgroup cpu
+# controller.
+#
 # Usage: bench/postgres.sh        (DURATION=20 CONNECTIONS=32 THREADS=2 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +30,8 @@ THREADS=${THREADS:-2}
 PORT=${PORT:-18281}
 OUT=bench/results/postgres
 TOKEN=bench-token-0123456789abcdef
+REPLICA_CPU=${REPLICA_CPU:-}
+CGROUPS=()
 
 if ! command -v wrk >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null 2>&1
@@ -41,15 +50,39 @@ QUIRE_LOG=warn $BIN seed --data "$OUT/data" --bench-pages 1000 --bench-posts 100
 SEED_S=$(echo "$(date +%s.%N) - $SEED_T0" | bc)
 
 PIDS=()
+limit_cpu() { # pid, name: at most $REPLICA_CPU of a core for the process
+  [ -n "$REPLICA_CPU" ] || return 0
+  local quota group
+  quota=$(awk -v f="$REPLICA_CPU" 'BEGIN { printf "%d", f * 100000 }')
+  if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+    group=/sys/fs/cgroup/quire-bench-$2
+    mkdir -p "$group"
+    echo "$quota 100000" > "$group/cpu.max"
+  else
+    group=/sys/fs/cgroup/cpu/quire-bench-$2
+    mkdir -p "$group"
+    echo 100000 > "$group/cpu.cfs_period_us"
+    echo "$quota" > "$group/cpu.cfs_quota_us"
+  fi
+  echo "$1" > "$group/cgroup.procs"
+  CGROUPS+=("$group")
+}
 start_replica() { # port
   QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --no-seed --addr "127.0.0.1:$1" --data "$OUT/data" \
       >/dev/null 2>>"$OUT/server.log" &
   PIDS+=($!)
+  limit_cpu "$!" "$1"
+}
+cleanup() {
+  kill "${PIDS[@]}" 2>/dev/null || true
+  wait "${PIDS[@]}" 2>/dev/null || true
+  for group in "${CGROUPS[@]}"; do rmdir "$group" 2>/dev/null || true; done
+  stop_postgres
 }
 BARE_PORT=$((PORT + 9))
 $BARE 127.0.0.1:$BARE_PORT &
 PIDS+=($!)
-trap 'kill "${PIDS[@]}" 2>/dev/null || true; stop_postgres' EXIT
+trap cleanup EXIT
 A=$PORT
 B=$((PORT + 2))
 start_replica "$A"
@@ -126,3 +159,4 @@ echo "seeding 1,000 pages and 10,000 posts took $SEED_S s"
 echo "database size after the run: $(psql -At "$PG_URL" -c "SELECT pg_size_pretty(pg_database_size('postgres'))")"
 echo "load average before the run: $LOAD"
 echo "machine: $(nproc) cores, $(uname -sr); PostgreSQL 15 on the same machine; wrk -t$THREADS on loopback"
+[ -z "$REPLICA_CPU" ] || echo "each replica limited to $REPLICA_CPU of a core (cgroup CPU quota); PostgreSQL and wrk unlimited"

@@ -4,8 +4,8 @@
 //! runs on a model [`provider::Profile`]. A turn is a loop of steps: before
 //! each, [`prompt::prepare_step`] rebuilds the request from scratch (default
 //! tools + tools activated by searchTools + pinned tools, filtered by the
-//! agent and the user's group; a system prompt with working memory and the
-//! guidance of exactly the active tools). Tool calls go through the same
+//! agent and the user's group, each with its guidance; a system prompt with
+//! the rules they need and working memory). Tool calls go through the same
 //! [`quire_tools::Registry`] as every other surface. Destructive calls pause
 //! the turn as pending approvals that only a person can answer; the
 //! [`runtime::Runtime`] resumes it once they are answered, even after a

@@ -159,12 +159,18 @@ fn lean(schema: &mut Value, tool: &str) {
 fn names_only(tool: &str, name: &str, description: &str) -> bool {
     let words: Vec<&str> = description.trim_end_matches('.').split_whitespace().collect();
     let Some((last, before)) = words.split_last() else { return false };
-    let tool = tool.to_ascii_lowercase();
+    // The tool name's camelCase words after its verb: getNavItem → nav, item.
+    let mut record: Vec<String> = Vec::new();
+    for c in tool.chars() {
+        match record.last_mut() {
+            Some(word) if !c.is_ascii_uppercase() => word.push(c),
+            _ => record.push(c.to_ascii_lowercase().to_string()),
+        }
+    }
     last.eq_ignore_ascii_case(name)
-        && before.iter().all(|w| {
-            w.eq_ignore_ascii_case("new")
-                || (w.chars().all(char::is_alphabetic) && tool.contains(&w.to_ascii_lowercase()))
-        })
+        && before
+            .iter()
+            .all(|w| w.eq_ignore_ascii_case("new") || record.iter().skip(1).any(|r| w.eq_ignore_ascii_case(r)))
 }
 
 /// `description` without a closing sentence that says only what every tool
@@ -313,6 +319,9 @@ mod tests {
         assert!(!names_only("moveItem", "path", "Source path."));
         assert!(!names_only("createImage", "description", "Longer description."));
         assert!(!names_only("updatePost", "slug", "Slug of the post to change."));
+        // Whole words of the record only: not the verb, not a part of a word.
+        assert!(!names_only("getPage", "id", "Get id."));
+        assert!(!names_only("getNavItem", "id", "A id."));
     }
 
     #[test]

@@ -389,8 +389,9 @@ pub fn request_text(r: &crate::ChatRequest) -> String {
 /// What the step `request` would read with every tool of `registry`: every
 /// rule, the agent's own block, and every tool with its guidance — as
 /// published (`published`: the definitions MCP's tools/list sends any
-/// client, every guidance line in one block) or in the form a step sends
-/// them. The reference a step's prompt tokens are measured against.
+/// client, and the guidance lines of every tool but the default ones, whose
+/// guidance the base prompt holds, in one block) or in the form a step
+/// sends them. The reference a step's prompt tokens are measured against.
 pub fn everything_text(registry: &quire_tools::Registry, request: &crate::ChatRequest, published: bool) -> String {
     let tools = registry.tools();
     let agent_block = request.system.find("<agent ").map(|start| {

@@ -85,11 +85,12 @@ impl Searched {
 /// is committed, and FTS5 writes one segment per transaction instead of
 /// one per write.
 pub(crate) fn index_pending(conn: &db::Conn) -> Result<()> {
-    let pending: bool = db::query_scalar("SELECT EXISTS (SELECT 1 FROM search_pending)").fetch_one(conn)?;
-    if !pending {
+    // Only the kinds with documents pending: a write changes one or two.
+    let pending: Vec<String> = db::query_scalar("SELECT DISTINCT kind FROM search_pending").fetch_all(conn)?;
+    if pending.is_empty() {
         return Ok(());
     }
-    for kind in Searched::ALL {
+    for kind in Searched::ALL.into_iter().filter(|k| pending.iter().any(|p| p == k.entity())) {
         let (view, _) = kind.document();
         let (fts, columns, entity) = (kind.fts(), kind.columns(), kind.entity());
         let pending = format!("SELECT doc_rowid FROM search_pending WHERE kind = '{entity}'");

@@ -8,10 +8,13 @@
 //! one hand-off, not twenty.
 //!
 //! Group commit: the writer thread takes every write queued (up to
-//! [`MAX_BATCH`]) into one transaction, each in a savepoint of its own. A
-//! write that fails is rolled back to its savepoint alone, and its caller hears
-//! the error at once; the others' callers hear back only after the COMMIT
-//! (or its failure), never before.
+//! [`MAX_BATCH`]) into one transaction, each in a savepoint of its own (a
+//! write alone in its transaction, as always on PostgreSQL, needs none). A
+//! write that fails is rolled back alone, and its caller hears the error at
+//! once; the others' callers hear back only after the COMMIT (or its
+//! failure), never before. On PostgreSQL a connection never sends COMMIT
+//! for a transaction a failed statement aborted (the server would roll it
+//! back without an error): the writes in it hear that it failed.
 //!
 //! Queries keep SQL's own placeholders (`?1`, `?`), bind [`Value`]s, and
 //! read rows into [`Row`]s of values, so nothing above this file sees a
@@ -875,8 +878,8 @@ impl Db {
     /// connection before anything else, and starts the writer's thread.
     ///
     /// `before_commit` runs at the end of every group commit, after its
-    /// writes and outside their savepoints (work they leave for once per
-    /// transaction); should it fail, the whole transaction fails.
+    /// writes and outside their savepoints, if any (work they leave for once
+    /// per transaction); should it fail, the whole transaction fails.
     pub async fn open(
         at: Location,
         setup: impl FnOnce(&Conn) -> Result<()> + Send + 'static,
@@ -1313,6 +1316,38 @@ mod tests {
         assert_eq!(db.write(insert(4, false)).await.unwrap(), 4);
         let values = db.read(|c| query_scalar::<i64>("SELECT v FROM t ORDER BY v").fetch_all(c)).await.unwrap();
         assert_eq!(values, [1, 4]);
+    }
+
+    /// A write that swallowed a failed statement: SQLite undid that
+    /// statement alone, so the rest commits; PostgreSQL aborted the whole
+    /// transaction and would answer COMMIT by rolling back without an error,
+    /// so the write hears that nothing was committed. On the test server
+    /// when `QUIRE_TEST_DATABASE_URL` is set.
+    #[tokio::test]
+    async fn a_write_that_swallowed_a_failed_statement_never_hears_a_false_success() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = crate::testing::location(dir.path()).await.unwrap();
+        let postgres = matches!(at, Location::Postgres(_));
+        let db = Db::open(at, |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"), |_| Ok(())).await.unwrap();
+        db.write(insert(1, false)).await.unwrap();
+        let swallowed = db
+            .write(|c: &Conn| -> Result<i64> {
+                let _ = query("INSERT INTO t (v) VALUES (1)").execute(c); // taken: unique
+                let _ = query("INSERT INTO t (v) VALUES (2)").execute(c);
+                Ok(2)
+            })
+            .await;
+        let values = db.read(|c| query_scalar::<i64>("SELECT v FROM t ORDER BY v").fetch_all(c)).await.unwrap();
+        if postgres {
+            let e = swallowed.unwrap_err().to_string();
+            assert!(e.contains("nothing was committed"), "{e}");
+            assert_eq!(values, [1]);
+        } else {
+            assert_eq!(swallowed.unwrap(), 2);
+            assert_eq!(values, [1, 2]);
+        }
+        // The writer goes on.
+        assert_eq!(db.write(insert(3, false)).await.unwrap(), 3);
     }
 
     #[tokio::test]

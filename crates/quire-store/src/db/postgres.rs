@@ -35,6 +35,10 @@ pub(crate) struct PgConn {
     prepared: RefCell<HashMap<String, Prepared>>,
     /// Whether a transaction is open (`BEGIN` seen, no `COMMIT`/`ROLLBACK` since).
     open: Cell<bool>,
+    /// Whether a statement failed in the open transaction since it began or
+    /// since a `ROLLBACK TO` a savepoint. PostgreSQL then answers `COMMIT`
+    /// by rolling back, without an error: this connection refuses to send it.
+    failed: Cell<bool>,
 }
 
 impl std::fmt::Debug for PgConn {
@@ -60,7 +64,12 @@ impl PgConn {
     /// Connects to `url` (`postgres://user@host:port/db?options=...`).
     pub(crate) fn connect(url: &str) -> Result<PgConn> {
         let client = Client::connect(url, NoTls)?;
-        Ok(PgConn { client: RefCell::new(Some(client)), prepared: RefCell::default(), open: Cell::new(false) })
+        Ok(PgConn {
+            client: RefCell::new(Some(client)),
+            prepared: RefCell::default(),
+            open: Cell::new(false),
+            failed: Cell::new(false),
+        })
     }
 
     fn client(&self) -> std::cell::RefMut<'_, Client> {
@@ -71,20 +80,40 @@ impl PgConn {
 
     /// Runs SQL text of one or more statements, binding nothing.
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
+        let head = sql.trim_start().get(..12).unwrap_or(sql.trim_start()).to_ascii_uppercase();
+        let commit = head.starts_with("COMMIT") || head.starts_with("END");
+        if commit && self.open.get() && self.failed.get() {
+            // Left open for the caller's ROLLBACK, as a failed COMMIT is.
+            return Err(StoreError::Corrupt(
+                "a statement of the transaction failed, so PostgreSQL would roll it back: nothing was committed".into(),
+            ));
+        }
         let out = self.client().batch_execute(sql);
         // What the text does to the transaction, whether it ran or not: a
         // failed statement leaves PostgreSQL's transaction open (aborted)
         // until a ROLLBACK.
-        let head = sql.trim_start().get(..12).unwrap_or(sql.trim_start()).to_ascii_uppercase();
         if head.starts_with("BEGIN") || head.starts_with("START") {
             self.open.set(out.is_ok() || self.open.get());
-        } else if head.starts_with("COMMIT") || head.starts_with("END") {
+            self.failed.set(false);
+        } else if commit {
             // A failed COMMIT leaves the transaction for a ROLLBACK.
             self.open.set(out.is_err() && self.open.get());
-        } else if head.starts_with("ROLLBACK") && !head.starts_with("ROLLBACK TO") {
+        } else if head.starts_with("ROLLBACK TO") {
+            self.failed.set(out.is_err());
+        } else if head.starts_with("ROLLBACK") {
             self.open.set(false);
+            self.failed.set(false);
+        } else {
+            self.noted(&out);
         }
         Ok(out?)
+    }
+
+    /// Notes a statement's failure in an open transaction.
+    fn noted<T, E>(&self, out: &std::result::Result<T, E>) {
+        if out.is_err() && self.open.get() {
+            self.failed.set(true);
+        }
     }
 
     /// Whether the server closed the connection.
@@ -113,9 +142,12 @@ impl PgConn {
 
     /// Runs a statement; the rows it changed.
     pub(crate) fn execute(&self, sql: &str, args: &[Value]) -> Result<u64> {
-        let (statement, _) = self.prepared(sql)?;
-        let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        Ok(self.client().execute(&statement, &params)?)
+        let out = self.prepared(sql).and_then(|(statement, _)| {
+            let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+            Ok(self.client().execute(&statement, &params)?)
+        });
+        self.noted(&out);
+        out
     }
 
     /// The first column of the first row of `sql`, as a truth value.
@@ -135,9 +167,12 @@ impl PgConn {
         args: &[Value],
         mut f: impl FnMut(Arc<[String]>, Vec<Value>) -> bool,
     ) -> Result<()> {
-        let (statement, names) = self.prepared(sql)?;
-        let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        let rows = self.client().query(&statement, &params)?;
+        let rows = self.prepared(sql).and_then(|(statement, names)| {
+            let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+            Ok((self.client().query(&statement, &params)?, names))
+        });
+        self.noted(&rows);
+        let (rows, names) = rows?;
         for row in rows {
             let mut values = Vec::with_capacity(names.len());
             for i in 0..names.len() {

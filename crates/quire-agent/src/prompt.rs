@@ -91,7 +91,7 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
             );
         }
     }
-    lean(&mut parameters, tool.name);
+    lean(&mut parameters, &record_words(tool.name));
     // A tool's guidance rides with its definition, sent only while the tool
     // is; the default tools' is the base prompt's.
     let said = conventional_return(tool.description);
@@ -109,7 +109,7 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
 /// description that only lists the values its `enum` already gives or only
 /// repeats the parameter's name ("Title.", getPage's "Page id."), and "null
 /// clears it" on a nullable value (the rules say it once).
-fn lean(schema: &mut Value, tool: &str) {
+fn lean(schema: &mut Value, record: &[String]) {
     let Value::Object(map) = schema else { return };
     if map.get("additionalProperties") == Some(&Value::Bool(false)) {
         map.remove("additionalProperties");
@@ -128,8 +128,8 @@ fn lean(schema: &mut Value, tool: &str) {
     }
     for value in map.values_mut() {
         match value {
-            Value::Object(_) => lean(value, tool),
-            Value::Array(items) => items.iter_mut().for_each(|v| lean(v, tool)),
+            Value::Object(_) => lean(value, record),
+            Value::Array(items) => items.iter_mut().for_each(|v| lean(v, record)),
             _ => {}
         }
     }
@@ -146,31 +146,35 @@ fn lean(schema: &mut Value, tool: &str) {
             if nullable && let Some(head) = text.strip_suffix("; null clears it.") {
                 *text = format!("{head}.");
             }
-            if names_only(tool, name, text) {
+            if names_only(record, name, text) {
                 prop.remove("description");
             }
         }
     }
 }
 
-/// Whether `description` says no more than the parameter's `name`, after
-/// "new" or words of the tool's own name: "Title." or "New title." for
-/// `title`; "Page id." for getPage's `id`, "Nav item id." for getNavItem's.
-fn names_only(tool: &str, name: &str, description: &str) -> bool {
-    let words: Vec<&str> = description.trim_end_matches('.').split_whitespace().collect();
-    let Some((last, before)) = words.split_last() else { return false };
-    // The tool name's camelCase words after its verb: getNavItem → nav, item.
-    let mut record: Vec<String> = Vec::new();
+/// The words of a tool's name after its verb, the record it is about:
+/// getNavItem → nav, item.
+fn record_words(tool: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
     for c in tool.chars() {
-        match record.last_mut() {
+        match words.last_mut() {
             Some(word) if !c.is_ascii_uppercase() => word.push(c),
-            _ => record.push(c.to_ascii_lowercase().to_string()),
+            _ => words.push(c.to_ascii_lowercase().to_string()),
         }
     }
+    words.split_off(1.min(words.len()))
+}
+
+/// Whether `description` says no more than the parameter's `name`, after
+/// "new" or words of the tool's `record` ([`record_words`]): "Title." or
+/// "New title." for `title`; "Page id." for getPage's `id`, "Nav item id."
+/// for getNavItem's.
+fn names_only(record: &[String], name: &str, description: &str) -> bool {
+    let words: Vec<&str> = description.trim_end_matches('.').split_whitespace().collect();
+    let Some((last, before)) = words.split_last() else { return false };
     last.eq_ignore_ascii_case(name)
-        && before
-            .iter()
-            .all(|w| w.eq_ignore_ascii_case("new") || record.iter().skip(1).any(|r| w.eq_ignore_ascii_case(r)))
+        && before.iter().all(|w| w.eq_ignore_ascii_case("new") || record.iter().any(|r| w.eq_ignore_ascii_case(r)))
 }
 
 /// `description` without a closing sentence that says only what every tool
@@ -310,18 +314,18 @@ mod tests {
 
     #[test]
     fn a_description_naming_only_the_parameter_and_its_record_is_left_out() {
-        assert!(names_only("getPage", "id", "Page id."));
-        assert!(names_only("getNavItem", "id", "Nav item id."));
-        assert!(names_only("createPost", "title", "Title."));
-        assert!(names_only("updateNavItem", "label", "New label."));
+        assert!(names_only(&record_words("getPage"), "id", "Page id."));
+        assert!(names_only(&record_words("getNavItem"), "id", "Nav item id."));
+        assert!(names_only(&record_words("createPost"), "title", "Title."));
+        assert!(names_only(&record_words("updateNavItem"), "label", "New label."));
         // Words that say more than the record are kept.
-        assert!(!names_only("getPost", "status", "Only this status."));
-        assert!(!names_only("moveItem", "path", "Source path."));
-        assert!(!names_only("createImage", "description", "Longer description."));
-        assert!(!names_only("updatePost", "slug", "Slug of the post to change."));
+        assert!(!names_only(&record_words("getPost"), "status", "Only this status."));
+        assert!(!names_only(&record_words("moveItem"), "path", "Source path."));
+        assert!(!names_only(&record_words("createImage"), "description", "Longer description."));
+        assert!(!names_only(&record_words("updatePost"), "slug", "Slug of the post to change."));
         // Whole words of the record only: not the verb, not a part of a word.
-        assert!(!names_only("getPage", "id", "Get id."));
-        assert!(!names_only("getNavItem", "id", "A id."));
+        assert!(!names_only(&record_words("getPage"), "id", "Get id."));
+        assert!(!names_only(&record_words("getNavItem"), "id", "A id."));
     }
 
     #[test]
@@ -347,7 +351,7 @@ mod tests {
                 "title": { "type": "string", "description": "Title; null clears it." }
             }
         });
-        lean(&mut schema, "updatePost");
+        lean(&mut schema, &record_words("updatePost"));
         let props = &schema["properties"];
         assert!(schema.get("additionalProperties").is_none());
         assert!(props["id"].get("description").is_none(), "{props}");

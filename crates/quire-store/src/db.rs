@@ -955,13 +955,7 @@ impl Db {
                 None => Conn::open(&at, true)?,
             };
             let out = f(&conn);
-            if conn.in_transaction() {
-                let _ = conn.batch("ROLLBACK");
-            }
-            // A connection the server closed is dropped; the next read opens another.
-            if !conn.is_closed() {
-                readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
-            }
+            give_back(&readers, conn);
             out
         })
         .await
@@ -992,12 +986,7 @@ impl Db {
             return self.read(f).await;
         };
         let out = f(&conn);
-        if conn.in_transaction() {
-            let _ = conn.batch("ROLLBACK");
-        }
-        if !conn.is_closed() {
-            self.readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
-        }
+        give_back(&self.readers, conn);
         out
     }
 
@@ -1089,6 +1078,18 @@ impl Db {
         if self.writer.send(Job::Close(Box::new(last), done)).await.is_ok() {
             let _ = stopped.await;
         }
+    }
+}
+
+/// Returns a reader's connection to the pool after a read: a transaction
+/// the read left open is rolled back, and a connection the server closed
+/// is dropped (the next read opens another).
+fn give_back(readers: &Mutex<Vec<Conn>>, conn: Conn) {
+    if conn.in_transaction() {
+        let _ = conn.batch("ROLLBACK");
+    }
+    if !conn.is_closed() {
+        readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
     }
 }
 

@@ -6,6 +6,7 @@
 //! dotted path of the value (`content.tiers.1.name: required`).
 
 use crate::FieldError;
+use crate::text::{check_line, check_line_chars};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -199,6 +200,11 @@ pub fn check_definitions(path: &str, fields: &[FieldDef]) -> Vec<FieldError> {
             }
             _ => {}
         }
+        // An option is a value content is compared with: two that look alike
+        // must be the same.
+        for (j, option) in f.options.iter().enumerate() {
+            errors.extend(check_line(&format!("{here}.options.{j}"), option, 120).err());
+        }
     }
     errors
 }
@@ -311,14 +317,14 @@ fn validate_value(path: &str, field: &FieldDef, value: &Value, errors: &mut Vec<
                 ];
                 let before = errors.len();
                 validate_object(path, &link_fields, map, errors);
-                if errors.len() == before
-                    && let Some(Value::String(href)) = map.get("href")
-                    && !is_href(href)
-                {
-                    errors.push(FieldError::new(
-                        format!("{path}.href"),
-                        "must be a relative path, #anchor, http(s)://, mailto: or tel: link",
-                    ));
+                if errors.len() == before {
+                    // A link's label names where it leads, as a menu item's does.
+                    if let Some(Value::String(label)) = map.get("label") {
+                        errors.extend(check_line_chars(&format!("{path}.label"), label).err());
+                    }
+                    if let Some(Value::String(href)) = map.get("href") {
+                        errors.extend(check_href(&format!("{path}.href"), href).err());
+                    }
                 }
             }
             _ => errors.push(wrong_kind()),
@@ -379,11 +385,21 @@ pub fn is_upload_url(url: &str) -> bool {
         && !url.contains('\0')
 }
 
-/// Whether `href` is a link a site can render safely (no `javascript:`).
+/// What a link may be, in the words of the errors: [`is_href`] refused it.
+pub const HREF_RULE: &str = "must be a relative path, #anchor, http(s)://, mailto: or tel: link";
+
+/// Whether `href` is a link a site can render safely: a path on the site
+/// (`/about`), an `#anchor`, `http(s)://`, `mailto:` or `tel:`. This is
+/// the one rule of links, wherever one is stored or shown: menu items,
+/// link fields of content, image attributions and the back-office's
+/// markdown preview. `javascript:` and other schemes are refused, and so
+/// are protocol-relative links (`//host`, `/\host`), which leave the site,
+/// and a control character anywhere: browsers drop tabs and line breaks
+/// from a URL, so `/<tab>/host` is `//host` to them.
 pub fn is_href(href: &str) -> bool {
     let h = href.trim();
-    // `//host` and `/\host` are protocol-relative: browsers leave the site.
     !h.is_empty()
+        && !h.chars().any(char::is_control)
         && !h.starts_with("//")
         && !h.starts_with("/\\")
         && (h.starts_with('/')
@@ -392,6 +408,11 @@ pub fn is_href(href: &str) -> bool {
             || h.starts_with("http://")
             || h.starts_with("mailto:")
             || h.starts_with("tel:"))
+}
+
+/// [`is_href`], naming `field` and the link when it is refused.
+pub fn check_href(field: &str, href: &str) -> Result<(), FieldError> {
+    if is_href(href) { Ok(()) } else { Err(FieldError::new(field, format!("\"{href}\" {HREF_RULE}"))) }
 }
 
 fn is_iso_date(s: &str) -> bool {

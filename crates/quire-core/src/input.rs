@@ -27,29 +27,12 @@ where
 #[allow(dead_code)]
 pub struct PageMeta {
     /// Page title for search engines; null removes it.
-    #[schema(max_length = 120)]
+    #[schema(value_type = Option<crate::text::OptionalLine<120>>)]
     title: Option<String>,
     /// Summary for search engines; null removes it.
     #[schema(max_length = 320)]
     description: Option<String>,
 }
-
-/// A tag of an entry, as the OpenAPI document shows it: a single line of
-/// plain text, at most 60 characters.
-pub struct Tag;
-
-impl utoipa::PartialSchema for Tag {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::Type::String)
-            .min_length(Some(1))
-            .max_length(Some(60))
-            .pattern(Some(crate::text::LINE_PATTERN))
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for Tag {}
 
 /// A tool selector of an agent (`getPage`, `category:internal`,
 /// `tag:page`), as the OpenAPI document shows it: not blank, and a
@@ -76,11 +59,7 @@ impl utoipa::ToSchema for ToolSelector {}
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPage {
     /// Display name.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<200>)]
     pub name: String,
     /// URL slug (lowercase words joined by hyphens).
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
@@ -112,11 +91,7 @@ pub struct NewPage {
 pub struct PagePatch {
     /// New name.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<200>>)]
     pub name: Option<String>,
     /// New slug.
     #[serde(default)]
@@ -240,11 +215,7 @@ pub struct NewTemplate {
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub key: String,
     /// Display name.
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// What it is for.
     #[serde(default)]
@@ -262,11 +233,7 @@ pub struct NewTemplate {
 pub struct TemplatePatch {
     /// New name.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// New description.
     #[serde(default)]
@@ -301,11 +268,7 @@ pub struct NewCollection {
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: String,
     /// Display name.
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// posts or entries.
     pub kind: CollectionKind,
@@ -320,11 +283,7 @@ pub struct NewCollection {
 pub struct CollectionPatch {
     /// New name.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// New field definitions.
     #[serde(default)]
@@ -351,11 +310,7 @@ pub struct NewEntry {
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: String,
     /// Title.
-    #[schema(
-        min_length = 1,
-        max_length = 300,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<300>)]
     pub title: String,
     /// Content matching the collection's fields.
     #[serde(default)]
@@ -366,28 +321,19 @@ pub struct NewEntry {
     pub status: Option<EntryStatus>,
     /// Author's name.
     #[serde(default)]
-    #[schema(
-        max_length = 120,
-        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::OptionalLine<120>>)]
     pub author: Option<String>,
     /// Category.
     #[serde(default)]
-    #[schema(
-        max_length = 80,
-        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::OptionalLine<80>>)]
     pub category: Option<String>,
     /// Tags.
     #[serde(default)]
-    #[schema(max_items = 30, value_type = Option<Vec<Tag>>)]
+    #[schema(max_items = 30, value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Short summary.
     #[serde(default)]
-    #[schema(
-        max_length = 1000,
-        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Text<1000>>)]
     pub excerpt: Option<String>,
     /// Featured image URL (`/uploads/...`).
     #[serde(default)]
@@ -405,11 +351,7 @@ pub struct EntryPatch {
     pub slug: Option<String>,
     /// New title.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 300,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<300>>)]
     pub title: Option<String>,
     /// Merge patch for content.
     #[serde(default)]
@@ -420,31 +362,19 @@ pub struct EntryPatch {
     pub status: Option<EntryStatus>,
     /// Author; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
-    #[schema(
-        max_length = 120,
-        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::OptionalLine<120>>)]
     pub author: Option<Option<String>>,
     /// Category; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
-    #[schema(
-        max_length = 80,
-        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::OptionalLine<80>>)]
     pub category: Option<Option<String>>,
     /// Tags (replace the old ones).
     #[serde(default)]
-    #[schema(max_items = 30, value_type = Option<Vec<Tag>>)]
+    #[schema(max_items = 30, value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Excerpt; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
-    #[schema(
-        max_length = 1000,
-        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Text<1000>>)]
     pub excerpt: Option<Option<String>>,
     /// Featured image; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
@@ -494,18 +424,11 @@ pub struct NewImage {
     #[schema(pattern = "^/uploads/(?:\\.?[^%\\\\\\u0000.])*\\.?$")]
     pub url: String,
     /// File name.
-    #[schema(
-        min_length = 1,
-        max_length = 255,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<255>)]
     pub filename: String,
     /// MIME type (default: guessed from the file name).
     #[serde(default)]
-    #[schema(
-        max_length = 100,
-        pattern = "^image/[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Mime<100>>)]
     pub mime: Option<String>,
     /// Width in pixels.
     #[serde(default)]
@@ -524,23 +447,19 @@ pub struct NewImage {
     pub content_hash: Option<String>,
     /// Alternative text.
     #[serde(default)]
-    #[schema(
-        max_length = 300,
-        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::OptionalLine<300>>)]
     pub alt: Option<String>,
     /// Description.
     #[serde(default)]
-    #[schema(
-        max_length = 2000,
-        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Text<2000>>)]
     pub description: Option<String>,
     /// Tags.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Categories.
     #[serde(default)]
+    #[schema(value_type = Option<Vec<crate::text::Line<80>>>)]
     pub categories: Option<Vec<String>>,
     /// Source (default upload).
     #[serde(default)]
@@ -557,25 +476,19 @@ pub struct NewImage {
 pub struct ImagePatch {
     /// Alternative text; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
-    #[schema(
-        max_length = 300,
-        pattern = "^(?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*)?(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::OptionalLine<300>>)]
     pub alt: Option<Option<String>>,
     /// Description; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
-    #[schema(
-        max_length = 2000,
-        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Text<2000>>)]
     pub description: Option<Option<String>>,
     /// Tags (replace the old ones).
     #[serde(default)]
+    #[schema(value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Categories (replace the old ones).
     #[serde(default)]
+    #[schema(value_type = Option<Vec<crate::text::Line<80>>>)]
     pub categories: Option<Vec<String>>,
 }
 
@@ -608,11 +521,7 @@ pub struct NewNavigation {
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub key: String,
     /// Display name.
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// Most top-level items.
     #[serde(default)]
@@ -626,11 +535,7 @@ pub struct NewNavigation {
 pub struct NavigationPatch {
     /// New name.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// Most top-level items; null removes the limit.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
@@ -656,11 +561,7 @@ impl NavigationPatch {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewNavItem {
     /// Text shown.
-    #[schema(
-        min_length = 1,
-        max_length = 80,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<80>)]
     pub label: String,
     /// page, entry, media, url or placeholder.
     pub target_type: NavTargetType,
@@ -687,11 +588,7 @@ pub struct NewNavItem {
 pub struct NavItemPatch {
     /// New label.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 80,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<80>>)]
     pub label: Option<String>,
     /// New target type.
     #[serde(default)]
@@ -751,29 +648,18 @@ pub struct NewAgent {
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub alias: String,
     /// Display name.
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// What it is for.
     #[serde(default)]
     pub description: Option<String>,
     /// Model profile (default `default`).
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 80,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<80>>)]
     pub profile: Option<String>,
     /// Its own instructions.
     #[serde(default)]
-    #[schema(
-        max_length = 20000,
-        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Text<20000>>)]
     pub system_prompt: Option<String>,
     /// Tools it may use: names, `category:<c>` or `tag:<t>`.
     #[serde(default)]
@@ -801,29 +687,18 @@ pub struct NewAgent {
 pub struct AgentPatch {
     /// New display name.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 120,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// New description.
     #[serde(default)]
     pub description: Option<String>,
     /// New model profile.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 80,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028-\\u202f\\u205f\\u2066-\\u2069\\u3000][^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Line<80>>)]
     pub profile: Option<String>,
     /// New instructions.
     #[serde(default)]
-    #[schema(
-        max_length = 20000,
-        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*(?![\\s\\S])"
-    )]
+    #[schema(value_type = Option<crate::text::Text<20000>>)]
     pub system_prompt: Option<String>,
     /// New tool selection.
     #[serde(default)]

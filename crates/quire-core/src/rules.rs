@@ -5,7 +5,7 @@
 //! them. Rules that need other records (references, unique keys, content
 //! against a template's fields) are the store's.
 
-use crate::fields::{check_definitions, is_href, is_upload_url};
+use crate::fields::{check_definitions, check_href, is_upload_url};
 use crate::model::*;
 use crate::slug::check_slug;
 use crate::text::{check_line, check_text};
@@ -76,6 +76,10 @@ impl ValueRules for Page {
                 for (key, max) in [("title", 120usize), ("description", 320)] {
                     match map.get(key) {
                         None | Some(Value::Null) => {}
+                        // A title names the page in search results and tabs.
+                        Some(Value::String(s)) if key == "title" && !s.is_empty() => {
+                            e.line("meta.title", s, max);
+                        }
                         Some(Value::String(s)) if s.chars().count() <= max => {}
                         Some(Value::String(_)) => {
                             e.error(format!("meta.{key}"), format!("at most {max} characters"));
@@ -156,16 +160,47 @@ impl ValueRules for Image {
             e.error("mime", format!("\"{}\" is not an image type", self.mime));
         }
         e.opt_line("alt", &self.alt, 300).opt_text("description", &self.description, 2000);
+        for (i, tag) in self.tags.iter().enumerate() {
+            e.line(&format!("tags.{i}"), tag, 60);
+        }
+        for (i, category) in self.categories.iter().enumerate() {
+            e.line(&format!("categories.{i}"), category, 80);
+        }
         for (field, value) in [("width", self.width), ("height", self.height), ("bytes", self.bytes)] {
             if value.is_some_and(|v| v < 0) {
                 e.error(field, "must not be negative");
             }
         }
-        if self.attribution.as_ref().is_some_and(|a| !a.is_object()) {
-            e.error("attribution", "must be an object");
+        match &self.attribution {
+            None | Some(Value::Object(_)) => {}
+            Some(_) => {
+                e.error("attribution", "must be an object");
+            }
+        }
+        // The credit's links reach whoever shows the image: each is a link
+        // by the one rule of links.
+        if let Some(Value::Object(credit)) = &self.attribution {
+            for (key, value) in credit.iter().filter(|(key, _)| is_link_key(key)) {
+                match value {
+                    Value::Null => {}
+                    Value::String(url) => {
+                        e.push(check_href(&format!("attribution.{key}"), url));
+                    }
+                    _ => {
+                        e.error(format!("attribution.{key}"), "must be a link or null");
+                    }
+                }
+            }
         }
         e.done()
     }
+}
+
+/// Whether a key of an image's attribution names a link: `url`, `href`,
+/// `link`, or a name ending in `Url` (`photographerUrl`, `photoUrl`).
+pub fn is_link_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.ends_with("url") || key == "href" || key == "link"
 }
 
 impl ValueRules for Navigation {
@@ -186,12 +221,8 @@ impl ValueRules for NavItem {
         match self.target_type {
             NavTargetType::Url => {
                 match &self.url {
-                    Some(url) if is_href(url) => {}
                     Some(url) => {
-                        e.error(
-                            "url",
-                            format!("\"{url}\" must be a relative path, #anchor, http(s)://, mailto: or tel: link"),
-                        );
+                        e.push(check_href("url", url));
                     }
                     None => {
                         e.error("url", "required when targetType is url");

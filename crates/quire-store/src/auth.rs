@@ -151,6 +151,7 @@ impl Store {
     /// Creates a site with environments (the first is the default).
     pub async fn create_site(&self, slug: &str, name: &str, environments: &[&str]) -> Result<Site> {
         quire_core::slug::check_slug("slug", slug)?;
+        quire_core::text::check_line("name", name, 120)?;
         let now = Utc::now();
         let id = crate::log::new_id();
         for env in environments {
@@ -232,6 +233,7 @@ impl Store {
         if input.name.trim().is_empty() {
             return Err(StoreError::invalid("name", "must not be empty"));
         }
+        quire_core::text::check_line("name", &input.name, 120)?;
         let site = self.site(&input.site).await?;
         if let Some(envs) = &input.environments {
             for env in envs {

@@ -191,3 +191,48 @@ async fn agents_are_written_checked_logged_and_reverted_like_content() {
     let back = store.agent(&scope, "helper").await.unwrap();
     assert_eq!((back.name.as_str(), back.version), ("Helper", agent.version + 2));
 }
+
+#[tokio::test]
+async fn names_of_sites_tokens_and_images_refuse_characters_that_show_nothing() {
+    let (_dir, store, scope) = open().await;
+    let refused = invalid(store.create_site("pricing", "Pricing\u{200b}", &["production"]).await.unwrap_err());
+    assert!(refused.starts_with("name: contains an invisible character (U+200B)"), "{refused}");
+    let token = quire_store::NewToken {
+        name: "ci\u{2060}".into(),
+        group: quire_core::access::Group::Editor,
+        site: scope.site_id.clone(),
+        environments: None,
+        expires_at: None,
+        secret: None,
+        approval_policy: None,
+        user_id: None,
+    };
+    let refused = invalid(store.create_token(token).await.unwrap_err());
+    assert!(refused.starts_with("name: contains an invisible character (U+2060)"), "{refused}");
+
+    let ctx = ChangeContext::system();
+    let image = |filename: &str, tags: Vec<&str>, attribution: Value| quire_core::input::NewImage {
+        url: format!("/uploads/{}/a.png", scope.site_id),
+        filename: filename.into(),
+        mime: Some("image/png".into()),
+        tags: Some(tags.into_iter().map(String::from).collect()),
+        attribution: Some(attribution),
+        ..Default::default()
+    };
+    for (input, expected) in [
+        (image("a\u{feff}.png", vec![], json!({})), "filename: contains an invisible character (U+FEFF)"),
+        (image("a.png", vec!["sea\u{ad}"], json!({})), "tags.0: contains an invisible character (U+00AD)"),
+        // A credit set by a person: its links follow the one rule of links.
+        (
+            image("a.png", vec![], json!({"photographer": "Ana", "photographerUrl": "javascript:alert(1)"})),
+            "attribution.photographerUrl: \"javascript:alert(1)\" must be a relative path",
+        ),
+        (image("a.png", vec![], json!({"photoUrl": "//evil.example/p"})), "attribution.photoUrl: "),
+        (image("a.png", vec![], json!({"url": 3})), "attribution.url: must be a link or null"),
+    ] {
+        let refused = invalid(store.create_image(&ctx, &scope, input).await.unwrap_err());
+        assert!(refused.starts_with(expected), "{refused}");
+    }
+    let credit = json!({"photographer": "Ana", "photographerUrl": "https://example.com/@ana", "photoUrl": null});
+    store.create_image(&ctx, &scope, image("a.png", vec!["sea"], credit)).await.unwrap();
+}

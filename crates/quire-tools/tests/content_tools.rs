@@ -334,3 +334,69 @@ async fn names_titles_and_labels_refuse_characters_that_act_instead_of_showing()
     assert_eq!(env.store.page(&env.scope, &about).await.unwrap().name, "About", "nothing changed");
     assert!(env.store.page_by_slug(&env.scope, "evil").await.is_err());
 }
+
+#[tokio::test]
+async fn names_titles_and_labels_refuse_characters_that_show_nothing() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    let home = env.page_id("home").await;
+    for (tool, args, field, code) in [
+        ("createPage", json!({"name": "Pricing\u{200b}", "slug": "pricing-2"}), "name", "U+200B"),
+        ("updatePage", json!({"id": about, "name": "\u{feff}About"}), "name", "U+FEFF"),
+        ("updatePage", json!({"id": about, "meta": {"title": "About\u{2060}us"}}), "meta.title", "U+2060"),
+        (
+            "createPost",
+            json!({"collectionSlug": "blog", "slug": "prices", "title": "Pri\u{ad}cing", "content": {"body": "x"}}),
+            "title",
+            "U+00AD",
+        ),
+        (
+            "createNavItem",
+            json!({"navigationId": "header", "label": "Pricing\u{200f}", "targetType": "url", "url": "/pricing"}),
+            "label",
+            "U+200F",
+        ),
+        (
+            "createSection",
+            json!({"pageId": home, "templateKey": "hero",
+                   "content": {"heading": "Hi", "cta": {"label": "Pricing\u{61c}", "href": "/pricing"}}}),
+            "content.cta.label",
+            "U+061C",
+        ),
+    ] {
+        let err = fails(&env.call(tool, args).await, "VALIDATION");
+        assert!(err.starts_with(&format!("{field}: contains an invisible character ({code})")), "{tool}: {err}");
+    }
+    assert_eq!(env.store.page(&env.scope, &about).await.unwrap().name, "About", "nothing changed");
+    assert!(env.store.page_by_slug(&env.scope, "pricing-2").await.is_err());
+    // Emoji sequences and the joiners of Persian spelling are what shows.
+    ok(env.call("createPage", json!({"name": "👩‍💻 Team", "slug": "team-2"})).await);
+    ok(env.call("updatePage", json!({"id": about, "name": "درباره\u{200c}ی ما"})).await);
+}
+
+#[tokio::test]
+async fn a_link_a_browser_would_read_as_another_site_is_refused() {
+    let env = Env::new().await;
+    let home = env.page_id("home").await;
+    // Browsers drop tabs and line breaks from URLs: "/\t/host" is "//host".
+    for url in ["//evil.example/x", "/\t/evil.example", "/\n/evil.example", "javascript:alert(1)"] {
+        let err = fails(
+            &env.call(
+                "createNavItem",
+                json!({"navigationId": "header", "label": "Docs", "targetType": "url", "url": url}),
+            )
+            .await,
+            "VALIDATION",
+        );
+        assert!(err.starts_with("url: ") && err.contains("must be a relative path"), "{url:?}: {err}");
+        let err = fails(
+            &env.call(
+                "createSection",
+                json!({"pageId": home, "templateKey": "hero", "content": {"heading": "Hi", "cta": {"href": url}}}),
+            )
+            .await,
+            "VALIDATION",
+        );
+        assert!(err.starts_with("content.cta.href: "), "{url:?}: {err}");
+    }
+}

@@ -3,9 +3,10 @@
 //!
 //! [`normalize`] is pure. It accepts only plain relative paths with `/` separators and refuses anything that could
 //! name a place outside the vault by spelling alone: absolute paths, drive letters, UNC paths, backslashes, `..`,
-//! `~`, control characters. `confine` then looks at the disk: it walks the path one component at a time and
-//! follows every symbolic link it meets to its canonical target, refusing the path when a target lies outside the
-//! vault's canonical root or does not exist.
+//! `~`, control characters. A note's name identifies it, so characters that show nothing or turn text around are
+//! refused as in the names of pages (quire-core's `text` rules). `confine` then looks at the disk: it walks the path
+//! one component at a time and follows every symbolic link it meets to its canonical target, refusing the path when
+//! a target lies outside the vault's canonical root or does not exist.
 //!
 //! Architecture Invariant: the vault assumes that nobody swaps folders for symbolic links between the check and the
 //! operation (the check and the use are separate system calls). It protects against paths chosen by a model or a
@@ -38,6 +39,12 @@ pub fn normalize(raw: &str, param: Param) -> Result<String, VaultError> {
     }
     if let Some(control) = raw.chars().find(|c| c.is_control()) {
         return Err(invalid(format!("contains a control character (U+{:04X})", u32::from(control))));
+    }
+    // A note's name identifies it: one that looks like another's, but for a
+    // character that shows nothing or turns text around, is refused as the
+    // names of pages are.
+    if let Err(refused) = quire_core::text::check_line_chars("path", raw) {
+        return Err(invalid(refused.rule));
     }
     if raw.len() > MAX_PATH_BYTES {
         return Err(invalid(format!("is {} bytes long; the limit is {MAX_PATH_BYTES}", raw.len())));
@@ -203,6 +210,11 @@ mod tests {
         assert!(message(&"a/".repeat(600)).contains("the limit is 1024"));
         assert!(message(&"n".repeat(300)).contains("longer than 255 bytes"));
         assert!(message(".quire-tmp-1").contains("reserved"));
+        for (path, code) in [("notes/pricing\u{200b}.md", "U+200B"), ("invoice\u{202e}dm.exe", "U+202E")] {
+            assert!(message(path).starts_with("path: contains a"), "{}", message(path));
+            assert!(message(path).contains(code), "{}", message(path));
+        }
+        assert_eq!(ok("notes/👩‍💻 team.md"), "notes/👩‍💻 team.md");
     }
 
     #[test]

@@ -154,7 +154,7 @@ describe("TypeScript SDK over stdio", () => {
     }
   });
 
-  test("a client that can ask its user approves through elicitation", async () => {
+  test("a client declared interactive approves through elicitation", async () => {
     const data = tempDir("ts-elicit");
     const asked = [];
     const client = newClient({ elicitation: { form: {} } });
@@ -162,7 +162,9 @@ describe("TypeScript SDK over stdio", () => {
       asked.push(request.params.message);
       return { action: "accept", content: { approve: true } };
     });
-    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp", "--data", data], env: quireEnv() }));
+    await client.connect(
+      new StdioClientTransport({ command: BIN, args: ["mcp", "--data", data, "--interactive"], env: quireEnv() }),
+    );
     try {
       const tools = await checkTools(client, "stdio elicitation");
       const page = await call(client, tools, "createPage", { name: "Ask", slug: "ask-ts" });
@@ -172,6 +174,28 @@ describe("TypeScript SDK over stdio", () => {
       assert.equal(asked.length, 1);
       assert.match(asked[0], /Would archive 1 page\(s\)/);
       assert.doesNotMatch(asked[0], /confirmationId|call again/, "the question names no step for the model");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a client not declared interactive is never asked: a person approves in Quire", async () => {
+    const data = tempDir("ts-no-elicit");
+    const asked = [];
+    const client = newClient({ elicitation: { form: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { approve: true } };
+    });
+    await client.connect(new StdioClientTransport({ command: BIN, args: ["mcp", "--data", data], env: quireEnv() }));
+    try {
+      const tools = await checkTools(client, "stdio, not interactive");
+      const page = await call(client, tools, "createPage", { name: "Keep", slug: "keep-ts" });
+      const preview = await call(client, tools, "deletePage", { ids: [page.structuredContent.item.id] });
+      assert.equal(preview.structuredContent.requiresConfirmation, true);
+      assert.equal(asked.length, 0, "its own answer would approve its own request");
+      const kept = await call(client, tools, "getPage", { slug: "keep-ts" });
+      assert.equal(kept.structuredContent.items.length, 1);
     } finally {
       await client.close();
     }

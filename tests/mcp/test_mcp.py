@@ -137,9 +137,12 @@ async def elicitation_over_stdio(data: str) -> None:
 
         return callback
 
-    params = StdioServerParameters(command=BIN, args=["mcp", "--data", data], env={"QUIRE_LOG": "warn"})
+    # A client declared interactive: its user's answer counts.
+    interactive = StdioServerParameters(
+        command=BIN, args=["mcp", "--data", data, "--interactive"], env={"QUIRE_LOG": "warn"}
+    )
     for approve in (False, True):
-        async with stdio_client(params) as (read, write):
+        async with stdio_client(interactive) as (read, write):
             async with ClientSession(read, write, elicitation_callback=answering(approve)) as session:
                 await session.initialize()
                 page = await session.call_tool("createPage", {"name": "Ask me", "slug": f"ask-me-{approve}".lower()})
@@ -152,7 +155,20 @@ async def elicitation_over_stdio(data: str) -> None:
                     assert result.is_error
                     assert "declined by the user" in result.structured_content["error"]
     assert len(asked) == 2 and "Would archive 1 page(s)" in asked[0], asked
-    print("stdio elicitation: yes archives, no rejects")
+    # A client not declared interactive is a program holding credentials:
+    # it is never asked, whatever it answers, and a person approves in Quire.
+    plain = StdioServerParameters(command=BIN, args=["mcp", "--data", data], env={"QUIRE_LOG": "warn"})
+    async with stdio_client(plain) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=answering(True)) as session:
+            await session.initialize()
+            page = await session.call_tool("createPage", {"name": "Keep me", "slug": "keep-me"})
+            page_id = page.structured_content["item"]["id"]
+            result = await session.call_tool("deletePage", {"ids": [page_id]})
+            assert result.structured_content.get("requiresConfirmation") is True, result
+            kept = await session.call_tool("getPage", {"slug": "keep-me"})
+            assert kept.structured_content["items"][0]["id"] == page_id, kept
+    assert len(asked) == 2, "a client not declared interactive is never asked"
+    print("stdio elicitation: an interactive client's yes archives, its no rejects; another is never asked")
 
 
 def start_server(data: str):

@@ -293,6 +293,13 @@ impl EventHub {
         }
     }
 
+    /// The highest id of a session's events in memory, 0 when none: where
+    /// a client that shows the stored conversation follows on from, so it
+    /// does not replay the latest run over it.
+    pub fn last_id(&self, session: &str) -> u64 {
+        self.lock().by_session.get(session).map_or(0, |l| l.last)
+    }
+
     /// Whether a session's current run is emitted by this process.
     pub fn runs_here(&self, session: &str) -> bool {
         self.lock().by_session.get(session).is_some_and(|l| l.here)

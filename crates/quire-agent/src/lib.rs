@@ -11,6 +11,7 @@
 //! [`runtime::Runtime`] resumes it once they are answered, even after a
 //! restart. Every step streams as AG-UI events ([`events::EventHub`]).
 
+pub mod consent;
 pub mod events;
 pub mod memory;
 pub mod message;
@@ -24,5 +25,5 @@ pub use events::{Event, EventHub};
 pub use message::{ChatRequest, ChatResponse, Delta, Message, ToolCall, ToolSpec, Usage};
 pub use provider::{ModelWriter, NOT_CONFIGURED, Profile, Profiles, Provider, ProviderError, ProviderKind};
 pub use runtime::{
-    AgentError, PendingCall, Person, Runtime, TurnStarted, TurnUndone, allowed_for, check_approver, usable_by,
+    AgentError, PendingCall, Person, PreviewAnswer, Runtime, TurnStarted, TurnUndone, allowed_for, check_approver, usable_by,
 };

@@ -40,12 +40,45 @@ fn summary(item: &Value) -> Option<Value> {
     Some(Value::Object(out))
 }
 
-/// Records the entities of a successful tool result into `memory`.
+/// The records an archive answer names (a delete's or restoreArchive's
+/// `items`, each an archive with the records that went with it), as
+/// `(entity, id, label)`; empty for any other answer.
+pub fn archived_records(result: &Value) -> Vec<(String, String, String)> {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    result
+        .get("items")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|archive| archive.get("entityId").is_some())
+        .flat_map(|archive| archive.get("items").and_then(Value::as_array).cloned().unwrap_or_default())
+        .map(|record| (text(&record, "entity"), text(&record, "id"), text(&record, "label")))
+        .filter(|(_, id, _)| !id.is_empty())
+        .collect()
+}
+
+/// Records the entities of a successful tool result into `memory`. An
+/// archive answer is about records, never the archive: what a delete
+/// archived is forgotten (it is gone), what a restore brought back is
+/// remembered under its own id.
 pub fn remember(memory: &mut Value, entity: &str, result: &Value) {
-    let Some(kind) = kind_of(entity) else { return };
     if result.get("success").and_then(Value::as_bool) == Some(false) {
         return;
     }
+    let archived = archived_records(result);
+    if !archived.is_empty() {
+        if entity == "archive" {
+            for (record, id, label) in archived.iter().rev() {
+                remember(memory, record, &json!({ "success": true, "item": { "id": id, "title": label } }));
+            }
+        } else if let Some(kinds) = memory.as_object_mut() {
+            for list in kinds.values_mut().filter_map(Value::as_array_mut) {
+                list.retain(|e| !archived.iter().any(|(_, id, _)| e.get("id").and_then(Value::as_str) == Some(id)));
+            }
+        }
+        return;
+    }
+    let Some(kind) = kind_of(entity) else { return };
     let mut seen: Vec<Value> = Vec::new();
     if let Some(item) = result.get("item") {
         seen.extend(summary(item));

@@ -76,7 +76,7 @@ pub fn active_tools<'r>(registry: &'r Registry, agent: &Agent, group: Group, act
 /// conventional closing return, [`conventional_return`]) with its guidance,
 /// and its schema leaned ([`lean`]), without `confirmationId` (the
 /// runtime handles approvals), with `confirmed` only under the
-/// conversational policy.
+/// conversational policy and never on a tool that sends data out.
 pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolSpec {
     let mut parameters = registry.schema(tool.name).cloned().unwrap_or_else(|| json!({ "type": "object" }));
     if tool.destructive
@@ -84,10 +84,10 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
     {
         props.remove("confirmationId");
         props.remove("confirmed");
-        if policy == AgentPolicy::Conversational {
+        if policy == AgentPolicy::Conversational && !tool.sends_out() {
             props.insert(
                 "confirmed".into(),
-                json!({ "type": "boolean", "description": "true only after the user agreed to the preview in chat" }),
+                json!({ "type": "boolean", "description": "true only once the user approved the preview" }),
             );
         }
     }

@@ -70,6 +70,17 @@ pub struct Person {
     pub scope: Scope,
 }
 
+/// A person's explicit answer to a preview the agent showed them, sent
+/// with their next message (the chat request's `confirm`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewAnswer {
+    /// The preview's confirmationId.
+    pub confirmation_id: String,
+    /// Yes runs exactly the previewed call once the model asks again; no
+    /// refuses it.
+    pub approve: bool,
+}
+
 /// A turn that started.
 #[derive(Debug)]
 pub struct TurnStarted {
@@ -352,6 +363,22 @@ impl Runtime {
         session_id: Option<&str>,
         context: Option<Value>,
     ) -> Result<TurnStarted, AgentError> {
+        self.start_answering(person, alias, message, session_id, context, None).await
+    }
+
+    /// Starts a turn whose message may answer the previews the last turn
+    /// showed ([`Runtime::answer_previews`]): with `answer`, the one named;
+    /// under the conversational policy, a plain yes approves the one
+    /// preview just shown and any other message refuses them.
+    pub async fn start_answering(
+        self: &Arc<Self>,
+        person: &Person,
+        alias: &str,
+        message: &str,
+        session_id: Option<&str>,
+        context: Option<Value>,
+        answer: Option<PreviewAnswer>,
+    ) -> Result<TurnStarted, AgentError> {
         if message.trim().is_empty() {
             return Err(AgentError::Invalid { field: "message", message: "required".into() });
         }
@@ -385,6 +412,9 @@ impl Runtime {
                     });
                 }
                 let from = [SessionStatus::Idle, SessionStatus::Failed];
+                if from.contains(&s.status) {
+                    self.answer_previews(person, &s, &agent, message, answer.as_ref()).await?;
+                }
                 let Some(turn) = store.begin_turn(scope, &s.id, &from, context.as_ref(), &body).await? else {
                     let current = store.session(scope, &s.id).await?;
                     return Err(AgentError::Conflict(match current.status {
@@ -404,6 +434,12 @@ impl Runtime {
                 }
                 // The conversation so far is read when the run starts.
                 (s, None)
+            }
+            None if answer.is_some() => {
+                return Err(AgentError::Invalid {
+                    field: "confirm",
+                    message: "a new conversation has no preview to answer; pass its sessionId".into(),
+                });
             }
             None => {
                 let title: String = message.trim().chars().take(80).collect();
@@ -427,6 +463,84 @@ impl Runtime {
         self.flush_session(&session_id).await;
         let handle = tokio::spawn(async move { runtime.run(scope, session, agent, run_id, Vec::new(), history).await });
         Ok(TurnStarted { session_id, turn, handle })
+    }
+
+    /// Answers the previews of a conversation before the person's next
+    /// message starts a turn. Consent comes from the person, never from the
+    /// model's reading of them: `answer` approves or refuses the preview it
+    /// names; otherwise, under the conversational policy, a message the
+    /// server reads as a plain yes ([`crate::consent::is_plain_yes`])
+    /// approves the one preview the last turn showed, and any other message
+    /// (a refusal, a new request, "thanks, bye") refuses what it showed.
+    /// A preview of a call that sends data out is never approved by a
+    /// message: it waits for the Approve button or an explicit `answer`.
+    async fn answer_previews(
+        &self,
+        person: &Person,
+        session: &AgentSession,
+        agent: &Agent,
+        message: &str,
+        answer: Option<&PreviewAnswer>,
+    ) -> Result<(), AgentError> {
+        let store = self.store();
+        let scope = &person.scope;
+        let approver = CallContext {
+            actor: person.actor.clone(),
+            group: person.group,
+            scope: scope.clone(),
+            surface: Surface::Rest,
+            session_id: None,
+            turn_id: None,
+            policy: ApprovalPolicy::User,
+            writer: None,
+        };
+        if let Some(answer) = answer {
+            let id = &answer.confirmation_id;
+            let theirs = match store.confirmation(scope, id).await {
+                Ok(c) => c.requested_via == Surface::Agent && c.session_id.as_deref() == Some(session.id.as_str()),
+                Err(StoreError::NotFound { .. }) => false,
+                Err(e) => return Err(e.into()),
+            };
+            if !theirs {
+                return Err(AgentError::Invalid {
+                    field: "confirm",
+                    message: format!("{id} is not a preview of session {}", session.id),
+                });
+            }
+            let answered = if answer.approve {
+                self.registry.approve(&approver, id).await
+            } else {
+                self.registry.reject(&approver, id, Some("the user declined it")).await
+            };
+            answered.map_err(tool_failure)?;
+            return Ok(());
+        }
+        if agent.approval_policy != AgentPolicy::Conversational {
+            return Ok(());
+        }
+        let previews = store.unanswered_previews(scope, &session.id, &session.turns.to_string()).await?;
+        let yes = match previews.as_slice() {
+            [one] => {
+                crate::consent::is_plain_yes(message) && self.registry.get(&one.tool).is_some_and(|t| !t.sends_out())
+            }
+            _ => false,
+        };
+        for preview in &previews {
+            let tool = self.registry.get(&preview.tool).map(|t| t.sends_out());
+            let answered = if yes {
+                self.registry.approve(&approver, &preview.id).await
+            } else if tool == Some(true) {
+                // Waits for the Approve button; a message neither approves
+                // nor refuses it.
+                continue;
+            } else {
+                self.registry.reject(&approver, &preview.id, Some("the user's next message did not approve it")).await
+            };
+            if let Err(e) = answered {
+                tracing::warn!(preview = %preview.id, error = %e.message, "could not answer a preview");
+            }
+        }
+        Ok(())
     }
 
     /// Resumes a paused session once every pending approval is answered
@@ -1146,12 +1260,15 @@ impl Runtime {
             Ok(v) => v,
             Err(e) => return error("INVALID_INPUT", e, "Send the arguments as one JSON object matching the schema."),
         };
-        if agent.approval_policy == AgentPolicy::User
-            && let Some(obj) = args.as_object_mut()
-        {
-            // Approval is the runtime's business, never the model's.
+        // Approval is the runtime's business, never the model's: under the
+        // conversational policy the model may only say `confirmed: true`,
+        // which counts once the person approved (see `answer_previews`).
+        let conversational = agent.approval_policy == AgentPolicy::Conversational && !tool.sends_out();
+        if let Some(obj) = args.as_object_mut() {
             obj.remove("confirmationId");
-            obj.remove("confirmed");
+            if !conversational {
+                obj.remove("confirmed");
+            }
         }
         if !session.active_tools.iter().any(|n| n == tool.name) && tool.category != quire_tools::Category::Default {
             // An enabled tool called before discovery: allowed, and now active.
@@ -1160,7 +1277,7 @@ impl Runtime {
         let result =
             self.registry.call(ctx, tool.name, args.clone()).instrument(tracing::info_span!("registry_call")).await;
         if tool.destructive
-            && agent.approval_policy == AgentPolicy::User
+            && !conversational
             && result.get("requiresConfirmation").and_then(Value::as_bool) == Some(true)
         {
             return CallOutcome::Pending(PendingCall {
@@ -1218,22 +1335,9 @@ impl Runtime {
             );
         }
         if !tool.read_only && tool.category != quire_tools::Category::Default {
-            let id = ["/item/id", "/item/pageSectionId", "/item/path"]
-                .iter()
-                .find_map(|p| result.pointer(p))
-                .cloned()
-                .unwrap_or(Value::Null);
-            self.hub.emit(
-                thread,
-                "CUSTOM",
-                json!({ "name": "entity_changed", "value": {
-                    "tool": tool_name,
-                    "entity": tool.entity,
-                    "id": id,
-                    // A section's page, so a screen showing the page can tell.
-                    "pageId": result.pointer("/item/pageId").cloned().unwrap_or(Value::Null),
-                } }),
-            );
+            for changed in changed_records(tool, result) {
+                self.hub.emit(thread, "CUSTOM", json!({ "name": "entity_changed", "value": changed }));
+            }
         }
     }
 
@@ -1471,6 +1575,38 @@ impl<'a> StreamState<'a> {
             self.hub.emit(self.thread, "TOOL_CALL_END", json!({ "toolCallId": id }));
         }
     }
+}
+
+/// What a successful write changed, one `entity_changed` value per
+/// record: the record it answered (`item`), or each record a delete
+/// archived or a restore brought back (an archive answer names records, and
+/// the archive's own id is never one of them).
+fn changed_records(tool: &quire_tools::Tool, result: &Value) -> Vec<Value> {
+    let archived = memory::archived_records(result);
+    if !archived.is_empty() {
+        return archived
+            .into_iter()
+            .map(|(entity, id, label)| {
+                json!({ "tool": tool.name, "entity": entity, "id": id, "label": label, "pageId": Value::Null })
+            })
+            .collect();
+    }
+    let Some(id) = ["/item/id", "/item/pageSectionId", "/item/path"].iter().find_map(|p| result.pointer(p)) else {
+        return Vec::new();
+    };
+    let label = ["/item/name", "/item/title", "/item/label", "/item/path"]
+        .iter()
+        .find_map(|p| result.pointer(p))
+        .cloned()
+        .unwrap_or(Value::Null);
+    vec![json!({
+        "tool": tool.name,
+        "entity": tool.entity,
+        "id": id,
+        "label": label,
+        // A section's page, so a screen showing the page can tell.
+        "pageId": result.pointer("/item/pageId").cloned().unwrap_or(Value::Null),
+    })]
 }
 
 /// A tool-layer failure (vault notes) as the runtime's error.

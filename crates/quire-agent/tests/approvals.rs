@@ -258,10 +258,92 @@ async fn the_conversational_policy_uses_confirmed_after_a_preview() {
     assert!(delete["function"]["parameters"]["properties"].get("confirmed").is_some());
     assert!(delete["function"]["parameters"]["properties"].get("confirmationId").is_none());
 
+    // the model may not confirm in the turn that showed the preview
+    let same_turn = json!({ "ids": [contact], "confirmed": true }).to_string();
+    assert!(!env.fake.requests()[1].to_string().contains(&same_turn));
     env.fake.push(openai_stream("", &[("q", "deletePage", &confirmed)]));
     env.fake.push(openai_stream("Archived.", &[]));
-    env.turn("yes", Some(&session)).await;
+    // the server reads the person's plain yes as their approval of the one preview
+    env.turn("Yes, go ahead.", Some(&session)).await;
     assert!(env.store.page(&env.scope, &contact).await.is_err());
+    let id = preview["confirmationId"].as_str().unwrap();
+    let approval = env.store.confirmation(&env.scope, id).await.unwrap();
+    assert_eq!(approval.resolved_by.as_deref(), Some(env.actor.as_str()), "approved by the person");
+}
+
+/// The editor agent under the conversational policy; a turn that previews
+/// archiving `page` and asks; answers the session.
+async fn conversational_preview(env: &Env, page: &str) -> String {
+    env.store
+        .update_agent(
+            &quire_core::model::ChangeContext::system(),
+            &env.scope,
+            "editor",
+            &quire_core::input::AgentPatch {
+                approval_policy: Some(quire_core::model::AgentPolicy::Conversational),
+                ..Default::default()
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    let args = json!({ "ids": [page] }).to_string();
+    env.fake.push(openai_stream("", &[("p", "deletePage", &args)]));
+    env.fake.push(openai_stream("This archives the page. Shall I?", &[]));
+    env.turn("delete that page", None).await
+}
+
+/// The model answers the person's next message by confirming anyway.
+fn confirms_anyway(env: &Env, page: &str) {
+    let confirmed = json!({ "ids": [page], "confirmed": true }).to_string();
+    env.fake.push(openai_stream("", &[("q", "deletePage", &confirmed)]));
+    env.fake.push(openai_stream("Done.", &[]));
+}
+
+#[tokio::test]
+async fn under_the_conversational_policy_a_refusal_or_another_message_approves_nothing() {
+    for answer in ["No, do not delete anything.", "Thanks, bye", "yes but first show me the child pages"] {
+        let env = Env::openai().await;
+        let about = env.page_id("about").await;
+        let session = conversational_preview(&env, &about).await;
+        confirms_anyway(&env, &about);
+        env.turn(answer, Some(&session)).await;
+        assert!(env.store.page(&env.scope, &about).await.is_ok(), "\"{answer}\" archived nothing");
+        let refused = last_tool_result(&env.fake.requests()[3]);
+        assert_eq!(refused["errorCode"], "APPROVAL_REQUIRED", "{answer}: {refused}");
+        // the preview was refused, not left for a later message to approve
+        assert!(env.store.pending_confirmations(&env.scope).await.unwrap().is_empty(), "{answer}");
+        let changes = env.store.changes(&env.scope, &Default::default(), 100, None).await.unwrap().items;
+        assert!(changes.iter().all(|c| c.action != "archive"), "{answer}");
+    }
+}
+
+#[tokio::test]
+async fn under_the_conversational_policy_a_structured_answer_approves_whatever_the_words() {
+    let env = Env::openai().await;
+    let about = env.page_id("about").await;
+    let session = conversational_preview(&env, &about).await;
+    let preview = last_tool_result(&env.fake.requests()[1]);
+    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    confirms_anyway(&env, &about);
+    // an answer naming a preview of another conversation is refused
+    let wrong = quire_agent::PreviewAnswer { confirmation_id: "nope".into(), approve: true };
+    let err = env
+        .runtime
+        .start_answering(&env.person(), "editor", "approved", Some(&session), None, Some(wrong))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("confirm: nope is not a preview of session"), "{err}");
+    let answer = quire_agent::PreviewAnswer { confirmation_id: id.clone(), approve: true };
+    let started = env
+        .runtime
+        .start_answering(&env.person(), "editor", "Approved from the card", Some(&session), None, Some(answer))
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(30), started.handle).await.unwrap().unwrap();
+    assert!(env.store.page(&env.scope, &about).await.is_err(), "archived once the person approved");
+    let approval = env.store.confirmation(&env.scope, &id).await.unwrap();
+    assert_eq!(approval.resolved_by.as_deref(), Some(env.actor.as_str()));
 }
 
 #[tokio::test]

@@ -163,10 +163,13 @@ impl QuireMcp {
 }
 
 impl QuireMcp {
-    /// A destructive call answered with a preview: when the client can ask
-    /// its user (elicitation), ask; a yes approves the confirmation and runs
-    /// the exact previewed call, a no rejects it. Otherwise the preview is
-    /// returned and a person approves through Quire.
+    /// A destructive call answered with a preview: when the client was
+    /// declared interactive at connection (`quire mcp --interactive`, or a
+    /// token whose approval policy is conversational) and can ask its user
+    /// (elicitation), ask; a yes approves the confirmation and runs the
+    /// exact previewed call, a no rejects it. Otherwise — and always for a
+    /// call that sends data out — the preview is returned and a person
+    /// approves through Quire.
     async fn ask_the_user(
         &self,
         ctx: &CallContext,
@@ -175,11 +178,15 @@ impl QuireMcp {
         args: Value,
         preview: Value,
     ) -> Value {
-        if !context.peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form) {
+        // A client that was not declared interactive is a program holding
+        // its credentials: it could answer its own question.
+        if ctx.policy != quire_tools::ApprovalPolicy::Conversational
+            || !context.peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form)
+        {
             return preview;
         }
         let Some(id) = preview["confirmationId"].as_str().map(str::to_string) else { return preview };
-        let Some(tool) = self.registry.get(name) else { return preview };
+        let Some(tool) = self.registry.get(name).filter(|t| !t.sends_out()) else { return preview };
         // The preview's own sentence, without the instructions for the model
         // that the tool's answer adds (approving elsewhere, calling again).
         let described = match self.registry.services().store.confirmation(&ctx.scope, &id).await {
@@ -249,9 +256,9 @@ pub fn instructions(mode: &ToolMode) -> String {
          and send update* only what changes (it merges).\n\
          Nothing is destroyed: delete* tools archive a record with what depends on it, getArchive lists \
          archives and restoreArchive brings them back. Those destructive tools first answer a preview with a \
-         confirmationId and change nothing. When this client can ask its user (elicitation), Quire asks there \
-         and runs the exact previewed call on yes. Otherwise a person approves it with other credentials than \
-         this connection's (`quire approvals approve <id>`, or POST /api/v1/approvals/<id>/approve); then \
+         confirmationId and change nothing. When this client was declared interactive and can ask its user \
+         (elicitation), Quire asks there and runs the exact previewed call on yes (never for httpPost). \
+         Otherwise a person approves it with other credentials than this connection's (`quire approvals approve <id>`, or POST /api/v1/approvals/<id>/approve); then \
          call the same tool again with the same arguments plus that confirmationId.\n\
          Published pages and posts are also resources: quire://pages/{slug} and quire://posts/{slug}.",
     );

@@ -338,7 +338,7 @@ async fn restoring_a_revision_needs_the_right_to_make_that_change() {
 }
 
 /// The agent surface: a conversational agent cannot confirm its own
-/// preview in the same turn; the user's next message can.
+/// preview; the user's plain yes in their next message approves it.
 #[tokio::test]
 async fn a_conversational_agent_cannot_confirm_its_own_preview() {
     let fake = Fake::default();
@@ -361,9 +361,9 @@ async fn a_conversational_agent_cannot_confirm_its_own_preview() {
     let requests = fake.requests();
     let result = quire_agent::testing::last_tool_result(&requests[2]);
     assert_eq!(result["errorCode"], "APPROVAL_REQUIRED", "{result}");
-    assert!(result["error"].as_str().unwrap().contains("new message"), "{result}");
+    assert!(result["error"].as_str().unwrap().contains("once the user approved"), "{result}");
 
-    // the user answers yes: the next turn may confirm
+    // the user answers yes (the server reads it as their approval): the next turn may confirm
     fake.push(openai_stream("", &[("d3", "deletePage", &confirm)]));
     fake.push(openai_stream("Deleted.", &[]));
     let again = app.post("/api/v1/agents/editor/chat", json!({ "message": "yes", "sessionId": session })).await;

@@ -213,6 +213,24 @@ impl Store {
         row.as_ref().map(from_row).transpose()
     }
 
+    /// The previews turn `turn` of agent session `session` asked for that
+    /// nobody has answered yet and that have not expired, oldest first:
+    /// what a person's next message may answer.
+    pub async fn unanswered_previews(&self, scope: &Scope, session: &str, turn: &str) -> Result<Vec<Confirmation>> {
+        let rows = db::query(
+            "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND turn_id = ?4
+             AND requested_via = 'agent' AND status = 'pending' AND expires_at > ?5 ORDER BY created_at",
+        )
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .bind(session)
+        .bind(turn)
+        .bind(Utc::now())
+        .read_all(&self.db)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
     /// Pending confirmations of the scope, oldest first.
     pub async fn pending_confirmations(&self, scope: &Scope) -> Result<Vec<Confirmation>> {
         let rows = db::query(

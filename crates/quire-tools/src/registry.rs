@@ -211,6 +211,8 @@ impl Registry {
             tool.preview.ok_or_else(|| ToolError::new(ErrorCode::Internal, "destructive tool without preview", ""))?;
 
         let store = &self.services.store;
+        // What cannot be taken back waits for a person whatever the policy.
+        let policy = if tool.sends_out() { ApprovalPolicy::User } else { ctx.policy };
         let approved: Confirmation = match (&fields.confirmation_id, fields.confirmed) {
             (None, None | Some(false)) => {
                 let preview = preview_fn(&call, args.clone()).await?;
@@ -231,10 +233,10 @@ impl Registry {
                         },
                     )
                     .await?;
-                let how = match ctx.policy {
+                let how = match policy {
                     ApprovalPolicy::User => "A person must approve it; then call again with this confirmationId.",
                     ApprovalPolicy::Conversational => {
-                        "Ask the user and end your turn; if they agree in their next message, call again with the same arguments and confirmed: true."
+                        "Show this preview to the user and end your turn. Once they approve it (a plain yes in their next message, or the Approve button), call again with the same arguments and confirmed: true."
                     }
                 };
                 return Ok(json!({
@@ -295,8 +297,14 @@ impl Registry {
                 // An MCP client is a program holding its token: what it asks
                 // for, a person with other credentials approves, whatever
                 // the token's policy says.
-                let session = match (ctx.policy, &ctx.session_id, ctx.surface) {
+                let session = match (policy, &ctx.session_id, ctx.surface) {
                     (ApprovalPolicy::Conversational, Some(session), surface) if surface != Surface::Mcp => session,
+                    (ApprovalPolicy::User, _, _) if tool.sends_out() => {
+                        return Err(approval_required(format!(
+                            "confirmed: true is not accepted for {}: it sends data out, which nothing can undo, so a person approves the previewed request",
+                            tool.name
+                        )));
+                    }
                     _ => {
                         return Err(approval_required(
                             "confirmed: true is not accepted for this caller; destructive calls need a person's approval",
@@ -311,14 +319,16 @@ impl Registry {
                 if confirmation.expires_at <= Utc::now() {
                     return Err(approval_required("the preview has expired"));
                 }
-                // The model may not confirm its own preview: the user's
-                // answer comes as a message, which starts a later turn.
-                if ctx.surface == Surface::Agent && !later_turn(confirmation.turn_id.as_deref(), ctx.turn_id.as_deref())
-                {
+                // The model may not confirm its own preview, nor read
+                // consent into what the user said: only a person's answer
+                // approves it (the Approve button, a structured answer in
+                // the chat request, or a message the runtime itself reads
+                // as a plain yes to this preview).
+                if ctx.surface == Surface::Agent && confirmation.status != ConfirmationStatus::Approved {
                     return Err(ToolError::new(
                         ErrorCode::ApprovalRequired,
-                        "confirmed: true is accepted only after the user answered the preview in a new message; nothing changed",
-                        "Show the preview to the user, ask whether to go ahead, and end your turn. Call again with confirmed: true only after they agree.",
+                        "confirmed: true is accepted only once the user approved this preview; nothing changed",
+                        "Show the preview to the user, ask whether to go ahead, and end your turn. Call again with confirmed: true only after they answer yes.",
                     ));
                 }
                 if !store.consume_confirmation(&ctx.scope, &confirmation.id, false).await? {
@@ -387,23 +397,32 @@ impl Registry {
 
     /// Resolves a confirmation with the answer the person at an MCP client
     /// gave when the client asked them (elicitation): the caller's own
-    /// request, through the MCP surface, answered in the client's UI.
+    /// request, through the MCP surface, answered in the client's UI. Only
+    /// for clients declared interactive at connection (policy
+    /// conversational), and never for a call that sends data out.
     pub async fn resolve_in_client(
         &self,
         ctx: &CallContext,
         id: &str,
         approve: bool,
     ) -> Result<Confirmation, ToolError> {
-        if ctx.surface != Surface::Mcp {
+        if ctx.surface != Surface::Mcp || ctx.policy != ApprovalPolicy::Conversational {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
-                "only an MCP client asks its user",
+                "only an MCP client declared interactive asks its user",
                 "Approve through Quire.",
             ));
         }
         let confirmation = self.services.store.confirmation(&ctx.scope, id).await?;
         let tool =
             self.get(&confirmation.tool).ok_or_else(|| ToolError::new(ErrorCode::NotFound, "unknown tool", ""))?;
+        if tool.sends_out() {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                format!("{} sends data out; a person approves it in Quire", tool.name),
+                "Approve through Quire.",
+            ));
+        }
         if confirmation.requested_by != ctx.actor || !permits(ctx.group, tool) {
             return Err(ToolError::new(ErrorCode::Forbidden, "not this caller's request", "Approve through Quire."));
         }
@@ -462,12 +481,6 @@ fn same_caller(confirmation: &Confirmation, ctx: &CallContext) -> Result<(), &'s
     Ok(())
 }
 
-/// Whether turn `now` comes after turn `previewed` (turns are numbered).
-fn later_turn(previewed: Option<&str>, now: Option<&str>) -> bool {
-    let number = |t: Option<&str>| t.and_then(|t| t.parse::<i64>().ok());
-    matches!((number(previewed), number(now)), (Some(p), Some(n)) if n > p)
-}
-
 fn approval_required(message: impl Into<String>) -> ToolError {
     ToolError::new(
         ErrorCode::ApprovalRequired,
@@ -493,8 +506,8 @@ pub fn permits(group: Group, tool: &Tool) -> bool {
     }
 }
 
-/// The schema clients see: the tool's own, plus `confirmationId` and
-/// `confirmed` on destructive tools.
+/// The schema clients see: the tool's own, plus `confirmationId` on
+/// destructive tools and `confirmed` on those that send nothing out.
 pub fn full_schema(tool: &Tool) -> Value {
     let mut schema = (tool.input_schema)();
     if tool.destructive
@@ -504,10 +517,12 @@ pub fn full_schema(tool: &Tool) -> Value {
             "confirmationId".into(),
             json!({"type": "string", "description": "Id from the preview, after a person approved it."}),
         );
-        props.insert(
+        if !tool.sends_out() {
+            props.insert(
                 "confirmed".into(),
-                json!({"type": "boolean", "description": "true after the user agreed in chat (conversational policy only)."}),
+                json!({"type": "boolean", "description": "true once the user approved the preview (conversational policy only)."}),
             );
+        }
     }
     schema
 }

@@ -137,8 +137,12 @@ fn getter(entity: &str) -> &'static str {
 pub enum ApprovalPolicy {
     /// A person approves the confirmationId through the approval API.
     User,
-    /// A second call with `confirmed: true` in the same session after a
-    /// preview is enough (for a trusted single user).
+    /// The person answers in the conversation: for an agent, a plain yes
+    /// to the preview in their next message (read by the server) or the
+    /// Approve button, after which the model calls again with
+    /// `confirmed: true`; for a program holding a conversational token,
+    /// its second call with `confirmed: true` in the same session. Never
+    /// for tools that send data out ([`Tool::sends_out`]).
     Conversational,
 }
 
@@ -300,6 +304,15 @@ pub struct Tool {
     pub execute: for<'a> fn(&'a Call<'a>, Value) -> ToolFuture<'a>,
     /// For destructive tools: what the call would do.
     pub preview: Option<for<'a> fn(&'a Call<'a>, Value) -> PreviewFuture<'a>>,
+}
+
+impl Tool {
+    /// Whether a call sends data out of Quire (httpPost): nothing can take
+    /// it back, so it always waits for a person's explicit approval,
+    /// whatever the caller's approval policy.
+    pub fn sends_out(&self) -> bool {
+        self.category == Category::External && self.destructive
+    }
 }
 
 impl std::fmt::Debug for Tool {

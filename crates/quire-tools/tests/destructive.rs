@@ -145,21 +145,78 @@ async fn confirmed_true_works_only_under_the_conversational_policy() {
     );
     let pricing = env.page_id("pricing").await;
     fails(&env.call_as(&chat, "deletePage", json!({"ids": [pricing], "confirmed": true})).await, "APPROVAL_REQUIRED");
-    // the model may not confirm its own preview in the turn that made it
+    // the model may not confirm its own preview, in this turn or a later one:
+    // only a person's answer approves it
     let same_turn = fails(
         &env.call_as(&chat, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
         "APPROVAL_REQUIRED",
     );
-    assert!(same_turn.contains("new message"), "{same_turn}");
-    assert!(env.store.page(&env.scope, &contact).await.is_ok());
-    // the user's answer starts the next turn
+    assert!(same_turn.contains("once the user approved"), "{same_turn}");
     let next_turn = quire_tools::CallContext { turn_id: Some("2".into()), ..chat.clone() };
+    fails(
+        &env.call_as(&next_turn, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
+        "APPROVAL_REQUIRED",
+    );
+    assert!(env.store.page(&env.scope, &contact).await.is_ok());
+    // the person approves (the Approve button, or a plain yes the runtime read)
+    let id = preview["confirmationId"].as_str().unwrap();
+    env.registry.approve(&env.ctx(Group::Editor), id).await.unwrap();
     ok(env.call_as(&next_turn, "deletePage", json!({"ids": [contact], "confirmed": true})).await);
     assert!(env.store.page(&env.scope, &contact).await.is_err());
     fails(
         &env.call_as(&next_turn, "deletePage", json!({"ids": [contact], "confirmed": true})).await,
         "APPROVAL_REQUIRED",
     );
+}
+
+#[tokio::test]
+async fn what_sends_data_out_waits_for_a_person_whatever_the_policy() {
+    let env = Env::new().await;
+    let admin_chat =
+        quire_tools::CallContext { group: Group::Admin, ..env.agent("s1", ApprovalPolicy::Conversational) };
+    let args = json!({ "url": "https://example.com/hook", "body": { "leak": "secrets" } });
+    let preview = ok(env.call_as(&admin_chat, "httpPost", args.clone()).await);
+    assert!(preview["message"].as_str().unwrap().contains("A person must approve it"), "{preview}");
+    let mut confirmed = args.clone();
+    confirmed["confirmed"] = json!(true);
+    let refused = fails(&env.call_as(&admin_chat, "httpPost", confirmed.clone()).await, "APPROVAL_REQUIRED");
+    assert!(refused.contains("sends data out"), "{refused}");
+    // an MCP client declared interactive may not answer it in its own UI either
+    let mcp = quire_tools::CallContext {
+        surface: quire_core::model::Surface::Mcp,
+        session_id: Some("mcp-1".into()),
+        ..env.ctx(Group::Admin)
+    };
+    let interactive = quire_tools::CallContext { policy: ApprovalPolicy::Conversational, ..mcp.clone() };
+    let asked = ok(env.call_as(&interactive, "httpPost", args.clone()).await);
+    let id = asked["confirmationId"].as_str().unwrap();
+    let own = env.registry.resolve_in_client(&interactive, id, true).await.unwrap_err();
+    assert!(own.message.contains("sends data out"), "{own:?}");
+    // the schema does not offer `confirmed` on it
+    assert!(env.registry.schema("httpPost").unwrap()["properties"].get("confirmed").is_none());
+    assert!(env.registry.schema("deletePage").unwrap()["properties"].get("confirmed").is_some());
+}
+
+#[tokio::test]
+async fn only_an_mcp_client_declared_interactive_answers_in_its_own_ui() {
+    let env = Env::new().await;
+    let contact = env.page_id("contact").await;
+    let mcp = quire_tools::CallContext {
+        surface: quire_core::model::Surface::Mcp,
+        session_id: Some("mcp-1".into()),
+        ..env.ctx(Group::Editor)
+    };
+    let preview = ok(env.call_as(&mcp, "deletePage", json!({"ids": [contact]})).await);
+    let id = preview["confirmationId"].as_str().unwrap();
+    let program = env.registry.resolve_in_client(&mcp, id, true).await.unwrap_err();
+    assert!(program.message.contains("declared interactive"), "{program:?}");
+    fails(&env.call_as(&mcp, "deletePage", json!({"ids": [contact], "confirmationId": id})).await, "APPROVAL_REQUIRED");
+    assert!(env.store.page(&env.scope, &contact).await.is_ok());
+
+    let interactive = quire_tools::CallContext { policy: ApprovalPolicy::Conversational, ..mcp.clone() };
+    env.registry.resolve_in_client(&interactive, id, true).await.unwrap();
+    ok(env.call_as(&interactive, "deletePage", json!({"ids": [contact], "confirmationId": id})).await);
+    assert!(env.store.page(&env.scope, &contact).await.is_err());
 }
 
 #[tokio::test]

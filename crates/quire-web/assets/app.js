@@ -204,6 +204,7 @@
   var state = { session: store.getItem("quire.ai.session"), turn: null, source: null, changed: [], busy: false };
   var calls = {};
   var texts = {};
+  var approvals = {};
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -289,6 +290,8 @@
     yes.type = no.type = "button";
     var status = el("p", "ai-approval-status");
     status.setAttribute("role", "status");
+    // The approved call's outcome, when the resumed turn reports it.
+    approvals[p.toolCallId] = status;
     function answer(kind) {
       yes.disabled = no.disabled = reason.disabled = true;
       status.textContent = kind === "approve" ? "Approving…" : "Rejecting…";
@@ -321,7 +324,7 @@
       li.appendChild(el("span", null, "Changed: "));
       changed.forEach(function (c, i) {
         var link = c.entity === "page" ? "/pages/" + c.id : c.entity === "section" ? "/sections/" + c.id : null;
-        var label = c.entity + " " + String(c.id).slice(0, 8);
+        var label = c.entity + " " + (c.label || String(c.id).slice(0, 8));
         li.appendChild(link ? Object.assign(el("a", null, label), { href: link }) : el("span", null, label));
         if (i < changed.length - 1) li.appendChild(document.createTextNode(", "));
       });
@@ -351,7 +354,19 @@
       return;
     }
     fetch(window.location.href, { credentials: "same-origin" }).then(function (r) {
-      if (!r.ok) { note("The record on screen is gone (HTTP " + r.status + ")."); return; }
+      if (r.status === 404) {
+        // Archived by the turn: say so where the record was, until an undo brings it back.
+        var main = document.getElementById("main");
+        if (main) {
+          main.textContent = "";
+          var h = el("h1", null, "Archived");
+          var p = el("p", "ai-gone", "This record was archived by the agent's turn. “Undo this turn” in the sidebar brings it back.");
+          main.appendChild(h);
+          main.appendChild(p);
+        }
+        return;
+      }
+      if (!r.ok) { note("The record on screen could not be shown (HTTP " + r.status + ")."); return; }
       return r.text().then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.getElementById("main");
@@ -385,6 +400,15 @@
       if (c) c.summary.textContent = "⚙ " + c.name + " " + short(c.args);
     },
     TOOL_CALL_RESULT: function (e) {
+      var status = approvals[e.toolCallId];
+      if (status) {
+        var outcome = {};
+        try { outcome = JSON.parse(e.content); } catch (x) { /* text */ }
+        status.textContent = outcome.success === false
+          ? "Not run: " + (outcome.error || "it failed")
+          : "Done: " + (outcome.message || "it ran");
+        delete approvals[e.toolCallId];
+      }
       var c = calls[e.toolCallId];
       if (!c) return;
       var result = e.content;
@@ -481,14 +505,25 @@
       (r.messages || []).forEach(function (m) {
         var b = m.body || {};
         if (b.role === "user") add(el("li", "ai-msg ai-user", typeof b.content === "string" ? b.content : short(b.content)));
-        if (b.role === "assistant" && b.content) add(el("li", "ai-msg ai-assistant", b.content));
-        (b.toolCalls || b.tool_calls || []).forEach(function (c) { add(el("li", "ai-tool-row", "⚙ " + (c.name || (c.function && c.function.name)))); });
+        var said = [];
+        (b.toolCalls || b.tool_calls || []).forEach(function (c) {
+          var name = c.name || (c.function && c.function.name);
+          var args = {};
+          try { args = JSON.parse(c.arguments || (c.function && c.function.arguments) || "{}"); } catch (x) { /* text */ }
+          // What the model said through a tool is shown as its words, once.
+          if ((name === "finalAnswer" || name === "acknowledgeRequest") && typeof args.message === "string") said.push(args.message);
+          else add(el("li", "ai-tool-row", "⚙ " + name));
+        });
+        if (b.role === "assistant" && b.content && said.indexOf(b.content) < 0) add(el("li", "ai-msg ai-assistant", b.content));
+        said.forEach(function (t) { add(el("li", "ai-msg ai-assistant", t)); });
       });
+      var session = r.session || {};
+      if (session.status === "paused") (session.pending || []).forEach(approval);
       state.session = id;
-      state.turn = r.session && r.session.turns;
+      state.turn = session.turns;
       store.setItem("quire.ai.session", id);
-      if (!after) store.removeItem("quire.ai.last");
-      follow(id, after || null);
+      // Shown from the stored messages: the stream goes on from where they end.
+      follow(id, after || r.lastEventId || null);
       history.open = false;
     }).catch(function (e) { note(e.message, "ai-error"); });
   }

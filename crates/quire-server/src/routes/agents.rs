@@ -168,6 +168,21 @@ pub struct ChatBody {
     /// (default: answer at once with the session and its event stream).
     #[serde(default)]
     pub wait: Option<bool>,
+    /// The person's answer to a preview the agent showed in this session,
+    /// sent with the message: approving lets the model run exactly the
+    /// previewed call; refusing ends it.
+    #[serde(default)]
+    pub confirm: Option<ConfirmBody>,
+}
+
+/// A person's explicit answer to one preview of the session.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfirmBody {
+    /// The preview's confirmationId.
+    pub confirmation_id: String,
+    /// true approves the preview, false refuses it.
+    pub approve: bool,
 }
 
 /// Starts a turn. Answers at once with the session id; follow the turn on
@@ -243,9 +258,18 @@ async fn start_turn(
 ) -> ApiResult<quire_agent::TurnStarted> {
     caller.require(Action::Read)?;
     continued_session(state, caller, body.session_id.as_deref()).await?;
+    let answer =
+        body.confirm.map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve });
     Ok(state
         .runtime()
-        .start(&person(caller), alias, &body.message, body.session_id.as_deref(), body.context.map(Value::Object))
+        .start_answering(
+            &person(caller),
+            alias,
+            &body.message,
+            body.session_id.as_deref(),
+            body.context.map(Value::Object),
+            answer,
+        )
         .await?)
 }
 
@@ -359,7 +383,9 @@ pub async fn session(
 ) -> ApiResult<Json<Value>> {
     let session = own_session(&state, &caller, &id).await?;
     let messages = state.store().session_messages(&caller.scope, &id).await?;
-    Ok(Json(json!({ "session": session, "messages": messages })))
+    // Where a client showing these messages follows the stream on from.
+    let last = state.runtime().events().last_id(&id);
+    Ok(Json(json!({ "session": session, "messages": messages, "lastEventId": last.to_string() })))
 }
 
 /// Where to resume a stream.

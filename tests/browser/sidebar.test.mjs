@@ -1,7 +1,10 @@
 // The AI sidebar in a real browser, against a scripted model: a turn that
 // adds a section to the page on screen (which refreshes in place), an
-// approval answered inline (approved, then rejected with a reason the
-// model is told), undoing a turn, and axe-core on the open sidebar.
+// approval answered inline (approved — the executed call, what it changed
+// and its undo shown, the screen following — then rejected with a reason
+// the model is told), a reopened conversation (each answer once, a waiting
+// approval answerable there), undoing a turn, and axe-core on the open
+// sidebar.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -95,6 +98,47 @@ describe("the AI sidebar", () => {
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "sidebar-approval.png") });
     await widget.getByRole("button", { name: "Approve" }).click();
     await page.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
+    // The executed call, what it changed, and the way back.
+    await widget.locator(".ai-approval-status", { hasText: /^Done: Archived 1 page\(s\)/ }).waitFor();
+    await page.locator(".ai-after", { hasText: "Changed: page old-campaign" }).waitFor();
+    // The screen no longer shows the archived page as it was.
+    await page.locator("#main h1", { hasText: "Archived" }).waitFor();
+    await page.getByRole("button", { name: "Undo this turn" }).click();
+    await page.locator(".ai-note", { hasText: /^Undone: \d+ change\(s\) reverted\.$/ }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200, "the undo brought the page back");
+    // And the screen returns with it.
+    await page.locator("#main h1", { hasText: "Old campaign" }).waitFor();
+
+    // Reopened from the history, the conversation shows each answer once
+    // and the approval the turn waited for.
+    const fresh = await page.context().newPage();
+    await fresh.goto(`${server.base}/pages`);
+    await fresh.getByRole("button", { name: "AI assistant" }).click();
+    await fresh.getByRole("button", { name: "New conversation" }).click();
+    await fresh.locator("#ai-history summary").click();
+    await fresh.locator("#ai-sessions button", { hasText: `archive page ${id}` }).click();
+    await fresh.locator(".ai-user", { hasText: `archive page ${id}` }).waitFor();
+    await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).first().waitFor();
+    await fresh.waitForTimeout(500);
+    assert.equal(await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).count(), 1, "said once");
+    await page.context().close();
+  });
+
+  test("a reopened conversation that waits for an approval shows it, and it can be answered there", async () => {
+    const { page, id } = await onPage("Spring sale");
+    await say(page, `archive page ${id}`);
+    await page.getByRole("group", { name: "Approval for deletePage" }).waitFor();
+    const fresh = await page.context().newPage();
+    await fresh.goto(`${server.base}/pages`);
+    await fresh.getByRole("button", { name: "AI assistant" }).click();
+    await fresh.getByRole("button", { name: "New conversation" }).click();
+    await fresh.locator("#ai-history summary").click();
+    await fresh.locator("#ai-sessions button", { hasText: `archive page ${id}` }).click();
+    const widget = fresh.getByRole("group", { name: "Approval for deletePage" });
+    await widget.waitFor();
+    await widget.getByRole("button", { name: "Approve" }).click();
+    await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
     await page.context().close();
   });

@@ -151,6 +151,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_archive_id_never_stands_for_a_record() {
+        let mut memory = json!({});
+        let about = json!({ "success": true, "items": [
+            { "id": "p1", "slug": "about", "name": "About" },
+            { "id": "p2", "slug": "home", "name": "Home" }
+        ] });
+        remember(&mut memory, "page", &about);
+        let archived = json!({ "success": true, "count": 1, "items": [{
+            "id": "a1", "entity": "page", "entityId": "p1", "label": "About",
+            "items": [{ "entity": "page", "id": "p1", "label": "About" }, { "entity": "section", "id": "s1", "label": "Hero" }]
+        }] });
+        remember(&mut memory, "page", &archived);
+        let ids = |m: &Value| -> Vec<String> {
+            m["page"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_string()).collect()
+        };
+        assert_eq!(ids(&memory), ["p2"], "the archived page is forgotten, the archive id never remembered");
+        // a restore brings the record back under its own id
+        remember(&mut memory, "archive", &archived);
+        assert_eq!(ids(&memory), ["p1", "p2"]);
+        assert!(!memory.to_string().contains("a1"), "{memory}");
+    }
+
+    #[test]
     fn keeps_the_latest_entities_per_kind() {
         let mut memory = json!({});
         remember(

@@ -55,6 +55,20 @@ async fn approved_calls_run_and_the_loop_continues() {
     resume(&env, &session).await;
 
     assert!(env.store.page(&env.scope, &contact).await.is_err(), "archived after approval");
+    // the resumed call names what it archived, so a screen can offer its undo
+    let changed: Vec<Value> = env
+        .runtime
+        .events()
+        .history(&session)
+        .iter()
+        .filter(|e| e.kind() == "CUSTOM" && e.data["name"] == "entity_changed")
+        .map(|e| e.data["value"].clone())
+        .collect();
+    assert!(
+        changed.iter().any(|c| c["entity"] == "page" && c["id"] == contact.as_str() && c["label"].is_string()),
+        "{changed:?}"
+    );
+    assert!(changed.iter().all(|c| c["id"].is_string()), "{changed:?}");
     let requests = env.fake.requests();
     assert_eq!(requests.len(), 2);
     let result = last_tool_result(&requests[1]);

@@ -93,7 +93,10 @@ pub fn schema_of<T: JsonSchema>() -> Value {
 /// null defaults are dropped.
 fn tidy(schema: &mut Value) {
     let Value::Object(map) = schema else { return };
-    map.remove("format");
+    // The keyword (a string); a parameter named `format` is a schema.
+    if map.get("format").is_some_and(Value::is_string) {
+        map.remove("format");
+    }
     if map.get("default") == Some(&Value::Null) {
         map.remove("default");
     }

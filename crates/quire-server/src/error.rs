@@ -28,8 +28,9 @@ pub struct ErrorBody {
     /// What went wrong, in words.
     pub error: String,
     /// BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED,
-    /// CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, VALIDATION,
-    /// APPROVAL_REQUIRED, LIMIT, UPSTREAM or INTERNAL.
+    /// NOT_ACCEPTABLE, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE,
+    /// UNSUPPORTED_MEDIA_TYPE, VALIDATION, APPROVAL_REQUIRED, LIMIT, UPSTREAM
+    /// or INTERNAL.
     pub code: &'static str,
     /// The field at fault, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,6 +85,8 @@ pub fn code_of(status: StatusCode) -> &'static str {
         403 => "FORBIDDEN",
         404 => "NOT_FOUND",
         405 => "METHOD_NOT_ALLOWED",
+        406 => "NOT_ACCEPTABLE",
+        408 => "REQUEST_TIMEOUT",
         409 => "CONFLICT",
         413 => "PAYLOAD_TOO_LARGE",
         415 => "UNSUPPORTED_MEDIA_TYPE",
@@ -123,15 +126,52 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let status = self.status;
         let body = ErrorBody { error: self.message, code: self.code, field: self.field, details: self.details };
-        let mut response = (self.status, Json(body)).into_response();
-        if self.status == StatusCode::UNAUTHORIZED {
-            response
-                .headers_mut()
-                .insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
-        }
-        response
+        with_challenge((status, Json(body)).into_response())
     }
+}
+
+/// A 401 names the scheme to authenticate with.
+fn with_challenge(mut response: Response) -> Response {
+    if response.status() == StatusCode::UNAUTHORIZED {
+        response
+            .headers_mut()
+            .insert(axum::http::header::WWW_AUTHENTICATE, axum::http::HeaderValue::from_static("Bearer"));
+    }
+    response
+}
+
+/// JSON-RPC 2.0's code for a body that is not JSON (or JSON this API
+/// refuses to read: too deep, trailing bytes).
+pub const JSONRPC_PARSE_ERROR: i64 = -32700;
+/// JSON-RPC 2.0's code for JSON that is not a valid request.
+pub const JSONRPC_INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC 2.0's implementation-defined server error: refusals of the HTTP
+/// exchange itself (credentials, origin, content type, size, method).
+pub const JSONRPC_SERVER_ERROR: i64 = -32000;
+
+impl ApiError {
+    /// This error as `/mcp` answers it, in its protocol's terms: a JSON-RPC
+    /// 2.0 error response with no id (the request's could not be read, or
+    /// it never reached the protocol), under the HTTP status REST gives the
+    /// same fault, its `data` the API's one error body.
+    pub fn into_jsonrpc_response(self, rpc_code: i64) -> Response {
+        let status = self.status;
+        let message = self.message.clone();
+        let data = ErrorBody { error: self.message, code: self.code, field: self.field, details: self.details };
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": { "code": rpc_code, "message": message, "data": data },
+        });
+        with_challenge((status, Json(body)).into_response())
+    }
+}
+
+/// The JSON-RPC code of an `/mcp` refusal answered with `status`.
+fn jsonrpc_code_of(status: StatusCode) -> i64 {
+    if status == StatusCode::BAD_REQUEST { JSONRPC_INVALID_REQUEST } else { JSONRPC_SERVER_ERROR }
 }
 
 /// Result of handlers.
@@ -141,12 +181,12 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// router's own 404 and 405 (empty bodies), the body limit's 413 and a
 /// caught panic's 500 (plain text) are rewritten; JSON errors pass as they
 /// are, headers (`Allow`, `WWW-Authenticate`, the request id) are kept.
-/// `/mcp` is left alone: its errors are MCP protocol answers.
+/// On `/mcp` the shape is its protocol's: the MCP transport's plain-text
+/// refusals (and the body limit's) become JSON-RPC errors carrying that
+/// shape ([`ApiError::into_jsonrpc_response`]).
 pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let path = req.uri().path().to_string();
-    if path == "/mcp" || path.starts_with("/mcp/") {
-        return next.run(req).await;
-    }
+    let mcp = path == "/mcp" || path.starts_with("/mcp/");
     let method = req.method().clone();
     let response = next.run(req).await;
     let status = response.status();
@@ -163,6 +203,8 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         Err(_) => String::new(),
     };
     let message = match status {
+        // The MCP transport's own words say which session or method.
+        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED if mcp && !text.is_empty() => text,
         StatusCode::NOT_FOUND => format!("nothing is at {path}"),
         StatusCode::METHOD_NOT_ALLOWED => {
             let allowed = parts.headers.get(axum::http::header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -179,7 +221,8 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         _ if !text.is_empty() => text,
         _ => status.canonical_reason().unwrap_or("error").to_lowercase(),
     };
-    let mut answer = ApiError::with_status(status, message).into_response();
+    let error = ApiError::with_status(status, message);
+    let mut answer = if mcp { error.into_jsonrpc_response(jsonrpc_code_of(status)) } else { error.into_response() };
     for (name, value) in &parts.headers {
         if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
             answer.headers_mut().insert(name.clone(), value.clone());

@@ -50,7 +50,7 @@ impl<S: Send + Sync, T: DeserializeOwned> OptionalFromRequest<S> for ApiJson<T> 
 }
 
 /// The request's Content-Type and body.
-async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(Option<String>, Bytes), ApiError> {
+pub(crate) async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(Option<String>, Bytes), ApiError> {
     let content_type = req.headers().get(CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let bytes = Bytes::from_request(req, state)
         .await
@@ -62,10 +62,7 @@ async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<(Option<S
 /// Parses a non-empty body declared as `content_type`.
 fn parse<T: DeserializeOwned>(content_type: Option<&str>, bytes: &[u8]) -> Result<T, ApiError> {
     check_json_type(content_type)?;
-    let value = json::parse_strict(bytes).map_err(|e| match e {
-        JsonError::Syntax(m) => ApiError::bad_request(format!("the body is not valid JSON: {m}")),
-        JsonError::DuplicateKey { path } => ApiError::bad_field(path, "the key appears more than once"),
-    })?;
+    let value = json::parse_strict(bytes).map_err(json_error)?;
     // serde reads a struct from an array too (`[null, null]` as its
     // fields in order); every body of this API is an object.
     if !value.is_object() {
@@ -78,8 +75,16 @@ fn parse<T: DeserializeOwned>(content_type: Option<&str>, bytes: &[u8]) -> Resul
     })
 }
 
+/// Why a body is not JSON this API reads, as a 400 (`/mcp` says it too).
+pub(crate) fn json_error(e: JsonError) -> ApiError {
+    match e {
+        JsonError::Syntax(m) => ApiError::bad_request(format!("the body is not valid JSON: {m}")),
+        JsonError::DuplicateKey { path } => ApiError::bad_field(path, "the key appears more than once"),
+    }
+}
+
 /// Refuses a body that is not declared as JSON with a 415.
-fn check_json_type(content_type: Option<&str>) -> Result<(), ApiError> {
+pub(crate) fn check_json_type(content_type: Option<&str>) -> Result<(), ApiError> {
     let refuse = |what: String| {
         ApiError::with_status(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

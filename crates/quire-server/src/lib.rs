@@ -391,7 +391,7 @@ pub fn router_with_files(state: AppState, extra: Router<AppState>, files: Router
     let request_id = HeaderName::from_static("x-request-id");
     let mcp = mcp::service(&state);
     let max_upload = state.registry().services().media.max_upload_bytes;
-    Router::new()
+    let app = Router::new()
         .merge(routes::router())
         .merge(extra)
         .merge(openapi::router())
@@ -414,8 +414,13 @@ pub fn router_with_files(state: AppState, extra: Router<AppState>, files: Router
         }))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-        .layer(tower_http::catch_panic::CatchPanicLayer::new())
-        // Outermost, so the errors of every layer above get the JSON shape.
+        .layer(tower_http::catch_panic::CatchPanicLayer::new());
+    // Around the whole router, not each of its routes (what `Router::layer`
+    // wraps): axum adds a 405's `Allow` header outside a route's layers, and
+    // the JSON error names the allowed methods. Outermost, so the errors of
+    // every layer above get the JSON shape.
+    Router::new()
+        .fallback_service(app)
         .layer(axum::middleware::from_fn(error::json_errors))
         .layer(axum::middleware::from_fn(baseline_headers))
 }

@@ -1,13 +1,23 @@
 //! `/mcp`: the MCP server over streamable HTTP. A request from a web page of
 //! another origin is refused (403, as the MCP specification requires), then
 //! every request needs a valid bearer token (401 without); the token decides
-//! the caller, as on REST. rmcp then checks the Host header (DNS rebinding).
+//! the caller, as on REST. A message's body is read as REST reads one (JSON
+//! declared as JSON, one value, no repeated key) before rmcp sees it. rmcp
+//! then checks the Host header (DNS rebinding).
+//!
+//! Every refusal is a JSON-RPC error response with no id, under the HTTP
+//! status REST gives the same fault, whose `data` is the API's one error
+//! body ([`ApiError::into_jsonrpc_response`]): a body that is not JSON is a
+//! 400 with code -32700, JSON that is no JSON-RPC message a 400 with -32600,
+//! a refusal of the exchange (credentials, origin, content type, size) its
+//! own status with -32000.
 
 use crate::AppState;
-use crate::error::ApiError;
-use axum::body::Body;
-use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use crate::error::{ApiError, JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, JSONRPC_SERVER_ERROR};
+use crate::extract::{check_json_type, json_error};
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Request};
+use axum::response::Response;
 use quire_core::model::Surface;
 use quire_mcp::{Caller, QuireMcp, ToolMode};
 use quire_tools::{ApprovalPolicy, CallContext};
@@ -62,7 +72,7 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
         async move {
             if let Err(why) = origin_allowed(req.headers(), &state.inner.mcp_allowed_origins) {
                 tracing::warn!(reason = %why, "refused an MCP request from a browser origin");
-                return Ok::<_, Infallible>(ApiError::forbidden(why).into_response());
+                return Ok::<_, Infallible>(ApiError::forbidden(why).into_jsonrpc_response(JSONRPC_SERVER_ERROR));
             }
             let secret = req
                 .headers()
@@ -73,17 +83,52 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
                 .map(|(_, t)| t.trim().to_string());
             let Some(secret) = secret else {
                 return Ok::<_, Infallible>(
-                    ApiError::unauthorized("a bearer token is required for /mcp").into_response(),
+                    ApiError::unauthorized("a bearer token is required for /mcp")
+                        .into_jsonrpc_response(JSONRPC_SERVER_ERROR),
                 );
             };
             if caller_of(state, secret).await.is_none() {
-                return Ok(ApiError::unauthorized("the token is not valid").into_response());
+                return Ok(ApiError::unauthorized("the token is not valid").into_jsonrpc_response(JSONRPC_SERVER_ERROR));
             }
+            let req = match checked_message(req).await {
+                Ok(req) => req,
+                Err(refused) => return Ok(refused),
+            };
             let response = mcp.oneshot(req).await.unwrap_or_else(|e: Infallible| match e {});
             Ok(response.map(Body::new))
         }
     });
     BoxCloneSyncService::new(guarded)
+}
+
+/// A POST's body, read and checked as REST checks one before rmcp sees
+/// it: rmcp would answer a body that is not JSON, or too deep to read, or
+/// not a JSON-RPC message, with a plain-text 415, where REST answers 400.
+async fn checked_message(req: Request) -> Result<Request, Response> {
+    if req.method() != axum::http::Method::POST {
+        return Ok(req);
+    }
+    let (parts, body) = req.into_parts();
+    let content_type =
+        parts.headers.get(axum::http::header::CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    check_json_type(content_type.as_deref()).map_err(|e| e.into_jsonrpc_response(JSONRPC_SERVER_ERROR))?;
+    // The body limit is the router's (a 413 past it), as for every body.
+    let bytes = Bytes::from_request(Request::new(body), &()).await.map_err(|e| {
+        ApiError::with_status(e.status(), format!("cannot read the body: {}", e.body_text()))
+            .into_jsonrpc_response(JSONRPC_SERVER_ERROR)
+    })?;
+    if let Err(e) = quire_core::json::parse_strict(&bytes) {
+        let code = match e {
+            quire_core::json::JsonError::Syntax(_) => JSONRPC_PARSE_ERROR,
+            quire_core::json::JsonError::DuplicateKey { .. } => JSONRPC_INVALID_REQUEST,
+        };
+        return Err(json_error(e).into_jsonrpc_response(code));
+    }
+    if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes) {
+        let error = ApiError::bad_request(format!("the body is not a JSON-RPC request, notification or response: {e}"));
+        return Err(error.into_jsonrpc_response(JSONRPC_INVALID_REQUEST));
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 /// An origin as `(scheme, host, port)`, the port filled in from the scheme

@@ -35,7 +35,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::tools::approvals, routes::tools::approve, routes::tools::reject,
         routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update,
         routes::agents::chat, routes::agents::chat_stream, routes::agents::sessions, routes::agents::session, routes::agents::events, routes::agents::undo,
-        routes::tokens::list, routes::tokens::create, routes::tokens::revoke,
+        routes::tokens::list, routes::tokens::create, routes::tokens::read, routes::tokens::revoke,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
     modifiers(&BearerAuth, &ErrorResponses, &Links),
@@ -53,7 +53,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "tools", description = "The tool registry: list, describe, invoke"),
         (name = "approvals", description = "Approving or rejecting destructive tool calls"),
         (name = "agents", description = "Agents, chat sessions, their event streams and undo"),
-        (name = "tokens", description = "The site's API tokens: list, create, revoke (admins)"),
+        (name = "tokens", description = "The site's API tokens: list, create, read, revoke (admins)"),
     )
 )]
 pub struct ApiDoc;
@@ -144,9 +144,11 @@ const LINKS: &[LinkRow] = &[
     ("createEntry", "201", "GetEntry", "getEntry", &[("id", "$response.body#/id")]),
     ("createEntry", "201", "UpdateEntry", "updateEntry", &[("id", "$response.body#/id")]),
     ("createEntry", "201", "ArchiveEntry", "archiveEntry", &[("id", "$response.body#/id")]),
-    ("createImage", "201", "GetImage", "getImage", &[("id", "$response.body#/id")]),
-    ("createImage", "201", "UpdateImage", "updateImage", &[("id", "$response.body#/id")]),
-    ("createImage", "201", "ArchiveImage", "archiveImage", &[("id", "$response.body#/id")]),
+    // A new image is a 202 (processing); a file already in the library, 200.
+    ("createImage", "202", "GetImage", "getImage", &[("id", "$response.body#/id")]),
+    ("createImage", "202", "UpdateImage", "updateImage", &[("id", "$response.body#/id")]),
+    ("createImage", "202", "ArchiveImage", "archiveImage", &[("id", "$response.body#/id")]),
+    ("createImage", "200", "GetImage", "getImage", &[("id", "$response.body#/id")]),
     ("createNavigation", "201", "GetNavigation", "getNavigation", &[("key", "$response.body#/key")]),
     ("createNavigation", "201", "UpdateNavigation", "updateNavigation", &[("key", "$response.body#/key")]),
     ("createNavigation", "201", "ArchiveNavigation", "archiveNavigation", &[("key", "$response.body#/key")]),
@@ -182,6 +184,8 @@ const LINKS: &[LinkRow] = &[
         &[("id", "$response.body#/sessionId"), ("turn", "$response.body#/turn")],
     ),
     ("listSessions", "200", "GetSession", "getSession", &[("id", "$response.body#/items/0/id")]),
+    ("createToken", "201", "GetToken", "getToken", &[("id", "$response.body#/id")]),
+    ("createToken", "201", "RevokeToken", "revokeToken", &[("id", "$response.body#/id")]),
 ];
 
 /// One link: from operation, status, link name, to operation, parameters.
@@ -244,4 +248,34 @@ fn meaning(status: &str) -> &'static str {
 /// `/api/openapi.json` and `/api/docs`.
 pub fn router() -> Router<AppState> {
     Router::new().merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", ApiDoc::openapi()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operation of the document, by its operationId.
+    fn operations(doc: &utoipa::openapi::OpenApi) -> Vec<&utoipa::openapi::path::Operation> {
+        doc.paths
+            .paths
+            .values()
+            .flat_map(|item| [&item.get, &item.put, &item.post, &item.delete, &item.patch])
+            .flatten()
+            .collect()
+    }
+
+    #[test]
+    fn every_link_hangs_from_a_documented_response_and_leads_to_an_operation() {
+        let doc = ApiDoc::openapi();
+        let ops = operations(&doc);
+        let by_id = |id: &str| ops.iter().find(|o| o.operation_id.as_deref() == Some(id)).copied();
+        for (from, status, name, to, _) in LINKS {
+            let operation = by_id(from).unwrap_or_else(|| panic!("a link starts at {from}, which is no operation"));
+            let Some(RefOr::T(response)) = operation.responses.responses.get(*status) else {
+                panic!("link {name} hangs from {from}'s {status}, which the document does not list")
+            };
+            assert!(response.links.contains_key(*name), "{from} {status} lacks link {name}");
+            assert!(by_id(to).is_some(), "link {name} of {from} leads to {to}, which is no operation");
+        }
+    }
 }

@@ -150,14 +150,110 @@ async fn unknown_routes_and_methods_answer_in_the_json_shape() {
 }
 
 #[tokio::test]
-async fn mcp_protocol_answers_are_left_alone() {
+async fn every_405_names_the_methods_its_allow_header_lists() {
     let app = TestApp::new().await;
-    // Without an Accept header naming both JSON and SSE, the MCP transport
-    // answers with its own status and body; that is protocol, not our shape.
+    let doc = app.send("GET", "/api/openapi.json", None, None).await.body;
+    let mut refused = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let documented: Vec<&str> = item.as_object().unwrap().keys().map(String::as_str).collect();
+        let Some(method) = ["put", "patch", "delete", "post", "get"].into_iter().find(|m| !documented.contains(m))
+        else {
+            continue;
+        };
+        let concrete =
+            path.split('/').map(|part| if part.starts_with('{') { "x" } else { part }).collect::<Vec<_>>().join("/");
+        let method = method.to_ascii_uppercase();
+        let (status, headers, reply) = call(&app, request(&app, &method, &concrete, None, Body::empty())).await;
+        if status != StatusCode::METHOD_NOT_ALLOWED {
+            continue;
+        }
+        refused += 1;
+        let allow = headers.get("allow").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+        assert!(!allow.is_empty(), "{method} {path}: a 405 without methods in Allow");
+        for m in &documented {
+            assert!(allow.contains(&m.to_ascii_uppercase()), "{method} {path}: Allow {allow} lacks {m}");
+        }
+        let error = reply["error"].as_str().unwrap();
+        assert!(error.ends_with(&format!("allowed: {allow}")), "{method} {path}: {error} (Allow: {allow})");
+    }
+    assert!(refused > 30, "only {refused} paths answered 405");
+
+    // A token is read as any other record, never with its secret.
+    let made = app.post("/api/v1/tokens", json!({"name": "reader", "group": "viewer"})).await;
+    assert_status!(made, 201);
+    let id = made.body["id"].as_str().unwrap();
+    let read = app.get(&format!("/api/v1/tokens/{id}")).await;
+    assert_status!(read, 200);
+    assert_eq!(read.body["name"], "reader");
+    assert!(read.body.get("secret").is_none(), "{}", read.body);
+    assert_status!(app.send("GET", &format!("/api/v1/tokens/{id}"), Some(&app.editor), None).await, 403);
+    assert_status!(app.send("GET", &format!("/api/v1/tokens/{id}"), Some(&app.other_admin), None).await, 404);
+    assert_status!(app.delete(&format!("/api/v1/tokens/{id}")).await, 200);
+    assert_status!(app.get(&format!("/api/v1/tokens/{id}")).await, 404);
+}
+
+/// A POST to `/mcp` as an MCP client sends it.
+fn mcp_post(app: &TestApp, content_type: &str, body: impl Into<Body>) -> Request<Body> {
+    let mut req = request(app, "POST", "/mcp", Some(content_type), body);
+    req.headers_mut().insert("accept", "application/json, text/event-stream".parse().unwrap());
+    req.headers_mut().insert("host", "127.0.0.1".parse().unwrap());
+    req
+}
+
+/// Asserts a JSON-RPC error response with no id whose `data` is the one
+/// error shape: `/mcp`'s answer to what REST answers with that shape.
+fn assert_jsonrpc_error(status: StatusCode, headers: &HeaderMap, body: &Value, expected: u16, rpc: i64, code: &str) {
+    assert_eq!(status.as_u16(), expected, "body: {body}");
+    assert!(headers["content-type"].to_str().unwrap().starts_with("application/json"), "{headers:?}");
+    assert_eq!(body["jsonrpc"], "2.0", "{body}");
+    assert_eq!(body["id"], Value::Null, "{body}");
+    assert_eq!(body["error"]["code"], rpc, "{body}");
+    assert_eq!(body["error"]["data"]["code"], code, "{body}");
+    assert_eq!(body["error"]["message"], body["error"]["data"]["error"], "{body}");
+}
+
+#[tokio::test]
+async fn mcp_refuses_what_rest_refuses_with_the_same_status_as_jsonrpc_errors() {
+    let app = TestApp::new().await;
+    // 10,000 levels deep: REST and MCP both answer 400, in the same words.
+    let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+    let (status, headers, rest) =
+        call(&app, request(&app, "POST", "/api/v1/pages", Some("application/json"), deep.clone())).await;
+    assert_error(status, &headers, &rest, 400, "BAD_REQUEST");
+    let (status, headers, mcp) = call(&app, mcp_post(&app, "application/json", deep)).await;
+    assert_jsonrpc_error(status, &headers, &mcp, 400, -32700, "BAD_REQUEST");
+    assert_eq!(mcp["error"]["data"]["error"], rest["error"], "{mcp}");
+
+    // JSON that is no JSON-RPC message; a repeated key, as REST refuses it.
+    let (status, headers, reply) = call(&app, mcp_post(&app, "application/json", "{}")).await;
+    assert_jsonrpc_error(status, &headers, &reply, 400, -32600, "BAD_REQUEST");
+    let twice = r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#;
+    let (status, headers, reply) = call(&app, mcp_post(&app, "application/json", twice)).await;
+    assert_jsonrpc_error(status, &headers, &reply, 400, -32600, "BAD_REQUEST");
+    assert_eq!(reply["error"]["data"]["field"], "id", "{reply}");
+
+    // A body not declared as JSON is still refused, and says so.
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-    let (status, _, reply) = call(&app, request(&app, "POST", "/mcp", Some("application/json"), body)).await;
-    assert!(status.is_client_error(), "{status}");
-    assert!(reply.get("code").is_none(), "an MCP answer was rewritten: {reply}");
+    let (status, headers, reply) = call(&app, mcp_post(&app, "text/plain", body)).await;
+    assert_jsonrpc_error(status, &headers, &reply, 415, -32000, "UNSUPPORTED_MEDIA_TYPE");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("application/json"), "{reply}");
+
+    // The transport's own refusals (no Accept naming both JSON and SSE) and
+    // the body limit's get the same shape.
+    let mut no_accept = mcp_post(&app, "application/json", body);
+    no_accept.headers_mut().remove("accept");
+    let (status, headers, reply) = call(&app, no_accept).await;
+    assert_jsonrpc_error(status, &headers, &reply, 406, -32000, "NOT_ACCEPTABLE");
+    let large = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"p":"{}"}}}}"#, "a".repeat(3 << 20));
+    let (status, headers, reply) = call(&app, mcp_post(&app, "application/json", large)).await;
+    assert_jsonrpc_error(status, &headers, &reply, 413, -32000, "PAYLOAD_TOO_LARGE");
+
+    // No token: 401 with its challenge, in the same shape.
+    let mut anonymous = mcp_post(&app, "application/json", body);
+    anonymous.headers_mut().remove("authorization");
+    let (status, headers, reply) = call(&app, anonymous).await;
+    assert_jsonrpc_error(status, &headers, &reply, 401, -32000, "UNAUTHORIZED");
+    assert_eq!(headers["www-authenticate"], "Bearer");
 }
 
 #[tokio::test]

@@ -359,6 +359,22 @@ impl Store {
         rows.iter().map(token_of).collect()
     }
 
+    /// A token of site `site` (id or slug) that is not revoked, by id;
+    /// never its secret. A token of another site, or a revoked one, is not
+    /// found, as in [`Store::tokens`].
+    pub async fn token(&self, site: &str, id: &str) -> Result<TokenInfo> {
+        let site = self.site(site).await?;
+        let row = db::query("SELECT * FROM api_tokens WHERE id = ?1 AND site_id = ?2 AND revoked_at IS NULL")
+            .bind(id)
+            .bind(&site.id)
+            .read_optional(&self.db)
+            .await?;
+        match row {
+            Some(row) => token_of(&row),
+            None => Err(StoreError::not_found("token", id)),
+        }
+    }
+
     /// Revokes a token of site `site` (id or slug) by id. A token of another
     /// site is not found, so one site's admin cannot revoke another's.
     pub async fn revoke_token(&self, site: &str, id: &str) -> Result<TokenInfo> {

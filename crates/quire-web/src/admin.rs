@@ -83,8 +83,10 @@ pub async fn answer_one(
     };
     match answer(&state, &person.caller, &headers, &id, verdict).await {
         Ok(_) => Redirect::to("/approvals").into_response(),
+        // The inbox again with the reason, under the status REST answers
+        // for the same refusal (403 for a group that may not approve).
         Err(e) => match inbox(&state, &person, Some(e.message)).await.and_then(|p| Ok(p.render()?)) {
-            Ok(html) => (StatusCode::CONFLICT, Html(html)).into_response(),
+            Ok(html) => (e.status, Html(html)).into_response(),
             Err(e) => e.into_response(),
         },
     }

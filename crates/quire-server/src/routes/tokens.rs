@@ -1,6 +1,7 @@
 //! `/api/v1/tokens`: the API tokens of the caller's site, for its admins.
 //! Secrets are answered once, when a token is created; lists never carry
-//! them. A revoked token stops working on this process at once.
+//! them, nor does reading one. A revoked token stops working on this
+//! process at once (and is no longer found).
 
 use crate::AppState;
 use crate::auth::{Caller, Who};
@@ -9,7 +10,7 @@ use crate::extract::{ApiJson, ApiPath};
 use crate::routes::ListResponse;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
+use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use quire_core::access::{Action, Group};
@@ -18,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/v1/tokens", get(list).post(create)).route("/api/v1/tokens/{id}", delete(revoke))
+    Router::new().route("/api/v1/tokens", get(list).post(create)).route("/api/v1/tokens/{id}", get(read).delete(revoke))
 }
 
 /// The site's tokens that are not revoked (expired ones included), oldest first.
@@ -28,6 +29,18 @@ pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Js
     caller.require(Action::Administer)?;
     let items = state.store().tokens(&caller.scope.site_id).await?;
     Ok(Json(ListResponse { count: items.len(), items, next_cursor: None }))
+}
+
+/// One token of the caller's site that is not revoked (never its secret).
+#[utoipa::path(get, path = "/api/v1/tokens/{id}", operation_id = "getToken", tag = "tokens", params(("id" = String, Path, description = "Token id")),
+    security(("bearer" = [])), responses((status = 200, description = "The token (never its secret)", body = TokenInfo), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Json<TokenInfo>> {
+    caller.require(Action::Administer)?;
+    Ok(Json(state.store().token(&caller.scope.site_id, &id).await?))
 }
 
 /// A token to create on the caller's site.

@@ -189,12 +189,15 @@ describe("pages", () => {
     await page.getByRole("button", { name: "Add", exact: true }).click();
     let dialogs = 0;
     page.on("dialog", async (d) => { dialogs++; await d.dismiss(); });
-    await page.getByLabel(/^Body/).fill("# Title\n\nSome **bold** and a [link](/about).\n\n- one\n- two\n\n<img src=x onerror=alert(1)>");
+    await page.getByLabel(/^Body/).fill("# Title\n\nSome **bold** and a [link](/about), not [elsewhere](//evil.example/x).\n\n- one\n- two\n\n<img src=x onerror=alert(1)>");
     await page.getByRole("button", { name: "Preview" }).click();
     const preview = page.getByRole("region", { name: "Preview" });
     assert.equal(await preview.locator("h1").innerText(), "Title");
     assert.equal(await preview.locator("strong").innerText(), "bold");
     assert.equal(await preview.locator("a").getAttribute("href"), "/about");
+    // The server renders the preview: a protocol-relative link is its text alone, as the server's rule of links says.
+    assert.equal(await preview.locator("a").count(), 1);
+    assert.match(await preview.innerText(), /not elsewhere\./);
     assert.equal(await preview.locator("li").count(), 2);
     assert.equal(await preview.locator("img").count(), 0);
     assert.match(await preview.innerText(), /<img src=x onerror=alert\(1\)>/);

@@ -72,11 +72,16 @@ fn pexels_photo(seen: &Seen, id: u64) -> Value {
 async fn pexels_photo_route(State(seen): S, Path(id): Path<String>) -> Response {
     seen.log(format!("GET /v1/photos/{id}"));
     match id.parse::<u64>() {
-        Ok(n) if n == 101 || n == 102 => {
+        Ok(n) if (101..=103).contains(&n) => {
             let mut p = pexels_photo(&seen, n);
             if n == 102 {
                 // A download URL on an internal address.
                 p["src"]["large2x"] = json!("http://127.0.0.1:9/secret.jpg");
+            }
+            if n == 103 {
+                // Links no site should render.
+                p["photographer_url"] = json!("javascript:alert(document.cookie)");
+                p["url"] = json!("//evil.example/photo");
             }
             json_answer(p)
         }
@@ -379,6 +384,44 @@ async fn import_from_pexels_is_processed_and_keeps_the_credit() {
     // The same photo again is the same image.
     let again = ok(env.call("importImage", json!({ "provider": "pexels", "photoId": "101" })).await);
     assert_eq!(again["imageId"], json!(id));
+}
+
+#[tokio::test]
+async fn a_photo_already_uploaded_gains_its_credit_when_imported() {
+    use base64::Engine;
+    let env = env().await;
+    // The same bytes, uploaded by hand first (no credit).
+    let data = base64::engine::general_purpose::STANDARD.encode(quire_media::samples::jpeg(400, 300));
+    let uploaded = ok(env.call("createImage", json!({ "data": data, "filename": "harbour.jpg" })).await);
+    let id = uploaded["item"]["id"].as_str().unwrap().to_string();
+    assert!(env.store.image(&env.scope, &id).await.unwrap().attribution.is_none());
+    let v = ok(env.call("importImage", json!({ "provider": "pexels", "photoId": "101" })).await);
+    assert_eq!(v["imageId"], json!(id), "the same image");
+    assert!(v["message"].as_str().unwrap().contains("Ana Costa"), "{v}");
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.attribution.as_ref().unwrap()["photographer"], "Ana Costa", "{image:?}");
+    assert_eq!(image.source.as_str(), "pexels");
+    // a logged change, which can be undone like any other
+    let changes = env.store.changes(&env.scope, &Default::default(), 10, None).await.unwrap().items;
+    assert!(changes.iter().any(|c| c.entity_id == id && c.action == "update"), "{changes:?}");
+}
+
+#[tokio::test]
+async fn a_providers_unsafe_links_are_left_out_of_the_credit_and_said_so() {
+    let env = env().await;
+    let v = ok(env.call("importImage", json!({ "provider": "pexels", "photoId": "103" })).await);
+    let message = v["message"].as_str().unwrap();
+    assert!(message.contains("Ana Costa"), "{message}");
+    assert!(
+        message.ends_with("The provider's photographerUrl and photoUrl were not safe links and were left out."),
+        "{message}"
+    );
+    let image = env.store.image(&env.scope, v["imageId"].as_str().unwrap()).await.unwrap();
+    let credit = image.attribution.unwrap();
+    assert_eq!(credit["photographer"], "Ana Costa", "the credit's text stays");
+    assert_eq!(credit["photographerUrl"], Value::Null);
+    assert_eq!(credit["photoUrl"], Value::Null);
+    assert_eq!(v["item"]["attribution"]["photographerUrl"], Value::Null);
 }
 
 #[tokio::test]

@@ -94,51 +94,27 @@
     from.addEventListener("input", function () { if (!touched) slug.value = slugify(from.value); });
   });
 
-  // ---- markdown fields: a preview beside the text, built with DOM nodes
-  // only (headings, paragraphs, lists, quotes, code, emphasis, links), so
-  // nothing typed can become markup ----
-  function inline(parent, text) {
-    var re = /(\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`|\[[^\]]+\]\([^)\s]+\))/g;
-    var last = 0, m;
-    while ((m = re.exec(text))) {
-      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
-      var t = m[0], node;
-      if (t.startsWith("**")) { node = document.createElement("strong"); node.textContent = t.slice(2, -2); }
-      else if (t.startsWith("`")) { node = document.createElement("code"); node.textContent = t.slice(1, -1); }
-      else if (t.startsWith("[")) {
-        var close = t.indexOf("](");
-        var href = t.slice(close + 2, -1);
-        node = document.createElement("a");
-        node.textContent = t.slice(1, close);
-        if (/^(https?:\/\/|\/|#|mailto:)/.test(href)) node.href = href;
-      } else { node = document.createElement("em"); node.textContent = t.slice(1, -1); }
-      parent.appendChild(node);
-      last = re.lastIndex;
-    }
-    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
-  }
+  // ---- markdown fields: a preview beside the text, rendered by the
+  // server (POST /preview), so its links follow the rule every stored link
+  // follows; the fragment it answers holds no markup the person typed ----
+  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
   function markdown(target, source) {
-    target.textContent = "";
-    var list = null, code = null, para = null;
-    source.replace(/\r\n/g, "\n").split("\n").forEach(function (line) {
-      if (code) {
-        if (/^```/.test(line)) { code = null; } else { code.textContent += line + "\n"; }
-        return;
-      }
-      if (/^```/.test(line)) { code = document.createElement("pre"); target.appendChild(code); list = para = null; return; }
-      var h = line.match(/^(#{1,6})\s+(.*)$/);
-      var li = line.match(/^\s*(?:[-*+]|\d+\.)\s+(.*)$/);
-      var q = line.match(/^>\s?(.*)$/);
-      if (h) { var e = document.createElement("h" + h[1].length); inline(e, h[2]); target.appendChild(e); list = para = null; }
-      else if (li) {
-        if (!list) { list = document.createElement("ul"); target.appendChild(list); }
-        var item = document.createElement("li"); inline(item, li[1]); list.appendChild(item); para = null;
-      } else if (q) { var b = document.createElement("blockquote"); inline(b, q[1]); target.appendChild(b); list = para = null; }
-      else if (!line.trim()) { list = para = null; }
-      else {
-        if (!para) { para = document.createElement("p"); target.appendChild(para); } else { para.appendChild(document.createTextNode(" ")); }
-        inline(para, line);
-      }
+    var seq = String((Number(target.dataset.seq) || 0) + 1);
+    target.dataset.seq = seq;
+    fetch("/preview", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "x-csrf-token": csrfMeta ? csrfMeta.getAttribute("content") : "" },
+      body: new URLSearchParams({ text: source })
+    }).then(function (r) {
+      if (!r.ok) throw new Error("preview " + r.status);
+      return r.text();
+    }).then(function (html) {
+      if (target.dataset.seq !== seq) return;
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      target.replaceChildren.apply(target, Array.prototype.slice.call(doc.body.childNodes));
+    }).catch(function () {
+      if (target.dataset.seq === seq) target.textContent = "The preview could not be made; the text is unchanged.";
     });
   }
   function enhanceMarkdown(root) {
@@ -162,7 +138,12 @@
         btn.setAttribute("aria-expanded", String(show));
         btn.textContent = show ? "Hide preview" : "Preview";
       });
-      area.addEventListener("input", function () { if (!view.hidden) markdown(view, area.value); });
+      var pending = null;
+      area.addEventListener("input", function () {
+        if (view.hidden) return;
+        clearTimeout(pending);
+        pending = setTimeout(function () { markdown(view, area.value); }, 250);
+      });
       area.after(btn, view);
     });
   }

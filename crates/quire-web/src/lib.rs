@@ -28,6 +28,7 @@ mod media;
 mod navigation;
 mod notes;
 mod pages;
+mod preview;
 mod sign_in;
 
 pub use error::WebError;
@@ -71,6 +72,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/notes", get(notes::folder).post(notes::create))
         .route("/notes/edit", get(notes::edit).post(notes::save))
         .route("/notes/archive", post(notes::archive))
+        .route("/preview", post(preview::markdown))
         .route("/history", get(history::list))
         .route("/history/{id}", get(history::show))
         .route("/history/{id}/restore", post(history::restore))

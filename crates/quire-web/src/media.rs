@@ -16,8 +16,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_core::access::Action;
+use quire_core::fields::is_href;
 use quire_core::input::ImagePatch;
 use quire_core::model::{EntityKind, Image, ImageStatus};
+use quire_core::rules::is_link_key;
 use quire_server::AppState;
 use serde::Deserialize;
 use serde_json::Value;
@@ -241,10 +243,11 @@ impl ImagePage {
         let credits = match &image.attribution {
             Some(Value::Object(m)) => m
                 .iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (form::label(k), s.to_string())))
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
                 .map(|(k, v)| {
-                    let link = v.starts_with("https://") || v.starts_with("http://");
-                    (k, v, link)
+                    // Shown as a link by the one rule of links the store checked it by.
+                    let link = is_link_key(&k) && is_href(&v);
+                    (form::label(&k), v, link)
                 })
                 .collect(),
             _ => Vec::new(),

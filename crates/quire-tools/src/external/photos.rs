@@ -7,6 +7,7 @@ use crate::images::{create_from_upload, image_json};
 use crate::media::{receive_bytes, settle};
 use crate::registry::schema;
 use crate::tool::*;
+use quire_core::fields::is_href;
 use quire_core::model::ImageSource;
 use quire_net::Request;
 use quire_store::ImageMeta;
@@ -127,6 +128,25 @@ fn unsplash_photo(p: &Value) -> Value {
     })
 }
 
+/// The keys of a listed photo that hold the provider's links.
+const LINK_KEYS: [&str; 3] = ["previewUrl", "photographerUrl", "photoUrl"];
+
+/// A photo as listed, without the links the one rule of links
+/// ([`quire_core::fields::is_href`]) refuses, and the keys of those left
+/// out. A provider's answer is outside text: a `javascript:` or
+/// protocol-relative photographer page must not reach whoever shows the
+/// credit. The credit's text stays, so the photo can still be used.
+fn without_unsafe_links(mut photo: Value) -> (Value, Vec<&'static str>) {
+    let mut dropped = Vec::new();
+    for key in LINK_KEYS {
+        if photo[key].as_str().is_some_and(|url| !is_href(url)) {
+            photo[key] = Value::Null;
+            dropped.push(key);
+        }
+    }
+    (photo, dropped)
+}
+
 /// Unsplash asks that links back carry the application's referral.
 fn with_referral(url: &str) -> String {
     let sep = if url.contains('?') { '&' } else { '?' };
@@ -187,7 +207,8 @@ async fn search_pexels(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32)
     let v =
         get_json(ext, "Pexels", Request::get(ext.pexels.url(&format!("/v1/search?{qs}"))).header("Authorization", key))
             .await?;
-    Ok(v["photos"].as_array().map(|a| a.iter().map(pexels_photo).collect()).unwrap_or_default())
+    let photos = v["photos"].as_array().map(|a| a.iter().map(|p| without_unsafe_links(pexels_photo(p)).0).collect());
+    Ok(photos.unwrap_or_default())
 }
 
 async fn search_unsplash(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32) -> Result<Vec<Value>, ToolError> {
@@ -207,7 +228,8 @@ async fn search_unsplash(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u3
         .header("Authorization", format!("Client-ID {key}"))
         .header("Accept-Version", "v1");
     let v = get_json(ext, "Unsplash", request).await?;
-    Ok(v["results"].as_array().map(|a| a.iter().map(unsplash_photo).collect()).unwrap_or_default())
+    let photos = v["results"].as_array().map(|a| a.iter().map(|p| without_unsafe_links(unsplash_photo(p)).0).collect());
+    Ok(photos.unwrap_or_default())
 }
 
 async fn browse_images(call: &Call<'_>, a: BrowseImagesArgs) -> ToolResult {
@@ -268,6 +290,8 @@ struct Chosen {
     tracking: Option<String>,
     alt: Option<String>,
     attribution: Value,
+    /// Links of the provider's answer left out of the attribution.
+    dropped: Vec<&'static str>,
     filename: String,
 }
 
@@ -282,7 +306,7 @@ async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Re
                 Request::get(ext.pexels.url(&format!("/v1/photos/{encoded}"))).header("Authorization", key),
             )
             .await?;
-            let listed = pexels_photo(&p);
+            let (listed, dropped) = without_unsafe_links(pexels_photo(&p));
             let download = str_of(&p["src"]["large2x"])
                 .or_else(|| str_of(&p["src"]["original"]))
                 .ok_or_else(|| missing("Pexels", "src.large2x"))?;
@@ -291,6 +315,7 @@ async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Re
                 tracking: None,
                 alt: str_of(&listed["alt"]),
                 attribution: attribution(&listed),
+                dropped,
                 filename: format!("pexels-{id}.jpg"),
             })
         }
@@ -300,7 +325,7 @@ async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Re
                 .header("Authorization", format!("Client-ID {key}"))
                 .header("Accept-Version", "v1");
             let p = get_json(ext, "Unsplash", request).await?;
-            let listed = unsplash_photo(&p);
+            let (listed, dropped) = without_unsafe_links(unsplash_photo(&p));
             let download = str_of(&p["urls"]["full"])
                 .or_else(|| str_of(&p["urls"]["regular"]))
                 .ok_or_else(|| missing("Unsplash", "urls.full"))?;
@@ -311,6 +336,7 @@ async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Re
                 tracking: Some(tracking),
                 alt: str_of(&listed["alt"]),
                 attribution: attribution(&listed),
+                dropped,
                 filename: format!("unsplash-{id}.jpg"),
             })
         }
@@ -381,11 +407,18 @@ async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
         image.attribution.as_ref().and_then(|a| a["photographer"].as_str()).unwrap_or("an unknown photographer"),
         if a.provider == PhotoProvider::Pexels { "Pexels" } else { "Unsplash" },
     );
-    let message = if created {
+    let mut message = if created {
         format!("Imported as image {} ({}). Credit: {credit}.", image.id, image.status.as_str())
     } else {
         format!("This photo is already in the library as image {}. Credit: {credit}.", image.id)
     };
+    match chosen.dropped.as_slice() {
+        [] => {}
+        [one] => message.push_str(&format!(" The provider's {one} was not a safe link and was left out.")),
+        more => {
+            message.push_str(&format!(" The provider's {} were not safe links and were left out.", more.join(" and ")))
+        }
+    }
     let mut out = item_result(image_json(&image), message);
     out["imageId"] = json!(image.id);
     out["url"] = json!(image.url);

@@ -368,7 +368,8 @@ impl Store {
     }
 
     /// Makes an image of an upload: a live image of the scope with the same
-    /// content is returned as it is (`false`); otherwise a new image in
+    /// content is returned (`false`) — given the attribution `meta` carries
+    /// when it had none, as a logged update; otherwise a new image in
     /// status processing and its processing job are written in one
     /// transaction with the change-log record (`true`).
     pub async fn create_image_from_upload(
@@ -390,7 +391,17 @@ impl Store {
             .bind(&upload.sha256)
             .fetch_optional(c)?;
             if let Some(row) = existing {
-                return Ok((Image::from_row(&row)?, false));
+                let before = Image::from_row(&row)?;
+                // The same bytes imported from a photo provider: the image
+                // keeps its credit, which a plain upload of them lacked.
+                if before.attribution.is_none() && meta.attribution.is_some() {
+                    let mut after = before.clone();
+                    after.attribution = meta.attribution;
+                    after.source = meta.source.unwrap_or(before.source);
+                    crate::record::write_version(c, scope, ctx, &before, &mut after, "update")?;
+                    return Ok((after, false));
+                }
+                return Ok((before, false));
             }
             let now = Utc::now();
             let image = Image {

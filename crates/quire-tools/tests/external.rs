@@ -387,6 +387,26 @@ async fn import_from_pexels_is_processed_and_keeps_the_credit() {
 }
 
 #[tokio::test]
+async fn a_photo_already_uploaded_gains_its_credit_when_imported() {
+    use base64::Engine;
+    let env = env().await;
+    // The same bytes, uploaded by hand first (no credit).
+    let data = base64::engine::general_purpose::STANDARD.encode(quire_media::samples::jpeg(400, 300));
+    let uploaded = ok(env.call("createImage", json!({ "data": data, "filename": "harbour.jpg" })).await);
+    let id = uploaded["item"]["id"].as_str().unwrap().to_string();
+    assert!(env.store.image(&env.scope, &id).await.unwrap().attribution.is_none());
+    let v = ok(env.call("importImage", json!({ "provider": "pexels", "photoId": "101" })).await);
+    assert_eq!(v["imageId"], json!(id), "the same image");
+    assert!(v["message"].as_str().unwrap().contains("Ana Costa"), "{v}");
+    let image = env.store.image(&env.scope, &id).await.unwrap();
+    assert_eq!(image.attribution.as_ref().unwrap()["photographer"], "Ana Costa", "{image:?}");
+    assert_eq!(image.source.as_str(), "pexels");
+    // a logged change, which can be undone like any other
+    let changes = env.store.changes(&env.scope, &Default::default(), 10, None).await.unwrap().items;
+    assert!(changes.iter().any(|c| c.entity_id == id && c.action == "update"), "{changes:?}");
+}
+
+#[tokio::test]
 async fn a_providers_unsafe_links_are_left_out_of_the_credit_and_said_so() {
     let env = env().await;
     let v = ok(env.call("importImage", json!({ "provider": "pexels", "photoId": "103" })).await);

@@ -14,7 +14,8 @@ async fn the_published_schema_names_exactly_the_accepted_parameters() {
     for tool in env.registry.tools() {
         let result = env.call(tool.name, json!({ "zzProbe": 1 })).await;
         let error = result["error"].as_str().unwrap_or_default();
-        let Some(accepted) = error.strip_prefix("zzProbe: unknown parameter (accepted: ").and_then(|r| r.strip_suffix(')'))
+        let Some(accepted) =
+            error.strip_prefix("zzProbe: unknown parameter (accepted: ").and_then(|r| r.strip_suffix(')'))
         else {
             continue;
         };

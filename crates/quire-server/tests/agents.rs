@@ -304,7 +304,29 @@ async fn chat_can_wait_for_the_answer_or_stream_the_turn() {
     assert_eq!(waited.body["text"], "Hello there.");
     assert_eq!(waited.body["isComplete"], true);
     assert_eq!(waited.body["pendingApprovals"], json!([]));
+    assert_eq!(waited.body["toolCalls"], json!([]));
     let session = waited.body["sessionId"].as_str().unwrap().to_string();
+
+    // the answer lists the tools the turn ran, and how each went
+    fake.push(openai_stream(
+        "",
+        &[("g1", "getPage", r#"{"slug":"home"}"#), ("g2", "getPage", r#"{"slug":"nowhere-at-all"}"#)],
+    ));
+    fake.push(openai_stream("Read it.", &[]));
+    let read = app
+        .send(
+            "POST",
+            "/api/v1/agents/editor/chat",
+            Some(&app.editor),
+            Some(json!({ "message": "read home", "sessionId": session, "wait": true })),
+        )
+        .await;
+    assert_status!(read, 200);
+    let calls = read.body["toolCalls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2, "{}", read.body);
+    assert_eq!(calls[0]["name"], "getPage");
+    assert_eq!(calls[0]["id"], "g1");
+    assert!(calls.iter().all(|c| c["success"].is_boolean()), "{calls:?}");
 
     // a destructive call: the answer lists what waits for a person
     let pricing = app.page_id("pricing").await;

@@ -164,7 +164,7 @@ pub struct ChatBody {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub context: Option<serde_json::Map<String, Value>>,
-    /// Wait for the turn to end or pause and answer `{ text, pendingApprovals, isComplete }`
+    /// Wait for the turn to end or pause and answer `{ text, toolCalls, pendingApprovals, isComplete }`
     /// (default: answer at once with the session and its event stream).
     #[serde(default)]
     pub wait: Option<bool>,
@@ -189,7 +189,7 @@ pub struct ConfirmBody {
 /// `GET /api/v1/sessions/{id}/events`.
 #[utoipa::path(post, path = "/api/v1/agents/{alias}/chat", operation_id = "chatWithAgent", tag = "agents", params(("alias" = String, Path, description = "Agent alias")),
     request_body = ChatBody, security(("bearer" = [])),
-    responses((status = 202, description = "`{ sessionId, turn, events }`: the turn started; follow it on `events`", body = Object), (status = 200, description = "With `wait: true`, the turn that ended or paused: `{ sessionId, turn, events, text, pendingApprovals, isComplete }`", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 202, description = "`{ sessionId, turn, events }`: the turn started; follow it on `events`", body = Object), (status = 200, description = "With `wait: true`, the turn that ended or paused: `{ sessionId, turn, events, text, toolCalls, pendingApprovals, isComplete }`", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn chat(
     State(state): State<AppState>,
     caller: Caller,
@@ -223,6 +223,7 @@ pub async fn chat(
         "turn": turn,
         "events": events,
         "text": text,
+        "toolCalls": ran_tools(&backlog),
         "pendingApprovals": session.pending,
         "isComplete": session.status == SessionStatus::Idle,
     });
@@ -230,6 +231,38 @@ pub async fn chat(
         answer["error"] = error;
     }
     Ok((StatusCode::OK, Json(answer)))
+}
+
+/// The tools a run called and that answered, in order: `{ id, name,
+/// success, error? }` (calls waiting for approval are in `pendingApprovals`).
+fn ran_tools(run: &[quire_agent::Event]) -> Vec<Value> {
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    let mut out = Vec::new();
+    for e in run {
+        let id = e.data.get("toolCallId").and_then(Value::as_str).unwrap_or_default();
+        match e.kind() {
+            "TOOL_CALL_START" => {
+                names.push((id, e.data.get("toolCallName").and_then(Value::as_str).unwrap_or_default()));
+            }
+            "TOOL_CALL_RESULT" => {
+                let name = names.iter().find(|(i, _)| *i == id).map_or("", |(_, n)| *n);
+                let result: Value = e
+                    .data
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .and_then(|c| serde_json::from_str(c).ok())
+                    .unwrap_or(Value::Null);
+                let success = result.get("success").and_then(Value::as_bool) != Some(false);
+                let mut call = json!({ "id": id, "name": name, "success": success });
+                if let Some(error) = result.get("error").filter(|_| !success) {
+                    call["error"] = error.clone();
+                }
+                out.push(call);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Checks the session a message continues: one the caller may see. An

@@ -46,7 +46,7 @@ pub(crate) const MAX_BATCH: usize = 64;
 const MAX_BATCH_POSTGRES: usize = 1;
 
 /// Connections that read at once.
-const READERS: usize = 4;
+pub(crate) const READERS: usize = 4;
 
 // ------------------------------------------------------------------ values
 
@@ -612,6 +612,53 @@ impl QueryBuilder {
 
 // ------------------------------------------------------------- connections
 
+/// When a SQLite commit is on disk (`PRAGMA synchronous`, set on every
+/// connection the store opens). PostgreSQL ignores it: there the server's
+/// `synchronous_commit` decides, and its default (`on`) flushes the
+/// write-ahead log before a commit is acknowledged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Synchronous {
+    /// The write-ahead log is synced at every commit, before any write in
+    /// it hears success: what was acknowledged survives a power loss or a
+    /// kernel panic. The group commit pays one sync for every write queued
+    /// together.
+    #[default]
+    Full,
+    /// The write-ahead log is synced only when a checkpoint copies it into
+    /// the database: what was acknowledged survives a crash of the process
+    /// (`kill -9`), but a power loss or a kernel panic may take the last
+    /// commits before it with it (the database stays consistent).
+    Normal,
+}
+
+impl Synchronous {
+    /// Its name in settings and in the pragma: `full` or `normal`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Synchronous::Full => "full",
+            Synchronous::Normal => "normal",
+        }
+    }
+}
+
+impl std::fmt::Display for Synchronous {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Synchronous {
+    type Err = String;
+    /// `full` or `normal`, in any case.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(Synchronous::Full),
+            "normal" => Ok(Synchronous::Normal),
+            _ => Err(format!("\"{}\" is not one of full, normal", s.trim())),
+        }
+    }
+}
+
 /// Where the database is: a SQLite file, or a PostgreSQL server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
@@ -757,14 +804,14 @@ impl Conn {
         }
     }
 
-    fn open(at: &Location, read_only: bool) -> Result<Conn> {
+    fn open(at: &Location, synchronous: Synchronous, read_only: bool) -> Result<Conn> {
         match at {
-            Location::File(path) => Conn::open_file(path, read_only),
+            Location::File(path) => Conn::open_file(path, synchronous, read_only),
             Location::Postgres(url) => Ok(Conn { inner: Driver::Postgres(Box::new(postgres::PgConn::connect(url)?)) }),
         }
     }
 
-    fn open_file(path: &Path, read_only: bool) -> Result<Conn> {
+    fn open_file(path: &Path, synchronous: Synchronous, read_only: bool) -> Result<Conn> {
         use rusqlite::OpenFlags;
         let flags = if read_only {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI
@@ -791,10 +838,13 @@ impl Conn {
                 2 * crate::WAL_HARD_LIMIT
             ))?;
         }
-        conn.batch(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -16000; \
+        // Set on readers too: the setting is per connection, and any
+        // connection that ends up writing or checkpointing must honour it.
+        conn.batch(&format!(
+            "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -16000; \
              PRAGMA temp_store = MEMORY;",
-        )?;
+            synchronous.as_str().to_ascii_uppercase()
+        ))?;
         Ok(conn)
     }
 }
@@ -856,6 +906,7 @@ pub(crate) struct Db {
     /// Set once [`Db::close`] has finished.
     shut: Arc<tokio::sync::OnceCell<()>>,
     at: Arc<Location>,
+    synchronous: Synchronous,
 }
 
 impl std::fmt::Debug for Db {
@@ -876,12 +927,15 @@ fn failed(e: &StoreError) -> StoreError {
 impl Db {
     /// Opens the database file (creating it), runs `setup` on the writer's
     /// connection before anything else, and starts the writer's thread.
+    /// Every SQLite connection it opens, the writer's, the readers' and the
+    /// one apart, syncs commits as `synchronous` says.
     ///
     /// `before_commit` runs at the end of every group commit, after its
     /// writes and outside their savepoints, if any (work they leave for once
     /// per transaction); should it fail, the whole transaction fails.
     pub async fn open(
         at: Location,
+        synchronous: Synchronous,
         setup: impl FnOnce(&Conn) -> Result<()> + Send + 'static,
         before_commit: fn(&Conn) -> Result<()>,
     ) -> Result<Db> {
@@ -889,7 +943,7 @@ impl Db {
         let at = Arc::new(at);
         let opened = Arc::clone(&at);
         let writer = tokio::task::spawn_blocking(move || {
-            let conn = Conn::open(&opened, false)?;
+            let conn = Conn::open(&opened, synchronous, false)?;
             setup(&conn)?;
             Ok::<_, StoreError>(conn)
         })
@@ -900,7 +954,7 @@ impl Db {
             .name("quire-writer".into())
             .spawn({
                 let at = Arc::clone(&at);
-                move || write_loop(writer, jobs, before_commit, &at)
+                move || write_loop(writer, jobs, before_commit, &at, synchronous)
             })
             .map_err(|e| StoreError::Corrupt(format!("starting the writer: {e}")))?;
         Ok(Db {
@@ -911,6 +965,7 @@ impl Db {
             closed: Arc::default(),
             shut: Arc::default(),
             at,
+            synchronous,
         })
     }
 
@@ -944,7 +999,7 @@ impl Db {
             return Err(stopped());
         }
         let readers = Arc::clone(&self.readers);
-        let at = Arc::clone(&self.at);
+        let (at, synchronous) = (Arc::clone(&self.at), self.synchronous);
         // The permit goes with the closure: a caller that stops waiting
         // does not free a connection still in use.
         tokio::task::spawn_blocking(move || {
@@ -952,7 +1007,7 @@ impl Db {
             let conn = readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
             let conn = match conn {
                 Some(c) => c,
-                None => Conn::open(&at, true)?,
+                None => Conn::open(&at, synchronous, true)?,
             };
             let out = f(&conn);
             give_back(&readers, conn);
@@ -1037,6 +1092,7 @@ impl Db {
     /// writer's thread (background checkpoints), one call at a time.
     pub async fn apart<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
         let (at, conn, closed) = (Arc::clone(&self.at), Arc::clone(&self.apart), Arc::clone(&self.closed));
+        let synchronous = self.synchronous;
         tokio::task::spawn_blocking(move || {
             let mut slot = conn.lock().unwrap_or_else(|p| p.into_inner());
             if closed.load(Ordering::Acquire) {
@@ -1045,7 +1101,7 @@ impl Db {
             // A connection the server closed (a restart, an idle cut) is
             // replaced, as the writer's and the readers' are.
             if slot.as_ref().is_none_or(Conn::is_closed) {
-                *slot = Some(Conn::open(&at, false)?);
+                *slot = Some(Conn::open(&at, synchronous, false)?);
             }
             f(slot.as_ref().expect("opened above"))
         })
@@ -1116,7 +1172,13 @@ impl<T> Queued<T> {
 /// A PostgreSQL connection the server closed (a restart, a network cut) is
 /// opened again before the next batch; the batch it failed has told its
 /// callers.
-fn write_loop(mut conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&Conn) -> Result<()>, at: &Location) {
+fn write_loop(
+    mut conn: Conn,
+    mut jobs: mpsc::Receiver<Job>,
+    before_commit: fn(&Conn) -> Result<()>,
+    at: &Location,
+    synchronous: Synchronous,
+) {
     let mut next: Option<Job> = None;
     loop {
         let job = match next.take() {
@@ -1148,7 +1210,7 @@ fn write_loop(mut conn: Conn, mut jobs: mpsc::Receiver<Job>, before_commit: fn(&
                     }
                 }
                 if conn.is_closed() {
-                    match Conn::open(at, false) {
+                    match Conn::open(at, synchronous, false) {
                         Ok(fresh) => conn = fresh,
                         Err(e) => tracing::error!(error = %e, "the writer could not connect to the database again"),
                     }
@@ -1267,6 +1329,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open(
             Location::File(dir.path().join("t.db")),
+            Synchronous::default(),
             |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"),
             |_| Ok(()),
         )
@@ -1329,7 +1392,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let at = crate::testing::location(dir.path()).await.unwrap();
         let postgres = matches!(at, Location::Postgres(_));
-        let db = Db::open(at, |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"), |_| Ok(())).await.unwrap();
+        let db =
+            Db::open(at, Synchronous::default(), |c| c.batch("CREATE TABLE t (v INTEGER UNIQUE, at TEXT)"), |_| Ok(()))
+                .await
+                .unwrap();
         db.write(insert(1, false)).await.unwrap();
         let swallowed = db
             .write(|c: &Conn| -> Result<i64> {

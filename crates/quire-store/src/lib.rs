@@ -1,7 +1,8 @@
 //! Quire's persistence.
 //!
 //! The [`Store`] is the only place SQL lives. It opens an embedded SQLite
-//! database (WAL, foreign keys on), applies the migrations of
+//! database (WAL, foreign keys on, every commit synced to disk unless
+//! [`Synchronous::Normal`] is asked for), applies the migrations of
 //! `migrations/sqlite`, and offers typed operations on the content model:
 //! create, update, list, archive with cascade, restore, revisions, delivery
 //! reads, tokens and the demo seed. Every mutation runs in one transaction
@@ -37,7 +38,7 @@ pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage, TAKEN_OV
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
-pub use db::Location;
+pub use db::{Location, Synchronous};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::{DatabaseError, StoreError};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
@@ -213,6 +214,13 @@ pub struct Store {
     replica: std::sync::Arc<str>,
 }
 
+/// How a store is opened, besides where.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// When a SQLite commit is on disk (default [`Synchronous::Full`]).
+    pub synchronous: Synchronous,
+}
+
 impl Store {
     /// Opens (creating if needed) the SQLite database file at `path` and migrates it.
     pub async fn open(path: &Path) -> Result<Self> {
@@ -220,10 +228,16 @@ impl Store {
     }
 
     /// Opens the database at `at` — a SQLite file (created if needed) or
-    /// a PostgreSQL database (which must exist) — and migrates it.
+    /// a PostgreSQL database (which must exist) — and migrates it, with
+    /// the default [`StoreOptions`].
     pub async fn open_at(at: Location) -> Result<Self> {
+        Self::open_with(at, StoreOptions::default()).await
+    }
+
+    /// [`Store::open_at`] with `options`.
+    pub async fn open_with(at: Location, options: StoreOptions) -> Result<Self> {
         let sqlite = matches!(at, Location::File(_));
-        let db = db::Db::open(at, |c| migrate::run(c).map(drop), search::index_pending).await?;
+        let db = db::Db::open(at, options.synchronous, |c| migrate::run(c).map(drop), search::index_pending).await?;
         if sqlite {
             tokio::spawn(checkpoint_loop(db.clone()));
         }
@@ -285,5 +299,62 @@ impl Store {
         let wal =
             self.db.file().and_then(|f| std::fs::metadata(format!("{}-wal", f.display())).ok()).map_or(0, |m| m.len());
         Ok((((pages - free) * size) as u64, wal))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `PRAGMA synchronous` (2 FULL, 1 NORMAL) on every connection `store`
+    /// has open: the writer's, the one apart (background checkpoints), and
+    /// as many readers as may read at once, all held together so each read
+    /// has a connection of its own.
+    async fn synchronous_everywhere(store: &Store) -> Vec<i64> {
+        let pragma = |c: &db::Conn| db::query_scalar::<i64>("PRAGMA synchronous").fetch_one(c);
+        let mut seen = vec![store.db.write(pragma).await.unwrap(), store.db.apart(pragma).await.unwrap()];
+        let together = std::sync::Arc::new(std::sync::Barrier::new(db::READERS));
+        let reads: Vec<_> = (0..db::READERS)
+            .map(|_| {
+                let (together, db) = (std::sync::Arc::clone(&together), store.db.clone());
+                tokio::spawn(async move {
+                    db.read(move |c| {
+                        together.wait();
+                        pragma(c)
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for read in reads {
+            seen.push(read.await.unwrap().unwrap());
+        }
+        // A short read takes a reader from the pool on the caller's thread.
+        seen.push(store.db.read_short(pragma).await.unwrap());
+        seen
+    }
+
+    #[tokio::test]
+    async fn every_connection_syncs_each_commit_unless_told_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = Location::File(dir.path().join("q.db"));
+        let store = Store::open_at(at.clone()).await.unwrap();
+        let seen = synchronous_everywhere(&store).await;
+        assert_eq!(seen, vec![2; 3 + db::READERS], "FULL by default: writer, apart, readers, short read");
+        store.close().await;
+
+        let normal = StoreOptions { synchronous: Synchronous::Normal };
+        let store = Store::open_with(at, normal).await.unwrap();
+        let seen = synchronous_everywhere(&store).await;
+        assert_eq!(seen, vec![1; 3 + db::READERS], "NORMAL when asked: writer, apart, readers, short read");
+        store.close().await;
+    }
+
+    #[test]
+    fn the_setting_reads_as_written_in_any_case() {
+        assert_eq!("FULL".parse(), Ok(Synchronous::Full));
+        assert_eq!(" normal ".parse(), Ok(Synchronous::Normal));
+        assert_eq!("off".parse::<Synchronous>(), Err("\"off\" is not one of full, normal".to_string()));
+        assert_eq!(Synchronous::default().to_string(), "full");
     }
 }

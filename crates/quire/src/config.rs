@@ -19,6 +19,11 @@ pub struct Config {
     /// (`postgres://user:password@host:5432/quire`, the database must exist)
     /// or a SQLite file's path (`QUIRE_DATABASE_URL`).
     pub database_url: Option<String>,
+    /// When a SQLite commit is on disk (`QUIRE_SQLITE_SYNCHRONOUS`): `full`
+    /// (default: synced at every commit, so nothing acknowledged is lost
+    /// even to a power loss) or `normal` (synced at checkpoints: survives a
+    /// crash of the process, not of the machine). PostgreSQL ignores it.
+    pub sqlite_synchronous: String,
     /// Site slug public delivery serves and tokens default to (`QUIRE_DEFAULT_SITE`).
     pub default_site: String,
     /// Log filter, e.g. `info` or `quire_server=debug` (`QUIRE_LOG`).
@@ -193,6 +198,7 @@ impl Default for Config {
             addr: "127.0.0.1:8080".into(),
             data: PathBuf::from("./quire-data"),
             database_url: None,
+            sqlite_synchronous: "full".into(),
             default_site: "demo".into(),
             log: "info".into(),
             log_format: "text".into(),
@@ -215,10 +221,11 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 16] = [
     "addr",
     "data",
     "database_url",
+    "sqlite_synchronous",
     "default_site",
     "log",
     "log_format",
@@ -262,6 +269,12 @@ impl Config {
             .map_err(Box::new)
     }
 
+    /// How the store is opened, checked: an error names the setting.
+    pub fn store_options(&self) -> Result<quire_store::StoreOptions, String> {
+        let synchronous = self.sqlite_synchronous.parse().map_err(|e| format!("sqlite_synchronous: {e}"))?;
+        Ok(quire_store::StoreOptions { synchronous })
+    }
+
     /// The media storage of `data`, checked: an error names the setting.
     pub fn media_storage(&self, data: &Path) -> Result<quire_tools::storage::Storage, String> {
         let config = self.media.storage()?;
@@ -302,7 +315,19 @@ pub fn init_logging(config: &Config) {
 
 #[cfg(test)]
 mod tests {
-    use super::MediaConfig;
+    use super::{Config, MediaConfig};
+    use quire_store::Synchronous;
+
+    #[test]
+    fn sqlite_syncs_every_commit_unless_told_otherwise() {
+        let synchronous = |value: &str| {
+            Config { sqlite_synchronous: value.into(), ..Config::default() }.store_options().map(|o| o.synchronous)
+        };
+        assert_eq!(Config::default().store_options().unwrap().synchronous, Synchronous::Full);
+        assert_eq!(synchronous("normal"), Ok(Synchronous::Normal));
+        assert_eq!(synchronous("NORMAL"), Ok(Synchronous::Normal));
+        assert_eq!(synchronous("off"), Err("sqlite_synchronous: \"off\" is not one of full, normal".into()));
+    }
     use quire_tools::storage::StorageConfig;
 
     #[test]

@@ -273,6 +273,15 @@ fn main() -> ExitCode {
     config::init_logging(&config);
     let data = cli.data.unwrap_or_else(|| config.data.clone());
     let _ = DATABASE.set(config.database_url.as_deref().filter(|u| !u.trim().is_empty()).map(Location::parse));
+    match config.store_options() {
+        Ok(options) => {
+            let _ = STORE_OPTIONS.set(options);
+        }
+        Err(e) => {
+            eprintln!("error: configuration: {e}");
+            return ExitCode::from(2);
+        }
+    }
     if let Err(e) = config.media_storage(&data) {
         eprintln!("error: configuration: {e}");
         return ExitCode::from(2);
@@ -320,6 +329,9 @@ static OPENED: std::sync::Mutex<Vec<Store>> = std::sync::Mutex::new(Vec::new());
 /// The configured database (`database_url`); none: `<data>/quire.db`.
 static DATABASE: std::sync::OnceLock<Option<Location>> = std::sync::OnceLock::new();
 
+/// How stores are opened (`sqlite_synchronous`); unset: the defaults.
+static STORE_OPTIONS: std::sync::OnceLock<quire_store::StoreOptions> = std::sync::OnceLock::new();
+
 /// Where the database of data directory `dir` is.
 fn database(dir: &std::path::Path) -> Location {
     DATABASE.get().cloned().flatten().unwrap_or_else(|| Location::File(dir.join("quire.db")))
@@ -329,7 +341,8 @@ fn database(dir: &std::path::Path) -> Location {
 /// remembered in [`OPENED`].
 async fn open_store(dir: &std::path::Path) -> AnyResult<Store> {
     let at = database(dir);
-    let store = Store::open_at(at.clone()).await.map_err(|e| format!("opening the database {at}: {e}"))?;
+    let options = STORE_OPTIONS.get().copied().unwrap_or_default();
+    let store = Store::open_with(at.clone(), options).await.map_err(|e| format!("opening the database {at}: {e}"))?;
     if let Ok(mut opened) = OPENED.lock() {
         opened.push(store.clone());
     }
@@ -422,6 +435,11 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 .with_profiles(profiles)
                 .with_https(base.starts_with("https://"));
             tracing::info!(storage = %state.registry().services().storage.describe(), "published media");
+            if matches!(store.location(), Location::File(_))
+                && STORE_OPTIONS.get().is_some_and(|o| o.synchronous == quire_store::Synchronous::Normal)
+            {
+                tracing::info!("sqlite_synchronous = normal: commits survive a crash of the process, not a power loss");
+            }
             state.spawn_background();
             let max_upload = state.registry().services().media.max_upload_bytes;
             let router = quire_server::router_with_files(

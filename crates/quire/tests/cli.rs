@@ -176,6 +176,20 @@ fn unrelated_quire_variables_do_not_break_the_configuration() {
 }
 
 #[test]
+fn the_sqlite_sync_setting_is_read_from_the_environment_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let migrate =
+        |value: &str| quire().args(["migrate", "--data", data]).env("QUIRE_SQLITE_SYNCHRONOUS", value).output();
+    let normal = migrate("normal").unwrap();
+    assert!(normal.status.success(), "{}", String::from_utf8_lossy(&normal.stderr));
+    let bad = migrate("sometimes").unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("configuration: sqlite_synchronous: \"sometimes\" is not one of full, normal"), "{err}");
+}
+
+#[test]
 fn a_site_vault_can_be_an_existing_folder() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");

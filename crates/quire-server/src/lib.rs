@@ -8,11 +8,14 @@
 //! [`error`].
 
 pub mod auth;
+pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod mcp;
 pub mod openapi;
 pub mod routes;
+
+pub use connections::{ConnectionLimits, SHUTDOWN_GRACE, serve, serve_until};
 
 use axum::Router;
 use axum::http::{HeaderName, Request};
@@ -441,51 +444,4 @@ async fn baseline_headers(req: axum::extract::Request, next: axum::middleware::N
             .or_insert(HeaderValue::from_static("default-src 'none'; img-src 'self'; sandbox"));
     }
     response
-}
-
-/// How long in-flight requests get to finish once a stop was asked for.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-/// Serves `router` on `listener` until the process is asked to stop
-/// (SIGINT — Ctrl-C — or SIGTERM, what `kill`, systemd and `docker stop`
-/// send): no new connection is accepted, `state` is stopped (event streams
-/// end, background work stops), and requests in flight finish, for at
-/// most [`SHUTDOWN_GRACE`]. The caller closes the store afterwards.
-pub async fn serve(listener: tokio::net::TcpListener, router: Router, state: AppState) -> std::io::Result<()> {
-    let (asked, mut stopping) = tokio::sync::watch::channel(false);
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
-        stop_signal().await;
-        tracing::info!("shutting down");
-        state.stop();
-        asked.send_replace(true);
-    });
-    tokio::select! {
-        served = server.into_future() => served,
-        _ = async {
-            let _ = stopping.wait_for(|s| *s).await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => {
-            tracing::warn!("requests still in flight after the grace period were cut off");
-            Ok(())
-        }
-    }
-}
-
-/// Completes on SIGINT or SIGTERM.
-async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-                return;
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops the server cleanly"),
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -7,12 +7,17 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Where `serve` listens when neither `--addr` nor `addr` says.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+
 /// Everything the binary can be configured with.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// Address `serve` listens on (`QUIRE_ADDR`).
-    pub addr: String,
+    /// Address `serve` listens on (`QUIRE_ADDR`; default [`DEFAULT_ADDR`]).
+    /// Set or not, it is what other commands take the server's address to
+    /// be when `public_url` is not set.
+    pub addr: Option<String>,
     /// Data directory: database and uploads (`QUIRE_DATA`).
     pub data: PathBuf,
     /// The database, when not `<data>/quire.db`: a PostgreSQL URL
@@ -48,6 +53,16 @@ pub struct Config {
     pub vaults: BTreeMap<String, PathBuf>,
     /// Largest file an upload may be, in megabytes (`QUIRE_MAX_UPLOAD_MB`, default 25).
     pub max_upload_mb: u64,
+    /// Seconds a request's line and headers may take to arrive, and a
+    /// kept-alive connection may stay idle (`QUIRE_HEADER_TIMEOUT_SECS`, default 10).
+    pub header_timeout_secs: u64,
+    /// Seconds a request body may pause, and its head start before it must
+    /// average 8 KiB/s (`QUIRE_BODY_TIMEOUT_SECS`, default 30); past either: 408.
+    pub body_timeout_secs: u64,
+    /// Connections one client address may hold open at once, 0 for no limit
+    /// (`QUIRE_MAX_CONNECTIONS_PER_ADDRESS`, default 256). Behind a reverse
+    /// proxy every connection comes from the proxy's address.
+    pub max_connections_per_address: usize,
     /// Seconds a media job is held by its worker, renewed while it runs; a
     /// job whose process stopped is taken over after this (`QUIRE_JOB_LEASE_SECS`, default 30).
     pub job_lease_secs: u64,
@@ -195,7 +210,7 @@ impl Default for ExternalConfig {
 impl Default for Config {
     fn default() -> Self {
         Self {
-            addr: "127.0.0.1:8080".into(),
+            addr: None,
             data: PathBuf::from("./quire-data"),
             database_url: None,
             sqlite_synchronous: "full".into(),
@@ -210,6 +225,9 @@ impl Default for Config {
             vaults_dir: None,
             vaults: BTreeMap::new(),
             max_upload_mb: 25,
+            header_timeout_secs: 10,
+            body_timeout_secs: 30,
+            max_connections_per_address: 256,
             job_lease_secs: 30,
             upload_ttl_hours: 24,
             profiles: BTreeMap::new(),
@@ -221,7 +239,7 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 16] = [
+const KEYS: [&str; 19] = [
     "addr",
     "data",
     "database_url",
@@ -236,6 +254,9 @@ const KEYS: [&str; 16] = [
     "mcp_allowed_origins",
     "vaults_dir",
     "max_upload_mb",
+    "header_timeout_secs",
+    "body_timeout_secs",
+    "max_connections_per_address",
     "job_lease_secs",
     "upload_ttl_hours",
 ];
@@ -273,6 +294,26 @@ impl Config {
     pub fn store_options(&self) -> Result<quire_store::StoreOptions, String> {
         let synchronous = self.sqlite_synchronous.parse().map_err(|e| format!("sqlite_synchronous: {e}"))?;
         Ok(quire_store::StoreOptions { synchronous })
+    }
+
+    /// The address `serve` listens on: `flag` (`--addr`), else `addr`, else
+    /// [`DEFAULT_ADDR`].
+    pub fn listen_addr(&self, flag: Option<String>) -> String {
+        flag.or_else(|| self.addr.clone()).unwrap_or_else(|| DEFAULT_ADDR.into())
+    }
+
+    /// How `serve` guards itself against slow and greedy clients; a zero
+    /// timeout is refused, naming the setting.
+    pub fn connection_limits(&self) -> Result<quire_server::ConnectionLimits, String> {
+        let secs = |name: &str, v: u64| match v {
+            0 => Err(format!("{name}: must be at least 1 second")),
+            v => Ok(std::time::Duration::from_secs(v)),
+        };
+        Ok(quire_server::ConnectionLimits {
+            header_timeout: secs("header_timeout_secs", self.header_timeout_secs)?,
+            body_timeout: secs("body_timeout_secs", self.body_timeout_secs)?,
+            per_address: self.max_connections_per_address,
+        })
     }
 
     /// The media storage of `data`, checked: an error names the setting.

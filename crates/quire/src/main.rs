@@ -404,6 +404,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
     match command {
         Command::Serve { addr, no_seed } => {
             let profiles = config.model_profiles()?;
+            let limits = config.connection_limits()?;
             let store = open_or_create(&dir).await?;
             if !no_seed && store.sites().await?.is_empty() {
                 let report = seed(&store, &dir, &config).await?;
@@ -415,7 +416,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             if refreshed > 0 {
                 tracing::info!(agents = refreshed, "starter agents created or brought up to date");
             }
-            let addr = addr.unwrap_or(config.addr.clone());
+            let addr = config.listen_addr(addr);
             let listener =
                 tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr()?;
@@ -447,7 +448,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
                 quire_web::router(state.clone()),
                 quire_web::file_router(max_upload),
             );
-            quire_server::serve(listener, router, state.clone()).await?;
+            quire_server::serve(listener, router, state.clone(), limits).await?;
             // The last events of turns that ran here, for streams elsewhere.
             state.runtime().flush_events().await;
             store.close().await;

@@ -53,10 +53,36 @@ pub enum UserCommand {
     },
 }
 
-/// Where sign-in links point: the configured public URL, else the address served.
+/// A sign-in link: on the configured public URL, else on the configured
+/// address `serve` listens on. With neither, the address a server was
+/// started on (`--addr`) is not known here: the link is its path alone,
+/// and a note on stderr says so. An address that listens everywhere
+/// (`0.0.0.0`) names no host: the link uses localhost and a note says that
+/// works on the server's machine only.
 fn link(config: &crate::config::Config, secret: &str) -> String {
-    let base = config.public_url.clone().unwrap_or_else(|| format!("http://{}", config.addr));
-    format!("{}/sign-in/link/{secret}", base.trim_end_matches('/'))
+    let path = format!("/sign-in/link/{secret}");
+    let set = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
+    if let Some(base) = set(&config.public_url) {
+        return format!("{}{path}", base.trim_end_matches('/'));
+    }
+    let Some(addr) = set(&config.addr) else {
+        eprintln!(
+            "note: the server's address is not configured (neither public_url nor addr is set), so the sign-in \
+             link has no host: open it on the address `quire serve` printed, or set public_url \
+             (QUIRE_PUBLIC_URL) so links carry it"
+        );
+        return path;
+    };
+    match addr.parse::<std::net::SocketAddr>() {
+        Ok(listen) if listen.ip().is_unspecified() => {
+            eprintln!(
+                "note: addr {addr} listens on every address, so the link names localhost, which works on the \
+                 server's machine only: set public_url (QUIRE_PUBLIC_URL) to the address people reach it at"
+            );
+            format!("http://localhost:{}{path}", listen.port())
+        }
+        _ => format!("http://{addr}{path}"),
+    }
 }
 
 pub async fn run(command: UserCommand, config: &crate::config::Config, dir: &std::path::Path) -> AnyResult {

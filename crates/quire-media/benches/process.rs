@@ -1,11 +1,13 @@
 //! Seconds per 12-megapixel JPEG through the whole pipeline (decode,
 //! orientation, re-encoded original, three variants in WebP and JPEG), and
-//! the peak resident memory while processing.
+//! the peak resident memory while processing; the same for the largest PNG
+//! the default pixel budget takes (16 megapixels, RGBA, flat: its file is
+//! small, its decoding costs what its header says).
 //!
 //! Run: `cargo bench -p quire-media --bench process` (Linux: the peak is
 //! read from /proc/self/status after resetting it with /proc/self/clear_refs).
 
-use quire_media::{Format, Limits, process, samples};
+use quire_media::{Limits, process, samples, sniff};
 use std::time::Instant;
 
 fn status_kb(field: &str) -> Option<u64> {
@@ -16,9 +18,14 @@ fn status_kb(field: &str) -> Option<u64> {
 
 fn main() {
     let runs: usize = std::env::var("MEDIA_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
-    for (label, width, height) in [("12 MP JPEG (4000×3000)", 4000u32, 3000u32), ("2 MP JPEG (1600×1200)", 1600, 1200)]
-    {
-        let jpeg = samples::photo_jpeg(width, height);
+    let cases = [
+        ("12 MP JPEG (4000×3000)", 4000u32, 3000u32, false),
+        ("2 MP JPEG (1600×1200)", 1600, 1200, false),
+        ("16 MP flat RGBA PNG (4000×4000)", 4000, 4000, true),
+    ];
+    for (label, width, height, flat) in cases {
+        let jpeg = if flat { samples::png_flat(width, height, true) } else { samples::photo_jpeg(width, height) };
+        let format = sniff(&jpeg).expect("an image");
         let mut seconds = Vec::with_capacity(runs);
         let mut peaks = Vec::with_capacity(runs);
         for _ in 0..runs {
@@ -26,7 +33,7 @@ fn main() {
             let _ = std::fs::write("/proc/self/clear_refs", "5");
             let before = status_kb("VmRSS:").unwrap_or(0);
             let start = Instant::now();
-            let out = process(&jpeg, Format::Jpeg, &Limits::default()).expect("processes");
+            let out = process(&jpeg, format, &Limits::default()).expect("processes");
             seconds.push(start.elapsed().as_secs_f64());
             let peak = status_kb("VmHWM:").unwrap_or(0);
             peaks.push(peak.saturating_sub(before) as f64 / 1024.0);

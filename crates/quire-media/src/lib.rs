@@ -18,8 +18,9 @@ use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::PngEncoder;
 use image::codecs::webp::WebPEncoder;
 use image::imageops::FilterType;
-use image::{AnimationDecoder, DynamicImage, Frame, ImageDecoder, ImageEncoder, ImageReader};
+use image::{AnimationDecoder, DynamicImage, ExtendedColorType, Frame, ImageDecoder, ImageEncoder, ImageReader};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::io::{BufRead, Cursor, Seek};
 use std::time::{Duration, Instant};
 
@@ -89,15 +90,19 @@ pub enum MediaError {
         found: String,
     },
     /// More pixels than allowed.
-    #[error("the image is {width}×{height} pixels ({megapixels} megapixels); the limit is {limit} megapixels")]
+    #[error(
+        "the image is {width}×{height} pixels ({} megapixels); the limit is {} megapixels",
+        megapixels(*.pixels, true),
+        megapixels(*.limit, false)
+    )]
     TooManyPixels {
         /// Width the header declares.
         width: u32,
         /// Height the header declares.
         height: u32,
-        /// Its pixel count in megapixels, rounded up.
-        megapixels: u64,
-        /// The limit in megapixels.
+        /// Its pixel count.
+        pixels: u64,
+        /// The most pixels allowed.
         limit: u64,
     },
     /// Bytes that do not decode as the type they start as.
@@ -116,22 +121,55 @@ pub enum MediaError {
     Encode(String),
 }
 
+/// The pixel budget of one image by default, in megapixels (the server's
+/// `max_image_megapixels`). Processing an image costs about its decoded
+/// size (4 bytes a pixel at most in 8-bit RGBA) plus up to ~80 MB for the
+/// variants, a progressive JPEG's decoder more (its coefficients): at 16
+/// megapixels the peak measured was 109 MB (a flat RGBA PNG) and 108 MB (a
+/// progressive 4:4:4 JPEG), well under 256 MB.
+pub const DEFAULT_MAX_MEGAPIXELS: u64 = 16;
+
 /// Decoding limits.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Most pixels (width × height) of an image.
     pub max_pixels: u64,
-    /// Most bytes the decoder may allocate (for an animation: all frames).
+    /// Most bytes the decoded image may take (for an animation: all its
+    /// frames), and the decoder may allocate.
     pub max_alloc: u64,
     /// Longest processing may take; checked between steps.
     pub max_time: Duration,
 }
 
-impl Default for Limits {
-    /// 50 megapixels, 512 MiB, 60 s.
-    fn default() -> Self {
-        Limits { max_pixels: 50_000_000, max_alloc: 512 * 1024 * 1024, max_time: Duration::from_secs(60) }
+impl Limits {
+    /// The limits of a budget of `megapixels`: that many pixels, and as
+    /// many bytes decoded as they take in 8-bit RGBA (4 a pixel), so a
+    /// 16-bit image counts twice its pixels; 60 s.
+    pub fn megapixels(megapixels: u64) -> Self {
+        let max_pixels = megapixels.saturating_mul(1_000_000);
+        Limits { max_pixels, max_alloc: max_pixels.saturating_mul(4), max_time: Duration::from_secs(60) }
     }
+}
+
+impl Default for Limits {
+    /// [`DEFAULT_MAX_MEGAPIXELS`]: 16 megapixels, 64 MB decoded, 60 s.
+    fn default() -> Self {
+        Limits::megapixels(DEFAULT_MAX_MEGAPIXELS)
+    }
+}
+
+/// A pixel count in megapixels for people: whole when it is, else with up
+/// to two decimals, rounded `up` or down (an image's count up, a limit's
+/// down, so an image over the limit never reads as equal to it).
+fn megapixels(pixels: u64, up: bool) -> String {
+    let hundredths = if up { pixels.div_ceil(10_000) } else { pixels / 10_000 };
+    let shown = format!("{}.{:02}", hundredths / 100, hundredths % 100);
+    shown.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Bytes in megabytes for people, rounded up.
+fn mb(bytes: u64) -> u64 {
+    bytes.div_ceil(1_000_000)
 }
 
 /// The type of a file from its first bytes (16 are enough), or a refusal
@@ -197,12 +235,7 @@ fn describe(head: &[u8]) -> String {
 fn check_pixels(width: u32, height: u32, limits: &Limits) -> Result<(), MediaError> {
     let pixels = u64::from(width) * u64::from(height);
     if pixels > limits.max_pixels {
-        return Err(MediaError::TooManyPixels {
-            width,
-            height,
-            megapixels: pixels.div_ceil(1_000_000),
-            limit: limits.max_pixels / 1_000_000,
-        });
+        return Err(MediaError::TooManyPixels { width, height, pixels, limit: limits.max_pixels });
     }
     Ok(())
 }
@@ -218,17 +251,40 @@ fn decoder_limits(limits: &Limits) -> image::Limits {
 }
 
 /// Reads the header of a file sniffed as `format` and returns its width and
-/// height, refusing an image with more pixels than allowed before any pixel
-/// is decoded.
+/// height, refusing an image with more pixels than allowed, or whose
+/// decoded pixels would take more bytes than allowed (16 bits a channel),
+/// before any pixel is decoded.
 pub fn inspect(reader: impl BufRead + Seek, format: Format, limits: &Limits) -> Result<(u32, u32), MediaError> {
+    let decoder = checked_decoder(reader, format, limits)?;
+    Ok(decoder.dimensions())
+}
+
+/// The decoder of a file sniffed as `format`, its header read and checked
+/// against the limits: pixels, then the decoded size (for a GIF, of one
+/// frame). No pixel is decoded yet.
+fn checked_decoder<'a>(
+    reader: impl BufRead + Seek + 'a,
+    format: Format,
+    limits: &Limits,
+) -> Result<impl ImageDecoder + 'a, MediaError> {
     let mut r = ImageReader::with_format(reader, format.image_format());
     r.limits(decoder_limits(limits));
-    let (w, h) = r.into_dimensions().map_err(|e| corrupt(format, e))?;
+    let decoder = r.into_decoder().map_err(|e| decode_error(format, e))?;
+    let (w, h) = decoder.dimensions();
     if w == 0 || h == 0 {
         return Err(corrupt(format, "it has no pixels"));
     }
     check_pixels(w, h, limits)?;
-    Ok((w, h))
+    // The decoders bound their own buffers loosely; the image itself is
+    // checked here.
+    if decoder.total_bytes() > limits.max_alloc {
+        return Err(MediaError::Limit(format!(
+            "the image is {w}×{h} pixels and needs {} MB decoded; the limit is {} MB",
+            mb(decoder.total_bytes()),
+            limits.max_alloc / 1_000_000
+        )));
+    }
+    Ok(decoder)
 }
 
 /// One stored file.
@@ -311,28 +367,17 @@ pub fn process_observed(
             Ok(())
         }
     };
-    inspect(Cursor::new(bytes), format, limits)?;
+    let decoder = checked_decoder(Cursor::new(bytes), format, limits)?;
     step("decoding", 10);
     let (image, original) = if format == Format::Gif {
+        drop(decoder);
         let frames = gif_frames(bytes, limits)?;
         in_time("decoding")?;
         let first = DynamicImage::ImageRgba8(frames[0].buffer().clone());
         let original = encode_gif(frames, first.width(), first.height())?;
         (first, original)
     } else {
-        let mut reader = ImageReader::with_format(Cursor::new(bytes), format.image_format());
-        reader.limits(decoder_limits(limits));
-        let mut decoder = reader.into_decoder().map_err(|e| decode_error(format, e))?;
-        // The decoders bound their own buffers loosely; the image itself is
-        // checked here before a pixel is decoded.
-        if decoder.total_bytes() > limits.max_alloc {
-            return Err(MediaError::Limit(format!(
-                "decoding this {} needs {} MiB; the limit is {} MiB",
-                format.name(),
-                decoder.total_bytes().div_ceil(1_048_576),
-                limits.max_alloc / 1_048_576
-            )));
-        }
+        let mut decoder = decoder;
         let orientation = decoder.orientation().map_err(|e| decode_error(format, e))?;
         let mut image = DynamicImage::from_decoder(decoder).map_err(|e| decode_error(format, e))?;
         image.apply_orientation(orientation);
@@ -342,28 +387,27 @@ pub fn process_observed(
         (image, original)
     };
     in_time("encoding the original")?;
+    let (width, height) = (image.width(), image.height());
     let mut variants = Vec::with_capacity(VARIANTS.len());
     // Each variant is made from the next larger one: cheaper, and as sharp.
-    let mut source = image.clone();
+    // The full-size pixels are dropped as soon as the largest variant is
+    // made of them, so no step holds two full-size copies.
+    let mut source = image;
     for (i, (name, edge)) in VARIANTS.iter().rev().enumerate() {
         step("variants", 50 + 15 * i as u8);
-        let resized = fit(&source, *edge);
-        let fallback_format = if format == Format::Webp { Format::Png } else { format };
-        let webp = encode(&resized, Format::Webp)?;
-        let fallback = if format == Format::Webp {
-            // A WebP original has no other format of its own: its variants
-            // also come as PNG for clients without WebP.
-            encode(&resized, fallback_format)?
-        } else {
-            encode(&resized, format)?
-        };
+        if let Some(smaller) = shrink(&source, *edge) {
+            source = smaller;
+        }
+        let webp = encode(&source, Format::Webp)?;
+        // A WebP original has no other format of its own: its variants
+        // also come as PNG for clients without WebP.
+        let fallback = encode(&source, if format == Format::Webp { Format::Png } else { format })?;
         variants.push(Variant { name, webp, fallback });
-        source = resized;
         in_time("making variants")?;
     }
     variants.reverse();
     let color = average_color(&source);
-    Ok(Processed { format, width: image.width(), height: image.height(), original, variants, color })
+    Ok(Processed { format, width, height, original, variants, color })
 }
 
 fn decode_error(format: Format, e: image::ImageError) -> MediaError {
@@ -386,8 +430,8 @@ fn gif_frames(bytes: &[u8], limits: &Limits) -> Result<Vec<Frame>, MediaError> {
         used += frame.buffer().as_raw().len() as u64;
         if used > limits.max_alloc {
             return Err(MediaError::Limit(format!(
-                "the GIF's frames need more than {} MiB decoded",
-                limits.max_alloc / 1_048_576
+                "the GIF's frames need more than {} MB decoded (the limit for all of them together)",
+                limits.max_alloc / 1_000_000
             )));
         }
         frames.push(frame);
@@ -409,12 +453,34 @@ fn encode_gif(frames: Vec<Frame>, width: u32, height: u32) -> Result<Encoded, Me
     Ok(Encoded::new(out, Format::Gif, width, height))
 }
 
-/// `image` scaled down so its longest edge is at most `edge` (never up).
-fn fit(image: &DynamicImage, edge: u32) -> DynamicImage {
-    if image.width().max(image.height()) <= edge {
-        return image.clone();
+/// `image` scaled down so its longest edge is at most `edge`; none when it
+/// already fits (never enlarged).
+///
+/// The filter keeps a floating-point copy of (source width × target
+/// height) pixels, 16 bytes each: from a 7000×7000 source to 1600 pixels,
+/// 179 MB, more than the decoded image. So a source at least twice the
+/// edge is first averaged down by blocks of `k`×`k` pixels (each source
+/// pixel counted once, in integers), leaving the filter a ratio under 1.5
+/// and a copy under 62 MB; below twice the edge, under 82 MB.
+fn shrink(image: &DynamicImage, edge: u32) -> Option<DynamicImage> {
+    let (w, h) = (image.width(), image.height());
+    let k = w.max(h) / edge;
+    if k == 0 || w.max(h) == edge {
+        return None;
     }
-    image.resize(edge, edge, FilterType::Triangle)
+    // The target's size from the source's own proportions (as `resize`
+    // rounds them), not from the averaged copy's.
+    let ratio = f64::from(edge) / f64::from(w.max(h));
+    let target = |side: u32| ((f64::from(side) * ratio).round() as u32).max(1);
+    let (tw, th) = (target(w), target(h));
+    let averaged;
+    let source = if k >= 2 {
+        averaged = image.thumbnail_exact((w / k).max(tw), (h / k).max(th));
+        &averaged
+    } else {
+        image
+    };
+    Some(source.resize_exact(tw, th, FilterType::Triangle))
 }
 
 /// Encodes pixels alone: nothing of the source file but the picture.
@@ -425,31 +491,17 @@ fn encode(image: &DynamicImage, format: Format) -> Result<Encoded, MediaError> {
     let has_alpha = image.color().has_alpha();
     match format {
         Format::Jpeg => {
-            let rgb = image.to_rgb8();
-            JpegEncoder::new_with_quality(&mut out, 85)
-                .write_image(rgb.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-                .map_err(fail)?;
+            let (px, color) = pixels8(image, false);
+            JpegEncoder::new_with_quality(&mut out, 85).write_image(&px, w, h, color).map_err(fail)?;
         }
         Format::Png => {
-            if has_alpha {
-                let px = image.to_rgba8();
-                PngEncoder::new(&mut out).write_image(px.as_raw(), w, h, image::ExtendedColorType::Rgba8)
-            } else {
-                let px = image.to_rgb8();
-                PngEncoder::new(&mut out).write_image(px.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-            }
-            .map_err(fail)?;
+            let (px, color) = pixels8(image, has_alpha);
+            PngEncoder::new(&mut out).write_image(&px, w, h, color).map_err(fail)?;
         }
         Format::Webp => {
             // `image` encodes WebP losslessly only.
-            if has_alpha {
-                let px = image.to_rgba8();
-                WebPEncoder::new_lossless(&mut out).encode(px.as_raw(), w, h, image::ExtendedColorType::Rgba8)
-            } else {
-                let px = image.to_rgb8();
-                WebPEncoder::new_lossless(&mut out).encode(px.as_raw(), w, h, image::ExtendedColorType::Rgb8)
-            }
-            .map_err(fail)?;
+            let (px, color) = pixels8(image, has_alpha);
+            WebPEncoder::new_lossless(&mut out).encode(&px, w, h, color).map_err(fail)?;
         }
         Format::Gif => {
             let frame = Frame::new(image.to_rgba8());
@@ -457,6 +509,18 @@ fn encode(image: &DynamicImage, format: Format) -> Result<Encoded, MediaError> {
         }
     }
     Ok(Encoded::new(out, format, w, h))
+}
+
+/// The pixels as 8-bit RGBA (`alpha`) or RGB: borrowed when the image is
+/// already so, a converted copy otherwise (a full-size image is not
+/// copied just to be encoded).
+fn pixels8(image: &DynamicImage, alpha: bool) -> (Cow<'_, [u8]>, ExtendedColorType) {
+    match (image, alpha) {
+        (DynamicImage::ImageRgba8(px), true) => (Cow::Borrowed(px.as_raw()), ExtendedColorType::Rgba8),
+        (DynamicImage::ImageRgb8(px), false) => (Cow::Borrowed(px.as_raw()), ExtendedColorType::Rgb8),
+        (_, true) => (Cow::Owned(image.to_rgba8().into_raw()), ExtendedColorType::Rgba8),
+        (_, false) => (Cow::Owned(image.to_rgb8().into_raw()), ExtendedColorType::Rgb8),
+    }
 }
 
 /// The mean colour of the opaque pixels, as `#rrggbb`.

@@ -118,6 +118,88 @@ pub fn png_bomb(side: u32) -> Vec<u8> {
     out
 }
 
+/// A complete, valid PNG of `width`×`height` black pixels (8-bit RGB, or
+/// RGBA when `alpha`) whose zlib stream is written by hand: one literal
+/// zero, then back-references of 258 bytes at distance 1, 13 bits each. A
+/// 7000×7000 RGB image is ~0.9 MB on disk and 147 MB decoded: a file small
+/// enough for any upload limit whose decoding costs what its header says.
+pub fn png_flat(width: u32, height: u32, alpha: bool) -> Vec<u8> {
+    let channels: u64 = if alpha { 4 } else { 3 };
+    // Each scanline: filter type 0, then its pixels; all of it zeros.
+    let raw = u64::from(height) * (1 + u64::from(width) * channels);
+    let mut bits = BitWriter::default();
+    bits.put(1, 1); // BFINAL
+    bits.put(1, 2); // BTYPE 01: fixed Huffman codes
+    let literal_zero = |bits: &mut BitWriter| bits.code(0x30, 8);
+    literal_zero(&mut bits);
+    let mut left = raw - 1;
+    while left >= 258 {
+        bits.code(0xC5, 8); // length 258 (symbol 285)
+        bits.code(0, 5); // distance 1
+        left -= 258;
+    }
+    for _ in 0..left {
+        literal_zero(&mut bits);
+    }
+    bits.code(0, 7); // end of block (symbol 256)
+    let mut zlib = vec![0x78, 0x01];
+    zlib.extend_from_slice(&bits.finish());
+    // Adler-32 of zeros: a stays 1, b gains 1 a byte.
+    let adler = ((raw % 65_521) << 16) | 1;
+    zlib.extend_from_slice(&(adler as u32).to_be_bytes());
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, if alpha { 6 } else { 2 }, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &ihdr);
+    for part in zlib.chunks(1 << 20) {
+        chunk(&mut out, b"IDAT", part);
+    }
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// The bits of a deflate stream, least significant first.
+#[derive(Default)]
+struct BitWriter {
+    bytes: Vec<u8>,
+    current: u8,
+    used: u8,
+}
+
+impl BitWriter {
+    /// `count` bits of `value`, least significant first (header fields,
+    /// extra bits).
+    fn put(&mut self, value: u32, count: u8) {
+        for i in 0..count {
+            self.bit((value >> i) & 1 == 1);
+        }
+    }
+    /// A Huffman code of `len` bits, most significant first.
+    fn code(&mut self, code: u32, len: u8) {
+        for i in (0..len).rev() {
+            self.bit((code >> i) & 1 == 1);
+        }
+    }
+    fn bit(&mut self, set: bool) {
+        if set {
+            self.current |= 1 << self.used;
+        }
+        self.used += 1;
+        if self.used == 8 {
+            self.bytes.push(self.current);
+            (self.current, self.used) = (0, 0);
+        }
+    }
+    fn finish(mut self) -> Vec<u8> {
+        if self.used > 0 {
+            self.bytes.push(self.current);
+        }
+        self.bytes
+    }
+}
+
 /// A TIFF-structured EXIF block (little endian): IFD0 with the orientation
 /// and a pointer to a GPS IFD holding a latitude and, as its map datum, the
 /// [`SECRET`].

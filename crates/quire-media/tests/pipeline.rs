@@ -36,10 +36,51 @@ fn a_decompression_bomb_is_refused_from_its_header_at_once() {
     assert!(bomb.len() < 100, "the bomb is {} bytes", bomb.len());
     let started = Instant::now();
     let err = inspect(Cursor::new(&bomb), Format::Png, &Limits::default()).unwrap_err();
-    assert_eq!(err.to_string(), "the image is 60000×60000 pixels (3600 megapixels); the limit is 50 megapixels");
+    assert_eq!(err.to_string(), "the image is 60000×60000 pixels (3600 megapixels); the limit is 16 megapixels");
     let err = process(&bomb, Format::Png, &Limits::default()).unwrap_err();
     assert!(matches!(err, MediaError::TooManyPixels { width: 60_000, height: 60_000, .. }));
     assert!(started.elapsed() < Duration::from_millis(500), "took {:?}", started.elapsed());
+}
+
+/// Two files like these, 380 KB each, took a server to 1.17 GB: complete,
+/// valid PNGs (every row there to decode), tiny because they are flat.
+#[test]
+fn a_small_file_of_huge_dimensions_is_refused_by_the_default_budget_from_its_header() {
+    let flat = samples::png_flat(7000, 7000, false);
+    assert!(flat.len() < 1_000_000, "the file is {} bytes", flat.len());
+    let started = Instant::now();
+    let err = inspect(Cursor::new(&flat), Format::Png, &Limits::default()).unwrap_err();
+    assert_eq!(err.to_string(), "the image is 7000×7000 pixels (49 megapixels); the limit is 16 megapixels");
+    let err = process(&flat, Format::Png, &Limits::default()).unwrap_err();
+    assert!(matches!(err, MediaError::TooManyPixels { width: 7000, height: 7000, .. }), "{err:?}");
+    assert!(started.elapsed() < Duration::from_millis(500), "took {:?}", started.elapsed());
+    // The same file is a real image: within a budget that allows it, it
+    // decodes (so the refusal above is the budget's, not a broken file's).
+    let small = samples::png_flat(700, 700, true);
+    let p = process(&small, Format::Png, &Limits::default()).unwrap();
+    assert_eq!((p.width, p.height, p.color.as_str()), (700, 700, "#000000"));
+}
+
+#[test]
+fn the_budget_is_pixels_and_the_bytes_they_take_decoded() {
+    let limits = Limits::megapixels(16);
+    assert_eq!((limits.max_pixels, limits.max_alloc), (16_000_000, 64_000_000));
+    assert_eq!(Limits::default().max_pixels, Limits::megapixels(quire_media::DEFAULT_MAX_MEGAPIXELS).max_pixels);
+    // Exactly at the budget passes; one row more does not.
+    let at = samples::png_flat(4000, 4000, true);
+    assert_eq!(inspect(Cursor::new(&at), Format::Png, &limits).unwrap(), (4000, 4000));
+    let over = samples::png_flat(4000, 4001, true);
+    let err = inspect(Cursor::new(&over), Format::Png, &limits).unwrap_err().to_string();
+    assert_eq!(err, "the image is 4000×4001 pixels (16.01 megapixels); the limit is 16 megapixels");
+    // Under a budget of fewer bytes than the pixels take decoded (as a
+    // 16-bit image would), the header alone is refused too.
+    let few_bytes = Limits { max_alloc: 1_000_000, ..limits };
+    let err = inspect(Cursor::new(&samples::png(1000, 1000)), Format::Png, &few_bytes).unwrap_err().to_string();
+    assert_eq!(err, "the image is 1000×1000 pixels and needs 3 MB decoded; the limit is 1 MB");
+    // Budgets under a megapixel read as such.
+    let tiny = Limits { max_pixels: 10_000, ..limits };
+    let err = inspect(Cursor::new(&samples::png(300, 300)), Format::Png, &tiny).unwrap_err().to_string();
+    assert_eq!(err, "the image is 300×300 pixels (0.09 megapixels); the limit is 0.01 megapixels");
 }
 
 #[test]
@@ -111,6 +152,24 @@ fn variants_in_webp_and_the_original_format_named_by_hash() {
     let c = u32::from_str_radix(&p.color[1..], 16).unwrap();
     let (r, g, b) = (c >> 16, (c >> 8) & 0xff, c & 0xff);
     assert!(r > 80 && b > 80 && g < 80, "{}", p.color);
+}
+
+/// A source at least twice a variant's size is averaged down by whole
+/// blocks before the filter: the sizes are those of the source's own
+/// proportions, and the picture is still where it was.
+#[test]
+fn variants_of_a_large_image_keep_its_proportions_and_its_picture() {
+    let p = process(&samples::png(6001, 1501), Format::Png, &Limits::default()).unwrap();
+    let sizes: Vec<_> = p.variants.iter().map(|v| (v.name, v.webp.width, v.webp.height)).collect();
+    assert_eq!(sizes, [("thumbnail", 320, 80), ("medium", 800, 200), ("large", 1600, 400)]);
+    for v in &p.variants {
+        let px = image::load_from_memory(&v.fallback.bytes).unwrap().to_rgb8();
+        let (w, h) = px.dimensions();
+        // Green bar along the top eighth, red left half, blue right half.
+        assert_eq!(px.get_pixel(w / 2, h / 32).0, [0, 200, 0], "{}", v.name);
+        assert_eq!(px.get_pixel(w / 4, h / 2).0, [220, 20, 20], "{}", v.name);
+        assert_eq!(px.get_pixel(3 * w / 4, h / 2).0, [20, 20, 220], "{}", v.name);
+    }
 }
 
 #[test]

@@ -159,6 +159,38 @@ async fn files_over_the_limit_are_413_in_the_json_shape_streamed_or_not() {
     assert_eq!(incoming_files(&app), 1, "only the accepted upload is kept");
 }
 
+/// Two 380 KB PNGs of 7,000×7,000 took a server to 1.17 GB. A small file of
+/// huge dimensions is refused from its header under the default pixel
+/// budget, in the JSON error shape naming its size and the limit, on every
+/// route that receives files; nothing is kept or queued. A server
+/// configured with a larger budget takes it.
+#[tokio::test]
+async fn a_small_file_of_huge_dimensions_is_refused_before_decoding() {
+    let app = TestApp::new().await;
+    let flat = samples::png_flat(7000, 7000, false);
+    assert!(flat.len() < 1_000_000, "{} bytes", flat.len());
+    let said = "the image is 7000×7000 pixels (49 megapixels); the limit is 16 megapixels";
+    for path in ["/api/v1/images", "/api/v1/uploads"] {
+        let res = post_form(&app, path, &app.editor, form(&[("file", Some("flat.png"), &flat)])).await;
+        assert_eq!(res.status, 422, "{path}: {}", res.json());
+        let err = res.json();
+        assert_eq!((err["code"].as_str(), err["field"].as_str()), (Some("VALIDATION"), Some("file")), "{path}");
+        assert_eq!(err["error"], format!("file: {said}"), "{path}");
+    }
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(&flat);
+    let inline = app.post("/api/v1/images", json!({"data": data, "filename": "flat.png"})).await;
+    assert_status!(inline, 422);
+    assert_eq!(inline.error(), format!("data: {said}"));
+    assert_eq!(incoming_files(&app), 0);
+    assert_eq!(process(&app).await, 0, "nothing was queued");
+
+    let larger = TestApp::build_with(|s| s.media.limits = quire_media::Limits::megapixels(50), |s| s).await;
+    let res = post_form(&larger, "/api/v1/uploads", &larger.editor, form(&[("file", Some("flat.png"), &flat)])).await;
+    assert_eq!(res.status, 201, "{}", res.json());
+    assert_eq!((res.json()["width"].as_i64(), res.json()["height"].as_i64()), (Some(7000), Some(7000)));
+}
+
 #[tokio::test]
 async fn refused_files_name_what_they_are() {
     let app = TestApp::new().await;

@@ -24,6 +24,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// Default upload size limit in megabytes (`max_upload_mb`).
 pub const DEFAULT_MAX_UPLOAD_MB: u64 = 25;
 
+/// Default pixel budget of one image in megapixels (`max_image_megapixels`).
+pub use quire_media::DEFAULT_MAX_MEGAPIXELS;
+
 /// Largest file `createImage` takes inline as base64 `data`, decoded.
 pub const MAX_INLINE_BYTES: usize = 1_500_000;
 
@@ -32,8 +35,15 @@ pub const MAX_INLINE_BYTES: usize = 1_500_000;
 pub struct MediaSettings {
     /// Largest file received, in bytes.
     pub max_upload_bytes: u64,
-    /// Decoding limits.
+    /// Decoding limits: the pixel budget of one image (`max_image_megapixels`).
     pub limits: Limits,
+    /// Images this process decodes at once: one. The budget bounds one
+    /// decode, and more than one job may run at a time (the background
+    /// worker, `importImage` and `quire images upload` each run jobs while
+    /// they wait for theirs), so they take turns here: a process's decoding
+    /// never holds more than one budget. A permit goes with the decoding
+    /// thread, so one that outlives its time limit still holds it.
+    pub decoding: Arc<tokio::sync::Semaphore>,
     /// How long a claimed job is held before another worker may take it;
     /// a running job renews it every third of this, so a job whose process
     /// stopped is taken over within this long.
@@ -63,6 +73,7 @@ impl Default for MediaSettings {
         MediaSettings {
             max_upload_bytes: DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
             limits: Limits::default(),
+            decoding: Arc::new(tokio::sync::Semaphore::new(1)),
             lease: Duration::from_secs(30),
             wake: Arc::new(tokio::sync::Notify::new()),
             upload_ttl: Duration::from_secs(24 * 3600),
@@ -75,6 +86,12 @@ impl MediaSettings {
     /// The size limit in whole megabytes, for messages.
     pub fn max_upload_mb(&self) -> u64 {
         self.max_upload_bytes.div_ceil(1024 * 1024)
+    }
+
+    /// Sets the pixel budget of one image (`max_image_megapixels`): that
+    /// many pixels, and the bytes they take decoded in 8-bit RGBA.
+    pub fn set_max_megapixels(&mut self, megapixels: u64) {
+        self.limits = Limits { max_time: self.limits.max_time, ..Limits::megapixels(megapixels) };
     }
 }
 
@@ -165,8 +182,15 @@ impl Incoming {
             file.flush().await.map_err(|e| internal("cannot write an incoming file", e))?;
             file.sync_all().await.map_err(|e| internal("cannot write an incoming file", e))?;
         }
+        let budget = services.media.limits.max_pixels.div_ceil(1_000_000);
         let refuse = |e: MediaError| {
-            ToolError::invalid(format!("file: {e}"), "Send a PNG, JPEG, WebP or GIF image within the limits.")
+            let hint = match e {
+                MediaError::TooManyPixels { .. } | MediaError::Limit(_) => format!(
+                    "Scale the image down to at most {budget} megapixels (the server's max_image_megapixels) and send it again."
+                ),
+                _ => "Send a PNG, JPEG, WebP or GIF image within the limits.".to_string(),
+            };
+            ToolError::invalid(format!("file: {e}"), hint)
         };
         let format = quire_media::sniff(&self.head).map_err(refuse)?;
         let limits = services.media.limits;
@@ -269,12 +293,17 @@ pub async fn receive_path(services: &Services, ctx: &CallContext, path: &Path) -
 }
 
 /// Waits until image `id` leaves status processing, running due jobs in
-/// this process meanwhile (another process may hold its job).
+/// this process meanwhile (another process may hold its job). While this
+/// process decodes another image it only waits: that decode's worker runs
+/// the job after it, and a job taken here would wait for its turn past
+/// `timeout`.
 pub async fn settle(services: &Services, scope: &Scope, id: &str, timeout: Duration) -> Result<Image, ToolError> {
     let worker = MediaWorker::new(services.clone());
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        worker.drain().await?;
+        if services.media.decoding.available_permits() > 0 {
+            worker.drain().await?;
+        }
         let image = services.store.image(scope, id).await?;
         if image.status != ImageStatus::Processing || tokio::time::Instant::now() >= deadline {
             return Ok(image);
@@ -643,16 +672,24 @@ impl MediaWorker {
         let upload_id = job.payload["uploadId"].as_str().unwrap_or_default();
         let (upload, path) = store.upload(&job.scope, upload_id).await.map_err(|e| (e.to_string(), false))?;
         let staged = services.uploads_dir.join(&path);
+        let format =
+            Format::from_mime(&upload.mime).ok_or((format!("{} is not a processed type", upload.mime), false))?;
+        let limits = services.media.limits;
+        // One decode at a time in this process (see `MediaSettings::decoding`),
+        // the file read only once it is this job's turn; the lease is
+        // renewed meanwhile.
+        let turn = Arc::clone(&services.media.decoding)
+            .acquire_owned()
+            .await
+            .map_err(|_| ("this process stopped decoding images".to_string(), true))?;
         self.step(job, "reading", 5).await;
         let bytes = match tokio::fs::read(&staged).await {
             Ok(b) => b,
             Err(e) => return Err((format!("the uploaded file {} cannot be read: {e}", upload.url), false)),
         };
-        let format =
-            Format::from_mime(&upload.mime).ok_or((format!("{} is not a processed type", upload.mime), false))?;
-        let limits = services.media.limits;
         let (steps, mut stepped) = tokio::sync::mpsc::unbounded_channel();
         let work = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             quire_media::process_observed(&bytes, format, &limits, &mut |stage, pct| {
                 let _ = steps.send((stage, pct));
             })

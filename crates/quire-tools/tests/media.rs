@@ -103,7 +103,7 @@ async fn refusals_say_what_was_found_and_change_nothing() {
     let bomb = refused(
         env.call("createImage", json!({"data": b64(&samples::png_bomb(60_000)), "filename": "bomb.png"})).await,
     );
-    assert_eq!(bomb, "data: the image is 60000×60000 pixels (3600 megapixels); the limit is 50 megapixels");
+    assert_eq!(bomb, "data: the image is 60000×60000 pixels (3600 megapixels); the limit is 16 megapixels");
     assert!(started.elapsed() < Duration::from_secs(1), "bomb took {:?}", started.elapsed());
     let html =
         refused(env.call("createImage", json!({"data": b64(b"<!doctype html><p>hi"), "filename": "x.png"})).await);
@@ -200,6 +200,32 @@ async fn a_job_running_when_its_process_stopped_runs_again() {
     assert_eq!(env.store.image(&env.scope, &id).await.unwrap().status, ImageStatus::Completed);
 }
 
+/// The budget bounds one decode; a process runs one at a time, whoever
+/// runs the job (the background worker, importImage, the CLI).
+#[tokio::test]
+async fn a_process_decodes_one_image_at_a_time() {
+    let env = Env::new().await;
+    let created = create(&env, &samples::png(64, 48), "waits.png").await;
+    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let services = env.registry.services().clone();
+    // Another decode of this process holds the turn.
+    let other = std::sync::Arc::clone(&services.media.decoding).acquire_owned().await.unwrap();
+    let worker = MediaWorker::new(services.clone());
+    let waiting = tokio::spawn(async move { worker.drain().await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let job = env.store.job_of(&id).await.unwrap().unwrap();
+    assert_eq!((job.status.as_str(), job.stage.as_deref()), ("running", Some("starting")), "claimed, not reading");
+    assert!(!waiting.is_finished());
+    // importImage's wait does not take a job meanwhile: it answers in time.
+    let started = std::time::Instant::now();
+    let seen = quire_tools::media::settle(&services, &env.scope, &id, Duration::from_millis(300)).await.unwrap();
+    assert_eq!(seen.status, ImageStatus::Processing);
+    assert!(started.elapsed() < Duration::from_secs(2), "took {:?}", started.elapsed());
+    drop(other);
+    assert_eq!(waiting.await.unwrap().unwrap(), 1);
+    assert_eq!(env.store.image(&env.scope, &id).await.unwrap().status, ImageStatus::Completed);
+}
+
 #[tokio::test]
 async fn an_image_that_cannot_be_processed_fails_with_the_reason() {
     // A limit lower than the image: the header passed when it arrived, the
@@ -212,7 +238,10 @@ async fn an_image_that_cannot_be_processed_fails_with_the_reason() {
     assert_eq!(MediaWorker::new(services).drain().await.unwrap(), 1);
     let image = env.store.image(&env.scope, &id).await.unwrap();
     assert_eq!(image.status, ImageStatus::Failed);
-    assert_eq!(image.error.as_deref(), Some("the image is 300×300 pixels (1 megapixels); the limit is 0 megapixels"));
+    assert_eq!(
+        image.error.as_deref(),
+        Some("the image is 300×300 pixels (0.09 megapixels); the limit is 0.01 megapixels")
+    );
     let job = env.store.job_of(&id).await.unwrap().unwrap();
     assert_eq!((job.status.as_str(), job.attempts), ("failed", 1), "a file that cannot decode is not retried");
     let got = ok(env.call("getImage", json!({"id": id})).await);

@@ -53,6 +53,10 @@ pub struct Config {
     pub vaults: BTreeMap<String, PathBuf>,
     /// Largest file an upload may be, in megabytes (`QUIRE_MAX_UPLOAD_MB`, default 25).
     pub max_upload_mb: u64,
+    /// Most pixels an image may have, in megapixels (`QUIRE_MAX_IMAGE_MEGAPIXELS`,
+    /// default 16): refused from its header past it. A process decodes one
+    /// image at a time, in about its decoded size plus up to 80 MB.
+    pub max_image_megapixels: u64,
     /// Seconds a request's line and headers may take to arrive, and a
     /// kept-alive connection may stay idle (`QUIRE_HEADER_TIMEOUT_SECS`, default 10).
     pub header_timeout_secs: u64,
@@ -225,6 +229,7 @@ impl Default for Config {
             vaults_dir: None,
             vaults: BTreeMap::new(),
             max_upload_mb: 25,
+            max_image_megapixels: quire_tools::media::DEFAULT_MAX_MEGAPIXELS,
             header_timeout_secs: 10,
             body_timeout_secs: 30,
             max_connections_per_address: 256,
@@ -239,7 +244,7 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "addr",
     "data",
     "database_url",
@@ -254,6 +259,7 @@ const KEYS: [&str; 19] = [
     "mcp_allowed_origins",
     "vaults_dir",
     "max_upload_mb",
+    "max_image_megapixels",
     "header_timeout_secs",
     "body_timeout_secs",
     "max_connections_per_address",

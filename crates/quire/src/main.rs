@@ -791,6 +791,10 @@ fn services(store: &Store, dir: &std::path::Path, config: &Config) -> AnyResult<
     }
     services.vaults = vaults;
     services.media.max_upload_bytes = config.max_upload_mb.saturating_mul(1024 * 1024);
+    if config.max_image_megapixels == 0 {
+        return Err("configuration: max_image_megapixels must be at least 1".into());
+    }
+    services.media.set_max_megapixels(config.max_image_megapixels);
     services.media.lease = std::time::Duration::from_secs(config.job_lease_secs.clamp(1, 3600));
     services.media.upload_ttl = std::time::Duration::from_secs(config.upload_ttl_hours.saturating_mul(3600));
     services.embedder = embedder(config);

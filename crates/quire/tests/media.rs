@@ -54,6 +54,39 @@ fn images_upload_processes_files_and_names_what_it_refuses() {
 }
 
 #[test]
+fn the_pixel_budget_is_the_configured_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    assert!(run(&["seed", "--data", data]).0);
+    let flat = dir.path().join("flat.png");
+    std::fs::write(&flat, samples::png_flat(7000, 7000, false)).unwrap();
+    let upload = |megapixels: Option<&str>| {
+        let mut cmd = quire();
+        cmd.args(["images", "upload", flat.to_str().unwrap(), "--no-wait", "--data", data]);
+        if let Some(m) = megapixels {
+            cmd.env("QUIRE_MAX_IMAGE_MEGAPIXELS", m);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, out, _) = upload(None);
+    assert!(!ok, "{out}");
+    let results: Value = serde_json::from_str(&out).unwrap();
+    let error = results[0]["error"].as_str().unwrap();
+    assert!(error.contains("the image is 7000×7000 pixels (49 megapixels); the limit is 16 megapixels"), "{error}");
+    let (ok, out, err) = upload(Some("50"));
+    assert!(ok, "{out} {err}");
+    let results: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(results[0]["image"]["width"], 7000, "{out}");
+    let (ok, _, err) = upload(Some("0"));
+    assert!(!ok && err.contains("max_image_megapixels must be at least 1"), "{err}");
+}
+
+#[test]
 fn a_queued_image_is_processed_by_the_server_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();

@@ -284,6 +284,30 @@ async fn browse_images(call: &Call<'_>, a: BrowseImagesArgs) -> ToolResult {
     Ok(out)
 }
 
+/// The URL of an Unsplash photo to download: `full` (the photo at its own
+/// size) when it is within the pixel budget, else `raw` scaled by the
+/// image service to the widest size whose pixels fit it (many photos there
+/// are 24 to 60 megapixels, which the budget would refuse), else `regular`
+/// (1080 pixels wide).
+fn unsplash_download(p: &Value, max_pixels: u64) -> Option<String> {
+    let full = str_of(&p["urls"]["full"]);
+    let (Some(w), Some(h)) = (p["width"].as_u64().filter(|w| *w > 0), p["height"].as_u64().filter(|h| *h > 0)) else {
+        return full.or_else(|| str_of(&p["urls"]["regular"]));
+    };
+    if w.saturating_mul(h) <= max_pixels {
+        return full.or_else(|| str_of(&p["urls"]["regular"]));
+    }
+    let Some(raw) = str_of(&p["urls"]["raw"]) else { return str_of(&p["urls"]["regular"]) };
+    // The height the service gives a width is rounded: a width whose
+    // rounded-up height still fits.
+    let mut width = ((max_pixels as f64 / (w * h) as f64).sqrt() * w as f64) as u64;
+    while width > 1 && width * (width * h).div_ceil(w) > max_pixels {
+        width -= 1;
+    }
+    let join = if raw.contains('?') { '&' } else { '?' };
+    Some(format!("{raw}{join}fm=jpg&q=85&fit=max&w={width}"))
+}
+
 /// What importImage downloads and records of one photo.
 struct Chosen {
     download: String,
@@ -295,7 +319,13 @@ struct Chosen {
     filename: String,
 }
 
-async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Result<Chosen, ToolError> {
+/// The photo `id` of `provider`, to be downloaded within `max_pixels`.
+async fn choose(
+    ext: &ExternalSettings,
+    provider: PhotoProvider,
+    id: &str,
+    max_pixels: u64,
+) -> Result<Chosen, ToolError> {
     let encoded: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
     match provider {
         PhotoProvider::Pexels => {
@@ -326,9 +356,7 @@ async fn choose(ext: &ExternalSettings, provider: PhotoProvider, id: &str) -> Re
                 .header("Accept-Version", "v1");
             let p = get_json(ext, "Unsplash", request).await?;
             let (listed, dropped) = without_unsafe_links(unsplash_photo(&p));
-            let download = str_of(&p["urls"]["full"])
-                .or_else(|| str_of(&p["urls"]["regular"]))
-                .ok_or_else(|| missing("Unsplash", "urls.full"))?;
+            let download = unsplash_download(&p, max_pixels).ok_or_else(|| missing("Unsplash", "urls.full"))?;
             let tracking = str_of(&p["links"]["download_location"])
                 .ok_or_else(|| missing("Unsplash", "links.download_location"))?;
             Ok(Chosen {
@@ -368,7 +396,7 @@ async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
             "Use a photoId exactly as browseImages answered it.",
         ));
     }
-    let chosen = choose(ext, a.provider, id).await?;
+    let chosen = choose(ext, a.provider, id, call.services.media.limits.max_pixels).await?;
     // Unsplash's API rules: a download is announced through its tracking
     // endpoint (with the key) when the photo is used.
     if let Some(tracking) = &chosen.tracking {
@@ -472,4 +500,38 @@ pub fn tools() -> Vec<Tool> {
             preview: None,
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unsplash_download;
+    use serde_json::json;
+
+    #[test]
+    fn an_unsplash_photo_past_the_pixel_budget_is_downloaded_scaled_to_fit_it() {
+        let photo = |w: u64, h: u64| {
+            json!({"width": w, "height": h, "urls": {
+                "raw": "https://images.unsplash.test/photo-1?ixid=abc",
+                "full": "https://images.unsplash.test/photo-1?ixid=abc&q=85&fm=jpg",
+                "regular": "https://images.unsplash.test/photo-1?ixid=abc&w=1080",
+            }})
+        };
+        let budget = 16_000_000;
+        let within = unsplash_download(&photo(4000, 4000), budget).unwrap();
+        assert_eq!(within, "https://images.unsplash.test/photo-1?ixid=abc&q=85&fm=jpg");
+        let scaled = unsplash_download(&photo(8000, 6000), budget).unwrap();
+        assert_eq!(scaled, "https://images.unsplash.test/photo-1?ixid=abc&fm=jpg&q=85&fit=max&w=4618");
+        assert!(4618 * (4618u64 * 6000).div_ceil(8000) <= budget);
+        // Tall, and without a query of its own.
+        let mut tall = photo(3000, 9000);
+        tall["urls"]["raw"] = json!("https://images.unsplash.test/photo-2");
+        let w = unsplash_download(&tall, budget).unwrap();
+        let w: u64 =
+            w.strip_prefix("https://images.unsplash.test/photo-2?fm=jpg&q=85&fit=max&w=").unwrap().parse().unwrap();
+        assert!(w * (w * 9000).div_ceil(3000) <= budget && (w + 1) * ((w + 1) * 9000).div_ceil(3000) > budget);
+        // No raw URL: the regular size rather than a file that would be refused.
+        let mut no_raw = photo(8000, 6000);
+        no_raw["urls"].as_object_mut().unwrap().remove("raw");
+        assert_eq!(unsplash_download(&no_raw, budget).unwrap(), "https://images.unsplash.test/photo-1?ixid=abc&w=1080");
+    }
 }

@@ -794,7 +794,17 @@ impl Runtime {
             turn_id: Some(turn.to_string()),
             ..Default::default()
         };
-        let note_changes = store.changes(scope, &filter, 100, None).await?.items;
+        // Every note change of the turn, a page at a time: none is left out.
+        let mut note_changes = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = store.changes(scope, &filter, 100, cursor.as_deref()).await?;
+            note_changes.extend(page.items);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
         quire_tools::notes::check_note_changes(services, scope, &note_changes).await.map_err(tool_failure)?;
         let report = store.undo_turn(ctx, scope, session_id, &turn.to_string()).await?;
         let mut reverted = report.reverted;

@@ -410,3 +410,30 @@ async fn tool_categories_count_what_the_caller_may_use() {
     assert!(count(&viewer, "internal") < count(&admin, "internal"), "viewers read only");
     assert_status!(app.send("GET", "/api/v1/tools/categories", None, None).await, 401);
 }
+
+#[tokio::test]
+async fn undoing_a_turn_takes_back_every_note_it_wrote_past_a_page_of_changes() {
+    let (app, fake) = app().await;
+    let writes: Vec<(String, String, String)> = (0..130)
+        .map(|i| {
+            (
+                format!("w{i}"),
+                "writeNote".to_string(),
+                json!({ "path": format!("bulk/n{i}.md"), "content": "x\n" }).to_string(),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = writes.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
+    fake.push(openai_stream("", &refs));
+    fake.push(openai_stream("Wrote 130 notes.", &[]));
+    let started = app.post("/api/v1/agents/notes/chat", json!({ "message": "write the notes" })).await;
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.admin, None, "RUN_FINISHED").await;
+    let listed = app.post("/api/v1/tools/listFolder/invoke", json!({ "path": "bulk" })).await;
+    assert_eq!(listed.body["count"], 130, "{}", listed.body);
+    let undone = app.post(&format!("/api/v1/sessions/{session}/turns/1/undo"), json!({})).await;
+    assert_status!(undone, 200);
+    assert_eq!(undone.body["count"], 130, "every note change, not the first page");
+    let left = app.post("/api/v1/tools/listFolder/invoke", json!({ "path": "bulk" })).await;
+    assert_eq!(left.body["count"].as_u64().unwrap_or(0), 0, "{}", left.body);
+}

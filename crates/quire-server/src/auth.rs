@@ -89,6 +89,18 @@ impl Caller {
         }
     }
 
+    /// The caller as the use cases know them: built once from the token or
+    /// browser session that arrived.
+    pub fn acting(&self) -> quire_app::Actor {
+        quire_app::Actor {
+            id: self.actor(),
+            group: self.group(),
+            scope: self.scope.clone(),
+            surface: self.surface(),
+            policy: quire_tools::ApprovalPolicy::parse(self.approval_policy()),
+        }
+    }
+
     /// The change-log context of this caller's writes.
     pub fn ctx(&self) -> ChangeContext {
         ChangeContext { actor: self.actor(), surface: self.surface(), session_id: None, turn_id: None }

@@ -124,6 +124,21 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<quire_app::AppError> for ApiError {
+    fn from(e: quire_app::AppError) -> Self {
+        use quire_app::Failure;
+        let (status, code) = match e.failure {
+            Failure::Invalid => (StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION"),
+            Failure::NotFound => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+            Failure::Forbidden => (StatusCode::FORBIDDEN, "FORBIDDEN"),
+            Failure::Conflict => (StatusCode::CONFLICT, "CONFLICT"),
+            Failure::ApprovalRequired => (StatusCode::CONFLICT, "APPROVAL_REQUIRED"),
+            Failure::Internal => return ApiError::internal(e.message),
+        };
+        ApiError { field: e.field, ..ApiError::new(status, code, e.message) }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status;

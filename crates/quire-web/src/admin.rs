@@ -8,12 +8,13 @@ use crate::pages::Head;
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::approvals::{Verdict, answer};
 use quire_core::access::{Action, Group};
 use quire_server::AppState;
+use quire_server::error::ApiError;
 use quire_server::routes::tokens::{CreateToken, create_token, revoke_token};
-use quire_server::routes::tools::{Verdict, answer};
 use quire_store::{Confirmation, TokenInfo};
 use serde::Deserialize;
 
@@ -69,7 +70,6 @@ pub struct AnswerForm {
 pub async fn answer_one(
     State(state): State<AppState>,
     person: Person,
-    headers: HeaderMap,
     Path(id): Path<String>,
     Form(f): Form<AnswerForm>,
 ) -> Response {
@@ -81,7 +81,7 @@ pub async fn answer_one(
                 .into_response();
         }
     };
-    match answer(&state, &person.caller, &headers, &id, verdict).await {
+    match answer(state.runtime(), &person.caller.acting(), &id, verdict).await.map_err(ApiError::from) {
         Ok(_) => Redirect::to("/approvals").into_response(),
         // The inbox again with the reason, under the status REST answers
         // for the same refusal (403 for a group that may not approve).

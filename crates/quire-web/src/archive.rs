@@ -9,10 +9,11 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::restore::restore_archive;
 use quire_core::access::Action;
 use quire_core::model::Archive;
 use quire_server::AppState;
-use quire_server::routes::archive::restore_archive;
+use quire_server::error::ApiError;
 use serde::Deserialize;
 
 #[derive(Template)]
@@ -62,7 +63,7 @@ pub async fn list(
 
 /// `POST /archive/{id}/restore`.
 pub async fn restore(State(state): State<AppState>, person: Person, Path(id): Path<String>) -> Response {
-    match restore_archive(&state, &person.caller, &id).await {
+    match restore_archive(state.registry(), &person.caller.acting(), &id).await.map_err(ApiError::from) {
         Ok(_) => Redirect::to("/archive").into_response(),
         Err(e) => {
             let status = e.status;

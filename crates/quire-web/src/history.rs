@@ -11,11 +11,12 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::restore::restore_revision;
+use quire_app::undo::undo_turn;
 use quire_core::access::Action;
 use quire_core::model::{Change, EntityKind, Surface};
 use quire_server::AppState;
-use quire_server::routes::agents::undo_turn;
-use quire_server::routes::changes::restore_change;
+use quire_server::error::ApiError;
 use quire_store::{ChangeFilter, ChangeSummary};
 use serde::Deserialize;
 use serde_json::Value;
@@ -175,7 +176,7 @@ pub async fn show(
 
 /// `POST /history/{id}/restore`: the record as this change left it.
 pub async fn restore(State(state): State<AppState>, person: Person, Path(id): Path<i64>) -> Response {
-    match restore_change(&state, &person.caller, id).await {
+    match restore_revision(state.registry(), &person.caller.acting(), id).await.map_err(ApiError::from) {
         Ok(done) => Redirect::to(&format!("/history/{}", done.id)).into_response(),
         Err(e) => refused(&state, &person, id, e).await,
     }
@@ -193,13 +194,13 @@ pub async fn undo(State(state): State<AppState>, person: Person, Path(id): Path<
         return WebError::Status(StatusCode::BAD_REQUEST, format!("change {id} was not made by an agent turn"))
             .into_response();
     };
-    match undo_turn(&state, &person.caller, session, turn).await {
+    match undo_turn(state.runtime(), &person.caller.acting(), session, turn).await.map_err(ApiError::from) {
         Ok(_) => Redirect::to(&format!("/history?session={}", crate::error::urlencode(session))).into_response(),
         Err(e) => refused(&state, &person, id, e).await,
     }
 }
 
-async fn refused(state: &AppState, person: &Person, id: i64, e: quire_server::error::ApiError) -> Response {
+async fn refused(state: &AppState, person: &Person, id: i64, e: ApiError) -> Response {
     let status = e.status;
     match change_page(state, person, id, Some(e.message)).await.and_then(|p| Ok(p.render()?)) {
         Ok(html) => (status, Html(html)).into_response(),

@@ -506,18 +506,6 @@ pub async fn undo(
 /// Undoes turn `turn` of session `id` as `caller` (REST and the
 /// back-office alike): `{ count, reverted, cancelled }`.
 pub async fn undo_turn(state: &AppState, caller: &Caller, id: &str, turn: i64) -> ApiResult<Value> {
-    own_session(state, caller, id).await?;
-    // Undoing archives and restores records: the rights of a delete.
-    caller.require(Action::Delete(quire_core::model::EntityKind::Page))?;
-    let undone = state.runtime().undo_turn(&caller.ctx(), &caller.scope, id, turn).await?;
-    if undone.reverted.is_empty() && undone.cancelled == 0 {
-        return Err(ApiError {
-            status: StatusCode::CONFLICT,
-            code: "CONFLICT",
-            message: format!("turn {turn} of session {id} changed nothing"),
-            field: None,
-            details: Vec::new(),
-        });
-    }
+    let undone = quire_app::undo::undo_turn(state.runtime(), &caller.acting(), id, turn).await?;
     Ok(json!({ "count": undone.reverted.len(), "reverted": undone.reverted, "cancelled": undone.cancelled }))
 }

@@ -74,10 +74,7 @@ pub async fn restore(
 /// Restores one archive and what it took along, as `caller` (REST and the
 /// back-office alike); a reused slug is a conflict that names it.
 pub async fn restore_archive(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Archive> {
-    let archive = state.store().archive_record(&caller.scope, id).await?;
-    caller.require(Action::Delete(archive.entity))?;
-    let mut restored = state.store().restore(&caller.ctx(), &caller.scope, &[id.to_string()]).await?;
-    Ok(restored.remove(0))
+    Ok(quire_app::restore::restore_archive(state.registry(), &caller.acting(), id).await?)
 }
 
 /// Archives to restore together.
@@ -97,10 +94,6 @@ pub async fn restore_many(
     caller: Caller,
     ApiJson(req): ApiJson<RestoreRequest>,
 ) -> ApiResult<Json<ListResponse<Archive>>> {
-    for id in &req.ids {
-        let archive = state.store().archive_record(&caller.scope, id).await?;
-        caller.require(Action::Delete(archive.entity))?;
-    }
-    let items = state.store().restore(&caller.ctx(), &caller.scope, &req.ids).await?;
+    let items = quire_app::restore::restore_archives(state.registry(), &caller.acting(), &req.ids).await?;
     Ok(Json(ListResponse { count: items.len(), items, next_cursor: None }))
 }

@@ -109,18 +109,5 @@ pub async fn restore(
 /// Puts a record back to its state right after change `id`, as `caller`
 /// (REST and the back-office alike); the revert is itself logged.
 pub async fn restore_change(state: &AppState, caller: &Caller, id: i64) -> ApiResult<Change> {
-    let change = state.store().change(&caller.scope, id).await?;
-    // Restoring a revision is a change to that record: it needs the right to
-    // make that change, and (as it can bring back what was removed) the
-    // right to restore.
-    caller.require(Action::Write(change.entity))?;
-    caller.require(Action::Delete(change.entity))?;
-    if change.entity == EntityKind::Note {
-        let services = state.registry().services();
-        let restored = quire_tools::notes::restore_note_revision(services, &caller.ctx(), &caller.scope, &change)
-            .await
-            .map_err(crate::routes::tools::tool_error)?;
-        return Ok(restored);
-    }
-    Ok(state.store().restore_revision(&caller.ctx(), &caller.scope, id).await?)
+    Ok(quire_app::restore::restore_revision(state.registry(), &caller.acting(), id).await?)
 }

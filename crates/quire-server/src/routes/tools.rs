@@ -216,56 +216,19 @@ pub async fn approvals(State(state): State<AppState>, caller: Caller) -> ApiResu
 pub async fn approve(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Confirmation>> {
-    Ok(Json(answer(&state, &caller, &headers, &id, Verdict::Approve).await?))
+    Ok(Json(answer(&state, &caller, &id, Verdict::Approve).await?))
 }
 
-/// A person's answer to a pending destructive call.
-pub enum Verdict {
-    /// Let it run.
-    Approve,
-    /// Refuse it, with an optional reason passed on to whoever asked.
-    Reject(Option<String>),
-}
+pub use quire_app::approvals::Verdict;
 
 /// Answers a pending destructive call as `caller` (REST and the
-/// back-office alike), then resumes the agent turn waiting on it.
-pub async fn answer(
-    state: &AppState,
-    caller: &Caller,
-    headers: &HeaderMap,
-    id: &str,
-    verdict: Verdict,
-) -> ApiResult<Confirmation> {
-    let ctx = call_context(caller, headers);
-    let session = agent_session_of(state, caller, id).await?;
-    let confirmation = match verdict {
-        Verdict::Approve => state.registry().approve(&ctx, id).await,
-        Verdict::Reject(reason) => state.registry().reject(&ctx, id, reason.as_deref()).await,
-    }
-    .map_err(tool_error)?;
-    resume_agent(state, caller, session);
-    Ok(confirmation)
-}
-
-/// The agent session a confirmation belongs to, when an agent asked for
-/// it; refuses approvers whose group may not use that agent.
-async fn agent_session_of(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Option<String>> {
-    Ok(quire_agent::check_approver(state.store(), &caller.scope, caller.group(), id).await?)
-}
-
-/// Resumes the agent turn waiting on an answered approval (if it now can).
-fn resume_agent(state: &AppState, caller: &Caller, session: Option<String>) {
-    let Some(session) = session else { return };
-    let runtime = std::sync::Arc::clone(state.runtime());
-    let scope = caller.scope.clone();
-    tokio::spawn(async move {
-        if let Err(e) = runtime.resume(&scope, &session).await {
-            tracing::warn!(session = %session, error = %e, "could not resume the agent turn");
-        }
-    });
+/// back-office alike) through the use case, which also resumes the agent
+/// turn waiting on it.
+pub async fn answer(state: &AppState, caller: &Caller, id: &str, verdict: Verdict) -> ApiResult<Confirmation> {
+    let answered = quire_app::approvals::answer(state.runtime(), &caller.acting(), id, verdict).await?;
+    Ok(answered.confirmation)
 }
 
 /// Why a request was rejected.
@@ -284,10 +247,9 @@ pub struct RejectBody {
 pub async fn reject(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     body: Option<ApiJson<RejectBody>>,
 ) -> ApiResult<Json<Confirmation>> {
     let reason = body.and_then(|ApiJson(b)| b.reason);
-    Ok(Json(answer(&state, &caller, &headers, &id, Verdict::Reject(reason)).await?))
+    Ok(Json(answer(&state, &caller, &id, Verdict::Reject(reason)).await?))
 }

@@ -1,0 +1,63 @@
+//! Who is acting: built once, at the edge, from whatever credentials
+//! arrived (an API token, a back-office session, the CLI's local admin or
+//! its `--token`, an MCP session).
+
+use quire_agent::Person;
+use quire_core::access::Group;
+use quire_core::model::{ChangeContext, Surface};
+use quire_store::Scope;
+use quire_tools::{ApprovalPolicy, CallContext};
+
+/// A person or program acting through one surface, in one site and
+/// environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    /// `token:<id>`, `user:<id>` or `local:admin`: what the change log
+    /// records and what owns sessions and requests.
+    pub id: String,
+    /// Their group.
+    pub group: Group,
+    /// The site and environment everything they do is confined to.
+    pub scope: Scope,
+    /// Where they came through.
+    pub surface: Surface,
+    /// How their own destructive calls are approved.
+    pub policy: ApprovalPolicy,
+}
+
+impl Actor {
+    /// The actor of a tool call's context.
+    pub fn of_call(ctx: &CallContext) -> Self {
+        Self {
+            id: ctx.actor.clone(),
+            group: ctx.group,
+            scope: ctx.scope.clone(),
+            surface: ctx.surface,
+            policy: ctx.policy,
+        }
+    }
+
+    /// The context their tool calls run in (no agent session, no model).
+    pub fn call_context(&self) -> CallContext {
+        CallContext {
+            actor: self.id.clone(),
+            group: self.group,
+            scope: self.scope.clone(),
+            surface: self.surface,
+            session_id: None,
+            turn_id: None,
+            policy: self.policy,
+            writer: None,
+        }
+    }
+
+    /// What the change log records of their writes.
+    pub fn change_context(&self) -> ChangeContext {
+        ChangeContext { actor: self.id.clone(), surface: self.surface, session_id: None, turn_id: None }
+    }
+
+    /// The person chatting, as the agent runtime knows them.
+    pub fn person(&self) -> Person {
+        Person { actor: self.id.clone(), group: self.group, scope: self.scope.clone() }
+    }
+}

@@ -1,0 +1,76 @@
+//! Answer a destructive call someone asked for — check, resolve, resume —
+//! once, for every surface.
+
+use crate::{Actor, AppError, AppResult, Permission, authorize};
+use quire_agent::Runtime;
+use quire_core::model::Surface;
+use quire_store::{Confirmation, StoreError};
+use std::sync::Arc;
+use tokio::task::JoinHandle;
+
+/// A person's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Let it run.
+    Approve,
+    /// Refuse it, with an optional reason passed on to whoever asked.
+    Reject(Option<String>),
+}
+
+/// What answering did.
+#[derive(Debug)]
+pub struct Answered {
+    /// The confirmation as it is now.
+    pub confirmation: Confirmation,
+    /// The agent session that asked, if one did.
+    pub session: Option<String>,
+    /// Its turn going on, when this was the last answer it waited for.
+    pub resumed: Option<JoinHandle<()>>,
+}
+
+/// The pending destructive calls of the actor's scope.
+pub async fn pending(runtime: &Runtime, actor: &Actor) -> AppResult<Vec<Confirmation>> {
+    Ok(runtime.registry().pending(&actor.scope).await?)
+}
+
+/// Answers confirmation `id` as `actor`, then resumes the agent turn that
+/// waits on it once nothing else holds it.
+pub async fn answer(runtime: &Arc<Runtime>, actor: &Actor, id: &str, verdict: Verdict) -> AppResult<Answered> {
+    let registry = runtime.registry();
+    let store = &registry.services().store;
+    let confirmation = match store.confirmation(&actor.scope, id).await {
+        Ok(c) => c,
+        Err(StoreError::NotFound { .. }) => return Err(AppError::not_found(format!("confirmation {id} not found"))),
+        Err(e) => return Err(e.into()),
+    };
+    let tool = registry
+        .get(&confirmation.tool)
+        .ok_or_else(|| AppError::not_found(format!("confirmation {id} is for an unknown tool")))?;
+    let session = match (confirmation.requested_via, &confirmation.session_id) {
+        (Surface::Agent, Some(session)) => store.session(&actor.scope, session).await.ok(),
+        _ => None,
+    };
+    let agent = match &session {
+        Some(s) => Some(store.agent(&actor.scope, &s.agent_id).await?),
+        None => None,
+    };
+    authorize(actor, Permission::AnswerApproval { tool, agent: agent.as_ref() })?;
+    let ctx = actor.call_context();
+    let confirmation = match verdict {
+        Verdict::Approve => registry.approve(&ctx, id).await?,
+        Verdict::Reject(reason) => registry.reject(&ctx, id, reason.as_deref()).await?,
+    };
+    let session = session.map(|s| s.id);
+    let resumed = match &session {
+        Some(s) => match runtime.resume(&actor.scope, s).await {
+            Ok(handle) => handle,
+            Err(e) => {
+                // Answered all the same; the runtime's sweep resumes it later.
+                tracing::warn!(session = %s, error = %e, "could not resume the agent turn");
+                None
+            }
+        },
+        None => None,
+    };
+    Ok(Answered { confirmation, session, resumed })
+}

@@ -1,0 +1,20 @@
+//! The application layer: the use cases every surface calls, as typed
+//! functions — REST, the back-office, the CLI and MCP parse their input,
+//! build an [`Actor`] from the credentials that arrived, call one of these
+//! and render the answer.
+//!
+//! Each use case decides who may do it with [`authorize`] (one
+//! [`Permission`] enum, one function) before it touches the registry, the
+//! agent runtime or the store. Errors are one [`AppError`], mapped once at
+//! each edge (an HTTP status, a CLI message).
+
+mod actor;
+pub mod approvals;
+mod error;
+mod permission;
+pub mod restore;
+pub mod undo;
+
+pub use actor::Actor;
+pub use error::{AppError, AppResult, Failure};
+pub use permission::{Permission, authorize};

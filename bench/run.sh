@@ -14,7 +14,13 @@
 # database and write-ahead log sizes before and after the random PATCH run,
 # and how long a start takes after SIGTERM and after kill -9 under writes.
 #
-# Usage: bench/run.sh            (DURATION=20 CONNECTIONS=32 THREADS=2 by default)
+# `bench/run.sh synchronous` runs only the write scenarios (c1, c2) under
+# both SQLite sync settings side by side on the same data: a server with
+# `sqlite_synchronous = full` (the default) and one with `normal` take
+# turns, ROUNDS times (the order swapped every round), then the medians of
+# each and their ratio. Results land in bench/results/synchronous.md.
+#
+# Usage: bench/run.sh [synchronous]  (DURATION=20 CONNECTIONS=32 THREADS=2 ROUNDS=3 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -22,6 +28,9 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
 CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-3}
+MODE=${1:-all}
+case $MODE in all | synchronous) ;; *) echo "usage: bench/run.sh [synchronous]" >&2; exit 2 ;; esac
 PORT=${PORT:-18181}
 OUT=bench/results
 DATA=$OUT/data
@@ -45,8 +54,10 @@ LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "seeding 1,000 pages and 10,000 posts" >&2
 QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 10000 >/dev/null
 
+# SYNC: the server's sqlite_synchronous (empty: the default, full).
+SYNC=
 start_server() {
-  QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>>"$OUT/server.log" &
+  QUIRE_SQLITE_SYNCHRONOUS=${SYNC:-full} QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>>"$OUT/server.log" &
   SERVER=$!
 }
 # ready_after SIGNAL: stops the server with SIGNAL, starts it again and
@@ -104,6 +115,45 @@ run() { # name, url, extra wrk args...
   errors=$(awk '/Non-2xx/ {print $5}' "$OUT/$name.txt")
   printf '| %s | %s | %s | %s | %s |\n' "$name" "$rps" "$p50" "$p99" "${errors:-0}"
 }
+
+# The write scenarios under both sync settings, alternated (see the top).
+if [ "$MODE" = synchronous ]; then
+  kill "$BARE_PID" 2>/dev/null || true
+  stop_server() { kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; }
+  stop_server
+  figures() { # name: req/s, p50, p99 and non-2xx of a finished wrk run
+    run "$@" | awk -F' [|] ' '{print $2, $3, $4, $5 + 0}'
+  }
+  exec > >(tee "$OUT/synchronous.md")
+  echo "| round | sqlite_synchronous | c1 req/s | c1 p50 | c1 p99 | c2 req/s | c2 p50 | c2 p99 | non-2xx |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  : > "$OUT/synchronous.tsv"
+  for round in $(seq 1 "$ROUNDS"); do
+    order="full normal"
+    [ $((round % 2)) -eq 0 ] && order="normal full"
+    for SYNC in $order; do
+      start_server
+      wait_healthy "$PORT"
+      sleep 0.5
+      read -r r1 p1 q1 e1 < <(figures "c1-$SYNC-$round" "$B/api/v1/entries/$POST_ID" -s "$OUT/patch.lua")
+      read -r r2 p2 q2 e2 < <(figures "c2-$SYNC-$round" "$B/api/v1/entries/$POST_ID" -s "$OUT/patch-random.lua")
+      stop_server
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$round" "$SYNC" "$r1" "$p1" "$q1" "$r2" "$p2" "$q2" "$((e1 + e2))"
+      printf '%s\t%s\t%s\n' "$SYNC" "$r1" "$r2" >> "$OUT/synchronous.tsv"
+    done
+  done
+  echo
+  python3 - "$OUT/synchronous.tsv" <<'PY'
+import statistics, sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines() if line]
+for i, name in ((1, "c1 PATCH one post"), (2, "c2 PATCH a random post")):
+    full, normal = (statistics.median(float(r[i]) for r in rows if r[0] == s) for s in ("full", "normal"))
+    print(f"{name}: median full {full:,.0f} req/s, normal {normal:,.0f} req/s; full/normal {full / normal:.2f}")
+PY
+  echo
+  echo "machine: $(nproc) cores, $(uname -sr); load average before: $LOAD; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, $ROUNDS rounds"
+  exit 0
+fi
 
 exec > >(tee "$OUT/summary.md")
 {

@@ -120,6 +120,11 @@ enum Command {
         /// Which tools to offer: all, readonly, discover, or groups (pages,sections,images,posts,navigation,entries,archive,internal,external).
         #[arg(long, default_value = "all")]
         tools: String,
+        /// The client is an interactive app whose user answers its prompts:
+        /// a destructive preview is then put to them (elicitation) and their
+        /// answer counts. Without it, a person approves in Quire.
+        #[arg(long)]
+        interactive: bool,
     },
     /// Chat with an agent: one message with -m, or a conversation on the terminal.
     Chat {
@@ -132,6 +137,26 @@ enum Command {
         /// Send this one message, print the answer and exit.
         #[arg(short = 'm', long)]
         message: Option<String>,
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
+    /// Undo an agent's turn: every record and note change it made is taken
+    /// back (what it created is archived, what it archived comes back), and
+    /// its open approval requests are refused.
+    Undo {
+        /// The session id.
+        session: String,
+        /// The turn's number (1 is the first).
+        turn: i64,
+        #[command(flatten)]
+        caller: CallerArgs,
+    },
+    /// Restore a record (or note) as it was right after a change, given the
+    /// change's id (a number), or an archived record with everything that
+    /// went with it, given the archive's id.
+    Restore {
+        /// A change id or an archive id.
+        id: String,
         #[command(flatten)]
         caller: CallerArgs,
     },
@@ -528,7 +553,7 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             outln!("{}", serde_json::to_string_pretty(&out)?)?;
             store.close().await;
         }
-        Command::Mcp { caller, tools } => {
+        Command::Mcp { caller, tools, interactive } => {
             use rmcp::ServiceExt;
             let mode = quire_mcp::ToolMode::parse(&tools)?;
             let store = open_existing(&dir, Existing::Directory).await?;
@@ -537,6 +562,9 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             }
             let mut ctx = cli_context(&store, &config, caller).await?;
             ctx.surface = quire_core::model::Surface::Mcp;
+            if interactive {
+                ctx.policy = quire_tools::ApprovalPolicy::Conversational;
+            }
             let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)?));
             let server = quire_mcp::QuireMcp::new(registry, quire_mcp::Caller::Fixed(Box::new(ctx)), mode);
             let running = server.serve(rmcp::transport::stdio()).await?;
@@ -570,34 +598,59 @@ async fn run(command: Command, config: Config, dir: PathBuf) -> AnyResult {
             // Answering may continue an agent's turn here: its model
             // configuration must be sound before anything is answered.
             let profiles = match command {
-                ApprovalsCommand::List => None,
-                _ => Some(config.model_profiles()?),
+                ApprovalsCommand::List => quire_agent::Profiles::default(),
+                _ => config.model_profiles()?,
             };
             let store = open_existing(&dir, Existing::Database).await?;
             let ctx = cli_context(&store, &config, CallerArgs { site, env, token }).await?;
+            let actor = quire_app::Actor::of_call(&ctx);
             let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)?));
-            if let ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } = &command {
-                quire_agent::check_approver(&store, &ctx.scope, ctx.group, id).await?;
-            }
-            let answered = match &command {
-                ApprovalsCommand::Approve { id } | ApprovalsCommand::Reject { id, .. } => Some(id.clone()),
-                ApprovalsCommand::List => None,
-            };
-            let out = match command {
+            let runtime = quire_agent::Runtime::new(registry, profiles);
+            let (id, verdict) = match command {
                 ApprovalsCommand::List => {
-                    serde_json::to_value(registry.pending(&ctx.scope).await.map_err(|e| e.message)?)?
+                    let pending = quire_app::approvals::pending(&runtime, &actor).await?;
+                    outln!("{}", serde_json::to_string_pretty(&pending)?)?;
+                    store.close().await;
+                    return Ok(());
                 }
-                ApprovalsCommand::Approve { id } => {
-                    serde_json::to_value(registry.approve(&ctx, &id).await.map_err(|e| e.message)?)?
-                }
-                ApprovalsCommand::Reject { id, reason } => {
-                    serde_json::to_value(registry.reject(&ctx, &id, reason.as_deref()).await.map_err(|e| e.message)?)?
-                }
+                ApprovalsCommand::Approve { id } => (id, quire_app::approvals::Verdict::Approve),
+                ApprovalsCommand::Reject { id, reason } => (id, quire_app::approvals::Verdict::Reject(reason)),
             };
-            outln!("{}", serde_json::to_string_pretty(&out)?)?;
-            if let (Some(id), Some(profiles)) = (answered, profiles) {
-                resume_agent_turn(&store, registry, profiles, &ctx.scope, &id).await?;
+            let answered = quire_app::approvals::answer(&runtime, &actor, &id, verdict).await?;
+            outln!("{}", serde_json::to_string_pretty(&answered.confirmation)?)?;
+            if let (Some(session), Some(_)) = (&answered.session, &answered.resumed) {
+                eprintln!("agent turn of session {session} continues:");
+                if let chat::Ended::Paused(more) = chat::follow(&runtime, session, None).await {
+                    for a in more {
+                        outln!("approval pending: {}", a["approvalId"].as_str().unwrap_or_default())?;
+                    }
+                }
             }
+            runtime.flush_events().await;
+            store.close().await;
+        }
+        Command::Undo { session, turn, caller } => {
+            let store = open_existing(&dir, Existing::Database).await?;
+            let actor = quire_app::Actor::of_call(&cli_context(&store, &config, caller).await?);
+            let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &dir, &config)?));
+            let runtime = quire_agent::Runtime::new(registry, quire_agent::Profiles::default());
+            let undone = quire_app::undo::undo_turn(&runtime, &actor, &session, turn).await;
+            runtime.flush_events().await;
+            let undone = undone?;
+            outln!("{}", serde_json::to_string_pretty(&undone)?)?;
+            store.close().await;
+        }
+        Command::Restore { id, caller } => {
+            let store = open_existing(&dir, Existing::Database).await?;
+            let actor = quire_app::Actor::of_call(&cli_context(&store, &config, caller).await?);
+            let registry = quire_tools::Registry::new(services(&store, &dir, &config)?);
+            let restored = match id.parse::<i64>() {
+                Ok(change) => {
+                    serde_json::to_value(quire_app::restore::restore_revision(&registry, &actor, change).await?)?
+                }
+                Err(_) => serde_json::to_value(quire_app::restore::restore_archive(&registry, &actor, &id).await?)?,
+            };
+            outln!("{}", serde_json::to_string_pretty(&restored)?)?;
             store.close().await;
         }
     }
@@ -672,35 +725,6 @@ async fn token(command: TokenCommand, config: &Config, dir: &std::path::Path) ->
             store.close().await;
         }
     }
-    Ok(())
-}
-
-/// After an answer on the command line: when the approval belongs to a
-/// paused agent turn whose calls are now all answered, continues that turn
-/// here and prints how it ends (a running server would also pick it up).
-async fn resume_agent_turn(
-    store: &Store,
-    registry: std::sync::Arc<quire_tools::Registry>,
-    profiles: quire_agent::Profiles,
-    scope: &quire_store::Scope,
-    approval: &str,
-) -> AnyResult {
-    let confirmation = store.confirmation(scope, approval).await?;
-    let (quire_core::model::Surface::Agent, Some(session)) = (confirmation.requested_via, confirmation.session_id)
-    else {
-        return Ok(());
-    };
-    let runtime = quire_agent::Runtime::new(registry, profiles);
-    let after = runtime.events().history(&session).last().map(|e| e.id);
-    if runtime.resume(scope, &session).await?.is_some() {
-        eprintln!("agent turn of session {session} continues:");
-        if let chat::Ended::Paused(more) = chat::follow(&runtime, &session, after).await {
-            for a in more {
-                outln!("approval pending: {}", a["approvalId"].as_str().unwrap_or_default())?;
-            }
-        }
-    }
-    runtime.flush_events().await;
     Ok(())
 }
 

@@ -140,3 +140,36 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
         run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
     assert!(!ok && out.contains("NOT_FOUND"), "the page is archived: {out}");
 }
+
+/// `quire undo SESSION TURN` takes back what an agent's turn changed, through
+/// the same use case as REST and the back-office.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agents_turn_is_undone_from_the_command_line() {
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&base, &["seed", "--data", data]).await;
+    fake.push(openai_stream("", &[("c1", "createPage", r#"{"name":"Launch","slug":"launch"}"#)]));
+    fake.push(openai_stream("Made the launch page.", &[]));
+    let (ok, _, err) = run(&base, &["chat", "-m", "make a launch page", "--data", data]).await;
+    assert!(ok, "{err}");
+    let session = err
+        .lines()
+        .find_map(|l| l.split("session: ").nth(1))
+        .map(|s| s.split_whitespace().next().unwrap().to_string())
+        .unwrap_or_else(|| panic!("{err}"));
+    let (ok, _, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"launch"}"#, "--data", data]).await;
+    assert!(ok, "the turn made the page");
+    let (ok, out, err) = run(&base, &["undo", &session, "1", "--data", data]).await;
+    assert!(ok, "{err}");
+    let undone: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(undone["reverted"].as_array().unwrap().len(), 1, "{out}");
+    let (ok, _, _) = run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"launch"}"#, "--data", data]).await;
+    assert!(!ok, "the page it made is archived");
+    // undone already: refused with the reason, and a failure
+    let (ok, _, err) = run(&base, &["undo", &session, "1", "--data", data]).await;
+    assert!(!ok && err.contains("was archived since"), "{err}");
+    let (ok, _, err) = run(&base, &["undo", &session, "7", "--data", data]).await;
+    assert!(!ok && err.contains("has no turn 7"), "{err}");
+}

@@ -167,6 +167,64 @@ fn destructive_call_approved_from_the_cli() {
 }
 
 #[test]
+fn a_revision_and_an_archive_are_restored_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    run(&["seed", "--data", data]);
+    let call = |tool: &str, args: &str| {
+        let (ok, out, err) = run(&["tools", "call", tool, "--args", args, "--data", data]);
+        assert!(ok, "{tool}: {out}{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let about = call("getPage", r#"{"slug":"about"}"#)["items"][0]["id"].as_str().unwrap().to_string();
+    call("updatePage", &format!(r#"{{"id":"{about}","name":"About us"}}"#));
+    call("updatePage", &format!(r#"{{"id":"{about}","name":"Who we are"}}"#));
+    // the change that named it "About us", from the change log
+    let (_, out, _) = run(&["tools", "call", "getPage", "--args", r#"{"slug":"about"}"#, "--data", data]);
+    assert!(out.contains("Who we are"));
+    let db = quire_store_changes(data, &about);
+    let first =
+        db.iter().find(|c| c.1.contains(r#""name":"About us""#)).map(|c| c.0).expect("the first rename is logged");
+    let (ok, out, err) = run(&["restore", &first.to_string(), "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"action\": \"revert\""), "{out}");
+    assert_eq!(call("getPage", r#"{"slug":"about"}"#)["items"][0]["name"], "About us");
+
+    // an archive by its id
+    let contact = call("getPage", r#"{"slug":"contact"}"#)["items"][0]["id"].as_str().unwrap().to_string();
+    let preview = call("deletePage", &format!(r#"{{"ids":["{contact}"]}}"#));
+    let id = preview["confirmationId"].as_str().unwrap();
+    run(&["approvals", "approve", id, "--data", data]);
+    let archived = call("deletePage", &format!(r#"{{"ids":["{contact}"],"confirmationId":"{id}"}}"#));
+    let archive = archived["items"][0]["id"].as_str().unwrap().to_string();
+    let (ok, out, err) = run(&["restore", &archive, "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"restoredBy\": \"local:admin\""), "{out}");
+    assert_eq!(call("getPage", r#"{"slug":"contact"}"#)["items"][0]["id"], serde_json::json!(contact));
+    // a viewer may not
+    let (_, viewer, _) = run(&["token", "create", "--group", "viewer", "--data", data]);
+    let (ok, _, err) = run(&["restore", &first.to_string(), "--token", viewer.trim(), "--data", data]);
+    assert!(!ok && err.contains("group viewer may not restore revisions"), "{err}");
+    let (ok, _, err) = run(&["restore", "no-such-archive", "--data", data]);
+    assert!(!ok && err.contains("no-such-archive"), "{err}");
+}
+
+/// The change log of one record, oldest first: (id, what it left).
+fn quire_store_changes(data: &str, id: &str) -> Vec<(i64, String)> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let store = quire_store::Store::open(&std::path::Path::new(data).join("quire.db")).await.unwrap();
+        let scope = store.scope_of("demo", "production").await.unwrap();
+        let filter = quire_store::ChangeFilter { entity_id: Some(id.to_string()), ..Default::default() };
+        let mut items = store.changes(&scope, &filter, 100, None).await.unwrap().items;
+        items.reverse();
+        let out = items.into_iter().map(|c| (c.id, serde_json::to_string(&c.after).unwrap())).collect();
+        store.close().await;
+        out
+    })
+}
+
+#[test]
 fn unrelated_quire_variables_do_not_break_the_configuration() {
     let out = quire().args(["tools", "list", "--json"]).env("QUIRE_BIN", "x").env("QUIRE_TOKEN", "y").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

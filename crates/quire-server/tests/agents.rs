@@ -437,3 +437,24 @@ async fn undoing_a_turn_takes_back_every_note_it_wrote_past_a_page_of_changes() 
     let left = app.post("/api/v1/tools/listFolder/invoke", json!({ "path": "bulk" })).await;
     assert_eq!(left.body["count"].as_u64().unwrap_or(0), 0, "{}", left.body);
 }
+
+#[tokio::test]
+async fn an_author_undoes_their_own_turn_but_not_anothers() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("", &[("c", "createPage", r#"{"name":"Draft idea","slug":"draft-idea"}"#)]));
+    fake.push(openai_stream("Made it.", &[]));
+    let started = app
+        .send("POST", "/api/v1/agents/editor/chat", Some(&app.author), Some(json!({ "message": "make a page" })))
+        .await;
+    assert_status!(started, 202);
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.author, None, "RUN_FINISHED").await;
+    assert!(app.store.page_by_slug(&app.scope, "draft-idea").await.is_ok());
+    let other = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_status!(other, 404);
+    let viewer = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.viewer), None).await;
+    assert_status!(viewer, 404);
+    let own = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.author), None).await;
+    assert_status!(own, 200);
+    assert!(app.store.page_by_slug(&app.scope, "draft-idea").await.is_err(), "what the turn made is archived");
+}

@@ -125,8 +125,8 @@ pub enum MediaError {
 /// `max_image_megapixels`). Processing an image costs about its decoded
 /// size (4 bytes a pixel at most in 8-bit RGBA) plus up to ~80 MB for the
 /// variants, a progressive JPEG's decoder more (its coefficients): at 16
-/// megapixels the peak measured was 109 MB (a flat RGBA PNG) and 108 MB (a
-/// progressive 4:4:4 JPEG), well under 256 MB.
+/// megapixels the peak measured was 109–125 MB (a flat RGBA PNG) and 108
+/// MB (a progressive 4:4:4 JPEG), well under 256 MB.
 pub const DEFAULT_MAX_MEGAPIXELS: u64 = 16;
 
 /// Decoding limits.

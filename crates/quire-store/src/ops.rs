@@ -45,7 +45,7 @@ impl Store {
     /// Loads a live record, lets `change` modify it, checks and writes it,
     /// logging an `update` change with before and after.
     ///
-    /// All of it runs in the writer's transaction (see `db.rs`), together
+    /// All of it runs in the writer's transaction (see `db/writer.rs`), together
     /// with concurrent writes in one group commit, where no one else can
     /// interleave: concurrent edits apply in turn and none fails for losing
     /// a race. A change that changes nothing writes and logs nothing.

@@ -10,7 +10,7 @@
 //! (an integer where text is expected is written as its digits), and read
 //! back as the same few [`Value`]s.
 
-use super::Value;
+use super::value::Value;
 use crate::{DatabaseError, Result, StoreError};
 use bytes::BytesMut;
 use postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};

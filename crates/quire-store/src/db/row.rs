@@ -1,0 +1,75 @@
+//! The rows a statement answers: columns read by name or position, whole
+//! rows decoded into tuples.
+
+use super::value::{FromValue, Value};
+use crate::{Result, StoreError};
+use std::sync::Arc;
+
+/// A row read: its columns' names and values.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub(super) names: Arc<[String]>,
+    pub(super) values: Vec<Value>,
+}
+
+/// Names a column of a row: by name or by position.
+pub(crate) trait ColumnIndex: std::fmt::Display + Copy {
+    /// The column's position in `row`.
+    fn position(self, row: &Row) -> Option<usize>;
+}
+
+impl ColumnIndex for &str {
+    fn position(self, row: &Row) -> Option<usize> {
+        row.names.iter().position(|n| n == self)
+    }
+}
+
+impl ColumnIndex for usize {
+    fn position(self, row: &Row) -> Option<usize> {
+        (self < row.values.len()).then_some(self)
+    }
+}
+
+impl Row {
+    /// The value of column `col`, decoded.
+    pub fn try_get<T: FromValue, I: ColumnIndex>(&self, col: I) -> Result<T> {
+        let at = col.position(self).ok_or_else(|| StoreError::Corrupt(format!("no column {col}")))?;
+        T::from_value(&self.values[at]).map_err(|e| StoreError::Corrupt(format!("column {col}: {e}")))
+    }
+
+    /// Its values, in the order of the columns.
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+}
+
+/// A type a whole row decodes into (tuples, by position).
+pub(crate) trait FromRow: Sized {
+    /// The row decoded.
+    fn from_row(row: &Row) -> Result<Self>;
+}
+
+impl FromRow for Row {
+    fn from_row(row: &Row) -> Result<Self> {
+        Ok(row.clone())
+    }
+}
+
+macro_rules! tuple_from_row {
+    ($($n:tt $t:ident),+) => {
+        impl<$($t: FromValue),+> FromRow for ($($t,)+) {
+            fn from_row(row: &Row) -> Result<Self> {
+                Ok(($(row.try_get::<$t, usize>($n)?,)+))
+            }
+        }
+    };
+}
+
+tuple_from_row!(0 A);
+tuple_from_row!(0 A, 1 B);
+tuple_from_row!(0 A, 1 B, 2 C);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+tuple_from_row!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);

@@ -12,6 +12,7 @@ mod actor;
 pub mod approvals;
 mod error;
 mod permission;
+pub mod published;
 pub mod restore;
 pub mod undo;
 

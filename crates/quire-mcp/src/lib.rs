@@ -189,14 +189,14 @@ impl QuireMcp {
         let Some(tool) = self.registry.get(name).filter(|t| !t.sends_out()) else { return preview };
         // The preview's own sentence, without the instructions for the model
         // that the tool's answer adds (approving elsewhere, calling again).
-        let described = match self.registry.services().store.confirmation(&ctx.scope, &id).await {
-            Ok(confirmation) => confirmation.preview["message"].as_str().map(str::to_string),
+        let actor = quire_app::Actor::of_call(ctx);
+        let described = match quire_app::approvals::preview_sentence(&self.registry, &actor, &id).await {
+            Ok(sentence) => sentence,
             Err(e) => {
-                tracing::warn!(error = %e, "cannot read the confirmation; leaving the request for approval in Quire");
+                tracing::warn!(error = %e, "cannot read the preview; leaving the request for approval in Quire");
                 return preview;
             }
         };
-        let Some(described) = described else { return preview };
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: approval_question(tool, &described),

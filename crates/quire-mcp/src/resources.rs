@@ -1,11 +1,12 @@
 //! MCP resources: published pages (`quire://pages/{slug}`) and published
-//! posts (`quire://posts/{slug}`), read as the public delivery API serves them.
-//! Both URI forms are also published as resource templates, so a client can
-//! read any published page or post by slug (with slugs offered through
+//! posts (`quire://posts/{slug}`), read as the public delivery API serves them,
+//! through the application layer (`quire_app::published`). Both URI forms
+//! are also published as resource templates, so a client can read any
+//! published page or post by slug (with slugs offered through
 //! `completion/complete`), not only those `resources/list` names.
 
-use quire_core::model::{CollectionKind, EntryStatus, PublishStatus};
-use quire_store::{EntryFilter, PageFilter, StoreError};
+use quire_app::published::{self, Kind};
+use quire_app::{Actor, AppError, Failure};
 use quire_tools::{CallContext, Services};
 use rmcp::ErrorData;
 use rmcp::model::*;
@@ -17,13 +18,12 @@ pub const POST_TEMPLATE: &str = "quire://posts/{slug}";
 const PAGE_PREFIX: &str = "quire://pages/";
 const POST_PREFIX: &str = "quire://posts/";
 
-/// How many records a listing reads per store call.
-const BATCH: u32 = 100;
-
-fn internal(e: StoreError) -> ErrorData {
-    match e {
-        StoreError::NotFound { .. } => ErrorData::resource_not_found(e.to_string(), None),
-        other => ErrorData::internal_error(other.to_string(), None),
+/// A use case's failure as an MCP error.
+fn mcp_error(e: AppError) -> ErrorData {
+    match e.failure {
+        Failure::NotFound => ErrorData::resource_not_found(e.message, None),
+        Failure::Invalid => ErrorData::invalid_params(e.message, None),
+        _ => ErrorData::internal_error(e.message, None),
     }
 }
 
@@ -43,50 +43,29 @@ pub fn templates() -> Vec<ResourceTemplate> {
 
 /// Published pages and posts of the caller's scope (the first 100 of each).
 pub async fn list(services: &Services, ctx: &CallContext) -> Result<Vec<Resource>, ErrorData> {
-    let store = &services.store;
-    let mut out = Vec::new();
-    let filter = PageFilter { status: Some(PublishStatus::Published), ..Default::default() };
-    for page in store.pages(&ctx.scope, &filter, BATCH, None).await.map_err(internal)?.items {
-        out.push(
-            Resource::new(format!("{PAGE_PREFIX}{}", page.slug), page.name.clone())
-                .with_description(format!("Published page /{}", page.slug))
-                .with_mime_type("application/json"),
-        );
-    }
-    for collection in store.collections(&ctx.scope, BATCH, None).await.map_err(internal)?.items {
-        if collection.kind != CollectionKind::Posts {
-            continue;
-        }
-        let filter = EntryFilter { status: Some(EntryStatus::Published), ..Default::default() };
-        for post in store.entries(&ctx.scope, &collection.id, &filter, BATCH, None).await.map_err(internal)?.items {
-            out.push(
-                Resource::new(format!("{POST_PREFIX}{}", post.slug), post.title.clone())
-                    .with_description(format!("Published post in {}", collection.slug))
-                    .with_mime_type("application/json"),
-            );
-        }
-    }
-    Ok(out)
+    let listed = published::list(services, &Actor::of_call(ctx)).await.map_err(mcp_error)?;
+    Ok(listed
+        .into_iter()
+        .map(|item| {
+            let (uri, description) = match item.kind {
+                Kind::Page => (format!("{PAGE_PREFIX}{}", item.slug), format!("Published page /{}", item.slug)),
+                Kind::Post => (
+                    format!("{POST_PREFIX}{}", item.slug),
+                    format!("Published post in {}", item.collection.unwrap_or_default()),
+                ),
+            };
+            Resource::new(uri, item.title).with_description(description).with_mime_type("application/json")
+        })
+        .collect())
 }
 
 /// One published page or post as JSON.
 pub async fn read(services: &Services, ctx: &CallContext, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-    let store = &services.store;
+    let actor = Actor::of_call(ctx);
     let json = if let Some(slug) = uri.strip_prefix(PAGE_PREFIX).filter(|s| !s.is_empty()) {
-        serde_json::to_string_pretty(&store.delivery_page(&ctx.scope, slug).await.map_err(internal)?)
+        serde_json::to_string_pretty(&published::page(services, &actor, slug).await.map_err(mcp_error)?)
     } else if let Some(slug) = uri.strip_prefix(POST_PREFIX).filter(|s| !s.is_empty()) {
-        let mut found = None;
-        for collection in store.collections(&ctx.scope, BATCH, None).await.map_err(internal)?.items {
-            if collection.kind == CollectionKind::Posts
-                && let Ok(post) = store.entry_by_slug(&ctx.scope, &collection.id, slug).await
-                && post.status == EntryStatus::Published
-            {
-                found = Some(post);
-                break;
-            }
-        }
-        let post = found.ok_or_else(|| ErrorData::resource_not_found(format!("no published post {slug}"), None))?;
-        serde_json::to_string_pretty(&post)
+        serde_json::to_string_pretty(&published::post(services, &actor, slug).await.map_err(mcp_error)?)
     } else {
         return Err(ErrorData::invalid_params(
             format!("unknown resource {uri}: use {PAGE_TEMPLATE} or {POST_TEMPLATE}"),
@@ -106,24 +85,7 @@ pub async fn page_slugs(
     published_only: bool,
     max: usize,
 ) -> Result<(Vec<String>, bool), ErrorData> {
-    let filter = PageFilter { status: published_only.then_some(PublishStatus::Published), ..Default::default() };
-    let mut found = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let listing = services.store.pages(&ctx.scope, &filter, BATCH, cursor.as_deref()).await.map_err(internal)?;
-        for page in listing.items {
-            if page.slug.starts_with(prefix) {
-                if found.len() == max {
-                    return Ok((found, true));
-                }
-                found.push(page.slug);
-            }
-        }
-        match listing.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok((found, false)),
-        }
-    }
+    published::page_slugs(services, &Actor::of_call(ctx), prefix, published_only, max).await.map_err(mcp_error)
 }
 
 /// Slugs of published posts (every posts collection) starting with `prefix`.
@@ -133,29 +95,7 @@ pub async fn post_slugs(
     prefix: &str,
     max: usize,
 ) -> Result<(Vec<String>, bool), ErrorData> {
-    let store = &services.store;
-    let filter = EntryFilter { status: Some(EntryStatus::Published), ..Default::default() };
-    let mut found = Vec::new();
-    for collection in posts_collections(services, ctx).await? {
-        let mut cursor: Option<String> = None;
-        loop {
-            let listing =
-                store.entries(&ctx.scope, &collection, &filter, BATCH, cursor.as_deref()).await.map_err(internal)?;
-            for post in listing.items {
-                if post.slug.starts_with(prefix) && !found.contains(&post.slug) {
-                    if found.len() == max {
-                        return Ok((found, true));
-                    }
-                    found.push(post.slug);
-                }
-            }
-            match listing.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => break,
-            }
-        }
-    }
-    Ok((found, false))
+    published::post_slugs(services, &Actor::of_call(ctx), prefix, max).await.map_err(mcp_error)
 }
 
 /// Slugs of the posts collections starting with `prefix`.
@@ -164,16 +104,5 @@ pub async fn posts_collection_slugs(
     ctx: &CallContext,
     prefix: &str,
 ) -> Result<Vec<String>, ErrorData> {
-    let collections = services.store.collections(&ctx.scope, BATCH, None).await.map_err(internal)?.items;
-    Ok(collections
-        .into_iter()
-        .filter(|c| c.kind == CollectionKind::Posts && c.slug.starts_with(prefix))
-        .map(|c| c.slug)
-        .collect())
-}
-
-/// Ids of the posts collections.
-async fn posts_collections(services: &Services, ctx: &CallContext) -> Result<Vec<String>, ErrorData> {
-    let collections = services.store.collections(&ctx.scope, BATCH, None).await.map_err(internal)?.items;
-    Ok(collections.into_iter().filter(|c| c.kind == CollectionKind::Posts).map(|c| c.id).collect())
+    published::posts_collection_slugs(services, &Actor::of_call(ctx), prefix).await.map_err(mcp_error)
 }

@@ -1,0 +1,153 @@
+//! What is published, as the delivery API serves it: the pages (with their
+//! published sections) and the posts of every posts collection, by slug —
+//! what an MCP client lists and reads as resources, and completes slugs of.
+
+use crate::{Actor, AppError, AppResult};
+use quire_core::model::{CollectionKind, Entry, EntryStatus, PublishStatus};
+use quire_store::{DeliveredPage, EntryFilter, PageFilter};
+use quire_tools::Services;
+
+/// How many records a listing reads per store call.
+const BATCH: u32 = 100;
+
+/// A published page or post, as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Page or post.
+    pub kind: Kind,
+    /// Its slug.
+    pub slug: String,
+    /// Its name (a page's) or title (a post's).
+    pub title: String,
+    /// A post's collection slug.
+    pub collection: Option<String>,
+}
+
+/// What kind of published record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A page.
+    Page,
+    /// A post of a posts collection.
+    Post,
+}
+
+/// The published pages and posts of the actor's scope (the first hundred
+/// of each, and of each posts collection).
+pub async fn list(services: &Services, actor: &Actor) -> AppResult<Vec<Listed>> {
+    let store = &services.store;
+    let mut out = Vec::new();
+    let filter = PageFilter { status: Some(PublishStatus::Published), ..Default::default() };
+    for page in store.pages(&actor.scope, &filter, BATCH, None).await?.items {
+        out.push(Listed { kind: Kind::Page, slug: page.slug, title: page.name, collection: None });
+    }
+    for collection in store.collections(&actor.scope, BATCH, None).await?.items {
+        if collection.kind != CollectionKind::Posts {
+            continue;
+        }
+        let filter = EntryFilter { status: Some(EntryStatus::Published), ..Default::default() };
+        for post in store.entries(&actor.scope, &collection.id, &filter, BATCH, None).await?.items {
+            out.push(Listed {
+                kind: Kind::Post,
+                slug: post.slug,
+                title: post.title,
+                collection: Some(collection.slug.clone()),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A published page with its published sections, as delivered.
+pub async fn page(services: &Services, actor: &Actor, slug: &str) -> AppResult<DeliveredPage> {
+    Ok(services.store.delivery_page(&actor.scope, slug).await?)
+}
+
+/// A published post, from whichever posts collection has it.
+pub async fn post(services: &Services, actor: &Actor, slug: &str) -> AppResult<Entry> {
+    let store = &services.store;
+    for collection in posts_collections(services, actor).await? {
+        if let Ok(post) = store.entry_by_slug(&actor.scope, &collection, slug).await
+            && post.status == EntryStatus::Published
+        {
+            return Ok(post);
+        }
+    }
+    Err(AppError::not_found(format!("no published post {slug}")))
+}
+
+/// Slugs starting with `prefix`: of published pages only, or of every live
+/// page. At most `max`; the flag says whether more matched.
+pub async fn page_slugs(
+    services: &Services,
+    actor: &Actor,
+    prefix: &str,
+    published_only: bool,
+    max: usize,
+) -> AppResult<(Vec<String>, bool)> {
+    let filter = PageFilter { status: published_only.then_some(PublishStatus::Published), ..Default::default() };
+    let mut found = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let listing = services.store.pages(&actor.scope, &filter, BATCH, cursor.as_deref()).await?;
+        for page in listing.items {
+            if page.slug.starts_with(prefix) {
+                if found.len() == max {
+                    return Ok((found, true));
+                }
+                found.push(page.slug);
+            }
+        }
+        match listing.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok((found, false)),
+        }
+    }
+}
+
+/// Slugs of published posts (every posts collection) starting with `prefix`.
+pub async fn post_slugs(
+    services: &Services,
+    actor: &Actor,
+    prefix: &str,
+    max: usize,
+) -> AppResult<(Vec<String>, bool)> {
+    let store = &services.store;
+    let filter = EntryFilter { status: Some(EntryStatus::Published), ..Default::default() };
+    let mut found = Vec::new();
+    for collection in posts_collections(services, actor).await? {
+        let mut cursor: Option<String> = None;
+        loop {
+            let listing = store.entries(&actor.scope, &collection, &filter, BATCH, cursor.as_deref()).await?;
+            for post in listing.items {
+                if post.slug.starts_with(prefix) && !found.contains(&post.slug) {
+                    if found.len() == max {
+                        return Ok((found, true));
+                    }
+                    found.push(post.slug);
+                }
+            }
+            match listing.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+    }
+    Ok((found, false))
+}
+
+/// Slugs of the posts collections starting with `prefix`.
+pub async fn posts_collection_slugs(services: &Services, actor: &Actor, prefix: &str) -> AppResult<Vec<String>> {
+    let collections = services.store.collections(&actor.scope, BATCH, None).await?.items;
+    Ok(collections
+        .into_iter()
+        .filter(|c| c.kind == CollectionKind::Posts && c.slug.starts_with(prefix))
+        .map(|c| c.slug)
+        .collect())
+}
+
+/// Ids of the posts collections.
+async fn posts_collections(services: &Services, actor: &Actor) -> AppResult<Vec<String>> {
+    let collections = services.store.collections(&actor.scope, BATCH, None).await?.items;
+    Ok(collections.into_iter().filter(|c| c.kind == CollectionKind::Posts).map(|c| c.id).collect())
+}

@@ -494,8 +494,14 @@ impl Store {
     pub async fn session_messages(&self, scope: &Scope, session_id: &str) -> Result<Vec<StoredMessage>> {
         // Scope check: the session must belong to the scope.
         self.session(scope, session_id).await?;
-        let rows = db::query("SELECT seq, turn, body, at FROM agent_messages WHERE session_id = ?1 ORDER BY seq")
-            .bind(session_id)
+        // Messages have no site of their own: their session's names it.
+        let rows = db::query(
+            "SELECT seq, turn, body, at FROM agent_messages WHERE session_id = ?1
+             AND EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = ?1 AND s.site_id = ?2 AND s.env = ?3) ORDER BY seq",
+        )
+        .bind(session_id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
             .read_all(&self.db)
             .await?;
         rows.iter()

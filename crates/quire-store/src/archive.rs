@@ -25,17 +25,17 @@ fn load_any(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Op
 
 /// The live children of `id`, a record of `entity`, in the order its
 /// [`Entity::children`] lists them (last taken first, so reversed here).
-fn children(conn: &Conn, entity: &Entity, id: &str) -> Result<Vec<(EntityKind, String)>> {
+fn children(conn: &Conn, scope: &Scope, entity: &Entity, id: &str) -> Result<Vec<(EntityKind, String)>> {
     let mut out = Vec::new();
     for child in entity.children {
         let Some(of) = entity_of(child.kind) else { continue };
         let top = if child.top_level { " AND parent_id IS NULL" } else { "" };
         let order = if of.positioned { "sort_order DESC, id DESC" } else { "id DESC" };
         let sql = format!(
-            "SELECT id FROM {} WHERE {} = ?1{top} AND archive_id IS NULL ORDER BY {order}",
+            "SELECT id FROM {} WHERE {} = ?1 AND site_id = ?2 AND env = ?3{top} AND archive_id IS NULL ORDER BY {order}",
             of.table, child.column
         );
-        let ids: Vec<String> = db::query_scalar(sql).bind(id).fetch_all(conn)?;
+        let ids: Vec<String> = db::query_scalar(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_all(conn)?;
         out.extend(ids.into_iter().map(|i| (child.kind, i)));
     }
     Ok(out)
@@ -54,7 +54,7 @@ fn cascade(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Vec
             continue;
         };
         let Some(entity) = entity_of(kind).filter(|e| e.archived) else { continue };
-        let children = children(conn, entity, &id)?;
+        let children = children(conn, scope, entity, &id)?;
         out.push(ArchivedItem { entity: kind, id, label });
         stack.extend(children);
     }
@@ -241,7 +241,7 @@ pub(crate) fn archive_in(
                 items.extend(cascade(tx, scope, kind, id)?);
             }
         }
-        if &fingerprint_of(tx, &items)? != expected {
+        if &fingerprint_of(tx, Some(scope), &items)? != expected {
             return Err(changed_since_preview());
         }
     }
@@ -287,10 +287,16 @@ pub(crate) fn archive_in(
             let (_, before) = load_any(tx, scope, item.entity, &item.id)?
                 .ok_or_else(|| StoreError::not_found(item.entity.as_str(), item.id.clone()))?;
             let sql = format!(
-                "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3",
+                "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3 AND site_id = ?4 AND env = ?5",
                 table_of(item.entity)?
             );
-            db::query(sql).bind(&archive.id).bind(now).bind(&item.id).execute(tx)?;
+            db::query(sql)
+                .bind(&archive.id)
+                .bind(now)
+                .bind(&item.id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .execute(tx)?;
             log_change(tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None)?;
         }
         archives.push(archive);
@@ -332,17 +338,25 @@ pub(crate) fn restore_in(
         }
         for item in &archive.items {
             let sql = format!(
-                "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3",
+                "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3 AND site_id = ?4 AND env = ?5",
                 table_of(item.entity)?
             );
-            db::query(sql).bind(now).bind(&item.id).bind(&archive.id).execute(tx)?;
+            db::query(sql)
+                .bind(now)
+                .bind(&item.id)
+                .bind(&archive.id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .execute(tx)?;
             let after = load_any(tx, scope, item.entity, &item.id)?.map(|(_, v)| v);
             log_change(tx, scope, ctx, item.entity, &item.id, "restore", None, after)?;
         }
-        db::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3")
+        db::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3 AND site_id = ?4 AND env = ?5")
             .bind(now)
             .bind(&ctx.actor)
             .bind(&archive.id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
             .execute(tx)?;
         archive.restored_at = Some(now);
         archive.restored_by = Some(ctx.actor.clone());
@@ -351,7 +365,7 @@ pub(crate) fn restore_in(
     if let Some(expected) = expected {
         // Versions were bumped by the restore above; compare what they were.
         let now_versions: Fingerprint =
-            fingerprint_of(tx, &all_items)?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
+            fingerprint_of(tx, Some(scope), &all_items)?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
         if &now_versions != expected {
             return Err(changed_since_preview());
         }
@@ -361,9 +375,12 @@ pub(crate) fn restore_in(
 
 /// Why restoring `item` from archive `archive_id` would clash, if it would.
 fn restore_conflict(conn: &Conn, scope: &Scope, item: &ArchivedItem, archive_id: &str) -> Result<()> {
-    let row = db::query(format!("SELECT * FROM {} WHERE id = ?1", table_of(item.entity)?))
-        .bind(&item.id)
-        .fetch_optional(conn)?;
+    let row =
+        db::query(format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3", table_of(item.entity)?))
+            .bind(&item.id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(conn)?;
     let Some(row) = row else {
         return Err(StoreError::Corrupt(format!("archived {} {} is missing", item.entity, item.id)));
     };

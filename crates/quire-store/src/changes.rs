@@ -447,8 +447,15 @@ fn undo_turn_in(
             if restored_items.contains(&(change.entity, change.entity_id.clone())) {
                 continue;
             }
-            let sql = format!("SELECT archive_id FROM {} WHERE id = ?1", crate::record::table_of(change.entity)?);
-            let archive: Option<Option<String>> = db::query_scalar(sql).bind(&change.entity_id).fetch_optional(conn)?;
+            let sql = format!(
+                "SELECT archive_id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3",
+                crate::record::table_of(change.entity)?
+            );
+            let archive: Option<Option<String>> = db::query_scalar(sql)
+                .bind(&change.entity_id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(conn)?;
             match archive.flatten() {
                 Some(id) => {
                     let restored = crate::archive::restore_in(conn, ctx, scope, std::slice::from_ref(&id), None)?;

@@ -44,15 +44,18 @@ impl Store {
         let (scope, slug) = (scope.clone(), slug.to_string());
         self.db
             .read_short(move |c| {
-                let page = by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
+                let page =
+                    by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
                 if page.status != PublishStatus::Published {
                     return Err(StoreError::not_found("page", slug));
                 }
                 let rows = db::query(
-                    "SELECT * FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL AND status = 'published' AND hidden = 0
-                     ORDER BY sort_order, id",
+                    "SELECT * FROM page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+                     AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
                 )
                 .bind(&page.id)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
                 .fetch_all(c)?;
                 let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
                 let path = match &page.parent_id {
@@ -78,9 +81,14 @@ impl Store {
 /// (see [`Store::delivery_navigation`]).
 fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
     let nav: Navigation = find(conn, scope, key)?;
-    let rows = db::query("SELECT * FROM nav_items WHERE navigation_id = ?1 AND archive_id IS NULL AND visible = 1 ORDER BY sort_order, id")
-        .bind(&nav.id)
-        .fetch_all(conn)?;
+    let rows = db::query(
+        "SELECT * FROM nav_items WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+         AND visible = 1 ORDER BY sort_order, id",
+    )
+    .bind(&nav.id)
+    .bind(&scope.site_id)
+    .bind(&scope.env)
+    .fetch_all(conn)?;
     let items = rows.iter().map(NavItem::from_row).collect::<Result<Vec<_>>>()?;
     let mut known = HashMap::new();
     let mut page_paths = HashMap::new();

@@ -502,7 +502,7 @@ impl Store {
         let done = db::query(
             "UPDATE jobs SET lease_until = ?3, updated_at = ?4, stage = coalesce(?5, stage),
              progress = coalesce(?6, progress)
-             WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+             WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND site_id = ?7 AND env = ?8",
         )
         .bind(&job.id)
         .bind(job.attempts)
@@ -510,6 +510,8 @@ impl Store {
         .bind(now)
         .bind(step.map(|s| s.0))
         .bind(step.map(|s| s.1.clamp(0, 100)))
+        .bind(&job.scope.site_id)
+        .bind(&job.scope.env)
         .write(&self.db)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -525,13 +527,15 @@ impl Store {
         let done = db::query(
             "UPDATE jobs SET status = ?3, error = ?4, lease_until = NULL, updated_at = ?5, stage = NULL,
              progress = CASE WHEN ?3 = 'done' THEN 100 ELSE progress END
-             WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+             WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND site_id = ?6 AND env = ?7",
         )
         .bind(&job.id)
         .bind(job.attempts)
         .bind(status)
         .bind(error)
         .bind(Utc::now())
+        .bind(&job.scope.site_id)
+        .bind(&job.scope.env)
         .execute(conn)?;
         Ok(done.rows_affected() == 1)
     }
@@ -577,13 +581,15 @@ impl Store {
                     let done = db::query(
                     "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5,
                      stage = NULL, progress = 0
-                     WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+                     WHERE id = ?1 AND attempts = ?2 AND status = 'running' AND site_id = ?6 AND env = ?7",
                 )
                 .bind(&job.id)
                 .bind(job.attempts)
                 .bind(reason)
                 .bind(millis(Utc::now()) + backoff(job.attempts).as_millis() as i64)
                 .bind(Utc::now())
+                .bind(&job.scope.site_id)
+                .bind(&job.scope.env)
                 .execute(c)?;
                     return Ok(done.rows_affected() == 1);
                 }
@@ -680,10 +686,15 @@ impl Store {
             .bind(version)
             .execute(c)?;
             if pgvector {
-                db::query("UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector WHERE entity_id = ?2 AND model = ?3")
-                    .bind(text)
-                    .bind(id)
-                    .bind(model)
+                db::query(
+                    "UPDATE embeddings SET embedding = CAST(?1 AS TEXT)::vector
+                     WHERE entity_id = ?2 AND model = ?3 AND site_id = ?4 AND env = ?5",
+                )
+                .bind(text)
+                .bind(id)
+                .bind(model)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
                     .execute(c)?;
             }
             crate::vectors::raise(c, scope, entity, model)

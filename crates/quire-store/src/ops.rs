@@ -214,12 +214,16 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
+        let within = scope.clone();
         self.create_record_with(ctx, scope, section, move |c, section| {
             if !placed {
                 let max: Option<i64> = db::query_scalar(
-                    "SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND archive_id IS NULL",
+                    "SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3
+                     AND archive_id IS NULL",
                 )
                 .bind(&section.page_id)
+                .bind(&within.site_id)
+                .bind(&within.env)
                 .fetch_one(c)?;
                 section.sort_order = max.map_or(0, |m| m.saturating_add(1));
             }
@@ -382,13 +386,15 @@ impl Store {
     /// A live entry by collection (id or slug) and slug.
     pub async fn entry_by_slug(&self, scope: &Scope, collection: &str, slug: &str) -> Result<Entry> {
         let collection = self.collection(scope, collection).await?;
-        let slug = slug.to_string();
+        let (scope, slug) = (scope.clone(), slug.to_string());
         self.db
             .read(move |c| {
                 let row =
-                    db::query("SELECT * FROM entries WHERE collection_id = ?1 AND slug = ?2 AND archive_id IS NULL")
+                    db::query("SELECT * FROM entries WHERE collection_id = ?1 AND slug = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL")
                         .bind(&collection.id)
                         .bind(&slug)
+                        .bind(&scope.site_id)
+                        .bind(&scope.env)
                         .fetch_optional(c)?;
                 row.as_ref().map(Entry::from_row).transpose()?.ok_or_else(|| StoreError::not_found("entry", slug))
             })
@@ -534,13 +540,17 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
+        let within = scope.clone();
         self.create_record_with(ctx, scope, item, move |c, item| {
             if !placed {
                 item.sort_order = db::query_scalar(
-                    "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NOT DISTINCT FROM ?2 AND archive_id IS NULL",
+                    "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NOT DISTINCT FROM ?2
+                     AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
                 )
                 .bind(&item.navigation_id)
                 .bind(&item.parent_id)
+                .bind(&within.site_id)
+                .bind(&within.env)
                 .fetch_one(c)?;
             }
             Ok(())

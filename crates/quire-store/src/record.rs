@@ -451,9 +451,12 @@ pub(crate) fn check_restore<T: Record>(conn: &Conn, scope: &Scope, record: &T, a
     for p in e.parents {
         let Some(parent) = text_of(value_of(&columns, p.column)) else { continue };
         let table = table_of(p.kind)?;
-        let state: Option<Option<String>> = db::query_scalar(format!("SELECT archive_id FROM {table} WHERE id = ?1"))
-            .bind(parent)
-            .fetch_optional(conn)?;
+        let state: Option<Option<String>> =
+            db::query_scalar(format!("SELECT archive_id FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
+                .bind(parent)
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(conn)?;
         match state {
             Some(None) => {}
             Some(Some(a)) if a == archive_id => {}

@@ -306,15 +306,21 @@ fn top_level_room(conn: &Conn, scope: &Scope, navigation_id: &str, item_id: &str
     // Replicas adding items at once count one after the other: the items'
     // tree lock (taken before any row, as every change of an item does).
     crate::record::lock_trees(conn, scope)?;
-    let row: Option<(String, Option<i64>)> = db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1")
-        .bind(navigation_id)
-        .fetch_optional(conn)?;
+    let row: Option<(String, Option<i64>)> =
+        db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
+            .bind(navigation_id)
+            .bind(&scope.site_id)
+            .bind(&scope.env)
+            .fetch_optional(conn)?;
     let Some((key, Some(max))) = row else { return Ok(()) };
     let count: i64 = db::query_scalar(
-        "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NULL AND archive_id IS NULL AND id <> ?2",
+        "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND site_id = ?3 AND env = ?4 AND parent_id IS NULL
+         AND archive_id IS NULL AND id <> ?2",
     )
     .bind(navigation_id)
     .bind(item_id)
+    .bind(&scope.site_id)
+    .bind(&scope.env)
     .fetch_one(conn)?;
     if count >= max {
         return Err(StoreError::conflict(

@@ -13,6 +13,9 @@ use quire_store::{Scope, TokenInfo, WebSession};
 /// Header that picks one of the token's environments (default: its first).
 pub const ENV_HEADER: &str = "x-quire-env";
 
+/// Header naming the caller's conversation session, if any.
+pub const SESSION_HEADER: &str = "x-quire-session";
+
 /// Who is calling.
 #[derive(Debug, Clone)]
 pub enum Who {
@@ -29,6 +32,20 @@ pub struct Caller {
     pub who: Who,
     /// The scope every operation runs in; never taken from the body.
     pub scope: Scope,
+}
+
+/// The registry's call context for an HTTP caller.
+pub fn call_context(caller: &Caller, headers: &axum::http::HeaderMap) -> quire_tools::CallContext {
+    quire_tools::CallContext {
+        actor: caller.actor(),
+        group: caller.group(),
+        scope: caller.scope.clone(),
+        surface: caller.surface(),
+        session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
+        turn_id: None,
+        policy: quire_tools::ApprovalPolicy::parse(caller.approval_policy()),
+        writer: None,
+    }
 }
 
 impl Caller {

@@ -178,7 +178,7 @@ async fn receive_form(
         ));
     }
     let services = state.registry().services();
-    let ctx = quire_server::routes::tools::call_context(&person.caller, &axum::http::HeaderMap::new());
+    let ctx = quire_server::auth::call_context(&person.caller, &axum::http::HeaderMap::new());
     let mut uploaded = Vec::new();
     while let Some(field) = form.next_field().await.map_err(too_large)? {
         if field.name() != Some("file") {

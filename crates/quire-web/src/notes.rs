@@ -53,7 +53,7 @@ async fn tool(
     name: &str,
     args: Value,
 ) -> Result<Value, String> {
-    let ctx = quire_server::routes::tools::call_context(&person.caller, headers);
+    let ctx = quire_server::auth::call_context(&person.caller, headers);
     let answer = state.registry().call(&ctx, name, args).await;
     if answer.get("success").and_then(Value::as_bool) == Some(false) {
         return Err(answer.get("error").and_then(Value::as_str).unwrap_or("the vault refused").to_string());

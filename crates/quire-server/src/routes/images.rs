@@ -7,9 +7,8 @@ use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::error::{ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody, tool_error};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::routes::tools::tool_error;
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -103,7 +102,7 @@ pub async fn create(
     req: Request,
 ) -> ApiResult<Response> {
     caller.require(Action::Write(EntityKind::Image))?;
-    let ctx = super::tools::call_context(&caller, &headers);
+    let ctx = crate::auth::call_context(&caller, &headers);
     let services = state.registry().services();
     let multipart = headers
         .get(header::CONTENT_TYPE)

@@ -3,20 +3,16 @@
 
 use super::ListResponse;
 use crate::AppState;
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::auth::{Caller, call_context};
+use crate::error::{ApiError, ApiResult, ErrorBody, tool_error, tool_status};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_store::Confirmation;
-use quire_tools::{ApprovalPolicy, CallContext, ToolError};
 use serde::Deserialize;
 use serde_json::Value;
-
-/// Header naming the caller's conversation session, if any.
-pub const SESSION_HEADER: &str = "x-quire-session";
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
@@ -28,20 +24,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/approvals", get(approvals))
         .route("/api/v1/approvals/{id}/approve", post(approve))
         .route("/api/v1/approvals/{id}/reject", post(reject))
-}
-
-/// The registry's call context for an HTTP caller.
-pub fn call_context(caller: &Caller, headers: &HeaderMap) -> CallContext {
-    CallContext {
-        actor: caller.actor(),
-        group: caller.group(),
-        scope: caller.scope.clone(),
-        surface: caller.surface(),
-        session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
-        turn_id: None,
-        policy: ApprovalPolicy::parse(caller.approval_policy()),
-        writer: None,
-    }
 }
 
 /// Filter of the tool list.
@@ -129,22 +111,6 @@ pub async fn read(
     Ok(Json(serde_json::to_value(registry.info(tool)).unwrap_or_default()))
 }
 
-fn status_of(result: &Value) -> StatusCode {
-    if result["success"] != false {
-        return StatusCode::OK;
-    }
-    match result["errorCode"].as_str() {
-        Some("VALIDATION") => StatusCode::UNPROCESSABLE_ENTITY,
-        Some("NOT_FOUND") => StatusCode::NOT_FOUND,
-        Some("CONFLICT") => StatusCode::CONFLICT,
-        Some("FORBIDDEN") => StatusCode::FORBIDDEN,
-        Some("APPROVAL_REQUIRED") => StatusCode::PRECONDITION_REQUIRED,
-        Some("LIMIT") => StatusCode::TOO_MANY_REQUESTS,
-        Some("UPSTREAM") => StatusCode::BAD_GATEWAY,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
 /// A failed invocation: the tool's own result (`{ success: false, error,
 /// errorCode, hint }`), or an error of the HTTP edge (`{ error, code }`).
 #[derive(utoipa::ToSchema)]
@@ -177,29 +143,7 @@ pub async fn invoke(
 ) -> (StatusCode, Json<Value>) {
     let ctx = call_context(&caller, &headers);
     let result = state.registry().call(&ctx, &name, args).await;
-    (status_of(&result), Json(result))
-}
-
-/// A tool error as an HTTP error with the matching status and the tool's
-/// own errorCode (`APPROVAL_REQUIRED`, `INTERNAL`, …), so REST names the
-/// same failure the tool reported.
-pub fn tool_error(e: ToolError) -> ApiError {
-    let body = e.to_json();
-    let status = status_of(&body);
-    if status == StatusCode::INTERNAL_SERVER_ERROR {
-        return ApiError::internal(e.message);
-    }
-    let code = match e.code {
-        quire_tools::ErrorCode::Validation => "VALIDATION",
-        quire_tools::ErrorCode::NotFound => "NOT_FOUND",
-        quire_tools::ErrorCode::Conflict => "CONFLICT",
-        quire_tools::ErrorCode::Forbidden => "FORBIDDEN",
-        quire_tools::ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
-        quire_tools::ErrorCode::Upstream => "UPSTREAM",
-        quire_tools::ErrorCode::Limit => "LIMIT",
-        quire_tools::ErrorCode::Internal => "INTERNAL",
-    };
-    ApiError { status, code, message: e.message, field: None, details: Vec::new() }
+    (tool_status(&result), Json(result))
 }
 
 /// Destructive calls waiting for a person's approval in the caller's scope.

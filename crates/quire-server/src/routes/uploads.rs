@@ -10,8 +10,7 @@
 
 use crate::AppState;
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::routes::tools::tool_error;
+use crate::error::{ApiError, ApiResult, ErrorBody, tool_error};
 use axum::extract::multipart::{Field, MultipartError};
 use axum::extract::{DefaultBodyLimit, Multipart, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};

@@ -4,7 +4,8 @@
 //! by the media worker) and searched by exact cosine similarity over the
 //! stored vectors, fused with the full-text ranking by reciprocal rank.
 
-use crate::tool::{Services, ToolError};
+use crate::services::Services;
+use crate::tool::ToolError;
 use quire_core::model::Image;
 use quire_store::{Scope, Searched, Store, StoreError};
 use serde_json::{Value, json};

@@ -5,6 +5,7 @@ use crate::media::{MAX_INLINE_BYTES, clean_filename, receive_bytes};
 use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
+use crate::services::Services;
 use crate::tool::*;
 use base64::Engine as _;
 use quire_core::input::ImagePatch;

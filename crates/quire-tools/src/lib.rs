@@ -27,6 +27,7 @@ pub mod registry;
 pub mod scope;
 pub mod search;
 pub mod sections;
+pub mod services;
 pub mod storage;
 pub mod tool;
 pub mod vaults;
@@ -34,7 +35,8 @@ pub mod vaults;
 pub use guidance::{all_rules, render_guidance, render_rules};
 pub use output::output_schema;
 pub use registry::{Registry, ToolInfo, full_schema, permits};
-pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Services, Tool, ToolError};
+pub use services::Services;
+pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Tool, ToolError};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
 /// posts, navigation, entries, archive, vault, external.

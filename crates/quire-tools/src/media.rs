@@ -9,7 +9,8 @@
 //! received stays in the site's local staging folder (`incoming/`) until
 //! then.
 
-use crate::tool::{CallContext, ErrorCode, Services, ToolError};
+use crate::services::Services;
+use crate::tool::{CallContext, ErrorCode, ToolError};
 use quire_core::access::{Action, allows};
 use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
 use quire_media::{Format, Limits, MediaError};

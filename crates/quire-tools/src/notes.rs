@@ -6,6 +6,7 @@
 use crate::args::parse;
 use crate::registry::schema;
 use crate::scope::limit;
+use crate::services::Services;
 use crate::tool::*;
 use quire_core::model::{Change as LoggedChange, ChangeContext, Surface};
 use quire_store::Scope;

@@ -3,6 +3,7 @@
 //! tools each session has activated.
 
 use crate::args::schema_of;
+use crate::services::Services;
 use crate::tool::*;
 use chrono::{Duration, Utc};
 use quire_core::access::Group;

@@ -1,13 +1,13 @@
 //! What a tool is: its definition, the context a call runs in, and the shape
 //! of its results and errors.
 
+use crate::services::Services;
 use quire_core::access::Group;
 use quire_core::model::{ChangeContext, Surface};
 use quire_store::{Fingerprint, Scope, Store, StoreError};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::future::Future;
-use std::path::PathBuf;
 use std::pin::Pin;
 
 /// Where a tool belongs: always-active defaults, internal content tools, or
@@ -184,48 +184,6 @@ impl CallContext {
             surface: self.surface,
             session_id: self.session_id.clone(),
             turn_id: self.turn_id.clone(),
-        }
-    }
-}
-
-/// What tools run against.
-#[derive(Clone, Debug)]
-pub struct Services {
-    /// The store.
-    pub store: Store,
-    /// Local folder of media, one folder per site named by its id: what
-    /// is staged (received uploads, job work folders, under
-    /// `<site>/incoming/`) and, with the local storage, the published files.
-    pub uploads_dir: PathBuf,
-    /// Where the published files `/uploads` serves are kept: `uploads_dir`
-    /// by default, or an S3-compatible bucket.
-    pub storage: crate::storage::Storage,
-    /// The notes vault of each site.
-    pub vaults: crate::vaults::Vaults,
-    /// Upload limits, decoding limits and the job worker's wake-up.
-    pub media: crate::media::MediaSettings,
-    /// The embedding model semantic search uses; none: full text alone.
-    pub embedder: Option<crate::embed::SharedEmbedder>,
-    /// The vision model that writes alt text for new images; none: nothing is written.
-    pub describer: Option<crate::describe::SharedDescriber>,
-    /// The guarded HTTP client and the providers of the external tools.
-    pub external: crate::external::ExternalSettings,
-}
-
-impl Services {
-    /// Services over a data directory: uploads (and, until
-    /// [`Services::storage`] is set otherwise, the published files) in
-    /// `<data>/uploads`, vaults in `<data>/vaults/<site>`.
-    pub fn new(store: Store, data_dir: &std::path::Path) -> Self {
-        Services {
-            store,
-            uploads_dir: data_dir.join("uploads"),
-            storage: crate::storage::Storage::local(data_dir.join("uploads")),
-            vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
-            media: crate::media::MediaSettings::default(),
-            embedder: None,
-            describer: None,
-            external: crate::external::ExternalSettings::default(),
         }
     }
 }

@@ -2,6 +2,10 @@
 //! tool calls and approvals show on stderr. In a terminal, approvals are
 //! asked y/N; without one they stay pending and their ids are printed.
 
+use super::{AnyResult, Outcome};
+use crate::cli::CallerArgs;
+use crate::config::Config;
+use crate::services::{DataDir, Existing, cli_context, seed, services};
 use quire_agent::{Event, Person, Runtime};
 use quire_tools::CallContext;
 use serde_json::Value;
@@ -158,4 +162,39 @@ pub async fn repl(
         eprintln!("session: {id}");
     }
     Ok(())
+}
+
+/// `quire chat`: one message (`message`) or a conversation on the
+/// terminal with agent `agent`, in a new session or `session`.
+pub async fn run(
+    agent: String,
+    session: Option<String>,
+    message: Option<String>,
+    caller: CallerArgs,
+    config: &Config,
+    data: &DataDir,
+) -> AnyResult<Outcome> {
+    let profiles = config.model_profiles()?;
+    let store = data.open_existing(Existing::Directory).await?;
+    if store.sites().await?.is_empty() {
+        seed(&store, &data.path, config).await?;
+    }
+    let ctx = cli_context(&store, config, caller).await?;
+    let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &data.path, config)?));
+    let runtime = quire_agent::Runtime::new(registry, profiles);
+    let person = quire_agent::Person { actor: ctx.actor.clone(), group: ctx.group, scope: ctx.scope.clone() };
+    let mut outcome = Outcome::Succeeded;
+    match message {
+        Some(m) => {
+            let (id, ok) = turn(&runtime, &person, &ctx, &agent, session.as_deref(), &m).await?;
+            eprintln!("session: {id}");
+            if !ok {
+                outcome = Outcome::Failed;
+            }
+        }
+        None => repl(&runtime, &person, &ctx, &agent, session).await?,
+    }
+    runtime.flush_events().await;
+    store.close().await;
+    Ok(outcome)
 }

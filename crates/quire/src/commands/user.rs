@@ -1,57 +1,12 @@
 //! `quire user create | list | disable | enable | link`: the people who sign
 //! in to the back-office.
 
-use crate::{AnyResult, Existing, open_existing};
-use clap::Subcommand;
+use super::AnyResult;
+use crate::cli::UserCommand;
+use crate::services::{DataDir, Existing};
 use quire_core::access::Group;
 use quire_store::NewUser;
 use std::io::Read;
-
-#[derive(Subcommand)]
-pub enum UserCommand {
-    /// Create a user; prints a one-time sign-in link unless a password is given.
-    Create {
-        /// Email address (the sign-in name).
-        #[arg(long)]
-        email: String,
-        /// Group: admin, editor, author or viewer.
-        #[arg(long)]
-        group: String,
-        /// Sites the user works on, slug or id (repeatable; default: the default site).
-        #[arg(long = "site")]
-        sites: Vec<String>,
-        /// Environments the user may use on those sites (repeatable; default: all).
-        #[arg(long = "env")]
-        envs: Vec<String>,
-        /// Name shown to others (default: the email's local part).
-        #[arg(long)]
-        name: Option<String>,
-        /// Read the password from standard input (one line) instead of printing a sign-in link.
-        #[arg(long)]
-        password_stdin: bool,
-    },
-    /// List users (never their passwords).
-    List {
-        /// Print a JSON array instead of a table.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Disable a user; their browser sessions end at once.
-    Disable {
-        /// Email or id.
-        user: String,
-    },
-    /// Enable a disabled user again.
-    Enable {
-        /// Email or id.
-        user: String,
-    },
-    /// Print a one-time sign-in link for a user (valid 24 hours), e.g. to set a forgotten password.
-    Link {
-        /// Email or id.
-        user: String,
-    },
-}
 
 /// A sign-in link: on the configured public URL, else on the configured
 /// address `serve` listens on. With neither, the address a server was
@@ -85,7 +40,8 @@ fn link(config: &crate::config::Config, secret: &str) -> String {
     }
 }
 
-pub async fn run(command: UserCommand, config: &crate::config::Config, dir: &std::path::Path) -> AnyResult {
+/// Runs `quire user …` on the data directory `data`.
+pub async fn run(command: UserCommand, config: &crate::config::Config, data: &DataDir) -> AnyResult {
     match command {
         UserCommand::Create { email, group, sites, envs, name, password_stdin } => {
             let group = Group::parse(&group)?;
@@ -97,7 +53,7 @@ pub async fn run(command: UserCommand, config: &crate::config::Config, dir: &std
             } else {
                 None
             };
-            let store = open_existing(dir, Existing::Database).await?;
+            let store = data.open_existing(Existing::Database).await?;
             let sites = if sites.is_empty() { vec![config.default_site.clone()] } else { sites };
             let environments = (!envs.is_empty()).then_some(envs);
             let user = store
@@ -117,7 +73,7 @@ pub async fn run(command: UserCommand, config: &crate::config::Config, dir: &std
             store.close().await;
         }
         UserCommand::List { json } => {
-            let store = open_existing(dir, Existing::Database).await?;
+            let store = data.open_existing(Existing::Database).await?;
             let users = store.users().await?;
             if json {
                 outln!("{}", serde_json::to_string_pretty(&users)?)?;
@@ -140,19 +96,19 @@ pub async fn run(command: UserCommand, config: &crate::config::Config, dir: &std
             store.close().await;
         }
         UserCommand::Disable { user } => {
-            let store = open_existing(dir, Existing::Database).await?;
+            let store = data.open_existing(Existing::Database).await?;
             let user = store.set_user_disabled(&user, true).await?;
             outln!("disabled user {}; their sessions have ended", user.email)?;
             store.close().await;
         }
         UserCommand::Enable { user } => {
-            let store = open_existing(dir, Existing::Database).await?;
+            let store = data.open_existing(Existing::Database).await?;
             let user = store.set_user_disabled(&user, false).await?;
             outln!("enabled user {}", user.email)?;
             store.close().await;
         }
         UserCommand::Link { user } => {
-            let store = open_existing(dir, Existing::Database).await?;
+            let store = data.open_existing(Existing::Database).await?;
             let user = store.user(&user).await?;
             if user.disabled_at.is_some() {
                 return Err(format!("user {} is disabled; enable them first", user.email).into());

@@ -1,0 +1,125 @@
+//! `quire serve`: the HTTP server, after creating, migrating and seeding the
+//! database on first start and making the first admin token and user.
+
+use super::AnyResult;
+use crate::config::Config;
+use crate::services::{DataDir, seed, services};
+use quire_core::access::Group;
+use quire_store::seed::DEMO_SITE;
+use quire_store::{Location, NewToken, Store};
+
+/// Runs the server on `addr` (default: the configured one) until it is
+/// stopped; `no_seed` leaves an empty database empty.
+pub async fn run(addr: Option<String>, no_seed: bool, config: &Config, data: &DataDir) -> AnyResult {
+    let profiles = config.model_profiles()?;
+    let limits = config.connection_limits()?;
+    let store = data.open_or_create().await?;
+    if !no_seed && store.sites().await?.is_empty() {
+        let report = seed(&store, &data.path, config).await?;
+        tracing::info!(created = report.created, "seeded the demo site");
+    }
+    let sign_in = bootstrap_admin(&store, config).await?;
+    // Starter agents no person changed follow this version's tools.
+    let refreshed = quire_store::seed::ensure_agents_everywhere(&store).await?;
+    if refreshed > 0 {
+        tracing::info!(agents = refreshed, "starter agents created or brought up to date");
+    }
+    let addr = config.listen_addr(addr);
+    let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr()?;
+    let base = config.public_url.clone().unwrap_or_else(|| format!("http://{local}"));
+    let base = base.trim_end_matches('/');
+    if let Some(secret) = sign_in {
+        outln!(
+            "Back-office sign-in link for admin@localhost (one use, 24 hours):\n\n    {base}/sign-in/link/{secret}\n"
+        )?;
+    }
+    eprintln!("Quire listening on {base}  (back-office: {base}/ · API docs: {base}/api/docs)");
+    if profiles.is_empty() {
+        tracing::warn!("no model provider configured: agents will answer how to configure one");
+    }
+    let state = quire_server::AppState::new(services(&store, &data.path, config)?, config.default_site.clone())
+        .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins)
+        .with_profiles(profiles)
+        .with_https(base.starts_with("https://"));
+    tracing::info!(storage = %state.registry().services().storage.describe(), "published media");
+    if matches!(store.location(), Location::File(_)) && data.options.synchronous == quire_store::Synchronous::Normal {
+        tracing::info!("sqlite_synchronous = normal: commits survive a crash of the process, not a power loss");
+    }
+    state.spawn_background();
+    let max_upload = state.registry().services().media.max_upload_bytes;
+    let router = quire_server::router_with_files(
+        state.clone(),
+        quire_web::router(state.clone()),
+        quire_web::file_router(max_upload),
+    );
+    quire_server::serve(listener, router, state.clone(), limits).await?;
+    // The last events of turns that ran here, for streams elsewhere.
+    state.runtime().flush_events().await;
+    store.close().await;
+    Ok(())
+}
+
+/// On a database without tokens, creates the admin token and prints it once;
+/// `QUIRE_BOOTSTRAP_TOKEN` chooses its value (and is added if unknown). On
+/// a database without users, creates the admin user `admin@localhost` and
+/// answers a one-time sign-in link's secret for them.
+async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult<Option<String>> {
+    let site = if store.site(&config.default_site).await.is_ok() {
+        config.default_site.clone()
+    } else {
+        DEMO_SITE.to_string()
+    };
+    if store.site(&site).await.is_err() {
+        store.create_site(&site, "Quire", &["production", "staging"]).await?;
+        let scope = store.scope_of(&site, "production").await?;
+        quire_store::seed::ensure_templates(store, &scope).await?;
+        quire_store::seed::ensure_agents(store, &scope).await?;
+    }
+    if let Some(secret) = &config.bootstrap_token {
+        if store.authenticate(secret).await?.is_none() {
+            store
+                .create_token(NewToken {
+                    name: "bootstrap".into(),
+                    group: Group::Admin,
+                    site: site.clone(),
+                    environments: None,
+                    expires_at: None,
+                    secret: Some(secret.clone()),
+                    approval_policy: None,
+                    user_id: None,
+                })
+                .await?;
+            eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
+        }
+    } else if store.token_count().await? == 0 {
+        let (_, secret) = store
+            .create_token(NewToken {
+                name: "admin".into(),
+                group: Group::Admin,
+                site: site.clone(),
+                environments: None,
+                expires_at: None,
+                secret: None,
+                approval_policy: None,
+                user_id: None,
+            })
+            .await?;
+        outln!(
+            "\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n"
+        )?;
+    }
+    if store.user_count().await? > 0 {
+        return Ok(None);
+    }
+    let user = store
+        .create_user(quire_store::NewUser {
+            email: "admin@localhost".into(),
+            display_name: Some("Admin".into()),
+            group: Group::Admin,
+            sites: vec![(site, None)],
+            password: None,
+        })
+        .await?;
+    Ok(Some(store.create_sign_in_link(&user.id).await?))
+}

@@ -34,14 +34,22 @@ use utoipa::openapi::{ObjectBuilder, RefOr, Type, schema::Schema};
 
 /// Characters a single line may not hold anywhere, as the inside of a JSON
 /// Schema character class: control characters, bidirectional overrides and
-/// isolates, and the default-ignorable characters of the Basic
-/// Multilingual Plane that no context allows. The joiners, the emoji
-/// presentation selectors and what lies beyond U+FFFF are left to the
-/// server's check: a pattern cannot say in which context they show, nor
-/// spell a character above U+FFFF the same way in every dialect.
+/// isolates, and the default-ignorable characters that no context allows.
+/// Those of the Basic Multilingual Plane are escapes; those above U+FFFF
+/// (shorthand format controls, musical format controls, the language tag
+/// and the variation selectors supplement) are the characters themselves,
+/// which every Unicode-aware dialect (ECMAScript's `u` mode, as JSON
+/// Schema recommends, Python, Rust) reads as one code point each, where no
+/// escape is spelled the same in all of them. The joiners, the emoji
+/// presentation selectors and the tag characters (which spell subdivision
+/// flags) are left to the server's check: a pattern cannot say in which
+/// context they show.
 macro_rules! refused_in_lines {
     () => {
-        "\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0d\\ufeff\\uffa0\\ufff0-\\ufff8"
+        concat!(
+            "\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0d\\ufeff\\uffa0\\ufff0-\\ufff8",
+            "\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e001f}\u{e0080}-\u{e0fff}"
+        )
     };
 }
 
@@ -50,7 +58,10 @@ macro_rules! refused_in_lines {
 /// line needs one character outside this set.
 macro_rules! not_visible {
     () => {
-        "\\u0000-\\u0020\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8"
+        concat!(
+            "\\u0000-\\u0020\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8",
+            "\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e0fff}"
+        )
     };
 }
 
@@ -410,29 +421,45 @@ mod tests {
     }
 
     /// The code points of a character class as the patterns spell it
-    /// (`\\u0000-\\u001f\\u00ad…`).
+    /// (`\\u0000-\\u001f\\u00ad…`, and characters above U+FFFF as
+    /// themselves).
     fn class(spelled: &str) -> Vec<(u32, u32)> {
-        let points: Vec<&str> = spelled.split("\\u").skip(1).collect();
+        let mut points = Vec::new();
+        let mut chars = spelled.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    assert_eq!(chars.next(), Some('u'), "{spelled}");
+                    let hex: String = chars.by_ref().take(4).collect();
+                    points.push(Some(u32::from_str_radix(&hex, 16).unwrap()));
+                }
+                '-' => points.push(None),
+                other => points.push(Some(other as u32)),
+            }
+        }
         let mut ranges = Vec::new();
-        let mut pending: Option<u32> = None;
-        for p in points {
-            let code = u32::from_str_radix(&p[..4], 16).unwrap();
-            match pending.take() {
-                Some(lo) => ranges.push((lo, code)),
-                None if p.ends_with('-') => pending = Some(code),
-                None => ranges.push((code, code)),
+        let mut i = 0;
+        while i < points.len() {
+            let lo = points[i].unwrap();
+            if points.get(i + 1) == Some(&None) {
+                ranges.push((lo, points[i + 2].unwrap()));
+                i += 3;
+            } else {
+                ranges.push((lo, lo));
+                i += 1;
             }
         }
         ranges
     }
 
     #[test]
-    fn the_patterns_say_what_the_rule_says_in_the_basic_plane() {
+    fn the_patterns_say_what_the_rule_says_in_every_plane() {
         let refused = class(refused_in_lines!());
         let not_visible = class(not_visible!());
         let within = |ranges: &[(u32, u32)], c: char| ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&(c as u32)));
-        let in_context = |c: char| matches!(c, ZWJ | ZWNJ | '\u{fe0e}' | '\u{fe0f}');
-        for c in (0..=0xffffu32).filter_map(char::from_u32) {
+        // Joiners, presentation selectors and tag characters show in context.
+        let in_context = |c: char| matches!(c, ZWJ | ZWNJ | '\u{fe0e}' | '\u{fe0f}' | '\u{e0020}'..='\u{e007f}');
+        for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
             // A line of one character: that character must be visible.
             assert_eq!(
                 !within(&not_visible, c),

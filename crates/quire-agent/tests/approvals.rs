@@ -243,19 +243,7 @@ async fn the_model_cannot_approve_for_itself() {
 #[tokio::test]
 async fn the_conversational_policy_uses_confirmed_after_a_preview() {
     let env = Env::openai().await;
-    env.store
-        .update_agent(
-            &quire_core::model::ChangeContext::system(),
-            &env.scope,
-            "editor",
-            &quire_core::input::AgentPatch {
-                approval_policy: Some(quire_core::model::AgentPolicy::Conversational),
-                ..Default::default()
-            },
-            None,
-        )
-        .await
-        .unwrap();
+    conversational(&env).await;
     let contact = env.page_id("contact").await;
     let args = json!({ "ids": [contact] }).to_string();
     let confirmed = json!({ "ids": [contact], "confirmed": true }).to_string();
@@ -285,9 +273,8 @@ async fn the_conversational_policy_uses_confirmed_after_a_preview() {
     assert_eq!(approval.resolved_by.as_deref(), Some(env.actor.as_str()), "approved by the person");
 }
 
-/// The editor agent under the conversational policy; a turn that previews
-/// archiving `page` and asks; answers the session.
-async fn conversational_preview(env: &Env, page: &str) -> String {
+/// Puts the editor agent under the conversational policy.
+async fn conversational(env: &Env) {
     env.store
         .update_agent(
             &quire_core::model::ChangeContext::system(),
@@ -301,6 +288,12 @@ async fn conversational_preview(env: &Env, page: &str) -> String {
         )
         .await
         .unwrap();
+}
+
+/// The editor agent under the conversational policy; a turn that previews
+/// archiving `page` and asks; answers the session.
+async fn conversational_preview(env: &Env, page: &str) -> String {
+    conversational(env).await;
     let args = json!({ "ids": [page] }).to_string();
     env.fake.push(openai_stream("", &[("p", "deletePage", &args)]));
     env.fake.push(openai_stream("This archives the page. Shall I?", &[]));

@@ -192,18 +192,32 @@ fn external(config: &Config) -> quire_tools::external::ExternalSettings {
     settings
 }
 
+/// The default profile's OpenAI-compatible base URL, API key and the model
+/// `pick` names (a vision or an embedding model); none when unset, or when
+/// the provider is not OpenAI-compatible (said in the log, with `without`).
+fn openai_model(
+    config: &Config,
+    setting: &str,
+    without: &str,
+    pick: impl Fn(&quire_agent::Profile) -> Option<String>,
+) -> Option<(String, Option<String>, String)> {
+    let profiles = config.model_profiles().ok()?;
+    let profile = profiles.get("default")?;
+    let model = pick(profile).filter(|m| !m.trim().is_empty())?;
+    if profile.provider != quire_agent::ProviderKind::Openai {
+        tracing::warn!("{setting} needs an OpenAI-compatible provider; {without}");
+        return None;
+    }
+    let base = profile.base_url.as_deref().unwrap_or("https://api.openai.com/v1").to_string();
+    Some((base, profile.api_key.clone(), model))
+}
+
 /// The vision model of the default profile (`vision_model`), which writes
 /// alt text for new images; none writes nothing.
 fn describer(config: &Config) -> Option<quire_tools::describe::SharedDescriber> {
-    let profiles = config.model_profiles().ok()?;
-    let profile = profiles.get("default")?;
-    let model = profile.vision_model.clone().filter(|m| !m.trim().is_empty())?;
-    if profile.provider != quire_agent::ProviderKind::Openai {
-        tracing::warn!("vision_model needs an OpenAI-compatible provider; no alt text is written");
-        return None;
-    }
-    let base = profile.base_url.as_deref().unwrap_or("https://api.openai.com/v1");
-    match quire_tools::describe::OpenAiVision::new(base, profile.api_key.clone(), model) {
+    let (base, key, model) =
+        openai_model(config, "vision_model", "no alt text is written", |p| p.vision_model.clone())?;
+    match quire_tools::describe::OpenAiVision::new(&base, key, model) {
         Ok(d) => Some(std::sync::Arc::new(d)),
         Err(e) => {
             tracing::warn!(error = %e, "no alt text by a vision model");
@@ -215,15 +229,9 @@ fn describer(config: &Config) -> Option<quire_tools::describe::SharedDescriber> 
 /// The embedding model of the default profile (`embedding_model`), served
 /// by its OpenAI-compatible base URL; none leaves search on full text.
 fn embedder(config: &Config) -> Option<quire_tools::embed::SharedEmbedder> {
-    let profiles = config.model_profiles().ok()?;
-    let profile = profiles.get("default")?;
-    let model = profile.embedding_model.clone().filter(|m| !m.trim().is_empty())?;
-    if profile.provider != quire_agent::ProviderKind::Openai {
-        tracing::warn!("embedding_model needs an OpenAI-compatible provider; search stays on full text");
-        return None;
-    }
-    let base = profile.base_url.as_deref().unwrap_or("https://api.openai.com/v1");
-    match quire_tools::embed::OpenAiEmbedder::new(base, profile.api_key.clone(), model) {
+    let (base, key, model) =
+        openai_model(config, "embedding_model", "search stays on full text", |p| p.embedding_model.clone())?;
+    match quire_tools::embed::OpenAiEmbedder::new(&base, key, model) {
         Ok(e) => Some(std::sync::Arc::new(e)),
         Err(e) => {
             tracing::warn!(error = %e, "no semantic search");

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use quire_core::access::Group;
 use quire_core::model::*;
 use quire_store::{ConfirmationStatus, Scope, StoreError};
-use quire_tools::{ApprovalPolicy, CallContext, Registry};
+use quire_tools::{ApprovalPolicy, CallContext, ErrorCode, Registry, ToolError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -691,12 +691,12 @@ impl Runtime {
                 }
                 Message::Assistant { tool_calls, .. } => {
                     for call in tool_calls.iter().filter(|c| !answered.contains(c.id.as_str())) {
-                        let content = json!({
-                            "success": false,
-                            "errorCode": "INTERRUPTED",
-                            "error": "the process running this call stopped; it may or may not have taken effect",
-                            "hint": "Check the record before calling again.",
-                        });
+                        let content = ToolError::new(
+                            ErrorCode::Interrupted,
+                            "the process running this call stopped; it may or may not have taken effect",
+                            "Check the record before calling again.",
+                        )
+                        .to_json();
                         recovered.push(self.failed_call(&thread, &call.id, &call.name, &content));
                     }
                     break;
@@ -821,12 +821,12 @@ impl Runtime {
         let thread = session.id.clone();
         let mut messages = Vec::new();
         for p in pending {
-            let content = json!({
-                "success": false,
-                "errorCode": "REJECTED",
-                "error": "the turn was undone before this call was approved; nothing changed",
-                "hint": "Do not retry; the user undid this request.",
-            });
+            let content = ToolError::new(
+                ErrorCode::Rejected,
+                "the turn was undone before this call was approved; nothing changed",
+                "Do not retry; the user undid this request.",
+            )
+            .to_json();
             let msg = self.failed_call(&thread, &p.tool_call_id, &p.tool, &content);
             messages.push((session.turns, to_json(&msg)));
         }
@@ -1081,31 +1081,35 @@ impl Runtime {
             for (pending, answer) in answers {
                 let (content, is_error) = match answer {
                     Answer::Approved => {
-                        let mut args = pending.arguments.clone();
-                        if let Some(obj) = args.as_object_mut() {
-                            obj.insert("confirmationId".into(), json!(pending.approval_id));
-                        }
-                        let result = self.registry.call(&ctx, &pending.tool, args).await;
+                        let approval = quire_tools::Approval::Confirmation(pending.approval_id.clone());
+                        let result = match self
+                            .registry
+                            .run(&ctx, &pending.tool, pending.arguments.clone(), Some(&approval))
+                            .await
+                        {
+                            Ok(outcome) => outcome.into_json(),
+                            Err(e) => e.to_json(),
+                        };
                         self.after_tool(&thread, session, &pending.tool, &result);
                         let failed = result.get("success").and_then(Value::as_bool) == Some(false);
                         (result, failed)
                     }
                     Answer::Rejected { by, reason } => (
-                        json!({
-                            "success": false,
-                            "errorCode": "REJECTED",
-                            "error": format!("{by} rejected this call{}", reason.map(|r| format!(": {r}")).unwrap_or_default()),
-                            "hint": "Nothing changed. Do not retry the same call; tell the user and ask what they want instead.",
-                        }),
+                        ToolError::new(
+                            ErrorCode::Rejected,
+                            format!("{by} rejected this call{}", reason.map(|r| format!(": {r}")).unwrap_or_default()),
+                            "Nothing changed. Do not retry the same call; tell the user and ask what they want instead.",
+                        )
+                        .to_json(),
                         true,
                     ),
                     Answer::Expired => (
-                        json!({
-                            "success": false,
-                            "errorCode": "APPROVAL_EXPIRED",
-                            "error": "nobody answered the approval request before it expired; nothing changed",
-                            "hint": "Tell the user; call the tool again if they still want it.",
-                        }),
+                        ToolError::new(
+                            ErrorCode::ApprovalExpired,
+                            "nobody answered the approval request before it expired; nothing changed",
+                            "Tell the user; call the tool again if they still want it.",
+                        )
+                        .to_json(),
                         true,
                     ),
                 };
@@ -1247,59 +1251,66 @@ impl Runtime {
         agent: &Agent,
         call: &ToolCall,
     ) -> CallOutcome {
-        let error = |code: &str, message: String, hint: &str| CallOutcome::Result {
-            content: json!({ "success": false, "errorCode": code, "error": message, "hint": hint }),
+        let error = |code: ErrorCode, message: String, hint: &str| CallOutcome::Result {
+            content: ToolError::new(code, message, hint).to_json(),
             is_error: true,
             final_answer: None,
         };
         let Some(tool) = self.registry.get(&call.name) else {
             return error(
-                "NOT_FOUND",
+                ErrorCode::NotFound,
                 format!("no tool named \"{}\"", call.name),
                 "Use searchTools to find the right tool name.",
             );
         };
         if !prompt::enabled(agent, tool) {
             return error(
-                "FORBIDDEN",
+                ErrorCode::Forbidden,
                 format!("tool {} is not enabled for agent {}", tool.name, agent.alias),
                 "Use the tools you have, or tell the user this agent cannot do it.",
             );
         }
         let mut args = match call.parsed_arguments() {
             Ok(v) => v,
-            Err(e) => return error("INVALID_INPUT", e, "Send the arguments as one JSON object matching the schema."),
+            Err(e) => {
+                return error(ErrorCode::Validation, e, "Send the arguments as one JSON object matching the schema.");
+            }
         };
         // Approval is the runtime's business, never the model's: under the
         // conversational policy the model may only say `confirmed: true`,
         // which counts once the person approved (see `answer_previews`).
         let conversational = agent.approval_policy == AgentPolicy::Conversational && !tool.sends_out();
+        let mut approval = None;
         if let Some(obj) = args.as_object_mut() {
             obj.remove("confirmationId");
-            if !conversational {
-                obj.remove("confirmed");
+            if obj.remove("confirmed") == Some(Value::Bool(true)) && conversational && tool.destructive {
+                approval = Some(quire_tools::Approval::Confirmed);
             }
         }
         if !session.active_tools.iter().any(|n| n == tool.name) && tool.category != quire_tools::Category::Default {
             // An enabled tool called before discovery: allowed, and now active.
             session.active_tools.push(tool.name.to_string());
         }
-        let result =
-            self.registry.call(ctx, tool.name, args.clone()).instrument(tracing::info_span!("registry_call")).await;
-        if tool.destructive
-            && !conversational
-            && result.get("requiresConfirmation").and_then(Value::as_bool) == Some(true)
-        {
-            return CallOutcome::Pending(PendingCall {
-                tool_call_id: call.id.clone(),
-                tool: tool.name.to_string(),
-                arguments: args,
-                approval_id: result.get("confirmationId").and_then(Value::as_str).unwrap_or_default().to_string(),
-                message: result.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
-                items: result.get("items").cloned().unwrap_or(Value::Null),
-                expires_at: result.get("expiresAt").and_then(|v| serde_json::from_value(v.clone()).ok()),
-            });
-        }
+        let outcome = self
+            .registry
+            .run(ctx, tool.name, args.clone(), approval.as_ref())
+            .instrument(tracing::info_span!("registry_call"))
+            .await;
+        let result = match outcome {
+            Ok(quire_tools::Outcome::NeedsApproval(preview)) if !conversational => {
+                return CallOutcome::Pending(PendingCall {
+                    tool_call_id: call.id.clone(),
+                    tool: tool.name.to_string(),
+                    arguments: args,
+                    approval_id: preview.confirmation_id,
+                    message: preview.message,
+                    items: preview.items,
+                    expires_at: Some(preview.expires_at),
+                });
+            }
+            Ok(outcome) => outcome.into_json(),
+            Err(e) => e.to_json(),
+        };
         let failed = result.get("success").and_then(Value::as_bool) == Some(false);
         let mut final_answer = None;
         if !failed {

@@ -201,7 +201,7 @@ async fn malformed_arguments_go_back_to_the_model_and_the_turn_continues() {
     let session = env.turn("make a page", None).await;
     let requests = env.fake.requests();
     let first = last_tool_result(&requests[1]);
-    assert_eq!(first["errorCode"], "INVALID_INPUT");
+    assert_eq!(first["errorCode"], "VALIDATION");
     assert!(first["error"].as_str().unwrap().contains("not valid JSON"), "{first}");
     let second = last_tool_result(&requests[2]);
     assert!(second["error"].as_str().unwrap().contains("colour"), "the validation error names the field: {second}");

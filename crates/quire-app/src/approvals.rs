@@ -28,17 +28,6 @@ pub struct Answered {
     pub resumed: Option<JoinHandle<()>>,
 }
 
-/// What the preview of confirmation `id` said, in its own sentence (without
-/// the instructions for the model that the tool's answer adds): what a
-/// person is asked about.
-pub async fn preview_sentence(registry: &quire_tools::Registry, actor: &Actor, id: &str) -> AppResult<String> {
-    let confirmation = registry.services().store.confirmation(&actor.scope, id).await?;
-    confirmation.preview["message"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| AppError::new(crate::Failure::Internal, format!("confirmation {id} has no preview sentence")))
-}
-
 /// The pending destructive calls of the actor's scope.
 pub async fn pending(runtime: &Runtime, actor: &Actor) -> AppResult<Vec<Confirmation>> {
     Ok(runtime.registry().pending(&actor.scope).await?)

@@ -66,7 +66,8 @@ impl From<ToolError> for AppError {
             ErrorCode::NotFound => Failure::NotFound,
             ErrorCode::Forbidden => Failure::Forbidden,
             ErrorCode::Conflict | ErrorCode::Limit | ErrorCode::Upstream => Failure::Conflict,
-            ErrorCode::ApprovalRequired => Failure::ApprovalRequired,
+            ErrorCode::ApprovalRequired | ErrorCode::ApprovalExpired => Failure::ApprovalRequired,
+            ErrorCode::Rejected | ErrorCode::Interrupted => Failure::Conflict,
             ErrorCode::Internal => Failure::Internal,
         };
         Self::new(failure, e.message)

@@ -14,7 +14,7 @@ mod prompts;
 mod resources;
 
 use quire_core::model::Surface;
-use quire_tools::{CallContext, Category, Registry};
+use quire_tools::{Approval, CallContext, Category, Outcome, PendingApproval, Registry, ToolError};
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -176,30 +176,21 @@ impl QuireMcp {
         context: &RequestContext<RoleServer>,
         name: &str,
         args: Value,
-        preview: Value,
+        preview: PendingApproval,
     ) -> Value {
         // A client that was not declared interactive is a program holding
         // its credentials: it could answer its own question.
         if ctx.policy != quire_tools::ApprovalPolicy::Conversational
             || !context.peer.supported_elicitation_modes().contains(&rmcp::service::ElicitationMode::Form)
         {
-            return preview;
+            return preview.to_json();
         }
-        let Some(id) = preview["confirmationId"].as_str().map(str::to_string) else { return preview };
-        let Some(tool) = self.registry.get(name).filter(|t| !t.sends_out()) else { return preview };
+        let Some(tool) = self.registry.get(name).filter(|t| !t.sends_out()) else { return preview.to_json() };
         // The preview's own sentence, without the instructions for the model
         // that the tool's answer adds (approving elsewhere, calling again).
-        let actor = quire_app::Actor::of_call(ctx);
-        let described = match quire_app::approvals::preview_sentence(&self.registry, &actor, &id).await {
-            Ok(sentence) => sentence,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the preview; leaving the request for approval in Quire");
-                return preview;
-            }
-        };
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: approval_question(tool, &described),
+            message: approval_question(tool, &preview.message),
             requested_schema: ElicitationSchema::builder()
                 .required_bool_with("approve", |b| {
                     b.title("Approve").description("Yes runs exactly the change described; no cancels it.")
@@ -210,19 +201,19 @@ impl QuireMcp {
             Ok(answer) => answer,
             Err(e) => {
                 tracing::warn!(error = %e, "elicitation failed; leaving the request for approval in Quire");
-                return preview;
+                return preview.to_json();
             }
         };
         let yes = answer.action == ElicitationAction::Accept
             && answer.content.as_ref().and_then(|c| c.get("approve")).and_then(Value::as_bool) == Some(true);
+        let id = preview.confirmation_id;
         if let Err(e) = self.registry.resolve_in_client(ctx, &id, yes).await {
             return e.to_json();
         }
-        let mut args = args;
-        if let Value::Object(map) = &mut args {
-            map.insert("confirmationId".into(), Value::String(id));
+        match self.registry.run(ctx, name, args, Some(&Approval::Confirmation(id))).await {
+            Ok(outcome) => outcome.into_json(),
+            Err(e) => e.to_json(),
         }
-        self.registry.call(ctx, name, args).await
     }
 }
 
@@ -408,17 +399,22 @@ impl ServerHandler for QuireMcp {
         }
         let active_before =
             ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
-        let result = match self.registry.get(&name) {
+        let outcome = match self.registry.get(&name) {
             // useTool may call any permitted tool; otherwise only the offered ones.
             Some(tool) if !(self.offered(&ctx, tool) || (discover && quire_tools::permits(ctx.group, tool))) => {
-                serde_json::json!({
-                    "success": false, "error": format!("{name} is not offered to this client"), "errorCode": "FORBIDDEN",
-                    "hint": "Use one of the tools from tools/list.",
-                })
+                Err(ToolError::new(
+                    quire_tools::ErrorCode::Forbidden,
+                    format!("{name} is not offered to this client"),
+                    "Use one of the tools from tools/list.",
+                ))
             }
-            _ => self.registry.call(&ctx, &name, args.clone()).await,
+            _ => match quire_tools::approval_in(args) {
+                Ok((args, approval)) => {
+                    self.registry.run(&ctx, &name, args.clone(), approval.as_ref()).await.map(|o| (o, args))
+                }
+                Err(e) => Err(e),
+            },
         };
-        let args_for_retry = args;
         if discover && name == "searchTools" {
             let active_after =
                 ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
@@ -426,10 +422,12 @@ impl ServerHandler for QuireMcp {
                 let _ = context.peer.notify_tool_list_changed().await;
             }
         }
-        let result = if result["requiresConfirmation"] == true {
-            self.ask_the_user(&ctx, &context, &name, args_for_retry, result).await
-        } else {
-            result
+        let result = match outcome {
+            Ok((Outcome::NeedsApproval(preview), args)) => {
+                self.ask_the_user(&ctx, &context, &name, args, preview).await
+            }
+            Ok((Outcome::Done(result), _)) => result,
+            Err(e) => e.to_json(),
         };
         let text = vec![ContentBlock::text(render(&result))];
         let mut out =

@@ -139,21 +139,18 @@ impl From<quire_app::AppError> for ApiError {
     }
 }
 
-/// The HTTP status of a tool's JSON result: 200 on success, else the one
-/// that matches its `errorCode`.
-pub fn tool_status(result: &serde_json::Value) -> StatusCode {
-    if result["success"] != false {
-        return StatusCode::OK;
-    }
-    match result["errorCode"].as_str() {
-        Some("VALIDATION") => StatusCode::UNPROCESSABLE_ENTITY,
-        Some("NOT_FOUND") => StatusCode::NOT_FOUND,
-        Some("CONFLICT") => StatusCode::CONFLICT,
-        Some("FORBIDDEN") => StatusCode::FORBIDDEN,
-        Some("APPROVAL_REQUIRED") => StatusCode::PRECONDITION_REQUIRED,
-        Some("LIMIT") => StatusCode::TOO_MANY_REQUESTS,
-        Some("UPSTREAM") => StatusCode::BAD_GATEWAY,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
+/// The HTTP status of a tool's failure, by its code.
+pub fn tool_status(code: quire_tools::ErrorCode) -> StatusCode {
+    use quire_tools::ErrorCode;
+    match code {
+        ErrorCode::Validation => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::Conflict | ErrorCode::Rejected | ErrorCode::Interrupted => StatusCode::CONFLICT,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::ApprovalRequired | ErrorCode::ApprovalExpired => StatusCode::PRECONDITION_REQUIRED,
+        ErrorCode::Limit => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::Upstream => StatusCode::BAD_GATEWAY,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -161,22 +158,11 @@ pub fn tool_status(result: &serde_json::Value) -> StatusCode {
 /// own errorCode (`APPROVAL_REQUIRED`, `INTERNAL`, …), so REST names the
 /// same failure the tool reported.
 pub fn tool_error(e: quire_tools::ToolError) -> ApiError {
-    let body = e.to_json();
-    let status = tool_status(&body);
+    let status = tool_status(e.code);
     if status == StatusCode::INTERNAL_SERVER_ERROR {
         return ApiError::internal(e.message);
     }
-    let code = match e.code {
-        quire_tools::ErrorCode::Validation => "VALIDATION",
-        quire_tools::ErrorCode::NotFound => "NOT_FOUND",
-        quire_tools::ErrorCode::Conflict => "CONFLICT",
-        quire_tools::ErrorCode::Forbidden => "FORBIDDEN",
-        quire_tools::ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
-        quire_tools::ErrorCode::Upstream => "UPSTREAM",
-        quire_tools::ErrorCode::Limit => "LIMIT",
-        quire_tools::ErrorCode::Internal => "INTERNAL",
-    };
-    ApiError { status, code, message: e.message, field: None, details: Vec::new() }
+    ApiError { status, code: e.code.as_str(), message: e.message, field: None, details: Vec::new() }
 }
 
 impl IntoResponse for ApiError {

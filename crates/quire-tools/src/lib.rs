@@ -34,7 +34,7 @@ pub mod vaults;
 
 pub use guidance::{all_rules, render_guidance, render_rules};
 pub use output::output_schema;
-pub use registry::{Registry, ToolInfo, full_schema, permits};
+pub use registry::{Approval, Outcome, PendingApproval, Registry, ToolInfo, approval_in, full_schema, permits};
 pub use services::Services;
 pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Tool, ToolError};
 

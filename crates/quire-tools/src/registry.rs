@@ -9,7 +9,7 @@ use chrono::{Duration, Utc};
 use quire_core::access::Group;
 use quire_core::model::Surface;
 use quire_store::{Confirmation, ConfirmationStatus, NewConfirmation, Scope, StoreError};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -60,14 +60,92 @@ pub struct ToolInfo {
     pub input_schema: Value,
 }
 
+/// How a destructive call is let through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// The confirmation a person approved, by its id.
+    Confirmation(String),
+    /// The conversational go-ahead (`confirmed: true`): counts only for the
+    /// caller's own preview in the same session, once a person approved it.
+    Confirmed,
+}
+
+/// What a call did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The tool ran: its answer.
+    Done(Value),
+    /// A destructive call previewed: nothing changed; it waits for an approval.
+    NeedsApproval(PendingApproval),
+}
+
+impl Outcome {
+    /// The JSON a surface answers.
+    pub fn into_json(self) -> Value {
+        match self {
+            Outcome::Done(v) => v,
+            Outcome::NeedsApproval(p) => p.to_json(),
+        }
+    }
+}
+
+/// A destructive call's preview, waiting for an approval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingApproval {
+    /// The confirmationId to approve.
+    pub confirmation_id: String,
+    /// What would change, in the preview's own sentence.
+    pub message: String,
+    /// How it gets approved under the caller's policy (words for the caller).
+    pub how: String,
+    /// What would change, record by record.
+    pub items: Value,
+    /// When it lapses.
+    pub expires_at: chrono::DateTime<Utc>,
+}
+
+impl PendingApproval {
+    /// The preview as the JSON surfaces answer it.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "success": true,
+            "requiresConfirmation": true,
+            "confirmationId": self.confirmation_id,
+            "message": format!("{} Nothing has changed yet. {}", self.message, self.how),
+            "items": self.items,
+            "expiresAt": self.expires_at,
+        })
+    }
+}
+
 /// Fields every destructive tool accepts besides its own arguments.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct ConfirmationFields {
-    #[serde(default)]
     confirmation_id: Option<String>,
-    #[serde(default)]
     confirmed: Option<bool>,
+}
+
+/// Takes the approval a JSON caller put in the arguments (`confirmationId`,
+/// `confirmed: true`) out of them.
+pub fn approval_in(args: Value) -> Result<(Value, Option<Approval>), ToolError> {
+    let Value::Object(mut map) = args else { return Ok((args, None)) };
+    let id = match map.remove("confirmationId") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(_) => {
+            return Err(ToolError::invalid("confirmationId: expected a string", "Pass the id from the preview."));
+        }
+    };
+    let confirmed = match map.remove("confirmed") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err(ToolError::invalid("confirmed: expected true or false", "Pass confirmed: true.")),
+    };
+    let approval = match (id, confirmed) {
+        (Some(id), _) => Some(Approval::Confirmation(id)),
+        (None, true) => Some(Approval::Confirmed),
+        (None, false) => None,
+    };
+    Ok((Value::Object(map), approval))
 }
 
 impl Registry {
@@ -152,15 +230,30 @@ impl Registry {
     /// Runs a tool for a caller and answers its JSON: the result, a preview
     /// asking for confirmation, or `{ success: false, error, errorCode, hint }`.
     /// Never panics and never returns a transport error: every failure is a
-    /// result the caller can read.
+    /// result the caller can read. The JSON surfaces' way in: an approval
+    /// rides in the arguments (`confirmationId`, `confirmed`) and is taken
+    /// out of them here; [`Registry::run`] is the typed call.
     pub async fn call(&self, ctx: &CallContext, name: &str, args: Value) -> Value {
-        match self.try_call(ctx, name, args).await {
-            Ok(v) => v,
+        let answer = match approval_in(args) {
+            Ok((args, approval)) => self.run(ctx, name, args, approval.as_ref()).await,
+            Err(e) => Err(e),
+        };
+        match answer {
+            Ok(outcome) => outcome.into_json(),
             Err(e) => e.to_json(),
         }
     }
 
-    async fn try_call(&self, ctx: &CallContext, name: &str, args: Value) -> ToolResult {
+    /// Runs a tool for a caller: what it did, or the preview of a
+    /// destructive call that waits for `approval` (none: a preview is made).
+    /// The approval is a parameter, never a key inside the tool's arguments.
+    pub async fn run(
+        &self,
+        ctx: &CallContext,
+        name: &str,
+        args: Value,
+        approval: Option<&Approval>,
+    ) -> Result<Outcome, ToolError> {
         let Some(tool) = self.get(name) else {
             return Err(ToolError::new(
                 ErrorCode::NotFound,
@@ -177,35 +270,29 @@ impl Registry {
         }
         if !tool.destructive {
             let call = Call { services: &self.services, ctx, registry: self, approved: None };
-            return (tool.execute)(&call, args).await;
+            return (tool.execute)(&call, args).await.map(Outcome::Done);
         }
-        self.call_destructive(ctx, tool, args).await
+        let args = if args.is_null() { Value::Object(Map::new()) } else { args };
+        if !args.is_object() {
+            return Err(ToolError::invalid("arguments must be a JSON object", "Pass the parameters as an object."));
+        }
+        self.call_destructive(ctx, tool, args, approval).await
     }
 
-    async fn call_destructive(&self, ctx: &CallContext, tool: &Tool, args: Value) -> ToolResult {
-        let Value::Object(mut map) = (if args.is_null() { Value::Object(Map::new()) } else { args }) else {
-            return Err(ToolError::invalid("arguments must be a JSON object", "Pass the parameters as an object."));
-        };
+    async fn call_destructive(
+        &self,
+        ctx: &CallContext,
+        tool: &Tool,
+        args: Value,
+        approval: Option<&Approval>,
+    ) -> Result<Outcome, ToolError> {
         let fields = ConfirmationFields {
-            confirmation_id: match map.remove("confirmationId") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s),
-                Some(_) => {
-                    return Err(ToolError::invalid(
-                        "confirmationId: expected a string",
-                        "Pass the id from the preview.",
-                    ));
-                }
+            confirmation_id: match approval {
+                Some(Approval::Confirmation(id)) => Some(id.clone()),
+                _ => None,
             },
-            confirmed: match map.remove("confirmed") {
-                None | Some(Value::Null) => None,
-                Some(Value::Bool(b)) => Some(b),
-                Some(_) => {
-                    return Err(ToolError::invalid("confirmed: expected true or false", "Pass confirmed: true."));
-                }
-            },
+            confirmed: matches!(approval, Some(Approval::Confirmed)).then_some(true),
         };
-        let args = Value::Object(map);
         let hash = args_hash(tool.name, &args);
         let call = Call { services: &self.services, ctx, registry: self, approved: None };
         let preview_fn =
@@ -240,13 +327,12 @@ impl Registry {
                         "Show this preview to the user and end your turn. Once they approve it (a plain yes in their next message, or the Approve button), call again with the same arguments and confirmed: true."
                     }
                 };
-                return Ok(json!({
-                    "success": true,
-                    "requiresConfirmation": true,
-                    "confirmationId": confirmation.id,
-                    "message": format!("{} Nothing has changed yet. {how}", preview.message),
-                    "items": preview.items,
-                    "expiresAt": confirmation.expires_at,
+                return Ok(Outcome::NeedsApproval(PendingApproval {
+                    confirmation_id: confirmation.id,
+                    message: preview.message,
+                    how: how.to_string(),
+                    items: preview.items,
+                    expires_at: confirmation.expires_at,
                 }));
             }
             (Some(id), _) => {
@@ -339,7 +425,7 @@ impl Registry {
             }
         };
         let call = Call { services: &self.services, ctx, registry: self, approved: Some(&approved.fingerprint) };
-        (tool.execute)(&call, args).await
+        (tool.execute)(&call, args).await.map(Outcome::Done)
     }
 
     /// Approves a pending confirmation. Only a person can: `approver` must be

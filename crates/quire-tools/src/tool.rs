@@ -66,6 +66,31 @@ pub enum ErrorCode {
     Limit,
     /// A bug or an unavailable database.
     Internal,
+    /// A person rejected the call; it did not run.
+    Rejected,
+    /// Nobody answered the approval request before it lapsed; it did not run.
+    ApprovalExpired,
+    /// The call was cut short (its turn was taken over); what it did is said.
+    Interrupted,
+}
+
+impl ErrorCode {
+    /// The wire name (`APPROVAL_REQUIRED`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Validation => "VALIDATION",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::Forbidden => "FORBIDDEN",
+            ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
+            ErrorCode::Upstream => "UPSTREAM",
+            ErrorCode::Limit => "LIMIT",
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Rejected => "REJECTED",
+            ErrorCode::ApprovalExpired => "APPROVAL_EXPIRED",
+            ErrorCode::Interrupted => "INTERRUPTED",
+        }
+    }
 }
 
 /// A tool's failure: `{ success: false, error, errorCode, hint }`.

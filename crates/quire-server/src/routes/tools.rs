@@ -142,8 +142,14 @@ pub async fn invoke(
     ApiJson(args): ApiJson<Value>,
 ) -> (StatusCode, Json<Value>) {
     let ctx = call_context(&caller, &headers);
-    let result = state.registry().call(&ctx, &name, args).await;
-    (tool_status(&result), Json(result))
+    let outcome = match quire_tools::approval_in(args) {
+        Ok((args, approval)) => state.registry().run(&ctx, &name, args, approval.as_ref()).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Ok(outcome) => (StatusCode::OK, Json(outcome.into_json())),
+        Err(e) => (tool_status(e.code), Json(e.to_json())),
+    }
 }
 
 /// Destructive calls waiting for a person's approval in the caller's scope.

@@ -278,7 +278,10 @@
       status.textContent = kind === "approve" ? "Approving…" : "Rejecting…";
       var payload = kind === "reject" && reason.value.trim() ? { reason: reason.value.trim() } : undefined;
       call("POST", "/api/v1/approvals/" + encodeURIComponent(p.approvalId) + "/" + kind, payload)
-        .then(function () { status.textContent = kind === "approve" ? "Approved." : "Rejected."; })
+        .then(function () {
+          // The resumed call may have reported its outcome already.
+          if (!status.dataset.outcome) status.textContent = kind === "approve" ? "Approved." : "Rejected.";
+        })
         .catch(function (e) {
           status.textContent = e.message;
           yes.disabled = no.disabled = reason.disabled = false;
@@ -388,6 +391,7 @@
         status.textContent = outcome.success === false
           ? "Not run: " + (outcome.error || "it failed")
           : "Done: " + (outcome.message || "it ran");
+        status.dataset.outcome = outcome.success === false ? "failed" : "done";
         delete approvals[e.toolCallId];
       }
       var c = calls[e.toolCallId];

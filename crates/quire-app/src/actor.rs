@@ -23,10 +23,13 @@ pub struct Actor {
     pub surface: Surface,
     /// How their own destructive calls are approved.
     pub policy: ApprovalPolicy,
+    /// The environments of their site they may use; `None`: every one.
+    pub environments: Option<Vec<String>>,
 }
 
 impl Actor {
-    /// The actor of a tool call's context.
+    /// The actor of a tool call's context (every environment of its site:
+    /// a call context carries no narrower grant).
     pub fn of_call(ctx: &CallContext) -> Self {
         Self {
             id: ctx.actor.clone(),
@@ -34,6 +37,7 @@ impl Actor {
             scope: ctx.scope.clone(),
             surface: ctx.surface,
             policy: ctx.policy,
+            environments: None,
         }
     }
 
@@ -54,6 +58,11 @@ impl Actor {
     /// What the change log records of their writes.
     pub fn change_context(&self) -> ChangeContext {
         ChangeContext { actor: self.id.clone(), surface: self.surface, session_id: None, turn_id: None }
+    }
+
+    /// The signed-in person's user id, when the actor is one (`user:<id>`).
+    pub fn user_id(&self) -> Option<&str> {
+        self.id.strip_prefix("user:")
     }
 
     /// The person chatting, as the agent runtime knows them.

@@ -14,6 +14,7 @@ mod error;
 mod permission;
 pub mod published;
 pub mod restore;
+pub mod tokens;
 pub mod undo;
 
 pub use actor::Actor;

@@ -30,6 +30,8 @@ pub enum Permission<'a> {
     RestoreRevision(EntityKind),
     /// Bring an archived record back with what went along.
     RestoreArchive(EntityKind),
+    /// Create or revoke API tokens of the actor's site.
+    ManageTokens,
 }
 
 /// Whether `actor` may do `permission`: Ok, or the refusal that says why.
@@ -76,6 +78,13 @@ pub fn authorize(actor: &Actor, permission: Permission<'_>) -> AppResult<()> {
                 refuse(format!("archive or restore {kind} records"))
             }
         }
+        Permission::ManageTokens => {
+            if allows(group, Action::Administer) {
+                Ok(())
+            } else {
+                refuse("administer the site".into())
+            }
+        }
     }
 }
 
@@ -92,6 +101,7 @@ mod tests {
             scope: quire_store::Scope { site_id: "s".into(), env: "production".into() },
             surface,
             policy: ApprovalPolicy::User,
+            environments: None,
         }
     }
 

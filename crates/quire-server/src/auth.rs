@@ -115,6 +115,15 @@ impl Caller {
             scope: self.scope.clone(),
             surface: self.surface(),
             policy: quire_tools::ApprovalPolicy::parse(self.approval_policy()),
+            environments: match &self.who {
+                Who::Token(t) => t.environments.clone(),
+                Who::Person(s) => s
+                    .user
+                    .sites
+                    .iter()
+                    .find(|site| site.site_id == self.scope.site_id)
+                    .map(|site| site.environments.clone()),
+            },
         }
     }
 

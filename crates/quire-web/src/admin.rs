@@ -11,10 +11,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::approvals::{Verdict, answer};
+use quire_app::tokens::{TokenRequest, create_token, revoke_token};
 use quire_core::access::{Action, Group};
 use quire_server::AppState;
 use quire_server::error::ApiError;
-use quire_server::routes::tokens::{CreateToken, create_token, revoke_token};
 use quire_store::{Confirmation, TokenInfo};
 use serde::Deserialize;
 
@@ -140,7 +140,7 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
                 )
             })?),
         };
-        let body = CreateToken {
+        let request = TokenRequest {
             name: f.name.clone(),
             group,
             environments: None,
@@ -148,11 +148,11 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
             expires_in_days: days,
             approval_policy: None,
         };
-        create_token(&state, &person.caller, body).await
+        create_token(state.store(), &person.caller.acting(), request).await.map_err(ApiError::from)
     }
     .await;
     let page = match result {
-        Ok(created) => tokens_page(&state, &person, Some((created.token.name, created.secret)), None).await,
+        Ok((token, secret)) => tokens_page(&state, &person, Some((token.name, secret)), None).await,
         Err(e) => {
             let field = e.field.clone().unwrap_or_default();
             tokens_page(&state, &person, None, Some((field, e.message))).await
@@ -170,6 +170,7 @@ pub async fn revoke(
     person: Person,
     Path(id): Path<String>,
 ) -> Result<Redirect, WebError> {
-    revoke_token(&state, &person.caller, &id).await?;
+    revoke_token(state.store(), &person.caller.acting(), &id).await.map_err(ApiError::from)?;
+    state.forget_tokens();
     Ok(Redirect::to("/tokens"))
 }

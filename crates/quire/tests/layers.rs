@@ -96,6 +96,7 @@ const FORBIDDEN: &[(&str, &str, &str)] = &[
     ("quire-web", "quire_server::routes::changes", "the back-office calls use cases, not REST handlers"),
     ("quire-web", "quire_server::routes::archive", "the back-office calls use cases, not REST handlers"),
     ("quire-web", "quire_server::routes::tools::answer", "the back-office calls use cases, not REST handlers"),
+    ("quire-web", "quire_server::routes::tokens", "the back-office calls use cases, not REST handlers"),
     ("quire-store", "quire_tools", "the store knows nothing of tools"),
     ("quire-tools", "quire_agent", "tools know nothing of the agent"),
 ];

@@ -4,8 +4,8 @@
 //! process at once (and is no longer found).
 
 use crate::AppState;
-use crate::auth::{Caller, Who};
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::auth::Caller;
+use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{ApiJson, ApiPath};
 use crate::routes::ListResponse;
 use axum::extract::State;
@@ -14,7 +14,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use quire_core::access::{Action, Group};
-use quire_store::{NewToken, TokenInfo};
+use quire_store::TokenInfo;
 use serde::{Deserialize, Serialize};
 
 /// Routes of this module.
@@ -90,62 +90,17 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(create_token(&state, &caller, body).await?)))
 }
 
-/// Creates a token on the caller's site (admins; REST and the back-office
-/// alike): its expiry in the future, and no environment the caller may not
-/// use itself.
-pub async fn create_token(state: &AppState, caller: &Caller, body: CreateToken) -> ApiResult<CreatedToken> {
-    caller.require(Action::Administer)?;
-    let expires_at = match (body.expires_at, body.expires_in_days) {
-        (Some(_), Some(_)) => {
-            // A rule of the body's content, like the store's: a 422.
-            return Err(ApiError {
-                status: StatusCode::UNPROCESSABLE_ENTITY,
-                code: "VALIDATION",
-                message: "expiresInDays: give either expiresAt or expiresInDays, not both".into(),
-                field: Some("expiresInDays".into()),
-                details: Vec::new(),
-            });
-        }
-        (Some(at), None) => Some(quire_store::check_expiry("expiresAt", at)?),
-        (None, Some(days)) => Some(quire_store::expiry_in_days("expiresInDays", days)?),
-        (None, None) => None,
+/// Creates a token on the caller's site through the use case.
+async fn create_token(state: &AppState, caller: &Caller, body: CreateToken) -> ApiResult<CreatedToken> {
+    let request = quire_app::tokens::TokenRequest {
+        name: body.name,
+        group: body.group,
+        environments: body.environments,
+        expires_at: body.expires_at,
+        expires_in_days: body.expires_in_days,
+        approval_policy: body.approval_policy,
     };
-    // A token limited to some environments cannot grant others.
-    let mine = match &caller.who {
-        Who::Token(t) => t.environments.clone(),
-        Who::Person(s) => {
-            s.user.sites.iter().find(|site| site.site_id == caller.scope.site_id).map(|site| site.environments.clone())
-        }
-    };
-    let environments = match (&mine, body.environments) {
-        (Some(mine), Some(asked)) => {
-            if let Some(env) = asked.iter().find(|e| !mine.contains(e)) {
-                return Err(ApiError::forbidden(format!(
-                    "your token may not use environment \"{env}\", so it cannot grant it"
-                )));
-            }
-            Some(asked)
-        }
-        (Some(mine), None) => Some(mine.clone()),
-        (None, asked) => asked,
-    };
-    let (token, secret) = state
-        .store()
-        .create_token(NewToken {
-            name: body.name,
-            group: body.group,
-            site: caller.scope.site_id.clone(),
-            environments,
-            expires_at,
-            secret: None,
-            approval_policy: body.approval_policy,
-            user_id: match &caller.who {
-                Who::Person(p) => Some(p.user.id.clone()),
-                Who::Token(_) => None,
-            },
-        })
-        .await?;
-    tracing::info!(token = %token.id, group = token.group.as_str(), by = %caller.actor(), "token created");
+    let (token, secret) = quire_app::tokens::create_token(state.store(), &caller.acting(), request).await?;
     Ok(CreatedToken { token, secret })
 }
 
@@ -162,12 +117,10 @@ pub async fn revoke(
     Ok(Json(revoke_token(&state, &caller, &id).await?))
 }
 
-/// Revokes a token of the caller's site (admins): refused from the next
-/// request on, its open event streams end.
-pub async fn revoke_token(state: &AppState, caller: &Caller, id: &str) -> ApiResult<TokenInfo> {
-    caller.require(Action::Administer)?;
-    let token = state.store().revoke_token(&caller.scope.site_id, id).await?;
+/// Revokes a token of the caller's site through the use case; this
+/// process forgets it at once (others at their next poll).
+async fn revoke_token(state: &AppState, caller: &Caller, id: &str) -> ApiResult<TokenInfo> {
+    let token = quire_app::tokens::revoke_token(state.store(), &caller.acting(), id).await?;
     state.forget_tokens();
-    tracing::info!(token = %token.id, by = %caller.actor(), "token revoked");
     Ok(token)
 }

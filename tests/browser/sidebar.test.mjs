@@ -55,6 +55,17 @@ async function onPage(name) {
   return { page, id: created.body.id };
 }
 
+/** Another tab of the same person, with the conversation that began with `first` reopened from the history. */
+async function reopen(page, first) {
+  const fresh = await page.context().newPage();
+  await fresh.goto(`${server.base}/pages`);
+  await fresh.getByRole("button", { name: "AI assistant" }).click();
+  await fresh.getByRole("button", { name: "New conversation" }).click();
+  await fresh.locator("#ai-history summary").click();
+  await fresh.locator("#ai-sessions button", { hasText: first }).click();
+  return fresh;
+}
+
 async function say(page, text) {
   await page.getByLabel("Message to the agent").fill(text);
   await page.getByRole("button", { name: "Send" }).click();
@@ -112,12 +123,7 @@ describe("the AI sidebar", () => {
 
     // Reopened from the history, the conversation shows each answer once
     // and the approval the turn waited for.
-    const fresh = await page.context().newPage();
-    await fresh.goto(`${server.base}/pages`);
-    await fresh.getByRole("button", { name: "AI assistant" }).click();
-    await fresh.getByRole("button", { name: "New conversation" }).click();
-    await fresh.locator("#ai-history summary").click();
-    await fresh.locator("#ai-sessions button", { hasText: `archive page ${id}` }).click();
+    const fresh = await reopen(page, `archive page ${id}`);
     await fresh.locator(".ai-user", { hasText: `archive page ${id}` }).waitFor();
     await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).first().waitFor();
     await fresh.waitForTimeout(500);
@@ -129,12 +135,7 @@ describe("the AI sidebar", () => {
     const { page, id } = await onPage("Spring sale");
     await say(page, `archive page ${id}`);
     await page.getByRole("group", { name: "Approval for deletePage" }).waitFor();
-    const fresh = await page.context().newPage();
-    await fresh.goto(`${server.base}/pages`);
-    await fresh.getByRole("button", { name: "AI assistant" }).click();
-    await fresh.getByRole("button", { name: "New conversation" }).click();
-    await fresh.locator("#ai-history summary").click();
-    await fresh.locator("#ai-sessions button", { hasText: `archive page ${id}` }).click();
+    const fresh = await reopen(page, `archive page ${id}`);
     const widget = fresh.getByRole("group", { name: "Approval for deletePage" });
     await widget.waitFor();
     await widget.getByRole("button", { name: "Approve" }).click();

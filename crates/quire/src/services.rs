@@ -217,13 +217,8 @@ fn openai_model(
 fn describer(config: &Config) -> Option<quire_tools::describe::SharedDescriber> {
     let (base, key, model) =
         openai_model(config, "vision_model", "no alt text is written", |p| p.vision_model.clone())?;
-    match quire_tools::describe::OpenAiVision::new(&base, key, model) {
-        Ok(d) => Some(std::sync::Arc::new(d)),
-        Err(e) => {
-            tracing::warn!(error = %e, "no alt text by a vision model");
-            None
-        }
-    }
+    let vision = built(quire_tools::describe::OpenAiVision::new(&base, key, model), "no alt text by a vision model")?;
+    Some(std::sync::Arc::new(vision))
 }
 
 /// The embedding model of the default profile (`embedding_model`), served
@@ -231,13 +226,13 @@ fn describer(config: &Config) -> Option<quire_tools::describe::SharedDescriber> 
 fn embedder(config: &Config) -> Option<quire_tools::embed::SharedEmbedder> {
     let (base, key, model) =
         openai_model(config, "embedding_model", "search stays on full text", |p| p.embedding_model.clone())?;
-    match quire_tools::embed::OpenAiEmbedder::new(&base, key, model) {
-        Ok(e) => Some(std::sync::Arc::new(e)),
-        Err(e) => {
-            tracing::warn!(error = %e, "no semantic search");
-            None
-        }
-    }
+    let embedder = built(quire_tools::embed::OpenAiEmbedder::new(&base, key, model), "no semantic search")?;
+    Some(std::sync::Arc::new(embedder))
+}
+
+/// A model client, or none with `without` said in the log.
+fn built<T, E: std::fmt::Display>(made: Result<T, E>, without: &str) -> Option<T> {
+    made.inspect_err(|e| tracing::warn!(error = %e, "{without}")).ok()
 }
 
 /// The approval policy a token carries.

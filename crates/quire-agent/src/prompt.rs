@@ -22,7 +22,7 @@ fn matches(selector: &str, tool: &Tool) -> bool {
     } else if let Some(t) = selector.strip_prefix("tag:") {
         tool.tags.contains(&t)
     } else if let Some(e) = selector.strip_prefix("entity:") {
-        tool.entity == e
+        tool.entity.as_str() == e
     } else if selector == "read" {
         tool.read_only
     } else {

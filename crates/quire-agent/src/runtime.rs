@@ -1347,7 +1347,7 @@ impl Runtime {
         if result.get("success").and_then(Value::as_bool) == Some(false) {
             return;
         }
-        memory::remember(&mut session.memory, tool.entity, result);
+        memory::remember(&mut session.memory, tool.entity.as_str(), result);
         if tool_name == "openNote" {
             self.hub.emit(
                 thread,

@@ -13,8 +13,8 @@ mod completion;
 mod prompts;
 mod resources;
 
-use quire_core::model::Surface;
-use quire_tools::{Approval, CallContext, Category, Outcome, PendingApproval, Registry, ToolError};
+use quire_core::model::{EntityKind, Surface};
+use quire_tools::{Approval, CallContext, Category, Outcome, PendingApproval, Registry, Subject, ToolError};
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -40,15 +40,15 @@ pub enum ToolMode {
 }
 
 /// Tool groups by entity, as offered with `--tools pages,posts`.
-const GROUPS: &[(&str, &[&str])] = &[
-    ("pages", &["page"]),
-    ("sections", &["section", "sectionTemplate"]),
-    ("images", &["image"]),
-    ("posts", &["post"]),
-    ("navigation", &["navItem"]),
-    ("entries", &["entry"]),
-    ("archive", &["archive"]),
-    ("vault", &["note", "folder"]),
+const GROUPS: &[(&str, &[Subject])] = &[
+    ("pages", &[Subject::Record(EntityKind::Page)]),
+    ("sections", &[Subject::Record(EntityKind::Section), Subject::Record(EntityKind::SectionTemplate)]),
+    ("images", &[Subject::Record(EntityKind::Image)]),
+    ("posts", &[Subject::Post]),
+    ("navigation", &[Subject::Record(EntityKind::NavItem)]),
+    ("entries", &[Subject::Record(EntityKind::Entry)]),
+    ("archive", &[Subject::Archive]),
+    ("vault", &[Subject::Record(EntityKind::Note), Subject::Folder]),
 ];
 
 impl ToolMode {
@@ -220,9 +220,9 @@ impl QuireMcp {
 /// What the person at an MCP client is asked about a destructive call: the
 /// preview's sentence, and what approving does for this kind of tool.
 pub fn approval_question(tool: &quire_tools::Tool, described: &str) -> String {
-    let consequence = if tool.entity == "archive" {
+    let consequence = if tool.entity == Subject::Archive {
         "Approving restores these records as they were archived; they can be archived again with the matching delete tool."
-    } else if tool.entity == "httpResponse" {
+    } else if tool.entity == Subject::HttpResponse {
         "Approving sends exactly this request to the outside; it cannot be taken back."
     } else {
         "Approving archives these records (nothing is destroyed); restoreArchive brings them back."

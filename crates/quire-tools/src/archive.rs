@@ -4,6 +4,7 @@ use crate::args::parse;
 use crate::pages::require_ids;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::model::EntityKind;
 use schemars::JsonSchema;
@@ -116,7 +117,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get archived (deleted) records by archive id, entity or all: true, with when, who and what went along. Returns { items }.",
             guidance: "Restore with restoreArchive using the archive id, not the record id.",
             category: Category::Internal,
-            entity: "archive",
+            entity: Subject::Archive,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -132,7 +133,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Restore archives by ids, bringing back everything that was archived with them; a slug reused since is reported, not overwritten. The first call only previews and a person must approve.",
             guidance: "Conflicts (a reused slug) are reported; rename the newer record first.",
             category: Category::Internal,
-            entity: "archive",
+            entity: Subject::Archive,
             risk: Risk::High,
             destructive: true,
             idempotent: false,

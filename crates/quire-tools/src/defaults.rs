@@ -3,6 +3,7 @@
 use crate::args::parse;
 use crate::registry::{permits, schema};
 use crate::scope::limit;
+use crate::subject::Subject;
 use crate::tool::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -79,7 +80,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Find and activate more tools by entity and action words. Returns their names and descriptions.",
             guidance: "Search with entity + action words (\"update section\").",
             category: Category::Default,
-            entity: "tool",
+            entity: Subject::Tool,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -95,7 +96,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Tell the user in one sentence what you understood.",
             guidance: "Once per turn, first.",
             category: Category::Default,
-            entity: "conversation",
+            entity: Subject::Conversation,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -111,7 +112,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Give the user the final answer; ends the turn.",
             guidance: "Report only what fresh reads confirmed.",
             category: Category::Default,
-            entity: "conversation",
+            entity: Subject::Conversation,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,

@@ -5,6 +5,7 @@ use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::posts::{entry_json, search_entries};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{EntityKind, EntryStatus};
@@ -145,7 +146,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get collection entries by id, by slug or all: true within a collectionId (id or slug), optionally by status; content only with includeContent. Returns { items }.",
             guidance: "For blog posts prefer getPost; entries belong to collections like testimonials.",
             category: Category::Internal,
-            entity: "entry",
+            entity: Subject::Record(EntityKind::Entry),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -161,7 +162,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create an entry in a collection (collectionId = id or slug) with slug, title and content validated against the collection's fields. Returns the entry.",
             guidance: "Content must match the collection's fields; status defaults to draft.",
             category: Category::Internal,
-            entity: "entry",
+            entity: Subject::Record(EntityKind::Entry),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -177,7 +178,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Update an entry by id: slug, title, content (merged) or status. Returns the entry.",
             guidance: "Content keys are the fields of the entry's collection.",
             category: Category::Internal,
-            entity: "entry",
+            entity: Subject::Record(EntityKind::Entry),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -193,7 +194,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Delete entries by ids, archiving them; the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives. Consider status: archived instead.",
             category: Category::Internal,
-            entity: "entry",
+            entity: Subject::Record(EntityKind::Entry),
             risk: Risk::High,
             destructive: true,
             idempotent: false,

@@ -2,7 +2,9 @@
 //! system prompt, each line only while a tool it is about is active, and the
 //! `<tool-guidance>` block holding the guidance of exactly the active tools.
 
+use crate::subject::Subject;
 use crate::{Category, Registry, Tool};
+use quire_core::model::EntityKind;
 
 /// One rule of the system prompt and when it applies.
 struct Rule {
@@ -29,7 +31,7 @@ const RULES_LIST: &[Rule] = &[
     },
     Rule {
         text: "Images: look locally (getImage) before browseImages then importImage; relative /uploads/... URLs only, exactly as results give them; credit photographers.",
-        applies: Some(|t| t.entity == "image" || t.entity == "stockPhoto"),
+        applies: Some(|t| matches!(t.entity, Subject::Record(EntityKind::Image) | Subject::StockPhoto)),
     },
 ];
 

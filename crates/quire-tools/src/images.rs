@@ -6,6 +6,7 @@ use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::services::Services;
+use crate::subject::Subject;
 use crate::tool::*;
 use base64::Engine as _;
 use quire_core::input::ImagePatch;
@@ -251,7 +252,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get images of the media library by id, by query (meaning and words of name, alt, description, tags) or all: true. Returns { items } with relative /uploads/ URLs; a query also says its ranking.",
             guidance: "Use the exact `url` from results; look here before importing new images.",
             category: Category::Internal,
-            entity: "image",
+            entity: Subject::Record(EntityKind::Image),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -273,7 +274,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create an image from an uploaded file (uploadId or its url) or small base64 data with a filename; the type comes from the bytes (PNG, JPEG, WebP, GIF). Returns the image with its id at once, status processing; a file already in the library returns that image.",
             guidance: "Processing (variants, metadata removal) continues in the background; use the url once status is completed.",
             category: Category::Internal,
-            entity: "image",
+            entity: Subject::Record(EntityKind::Image),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -289,7 +290,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Update an image's alt text, description, tags or categories by id. Returns the image.",
             guidance: "Alt text describes the picture for people who cannot see it.",
             category: Category::Internal,
-            entity: "image",
+            entity: Subject::Record(EntityKind::Image),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -305,7 +306,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Delete images by ids, archiving their records (files stay); the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives the record; pages using the image keep their URL.",
             category: Category::Internal,
-            entity: "image",
+            entity: Subject::Record(EntityKind::Image),
             risk: Risk::High,
             destructive: true,
             idempotent: false,

@@ -29,6 +29,7 @@ pub mod search;
 pub mod sections;
 pub mod services;
 pub mod storage;
+pub mod subject;
 pub mod tool;
 pub mod vaults;
 
@@ -36,6 +37,7 @@ pub use guidance::{all_rules, render_guidance, render_rules};
 pub use output::output_schema;
 pub use registry::{Approval, Outcome, PendingApproval, Registry, ToolInfo, approval_in, full_schema, permits};
 pub use services::Services;
+pub use subject::Subject;
 pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Tool, ToolError};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,

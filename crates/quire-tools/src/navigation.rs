@@ -4,6 +4,7 @@ use crate::args::parse;
 use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::select_one;
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::input::{NavItemPatch, NewNavItem};
 use quire_core::model::{EntityKind, NavItem, NavTargetType};
@@ -165,7 +166,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get navigation menu items by id, by navigationId (such as header), by label text or all: true. Returns { items } with parentId for nesting.",
             guidance: "navigationId accepts the key (header, footer) or the id.",
             category: Category::Internal,
-            entity: "navItem",
+            entity: Subject::Record(EntityKind::NavItem),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -186,7 +187,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create a menu item in a navigation pointing at a page, entry, media, url or placeholder; the target must exist. Returns the item.",
             guidance: "Resolve targetId with getPage/getPost first; targetType url needs url.",
             category: Category::Internal,
-            entity: "navItem",
+            entity: Subject::Record(EntityKind::NavItem),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -208,7 +209,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Update a menu item by id; parentId null moves it to the top level. Returns the item.",
             guidance: "Hide with visible: false rather than deleting.",
             category: Category::Internal,
-            entity: "navItem",
+            entity: Subject::Record(EntityKind::NavItem),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -230,7 +231,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Delete menu items by ids, archiving them with their sub-items; the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives with children; visible: false hides instead.",
             category: Category::Internal,
-            entity: "navItem",
+            entity: Subject::Record(EntityKind::NavItem),
             risk: Risk::High,
             destructive: true,
             idempotent: false,

@@ -7,8 +7,9 @@ use crate::args::parse;
 use crate::registry::schema;
 use crate::scope::limit;
 use crate::services::Services;
+use crate::subject::Subject;
 use crate::tool::*;
-use quire_core::model::{Change as LoggedChange, ChangeContext, Surface};
+use quire_core::model::{Change as LoggedChange, ChangeContext, EntityKind, Surface};
 use quire_store::Scope;
 use quire_vault::{Change, ChangeOp, ErrorKind, SearchHit, Vault, VaultError};
 use schemars::JsonSchema;
@@ -587,7 +588,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Read a note's lines from startLine (required, 1-based) to endLine. Returns numbered lines and the note's totalLines.",
             guidance: "Start reading where the relevant part is; line numbers shift after every edit.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -603,7 +604,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create a note with the given content; replaces an existing note only with overwrite: true. Returns the path and changeId.",
             guidance: "Prefer updateNote for edits; overwrite replaces the whole note.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -619,7 +620,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Insert lines before startLine (-1 appends), or replace startLine..endLine; empty content with a range deletes it. Returns the new line count.",
             guidance: "Read the lines first; one edit per call, then read again.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -641,7 +642,7 @@ pub fn tools() -> Vec<Tool> {
             description: "List the files and folders of a vault folder, optionally filtered by a glob. Returns { items: [{ path, kind, size, modified }] }.",
             guidance: ".archive is hidden unless includeHidden; filter \"*.md\" lists notes only.",
             category: Category::Internal,
-            entity: "folder",
+            entity: Subject::Folder,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -657,7 +658,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create a folder in the vault (and its parents). Returns the path.",
             guidance: "writeNote creates folders itself; use this for empty folders.",
             category: Category::Internal,
-            entity: "folder",
+            entity: Subject::Folder,
             risk: Risk::Safe,
             destructive: false,
             idempotent: false,
@@ -673,7 +674,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Move or rename a note or folder; an existing target is replaced only with overwrite: true (and archived). Returns the new path.",
             guidance: "Also restores from .archive: move the archived path back.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -689,7 +690,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Copy a note to a new path; an existing target is replaced only with overwrite: true. Returns the new path.",
             guidance: "Good for templates: copy, then updateNote the copy.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Safe,
             destructive: false,
             idempotent: false,
@@ -705,7 +706,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Archive a note or folder: moves it to .archive/<date-time>/<path>, never deletes. Returns where it went.",
             guidance: "The way to remove notes; moveItem brings them back.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -721,7 +722,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Ask the user's screen to open a note (a stream event; nothing happens on surfaces without a screen). Returns whether it was sent.",
             guidance: "Use after writing a note the user should look at.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -737,7 +738,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Search the vault's notes by words and meaning, also finding edits made outside Quire. Returns { items: [{ path, line, snippet }], ranking }, best first.",
             guidance: "Then readNote around the returned line.",
             category: Category::Internal,
-            entity: "note",
+            entity: Subject::Record(EntityKind::Note),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,

@@ -13,6 +13,7 @@
 //! `format`, `description`); [`violations`] checks a value against exactly
 //! that subset, so tests can hold every real answer to its declared shape.
 
+use crate::subject::Subject;
 use crate::tool::{ErrorCode, Tool};
 use quire_core::model::{EntityKind, EntryStatus, ImageSource, ImageStatus, NavTargetType, PublishStatus};
 use schemars::JsonSchema;
@@ -56,11 +57,11 @@ fn answer(tool: &Tool) -> Answer {
         return Answer::Branches(branches);
     }
     match (tool.entity, tool.name) {
-        ("tool", _) => Answer::Own(success(
+        (Subject::Tool, _) => Answer::Own(success(
             &[("count", integer()), ("tools", array(object(&[("name", string()), ("description", string())], &[])))],
             &["count", "tools"],
         )),
-        ("conversation", _) => Answer::Own(success(&[("message", string())], &["message"])),
+        (Subject::Conversation, _) => Answer::Own(success(&[("message", string())], &["message"])),
         (_, "searchNotes") => Answer::Ranked(search_hit()),
         (entity, "getImage" | "getPage" | "getPost" | "getEntry") => match record(entity) {
             Some(record) => Answer::Ranked(record),
@@ -89,7 +90,9 @@ fn answer(tool: &Tool) -> Answer {
             &["item", "opened", "message"],
         )),
         (_, "listFolder") => Answer::List(vault_item()),
-        ("note" | "folder", _) => Answer::Item { item: vault_change(), change_id: true },
+        (Subject::Record(EntityKind::Note) | Subject::Folder, _) => {
+            Answer::Item { item: vault_change(), change_id: true }
+        }
         (entity, _) => match record(entity) {
             None => Answer::Unknown,
             Some(_) if tool.destructive => Answer::Destructive,
@@ -169,7 +172,7 @@ fn external(name: &str) -> Option<Vec<Value>> {
         )],
         "importImage" => vec![success(
             &[
-                ("item", record("image").unwrap_or_default()),
+                ("item", record(Subject::Record(EntityKind::Image)).unwrap_or_default()),
                 ("message", string()),
                 ("imageId", described(string(), "The local image id.")),
                 ("url", described(string(), "The image's relative /uploads/ URL.")),
@@ -265,11 +268,11 @@ fn external(name: &str) -> Option<Vec<Value>> {
 }
 
 /// The record a tool of `entity` lists or writes, as its tool module renders it.
-fn record(entity: &str) -> Option<Value> {
+fn record(entity: Subject) -> Option<Value> {
     let record = match entity {
-        "page" => page(),
-        "section" => section(),
-        "sectionTemplate" => object(
+        Subject::Record(EntityKind::Page) => page(),
+        Subject::Record(EntityKind::Section) => section(),
+        Subject::Record(EntityKind::SectionTemplate) => object(
             &[
                 ("id", string()),
                 ("key", string()),
@@ -285,7 +288,7 @@ fn record(entity: &str) -> Option<Value> {
             ],
             &["id", "key", "name", "description", "fields"],
         ),
-        "image" => object(
+        Subject::Record(EntityKind::Image) => object(
             &[
                 ("id", string()),
                 ("url", described(string(), "Relative /uploads/... URL; use it exactly.")),
@@ -315,8 +318,8 @@ fn record(entity: &str) -> Option<Value> {
                 "error",
             ],
         ),
-        "post" | "entry" => entry(),
-        "navItem" => object(
+        Subject::Post | Subject::Record(EntityKind::Entry) => entry(),
+        Subject::Record(EntityKind::NavItem) => object(
             &[
                 ("id", string()),
                 ("navigationId", string()),
@@ -342,7 +345,7 @@ fn record(entity: &str) -> Option<Value> {
                 "version",
             ],
         ),
-        "archive" => archive(),
+        Subject::Archive => archive(),
         _ => return None,
     };
     Some(record)

@@ -3,6 +3,7 @@
 use crate::args::parse;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::input::{NewPage, PagePatch};
 use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, Surface};
@@ -319,7 +320,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get pages by id, slug, parentId (its children), query or all: true; includeContent adds meta and sections. Returns { items }.",
             guidance: "Pages are not posts. Use includeContent only to edit sections.",
             category: Category::Internal,
-            entity: "page",
+            entity: Subject::Record(EntityKind::Page),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -345,7 +346,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create a page from a name and a unique slug, a draft unless status says otherwise. Returns the page.",
             guidance: "Add content with createSection afterwards.",
             category: Category::Internal,
-            entity: "page",
+            entity: Subject::Record(EntityKind::Page),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -361,7 +362,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Update a page by id. Returns the page.",
             guidance: "Protected pages keep their slug.",
             category: Category::Internal,
-            entity: "page",
+            entity: Subject::Record(EntityKind::Page),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -385,7 +386,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Delete pages by ids, archiving each with its sections and child pages; the first call only previews. Nothing changes until a person approves.",
             guidance: "Protected pages cannot be deleted.",
             category: Category::Internal,
-            entity: "page",
+            entity: Subject::Record(EntityKind::Page),
             risk: Risk::High,
             destructive: true,
             idempotent: false,

@@ -5,6 +5,7 @@ use crate::args::parse;
 use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
@@ -267,7 +268,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get blog posts by slug, query or all: true (newest first); content only with includeContent. Returns { items }.",
             guidance: "Posts are not pages.",
             category: Category::Internal,
-            entity: "post",
+            entity: Subject::Post,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -290,7 +291,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create a draft blog post from a slug, title and markdown content.body. Returns the post.",
             guidance: "Publish with updatePost status: published. A cover goes in both featuredImage and content.cover.",
             category: Category::Internal,
-            entity: "post",
+            entity: Subject::Post,
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -312,7 +313,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Update a blog post by slug; status publishes or unpublishes it. Returns the post.",
             guidance: "A cover goes in both featuredImage and content.cover.",
             category: Category::Internal,
-            entity: "post",
+            entity: Subject::Post,
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -335,7 +336,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Delete blog posts by slugs, archiving them; the first call only previews. Nothing changes until a person approves.",
             guidance: "Consider updatePost status: archived instead.",
             category: Category::Internal,
-            entity: "post",
+            entity: Subject::Post,
             risk: Risk::High,
             destructive: true,
             idempotent: false,

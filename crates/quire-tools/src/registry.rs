@@ -4,10 +4,11 @@
 
 use crate::args::schema_of;
 use crate::services::Services;
+use crate::subject::Subject;
 use crate::tool::*;
 use chrono::{Duration, Utc};
 use quire_core::access::Group;
-use quire_core::model::Surface;
+use quire_core::model::{EntityKind, Surface};
 use quire_store::{Confirmation, ConfirmationStatus, NewConfirmation, Scope, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -44,8 +45,8 @@ pub struct ToolInfo {
     pub guidance: &'static str,
     /// Category.
     pub category: Category,
-    /// Entity.
-    pub entity: &'static str,
+    /// What it works on.
+    pub entity: Subject,
     /// Risk.
     pub risk: Risk,
     /// Needs approval.
@@ -587,7 +588,10 @@ pub fn permits(group: Group, tool: &Tool) -> bool {
     let internal = tool.category == Category::Internal;
     match group {
         Group::Viewer => tool.read_only && internal,
-        Group::Author => (tool.read_only && internal) || (!tool.destructive && tool.entity != "navItem" && internal),
+        Group::Author => {
+            (tool.read_only && internal)
+                || (!tool.destructive && tool.entity != Subject::Record(EntityKind::NavItem) && internal)
+        }
         Group::Editor => internal || (tool.category == Category::External && !tool.destructive),
         Group::Admin => true,
     }

@@ -7,7 +7,9 @@
 //! action (strong), its tags, its search phrases, then its description (weak).
 //! No I/O; a query over the whole catalog takes microseconds.
 
+use crate::subject::Subject;
 use crate::tool::Tool;
+use quire_core::model::EntityKind;
 use std::collections::HashMap;
 
 /// Words that carry no capability.
@@ -303,11 +305,11 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
             *e = w;
         }
     };
-    put(tool.entity.to_string(), 4.0);
+    put(tool.entity.as_str().to_string(), 4.0);
     put(action_of(tool.name).to_string(), 4.0);
     // "nav item" from the name should not also read as a collection item.
     for c in concepts(tool.name) {
-        if c != "entry" || tool.entity == "entry" {
+        if c != "entry" || tool.entity == Subject::Record(EntityKind::Entry) {
             put(c, 2.5);
         }
     }
@@ -324,7 +326,7 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
     for c in concepts(tool.description) {
         put(c, 0.5);
     }
-    if tool.entity == "archive" {
+    if tool.entity == Subject::Archive {
         // restoring brings back any kind of record
         for entity in ["page", "post", "section", "image", "entry", "navItem"] {
             put(entity.to_string(), 1.0);
@@ -375,7 +377,7 @@ fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[String], query_lo
         total += 1.0;
     }
     // A query that names no entity of the tool but its action alone scores low.
-    if !query.iter().any(|c| c == tool.entity) && tool.entity != "archive" {
+    if !query.iter().any(|c| c == tool.entity.as_str()) && tool.entity != Subject::Archive {
         total *= 0.8;
     }
     total

@@ -5,6 +5,7 @@ use crate::args::parse;
 use crate::pages::{archive_execute, archive_preview, require_ids, section_json};
 use crate::registry::schema;
 use crate::scope::select_one;
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::fields::{FieldDef, FieldKind};
 use quire_core::input::{NewSection, SectionPatch};
@@ -223,7 +224,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get section templates by id, key or all: true, with their fields and rules. Returns { items }.",
             guidance: "Read the template's fields before writing section content; required fields must be set.",
             category: Category::Internal,
-            entity: "sectionTemplate",
+            entity: Subject::Record(EntityKind::SectionTemplate),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -245,7 +246,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Get sections by pageSectionId or all sections of a pageId, in page order; content only with includeContent. Returns { items }.",
             guidance: "Sections are identified by pageSectionId, not by template key.",
             category: Category::Internal,
-            entity: "section",
+            entity: Subject::Record(EntityKind::Section),
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -266,7 +267,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Create a section on a page from a templateKey and content validated against the template. Returns the section with its pageSectionId.",
             guidance: "Returns `pageSectionId` — use it for updates, NOT the template id.",
             category: Category::Internal,
-            entity: "section",
+            entity: Subject::Record(EntityKind::Section),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: false,
@@ -289,7 +290,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Update a section by pageSectionId; imageId + imageField attach an image. Returns the section.",
             guidance: "Content keys are the fields of the section's template.",
             category: Category::Internal,
-            entity: "section",
+            entity: Subject::Record(EntityKind::Section),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,
@@ -313,7 +314,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Delete sections by ids, archiving them; the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives; consider hidden: true or status unpublished instead.",
             category: Category::Internal,
-            entity: "section",
+            entity: Subject::Record(EntityKind::Section),
             risk: Risk::High,
             destructive: true,
             idempotent: false,

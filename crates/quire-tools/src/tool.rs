@@ -2,6 +2,7 @@
 //! of its results and errors.
 
 use crate::services::Services;
+use crate::subject::Subject;
 use quire_core::access::Group;
 use quire_core::model::{ChangeContext, Surface};
 use quire_store::{Fingerprint, Scope, Store, StoreError};
@@ -267,8 +268,8 @@ pub struct Tool {
     pub guidance: &'static str,
     /// default, internal or external.
     pub category: Category,
-    /// The entity it works on (`page`).
-    pub entity: &'static str,
+    /// What it works on (`page`).
+    pub entity: Subject,
     /// safe, moderate or high.
     pub risk: Risk,
     /// Archives, restores or sends data out: needs approval.

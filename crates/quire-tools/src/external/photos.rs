@@ -6,9 +6,10 @@ use crate::args::parse;
 use crate::images::{create_from_upload, image_json};
 use crate::media::{receive_bytes, settle};
 use crate::registry::schema;
+use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::fields::is_href;
-use quire_core::model::ImageSource;
+use quire_core::model::{EntityKind, ImageSource};
 use quire_net::Request;
 use quire_store::ImageMeta;
 use schemars::JsonSchema;
@@ -461,7 +462,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Browse stock photos on Pexels and Unsplash by query (provider, orientation, colour and limit optional), downloading nothing. Returns previews with provider, photoId, photographer and licence.",
             guidance: "Look locally with getImage first; then importImage {provider, photoId} of the chosen photo.",
             category: Category::External,
-            entity: "stockPhoto",
+            entity: Subject::StockPhoto,
             risk: Risk::Safe,
             destructive: false,
             idempotent: true,
@@ -483,7 +484,7 @@ pub fn tools() -> Vec<Tool> {
             description: "Import a stock photo by provider and photoId into the media library with the photographer's attribution, processed as uploads are. Returns the local imageId and its /uploads/ url.",
             guidance: "Use the returned `url` (relative /uploads/...), never the provider's URL; credit the photographer.",
             category: Category::External,
-            entity: "image",
+            entity: Subject::Record(EntityKind::Image),
             risk: Risk::Moderate,
             destructive: false,
             idempotent: true,

@@ -50,12 +50,13 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// The arguments as JSON; malformed text gives the parse error.
-    pub fn parsed_arguments(&self) -> Result<Value, String> {
+    /// The arguments as JSON (none is an empty object); malformed text
+    /// gives the parse error.
+    pub fn parsed_arguments(&self) -> Result<Value, serde_json::Error> {
         if self.arguments.trim().is_empty() {
             return Ok(Value::Object(Default::default()));
         }
-        serde_json::from_str(&self.arguments).map_err(|e| format!("arguments are not valid JSON: {e}"))
+        serde_json::from_str(&self.arguments)
     }
 }
 

@@ -49,6 +49,115 @@ pub enum AgentError {
     Internal(String),
 }
 
+/// Why a running turn stopped before its end. Its words reach the person
+/// as the run's `RUN_ERROR` message, except a take-over's: that run ends
+/// without a word.
+#[derive(Debug, thiserror::Error)]
+enum LoopError {
+    /// Another process took the turn over (this one was silent too long):
+    /// it runs the turn now, and this one stops.
+    #[error("session {session} is not run by this process (another took its turn over)")]
+    TakenOver {
+        /// The session.
+        session: String,
+    },
+    /// The token or person that started the session may no longer act.
+    #[error(
+        "the token or person that started this session was revoked, has expired or was disabled; nothing more runs"
+    )]
+    Revoked,
+    /// The group the session recorded is not one Quire knows.
+    #[error("session group: {0}")]
+    Group(String),
+    /// The model could not be reached or answered an error, or its client
+    /// could not be built.
+    #[error(transparent)]
+    Model(#[from] crate::ProviderError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for LoopError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::TakenOver { session } => LoopError::TakenOver { session },
+            e => LoopError::Store(e),
+        }
+    }
+}
+
+/// Why a tool call of the model did not run as asked. The model reads it
+/// as the call's result (`{ success: false, error, errorCode, hint }`).
+#[derive(Debug, thiserror::Error)]
+enum CallError {
+    /// No tool of that name.
+    #[error("no tool named \"{0}\"")]
+    UnknownTool(String),
+    /// The tool exists but the agent may not use it.
+    #[error("tool {tool} is not enabled for agent {agent}")]
+    NotEnabled {
+        /// The tool.
+        tool: &'static str,
+        /// The agent's alias.
+        agent: String,
+    },
+    /// The arguments are not JSON.
+    #[error("arguments are not valid JSON: {0}")]
+    BadArguments(#[from] serde_json::Error),
+    /// A person rejected the call.
+    #[error("{by} rejected this call{}", .reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    Rejected {
+        /// Who rejected it.
+        by: String,
+        /// Why, when they said.
+        reason: Option<String>,
+    },
+    /// Nobody answered the approval request in time.
+    #[error("nobody answered the approval request before it expired; nothing changed")]
+    Expired,
+    /// The process running the call stopped before its result was written.
+    #[error("the process running this call stopped; it may or may not have taken effect")]
+    Interrupted,
+    /// The turn was undone while the call waited for approval.
+    #[error("the turn was undone before this call was approved; nothing changed")]
+    Undone,
+}
+
+impl CallError {
+    /// The code the result carries.
+    fn code(&self) -> ErrorCode {
+        match self {
+            CallError::UnknownTool(_) => ErrorCode::NotFound,
+            CallError::NotEnabled { .. } => ErrorCode::Forbidden,
+            CallError::BadArguments(_) => ErrorCode::Validation,
+            CallError::Rejected { .. } | CallError::Undone => ErrorCode::Rejected,
+            CallError::Expired => ErrorCode::ApprovalExpired,
+            CallError::Interrupted => ErrorCode::Interrupted,
+        }
+    }
+
+    /// What the model should do about it.
+    fn hint(&self) -> &'static str {
+        match self {
+            CallError::UnknownTool(_) => "Use searchTools to find the right tool name.",
+            CallError::NotEnabled { .. } => "Use the tools you have, or tell the user this agent cannot do it.",
+            CallError::BadArguments(_) => "Send the arguments as one JSON object matching the schema.",
+            CallError::Rejected { .. } => {
+                "Nothing changed. Do not retry the same call; tell the user and ask what they want instead."
+            }
+            CallError::Expired => "Tell the user; call the tool again if they still want it.",
+            CallError::Interrupted => "Check the record before calling again.",
+            CallError::Undone => "Do not retry; the user undid this request.",
+        }
+    }
+
+    /// The call's result, as the model reads it.
+    fn to_json(&self) -> Value {
+        ToolError::new(self.code(), self.to_string(), self.hint()).to_json()
+    }
+}
+
 /// What undoing a turn did.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -691,12 +800,7 @@ impl Runtime {
                 }
                 Message::Assistant { tool_calls, .. } => {
                     for call in tool_calls.iter().filter(|c| !answered.contains(c.id.as_str())) {
-                        let content = ToolError::new(
-                            ErrorCode::Interrupted,
-                            "the process running this call stopped; it may or may not have taken effect",
-                            "Check the record before calling again.",
-                        )
-                        .to_json();
+                        let content = CallError::Interrupted.to_json();
                         recovered.push(self.failed_call(&thread, &call.id, &call.name, &content));
                     }
                     break;
@@ -821,12 +925,7 @@ impl Runtime {
         let thread = session.id.clone();
         let mut messages = Vec::new();
         for p in pending {
-            let content = ToolError::new(
-                ErrorCode::Rejected,
-                "the turn was undone before this call was approved; nothing changed",
-                "Do not retry; the user undid this request.",
-            )
-            .to_json();
+            let content = CallError::Undone.to_json();
             let msg = self.failed_call(&thread, &p.tool_call_id, &p.tool, &content);
             messages.push((session.turns, to_json(&msg)));
         }
@@ -880,55 +979,41 @@ impl Runtime {
         self.registry.forget(&quire_tools::defaults::actor_session_key(&scope, &session.actor, &session.id));
         // The turn's last messages and its end are written together, before
         // the end is announced: a paused turn is in the database first.
-        // Another process took the turn over (this one was silent too long):
-        // it runs the turn now, and this one ends without a word.
-        let taken_over = |r: &Result<(), String>| r.as_ref().is_err_and(|e| e.contains(quire_store::TAKEN_OVER));
-        if let Err(message) = &outcome
-            && message.contains(quire_store::TAKEN_OVER)
-        {
+        let (status, kind, end) = match outcome {
+            Ok(Outcome::Finished(text)) => {
+                session.pending = json!([]);
+                let end =
+                    json!({ "threadId": thread, "runId": run_id, "outcome": "success", "result": { "text": text } });
+                (SessionStatus::Idle, "RUN_FINISHED", end)
+            }
+            Ok(Outcome::Paused(pending)) => {
+                session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
+                let end = json!({
+                    "threadId": thread, "runId": run_id, "outcome": "interrupt",
+                    "interrupt": { "reason": "approval_required", "approvals": pending },
+                });
+                (SessionStatus::Paused, "RUN_FINISHED", end)
+            }
+            // Another process took the turn over (this one was silent too
+            // long): it runs the turn now, and this one ends without a word.
+            Err(LoopError::TakenOver { .. }) => {
+                tracing::warn!(session = %thread, "the turn was taken over by another process; this one stops");
+                hub.abandon(&thread);
+                return;
+            }
+            Err(e) => (
+                SessionStatus::Failed,
+                "RUN_ERROR",
+                json!({ "threadId": thread, "runId": run_id, "message": e.to_string() }),
+            ),
+        };
+        session.status = status;
+        if let Err(LoopError::TakenOver { .. }) = self.persist(&scope, &session, &mut journal, Some(status)).await {
             tracing::warn!(session = %thread, "the turn was taken over by another process; this one stops");
             hub.abandon(&thread);
             return;
         }
-        match outcome {
-            Ok(Outcome::Finished(text)) => {
-                session.status = SessionStatus::Idle;
-                session.pending = json!([]);
-                if taken_over(&self.persist(&scope, &session, &mut journal, Some(SessionStatus::Idle)).await) {
-                    hub.abandon(&thread);
-                    return;
-                }
-                hub.emit(
-                    &thread,
-                    "RUN_FINISHED",
-                    json!({ "threadId": thread, "runId": run_id, "outcome": "success", "result": { "text": text } }),
-                );
-            }
-            Ok(Outcome::Paused(pending)) => {
-                session.status = SessionStatus::Paused;
-                session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
-                if taken_over(&self.persist(&scope, &session, &mut journal, Some(SessionStatus::Paused)).await) {
-                    hub.abandon(&thread);
-                    return;
-                }
-                hub.emit(
-                    &thread,
-                    "RUN_FINISHED",
-                    json!({
-                        "threadId": thread, "runId": run_id, "outcome": "interrupt",
-                        "interrupt": { "reason": "approval_required", "approvals": pending },
-                    }),
-                );
-            }
-            Err(message) => {
-                session.status = SessionStatus::Failed;
-                if taken_over(&self.persist(&scope, &session, &mut journal, Some(SessionStatus::Failed)).await) {
-                    hub.abandon(&thread);
-                    return;
-                }
-                hub.emit(&thread, "RUN_ERROR", json!({ "threadId": thread, "runId": run_id, "message": message }));
-            }
-        }
+        hub.emit(&thread, kind, end);
     }
 
     /// Writes what the database does not hold of the session yet: the
@@ -946,7 +1031,7 @@ impl Runtime {
         session: &AgentSession,
         journal: &mut Journal,
         status: Option<SessionStatus>,
-    ) -> Result<(), String> {
+    ) -> Result<(), LoopError> {
         let span = tracing::info_span!("persist", messages = journal.messages.len());
         let written = async {
             if let Some(previous) = journal.in_flight.take() {
@@ -970,7 +1055,7 @@ impl Runtime {
         if let Err(e) = &written {
             tracing::error!(session = %session.id, error = %e, "could not save the session");
         }
-        written.map_err(|e| e.to_string())
+        Ok(written?)
     }
 
     /// Makes sure the turn is still this process's before a tool runs: when
@@ -979,13 +1064,13 @@ impl Runtime {
     /// the step before's write is awaited and, if that was queued too long
     /// ago to tell, an empty fenced write is made, so a turn another
     /// process took over stops here without running anything.
-    async fn still_ours(&self, scope: &Scope, session: &AgentSession, journal: &mut Journal) -> Result<(), String> {
+    async fn still_ours(&self, scope: &Scope, session: &AgentSession, journal: &mut Journal) -> Result<(), LoopError> {
         let half = Duration::from_millis(self.silent_ms.load(Ordering::Relaxed) / 2);
         if journal.confirmed.elapsed() < half {
             return Ok(());
         }
         if let Some(previous) = journal.in_flight.take() {
-            previous.done().await.map_err(|e| e.to_string())?;
+            previous.done().await?;
             journal.confirmed = journal.queued_at;
             if journal.confirmed.elapsed() < half {
                 return Ok(());
@@ -993,7 +1078,7 @@ impl Runtime {
         }
         let asked = std::time::Instant::now();
         let update = quire_store::SessionUpdate::default();
-        self.store().record_step(scope, &session.id, &update, session.turns, &[]).await.map_err(|e| e.to_string())?;
+        self.store().record_step(scope, &session.id, &update, session.turns, &[]).await?;
         journal.confirmed = asked;
         Ok(())
     }
@@ -1002,7 +1087,7 @@ impl Runtime {
     /// or already built one, else one built from the configured profile
     /// (falling back to `default`, injected or configured). None when no
     /// profile applies.
-    fn client(&self, profile_name: &str) -> Result<Option<ProfileClient>, String> {
+    fn client(&self, profile_name: &str) -> Result<Option<ProfileClient>, crate::ProviderError> {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = clients.get(profile_name) {
             return Ok(Some(c.clone()));
@@ -1012,7 +1097,7 @@ impl Runtime {
             return Ok(Some(c.clone()));
         }
         let Some(profile) = self.profiles.get(key) else { return Ok(None) };
-        let client = profile.client().map_err(|e| e.to_string())?;
+        let client = profile.client()?;
         clients.insert(key.to_string(), (profile.clone(), Arc::clone(&client)));
         Ok(Some((profile.clone(), client)))
     }
@@ -1025,17 +1110,15 @@ impl Runtime {
         answers: Vec<(PendingCall, Answer)>,
         history: Option<Vec<Message>>,
         journal: &mut Journal,
-    ) -> Result<Outcome, String> {
+    ) -> Result<Outcome, LoopError> {
         let store = self.store();
         let turn = session.turns;
         let thread = session.id.clone();
         // Permissions are those of the person now, not when the session began:
         // a token revoked, expired or regrouped since, or a person disabled or
         // regrouped since, takes effect here.
-        let recorded = Group::parse(&session.group).map_err(|e| format!("session group: {e}"))?;
-        let group = store.live_actor_group(&session.actor, recorded).await.map_err(|e| e.to_string())?.ok_or(
-            "the token or person that started this session was revoked, has expired or was disabled; nothing more runs",
-        )?;
+        let recorded = Group::parse(&session.group).map_err(LoopError::Group)?;
+        let group = store.live_actor_group(&session.actor, recorded).await?.ok_or(LoopError::Revoked)?;
         // The agent's own model: it answers the turn, and tools that write
         // with a model (deep search) use it too.
         let resolved = self.client(&agent.profile)?;
@@ -1061,8 +1144,7 @@ impl Runtime {
             Some(history) => history.iter().map(prompt::for_model).collect(),
             None => store
                 .session_messages(scope, &session.id)
-                .await
-                .map_err(|e| e.to_string())?
+                .await?
                 .into_iter()
                 .filter_map(|m| serde_json::from_value(m.body).ok())
                 .map(|m| prompt::for_model(&m))
@@ -1094,24 +1176,8 @@ impl Runtime {
                         let failed = result.get("success").and_then(Value::as_bool) == Some(false);
                         (result, failed)
                     }
-                    Answer::Rejected { by, reason } => (
-                        ToolError::new(
-                            ErrorCode::Rejected,
-                            format!("{by} rejected this call{}", reason.map(|r| format!(": {r}")).unwrap_or_default()),
-                            "Nothing changed. Do not retry the same call; tell the user and ask what they want instead.",
-                        )
-                        .to_json(),
-                        true,
-                    ),
-                    Answer::Expired => (
-                        ToolError::new(
-                            ErrorCode::ApprovalExpired,
-                            "nobody answered the approval request before it expired; nothing changed",
-                            "Tell the user; call the tool again if they still want it.",
-                        )
-                        .to_json(),
-                        true,
-                    ),
+                    Answer::Rejected { by, reason } => (CallError::Rejected { by, reason }.to_json(), true),
+                    Answer::Expired => (CallError::Expired.to_json(), true),
                 };
                 let text = self.emit_result(&thread, &pending.tool_call_id, &content);
                 let msg =
@@ -1161,7 +1227,7 @@ impl Runtime {
         session: &mut AgentSession,
         messages: &mut Vec<Message>,
         journal: &mut Journal,
-    ) -> Result<Option<Outcome>, String> {
+    ) -> Result<Option<Outcome>, LoopError> {
         let thread = session.id.clone();
         let request = tracing::info_span!("prepare_step").in_scope(|| {
             prompt::prepare_step_for_model(
@@ -1183,7 +1249,7 @@ impl Runtime {
             run.client.complete(&request, &mut sink).instrument(tracing::info_span!("model")).await
         };
         stream.finish();
-        let response = response.map_err(|e| e.to_string())?;
+        let response = response?;
         session.steps += 1;
         session.input_tokens += response.usage.input_tokens as i64;
         session.output_tokens += response.usage.output_tokens as i64;
@@ -1251,30 +1317,16 @@ impl Runtime {
         agent: &Agent,
         call: &ToolCall,
     ) -> CallOutcome {
-        let error = |code: ErrorCode, message: String, hint: &str| CallOutcome::Result {
-            content: ToolError::new(code, message, hint).to_json(),
-            is_error: true,
-            final_answer: None,
-        };
+        let error = |e: CallError| CallOutcome::Result { content: e.to_json(), is_error: true, final_answer: None };
         let Some(tool) = self.registry.get(&call.name) else {
-            return error(
-                ErrorCode::NotFound,
-                format!("no tool named \"{}\"", call.name),
-                "Use searchTools to find the right tool name.",
-            );
+            return error(CallError::UnknownTool(call.name.clone()));
         };
         if !prompt::enabled(agent, tool) {
-            return error(
-                ErrorCode::Forbidden,
-                format!("tool {} is not enabled for agent {}", tool.name, agent.alias),
-                "Use the tools you have, or tell the user this agent cannot do it.",
-            );
+            return error(CallError::NotEnabled { tool: tool.name, agent: agent.alias.clone() });
         }
         let mut args = match call.parsed_arguments() {
             Ok(v) => v,
-            Err(e) => {
-                return error(ErrorCode::Validation, e, "Send the arguments as one JSON object matching the schema.");
-            }
+            Err(e) => return error(CallError::BadArguments(e)),
         };
         // Approval is the runtime's business, never the model's: under the
         // conversational policy the model may only say `confirmed: true`,

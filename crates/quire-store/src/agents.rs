@@ -99,10 +99,6 @@ pub struct NewSession {
 /// An event to store: `(session, id, kind, data)`.
 pub type NewEvent = (String, u64, String, String);
 
-/// The words of the error a step's write answers when another process took
-/// the session's turn over.
-pub const TAKEN_OVER: &str = "another took its turn over";
-
 /// Appends `bodies` (JSON texts, as one JSON array) to a session's
 /// messages after its last one, all of turn `turn`: one statement.
 fn append_messages(conn: &Conn, session_id: &str, turn: i64, bodies: &str, at: DateTime<Utc>) -> Result<()> {
@@ -476,10 +472,7 @@ impl Store {
                 .bind(&*replica)
                 .execute(conn)?;
                 if done.rows_affected() != 1 {
-                    return Err(StoreError::conflict(
-                        None,
-                        format!("session {id} is not run by this process ({TAKEN_OVER})"),
-                    ));
+                    return Err(StoreError::TakenOver { session: id });
                 }
                 if let Some(bodies) = bodies {
                     append_messages(conn, &id, turn, &bodies, now)?;

@@ -25,6 +25,14 @@ pub enum StoreError {
         /// The field at fault, when there is one.
         field: Option<String>,
     },
+    /// A step of an agent's turn was refused because another process took
+    /// the turn over (its runner is no longer this process); nothing was
+    /// written.
+    #[error("session {session} is not run by this process (another took its turn over)")]
+    TakenOver {
+        /// The session whose turn was taken over.
+        session: String,
+    },
     /// The database failed.
     #[error("database error: {0}")]
     Database(DatabaseError),

@@ -34,7 +34,7 @@ mod transfer;
 pub mod users;
 mod vectors;
 
-pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage, TAKEN_OVER};
+pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};

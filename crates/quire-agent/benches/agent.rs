@@ -220,7 +220,11 @@ fn prepare_bench(b: &Bench, agent: &quire_core::model::Agent) {
     let input = StepInput {
         agent,
         profile: &profile,
-        group: Group::Editor,
+        who: quire_core::access::Principal {
+            actor: "user:bench",
+            group: Group::Editor,
+            surface: quire_core::model::Surface::Agent,
+        },
         activated: &activated,
         memory: &memory,
         context: None,

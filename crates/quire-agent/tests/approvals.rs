@@ -321,7 +321,7 @@ async fn under_the_conversational_policy_a_refusal_or_another_message_approves_n
         // the preview was refused, not left for a later message to approve
         assert!(env.store.pending_confirmations(&env.scope).await.unwrap().is_empty(), "{answer}");
         let changes = env.store.changes(&env.scope, &Default::default(), 100, None).await.unwrap().items;
-        assert!(changes.iter().all(|c| c.action != "archive"), "{answer}");
+        assert!(changes.iter().all(|c| c.action != quire_core::model::ChangeAction::Archive), "{answer}");
     }
 }
 
@@ -351,30 +351,4 @@ async fn under_the_conversational_policy_a_structured_answer_approves_whatever_t
     assert!(env.store.page(&env.scope, &about).await.is_err(), "archived once the person approved");
     let approval = env.store.confirmation(&env.scope, &id).await.unwrap();
     assert_eq!(approval.resolved_by.as_deref(), Some(env.actor.as_str()));
-}
-
-#[tokio::test]
-async fn only_groups_that_may_use_the_agent_answer_its_requests() {
-    let env = Env::openai().await;
-    env.store
-        .update_agent(
-            &quire_core::model::ChangeContext::system(),
-            &env.scope,
-            "editor",
-            &quire_core::input::AgentPatch { allowed_groups: Some(vec!["editor".into()]), ..Default::default() },
-            None,
-        )
-        .await
-        .unwrap();
-    let contact = env.page_id("contact").await;
-    delete_page(&env, &contact);
-    let session = env.turn("delete contact", None).await;
-    let approvals = paused(&env, &session).await;
-    let id = approvals[0]["approvalId"].as_str().unwrap();
-    let admin =
-        quire_agent::check_approver(&env.store, &env.scope, quire_core::access::Group::Admin, id).await.unwrap_err();
-    assert!(admin.to_string().contains("may not use agent \"editor\""), "{admin}");
-    let editor =
-        quire_agent::check_approver(&env.store, &env.scope, quire_core::access::Group::Editor, id).await.unwrap();
-    assert_eq!(editor.as_deref(), Some(session.as_str()));
 }

@@ -60,6 +60,11 @@ impl Actor {
         ChangeContext { actor: self.id.clone(), surface: self.surface, session_id: None, turn_id: None }
     }
 
+    /// Who they are, as the access rules see them.
+    pub fn principal(&self) -> quire_core::access::Principal<'_> {
+        quire_core::access::Principal { actor: &self.id, group: self.group, surface: self.surface }
+    }
+
     /// The signed-in person's user id, when the actor is one (`user:<id>`).
     pub fn user_id(&self) -> Option<&str> {
         self.id.strip_prefix("user:")

@@ -30,6 +30,7 @@ pub struct Answered {
 
 /// The pending destructive calls of the actor's scope.
 pub async fn pending(runtime: &Runtime, actor: &Actor) -> AppResult<Vec<Confirmation>> {
+    authorize(actor, Permission::Read)?;
     Ok(runtime.registry().pending(&actor.scope).await?)
 }
 
@@ -54,7 +55,7 @@ pub async fn answer(runtime: &Arc<Runtime>, actor: &Actor, id: &str, verdict: Ve
         Some(s) => Some(store.agent(&actor.scope, &s.agent_id).await?),
         None => None,
     };
-    authorize(actor, Permission::AnswerApproval { tool, agent: agent.as_ref() })?;
+    authorize(actor, Permission::AnswerApproval { tool: tool.access(), agent: agent.as_ref() })?;
     let ctx = actor.call_context();
     let confirmation = match verdict {
         Verdict::Approve => registry.approve(&ctx, id).await?,

@@ -9,6 +9,8 @@ use quire_tools::Registry;
 /// the revert is itself logged, so it can be undone the same way.
 pub async fn restore_revision(registry: &Registry, actor: &Actor, id: i64) -> AppResult<Change> {
     let store = &registry.services().store;
+    // Reading the change says what it is; the kind decides the rest.
+    authorize(actor, Permission::Read)?;
     let change = store.change(&actor.scope, id).await?;
     authorize(actor, Permission::RestoreRevision(change.entity))?;
     if change.entity == EntityKind::Note {
@@ -23,6 +25,7 @@ pub async fn restore_revision(registry: &Registry, actor: &Actor, id: i64) -> Ap
 /// Restores archives together, all or none.
 pub async fn restore_archives(registry: &Registry, actor: &Actor, ids: &[String]) -> AppResult<Vec<Archive>> {
     let store = &registry.services().store;
+    authorize(actor, Permission::Read)?;
     for id in ids {
         let archive = store.archive_record(&actor.scope, id).await?;
         authorize(actor, Permission::RestoreArchive(archive.entity))?;

@@ -18,15 +18,15 @@ pub struct TokenRequest {
     pub expires_at: Option<DateTime<Utc>>,
     /// Or: days until it stops working.
     pub expires_in_days: Option<i64>,
-    /// `user` (default) or `conversational`.
-    pub approval_policy: Option<String>,
+    /// How its destructive calls are approved (default: a person approves each).
+    pub approval_policy: Option<quire_core::model::ApprovalPolicy>,
 }
 
 /// Creates a token on the actor's site (admins): its expiry in the future,
 /// and no environment the actor may not use itself. Answers the token and
 /// its secret, which is shown this once.
 pub async fn create_token(store: &Store, actor: &Actor, request: TokenRequest) -> AppResult<(TokenInfo, String)> {
-    authorize(actor, Permission::ManageTokens)?;
+    authorize(actor, Permission::Administer)?;
     let expires_at = match (request.expires_at, request.expires_in_days) {
         (Some(_), Some(_)) => {
             return Err(AppError {
@@ -72,7 +72,7 @@ pub async fn create_token(store: &Store, actor: &Actor, request: TokenRequest) -
 /// token keeps its record, marked revoked. The caller forgets any cached
 /// copy of it.
 pub async fn revoke_token(store: &Store, actor: &Actor, id: &str) -> AppResult<TokenInfo> {
-    authorize(actor, Permission::ManageTokens)?;
+    authorize(actor, Permission::Administer)?;
     let token = store.revoke_token(&actor.scope.site_id, id).await?;
     tracing::info!(token = %token.id, by = %actor.id, "token revoked");
     Ok(token)

@@ -10,6 +10,7 @@
 pub mod access;
 pub mod error;
 pub mod fields;
+mod group;
 pub mod input;
 pub mod json;
 pub mod merge;

@@ -127,7 +127,7 @@ impl QuireMcp {
     }
 
     fn offered(&self, ctx: &CallContext, tool: &quire_tools::Tool) -> bool {
-        if !quire_tools::permits(ctx.group, tool) {
+        if !quire_tools::permits(ctx, tool) {
             return false;
         }
         match &self.mode {
@@ -401,7 +401,7 @@ impl ServerHandler for QuireMcp {
             ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
         let outcome = match self.registry.get(&name) {
             // useTool may call any permitted tool; otherwise only the offered ones.
-            Some(tool) if !(self.offered(&ctx, tool) || (discover && quire_tools::permits(ctx.group, tool))) => {
+            Some(tool) if !(self.offered(&ctx, tool) || (discover && quire_tools::permits(&ctx, tool))) => {
                 Err(ToolError::new(
                     quire_tools::ErrorCode::Forbidden,
                     format!("{name} is not offered to this client"),

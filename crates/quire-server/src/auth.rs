@@ -6,7 +6,7 @@ use crate::error::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::Method;
 use axum::http::request::Parts;
-use quire_core::access::{Action, Group, allows};
+use quire_core::access::{Group, Permission, Principal, authorize};
 use quire_core::model::{ChangeContext, Surface};
 use quire_store::{Scope, TokenInfo, WebSession};
 
@@ -43,7 +43,7 @@ pub fn call_context(caller: &Caller, headers: &axum::http::HeaderMap) -> quire_t
         surface: caller.surface(),
         session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
         turn_id: None,
-        policy: quire_tools::ApprovalPolicy::parse(caller.approval_policy()),
+        policy: caller.approval_policy(),
         writer: None,
     }
 }
@@ -76,10 +76,10 @@ impl Caller {
 
     /// How the caller's destructive calls are approved: a token's policy; a
     /// person in the back-office always answers each one.
-    pub fn approval_policy(&self) -> &str {
+    pub fn approval_policy(&self) -> quire_tools::ApprovalPolicy {
         match &self.who {
-            Who::Token(t) => &t.approval_policy,
-            Who::Person(_) => "user",
+            Who::Token(t) => t.approval_policy,
+            Who::Person(_) => quire_tools::ApprovalPolicy::User,
         }
     }
 
@@ -91,19 +91,14 @@ impl Caller {
         }
     }
 
-    /// Fails with 403 unless the caller's group allows `action`.
-    pub fn require(&self, action: Action) -> Result<(), ApiError> {
-        if allows(self.group(), action) {
-            Ok(())
-        } else {
-            let what = match action {
-                Action::Read => "read".to_string(),
-                Action::Write(kind) => format!("create or change {kind} records"),
-                Action::Delete(kind) => format!("archive or restore {kind} records"),
-                Action::Administer => "administer the site".to_string(),
-            };
-            Err(ApiError::forbidden(format!("group {} may not {what}", self.group().as_str())))
-        }
+    /// Fails with 403 (404 when they are not to learn it exists) unless
+    /// [`quire_core::access::authorize`] lets the caller do `permission`.
+    pub fn authorize(&self, permission: Permission<'_>) -> Result<(), ApiError> {
+        let actor = self.actor();
+        let who = Principal { actor: &actor, group: self.group(), surface: self.surface() };
+        authorize(&who, permission).map_err(|refused| {
+            if refused.hidden { ApiError::not_found(refused.message) } else { ApiError::forbidden(refused.message) }
+        })
     }
 
     /// The caller as the use cases know them: built once from the token or
@@ -114,7 +109,7 @@ impl Caller {
             group: self.group(),
             scope: self.scope.clone(),
             surface: self.surface(),
-            policy: quire_tools::ApprovalPolicy::parse(self.approval_policy()),
+            policy: self.approval_policy(),
             environments: match &self.who {
                 Who::Token(t) => t.environments.clone(),
                 Who::Person(s) => s

@@ -64,86 +64,21 @@ async fn snapshot(app: &TestApp) -> Vec<(String, Value)> {
 
 async fn site_a(app: &TestApp) -> SiteA {
     // records of every kind, some made for the purpose
-    let contact = app.page_id("contact").await;
-    let archived = app.delete(&format!("/api/v1/pages/{contact}")).await;
-    assert_eq!(archived.status, 200, "{}", archived.body);
     let note = json!({ "path": "private/plan.md", "content": format!("# Plan\n{MARKER}\n") });
     assert_eq!(app.post("/api/v1/tools/writeNote/invoke", note).await.status, 200);
-    let pricing = app.page_id("pricing").await;
-    let preview = app.post("/api/v1/tools/deletePage/invoke", json!({ "ids": [pricing] })).await;
-    let agent_id = app.get("/api/v1/agents/editor").await.body["id"].as_str().unwrap().to_string();
-    let session =
-        app.store.create_session(&app.scope, &agent_id, "token:someone", "editor", "private chat", None).await.unwrap();
-
+    let values = app.records().await;
     let listings = snapshot(app).await;
-    let first = |path: &str| -> String {
-        let body = &listings.iter().find(|(p, _)| p == path).unwrap().1;
-        let item = &body["items"][0]["id"];
-        item.as_str().map(str::to_string).unwrap_or_else(|| item.to_string())
-    };
-    let home = app.page_id("home").await;
-    let section = app.store.sections(&app.scope, &home, 1, None).await.unwrap().items.remove(0).id;
-    let mut values = BTreeMap::new();
-    values.insert("page", home.clone());
-    values.insert("section", section);
-    values.insert("template", first("/api/v1/section-templates?limit=100"));
-    values.insert("collection", first("/api/v1/collections?limit=100"));
-    values.insert("entry", first("/api/v1/collections/blog/entries?limit=100"));
-    values.insert("image", first("/api/v1/images?limit=100"));
-    values.insert("navigation", first("/api/v1/navigations?limit=100"));
-    values.insert("navItem", first("/api/v1/navigations/header/items?limit=100"));
-    values.insert("archive", first("/api/v1/archive?limit=100"));
-    values.insert("change", first("/api/v1/changes?limit=100"));
-    values.insert("agent", agent_id);
-    values.insert("session", session.id.clone());
-    values.insert("confirmation", preview.body["confirmationId"].as_str().unwrap().to_string());
-    values.insert("note", "private/plan.md".to_string());
-    // a job of site A's (alt text for one of its images), queued, unworked
-    let image = values["image"].clone();
-    app.store.enqueue_job(quire_store::DESCRIBE_IMAGE, &app.scope, &image, json!({})).await.unwrap();
-    let job = app.store.jobs_of(&app.scope, &image).await.unwrap().remove(0).id;
-    values.insert("job", job);
     let tokens = app.store.tokens("demo").await.unwrap();
-    values.insert("token", tokens.iter().find(|t| t.group.as_str() == "editor").unwrap().id.clone());
     let mut ids = BTreeSet::new();
     for (_, body) in &listings {
         ids_in(body, &mut ids);
     }
     ids.extend(tokens.into_iter().map(|t| t.id));
-    ids.insert(session.id);
+    ids.insert(values["session"].clone());
     ids.insert(values["job"].clone());
     // ids of a handful of characters would match by accident; ours are UUIDs
     ids.retain(|id| id.len() >= 20);
     SiteA { values, ids, listings }
-}
-
-/// Site `demo`'s record for a path parameter, by the segment before it.
-fn path_value(a: &SiteA, segments: &[&str], index: usize) -> String {
-    let before = if index > 0 { segments[index - 1] } else { "" };
-    let param = segments[index];
-    let key = match (before, param) {
-        ("pages", _) => "page",
-        ("sections", _) => "section",
-        ("section-templates", _) => "template",
-        ("collections", _) => "collection",
-        ("entries", _) => "entry",
-        ("images", _) => "image",
-        ("jobs", _) => "job",
-        ("navigations", _) => "navigation",
-        ("nav-items", _) => "navItem",
-        ("archive", _) => "archive",
-        ("changes", _) => "change",
-        ("agents", _) => "agent",
-        ("sessions", _) => "session",
-        ("approvals", _) => "confirmation",
-        ("tokens", _) => "token",
-        ("turns", _) => return "1".into(),
-        ("tools", _) => return "getPage".into(),
-        ("revisions", "{entity}") => return "page".into(),
-        (_, "{id}") if segments.get(index - 2) == Some(&"revisions") => "page",
-        _ => panic!("no site-A value for {param} after {before} in /{}", segments.join("/")),
-    };
-    a.values[key].clone()
 }
 
 /// A body for a write: the fields most resources accept.
@@ -192,13 +127,7 @@ async fn site_b_reads_and_changes_nothing_of_site_a_through_any_route_or_tool() 
         if path.starts_with("/api/v1/delivery") {
             continue; // public by design: published content, by ?site=
         }
-        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-        let concrete: Vec<String> = segments
-            .iter()
-            .enumerate()
-            .map(|(i, s)| if s.starts_with('{') { path_value(&a, &segments, i) } else { s.to_string() })
-            .collect();
-        let uri = format!("/{}", concrete.join("/"));
+        let uri = common::concrete(path, &a.values);
         for method in
             item.as_object().unwrap().keys().filter(|m| ["get", "post", "patch", "put", "delete"].contains(&m.as_str()))
         {

@@ -4,7 +4,7 @@
 //! all kept, each logged once.
 
 use quire_core::input::{EntryPatch, NewEntry, NewPage};
-use quire_core::model::{ChangeContext, EntityKind};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, JobKind};
 use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, Store};
 use serde_json::json;
@@ -38,7 +38,7 @@ async fn a_job_is_claimed_by_exactly_one_store() {
     let (dir, a, b) = two_stores().await;
     let scope = seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     for i in 0..40 {
-        a.enqueue_job("test", &scope, &format!("subject-{i}"), json!({})).await.unwrap();
+        a.enqueue_job(JobKind::DescribeImage, &scope, &format!("subject-{i}"), json!({})).await.unwrap();
     }
     let claim_all = |store: Store| {
         tokio::spawn(async move {
@@ -96,12 +96,12 @@ async fn writes_through_both_stores_at_once_are_all_kept_and_logged_once() {
         assert_eq!(read.title, format!("Retitled {i}"));
         let filter = ChangeFilter { entity_id: Some(post.id.clone()), ..Default::default() };
         let logged = a.change_summaries(&scope, &filter, 10, None).await.unwrap().items;
-        assert_eq!(logged.iter().filter(|c| c.action == "update").count(), 1, "post {i}");
+        assert_eq!(logged.iter().filter(|c| c.action == ChangeAction::Update).count(), 1, "post {i}");
         a.page_by_slug(&scope, &format!("page-{i}")).await.unwrap();
     }
     let filter = ChangeFilter { entity: Some(EntityKind::Page), ..Default::default() };
     let creates = b.change_summaries(&scope, &filter, 1000, None).await.unwrap().items;
-    let made: Vec<_> = creates.iter().filter(|c| c.action == "create").collect();
+    let made: Vec<_> = creates.iter().filter(|c| c.action == ChangeAction::Create).collect();
     let ids: HashSet<&String> = made.iter().map(|c| &c.entity_id).collect();
     assert_eq!(made.len(), ids.len(), "no page's creation is logged twice");
 }
@@ -187,7 +187,7 @@ async fn concurrent_edits_of_one_record_through_both_stores_all_apply() {
     assert_eq!(versions, (post.version + 1..=post.version + 24).collect::<Vec<_>>(), "each edit made its own version");
     let filter = ChangeFilter { entity_id: Some(post.id.clone()), ..Default::default() };
     let logged = b.change_summaries(&scope, &filter, 100, None).await.unwrap().items;
-    assert_eq!(logged.iter().filter(|c| c.action == "update").count(), 24);
+    assert_eq!(logged.iter().filter(|c| c.action == ChangeAction::Update).count(), 24);
 }
 
 /// A turn running in one store's process is taken over by the other once
@@ -201,7 +201,7 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
     let new = quire_store::NewSession {
         agent_id: agent.id.clone(),
         actor: "token:t".into(),
-        group: "editor".into(),
+        group: quire_core::access::Group::Editor,
         title: "t".into(),
         context: None,
     };

@@ -6,13 +6,13 @@ use crate::Person;
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
-use crate::pages::{Head, SavedQuery, render, stale};
+use crate::pages::{Head, SavedQuery, render};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use quire_core::access::{Action, Group};
+use quire_core::access::{Group, Permission};
 use quire_core::input::AgentPatch;
 use quire_core::model::{Agent, AgentPolicy};
 use quire_server::AppState;
@@ -27,7 +27,7 @@ struct AgentsPage {
 
 /// `GET /agents`: every agent of the site.
 pub async fn list(State(state): State<AppState>, person: Person) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Administer)?;
+    person.caller.authorize(Permission::Administer)?;
     let agents = state.store().agents(&person.caller.scope).await?;
     Ok(Html(AgentsPage { head: Head::new(), frame: Frame::new(&person, "/agents"), agents }.render()?))
 }
@@ -56,10 +56,7 @@ impl AgentPage {
             frame: Frame::new(person, "/agents"),
             tools: agent.tools.join("\n"),
             pinned: agent.pinned.join("\n"),
-            groups: Group::ALL
-                .iter()
-                .map(|g| (g.as_str(), agent.allowed_groups.iter().any(|a| a == g.as_str())))
-                .collect(),
+            groups: Group::ALL.iter().map(|g| (g.as_str(), agent.allowed_groups.contains(g))).collect(),
             policies: AgentPolicy::ALL,
             unknown: quire_agent::prompt::unknown_selectors(&agent, state.registry()),
             agent,
@@ -76,7 +73,7 @@ pub async fn edit(
     Path(alias): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Administer)?;
+    person.caller.authorize(Permission::Administer)?;
     let agent = state.store().agent(&person.caller.scope, &alias).await?;
     Ok(Html(AgentPage::new(&state, &person, agent, Errors::new(), q.saved.is_some()).render()?))
 }
@@ -108,13 +105,17 @@ pub async fn update(
     Path(alias): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-    let all = |k: &str| pairs.iter().filter(|(n, _)| n == k).map(|(_, v)| v.clone()).collect::<Vec<_>>();
+    let get = |k: &str| form::value(&pairs, k).to_string();
+    // Checkboxes of the four groups: a name that is none of them was not
+    // offered, and is left out.
+    let groups = || -> Vec<Group> {
+        form::values(&pairs, "allowed_groups").iter().filter_map(|g| Group::parse(g).ok()).collect()
+    };
     let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.require(Action::Administer)?;
+        person.caller.authorize(Permission::Administer)?;
         let current = state.store().agent(&scope, &alias).await?;
-        if let Some(e) = stale(&pairs, current.version) {
+        if let Some(e) = form::stale(&pairs, current.version) {
             return Ok((current, Err(e)));
         }
         let policy = match AgentPolicy::parse("approvalPolicy", &get("approval_policy")) {
@@ -128,9 +129,9 @@ pub async fn update(
             system_prompt: Some(get("system_prompt")),
             tools: Some(lines(&get("tools"))),
             pinned: Some(lines(&get("pinned"))),
-            allowed_groups: Some(all("allowed_groups")),
+            allowed_groups: Some(groups()),
             approval_policy: Some(policy),
-            enabled: crate::pages::checked(&all("enabled")),
+            enabled: form::checked(&pairs, "enabled"),
         };
         // The store checks the version again inside its transaction.
         let opened = Some(current.version);
@@ -147,11 +148,11 @@ pub async fn update(
             typed.system_prompt = get("system_prompt");
             typed.tools = lines(&get("tools"));
             typed.pinned = lines(&get("pinned"));
-            typed.allowed_groups = all("allowed_groups");
+            typed.allowed_groups = groups();
             if let Ok(policy) = AgentPolicy::parse("approvalPolicy", &get("approval_policy")) {
                 typed.approval_policy = policy;
             }
-            typed.enabled = crate::pages::checked(&all("enabled")).unwrap_or(typed.enabled);
+            typed.enabled = form::checked(&pairs, "enabled").unwrap_or(typed.enabled);
             render(StatusCode::UNPROCESSABLE_ENTITY, &AgentPage::new(&state, &person, typed, agent_errors(&e), false))
         }
         Err(e) => e.into_response(),

@@ -7,7 +7,8 @@ use crate::{CSRF_FIELD, Person};
 use axum::Form;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
-use quire_core::model::EntityKind;
+use quire_core::access::{Permission, Principal, authorize};
+use quire_core::model::{EntityKind, Surface};
 use quire_server::AppState;
 use serde::Deserialize;
 
@@ -78,6 +79,9 @@ impl Frame {
             }
         }
         let group = session.user.group;
+        let actor = format!("user:{}", session.user.id);
+        let who = Principal { actor: &actor, group, surface: Surface::Web };
+        let may = |permission| authorize(&who, permission).is_ok();
         Frame {
             name: session.user.display_name.clone(),
             group: group.as_str(),
@@ -88,12 +92,12 @@ impl Frame {
             nav: NAV
                 .iter()
                 // Tokens are administration: only admins are offered them.
-                .filter(|(path, _)| !ADMIN_ONLY.contains(path) || group == quire_core::access::Group::Admin)
+                .filter(|(path, _)| !ADMIN_ONLY.contains(path) || may(Permission::Administer))
                 .map(|(path, label)| (*path, *label, *path == section))
                 .collect(),
-            can_write: group >= quire_core::access::Group::Author,
-            can_delete: quire_core::access::allows(group, quire_core::access::Action::Delete(EntityKind::Page)),
-            can_edit_nav: quire_core::access::allows(group, quire_core::access::Action::Write(EntityKind::NavItem)),
+            can_write: may(Permission::Write(EntityKind::Page)),
+            can_delete: may(Permission::Delete(EntityKind::Page)),
+            can_edit_nav: may(Permission::Write(EntityKind::NavItem)),
         }
     }
 }

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
 use quire_agent::{AgentError, Person};
-use quire_core::access::{Action, Group};
+use quire_core::access::Permission;
 use quire_core::input::{AgentPatch, NewAgent};
 use quire_core::model::{Agent, AgentSession, SessionStatus};
 use serde::Deserialize;
@@ -82,14 +82,14 @@ fn with_warnings(state: &AppState, agent: Agent) -> Value {
 /// Whether the caller may see an agent: admins see every agent, others
 /// those they can chat with (enabled, and allowed for their group).
 fn visible(caller: &Caller, agent: &Agent) -> bool {
-    caller.group() == Group::Admin || quire_agent::usable_by(agent, caller.group())
+    caller.authorize(Permission::SeeAgent(agent)).is_ok()
 }
 
 /// Lists the agents of the site the caller can use (admins: all of them).
 #[utoipa::path(get, path = "/api/v1/agents", operation_id = "listAgents", tag = "agents", security(("bearer" = [])),
     responses((status = 200, description = "The agents the caller may use (admins: all)", body = ListResponse<Agent>)))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let items: Vec<Value> = state
         .store()
         .agents(&caller.scope)
@@ -109,7 +109,7 @@ pub async fn create(
     caller: Caller,
     ApiJson(input): ApiJson<NewAgent>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    caller.require(Action::Administer)?;
+    caller.authorize(Permission::Administer)?;
     let agent = state.store().create_agent(&caller.ctx(), &caller.scope, input).await?;
     Ok((StatusCode::CREATED, Json(with_warnings(&state, agent))))
 }
@@ -122,11 +122,9 @@ pub async fn read(
     caller: Caller,
     ApiPath(alias): ApiPath<String>,
 ) -> ApiResult<Json<Value>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let agent = state.store().agent(&caller.scope, &alias).await?;
-    if !visible(&caller, &agent) {
-        return Err(ApiError::not_found(format!("agent {alias} not found")));
-    }
+    caller.authorize(Permission::SeeAgent(&agent))?;
     Ok(Json(with_warnings(&state, agent)))
 }
 
@@ -141,7 +139,7 @@ pub async fn update(
     ApiPath(alias): ApiPath<String>,
     ApiJson(patch): ApiJson<AgentPatch>,
 ) -> ApiResult<Json<Value>> {
-    caller.require(Action::Administer)?;
+    caller.authorize(Permission::Administer)?;
     let agent = state.store().update_agent(&caller.ctx(), &caller.scope, &alias, &patch, None).await?;
     Ok(Json(with_warnings(&state, agent)))
 }
@@ -289,7 +287,7 @@ async fn start_turn(
     alias: &str,
     body: ChatBody,
 ) -> ApiResult<quire_agent::TurnStarted> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     continued_session(state, caller, body.session_id.as_deref()).await?;
     let answer =
         body.confirm.map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve });
@@ -386,10 +384,10 @@ pub async fn sessions(
     caller: Caller,
     ApiQuery(q): ApiQuery<SessionQuery>,
 ) -> ApiResult<Json<ListResponse<AgentSession>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let all = q.all == Some(true);
     if all {
-        caller.require(Action::Administer)?;
+        caller.authorize(Permission::Administer)?;
     }
     let actor = caller.actor();
     let paging = Paging { limit: q.limit, cursor: q.cursor };
@@ -400,9 +398,7 @@ pub async fn sessions(
 /// A session the caller may see: their own, or any for admins.
 async fn own_session(state: &AppState, caller: &Caller, id: &str) -> ApiResult<AgentSession> {
     let session = state.store().session(&caller.scope, id).await?;
-    if session.actor != caller.actor() && caller.group() != Group::Admin {
-        return Err(ApiError::not_found(format!("session {id} not found")));
-    }
+    caller.authorize(Permission::SeeSession { owner: &session.actor, session: id })?;
     Ok(session)
 }
 

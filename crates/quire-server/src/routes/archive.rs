@@ -8,7 +8,7 @@ use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::model::{Archive, EntityKind};
 use serde::Deserialize;
 
@@ -43,7 +43,7 @@ pub async fn list(
     caller: Caller,
     ApiQuery(q): ApiQuery<ArchiveQuery>,
 ) -> ApiResult<Json<ListResponse<Archive>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let paging = super::Paging { limit: q.limit, cursor: q.cursor };
     Ok(Json(state.store().archives(&caller.scope, q.entity, paging.limit()?, paging.cursor()).await?.into()))
 }
@@ -56,7 +56,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().archive_record(&caller.scope, &id).await?))
 }
 

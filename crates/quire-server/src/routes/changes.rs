@@ -9,7 +9,7 @@ use crate::extract::{ApiPath, ApiQuery};
 use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::model::{Change, EntityKind, Surface};
 use quire_store::ChangeFilter;
 use serde::Deserialize;
@@ -56,7 +56,7 @@ pub async fn list(
     caller: Caller,
     ApiQuery(q): ApiQuery<ChangeQuery>,
 ) -> ApiResult<Json<ListResponse<Change>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = ChangeFilter {
         entity: q.entity,
@@ -73,7 +73,7 @@ pub async fn list(
 #[utoipa::path(get, path = "/api/v1/changes/{id}", operation_id = "getChange", tag = "changes", params(("id" = i64, Path, description = "Change id")),
     security(("bearer" = [])), responses((status = 200, description = "The change with its before and after", body = Change), (status = 404, body = ErrorBody)))]
 pub async fn read(State(state): State<AppState>, caller: Caller, ApiPath(id): ApiPath<i64>) -> ApiResult<Json<Change>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().change(&caller.scope, id).await?))
 }
 
@@ -87,7 +87,7 @@ pub async fn revisions(
     ApiPath((entity, id)): ApiPath<(String, String)>,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<Change>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     // Parsed here so the error lists the accepted kinds.
     let entity = EntityKind::parse("entity", &entity).map_err(|e| ApiError::bad_field(e.field, e.rule))?;
     let filter = ChangeFilter { entity: Some(entity), entity_id: Some(id), ..Default::default() };

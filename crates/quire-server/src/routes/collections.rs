@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{CollectionPatch, EntryPatch, NewCollection, NewEntry};
 use quire_core::model::{Archive, Collection, EntityKind, Entry, EntryStatus};
 use quire_store::{EntryFilter, EntryView};
@@ -33,7 +33,7 @@ pub async fn list(
     caller: Caller,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<Collection>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().collections(&caller.scope, paging.limit()?, paging.cursor()).await?.into()))
 }
 
@@ -45,7 +45,7 @@ pub async fn create(
     caller: Caller,
     ApiJson(input): ApiJson<NewCollection>,
 ) -> ApiResult<(StatusCode, Json<Collection>)> {
-    caller.require(Action::Write(EntityKind::Collection))?;
+    caller.authorize(Permission::Write(EntityKind::Collection))?;
     Ok((StatusCode::CREATED, Json(state.store().create_collection(&caller.ctx(), &caller.scope, input).await?)))
 }
 
@@ -57,7 +57,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(slug): ApiPath<String>,
 ) -> ApiResult<Json<Collection>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().collection(&caller.scope, &slug).await?))
 }
 
@@ -71,7 +71,7 @@ pub async fn update(
     ApiPath(slug): ApiPath<String>,
     ApiJson(patch): ApiJson<CollectionPatch>,
 ) -> ApiResult<Json<Collection>> {
-    caller.require(Action::Write(EntityKind::Collection))?;
+    caller.authorize(Permission::Write(EntityKind::Collection))?;
     Ok(Json(state.store().update_collection(&caller.ctx(), &caller.scope, &slug, patch).await?))
 }
 
@@ -83,7 +83,7 @@ pub async fn archive(
     caller: Caller,
     ApiPath(slug): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::Collection))?;
+    caller.authorize(Permission::Delete(EntityKind::Collection))?;
     let id = state.store().collection(&caller.scope, &slug).await?.id;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Collection, &[id]).await?;
     Ok(Json(archives.remove(0)))
@@ -116,7 +116,7 @@ pub async fn list_entries(
     ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<EntryQuery>,
 ) -> ApiResult<Json<ListResponse<EntryView>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = EntryFilter { status: q.status, category: q.category, tag: q.tag };
     Ok(Json(state.store().entry_views(&caller.scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
@@ -132,7 +132,7 @@ pub async fn create_entry(
     ApiPath(slug): ApiPath<String>,
     ApiJson(input): ApiJson<NewEntry>,
 ) -> ApiResult<(StatusCode, Json<Entry>)> {
-    caller.require(Action::Write(EntityKind::Entry))?;
+    caller.authorize(Permission::Write(EntityKind::Entry))?;
     Ok((StatusCode::CREATED, Json(state.store().create_entry(&caller.ctx(), &caller.scope, &slug, input).await?)))
 }
 
@@ -144,7 +144,7 @@ pub async fn read_entry(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Entry>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().entry(&caller.scope, &id).await?))
 }
 
@@ -158,7 +158,7 @@ pub async fn update_entry(
     ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<EntryPatch>,
 ) -> ApiResult<Json<Entry>> {
-    caller.require(Action::Write(EntityKind::Entry))?;
+    caller.authorize(Permission::Write(EntityKind::Entry))?;
     Ok(Json(state.store().update_entry(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
 
@@ -170,7 +170,7 @@ pub async fn archive_entry(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::Entry))?;
+    caller.authorize(Permission::Delete(EntityKind::Entry))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Entry, &[id]).await?;
     Ok(Json(archives.remove(0)))
 }

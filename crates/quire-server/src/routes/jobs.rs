@@ -8,7 +8,7 @@ use crate::extract::ApiPath;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_store::JobInfo;
 use serde::Serialize;
 
@@ -34,7 +34,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<JobInfo>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().job(&caller.scope, &id).await?.info()))
 }
 
@@ -47,7 +47,7 @@ pub async fn of_image(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<JobList>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     // An image of another site (or none) is a 404, not an empty list.
     state.store().image(&caller.scope, &id).await?;
     let jobs = state.store().jobs_of(&caller.scope, &id).await?;

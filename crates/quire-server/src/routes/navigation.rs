@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{NavItemPatch, NavigationPatch, NewNavItem, NewNavigation};
 use quire_core::model::{Archive, EntityKind, NavItem, Navigation};
 use serde::Deserialize;
@@ -31,7 +31,7 @@ pub async fn list(
     caller: Caller,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<Navigation>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().navigations(&caller.scope, paging.limit()?, paging.cursor()).await?.into()))
 }
 
@@ -43,7 +43,7 @@ pub async fn create(
     caller: Caller,
     ApiJson(input): ApiJson<NewNavigation>,
 ) -> ApiResult<(StatusCode, Json<Navigation>)> {
-    caller.require(Action::Write(EntityKind::Navigation))?;
+    caller.authorize(Permission::Write(EntityKind::Navigation))?;
     Ok((StatusCode::CREATED, Json(state.store().create_navigation(&caller.ctx(), &caller.scope, input).await?)))
 }
 
@@ -55,7 +55,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<Navigation>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().navigation(&caller.scope, &key).await?))
 }
 
@@ -69,7 +69,7 @@ pub async fn update(
     ApiPath(key): ApiPath<String>,
     ApiJson(patch): ApiJson<NavigationPatch>,
 ) -> ApiResult<Json<Navigation>> {
-    caller.require(Action::Write(EntityKind::Navigation))?;
+    caller.authorize(Permission::Write(EntityKind::Navigation))?;
     Ok(Json(state.store().update_navigation(&caller.ctx(), &caller.scope, &key, patch).await?))
 }
 
@@ -81,7 +81,7 @@ pub async fn archive(
     caller: Caller,
     ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::Navigation))?;
+    caller.authorize(Permission::Delete(EntityKind::Navigation))?;
     let id = state.store().navigation(&caller.scope, &key).await?.id;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Navigation, &[id]).await?;
     Ok(Json(archives.remove(0)))
@@ -110,7 +110,7 @@ pub async fn list_items(
     ApiPath(key): ApiPath<String>,
     ApiQuery(q): ApiQuery<ItemQuery>,
 ) -> ApiResult<Json<ListResponse<NavItem>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     Ok(Json(
         state
@@ -131,7 +131,7 @@ pub async fn create_item(
     ApiPath(key): ApiPath<String>,
     ApiJson(input): ApiJson<NewNavItem>,
 ) -> ApiResult<(StatusCode, Json<NavItem>)> {
-    caller.require(Action::Write(EntityKind::NavItem))?;
+    caller.authorize(Permission::Write(EntityKind::NavItem))?;
     Ok((StatusCode::CREATED, Json(state.store().create_nav_item(&caller.ctx(), &caller.scope, &key, input).await?)))
 }
 
@@ -143,7 +143,7 @@ pub async fn read_item(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<NavItem>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().nav_item(&caller.scope, &id).await?))
 }
 
@@ -157,7 +157,7 @@ pub async fn update_item(
     ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<NavItemPatch>,
 ) -> ApiResult<Json<NavItem>> {
-    caller.require(Action::Write(EntityKind::NavItem))?;
+    caller.authorize(Permission::Write(EntityKind::NavItem))?;
     Ok(Json(state.store().update_nav_item(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
 
@@ -169,7 +169,7 @@ pub async fn archive_item(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::NavItem))?;
+    caller.authorize(Permission::Delete(EntityKind::NavItem))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::NavItem, &[id]).await?;
     Ok(Json(archives.remove(0)))
 }

@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{NewPage, PagePatch};
 use quire_core::model::{Archive, EntityKind, Page, PublishStatus};
 use quire_store::PageFilter;
@@ -46,7 +46,7 @@ pub async fn list(
     caller: Caller,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Json<ListResponse<Page>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let filter = PageFilter {
         root_only: q.parent_id.as_deref() == Some("root"),
@@ -65,7 +65,7 @@ pub async fn create(
     caller: Caller,
     ApiJson(input): ApiJson<NewPage>,
 ) -> ApiResult<(StatusCode, Json<Page>)> {
-    caller.require(Action::Write(EntityKind::Page))?;
+    caller.authorize(Permission::Write(EntityKind::Page))?;
     let page = state.store().create_page(&caller.ctx(), &caller.scope, input).await?;
     Ok((StatusCode::CREATED, Json(page)))
 }
@@ -78,7 +78,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Page>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().page(&caller.scope, &id).await?))
 }
 
@@ -92,7 +92,7 @@ pub async fn update(
     ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<PagePatch>,
 ) -> ApiResult<Json<Page>> {
-    caller.require(Action::Write(EntityKind::Page))?;
+    caller.authorize(Permission::Write(EntityKind::Page))?;
     Ok(Json(state.store().update_page(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
 
@@ -104,7 +104,7 @@ pub async fn archive(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::Page))?;
+    caller.authorize(Permission::Delete(EntityKind::Page))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Page, &[id]).await?;
     Ok(Json(archives.remove(0)))
 }

@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{NewSection, SectionPatch};
 use quire_core::model::{Archive, EntityKind, PageSection};
 
@@ -29,7 +29,7 @@ pub async fn list(
     ApiPath(id): ApiPath<String>,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<PageSection>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let listing = state.store().sections(&caller.scope, &id, paging.limit()?, paging.cursor()).await?;
     Ok(Json(listing.into()))
 }
@@ -44,7 +44,7 @@ pub async fn create(
     ApiPath(id): ApiPath<String>,
     ApiJson(input): ApiJson<NewSection>,
 ) -> ApiResult<(StatusCode, Json<PageSection>)> {
-    caller.require(Action::Write(EntityKind::Section))?;
+    caller.authorize(Permission::Write(EntityKind::Section))?;
     state.store().page(&caller.scope, &id).await?;
     let section = state.store().create_section(&caller.ctx(), &caller.scope, &id, input).await?;
     Ok((StatusCode::CREATED, Json(section)))
@@ -58,7 +58,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<PageSection>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().section(&caller.scope, &id).await?))
 }
 
@@ -72,7 +72,7 @@ pub async fn update(
     ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<SectionPatch>,
 ) -> ApiResult<Json<PageSection>> {
-    caller.require(Action::Write(EntityKind::Section))?;
+    caller.authorize(Permission::Write(EntityKind::Section))?;
     Ok(Json(state.store().update_section(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
 
@@ -84,7 +84,7 @@ pub async fn archive(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::Section))?;
+    caller.authorize(Permission::Delete(EntityKind::Section))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Section, &[id]).await?;
     Ok(Json(archives.remove(0)))
 }

@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{NewTemplate, TemplatePatch};
 use quire_core::model::{Archive, EntityKind, SectionTemplate};
 
@@ -28,7 +28,7 @@ pub async fn list(
     caller: Caller,
     ApiQuery(paging): ApiQuery<Paging>,
 ) -> ApiResult<Json<ListResponse<SectionTemplate>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().templates(&caller.scope, paging.limit()?, paging.cursor()).await?.into()))
 }
 
@@ -40,7 +40,7 @@ pub async fn create(
     caller: Caller,
     ApiJson(input): ApiJson<NewTemplate>,
 ) -> ApiResult<(StatusCode, Json<SectionTemplate>)> {
-    caller.require(Action::Write(EntityKind::SectionTemplate))?;
+    caller.authorize(Permission::Write(EntityKind::SectionTemplate))?;
     Ok((StatusCode::CREATED, Json(state.store().create_template(&caller.ctx(), &caller.scope, input).await?)))
 }
 
@@ -52,7 +52,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<SectionTemplate>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().template(&caller.scope, &key).await?))
 }
 
@@ -66,7 +66,7 @@ pub async fn update(
     ApiPath(key): ApiPath<String>,
     ApiJson(patch): ApiJson<TemplatePatch>,
 ) -> ApiResult<Json<SectionTemplate>> {
-    caller.require(Action::Write(EntityKind::SectionTemplate))?;
+    caller.authorize(Permission::Write(EntityKind::SectionTemplate))?;
     Ok(Json(state.store().update_template(&caller.ctx(), &caller.scope, &key, patch).await?))
 }
 
@@ -78,7 +78,7 @@ pub async fn archive(
     caller: Caller,
     ApiPath(key): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::SectionTemplate))?;
+    caller.authorize(Permission::Delete(EntityKind::SectionTemplate))?;
     let id = state.store().template(&caller.scope, &key).await?.id;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::SectionTemplate, &[id]).await?;
     Ok(Json(archives.remove(0)))

@@ -13,7 +13,8 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
-use quire_core::access::{Action, Group};
+use quire_core::access::{Group, Permission};
+use quire_core::model::ApprovalPolicy;
 use quire_store::TokenInfo;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +27,7 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(get, path = "/api/v1/tokens", operation_id = "listTokens", tag = "tokens", security(("bearer" = [])),
     responses((status = 200, description = "The site's tokens (never their secrets)", body = ListResponse<TokenInfo>)))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<ListResponse<TokenInfo>>> {
-    caller.require(Action::Administer)?;
+    caller.authorize(Permission::Administer)?;
     let items = state.store().tokens(&caller.scope.site_id).await?;
     Ok(Json(ListResponse { count: items.len(), items, next_cursor: None }))
 }
@@ -39,7 +40,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<TokenInfo>> {
-    caller.require(Action::Administer)?;
+    caller.authorize(Permission::Administer)?;
     Ok(Json(state.store().token(&caller.scope.site_id, &id).await?))
 }
 
@@ -63,6 +64,8 @@ pub struct CreateToken {
     #[schema(minimum = 1, maximum = 36500)]
     pub expires_in_days: Option<i64>,
     /// How its destructive calls are approved: user (default) or conversational.
+    // Read as text and parsed by the handler, so a wrong name is a 422
+    // naming the field.
     #[schema(value_type = Option<quire_core::model::AgentPolicy>)]
     pub approval_policy: Option<String>,
 }
@@ -98,7 +101,11 @@ async fn create_token(state: &AppState, caller: &Caller, body: CreateToken) -> A
         environments: body.environments,
         expires_at: body.expires_at,
         expires_in_days: body.expires_in_days,
-        approval_policy: body.approval_policy,
+        approval_policy: body
+            .approval_policy
+            .map(|p| ApprovalPolicy::parse("approvalPolicy", &p))
+            .transpose()
+            .map_err(quire_store::StoreError::from)?,
     };
     let (token, secret) = quire_app::tokens::create_token(state.store(), &caller.acting(), request).await?;
     Ok(CreatedToken { token, secret })

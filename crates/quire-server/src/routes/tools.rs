@@ -4,7 +4,7 @@
 use super::ListResponse;
 use crate::AppState;
 use crate::auth::{Caller, call_context};
-use crate::error::{ApiError, ApiResult, ErrorBody, tool_error, tool_status};
+use crate::error::{ApiError, ApiResult, ErrorBody, tool_status};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -68,8 +68,10 @@ pub async fn list(
     ApiQuery(q): ApiQuery<ToolQuery>,
 ) -> ApiResult<Json<Value>> {
     let registry = state.registry();
+    let acting = caller.acting();
+    let who = acting.principal();
     let items: Vec<_> = registry
-        .permitted(caller.group())
+        .permitted(&who)
         .filter(|t| q.category.is_none_or(|c| c.matches(t.category)))
         .map(|t| registry.info(t))
         .collect();
@@ -82,6 +84,8 @@ pub async fn list(
 pub async fn categories(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
     use quire_tools::Category;
     let registry = state.registry();
+    let acting = caller.acting();
+    let who = acting.principal();
     let items: Vec<Value> = [
         (Category::Default, "Always active: searchTools, acknowledgeRequest, finalAnswer."),
         (Category::Internal, "Work on this site's content, media and notes."),
@@ -89,7 +93,7 @@ pub async fn categories(State(state): State<AppState>, caller: Caller) -> ApiRes
     ]
     .into_iter()
     .map(|(category, description)| {
-        let count = registry.permitted(caller.group()).filter(|t| t.category == category).count();
+        let count = registry.permitted(&who).filter(|t| t.category == category).count();
         serde_json::json!({ "name": category.as_str(), "description": description, "count": count })
     })
     .collect();
@@ -105,7 +109,8 @@ pub async fn read(
     ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<Value>> {
     let registry = state.registry();
-    let tool = registry.get(&name).filter(|t| quire_tools::permits(caller.group(), t)).ok_or_else(|| {
+    let ctx = caller.acting().call_context();
+    let tool = registry.get(&name).filter(|t| quire_tools::permits(&ctx, t)).ok_or_else(|| {
         ApiError::not_found(format!("no tool named \"{name}\" for group {}", caller.group().as_str()))
     })?;
     Ok(Json(serde_json::to_value(registry.info(tool)).unwrap_or_default()))
@@ -156,7 +161,7 @@ pub async fn invoke(
 #[utoipa::path(get, path = "/api/v1/approvals", operation_id = "listApprovals", tag = "approvals", security(("bearer" = [])),
     responses((status = 200, description = "The destructive calls waiting for approval", body = ListResponse<Confirmation>)))]
 pub async fn approvals(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
-    let items = state.registry().pending(&caller.scope).await.map_err(tool_error)?;
+    let items = quire_app::approvals::pending(state.runtime(), &caller.acting()).await?;
     Ok(Json(serde_json::json!({ "count": items.len(), "items": items })))
 }
 

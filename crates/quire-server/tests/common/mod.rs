@@ -13,7 +13,8 @@ use quire_core::access::Group;
 use quire_server::{AppState, router};
 use quire_store::seed::{seed_demo, seed_demo_into};
 use quire_store::{NewToken, Scope, Store};
-use serde_json::Value;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use tower::ServiceExt;
 
 pub struct TestApp {
@@ -207,6 +208,9 @@ impl TestApp {
             req = req.header(*k, *v);
         }
         let req = match body {
+            Some(b) if headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) => {
+                req.body(Body::from(b)).unwrap()
+            }
             Some(b) => req.header("content-type", "application/json").body(Body::from(b)).unwrap(),
             None => req.body(Body::empty()).unwrap(),
         };
@@ -269,10 +273,100 @@ impl TestApp {
         panic!("no {until} event; got {events:?}");
     }
 
+    /// One record of each kind of site `demo`, some made for the purpose
+    /// (an archive, a preview waiting for approval, a chat session, a
+    /// queued job; the note `private/plan.md` is the caller's to write), by
+    /// the name
+    /// [`concrete`] puts into a route's path.
+    pub async fn records(&self) -> BTreeMap<&'static str, String> {
+        let contact = self.page_id("contact").await;
+        let archived = self.delete(&format!("/api/v1/pages/{contact}")).await;
+        assert_eq!(archived.status, 200, "{}", archived.body);
+        let pricing = self.page_id("pricing").await;
+        let preview = self.post("/api/v1/tools/deletePage/invoke", json!({ "ids": [pricing] })).await;
+        let agent_id = self.get("/api/v1/agents/editor").await.body["id"].as_str().unwrap().to_string();
+        let session =
+            self.store.create_session(&self.scope, &agent_id, "token:someone", Group::Editor, "private chat", None);
+        let session = session.await.unwrap();
+        let first = |body: Value| -> String {
+            let item = &body["items"][0]["id"];
+            item.as_str().map(str::to_string).unwrap_or_else(|| item.to_string())
+        };
+        let home = self.page_id("home").await;
+        let section = self.store.sections(&self.scope, &home, 1, None).await.unwrap().items.remove(0).id;
+        let mut values = BTreeMap::new();
+        values.insert("page", home);
+        values.insert("section", section);
+        values.insert("template", first(self.get("/api/v1/section-templates?limit=100").await.body));
+        values.insert("collection", first(self.get("/api/v1/collections?limit=100").await.body));
+        values.insert("entry", first(self.get("/api/v1/collections/blog/entries?limit=100").await.body));
+        values.insert("image", first(self.get("/api/v1/images?limit=100").await.body));
+        values.insert("navigation", first(self.get("/api/v1/navigations?limit=100").await.body));
+        values.insert("navItem", first(self.get("/api/v1/navigations/header/items?limit=100").await.body));
+        values.insert("archive", first(self.get("/api/v1/archive?limit=100").await.body));
+        values.insert("change", first(self.get("/api/v1/changes?limit=100").await.body));
+        values.insert("agent", agent_id);
+        values.insert("session", session.id);
+        values.insert("confirmation", preview.body["confirmationId"].as_str().unwrap().to_string());
+        values.insert("note", "private/plan.md".to_string());
+        // a job (alt text for one of the images), queued, unworked
+        let image = values["image"].clone();
+        self.store
+            .enqueue_job(quire_core::model::JobKind::DescribeImage, &self.scope, &image, json!({}))
+            .await
+            .unwrap();
+        let job = self.store.jobs_of(&self.scope, &image).await.unwrap().remove(0).id;
+        values.insert("job", job);
+        let tokens = self.store.tokens("demo").await.unwrap();
+        values.insert("token", tokens.iter().find(|t| t.group == Group::Editor).unwrap().id.clone());
+        values
+    }
+
     /// Id of a demo page by slug.
     pub async fn page_id(&self, slug: &str) -> String {
         self.store.page_by_slug(&self.scope, slug).await.unwrap().id
     }
+}
+
+/// A route of the OpenAPI document (`/api/v1/pages/{id}`) with each path
+/// parameter replaced by the record of `values` its segment names.
+pub fn concrete(path: &str, values: &BTreeMap<&'static str, String>) -> String {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let parts: Vec<String> = segments
+        .iter()
+        .enumerate()
+        .map(|(i, s)| if s.starts_with('{') { path_value(values, &segments, i) } else { s.to_string() })
+        .collect();
+    format!("/{}", parts.join("/"))
+}
+
+/// The record for a path parameter, by the segment before it.
+fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index: usize) -> String {
+    let before = if index > 0 { segments[index - 1] } else { "" };
+    let param = segments[index];
+    let key = match (before, param) {
+        ("pages", _) => "page",
+        ("sections", _) => "section",
+        ("section-templates", _) => "template",
+        ("collections", _) => "collection",
+        ("entries", _) => "entry",
+        ("images", _) => "image",
+        ("jobs", _) => "job",
+        ("navigations", _) => "navigation",
+        ("nav-items", _) => "navItem",
+        ("archive", _) => "archive",
+        ("changes", _) => "change",
+        ("agents", _) => "agent",
+        ("sessions", _) => "session",
+        ("approvals", _) => "confirmation",
+        ("tokens", _) => "token",
+        ("turns", _) => return "1".into(),
+        ("tools", _) => return "getPage".into(),
+        ("revisions", "{entity}") => return "page".into(),
+        (_, "{id}") if segments.get(index - 2) == Some(&"revisions") => "page",
+        _ => panic!("no record for {param} after {before} in /{}", segments.join("/")),
+    };
+    values[key].clone()
 }
 
 /// Asserts a status, printing the body when it differs.

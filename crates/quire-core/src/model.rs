@@ -111,12 +111,72 @@ string_enum!(
 );
 
 string_enum!(
-    /// How an agent's destructive calls get their go-ahead.
+    /// How a caller's destructive calls get their go-ahead: an agent's, and
+    /// a token's (its `approvalPolicy`).
     AgentPolicy {
         /// A person approves each one (REST, CLI or the back-office).
         User = "user",
-        /// The user says yes in the chat and the model repeats the call with `confirmed: true`.
+        /// The person answers in the conversation: for an agent, a plain
+        /// yes to the preview in their next message or the Approve button,
+        /// after which the model repeats the call with `confirmed: true`;
+        /// for a program holding a conversational token, its second call
+        /// with `confirmed: true` in the same session. Never for tools that
+        /// send data out.
         Conversational = "conversational",
+    }
+);
+
+/// The approval policy of any caller, token or agent: one set of values, so
+/// one type under the name the tool registry uses.
+pub type ApprovalPolicy = AgentPolicy;
+
+string_enum!(
+    /// What a change-log record did to its record.
+    ChangeAction {
+        /// The record was made (a snapshot of it after).
+        Create = "create",
+        /// Some fields changed.
+        Update = "update",
+        /// The record was archived (deleted).
+        Archive = "archive",
+        /// An archived record came back.
+        Restore = "restore",
+        /// The record was set back to an earlier revision.
+        Revert = "revert",
+        /// An agent's turn was undone.
+        Undo = "undo",
+        /// A vault note was written whole.
+        Write = "write",
+        /// A vault folder was made.
+        CreateFolder = "createFolder",
+        /// A vault note or folder moved.
+        Move = "move",
+        /// A vault note was copied.
+        Copy = "copy",
+    }
+);
+
+string_enum!(
+    /// What a background job does.
+    JobKind {
+        /// Decode an uploaded image, strip its metadata, make its variants.
+        ProcessImage = "image.process",
+        /// Have a vision model write a processed image's alt text.
+        DescribeImage = "image.describe",
+    }
+);
+
+string_enum!(
+    /// Where a background job stands.
+    JobStatus {
+        /// Waiting to run (or to run again after a failed attempt).
+        Queued = "queued",
+        /// An attempt holds it.
+        Running = "running",
+        /// Finished.
+        Done = "done",
+        /// Gave up.
+        Failed = "failed",
     }
 );
 
@@ -551,8 +611,10 @@ pub struct Change {
     pub entity: EntityKind,
     /// Its id.
     pub entity_id: String,
-    /// create, update, archive, restore or revert.
-    pub action: String,
+    /// create, update, archive, restore, revert, undo; for notes also
+    /// write, createFolder, move and copy.
+    #[schema(value_type = String)]
+    pub action: ChangeAction,
     /// The record before (`null` for a create).
     #[schema(value_type = Option<Object>)]
     pub before: Option<Value>,

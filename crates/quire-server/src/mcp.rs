@@ -20,7 +20,7 @@ use axum::extract::{FromRequest, Request};
 use axum::response::Response;
 use quire_core::model::Surface;
 use quire_mcp::{Caller, QuireMcp, ToolMode};
-use quire_tools::{ApprovalPolicy, CallContext};
+use quire_tools::CallContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::convert::Infallible;
@@ -42,7 +42,7 @@ async fn caller_of(state: AppState, secret: String) -> Option<CallContext> {
         surface: Surface::Mcp,
         session_id: None,
         turn_id: None,
-        policy: ApprovalPolicy::parse(&grant.token.approval_policy),
+        policy: grant.token.approval_policy,
         writer: None,
     })
 }

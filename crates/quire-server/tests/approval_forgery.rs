@@ -11,6 +11,7 @@ use common::{Reply, TestApp};
 use http_body_util::BodyExt;
 use quire_agent::testing::{Fake, openai_stream, serve};
 use quire_core::access::Group;
+use quire_core::model::ApprovalPolicy;
 use quire_store::NewToken;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -34,7 +35,7 @@ async fn invoke(app: &TestApp, token: &str, tool: &str, args: Value, session: Op
     app.send_raw("POST", &format!("/api/v1/tools/{tool}/invoke"), Some(token), Some(args.to_string()), &headers).await
 }
 
-async fn new_token(app: &TestApp, group: Group, policy: Option<&str>) -> String {
+async fn new_token(app: &TestApp, group: Group, policy: Option<ApprovalPolicy>) -> String {
     app.store
         .create_token(NewToken {
             name: "forgery".into(),
@@ -43,7 +44,7 @@ async fn new_token(app: &TestApp, group: Group, policy: Option<&str>) -> String 
             environments: None,
             expires_at: None,
             secret: None,
-            approval_policy: policy.map(str::to_string),
+            approval_policy: policy,
             user_id: None,
         })
         .await
@@ -176,7 +177,7 @@ async fn an_approval_runs_only_for_its_requester_on_its_surface() {
 async fn an_mcp_request_needs_other_credentials_and_no_confirmed_flag() {
     let app = TestApp::new().await;
     let contact = app.page_id("contact").await;
-    let client = new_token(&app, Group::Editor, Some("conversational")).await;
+    let client = new_token(&app, Group::Editor, Some(ApprovalPolicy::Conversational)).await;
     let mcp = Mcp::connect(&app, &client).await;
     let preview = mcp.call("deletePage", json!({ "ids": [contact] })).await;
     let id = preview["confirmationId"].as_str().expect("a preview").to_string();
@@ -203,8 +204,8 @@ async fn a_conversational_caller_confirms_only_its_own_preview() {
     let app = TestApp::new().await;
     let contact = app.page_id("contact").await;
     let args = json!({ "ids": [contact] });
-    let first = new_token(&app, Group::Editor, Some("conversational")).await;
-    let second = new_token(&app, Group::Editor, Some("conversational")).await;
+    let first = new_token(&app, Group::Editor, Some(ApprovalPolicy::Conversational)).await;
+    let second = new_token(&app, Group::Editor, Some(ApprovalPolicy::Conversational)).await;
     confirmation_id(&invoke(&app, &first, "deletePage", args.clone(), Some("shared")).await);
     let confirm = json!({ "ids": [contact], "confirmed": true });
     // another caller in the same X-Quire-Session

@@ -321,7 +321,7 @@ async fn processing_progress_is_readable_over_rest_stage_by_stage() {
     while let Ok(e) = events.try_recv() {
         assert_eq!(e.job.id, job_id);
         assert_eq!(e.session_id, None, "queued over REST, by no agent's turn");
-        seen.push((e.job.status.clone(), e.job.stage.clone().unwrap_or_default(), e.job.progress));
+        seen.push((e.job.status, e.job.stage.clone().unwrap_or_default(), e.job.progress));
     }
     let stages: Vec<&str> = seen.iter().map(|(_, s, _)| s.as_str()).collect();
     assert_eq!(
@@ -329,7 +329,7 @@ async fn processing_progress_is_readable_over_rest_stage_by_stage() {
         ["starting", "reading", "decoding", "encoding", "variants", "variants", "variants", "storing", ""]
     );
     assert!(seen.windows(2).all(|w| w[0].2 <= w[1].2), "progress only grows: {seen:?}");
-    assert_eq!(seen.last().unwrap(), &("done".to_string(), String::new(), 100));
+    assert_eq!(seen.last().unwrap(), &(quire_core::model::JobStatus::Done, String::new(), 100));
 
     let done = app.get(&format!("/api/v1/jobs/{job_id}")).await;
     assert_status!(done, 200);

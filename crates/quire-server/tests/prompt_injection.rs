@@ -277,7 +277,12 @@ async fn injection_on_the_editor(policy: &str) {
         .await
         .unwrap()
         .items;
-    assert!(turn_changes.iter().all(|c| c.action != "archive" || c.entity == EntityKind::Page), "{turn_changes:?}");
+    assert!(
+        turn_changes
+            .iter()
+            .all(|c| c.action != quire_core::model::ChangeAction::Archive || c.entity == EntityKind::Page),
+        "{turn_changes:?}"
+    );
 }
 
 #[tokio::test]

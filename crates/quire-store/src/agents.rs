@@ -198,7 +198,7 @@ impl Store {
                 if next == current {
                     return Ok(current);
                 }
-                write_version(c, scope, ctx, &current, &mut next, "update")?;
+                write_version(c, scope, ctx, &current, &mut next, ChangeAction::Update)?;
                 Ok(next)
             })
             .await

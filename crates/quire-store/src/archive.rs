@@ -7,7 +7,7 @@
 use crate::confirm::{Fingerprint, fingerprint_of};
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{Listing, decode_key, encode_key, page_of};
-use crate::log::{log_change, new_id, snapshot};
+use crate::log::{logged, new_id, snapshot};
 use crate::record::{Entity, Record, check_restore, entity_of, enum_col, json_col, load_live, table_of, with_record};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -241,7 +241,7 @@ pub(crate) fn archive_in(
                 items.extend(cascade(tx, scope, kind, id)?);
             }
         }
-        if &fingerprint_of(tx, Some(scope), &items)? != expected {
+        if &fingerprint_of(tx, scope, &items)? != expected {
             return Err(changed_since_preview());
         }
     }
@@ -297,7 +297,7 @@ pub(crate) fn archive_in(
                 .bind(&scope.site_id)
                 .bind(&scope.env)
                 .execute(tx)?;
-            log_change(tx, scope, ctx, item.entity, &item.id, "archive", Some(before), None)?;
+            logged(tx, scope, ctx, item.entity, &item.id, ChangeAction::Archive, Some(before), None)?;
         }
         archives.push(archive);
     }
@@ -349,7 +349,7 @@ pub(crate) fn restore_in(
                 .bind(&scope.env)
                 .execute(tx)?;
             let after = load_any(tx, scope, item.entity, &item.id)?.map(|(_, v)| v);
-            log_change(tx, scope, ctx, item.entity, &item.id, "restore", None, after)?;
+            logged(tx, scope, ctx, item.entity, &item.id, ChangeAction::Restore, None, after)?;
         }
         db::query("UPDATE archives SET restored_at = ?1, restored_by = ?2 WHERE id = ?3 AND site_id = ?4 AND env = ?5")
             .bind(now)
@@ -365,7 +365,7 @@ pub(crate) fn restore_in(
     if let Some(expected) = expected {
         // Versions were bumped by the restore above; compare what they were.
         let now_versions: Fingerprint =
-            fingerprint_of(tx, Some(scope), &all_items)?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
+            fingerprint_of(tx, scope, &all_items)?.into_iter().map(|(k, i, v)| (k, i, v - 1)).collect();
         if &now_versions != expected {
             return Err(changed_since_preview());
         }

@@ -8,7 +8,7 @@ use crate::db::{self, Row};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::access::Group;
-use quire_core::model::Site;
+use quire_core::model::{ApprovalPolicy, Site};
 use sha2::{Digest, Sha256};
 
 /// What a new token may do and for how long.
@@ -26,8 +26,8 @@ pub struct NewToken {
     pub expires_at: Option<DateTime<Utc>>,
     /// Use this secret instead of a random one (bootstrap automation).
     pub secret: Option<String>,
-    /// `user` (default) or `conversational`.
-    pub approval_policy: Option<String>,
+    /// How its destructive calls are approved (default: a person approves each).
+    pub approval_policy: Option<ApprovalPolicy>,
     /// The person who created it, if a person did: disabling them revokes it.
     pub user_id: Option<String>,
 }
@@ -53,7 +53,8 @@ pub struct TokenInfo {
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// How its destructive calls are approved: user or conversational.
-    pub approval_policy: String,
+    #[schema(value_type = String)]
+    pub approval_policy: ApprovalPolicy,
     /// When it was last presented, to the minute (never, when absent).
     pub last_used_at: Option<DateTime<Utc>>,
 }
@@ -136,7 +137,7 @@ fn token_of(row: &Row) -> Result<TokenInfo> {
         environments: crate::record::json_opt(row, "environments")?,
         expires_at: row.try_get("expires_at")?,
         created_at: row.try_get("created_at")?,
-        approval_policy: row.try_get("approval_policy")?,
+        approval_policy: crate::record::wire_col(row, "approval_policy")?,
         last_used_at: row.try_get("last_used_at")?,
     })
 }
@@ -250,13 +251,7 @@ impl Store {
             Some(_) => return Err(StoreError::invalid("token", "a chosen token must be at least 16 characters")),
             None => random_secret()?,
         };
-        let approval_policy = input.approval_policy.unwrap_or_else(|| "user".into());
-        if !["user", "conversational"].contains(&approval_policy.as_str()) {
-            return Err(StoreError::invalid(
-                "approvalPolicy",
-                format!("\"{approval_policy}\" is not one of user, conversational"),
-            ));
-        }
+        let approval_policy = input.approval_policy.unwrap_or(ApprovalPolicy::User);
         let now = Utc::now();
         let info = TokenInfo {
             id: crate::log::new_id(),
@@ -283,7 +278,7 @@ impl Store {
         .bind(info.environments.as_ref().map(crate::record::to_json))
         .bind(info.expires_at)
         .bind(now)
-        .bind(&info.approval_policy)
+        .bind(info.approval_policy.as_str())
         .bind(&input.user_id)
         .write(&self.db).await
         .map_err(|e| match e {

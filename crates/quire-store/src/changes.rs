@@ -37,7 +37,7 @@ fn change_from_row(row: &Row) -> Result<Read> {
             turn_id: row.try_get("turn_id")?,
             entity: enum_col(row, "entity", EntityKind::parse)?,
             entity_id: row.try_get("entity_id")?,
-            action: row.try_get("action")?,
+            action: enum_col(row, "action", ChangeAction::parse)?,
             before: json_opt(row, "before")?,
             after: json_opt(row, "after")?,
             at: row.try_get("at")?,
@@ -154,8 +154,8 @@ pub struct ChangeSummary {
     pub entity: EntityKind,
     /// Its id.
     pub entity_id: String,
-    /// create, update, archive, restore or revert.
-    pub action: String,
+    /// What it did.
+    pub action: ChangeAction,
     /// The top-level fields an update or revert changed, in the record's
     /// order (empty for other actions and for records logged before
     /// patches were kept).
@@ -242,7 +242,7 @@ impl Store {
                     turn_id: row.try_get("turn_id")?,
                     entity: enum_col(row, "entity", EntityKind::parse)?,
                     entity_id: row.try_get("entity_id")?,
-                    action: row.try_get("action")?,
+                    action: enum_col(row, "action", ChangeAction::parse)?,
                     fields,
                     at: row.try_get("at")?,
                 })
@@ -313,7 +313,7 @@ fn revert<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: &C
             format!("{} {} is already at that revision", change.entity, change.entity_id),
         ));
     }
-    write_version(conn, scope, ctx, &current, &mut target, "revert")
+    write_version(conn, scope, ctx, &current, &mut target, ChangeAction::Revert)
 }
 
 /// Rejects the open confirmations (pending or approved, not yet used) of
@@ -374,20 +374,20 @@ fn undo_one<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: 
             format!("{label} changed since this turn (now version {now_version}); nothing was undone"),
         ));
     }
-    match change.action.as_str() {
-        "update" | "revert" | "undo" => {
+    match change.action {
+        ChangeAction::Update | ChangeAction::Revert | ChangeAction::Undo => {
             let Some(before) = change.before.clone() else {
                 return Err(StoreError::Corrupt(format!("change {} has no before", change.id)));
             };
             let mut target: T = serde_json::from_value(before)?;
             target.stamp_as(&mut current);
-            write_version(conn, scope, ctx, &current, &mut target, "undo").map(drop)
+            write_version(conn, scope, ctx, &current, &mut target, ChangeAction::Undo).map(drop)
         }
-        "create" | "restore" => {
+        ChangeAction::Create | ChangeAction::Restore => {
             crate::archive::archive_in(conn, ctx, scope, change.entity, std::slice::from_ref(&change.entity_id), None)
                 .map(|_| ())
         }
-        other => Err(StoreError::Corrupt(format!("change {} has unknown action {other}", change.id))),
+        other => Err(StoreError::Corrupt(format!("change {} of a record has the action {other}", change.id))),
     }
 }
 
@@ -443,7 +443,7 @@ fn undo_turn_in(
             report.notes.push(change.clone());
             continue;
         }
-        if change.action == "archive" {
+        if change.action == ChangeAction::Archive {
             if restored_items.contains(&(change.entity, change.entity_id.clone())) {
                 continue;
             }
@@ -502,14 +502,14 @@ impl Store {
         ctx: &ChangeContext,
         scope: &Scope,
         path: &str,
-        action: &str,
+        action: ChangeAction,
         before: Option<Value>,
         after: Option<Value>,
     ) -> Result<Change> {
-        let (ctx, scope, path, action) = (ctx.clone(), scope.clone(), path.to_string(), action.to_string());
+        let (ctx, scope, path) = (ctx.clone(), scope.clone(), path.to_string());
         self.db
             .write(move |c| {
-                let id = logged(c, &scope, &ctx, EntityKind::Note, &path, &action, before, after)?;
+                let id = logged(c, &scope, &ctx, EntityKind::Note, &path, action, before, after)?;
                 change_in(c, &scope, id)
             })
             .await

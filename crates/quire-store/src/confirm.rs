@@ -133,34 +133,27 @@ fn from_row(row: &Row) -> Result<Confirmation> {
 }
 
 /// Current versions of `items` (archived or not) in `scope`; a missing
-/// record has version -1. Without a scope, in any site (the public
-/// [`Store::fingerprint`], whose callers do not pass theirs).
-pub(crate) fn fingerprint_of(conn: &Conn, scope: Option<&Scope>, items: &[ArchivedItem]) -> Result<Fingerprint> {
+/// record, or one of another scope, has version -1.
+pub(crate) fn fingerprint_of(conn: &Conn, scope: &Scope, items: &[ArchivedItem]) -> Result<Fingerprint> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let table = table_of(item.entity)?;
-        let version: Option<i64> = match scope {
-            Some(scope) => {
-                db::query_scalar(format!("SELECT version FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
-                    .bind(&item.id)
-                    .bind(&scope.site_id)
-                    .bind(&scope.env)
-                    .fetch_optional(conn)?
-            }
-            None => db::query_scalar(format!("SELECT version FROM {table} WHERE id = ?1"))
+        let version: Option<i64> =
+            db::query_scalar(format!("SELECT version FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
                 .bind(&item.id)
-                .fetch_optional(conn)?,
-        };
+                .bind(&scope.site_id)
+                .bind(&scope.env)
+                .fetch_optional(conn)?;
         out.push((item.entity, item.id.clone(), version.unwrap_or(-1)));
     }
     Ok(out)
 }
 
 impl Store {
-    /// The versions of these records now.
-    pub async fn fingerprint(&self, items: &[ArchivedItem]) -> Result<Fingerprint> {
-        let items = items.to_vec();
-        self.db.read(move |c| fingerprint_of(c, None, &items)).await
+    /// The versions of these records of `scope` now.
+    pub async fn fingerprint(&self, scope: &Scope, items: &[ArchivedItem]) -> Result<Fingerprint> {
+        let (scope, items) = (scope.clone(), items.to_vec());
+        self.db.read(move |c| fingerprint_of(c, &scope, &items)).await
     }
 
     /// Records a pending confirmation.

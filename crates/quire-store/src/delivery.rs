@@ -111,7 +111,8 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
         match item.target_type {
             NavTargetType::Entry => {
                 if let Some((collection, slug)) = db::query_as::<(String, String)>(
-                    "SELECT c.slug, e.slug FROM entries e JOIN collections c ON c.id = e.collection_id
+                    "SELECT c.slug, e.slug FROM entries e JOIN collections c
+                     ON c.id = e.collection_id AND c.site_id = e.site_id AND c.env = e.env
                      WHERE e.id = ?1 AND e.site_id = ?2 AND e.env = ?3 AND e.archive_id IS NULL
                      AND c.archive_id IS NULL AND e.status = 'published'",
                 )

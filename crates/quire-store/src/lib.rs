@@ -42,9 +42,7 @@ pub use db::{Location, Synchronous};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::{DatabaseError, StoreError};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
-pub use media::{
-    DESCRIBE_IMAGE, ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, job_payload,
-};
+pub use media::{ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, job_payload};
 pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
 pub use transfer::TransferReport;

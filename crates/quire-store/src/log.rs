@@ -14,7 +14,7 @@ use crate::db;
 use crate::db::Conn;
 use crate::{Result, Scope};
 use chrono::Utc;
-use quire_core::model::{ChangeContext, EntityKind};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -99,21 +99,6 @@ fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> (Map<String,
     (patch, prior)
 }
 
-/// Appends a change-log record.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn log_change(
-    conn: &Conn,
-    scope: &Scope,
-    ctx: &ChangeContext,
-    entity: EntityKind,
-    entity_id: &str,
-    action: &str,
-    before: Option<Value>,
-    after: Option<Value>,
-) -> Result<()> {
-    logged(conn, scope, ctx, entity, entity_id, action, before, after).map(drop)
-}
-
 /// Appends a change-log record; answers its id.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn logged(
@@ -122,7 +107,7 @@ pub(crate) fn logged(
     ctx: &ChangeContext,
     entity: EntityKind,
     entity_id: &str,
-    action: &str,
+    action: ChangeAction,
     before: Option<Value>,
     after: Option<Value>,
 ) -> Result<i64> {
@@ -139,7 +124,7 @@ pub(crate) fn logged(
     .bind(&ctx.turn_id)
     .bind(entity.as_str())
     .bind(entity_id)
-    .bind(action)
+    .bind(action.as_str())
     .bind(stored.before)
     .bind(stored.after)
     .bind(stored.patch)

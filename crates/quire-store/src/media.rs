@@ -9,19 +9,12 @@
 
 use crate::db::{self, Conn, Row};
 use crate::log::new_id;
-use crate::record::Record;
-use crate::record::write_version;
+use crate::record::{Record, wire_col, wire_text, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
-use quire_core::model::{ChangeContext, Image, ImageSource, ImageStatus, Upload};
+use quire_core::model::{ChangeAction, ChangeContext, Image, ImageSource, ImageStatus, JobKind, JobStatus, Upload};
 use serde_json::{Value, json};
 use std::time::Duration;
-
-/// The kind of the job that processes an uploaded image.
-pub const PROCESS_IMAGE: &str = "image.process";
-
-/// The kind of the job that has a vision model describe a processed image.
-pub const DESCRIBE_IMAGE: &str = "image.describe";
 
 /// Attempts a processing job gets before the image is marked failed.
 const MAX_ATTEMPTS: i64 = 3;
@@ -54,16 +47,16 @@ pub struct NewUpload {
 pub struct Job {
     /// Identifier.
     pub id: String,
-    /// What to do (`image.process`).
-    pub kind: String,
+    /// What to do.
+    pub kind: JobKind,
     /// Scope of its subject.
     pub scope: Scope,
     /// The record it works on.
     pub subject_id: String,
     /// Kind-specific arguments.
     pub payload: Value,
-    /// `queued`, `running`, `done` or `failed`.
-    pub status: String,
+    /// Where it stands.
+    pub status: JobStatus,
     /// Attempts so far, this one included.
     pub attempts: i64,
     /// Attempts allowed.
@@ -88,13 +81,14 @@ pub struct JobInfo {
     pub id: String,
     /// `image.process` (decode, strip metadata, variants) or
     /// `image.describe` (alt text by a vision model).
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: JobKind,
     /// The record it works on (the image's id).
     pub subject_id: String,
     /// `queued` (waiting, or waiting to retry after a failed attempt),
     /// `running`, `done` or `failed`.
-    #[schema(example = "running")]
-    pub status: String,
+    #[schema(value_type = String, example = "running")]
+    pub status: JobStatus,
     /// While running: what it is doing (`starting`, `reading`, `decoding`,
     /// `encoding`, `variants`, `storing`, `describing`); otherwise null.
     pub stage: Option<String>,
@@ -119,9 +113,9 @@ impl Job {
     pub fn info(&self) -> JobInfo {
         JobInfo {
             id: self.id.clone(),
-            kind: self.kind.clone(),
+            kind: self.kind,
             subject_id: self.subject_id.clone(),
-            status: self.status.clone(),
+            status: self.status,
             stage: self.stage.clone(),
             progress: self.progress,
             attempts: self.attempts,
@@ -199,11 +193,11 @@ fn job_from_row(row: &Row) -> Result<Job> {
     let payload: String = row.try_get("payload")?;
     Ok(Job {
         id: row.try_get("id")?,
-        kind: row.try_get("kind")?,
+        kind: wire_col(row, "kind")?,
         scope: Scope::new(row.try_get::<String, _>("site_id")?, row.try_get::<String, _>("env")?),
         subject_id: row.try_get("subject_id")?,
         payload: serde_json::from_str(&payload).map_err(|e| StoreError::Corrupt(format!("job payload: {e}")))?,
-        status: row.try_get("status")?,
+        status: wire_col(row, "status")?,
         attempts: row.try_get("attempts")?,
         max_attempts: row.try_get("max_attempts")?,
         error: row.try_get("error")?,
@@ -225,14 +219,14 @@ pub(crate) fn register_file(conn: &Conn, path: &str, image_id: &str, mime: &str)
 }
 
 /// Queues a job of `kind` on `subject_id`, due now, inside a write.
-fn queue_job(c: &Conn, kind: &str, scope: &Scope, subject_id: &str, payload: &Value) -> Result<()> {
+fn queue_job(c: &Conn, kind: JobKind, scope: &Scope, subject_id: &str, payload: &Value) -> Result<()> {
     let now = Utc::now();
     db::query(
         "INSERT INTO jobs (id, kind, site_id, env, subject_id, payload, status, attempts, max_attempts, run_after,
          created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', 0, ?7, ?8, ?9, ?9)",
     )
     .bind(new_id())
-    .bind(kind)
+    .bind(kind.as_str())
     .bind(&scope.site_id)
     .bind(&scope.env)
     .bind(subject_id)
@@ -247,7 +241,7 @@ fn queue_job(c: &Conn, kind: &str, scope: &Scope, subject_id: &str, payload: &Va
 /// Marks this attempt of `job` done and loads its image, inside the write
 /// that completes it; a conflict when a later attempt took the job over.
 fn finish_job_image(c: &Conn, job: &Job) -> Result<Image> {
-    if !Store::finish_attempt(c, job, "done", None)? {
+    if !Store::finish_attempt(c, job, JobStatus::Done, None)? {
         return Err(StoreError::conflict(None, format!("job {} was taken over by a later attempt", job.id)));
     }
     any_image(c, &job.scope, &job.subject_id)
@@ -357,7 +351,8 @@ impl Store {
     pub async fn discard_upload(&self, scope: &Scope, id: &str) -> Result<()> {
         db::query(
             "DELETE FROM uploads WHERE id = ?1 AND site_id = ?2 AND env = ?3
-             AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = ?1)",
+             AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = ?1
+                             AND site_id = ?2 AND env = ?3)",
         )
         .bind(id)
         .bind(&scope.site_id)
@@ -398,7 +393,7 @@ impl Store {
                     let mut after = before.clone();
                     after.attribution = meta.attribution;
                     after.source = meta.source.unwrap_or(before.source);
-                    crate::record::write_version(c, scope, ctx, &before, &mut after, "update")?;
+                    crate::record::write_version(c, scope, ctx, &before, &mut after, ChangeAction::Update)?;
                     return Ok((after, false));
                 }
                 return Ok((before, false));
@@ -429,7 +424,7 @@ impl Store {
                 updated_at: now,
             };
             crate::record::create(c, ctx, scope, &image)?;
-            queue_job(c, PROCESS_IMAGE, scope, &image.id, &job_payload(ctx, json!({"uploadId": upload.id})))?;
+            queue_job(c, JobKind::ProcessImage, scope, &image.id, &job_payload(ctx, json!({"uploadId": upload.id})))?;
                 Ok((image, true))
             })
             .await
@@ -443,11 +438,14 @@ impl Store {
         // as it is picked, and one locked by another claim is passed over.
         // (SQLite's writer holds the whole database's lock already.)
         let lock = if self.db.is_postgres() { " FOR UPDATE SKIP LOCKED" } else { "" };
+        // Only the kinds this version runs: another's (a newer replica's)
+        // wait for it. The names are constants of `JobKind`.
+        let kinds = JobKind::ALL.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ");
         let row = db::query(format!(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2,
              stage = 'starting', progress = 0
-             WHERE id = (SELECT id FROM jobs WHERE (status = 'queued' AND run_after <= ?3)
-                                            OR (status = 'running' AND lease_until <= ?3)
+             WHERE id = (SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?3)
+                                            OR (status = 'running' AND lease_until <= ?3)) AND kind IN ({kinds})
                          ORDER BY run_after, id LIMIT 1{lock})
              RETURNING *"
         ))
@@ -459,12 +457,17 @@ impl Store {
         row.as_ref().map(job_from_row).transpose()
     }
 
-    /// The latest job working on `subject_id`.
-    pub async fn job_of(&self, subject_id: &str) -> Result<Option<Job>> {
-        let row = db::query("SELECT * FROM jobs WHERE subject_id = ?1 ORDER BY created_at DESC, id DESC LIMIT 1")
-            .bind(subject_id)
-            .read_optional(&self.db)
-            .await?;
+    /// The latest job of `scope` working on `subject_id`.
+    pub async fn job_of(&self, scope: &Scope, subject_id: &str) -> Result<Option<Job>> {
+        let row = db::query(
+            "SELECT * FROM jobs WHERE subject_id = ?1 AND site_id = ?2 AND env = ?3
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(subject_id)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .read_optional(&self.db)
+        .await?;
         row.as_ref().map(job_from_row).transpose()
     }
 
@@ -523,7 +526,7 @@ impl Store {
     }
 
     /// Marks this attempt of `job` done (false when another attempt took it over).
-    fn finish_attempt(conn: &Conn, job: &Job, status: &str, error: Option<&str>) -> Result<bool> {
+    fn finish_attempt(conn: &Conn, job: &Job, status: JobStatus, error: Option<&str>) -> Result<bool> {
         let done = db::query(
             "UPDATE jobs SET status = ?3, error = ?4, lease_until = NULL, updated_at = ?5, stage = NULL,
              progress = CASE WHEN ?3 = 'done' THEN 100 ELSE progress END
@@ -531,7 +534,7 @@ impl Store {
         )
         .bind(&job.id)
         .bind(job.attempts)
-        .bind(status)
+        .bind(status.as_str())
         .bind(error)
         .bind(Utc::now())
         .bind(&job.scope.site_id)
@@ -559,7 +562,14 @@ impl Store {
                 after.color = Some(result.color);
                 after.status = ImageStatus::Completed;
                 after.error = None;
-                write_version(c, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update")?;
+                write_version(
+                    c,
+                    &job.scope,
+                    &job_context(job, "system:media"),
+                    &before,
+                    &mut after,
+                    ChangeAction::Update,
+                )?;
                 for f in &result.files {
                     register_file(c, &f.path, &after.id, &f.mime)?;
                 }
@@ -593,15 +603,22 @@ impl Store {
                 .execute(c)?;
                     return Ok(done.rows_affected() == 1);
                 }
-                if !Self::finish_attempt(c, job, "failed", Some(reason))? {
+                if !Self::finish_attempt(c, job, JobStatus::Failed, Some(reason))? {
                     return Ok(false);
                 }
-                if job.kind == PROCESS_IMAGE {
+                if job.kind == JobKind::ProcessImage {
                     let before = any_image(c, &job.scope, &job.subject_id)?;
                     let mut after = before.clone();
                     after.status = ImageStatus::Failed;
                     after.error = Some(reason.to_string());
-                    write_version(c, &job.scope, &job_context(job, "system:media"), &before, &mut after, "update")?;
+                    write_version(
+                        c,
+                        &job.scope,
+                        &job_context(job, "system:media"),
+                        &before,
+                        &mut after,
+                        ChangeAction::Update,
+                    )?;
                 }
                 Ok(false)
             })
@@ -626,7 +643,7 @@ impl Store {
     pub async fn images_to_embed(&self, model: &str, limit: u32) -> Result<Vec<(Scope, Image, Option<String>)>> {
         let rows = db::query(
             "SELECT i.*, e.text_hash AS known_hash FROM images i
-             LEFT JOIN embeddings e ON e.entity_id = i.id AND e.model = ?1
+             LEFT JOIN embeddings e ON e.entity_id = i.id AND e.model = ?1 AND e.site_id = i.site_id AND e.env = i.env
              WHERE i.archive_id IS NULL AND (e.entity_id IS NULL OR e.version < i.version)
              ORDER BY i.id LIMIT ?2",
         )
@@ -672,7 +689,8 @@ impl Store {
                 "INSERT INTO embeddings (entity_id, model, entity, site_id, env, text_hash, version, dims, vector, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?10, ?7, ?8, ?9)
                  ON CONFLICT (entity_id, model) DO UPDATE SET text_hash = excluded.text_hash, version = excluded.version,
-                 dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at",
+                 dims = excluded.dims, vector = excluded.vector, updated_at = excluded.updated_at
+                 WHERE embeddings.site_id = excluded.site_id AND embeddings.env = excluded.env",
             )
             .bind(id)
             .bind(model)
@@ -704,24 +722,38 @@ impl Store {
         Ok(())
     }
 
-    /// Notes that an `entity` record's vector is current at `version`
-    /// (the text read at that version is the one its vector was made of).
-    pub async fn touch_embedding(&self, entity: &str, id: &str, model: &str, version: i64) -> Result<()> {
+    /// Notes that the vector of an `entity` record of `scope` is current
+    /// at `version` (the text read at that version is the one its vector
+    /// was made of).
+    pub async fn touch_embedding(
+        &self,
+        scope: &Scope,
+        entity: &str,
+        id: &str,
+        model: &str,
+        version: i64,
+    ) -> Result<()> {
         // Only the entities whose vectors are searched.
         crate::vectors::table(entity)?;
-        db::query("UPDATE embeddings SET version = ?3 WHERE entity_id = ?1 AND model = ?2 AND version < ?3")
-            .bind(id)
-            .bind(model)
-            .bind(version)
-            .write(&self.db)
-            .await?;
+        db::query(
+            "UPDATE embeddings SET version = ?3
+             WHERE entity_id = ?1 AND model = ?2 AND version < ?3 AND site_id = ?4 AND env = ?5",
+        )
+        .bind(id)
+        .bind(model)
+        .bind(version)
+        .bind(&scope.site_id)
+        .bind(&scope.env)
+        .write(&self.db)
+        .await?;
         Ok(())
     }
 
     /// Every vector of `entity` records of `scope` for `model`, live records only.
     pub async fn embeddings(&self, scope: &Scope, entity: &str, model: &str) -> Result<Vec<(String, Vec<f32>)>> {
         let rows: Vec<(String, Vec<u8>)> = db::query_as(
-            "SELECT e.entity_id, e.vector FROM embeddings e JOIN images i ON i.id = e.entity_id
+            "SELECT e.entity_id, e.vector FROM embeddings e
+             JOIN images i ON i.id = e.entity_id AND i.site_id = e.site_id AND i.env = e.env
              WHERE e.site_id = ?1 AND e.env = ?2 AND e.entity = ?3 AND e.model = ?4 AND i.archive_id IS NULL",
         )
         .bind(&scope.site_id)
@@ -740,9 +772,9 @@ impl Store {
     }
 
     /// Queues a job of `kind` on `subject_id`, due now.
-    pub async fn enqueue_job(&self, kind: &str, scope: &Scope, subject_id: &str, payload: Value) -> Result<()> {
-        let (kind, scope, subject_id) = (kind.to_string(), scope.clone(), subject_id.to_string());
-        self.db.write(move |c| queue_job(c, &kind, &scope, &subject_id, &payload)).await
+    pub async fn enqueue_job(&self, kind: JobKind, scope: &Scope, subject_id: &str, payload: Value) -> Result<()> {
+        let (scope, subject_id) = (scope.clone(), subject_id.to_string());
+        self.db.write(move |c| queue_job(c, kind, &scope, &subject_id, &payload)).await
     }
 
     /// Completes a describe job: the texts a vision model wrote fill the
@@ -783,7 +815,14 @@ impl Store {
                     mark("tags", &mut after);
                 }
                 if after != before {
-                    write_version(c, &job.scope, &job_context(job, "system:vision"), &before, &mut after, "update")?;
+                    write_version(
+                        c,
+                        &job.scope,
+                        &job_context(job, "system:vision"),
+                        &before,
+                        &mut after,
+                        ChangeAction::Update,
+                    )?;
                 }
                 Ok(after)
             })
@@ -811,7 +850,8 @@ impl Store {
     pub async fn expired_uploads(&self, before: DateTime<Utc>, limit: u32) -> Result<Vec<(Scope, Upload, String)>> {
         let rows = db::query(
             "SELECT * FROM uploads u WHERE created_at < ?1
-             AND NOT EXISTS (SELECT 1 FROM jobs WHERE json_extract(payload, '$.uploadId') = u.id)
+             AND NOT EXISTS (SELECT 1 FROM jobs j WHERE json_extract(j.payload, '$.uploadId') = u.id
+                             AND j.site_id = u.site_id AND j.env = u.env)
              ORDER BY created_at LIMIT ?2",
         )
         .bind(before)
@@ -842,26 +882,27 @@ impl Store {
     /// Whether upload `id` of a site is recorded, and the status of the
     /// latest job made of it: `None` when there is no such upload,
     /// `Some(None)` when no image was made of it.
-    pub async fn upload_job_status(&self, site_id: &str, id: &str) -> Result<Option<Option<String>>> {
+    pub async fn upload_job_status(&self, site_id: &str, id: &str) -> Result<Option<Option<JobStatus>>> {
         let row: Option<(Option<String>,)> = db::query_as(
-            "SELECT (SELECT status FROM jobs WHERE json_extract(payload, '$.uploadId') = u.id
-                     ORDER BY created_at DESC LIMIT 1)
+            "SELECT (SELECT j.status FROM jobs j WHERE json_extract(j.payload, '$.uploadId') = u.id
+                     AND j.site_id = u.site_id AND j.env = u.env ORDER BY j.created_at DESC LIMIT 1)
              FROM uploads u WHERE u.id = ?1 AND u.site_id = ?2",
         )
         .bind(id)
         .bind(site_id)
         .read_optional(&self.db)
         .await?;
-        Ok(row.map(|r| r.0))
+        row.map(|(status,)| status.map(|s| wire_text("status", &s)).transpose()).transpose()
     }
 
     /// The status of job `id` of a site, if there is one.
-    pub async fn job_status(&self, site_id: &str, id: &str) -> Result<Option<String>> {
-        db::query_scalar("SELECT status FROM jobs WHERE id = ?1 AND site_id = ?2")
+    pub async fn job_status(&self, site_id: &str, id: &str) -> Result<Option<JobStatus>> {
+        let status: Option<String> = db::query_scalar("SELECT status FROM jobs WHERE id = ?1 AND site_id = ?2")
             .bind(id)
             .bind(site_id)
             .read_optional(&self.db)
-            .await
+            .await?;
+        status.map(|s| wire_text("status", &s)).transpose()
     }
 
     /// Makes every lease end now, as if the processes holding them had

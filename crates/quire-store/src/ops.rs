@@ -65,7 +65,7 @@ impl Store {
                 if after == before {
                     return Ok(before);
                 }
-                write_version(c, &scope, &ctx, &before, &mut after, "update")?;
+                write_version(c, &scope, &ctx, &before, &mut after, ChangeAction::Update)?;
                 Ok(after)
             })
             .await
@@ -609,7 +609,7 @@ fn apply_edits<T: Record>(
             out.push(before);
             continue;
         }
-        write_version(conn, scope, ctx, &before, &mut after, "update")?;
+        write_version(conn, scope, ctx, &before, &mut after, ChangeAction::Update)?;
         out.push(after);
     }
     Ok(out)

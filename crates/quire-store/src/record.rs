@@ -10,10 +10,10 @@
 //! type.
 
 use crate::db::{self, Conn, QueryBuilder, Row};
-use crate::log::{log_change, logged, snapshot};
+use crate::log::{logged, snapshot};
 use crate::{Result, Scope, StoreError};
 use chrono::{DateTime, Utc};
-use quire_core::model::{ChangeContext, EntityKind, WireEnum};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, WireEnum};
 use quire_core::rules::ValueRules;
 use quire_core::{FieldError, ValidationErrors};
 use serde::Serialize;
@@ -522,7 +522,8 @@ pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope,
     check(conn, scope, record, &columns, None)?;
     let key = taken::<T>(&columns);
     insert(conn, scope, T::TABLE, &columns).map_err(key)?;
-    log_change(conn, scope, ctx, T::KIND, record.id(), "create", None, Some(snapshot(record)))
+    logged(conn, scope, ctx, T::KIND, record.id(), ChangeAction::Create, None, Some(snapshot(record)))?;
+    Ok(())
 }
 
 /// Turns the database's refusal of a unique key into the conflict
@@ -545,7 +546,7 @@ pub(crate) fn write_version<T: Record>(
     ctx: &ChangeContext,
     before: &T,
     after: &mut T,
-    action: &'static str,
+    action: ChangeAction,
 ) -> Result<i64> {
     after.bump();
     let (old, new) = (before.columns(), after.columns());
@@ -624,6 +625,11 @@ pub(crate) fn enum_col<T>(
 /// Reads a column holding an enum's wire name.
 pub(crate) fn wire_col<T: WireEnum>(row: &Row, col: &str) -> Result<T> {
     enum_col(row, col, T::from_wire)
+}
+
+/// An enum's wire name `text` read from column `col`.
+pub(crate) fn wire_text<T: WireEnum>(col: &str, text: &str) -> Result<T> {
+    T::from_wire(col, text).map_err(|e| crate::StoreError::Corrupt(e.to_string()))
 }
 
 /// JSON text of a value, for binding.

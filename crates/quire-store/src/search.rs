@@ -251,7 +251,7 @@ impl Store {
         let (view, text) = kind.document();
         let sql = format!(
             "SELECT d.id, d.site_id, d.env, d.version, {text} AS text, e.text_hash AS known_hash FROM {view} d
-             LEFT JOIN embeddings e ON e.entity_id = d.id AND e.model = ?1
+             LEFT JOIN embeddings e ON e.entity_id = d.id AND e.model = ?1 AND e.site_id = d.site_id AND e.env = d.env
              WHERE d.archive_id IS NULL AND (e.entity_id IS NULL OR e.version < d.version)
              ORDER BY d.id LIMIT ?2"
         );

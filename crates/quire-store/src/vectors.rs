@@ -328,7 +328,7 @@ pub(crate) fn pgvector(conn: &Conn) -> Result<bool> {
 /// before the extension was, or brought in by an import), where the
 /// database keeps such copies.
 pub(crate) fn fill_embeddings(conn: &Conn) -> Result<()> {
-    fill_copies(conn, "embeddings", &["entity_id", "model"])?;
+    fill_copies(conn, "embeddings", &["entity_id", "model", "site_id", "env"])?;
     fill_copies(conn, "note_vectors", &["site_id", "model", "path"])
 }
 
@@ -388,7 +388,7 @@ impl Store {
         // `table` is one of four constants; every value is bound.
         let sql = format!(
             "SELECT e.entity_id, 1 - (e.embedding <=> CAST(?1 AS TEXT)::vector) AS score
-             FROM embeddings e JOIN {table} r ON r.id = e.entity_id
+             FROM embeddings e JOIN {table} r ON r.id = e.entity_id AND r.site_id = e.site_id AND r.env = e.env
              WHERE e.site_id = ?2 AND e.env = ?3 AND e.entity = ?4 AND e.model = ?5 AND e.dims = ?6
                AND e.embedding IS NOT NULL AND r.archive_id IS NULL
              ORDER BY e.embedding <=> CAST(?1 AS TEXT)::vector, e.entity_id LIMIT ?7"

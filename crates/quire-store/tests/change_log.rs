@@ -4,7 +4,7 @@
 //! restore.
 
 use quire_core::input::{EntryPatch, NewEntry};
-use quire_core::model::{ChangeContext, EntityKind, Entry, Surface};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Entry, Surface};
 use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, Scope, Store};
 use serde_json::json;
@@ -160,7 +160,8 @@ async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_
     assert_eq!(summaries.len(), 71);
     for (summary, change) in summaries.iter().rev().zip(&changes) {
         assert_eq!((summary.id, &summary.action), (change.id, &change.action));
-        let expected: &[&str] = if change.action == "create" { &[] } else { &["title", "version", "updatedAt"] };
+        let expected: &[&str] =
+            if change.action == ChangeAction::Create { &[] } else { &["title", "version", "updatedAt"] };
         assert_eq!(summary.fields, expected, "fields of change {} ({})", change.id, change.action);
     }
     store.close().await;

@@ -2,7 +2,7 @@
 //! once, and versions count the successes exactly.
 
 use quire_core::input::EntryPatch;
-use quire_core::model::ChangeContext;
+use quire_core::model::{ChangeAction, ChangeContext};
 use quire_store::ChangeFilter;
 use quire_store::seed::seed_demo;
 
@@ -37,12 +37,12 @@ async fn concurrent_updates_are_serialised_by_version() {
         .unwrap()
         .items
         .into_iter()
-        .filter(|c| c.action == "update")
+        .filter(|c| c.action == ChangeAction::Update)
         .count();
     assert_eq!(updates as i64, ok);
     // each logged update starts from the version the previous one produced
     let changes = store.changes(&scope, &filter, 100, None).await.unwrap().items;
-    for c in changes.iter().filter(|c| c.action == "update") {
+    for c in changes.iter().filter(|c| c.action == ChangeAction::Update) {
         assert_eq!(
             c.after.as_ref().unwrap()["version"].as_i64().unwrap(),
             c.before.as_ref().unwrap()["version"].as_i64().unwrap() + 1

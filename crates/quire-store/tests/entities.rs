@@ -5,7 +5,7 @@
 //! changes nothing.
 
 use quire_core::input::{AgentPatch, NewAgent, NewCollection, NewEntry, NewNavItem, NewNavigation, NewPage, PagePatch};
-use quire_core::model::{ChangeContext, EntityKind};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind};
 use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, Scope, Store, StoreError};
 use serde::de::DeserializeOwned;
@@ -186,7 +186,7 @@ async fn agents_are_written_checked_logged_and_reverted_like_content() {
     let changes = store.changes(&scope, &filter, 10, None).await.unwrap().items;
     let actions: Vec<&str> = changes.iter().map(|c| c.action.as_str()).collect();
     assert_eq!(actions, ["update", "create"]);
-    let create = changes.iter().find(|c| c.action == "create").unwrap();
+    let create = changes.iter().find(|c| c.action == ChangeAction::Create).unwrap();
     store.restore_revision(&ctx, &scope, create.id).await.unwrap();
     let back = store.agent(&scope, "helper").await.unwrap();
     assert_eq!((back.name.as_str(), back.version), ("Helper", agent.version + 2));

@@ -3,7 +3,7 @@
 //! and equal positions are spread out so a move always shows.
 
 use quire_core::input::SectionPatch;
-use quire_core::model::{ChangeContext, PageSection};
+use quire_core::model::{ChangeAction, ChangeContext, PageSection};
 use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, PageFilter, Scope, Store};
 
@@ -29,7 +29,7 @@ async fn a_move_swaps_neighbours_logs_both_and_stops_at_the_ends() {
     assert_eq!(after[2..], before[2..]);
     let filter = ChangeFilter { entity_id: Some(before[1].clone()), ..Default::default() };
     let logged = store.changes(&scope, &filter, 10, None).await.unwrap().items;
-    assert_eq!(logged.iter().filter(|c| c.action == "update").count(), 1);
+    assert_eq!(logged.iter().filter(|c| c.action == ChangeAction::Update).count(), 1);
 
     // At the top (and at the bottom) nothing moves and nothing is logged.
     let versions: Vec<i64> =

@@ -3,7 +3,7 @@
 //! person edited is left as they made it.
 
 use quire_core::input::AgentPatch;
-use quire_core::model::{ChangeContext, Surface};
+use quire_core::model::{ChangeAction, ChangeContext, Surface};
 use quire_store::ChangeFilter;
 use quire_store::seed::{ensure_agents, ensure_agents_everywhere, seed_demo};
 
@@ -41,7 +41,7 @@ async fn starter_agents_are_brought_up_to_date_unless_a_person_changed_them() {
     let filter = ChangeFilter { entity_id: Some(researcher.id.clone()), ..Default::default() };
     let log = store.changes(&scope, &filter, 10, None).await.unwrap().items;
     assert_eq!(log[0].actor, "system");
-    assert_eq!(log[0].action, "update");
+    assert_eq!(log[0].action, ChangeAction::Update);
     assert_ne!(current.1, editor.tools);
 
     // A second run changes nothing, here or in any other environment.

@@ -88,7 +88,7 @@ async fn preview_restore(call: &Call<'_>, a: RestoreArchiveArgs) -> Result<Previ
     // A dry run checks every conflict exactly as the real restore will.
     let archives = store.restore_checked(&call.ctx.change_context(), call.scope(), &a.ids, None, true).await?;
     let items: Vec<_> = archives.iter().flat_map(|a| a.items.iter().cloned()).collect();
-    let fingerprint = store.fingerprint(&items).await?;
+    let fingerprint = store.fingerprint(call.scope(), &items).await?;
     let labels: Vec<String> = archives.iter().map(|a| format!("{} {}", a.entity, a.label)).collect();
     Ok(Preview {
         message: format!("Would restore {} ({} record(s) in all).", labels.join(", "), items.len()),

@@ -157,7 +157,7 @@ pub async fn embed_pending(store: &Store, embedder: &dyn Embedder, batch: u32) -
         let h = hash(&text);
         if known.as_deref() == Some(h.as_str()) {
             // Changed elsewhere, not in its text: only note it is current.
-            store.touch_embedding(entity, &id, model, version).await.map_err(|e| e.to_string())?;
+            store.touch_embedding(&scope, entity, &id, model, version).await.map_err(|e| e.to_string())?;
         } else {
             todo.push((scope, entity, id, text, h, version));
         }

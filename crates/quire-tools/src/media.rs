@@ -12,9 +12,9 @@
 use crate::services::Services;
 use crate::tool::{CallContext, ErrorCode, ToolError};
 use quire_core::access::{Action, allows};
-use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
+use quire_core::model::{EntityKind, Image, ImageStatus, JobKind, JobStatus, Upload};
 use quire_media::{Format, Limits, MediaError};
-use quire_store::{DESCRIBE_IMAGE, ImageFile, ImageResult, Job, JobInfo, NewUpload, PROCESS_IMAGE, Scope, StoreError};
+use quire_store::{ImageFile, ImageResult, Job, JobInfo, NewUpload, Scope, StoreError};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -448,8 +448,8 @@ impl MediaWorker {
     async fn run_job(&self, job: Job) -> Result<(), StoreError> {
         self.publish(&job).await;
         let result = self.with_lease(&job, self.run_claimed(&job)).await;
-        if job.kind == PROCESS_IMAGE
-            && self.services.store.job_status(&job.scope.site_id, &job.id).await?.as_deref() == Some("failed")
+        if job.kind == JobKind::ProcessImage
+            && self.services.store.job_status(&job.scope.site_id, &job.id).await? == Some(JobStatus::Failed)
         {
             self.remove_failed_files(&job).await;
         }
@@ -488,15 +488,11 @@ impl MediaWorker {
             store.fail_job(&job, &reason, false).await?;
             return Ok(());
         }
-        if job.kind == DESCRIBE_IMAGE {
+        if job.kind == JobKind::DescribeImage {
             if let Err((reason, retry)) = self.describe_image(&job).await {
                 let again = store.fail_job(&job, &reason, retry).await?;
                 tracing::warn!(image = %job.subject_id, again, "describing the image failed: {reason}");
             }
-            return Ok(());
-        }
-        if job.kind != PROCESS_IMAGE {
-            store.fail_job(&job, &format!("unknown job kind {}", job.kind), false).await?;
             return Ok(());
         }
         match self.process_image(&job).await {
@@ -510,7 +506,7 @@ impl MediaWorker {
                             payload[key] = v.clone();
                         }
                     }
-                    store.enqueue_job(DESCRIBE_IMAGE, &job.scope, &image.id, payload).await?;
+                    store.enqueue_job(JobKind::DescribeImage, &job.scope, &image.id, payload).await?;
                 }
                 Ok(())
             }
@@ -631,7 +627,7 @@ impl MediaWorker {
                 let old = old_enough(meta.modified().ok());
                 let remove = if let Some(job) = name.strip_prefix(".job-") {
                     let status = store.job_status(&site_id, job).await?;
-                    !matches!(status.as_deref(), Some("queued" | "running")) || old
+                    !matches!(status, Some(JobStatus::Queued | JobStatus::Running)) || old
                 } else if name.ends_with(".part") {
                     old
                 } else {
@@ -640,7 +636,7 @@ impl MediaWorker {
                         None => old,
                         // Expired ones went above; this one is younger.
                         Some(None) => false,
-                        Some(Some(status)) => matches!(status.as_str(), "done" | "failed"),
+                        Some(Some(status)) => matches!(status, JobStatus::Done | JobStatus::Failed),
                     }
                 };
                 if !remove {

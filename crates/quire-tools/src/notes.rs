@@ -9,7 +9,7 @@ use crate::scope::limit;
 use crate::services::Services;
 use crate::subject::Subject;
 use crate::tool::*;
-use quire_core::model::{Change as LoggedChange, ChangeContext, EntityKind, Surface};
+use quire_core::model::{Change as LoggedChange, ChangeAction, ChangeContext, EntityKind, Surface};
 use quire_store::Scope;
 use quire_vault::{Change, ChangeOp, ErrorKind, SearchHit, Vault, VaultError};
 use schemars::JsonSchema;
@@ -148,15 +148,15 @@ fn state(path: &str, content: &Option<String>, folder: bool) -> Value {
     if folder { json!({ "path": path, "folder": true }) } else { json!({ "path": path, "content": content }) }
 }
 
-fn op_name(op: ChangeOp) -> &'static str {
+fn op_name(op: ChangeOp) -> ChangeAction {
     match op {
-        ChangeOp::Write => "write",
-        ChangeOp::Update => "update",
-        ChangeOp::CreateFolder => "createFolder",
-        ChangeOp::Move => "move",
-        ChangeOp::Copy => "copy",
-        ChangeOp::Archive => "archive",
-        ChangeOp::Restore => "restore",
+        ChangeOp::Write => ChangeAction::Write,
+        ChangeOp::Update => ChangeAction::Update,
+        ChangeOp::CreateFolder => ChangeAction::CreateFolder,
+        ChangeOp::Move => ChangeAction::Move,
+        ChangeOp::Copy => ChangeAction::Copy,
+        ChangeOp::Archive => ChangeAction::Archive,
+        ChangeOp::Restore => ChangeAction::Restore,
     }
 }
 
@@ -463,7 +463,7 @@ pub async fn undo_note_change(vault: Arc<Vault>, change: &LoggedChange) -> Resul
     check_note_undo(Arc::clone(&vault), change).await?;
     let before = note_state(&change.before);
     let after = note_state(&change.after);
-    let action = change.action.clone();
+    let action = change.action;
     blocking(vault, move |v| match (before, after) {
         (None, Some(after)) => v.archive(&after.path),
         (Some(before), Some(after)) if before.path != after.path => v.move_item(&after.path, &before.path, false),

@@ -286,7 +286,7 @@ pub(crate) async fn archive_preview(
 ) -> Result<Preview, ToolError> {
     let groups = call.store().archive_preview(call.scope(), kind, ids).await?;
     let all: Vec<_> = groups.iter().flatten().cloned().collect();
-    let fingerprint = call.store().fingerprint(&all).await?;
+    let fingerprint = call.store().fingerprint(call.scope(), &all).await?;
     let roots = groups.len();
     let extra = all.len() - roots;
     let labels: Vec<String> = groups.iter().map(|g| g[0].label.clone()).collect();

@@ -157,27 +157,9 @@ fn getter(entity: &str) -> &'static str {
     }
 }
 
-/// How a destructive call gets its go-ahead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ApprovalPolicy {
-    /// A person approves the confirmationId through the approval API.
-    User,
-    /// The person answers in the conversation: for an agent, a plain yes
-    /// to the preview in their next message (read by the server) or the
-    /// Approve button, after which the model calls again with
-    /// `confirmed: true`; for a program holding a conversational token,
-    /// its second call with `confirmed: true` in the same session. Never
-    /// for tools that send data out ([`Tool::sends_out`]).
-    Conversational,
-}
-
-impl ApprovalPolicy {
-    /// `conversational` or anything else (`user`, the safe default).
-    pub fn parse(name: &str) -> Self {
-        if name == "conversational" { ApprovalPolicy::Conversational } else { ApprovalPolicy::User }
-    }
-}
+/// How a destructive call gets its go-ahead (never conversationally for
+/// tools that send data out, [`Tool::sends_out`]).
+pub use quire_core::model::ApprovalPolicy;
 
 /// Who is calling, from where, in which scope. Never built from tool arguments.
 #[derive(Debug, Clone)]

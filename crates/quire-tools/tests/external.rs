@@ -403,7 +403,10 @@ async fn a_photo_already_uploaded_gains_its_credit_when_imported() {
     assert_eq!(image.source.as_str(), "pexels");
     // a logged change, which can be undone like any other
     let changes = env.store.changes(&env.scope, &Default::default(), 10, None).await.unwrap().items;
-    assert!(changes.iter().any(|c| c.entity_id == id && c.action == "update"), "{changes:?}");
+    assert!(
+        changes.iter().any(|c| c.entity_id == id && c.action == quire_core::model::ChangeAction::Update),
+        "{changes:?}"
+    );
 }
 
 #[tokio::test]

@@ -73,7 +73,11 @@ async fn a_jpeg_is_processed_in_the_background_without_its_metadata() {
     assert!(left.is_empty(), "incoming files left: {left:?}");
     // Processing is a logged change by the system.
     let changes = env.store.changes(&env.scope, &Default::default(), 50, None).await.unwrap();
-    let by_worker = changes.items.iter().find(|c| c.entity_id == id && c.action == "update").unwrap();
+    let by_worker = changes
+        .items
+        .iter()
+        .find(|c| c.entity_id == id && c.action == quire_core::model::ChangeAction::Update)
+        .unwrap();
     assert_eq!(by_worker.actor, "system:media");
 }
 
@@ -192,7 +196,7 @@ async fn a_job_running_when_its_process_stopped_runs_again() {
     assert_eq!(worker(&env).drain().await.unwrap(), 1);
     let image = env.store.image(&env.scope, &id).await.unwrap();
     assert_eq!(image.status, ImageStatus::Completed);
-    let job_now = env.store.job_of(&id).await.unwrap().unwrap();
+    let job_now = env.store.job_of(&env.scope, &id).await.unwrap().unwrap();
     assert_eq!((job_now.status.as_str(), job_now.attempts), ("done", 2));
     // The stopped process's late finish cannot overwrite the newer attempt.
     let late = env.store.fail_job(&job, "late", false).await.unwrap();
@@ -213,7 +217,7 @@ async fn a_process_decodes_one_image_at_a_time() {
     let worker = MediaWorker::new(services.clone());
     let waiting = tokio::spawn(async move { worker.drain().await });
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let job = env.store.job_of(&id).await.unwrap().unwrap();
+    let job = env.store.job_of(&env.scope, &id).await.unwrap().unwrap();
     assert_eq!((job.status.as_str(), job.stage.as_deref()), ("running", Some("starting")), "claimed, not reading");
     assert!(!waiting.is_finished());
     // importImage's wait does not take a job meanwhile: it answers in time.
@@ -242,7 +246,7 @@ async fn an_image_that_cannot_be_processed_fails_with_the_reason() {
         image.error.as_deref(),
         Some("the image is 300×300 pixels (0.09 megapixels); the limit is 0.01 megapixels")
     );
-    let job = env.store.job_of(&id).await.unwrap().unwrap();
+    let job = env.store.job_of(&env.scope, &id).await.unwrap().unwrap();
     assert_eq!((job.status.as_str(), job.attempts), ("failed", 1), "a file that cannot decode is not retried");
     let got = ok(env.call("getImage", json!({"id": id})).await);
     assert_eq!(got["items"][0]["status"], "failed");

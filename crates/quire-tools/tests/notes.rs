@@ -61,7 +61,7 @@ async fn read_write_update_with_line_semantics() {
     let changes = note_changes(&env).await;
     let last = &changes[0];
     assert_eq!(last.entity_id, "inbox/idea.md");
-    assert_eq!(last.action, "write");
+    assert_eq!(last.action, quire_core::model::ChangeAction::Write);
     assert_eq!(last.before.as_ref().unwrap()["content"], "# Idea\n");
     assert_eq!(last.after.as_ref().unwrap()["content"], "# Better idea\n");
     assert_eq!(last.actor, "user:admin");
@@ -190,7 +190,7 @@ async fn note_changes_revert_like_any_other_change() {
 
     // back to the revision the first update left
     let restored = notes::restore_note_revision(&services, &ctx, &env.scope, second).await.unwrap();
-    assert_eq!(restored.action, "restore");
+    assert_eq!(restored.action, quire_core::model::ChangeAction::Restore);
     assert_eq!(restored.before.as_ref().unwrap()["content"], third.after.as_ref().unwrap()["content"]);
     let text = ok(env.call("readNote", json!({"path": "Welcome.md", "startLine": 1})).await);
     assert!(text["content"].as_str().unwrap().contains("Second line"));

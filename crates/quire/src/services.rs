@@ -235,11 +235,6 @@ fn built<T, E: std::fmt::Display>(made: Result<T, E>, without: &str) -> Option<T
     made.inspect_err(|e| tracing::warn!(error = %e, "{without}")).ok()
 }
 
-/// The approval policy a token carries.
-fn policy_of(name: &str) -> quire_tools::ApprovalPolicy {
-    quire_tools::ApprovalPolicy::parse(name)
-}
-
 /// The caller of a CLI tool call: the local admin of a site, or a token's holder.
 pub async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyResult<quire_tools::CallContext> {
     let CallerArgs { site, env, token } = caller;
@@ -260,7 +255,7 @@ pub async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> 
         if grant.token.last_used_at.is_none_or(|t| chrono::Utc::now() - t >= chrono::TimeDelta::minutes(1)) {
             store.touch_token(&grant.token.id).await?;
         }
-        let policy = policy_of(&grant.token.approval_policy);
+        let policy = grant.token.approval_policy;
         return Ok(quire_tools::CallContext {
             actor: format!("token:{}", grant.token.id),
             group: grant.token.group,

@@ -123,8 +123,7 @@ fn json_text<T: serde::Serialize>(v: &T) -> Result<String> {
 fn agent_by_id_or_alias(conn: &Conn, scope: &Scope, id_or_alias: &str) -> Result<Agent> {
     let row = db::query("SELECT * FROM agents WHERE (id = ?1 OR alias = ?1) AND site_id = ?2 AND env = ?3")
         .bind(id_or_alias)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .fetch_optional(conn)?;
     row.as_ref().map(Agent::from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
 }
@@ -161,8 +160,7 @@ impl Store {
     /// The agents of a scope, by alias.
     pub async fn agents(&self, scope: &Scope) -> Result<Vec<Agent>> {
         let rows = db::query("SELECT * FROM agents WHERE site_id = ?1 AND env = ?2 ORDER BY alias")
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .read_all(&self.db)
             .await?;
         rows.iter().map(Agent::from_row).collect()
@@ -221,8 +219,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
         )
         .bind(&id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(agent_id)
         .bind(actor)
         .bind(group)
@@ -237,8 +234,7 @@ impl Store {
     pub async fn session(&self, scope: &Scope, id: &str) -> Result<AgentSession> {
         let row = db::query("SELECT * FROM agent_sessions WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .read_optional(&self.db)
             .await?;
         row.as_ref().map(session_from_row).transpose()?.ok_or_else(|| StoreError::not_found("session", id))
@@ -258,8 +254,7 @@ impl Store {
                AND (id < ?4 OR ?4 IS NULL)
              ORDER BY id DESC LIMIT ?5",
         )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(actor)
         .bind(after)
         .bind(limit as i64 + 1)
@@ -291,8 +286,7 @@ impl Store {
             .bind(session.output_tokens)
             .bind(Utc::now())
             .bind(&session.id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(&scope)
             .execute(c)?;
             if done.rows_affected() != 1 {
                 return Err(StoreError::not_found("session", session.id.clone()));
@@ -354,8 +348,7 @@ impl Store {
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9, ?10)",
                     )
                     .bind(&s.id)
-                    .bind(&scope.site_id)
-                    .bind(&scope.env)
+                    .bind_scope(&scope)
                     .bind(&s.agent_id)
                     .bind(&s.actor)
                     .bind(&s.group)
@@ -401,8 +394,7 @@ impl Store {
                 .bind(context)
                 .bind(now)
                 .bind(&id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(&scope)
                 .bind(from)
                 .bind(&*replica)
                 .fetch_optional(conn)?;
@@ -467,8 +459,7 @@ impl Store {
                 .bind(pending)
                 .bind(now)
                 .bind(&id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(&scope)
                 .bind(&*replica)
                 .execute(conn)?;
                 if done.rows_affected() != 1 {
@@ -493,8 +484,7 @@ impl Store {
              AND EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = ?1 AND s.site_id = ?2 AND s.env = ?3) ORDER BY seq",
         )
         .bind(session_id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
             .read_all(&self.db)
             .await?;
         rows.iter()
@@ -528,8 +518,7 @@ impl Store {
         .bind(to.as_str())
         .bind(Utc::now())
         .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(serde_json::to_string(&from)?)
         .bind(&*self.replica)
         .write(&self.db)
@@ -615,8 +604,7 @@ impl Store {
         .bind(&*self.replica)
         .bind(now)
         .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(runner)
         .bind(since)
         .write(&self.db)

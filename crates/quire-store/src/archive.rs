@@ -35,7 +35,7 @@ fn children(conn: &Conn, scope: &Scope, entity: &Entity, id: &str) -> Result<Vec
             "SELECT id FROM {} WHERE {} = ?1 AND site_id = ?2 AND env = ?3{top} AND archive_id IS NULL ORDER BY {order}",
             of.table, child.column
         );
-        let ids: Vec<String> = db::query_scalar(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_all(conn)?;
+        let ids: Vec<String> = db::query_scalar(sql).bind(id).bind_scope(scope).fetch_all(conn)?;
         out.extend(ids.into_iter().map(|i| (child.kind, i)));
     }
     Ok(out)
@@ -175,8 +175,7 @@ impl Store {
     pub async fn archive_record(&self, scope: &Scope, id: &str) -> Result<Archive> {
         let row = db::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .read_optional(&self.db)
             .await?;
         row.as_ref().map(archive_from_row).transpose()?.ok_or_else(|| StoreError::not_found("archive", id))
@@ -274,8 +273,7 @@ pub(crate) fn archive_in(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .bind(&archive.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(kind.as_str())
         .bind(id)
         .bind(&archive.label)
@@ -290,13 +288,7 @@ pub(crate) fn archive_in(
                 "UPDATE {} SET archive_id = ?1, version = version + 1, updated_at = ?2 WHERE id = ?3 AND site_id = ?4 AND env = ?5",
                 table_of(item.entity)?
             );
-            db::query(sql)
-                .bind(&archive.id)
-                .bind(now)
-                .bind(&item.id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .execute(tx)?;
+            db::query(sql).bind(&archive.id).bind(now).bind(&item.id).bind_scope(scope).execute(tx)?;
             logged(tx, scope, ctx, item.entity, &item.id, ChangeAction::Archive, Some(before), None)?;
         }
         archives.push(archive);
@@ -318,8 +310,7 @@ pub(crate) fn restore_in(
     for archive_id in archive_ids {
         let row = db::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(archive_id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .fetch_optional(tx)?;
         let Some(mut archive) = row.as_ref().map(archive_from_row).transpose()? else {
             return Err(StoreError::not_found("archive", archive_id.clone()));
@@ -341,13 +332,7 @@ pub(crate) fn restore_in(
                 "UPDATE {} SET archive_id = NULL, version = version + 1, updated_at = ?1 WHERE id = ?2 AND archive_id = ?3 AND site_id = ?4 AND env = ?5",
                 table_of(item.entity)?
             );
-            db::query(sql)
-                .bind(now)
-                .bind(&item.id)
-                .bind(&archive.id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .execute(tx)?;
+            db::query(sql).bind(now).bind(&item.id).bind(&archive.id).bind_scope(scope).execute(tx)?;
             let after = load_any(tx, scope, item.entity, &item.id)?.map(|(_, v)| v);
             logged(tx, scope, ctx, item.entity, &item.id, ChangeAction::Restore, None, after)?;
         }
@@ -355,8 +340,7 @@ pub(crate) fn restore_in(
             .bind(now)
             .bind(&ctx.actor)
             .bind(&archive.id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .execute(tx)?;
         archive.restored_at = Some(now);
         archive.restored_by = Some(ctx.actor.clone());
@@ -378,8 +362,7 @@ fn restore_conflict(conn: &Conn, scope: &Scope, item: &ArchivedItem, archive_id:
     let row =
         db::query(format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3", table_of(item.entity)?))
             .bind(&item.id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .fetch_optional(conn)?;
     let Some(row) = row else {
         return Err(StoreError::Corrupt(format!("archived {} {} is missing", item.entity, item.id)));

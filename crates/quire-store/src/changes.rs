@@ -287,8 +287,7 @@ impl Store {
 fn change_in(conn: &Conn, scope: &Scope, id: i64) -> Result<Change> {
     let rows = db::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
         .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .fetch_all(conn)?;
     read_changes(conn, &rows)?.pop().ok_or_else(|| StoreError::not_found("change", id.to_string()))
 }
@@ -331,8 +330,7 @@ fn cancel_turn_confirmations(
     )
     .bind(&ctx.actor)
     .bind(Utc::now())
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .bind(session_id)
     .bind(turn_id)
     .execute(conn)?;
@@ -420,8 +418,7 @@ fn undo_turn_in(
     let rows = db::query(
         "SELECT * FROM changes WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND turn_id = ?4 ORDER BY id DESC",
     )
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .bind(session_id)
     .bind(turn_id)
     .fetch_all(conn)?;
@@ -451,11 +448,8 @@ fn undo_turn_in(
                 "SELECT archive_id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3",
                 crate::record::table_of(change.entity)?
             );
-            let archive: Option<Option<String>> = db::query_scalar(sql)
-                .bind(&change.entity_id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
-                .fetch_optional(conn)?;
+            let archive: Option<Option<String>> =
+                db::query_scalar(sql).bind(&change.entity_id).bind_scope(scope).fetch_optional(conn)?;
             match archive.flatten() {
                 Some(id) => {
                     let restored = crate::archive::restore_in(conn, ctx, scope, std::slice::from_ref(&id), None)?;
@@ -486,8 +480,7 @@ fn undo_turn_in(
     let rows =
         db::query("SELECT * FROM changes WHERE id >= ?1 AND site_id = ?2 AND env = ?3 AND actor = ?4 ORDER BY id")
             .bind(first_new)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .bind(&ctx.actor)
             .fetch_all(conn)?;
     report.reverted = read_changes(conn, &rows)?;

@@ -141,8 +141,7 @@ pub(crate) fn fingerprint_of(conn: &Conn, scope: &Scope, items: &[ArchivedItem])
         let version: Option<i64> =
             db::query_scalar(format!("SELECT version FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
                 .bind(&item.id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(scope)
                 .fetch_optional(conn)?;
         out.push((item.entity, item.id.clone(), version.unwrap_or(-1)));
     }
@@ -165,8 +164,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13, ?14)",
         )
         .bind(&id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(&input.tool)
         .bind(input.args.to_string())
         .bind(&input.args_hash)
@@ -186,8 +184,7 @@ impl Store {
     pub async fn confirmation(&self, scope: &Scope, id: &str) -> Result<Confirmation> {
         let row = db::query("SELECT * FROM confirmations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .write_optional(&self.db)
             .await?;
         row.as_ref().map(from_row).transpose()?.ok_or_else(|| StoreError::not_found("confirmation", id))
@@ -208,8 +205,7 @@ impl Store {
             "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND tool = ?4 AND args_hash = ?5
              AND requested_by = ?6 AND requested_via = ?7 AND status IN ('pending', 'approved') ORDER BY created_at DESC LIMIT 1",
         )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(session)
         .bind(tool)
         .bind(args_hash)
@@ -227,8 +223,7 @@ impl Store {
             "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND session_id = ?3 AND turn_id = ?4
              AND requested_via = 'agent' AND status = 'pending' AND expires_at > ?5 ORDER BY created_at",
         )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(session)
         .bind(turn)
         .bind(Utc::now())
@@ -242,8 +237,7 @@ impl Store {
         let rows = db::query(
             "SELECT * FROM confirmations WHERE site_id = ?1 AND env = ?2 AND status = 'pending' AND expires_at > ?3 ORDER BY created_at",
         )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(Utc::now())
         .read_all(&self.db).await?;
         rows.iter().map(from_row).collect()
@@ -268,8 +262,7 @@ impl Store {
         .bind(Utc::now())
         .bind(reason)
         .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .write(&self.db)
         .await?;
         if done.rows_affected() == 0 {
@@ -292,8 +285,7 @@ impl Store {
         } else {
             "UPDATE confirmations SET status = 'used' WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND status IN ('pending', 'approved') AND expires_at > ?4"
         };
-        let done =
-            db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).bind(Utc::now()).write(&self.db).await?;
+        let done = db::query(sql).bind(id).bind_scope(scope).bind(Utc::now()).write(&self.db).await?;
         Ok(done.rows_affected() == 1)
     }
 }

@@ -54,8 +54,7 @@ impl Store {
                      AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
                 )
                 .bind(&page.id)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(&scope)
                 .fetch_all(c)?;
                 let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
                 let path = match &page.parent_id {
@@ -86,8 +85,7 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
          AND visible = 1 ORDER BY sort_order, id",
     )
     .bind(&nav.id)
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .fetch_all(conn)?;
     let items = rows.iter().map(NavItem::from_row).collect::<Result<Vec<_>>>()?;
     let mut known = HashMap::new();
@@ -117,8 +115,7 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
                      AND c.archive_id IS NULL AND e.status = 'published'",
                 )
                 .bind(target)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(scope)
                 .fetch_optional(conn)?
                 {
                     entry_paths.insert(target.clone(), format!("/{collection}/{slug}"));
@@ -129,8 +126,7 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
                     "SELECT url FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
                 )
                 .bind(target)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(scope)
                 .fetch_optional(conn)?
                 {
                     image_urls.insert(target.clone(), url);
@@ -197,8 +193,7 @@ fn page_path(
                  AND archive_id IS NULL AND status = 'published'",
             )
             .bind(&id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .fetch_optional(conn)?;
             known.insert(id.clone(), row);
         }

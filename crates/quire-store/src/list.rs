@@ -428,7 +428,7 @@ impl Store {
             )
             .bind(fts)
         };
-        let query = query.bind(&scope.site_id).bind(&scope.env).bind(limit);
+        let query = query.bind_scope(scope).bind(limit);
         self.db.read(move |c| query.fetch_all(c)?.iter().map(Image::from_row).collect()).await
     }
 

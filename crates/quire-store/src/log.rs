@@ -116,8 +116,7 @@ pub(crate) fn logged(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",
     )
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .bind(&ctx.actor)
     .bind(ctx.surface.as_str())
     .bind(&ctx.session_id)

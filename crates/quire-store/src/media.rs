@@ -227,8 +227,7 @@ fn queue_job(c: &Conn, kind: JobKind, scope: &Scope, subject_id: &str, payload: 
     )
     .bind(new_id())
     .bind(kind.as_str())
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .bind(subject_id)
     .bind(payload.to_string())
     .bind(MAX_ATTEMPTS)
@@ -251,8 +250,7 @@ fn finish_job_image(c: &Conn, job: &Job) -> Result<Image> {
 fn any_image(conn: &Conn, scope: &Scope, id: &str) -> Result<Image> {
     let row = db::query("SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3")
         .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .fetch_optional(conn)?
         .ok_or_else(|| StoreError::not_found("image", id))?;
     Image::from_row(&row)
@@ -307,8 +305,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )
         .bind(&u.id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(&url)
         .bind(&u.path)
         .bind(&u.filename)
@@ -338,8 +335,7 @@ impl Store {
     pub async fn upload(&self, scope: &Scope, id_or_url: &str) -> Result<(Upload, String)> {
         let row = db::query("SELECT * FROM uploads WHERE (id = ?1 OR url = ?1) AND site_id = ?2 AND env = ?3")
             .bind(id_or_url)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .read_optional(&self.db)
             .await?
             .ok_or_else(|| StoreError::not_found("upload", id_or_url))?;
@@ -355,8 +351,7 @@ impl Store {
                              AND site_id = ?2 AND env = ?3)",
         )
         .bind(id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .write(&self.db)
         .await?;
         Ok(())
@@ -381,8 +376,7 @@ impl Store {
             let existing = db::query(
                 "SELECT * FROM images WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND content_hash = ?3 LIMIT 1",
             )
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .bind(&upload.sha256)
             .fetch_optional(c)?;
             if let Some(row) = existing {
@@ -459,24 +453,14 @@ impl Store {
 
     /// The latest job of `scope` working on `subject_id`.
     pub async fn job_of(&self, scope: &Scope, subject_id: &str) -> Result<Option<Job>> {
-        let row = db::query(
-            "SELECT * FROM jobs WHERE subject_id = ?1 AND site_id = ?2 AND env = ?3
-             ORDER BY created_at DESC, id DESC LIMIT 1",
-        )
-        .bind(subject_id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
-        .read_optional(&self.db)
-        .await?;
-        row.as_ref().map(job_from_row).transpose()
+        Ok(self.jobs_of(scope, subject_id).await?.into_iter().next())
     }
 
     /// A job of `scope` by id.
     pub async fn job(&self, scope: &Scope, id: &str) -> Result<Job> {
         let row = db::query("SELECT * FROM jobs WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .read_optional(&self.db)
             .await?
             .ok_or_else(|| StoreError::not_found("job", id))?;
@@ -490,8 +474,7 @@ impl Store {
              ORDER BY created_at DESC, id DESC LIMIT 100",
         )
         .bind(subject_id)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .read_all(&self.db)
         .await?;
         rows.iter().map(job_from_row).collect()
@@ -513,8 +496,7 @@ impl Store {
         .bind(now)
         .bind(step.map(|s| s.0))
         .bind(step.map(|s| s.1.clamp(0, 100)))
-        .bind(&job.scope.site_id)
-        .bind(&job.scope.env)
+        .bind_scope(&job.scope)
         .write(&self.db)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -537,8 +519,7 @@ impl Store {
         .bind(status.as_str())
         .bind(error)
         .bind(Utc::now())
-        .bind(&job.scope.site_id)
-        .bind(&job.scope.env)
+        .bind_scope(&job.scope)
         .execute(conn)?;
         Ok(done.rows_affected() == 1)
     }
@@ -598,8 +579,7 @@ impl Store {
                 .bind(reason)
                 .bind(millis(Utc::now()) + backoff(job.attempts).as_millis() as i64)
                 .bind(Utc::now())
-                .bind(&job.scope.site_id)
-                .bind(&job.scope.env)
+                .bind_scope(&job.scope)
                 .execute(c)?;
                     return Ok(done.rows_affected() == 1);
                 }
@@ -695,8 +675,7 @@ impl Store {
             .bind(id)
             .bind(model)
             .bind(entity)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .bind(&text_hash)
             .bind(dims as i64)
             .bind(blob)
@@ -711,8 +690,7 @@ impl Store {
                 .bind(text)
                 .bind(id)
                 .bind(model)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(scope)
                     .execute(c)?;
             }
             crate::vectors::raise(c, scope, entity, model)
@@ -742,8 +720,7 @@ impl Store {
         .bind(id)
         .bind(model)
         .bind(version)
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .write(&self.db)
         .await?;
         Ok(())
@@ -756,8 +733,7 @@ impl Store {
              JOIN images i ON i.id = e.entity_id AND i.site_id = e.site_id AND i.env = e.env
              WHERE e.site_id = ?1 AND e.env = ?2 AND e.entity = ?3 AND e.model = ?4 AND i.archive_id IS NULL",
         )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(entity)
         .bind(model)
         .read_all(&self.db)

@@ -156,8 +156,7 @@ impl Store {
                     "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS NOT DISTINCT FROM ?3 \
                      AND archive_id IS NULL",
                 )
-                .bind(&site.site_id)
-                .bind(&site.env)
+                .bind_scope(&site)
                 .bind(&page.parent_id)
                 .fetch_one(c)?;
                 // A sibling may sit at i64::MAX (any order is accepted): stay there.
@@ -222,8 +221,7 @@ impl Store {
                      AND archive_id IS NULL",
                 )
                 .bind(&section.page_id)
-                .bind(&within.site_id)
-                .bind(&within.env)
+                .bind_scope(&within)
                 .fetch_one(c)?;
                 section.sort_order = max.map_or(0, |m| m.saturating_add(1));
             }
@@ -393,8 +391,7 @@ impl Store {
                     db::query("SELECT * FROM entries WHERE collection_id = ?1 AND slug = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL")
                         .bind(&collection.id)
                         .bind(&slug)
-                        .bind(&scope.site_id)
-                        .bind(&scope.env)
+                        .bind_scope(&scope)
                         .fetch_optional(c)?;
                 row.as_ref().map(Entry::from_row).transpose()?.ok_or_else(|| StoreError::not_found("entry", slug))
             })
@@ -549,8 +546,7 @@ impl Store {
                 )
                 .bind(&item.navigation_id)
                 .bind(&item.parent_id)
-                .bind(&within.site_id)
-                .bind(&within.env)
+                .bind_scope(&within)
                 .fetch_one(c)?;
             }
             Ok(())
@@ -625,7 +621,7 @@ fn shift_in<T: Record + Positioned>(conn: &Conn, ctx: &ChangeContext, scope: &Sc
          ORDER BY sort_order, id",
         T::TABLE,
     );
-    let mut query = db::query_as::<(String, i64)>(sql).bind(&scope.site_id).bind(&scope.env);
+    let mut query = db::query_as::<(String, i64)>(sql).bind_scope(scope);
     for key in keys {
         query = query.bind(key);
     }

@@ -251,7 +251,7 @@ pub(crate) fn table_of(kind: EntityKind) -> Result<&'static str> {
 pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
     let e = &T::ENTITY;
     let sql = format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", e.table, live(e));
-    let row = db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
+    let row = db::query(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
 
@@ -274,7 +274,7 @@ pub(crate) fn load_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) ->
     // writes that only refer to this record.
     let sql =
         format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR NO KEY UPDATE", e.table, live(e));
-    let row = db::query(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
+    let row = db::query(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
 
@@ -322,7 +322,7 @@ pub(crate) fn by_key<T: Record>(conn: &Conn, scope: &Scope, key: &str) -> Result
     let e = &T::ENTITY;
     let Some(Unique { column, within: None }) = &e.unique else { return Ok(None) };
     let sql = format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2 AND {column} = ?3{}", e.table, live(e));
-    let row = db::query(sql).bind(&scope.site_id).bind(&scope.env).bind(key).fetch_optional(conn)?;
+    let row = db::query(sql).bind_scope(scope).bind(key).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
 
@@ -338,7 +338,7 @@ pub(crate) fn find<T: Record>(conn: &Conn, scope: &Scope, id_or_key: &str) -> Re
 fn is_live(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<bool> {
     let e = entity_of(kind).ok_or_else(|| StoreError::Corrupt(format!("{kind} is not a database record")))?;
     let sql = format!("SELECT 1 FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", e.table, live(e));
-    Ok(db::query_scalar::<i64>(sql).bind(id).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?.is_some())
+    Ok(db::query_scalar::<i64>(sql).bind(id).bind_scope(scope).fetch_optional(conn)?.is_some())
 }
 
 /// Whether another live record than `id` holds the unique key of
@@ -384,7 +384,7 @@ fn check_tree(conn: &Conn, scope: &Scope, e: &Entity, p: &Parent, id: &str, pare
     let mut depth = 0;
     while let Some(at) = cursor {
         let up: Option<Option<String>> =
-            db::query_scalar(sql.clone()).bind(&at).bind(&scope.site_id).bind(&scope.env).fetch_optional(conn)?;
+            db::query_scalar(sql.clone()).bind(&at).bind_scope(scope).fetch_optional(conn)?;
         let Some(up) = up else {
             return Err(StoreError::invalid(p.field, format!("{} {at} does not exist", e.noun)));
         };
@@ -454,8 +454,7 @@ pub(crate) fn check_restore<T: Record>(conn: &Conn, scope: &Scope, record: &T, a
         let state: Option<Option<String>> =
             db::query_scalar(format!("SELECT archive_id FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
                 .bind(parent)
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(scope)
                 .fetch_optional(conn)?;
         match state {
             Some(None) => {}

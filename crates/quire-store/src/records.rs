@@ -84,8 +84,7 @@ impl Record for SectionTemplate {
         let used: i64 = db::query_scalar(
             "SELECT COUNT(*) FROM page_sections WHERE site_id = ?1 AND env = ?2 AND template_key = ?3 AND archive_id IS NULL",
         )
-        .bind(&scope.site_id)
-        .bind(&scope.env)
+        .bind_scope(scope)
         .bind(&self.key)
         .fetch_one(conn)?;
         if used > 0 {
@@ -145,8 +144,7 @@ impl Record for PageSection {
             let keys: Vec<String> = db::query_scalar(
                 "SELECT key FROM section_templates WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL ORDER BY key",
             )
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .fetch_all(conn)?;
             return Err(StoreError::invalid(
                 "templateKey",
@@ -309,8 +307,7 @@ fn top_level_room(conn: &Conn, scope: &Scope, navigation_id: &str, item_id: &str
     let row: Option<(String, Option<i64>)> =
         db::query_as("SELECT key, max_items FROM navigations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
             .bind(navigation_id)
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .fetch_optional(conn)?;
     let Some((key, Some(max))) = row else { return Ok(()) };
     let count: i64 = db::query_scalar(
@@ -319,8 +316,7 @@ fn top_level_room(conn: &Conn, scope: &Scope, navigation_id: &str, item_id: &str
     )
     .bind(navigation_id)
     .bind(item_id)
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .fetch_one(conn)?;
     if count >= max {
         return Err(StoreError::conflict(
@@ -467,8 +463,7 @@ mod tests {
     fn round_trip<T: Record>(conn: &Conn, scope: &Scope) -> Result<usize> {
         let e = &T::ENTITY;
         let rows = db::query(format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2", e.table))
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .fetch_all(conn)?;
         let mut described = BTreeSet::from(["site_id".to_string(), "env".to_string()]);
         let stored = schema_columns(conn, e.table)?;

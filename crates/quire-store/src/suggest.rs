@@ -45,8 +45,7 @@ impl Store {
                     "SELECT id, name FROM collections WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
                      ORDER BY slug LIMIT ?3",
                 )
-                .bind(&scope.site_id)
-                .bind(&scope.env)
+                .bind_scope(&scope)
                 .bind(i64::from(collections))
                 .fetch_all(c)?;
                 let mut out = Vec::new();
@@ -57,8 +56,7 @@ impl Store {
                          WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2 AND collection_id = ?3
                          ORDER BY id DESC LIMIT ?4",
                     )
-                    .bind(&scope.site_id)
-                    .bind(&scope.env)
+                    .bind_scope(&scope)
                     .bind(&id)
                     .bind(i64::from(per_collection))
                     .fetch_all(c)?;
@@ -88,7 +86,7 @@ impl Store {
         let scope = scope.clone();
         self.db
             .read(move |c| {
-                let rows = db::query(sql).bind(&scope.site_id).bind(&scope.env).bind(i64::from(limit)).fetch_all(c)?;
+                let rows = db::query(sql).bind_scope(&scope).bind(i64::from(limit)).fetch_all(c)?;
                 rows.iter()
                     .map(|r| {
                         Ok(Suggestion { id: r.try_get("id")?, label: r.try_get("label")?, place: r.try_get("place")? })

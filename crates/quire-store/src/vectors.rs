@@ -139,8 +139,7 @@ pub(crate) fn raise(conn: &Conn, scope: &Scope, entity: &str, model: &str) -> Re
          ON CONFLICT (site_id, env, entity, model) DO UPDATE SET generation = vector_sets.generation + 1
          RETURNING generation",
     )
-    .bind(&scope.site_id)
-    .bind(&scope.env)
+    .bind_scope(scope)
     .bind(entity)
     .bind(model)
     .fetch_one(conn)
@@ -275,7 +274,7 @@ impl Store {
                         query = query.bind(id);
                     }
                     let live: std::collections::HashSet<String> =
-                        query.bind(&scope.site_id).bind(&scope.env).fetch_all(c)?.into_iter().collect();
+                        query.bind_scope(&scope).fetch_all(c)?.into_iter().collect();
                     let room = limit - found.len();
                     found.extend(ids.into_iter().filter(|(id, _)| live.contains(id)).take(room));
                     rest = tail;
@@ -395,8 +394,7 @@ impl Store {
         );
         let query = db::query_as::<(String, f64)>(sql)
             .bind(vector_text(q))
-            .bind(&scope.site_id)
-            .bind(&scope.env)
+            .bind_scope(scope)
             .bind(entity)
             .bind(model)
             .bind(q.len() as i64)

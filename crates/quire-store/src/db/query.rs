@@ -5,7 +5,7 @@ use super::connection::Conn;
 use super::pool::Db;
 use super::row::{FromRow, Row};
 use super::value::{FromValue, Value};
-use crate::{Result, StoreError};
+use crate::{Result, Scope, StoreError};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
@@ -23,12 +23,12 @@ pub(crate) fn query(sql: impl Into<Cow<'static, str>>) -> Query {
 
 /// A statement whose rows decode into `T` (a tuple).
 pub(crate) fn query_as<T: FromRow>(sql: impl Into<Cow<'static, str>>) -> QueryAs<T> {
-    QueryAs { query: query(sql), row: PhantomData }
+    Typed { query: query(sql), decode: PhantomData }
 }
 
 /// A statement whose first column decodes into `T`.
 pub(crate) fn query_scalar<T: FromValue>(sql: impl Into<Cow<'static, str>>) -> QueryScalar<T> {
-    QueryScalar { query: query(sql), value: PhantomData }
+    Typed { query: query(sql), decode: PhantomData }
 }
 
 /// What a statement that writes did.
@@ -49,6 +49,11 @@ impl Query {
     pub fn bind(mut self, v: impl Into<Value>) -> Self {
         self.args.push(v.into());
         self
+    }
+
+    /// Binds the next two values: the scope's site id, then its environment.
+    pub fn bind_scope(self, scope: &Scope) -> Self {
+        self.bind(&scope.site_id).bind(&scope.env)
     }
 
     /// Runs it; what it changed.
@@ -112,87 +117,92 @@ impl Query {
     }
 }
 
-impl<T: FromRow + Send + 'static> QueryAs<T> {
-    /// Every row, decoded, read on a reader connection.
-    pub async fn read_all(self, db: &Db) -> Result<Vec<T>> {
-        db.read(move |c| self.fetch_all(c)).await
-    }
-    /// The first row decoded if any, read on a reader connection.
-    pub async fn read_optional(self, db: &Db) -> Result<Option<T>> {
-        db.read(move |c| self.fetch_optional(c)).await
+/// How the rows of a [`Typed`] statement decode.
+pub(crate) trait Decode {
+    /// What a row decodes into.
+    type Out;
+    /// Decodes one row.
+    fn decode(row: &Row) -> Result<Self::Out>;
+}
+
+/// Rows decode whole into `T` (a tuple).
+pub(crate) struct Rows<T>(PhantomData<fn() -> T>);
+
+impl<T: FromRow> Decode for Rows<T> {
+    type Out = T;
+    fn decode(row: &Row) -> Result<T> {
+        T::from_row(row)
     }
 }
 
-impl<T: FromValue + Send + 'static> QueryScalar<T> {
-    /// The first column of every row, read on a reader connection.
-    pub async fn read_all(self, db: &Db) -> Result<Vec<T>> {
-        db.read(move |c| self.fetch_all(c)).await
+/// A row's first column decodes into `T`.
+pub(crate) struct First<T>(PhantomData<fn() -> T>);
+
+impl<T: FromValue> Decode for First<T> {
+    type Out = T;
+    fn decode(row: &Row) -> Result<T> {
+        row.try_get(0usize)
     }
-    /// The first column of the first row if any, read on a reader connection.
-    pub async fn read_optional(self, db: &Db) -> Result<Option<T>> {
-        db.read(move |c| self.fetch_optional(c)).await
-    }
-    /// The first column of the first row, read on a reader connection.
-    pub async fn read_one(self, db: &Db) -> Result<T> {
-        db.read(move |c| self.fetch_one(c)).await
-    }
-    /// The first column of the first row if any, in the writer's transaction.
-    pub async fn write_optional(self, db: &Db) -> Result<Option<T>> {
-        db.write(move |c| self.fetch_optional(c)).await
-    }
+}
+
+/// A [`Query`] whose rows decode as `D` says.
+#[derive(Debug)]
+pub(crate) struct Typed<D> {
+    query: Query,
+    decode: PhantomData<fn() -> D>,
 }
 
 /// A [`Query`] whose rows decode into `T`.
-#[derive(Debug, Clone)]
-pub(crate) struct QueryAs<T> {
-    query: Query,
-    row: PhantomData<fn() -> T>,
-}
+pub(crate) type QueryAs<T> = Typed<Rows<T>>;
 
-impl<T: FromRow> QueryAs<T> {
+/// A [`Query`] whose first column decodes into `T`.
+pub(crate) type QueryScalar<T> = Typed<First<T>>;
+
+impl<D: Decode> Typed<D> {
     /// Binds the next value.
     pub fn bind(mut self, v: impl Into<Value>) -> Self {
         self.query = self.query.bind(v);
+        self
+    }
+    /// Binds the scope's site id, then its environment.
+    pub fn bind_scope(mut self, scope: &Scope) -> Self {
+        self.query = self.query.bind_scope(scope);
         self
     }
     /// Every row, decoded.
-    pub fn fetch_all(&self, conn: &Conn) -> Result<Vec<T>> {
-        self.query.fetch_all(conn)?.iter().map(T::from_row).collect()
+    pub fn fetch_all(&self, conn: &Conn) -> Result<Vec<D::Out>> {
+        self.query.fetch_all(conn)?.iter().map(D::decode).collect()
     }
     /// The first row, decoded, if any.
-    pub fn fetch_optional(&self, conn: &Conn) -> Result<Option<T>> {
-        self.query.fetch_optional(conn)?.as_ref().map(T::from_row).transpose()
+    pub fn fetch_optional(&self, conn: &Conn) -> Result<Option<D::Out>> {
+        self.query.fetch_optional(conn)?.as_ref().map(D::decode).transpose()
     }
     /// The first row, decoded; an error when there is none.
-    pub fn fetch_one(&self, conn: &Conn) -> Result<T> {
-        T::from_row(&self.query.fetch_one(conn)?)
+    pub fn fetch_one(&self, conn: &Conn) -> Result<D::Out> {
+        D::decode(&self.query.fetch_one(conn)?)
     }
 }
 
-/// A [`Query`] whose first column decodes into `T`.
-#[derive(Debug, Clone)]
-pub(crate) struct QueryScalar<T> {
-    query: Query,
-    value: PhantomData<fn() -> T>,
-}
-
-impl<T: FromValue> QueryScalar<T> {
-    /// Binds the next value.
-    pub fn bind(mut self, v: impl Into<Value>) -> Self {
-        self.query = self.query.bind(v);
-        self
+/// A typed statement as a store call of its own (see [`Query`]'s).
+impl<D: Decode + 'static> Typed<D>
+where
+    D::Out: Send + 'static,
+{
+    /// Every row, decoded, read on a reader connection.
+    pub async fn read_all(self, db: &Db) -> Result<Vec<D::Out>> {
+        db.read(move |c| self.fetch_all(c)).await
     }
-    /// The first column of every row.
-    pub fn fetch_all(&self, conn: &Conn) -> Result<Vec<T>> {
-        self.query.fetch_all(conn)?.iter().map(|r| r.try_get(0usize)).collect()
+    /// The first row decoded if any, read on a reader connection.
+    pub async fn read_optional(self, db: &Db) -> Result<Option<D::Out>> {
+        db.read(move |c| self.fetch_optional(c)).await
     }
-    /// The first column of the first row, if any.
-    pub fn fetch_optional(&self, conn: &Conn) -> Result<Option<T>> {
-        self.query.fetch_optional(conn)?.map(|r| r.try_get(0usize)).transpose()
+    /// The first row decoded, read on a reader connection.
+    pub async fn read_one(self, db: &Db) -> Result<D::Out> {
+        db.read(move |c| self.fetch_one(c)).await
     }
-    /// The first column of the first row; an error when there is none.
-    pub fn fetch_one(&self, conn: &Conn) -> Result<T> {
-        self.query.fetch_one(conn)?.try_get(0usize)
+    /// The first row decoded if any, in the writer's transaction.
+    pub async fn write_optional(self, db: &Db) -> Result<Option<D::Out>> {
+        db.write(move |c| self.fetch_optional(c)).await
     }
 }
 
@@ -240,6 +250,6 @@ impl QueryBuilder {
     }
     /// The statement, its first column decoded into `T`.
     pub fn build_query_scalar<T: FromValue>(&self) -> QueryScalar<T> {
-        QueryScalar { query: self.build(), value: PhantomData }
+        Typed { query: self.build(), decode: PhantomData }
     }
 }

@@ -25,6 +25,5 @@ pub use events::{Event, EventHub};
 pub use message::{ChatRequest, ChatResponse, Delta, Message, ToolCall, ToolSpec, Usage};
 pub use provider::{ModelWriter, NOT_CONFIGURED, Profile, Profiles, Provider, ProviderError, ProviderKind};
 pub use runtime::{
-    AgentError, PendingCall, Person, PreviewAnswer, Runtime, TurnStarted, TurnUndone, allowed_for, check_approver,
-    usable_by,
+    AgentError, PendingCall, Person, PreviewAnswer, Runtime, TurnStarted, TurnUndone,
 };

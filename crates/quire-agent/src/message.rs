@@ -38,6 +38,14 @@ pub enum Message {
     },
 }
 
+impl Message {
+    /// The message as the database stores it.
+    pub fn to_json(&self) -> Value {
+        // A message is strings and a list of them: it always serialises.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 /// A tool call the model made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {

@@ -208,6 +208,11 @@ fn quire_server_module_circles_only_shrink() {
 }
 
 #[test]
+fn quire_agent_has_no_module_circle() {
+    assert_circles("quire-agent", &[]);
+}
+
+#[test]
 fn quire_tools_module_circles_only_shrink() {
     let known = ["args", "embed", "external", "media", "output", "registry", "search", "services", "tool", "vaults"];
     assert_circles("quire-tools", &known);

@@ -1,0 +1,255 @@
+//! A person's message: the agent they may use, the session it continues
+//! (or a new one), the previews it answers, and the turn it starts.
+
+use super::error::{AgentError, found, tool_failure};
+use super::{Person, Runtime};
+use crate::message::Message;
+use crate::prompt;
+use quire_core::access::{Permission, Principal, authorize};
+use quire_core::model::{Agent, AgentPolicy, AgentSession, SessionStatus, Surface};
+use quire_tools::{ApprovalPolicy, CallContext};
+use serde_json::Value;
+use std::sync::Arc;
+use tokio::task::JoinHandle;
+
+/// Longest message accepted.
+const MAX_MESSAGE: usize = 32_000;
+
+/// A person's explicit answer to a preview the agent showed them, sent
+/// with their next message (the chat request's `confirm`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviewAnswer {
+    /// The preview's confirmationId.
+    pub confirmation_id: String,
+    /// Yes runs exactly the previewed call once the model asks again; no
+    /// refuses it.
+    pub approve: bool,
+}
+
+/// A turn that started.
+#[derive(Debug)]
+pub struct TurnStarted {
+    /// The session (new or given).
+    pub session_id: String,
+    /// The turn's number.
+    pub turn: i64,
+    /// The running turn; await it to wait for the end (or the pause).
+    pub handle: JoinHandle<()>,
+}
+
+impl Runtime {
+    /// An agent the person may chat with.
+    pub async fn agent_for(&self, person: &Person, alias: &str) -> Result<Agent, AgentError> {
+        let Some(agent) = found(self.store().agent(&person.scope, alias).await)? else {
+            return Err(AgentError::NotFound(format!("no agent \"{alias}\"")));
+        };
+        if !agent.enabled {
+            return Err(AgentError::Conflict(format!("agent \"{alias}\" is disabled; enable it first")));
+        }
+        let who = Principal { actor: &person.actor, group: person.group, surface: Surface::Agent };
+        authorize(&who, Permission::UseAgent(&agent)).map_err(|refused| AgentError::Forbidden(refused.message))?;
+        Ok(agent)
+    }
+
+    /// Starts a turn: stores the message and runs the loop in the background.
+    pub async fn start(
+        self: &Arc<Self>,
+        person: &Person,
+        alias: &str,
+        message: &str,
+        session_id: Option<&str>,
+        context: Option<Value>,
+    ) -> Result<TurnStarted, AgentError> {
+        self.start_answering(person, alias, message, session_id, context, None).await
+    }
+
+    /// Starts a turn whose message may answer the previews the last turn
+    /// showed ([`Runtime::answer_previews`]): with `answer`, the one named;
+    /// under the conversational policy, a plain yes approves the one
+    /// preview just shown and any other message refuses them.
+    pub async fn start_answering(
+        self: &Arc<Self>,
+        person: &Person,
+        alias: &str,
+        message: &str,
+        session_id: Option<&str>,
+        context: Option<Value>,
+        answer: Option<PreviewAnswer>,
+    ) -> Result<TurnStarted, AgentError> {
+        if message.trim().is_empty() {
+            return Err(AgentError::Invalid { field: "message", message: "required".into() });
+        }
+        if message.chars().count() > MAX_MESSAGE {
+            return Err(AgentError::Invalid { field: "message", message: format!("at most {MAX_MESSAGE} characters") });
+        }
+        let agent = self.agent_for(person, alias).await?;
+        for unknown in prompt::unknown_selectors(&agent, &self.registry) {
+            tracing::warn!(agent = %agent.alias, selector = %unknown, "agent tool selector matches no tool; ignored");
+        }
+        let scope = &person.scope;
+        let user = Message::User { content: message.to_string() };
+        let body = user.to_json();
+        let (session, history) = match session_id {
+            // The conversation so far is read when the run starts.
+            Some(id) => (self.continue_session(person, &agent, id, message, &body, context, answer).await?, None),
+            None if answer.is_some() => {
+                return Err(AgentError::Invalid {
+                    field: "confirm",
+                    message: "a new conversation has no preview to answer; pass its sessionId".into(),
+                });
+            }
+            None => {
+                let title: String = message.trim().chars().take(80).collect();
+                let new = quire_store::NewSession {
+                    agent_id: agent.id.clone(),
+                    actor: person.actor.clone(),
+                    group: person.group,
+                    title,
+                    context,
+                };
+                (self.store().start_session(scope, new, &body).await?, Some(vec![user]))
+            }
+        };
+        let (session_id, turn) = (session.id.clone(), session.turns);
+        let handle = self.launch(scope, session, agent, Vec::new(), history).await;
+        Ok(TurnStarted { session_id, turn, handle })
+    }
+
+    /// Begins the next turn of session `id` with the person's message
+    /// (`body`, as stored), once it is theirs, with this agent, and ready:
+    /// the previews the last turn showed are answered first.
+    #[allow(clippy::too_many_arguments)]
+    async fn continue_session(
+        &self,
+        person: &Person,
+        agent: &Agent,
+        id: &str,
+        message: &str,
+        body: &Value,
+        context: Option<Value>,
+        answer: Option<PreviewAnswer>,
+    ) -> Result<AgentSession, AgentError> {
+        let store = self.store();
+        let scope = &person.scope;
+        let Some(mut s) = found(store.session(scope, id).await)? else {
+            return Err(AgentError::NotFound(format!("no session {id}")));
+        };
+        if s.actor != person.actor {
+            return Err(AgentError::Forbidden("this session belongs to someone else".into()));
+        }
+        if s.agent_id != agent.id {
+            return Err(AgentError::Invalid {
+                field: "sessionId",
+                message: format!("session {id} is with another agent"),
+            });
+        }
+        let from = [SessionStatus::Idle, SessionStatus::Failed];
+        if from.contains(&s.status) {
+            self.answer_previews(person, &s, agent, message, answer.as_ref()).await?;
+        }
+        let Some(turn) = store.begin_turn(scope, &s.id, &from, context.as_ref(), body).await? else {
+            let current = store.session(scope, &s.id).await?;
+            return Err(AgentError::Conflict(match current.status {
+                SessionStatus::Paused => format!(
+                    "session {} waits for approvals ({}); approve or reject them first",
+                    current.id,
+                    pending_ids(&current.pending).join(", ")
+                ),
+                _ => format!("session {} is answering; wait for the turn to end", current.id),
+            }));
+        };
+        s.status = SessionStatus::Running;
+        s.turns = turn;
+        s.steps = 0;
+        if context.is_some() {
+            s.context = context;
+        }
+        Ok(s)
+    }
+
+    /// Answers the previews of a conversation before the person's next
+    /// message starts a turn. Consent comes from the person, never from the
+    /// model's reading of them: `answer` approves or refuses the preview it
+    /// names; otherwise, under the conversational policy, a message the
+    /// server reads as a plain yes ([`crate::consent::is_plain_yes`])
+    /// approves the one preview the last turn showed, and any other message
+    /// (a refusal, a new request, "thanks, bye") refuses what it showed.
+    /// A preview of a call that sends data out is never approved by a
+    /// message: it waits for the Approve button or an explicit `answer`.
+    async fn answer_previews(
+        &self,
+        person: &Person,
+        session: &AgentSession,
+        agent: &Agent,
+        message: &str,
+        answer: Option<&PreviewAnswer>,
+    ) -> Result<(), AgentError> {
+        let store = self.store();
+        let scope = &person.scope;
+        let approver = CallContext {
+            actor: person.actor.clone(),
+            group: person.group,
+            scope: scope.clone(),
+            surface: Surface::Rest,
+            session_id: None,
+            turn_id: None,
+            policy: ApprovalPolicy::User,
+            writer: None,
+        };
+        if let Some(answer) = answer {
+            let id = &answer.confirmation_id;
+            let theirs = found(store.confirmation(scope, id).await)?.is_some_and(|c| {
+                c.requested_via == Surface::Agent && c.session_id.as_deref() == Some(session.id.as_str())
+            });
+            if !theirs {
+                return Err(AgentError::Invalid {
+                    field: "confirm",
+                    message: format!("{id} is not a preview of session {}", session.id),
+                });
+            }
+            let answered = if answer.approve {
+                self.registry.approve(&approver, id).await
+            } else {
+                self.registry.reject(&approver, id, Some("the user declined it")).await
+            };
+            answered.map_err(tool_failure)?;
+            return Ok(());
+        }
+        if agent.approval_policy != AgentPolicy::Conversational {
+            return Ok(());
+        }
+        let previews = store.unanswered_previews(scope, &session.id, &session.turns.to_string()).await?;
+        let yes = match previews.as_slice() {
+            [one] => {
+                crate::consent::is_plain_yes(message) && self.registry.get(&one.tool).is_some_and(|t| !t.sends_out())
+            }
+            _ => false,
+        };
+        for preview in &previews {
+            let tool = self.registry.get(&preview.tool).map(|t| t.sends_out());
+            let answered = if yes {
+                self.registry.approve(&approver, &preview.id).await
+            } else if tool == Some(true) {
+                // Waits for the Approve button; a message neither approves
+                // nor refuses it.
+                continue;
+            } else {
+                self.registry.reject(&approver, &preview.id, Some("the user's next message did not approve it")).await
+            };
+            if let Err(e) = answered {
+                tracing::warn!(preview = %preview.id, error = %e.message, "could not answer a preview");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The approvals a paused session waits for.
+fn pending_ids(pending: &Value) -> Vec<String> {
+    pending
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.get("approvalId").and_then(Value::as_str).map(str::to_string))
+        .collect()
+}

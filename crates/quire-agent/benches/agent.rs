@@ -18,7 +18,7 @@
 //! (default 5000) shorten a run.
 
 use quire_agent::prompt::{StepInput, prepare_step};
-use quire_agent::testing::{Fake, Scripted, Step, openai_stream, response, serve};
+use quire_agent::testing::{Fake, Scripted, Step, editor_token, openai_stream, response, serve};
 use quire_agent::{ChatRequest, Message, Person, Profile, Profiles, ProviderKind, Runtime};
 use quire_core::access::Group;
 use quire_store::seed::seed_demo;
@@ -141,20 +141,8 @@ async fn setup() -> Bench {
     let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let registry = Arc::new(Registry::new(Services::new(store.clone(), dir.path())));
-    let (token, _) = store
-        .create_token(quire_store::NewToken {
-            name: "bench".into(),
-            group: Group::Editor,
-            site: "demo".into(),
-            environments: None,
-            expires_at: None,
-            secret: None,
-            approval_policy: None,
-            user_id: None,
-        })
-        .await
-        .unwrap();
-    let person = Person { actor: format!("token:{}", token.id), group: Group::Editor, scope: scope.clone() };
+    let actor = format!("token:{}", editor_token(&store).await);
+    let person = Person { actor, group: Group::Editor, scope: scope.clone() };
     let about_id = store.page_by_slug(&scope, "about").await.unwrap().id;
     Bench { store, scope, registry, person, about_id, _dir: dir }
 }
@@ -293,7 +281,7 @@ fn main() {
                 quire_store::NewSession {
                     agent_id: agent.id.clone(),
                     actor: b.person.actor.clone(),
-                    group: "editor".into(),
+                    group: Group::Editor,
                     title: "bench".into(),
                     context: None,
                 },

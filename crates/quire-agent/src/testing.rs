@@ -12,6 +12,22 @@ use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+/// Creates an editor token of the demo site, for a person to chat as;
+/// answers its id.
+pub async fn editor_token(store: &quire_store::Store) -> String {
+    let token = quire_store::NewToken {
+        name: "chat".into(),
+        group: quire_core::access::Group::Editor,
+        site: "demo".into(),
+        environments: None,
+        expires_at: None,
+        secret: None,
+        approval_policy: None,
+        user_id: None,
+    };
+    store.create_token(token).await.expect("a token of the demo site").0.id
+}
+
 /// One scripted answer; `Dynamic` builds it from the request (to use ids
 /// that earlier tool results returned).
 pub enum Reply {

@@ -9,12 +9,6 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use support::*;
 
-/// Scripts a deletePage of `page_id`, then whatever follows.
-fn delete_page(env: &Env, page_id: &str) {
-    let args = json!({ "ids": [page_id] }).to_string();
-    env.fake.push(openai_stream("I'll archive it.", &[("del_1", "deletePage", &args)]));
-}
-
 async fn paused(env: &Env, session: &str) -> Vec<Value> {
     let s = env.store.session(&env.scope, session).await.unwrap();
     assert_eq!(s.status, SessionStatus::Paused, "{s:?}");
@@ -33,7 +27,7 @@ async fn resume(env: &Env, session: &str) {
 async fn approved_calls_run_and_the_loop_continues() {
     let env = Env::openai().await;
     let contact = env.page_id("contact").await;
-    delete_page(&env, &contact);
+    env.delete_page(&contact);
     env.fake.push(openai_stream("", &[("fin", "finalAnswer", r#"{"message":"Archived contact."}"#)]));
     let session = env.turn("delete the contact page", None).await;
 
@@ -50,8 +44,7 @@ async fn approved_calls_run_and_the_loop_continues() {
     let busy = env.runtime.start(&env.person(), "editor", "and more", Some(&session), None).await.unwrap_err();
     assert!(busy.to_string().contains("waits for approvals"), "{busy}");
 
-    let id = approvals[0]["approvalId"].as_str().unwrap();
-    env.registry.approve(&approver(&env), id).await.unwrap();
+    env.approve(&approvals[0]).await;
     resume(&env, &session).await;
 
     assert!(env.store.page(&env.scope, &contact).await.is_err(), "archived after approval");
@@ -83,14 +76,11 @@ async fn approved_calls_run_and_the_loop_continues() {
 async fn rejected_calls_tell_the_model_why() {
     let env = Env::openai().await;
     let pricing = env.page_id("pricing").await;
-    delete_page(&env, &pricing);
+    env.delete_page(&pricing);
     env.fake.push(openai_stream("Understood, I left it.", &[]));
     let session = env.turn("delete pricing", None).await;
     let approvals = paused(&env, &session).await;
-    env.registry
-        .reject(&approver(&env), approvals[0]["approvalId"].as_str().unwrap(), Some("we still sell things"))
-        .await
-        .unwrap();
+    env.reject(&approvals[0], Some("we still sell things")).await;
     resume(&env, &session).await;
     let result = last_tool_result(&env.fake.requests()[1]);
     assert_eq!(result["errorCode"], "REJECTED");
@@ -103,19 +93,14 @@ async fn expired_requests_are_reported_and_change_nothing() {
     let env =
         Env::new(ProviderKind::Openai, |p| p, |r| r.with_confirmation_ttl(chrono::Duration::milliseconds(300))).await;
     let pricing = env.page_id("pricing").await;
-    delete_page(&env, &pricing);
+    env.delete_page(&pricing);
     env.fake.push(openai_stream("Nobody answered; nothing changed.", &[]));
     let session = env.turn("delete pricing", None).await;
     paused(&env, &session).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     // the sweeper (as the server runs it) picks it up
     assert_eq!(env.runtime.sweep().await, 1);
-    for _ in 0..100 {
-        if env.store.session(&env.scope, &session).await.unwrap().status == SessionStatus::Idle {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    env.wait_idle(&session).await;
     let result = last_tool_result(&env.fake.requests()[1]);
     assert_eq!(result["errorCode"], "APPROVAL_EXPIRED");
     assert!(env.store.page(&env.scope, &pricing).await.is_ok());
@@ -125,11 +110,11 @@ async fn expired_requests_are_reported_and_change_nothing() {
 async fn a_record_changed_since_the_preview_stops_the_call() {
     let env = Env::openai().await;
     let contact = env.page_id("contact").await;
-    delete_page(&env, &contact);
+    env.delete_page(&contact);
     env.fake.push(openai_stream("It changed; I stopped.", &[]));
     let session = env.turn("delete contact", None).await;
     let approvals = paused(&env, &session).await;
-    env.registry.approve(&approver(&env), approvals[0]["approvalId"].as_str().unwrap()).await.unwrap();
+    env.approve(&approvals[0]).await;
     // someone edits the page after the preview
     env.store
         .update_page(
@@ -174,9 +159,9 @@ async fn parallel_calls_run_safe_ones_and_pause_for_each_destructive_one() {
     assert_eq!(tool_results, ["a", "c"]);
 
     // one answered: still paused
-    env.registry.approve(&approver(&env), approvals[0]["approvalId"].as_str().unwrap()).await.unwrap();
+    env.approve(&approvals[0]).await;
     assert!(env.runtime.resume(&env.scope, &session).await.unwrap().is_none());
-    env.registry.reject(&approver(&env), approvals[1]["approvalId"].as_str().unwrap(), Some("keep it")).await.unwrap();
+    env.reject(&approvals[1], Some("keep it")).await;
     resume(&env, &session).await;
     assert!(env.store.page(&env.scope, &contact).await.is_err());
     assert!(env.store.page(&env.scope, &pricing).await.is_ok());
@@ -196,20 +181,15 @@ async fn parallel_calls_run_safe_ones_and_pause_for_each_destructive_one() {
 async fn a_paused_run_resumes_after_a_restart() {
     let env = Env::openai().await;
     let contact = env.page_id("contact").await;
-    delete_page(&env, &contact);
+    env.delete_page(&contact);
     env.fake.push(openai_stream("Archived.", &[]));
     let session = env.turn("delete contact", None).await;
     let approvals = paused(&env, &session).await;
     // the process stops; a new one starts over the same database
     let restarted = env.restarted();
-    env.registry.approve(&approver(&env), approvals[0]["approvalId"].as_str().unwrap()).await.unwrap();
+    env.approve(&approvals[0]).await;
     assert_eq!(restarted.sweep().await, 1);
-    for _ in 0..100 {
-        if env.store.session(&env.scope, &session).await.unwrap().status == SessionStatus::Idle {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    env.wait_idle(&session).await;
     assert!(env.store.page(&env.scope, &contact).await.is_err());
     assert_eq!(restarted.events().history(&session).last().unwrap().data["outcome"], "success");
     // a second sweep finds nothing to do
@@ -220,7 +200,7 @@ async fn a_paused_run_resumes_after_a_restart() {
 async fn the_model_cannot_approve_for_itself() {
     let env = Env::openai().await;
     let contact = env.page_id("contact").await;
-    delete_page(&env, &contact);
+    env.delete_page(&contact);
     let session = env.turn("delete contact", None).await;
     let approvals = paused(&env, &session).await;
     let id = approvals[0]["approvalId"].as_str().unwrap().to_string();

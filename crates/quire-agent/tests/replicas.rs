@@ -7,22 +7,11 @@ mod support;
 
 use quire_agent::Event;
 use quire_core::model::SessionStatus;
-use serde_json::json;
 use std::time::Duration;
 use support::*;
 
 fn ids(events: &[Event]) -> Vec<u64> {
     events.iter().map(|e| e.id).collect()
-}
-
-async fn wait_idle(env: &Env, session: &str) {
-    for _ in 0..200 {
-        if env.store.session(&env.scope, session).await.unwrap().status == SessionStatus::Idle {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("session {session} did not end");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -73,8 +62,7 @@ async fn an_approval_answered_elsewhere_resumes_the_turn_in_exactly_one_process(
     let env = Env::openai().await;
     let b = env.replica().await;
     let contact = env.page_id("contact").await;
-    let args = json!({ "ids": [contact] }).to_string();
-    env.fake.push(openai_stream("I'll archive it.", &[("del_1", "deletePage", &args)]));
+    env.delete_page(&contact);
     env.fake.push(openai_stream("Archived.", &[]));
     let session = env.turn("delete the contact page", None).await;
     let s = env.store.session(&env.scope, &session).await.unwrap();
@@ -85,7 +73,7 @@ async fn an_approval_answered_elsewhere_resumes_the_turn_in_exactly_one_process(
     // Both processes sweep at once: one of them resumes the turn.
     let (x, y) = tokio::join!(env.runtime.sweep(), b.runtime.sweep());
     assert_eq!(x + y, 1, "resumed once: {x} here, {y} there");
-    wait_idle(&env, &session).await;
+    env.wait_idle(&session).await;
     assert_eq!(env.fake.requests().len(), 2, "the model was asked once after the answer");
     assert!(env.store.page(&env.scope, &contact).await.is_err(), "archived");
     let (x, y) = tokio::join!(env.runtime.sweep(), b.runtime.sweep());
@@ -127,7 +115,7 @@ async fn a_turn_whose_process_stopped_is_finished_by_another() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(taken, 1, "taken over");
-    wait_idle(&env, &session).await;
+    env.wait_idle(&session).await;
     let requests = env.fake.requests();
     assert_eq!(requests.len(), 4);
     let told = requests[3]["messages"].to_string();

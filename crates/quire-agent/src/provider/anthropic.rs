@@ -2,7 +2,10 @@
 //! blocks, usage from `message_start` and `message_delta`.
 
 use super::sse::{events, is_event_stream};
-use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer};
+use super::{
+    ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer,
+    with_tools_and_temperature,
+};
 use crate::message::*;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
@@ -73,24 +76,18 @@ pub fn body(request: &ChatRequest) -> Value {
     }
     let messages: Vec<Value> =
         merged.into_iter().map(|(role, content)| json!({ "role": role, "content": content })).collect();
-    let mut body = json!({
+    let body = json!({
         "model": request.model,
         "system": request.system,
         "messages": messages,
         "max_tokens": request.max_tokens,
         "stream": request.stream,
     });
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
-            .collect();
-    }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
-    }
-    body
+    with_tools_and_temperature(
+        body,
+        request,
+        |t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }),
+    )
 }
 
 fn parse_whole(v: &Value) -> Result<ChatResponse, ProviderError> {

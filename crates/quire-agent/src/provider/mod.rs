@@ -359,6 +359,23 @@ fn error_message(body: &str) -> String {
     text.chars().take(500).collect()
 }
 
+/// Adds to a request body what both wire formats say alike: the tools,
+/// each in the provider's `shape`, when there are any, and the sampling
+/// temperature when the profile sets one.
+fn with_tools_and_temperature(
+    mut body: serde_json::Value,
+    request: &ChatRequest,
+    shape: impl Fn(&crate::message::ToolSpec) -> serde_json::Value,
+) -> serde_json::Value {
+    if !request.tools.is_empty() {
+        body["tools"] = request.tools.iter().map(shape).collect();
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = serde_json::json!(t);
+    }
+    body
+}
+
 /// Reads a non-streamed answer with `parse` and hands it to `sink` as if it
 /// had streamed (text, then each call with its whole arguments).
 pub(crate) async fn whole_answer(

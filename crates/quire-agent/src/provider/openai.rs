@@ -2,7 +2,10 @@
 //! differ (empty `finish_reason`, missing usage, ignored `stream`).
 
 use super::sse::{events, is_event_stream};
-use super::{ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer};
+use super::{
+    ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer,
+    with_tools_and_temperature,
+};
 use crate::message::*;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
@@ -49,22 +52,17 @@ pub fn body(request: &ChatRequest) -> Value {
             }
         });
     }
-    let mut body = json!({
+    let body = json!({
         "model": request.model,
         "messages": messages,
         "max_tokens": request.max_tokens,
         "stream": request.stream,
     });
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } }))
-            .collect();
-    }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
-    }
+    let mut body = with_tools_and_temperature(
+        body,
+        request,
+        |t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } }),
+    );
     if request.stream {
         body["stream_options"] = json!({ "include_usage": true });
     }

@@ -5,6 +5,7 @@
 pub use quire_agent::testing::*;
 use quire_agent::{Person, Profile, Profiles, ProviderKind, Runtime};
 use quire_core::access::Group;
+use quire_core::model::SessionStatus;
 use quire_store::seed::seed_demo;
 use quire_store::{Scope, Store};
 use quire_tools::{Registry, Services};
@@ -50,18 +51,9 @@ impl Env {
         let registry = Arc::new(registry(Registry::new(Services::new(store.clone(), dir.path()))));
         let fake = Fake::default();
         let base = serve(fake.clone()).await;
-        let mut p = Profile::new(kind);
-        p.base_url = Some(match kind {
-            ProviderKind::Openai => format!("{base}/v1"),
-            ProviderKind::Anthropic => base.clone(),
-        });
-        p.api_key = Some("test-key".into());
-        p.model = Some("fake-model".into());
-        p.backoff_ms = 5;
+        let mut p = fake_profile(kind, &base);
         p.timeout_secs = 10;
-        let mut profiles = Profiles::default();
-        profiles.insert("default", profile(p));
-        let runtime = Runtime::new(Arc::clone(&registry), profiles);
+        let runtime = runtime_on(Arc::clone(&registry), profile(p));
         let actor = format!("token:{}", editor_token(&store).await);
         Env { store, scope, registry, runtime, fake, model: Scripted::default(), base, dir, actor }
     }
@@ -69,13 +61,7 @@ impl Env {
     /// A second runtime over the same database, as after a restart.
     pub fn restarted(&self) -> Arc<Runtime> {
         let registry = Arc::new(Registry::new(Services::new(self.store.clone(), self.dir.path())));
-        let mut p = Profile::new(ProviderKind::Openai);
-        p.base_url = Some(format!("{}/v1", self.base));
-        p.model = Some("fake-model".into());
-        p.backoff_ms = 5;
-        let mut profiles = Profiles::default();
-        profiles.insert("default", p);
-        Runtime::new(registry, profiles)
+        runtime_on(registry, fake_profile(ProviderKind::Openai, &self.base))
     }
 
     /// Another process over the same database (a replica on one
@@ -84,15 +70,7 @@ impl Env {
     pub async fn replica(&self) -> Replica {
         let store = Store::open_at(self.store.location().clone()).await.unwrap();
         let registry = Arc::new(Registry::new(Services::new(store.clone(), self.dir.path())));
-        let mut p = Profile::new(ProviderKind::Openai);
-        p.base_url = Some(format!("{}/v1", self.base));
-        p.api_key = Some("test-key".into());
-        p.model = Some("fake-model".into());
-        p.backoff_ms = 5;
-        p.timeout_secs = 120;
-        let mut profiles = Profiles::default();
-        profiles.insert("default", p);
-        let runtime = Runtime::new(Arc::clone(&registry), profiles);
+        let runtime = runtime_on(Arc::clone(&registry), fake_profile(ProviderKind::Openai, &self.base));
         Replica { store, registry, runtime }
     }
 
@@ -111,6 +89,37 @@ impl Env {
         self.store.page_by_slug(&self.scope, slug).await.unwrap().id
     }
 
+    /// Scripts the model's deletePage of `page_id` (a call that pauses the
+    /// turn for a person), then whatever follows.
+    pub fn delete_page(&self, page_id: &str) {
+        let args = serde_json::json!({ "ids": [page_id] }).to_string();
+        self.fake.push(openai_stream("I'll archive it.", &[("del_1", "deletePage", &args)]));
+    }
+
+    /// Approves, as the person, the request `approval` (an entry of a
+    /// paused run's `approvals`).
+    pub async fn approve(&self, approval: &serde_json::Value) {
+        let id = approval["approvalId"].as_str().unwrap();
+        self.registry.approve(&approver(self), id).await.unwrap();
+    }
+
+    /// Rejects, as the person, the request `approval`.
+    pub async fn reject(&self, approval: &serde_json::Value, reason: Option<&str>) {
+        let id = approval["approvalId"].as_str().unwrap();
+        self.registry.reject(&approver(self), id, reason).await.unwrap();
+    }
+
+    /// Waits until the session's turn has ended (at most 10 s).
+    pub async fn wait_idle(&self, session: &str) {
+        for _ in 0..200 {
+            if self.store.session(&self.scope, session).await.unwrap().status == SessionStatus::Idle {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("session {session} did not end");
+    }
+
     /// The event types of a session, in order.
     pub fn event_types(&self, session: &str) -> Vec<String> {
         self.runtime.events().history(session).iter().map(|e| e.kind().to_string()).collect()
@@ -124,22 +133,24 @@ pub struct Replica {
     pub runtime: Arc<Runtime>,
 }
 
-/// Creates an editor token of the demo site; answers its id.
-pub async fn editor_token(store: &Store) -> String {
-    let (info, _) = store
-        .create_token(quire_store::NewToken {
-            name: "chat".into(),
-            group: Group::Editor,
-            site: "demo".into(),
-            environments: None,
-            expires_at: None,
-            secret: None,
-            approval_policy: None,
-            user_id: None,
-        })
-        .await
-        .unwrap();
-    info.id
+/// A profile of the fake model at `base`, speaking `kind`.
+fn fake_profile(kind: ProviderKind, base: &str) -> Profile {
+    let mut p = Profile::new(kind);
+    p.base_url = Some(match kind {
+        ProviderKind::Openai => format!("{base}/v1"),
+        ProviderKind::Anthropic => base.to_string(),
+    });
+    p.api_key = Some("test-key".into());
+    p.model = Some("fake-model".into());
+    p.backoff_ms = 5;
+    p
+}
+
+/// A runtime over `registry` whose agents run on `profile`.
+fn runtime_on(registry: Arc<Registry>, profile: Profile) -> Arc<Runtime> {
+    let mut profiles = Profiles::default();
+    profiles.insert("default", profile);
+    Runtime::new(registry, profiles)
 }
 
 /// A person's CallContext for approving.
@@ -158,41 +169,18 @@ pub fn approver(env: &Env) -> quire_tools::CallContext {
 
 /// Replaces every UUID in `text` with `[id]` (for snapshots).
 pub fn redact_ids(text: &str) -> String {
-    let bytes = text.as_bytes();
+    let is_id = |s: &str| {
+        s.char_indices().all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { c == '-' } else { c.is_ascii_hexdigit() })
+    };
     let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let shape = [8, 4, 4, 4, 12];
-    while i < bytes.len() {
-        let mut j = i;
-        let mut ok = true;
-        for (n, len) in shape.iter().enumerate() {
-            for _ in 0..*len {
-                if j < bytes.len() && bytes[j].is_ascii_hexdigit() {
-                    j += 1;
-                } else {
-                    ok = false;
-                    break;
-                }
-            }
-            if !ok {
-                break;
-            }
-            if n < 4 {
-                if j < bytes.len() && bytes[j] == b'-' {
-                    j += 1;
-                } else {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if rest.get(..36).is_some_and(is_id) {
             out.push_str("[id]");
-            i = j;
+            rest = &rest[36..];
         } else {
-            let ch = text[i..].chars().next().unwrap();
-            out.push(ch);
-            i += ch.len_utf8();
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
         }
     }
     out

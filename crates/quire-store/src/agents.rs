@@ -9,7 +9,7 @@
 use crate::db::{self, Conn, Row};
 use crate::list::{Listing, page_of};
 use crate::log::new_id;
-use crate::record::{Record, create, enum_col, json_col, json_opt, write_version};
+use crate::record::{Record, create, enum_col, found, json_col, json_opt, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::input::{AgentPatch, NewAgent};
@@ -125,7 +125,7 @@ fn agent_by_id_or_alias(conn: &Conn, scope: &Scope, id_or_alias: &str) -> Result
         .bind(id_or_alias)
         .bind_scope(scope)
         .fetch_optional(conn)?;
-    row.as_ref().map(Agent::from_row).transpose()?.ok_or_else(|| StoreError::not_found("agent", id_or_alias))
+    found(row, Agent::from_row, "agent", id_or_alias)
 }
 
 impl Store {
@@ -232,12 +232,7 @@ impl Store {
 
     /// A session of the scope.
     pub async fn session(&self, scope: &Scope, id: &str) -> Result<AgentSession> {
-        let row = db::query("SELECT * FROM agent_sessions WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-            .bind(id)
-            .bind_scope(scope)
-            .read_optional(&self.db)
-            .await?;
-        row.as_ref().map(session_from_row).transpose()?.ok_or_else(|| StoreError::not_found("session", id))
+        found(db::row_in("agent_sessions", scope, id).read_optional(&self.db).await?, session_from_row, "session", id)
     }
 
     /// Sessions of the scope, newest first; of one actor when given.

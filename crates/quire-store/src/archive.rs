@@ -8,7 +8,9 @@ use crate::confirm::{Fingerprint, fingerprint_of};
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{Listing, decode_key, encode_key, page_of};
 use crate::log::{logged, new_id, snapshot};
-use crate::record::{Entity, Record, check_restore, entity_of, enum_col, json_col, load_live, table_of, with_record};
+use crate::record::{
+    Entity, Record, check_restore, entity_of, enum_col, found, json_col, load_live, table_of, with_record,
+};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
@@ -173,12 +175,7 @@ impl Store {
 
     /// One archive record.
     pub async fn archive_record(&self, scope: &Scope, id: &str) -> Result<Archive> {
-        let row = db::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-            .bind(id)
-            .bind_scope(scope)
-            .read_optional(&self.db)
-            .await?;
-        row.as_ref().map(archive_from_row).transpose()?.ok_or_else(|| StoreError::not_found("archive", id))
+        found(db::row_in("archives", scope, id).read_optional(&self.db).await?, archive_from_row, "archive", id)
     }
 
     /// Restores archives (each with everything it took along) in one
@@ -308,13 +305,8 @@ pub(crate) fn restore_in(
     let mut restored = Vec::new();
     let mut all_items = Vec::new();
     for archive_id in archive_ids {
-        let row = db::query("SELECT * FROM archives WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-            .bind(archive_id)
-            .bind_scope(scope)
-            .fetch_optional(tx)?;
-        let Some(mut archive) = row.as_ref().map(archive_from_row).transpose()? else {
-            return Err(StoreError::not_found("archive", archive_id.clone()));
-        };
+        let row = db::row_in("archives", scope, archive_id).fetch_optional(tx)?;
+        let mut archive = found(row, archive_from_row, "archive", archive_id)?;
         if archive.restored_at.is_some() {
             return Err(StoreError::conflict(None, format!("archive {archive_id} was already restored")));
         }

@@ -11,7 +11,7 @@
 use crate::db::{self, Conn, QueryBuilder, Row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
 use crate::log::logged;
-use crate::record::{Record, enum_col, json_opt, load_to_change, with_record, write_version};
+use crate::record::{Record, json_opt, load_to_change, wire_col, with_record, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
@@ -27,21 +27,27 @@ struct Read {
     prior: Option<Value>,
 }
 
+/// A change-log row's own columns, without the records it holds
+/// (`before` and `after` left empty).
+fn change_head(row: &Row) -> Result<Change> {
+    Ok(Change {
+        id: row.try_get("id")?,
+        actor: row.try_get("actor")?,
+        surface: wire_col(row, "surface")?,
+        session_id: row.try_get("session_id")?,
+        turn_id: row.try_get("turn_id")?,
+        entity: wire_col(row, "entity")?,
+        entity_id: row.try_get("entity_id")?,
+        action: wire_col(row, "action")?,
+        before: None,
+        after: None,
+        at: row.try_get("at")?,
+    })
+}
+
 fn change_from_row(row: &Row) -> Result<Read> {
     Ok(Read {
-        change: Change {
-            id: row.try_get("id")?,
-            actor: row.try_get("actor")?,
-            surface: enum_col(row, "surface", Surface::parse)?,
-            session_id: row.try_get("session_id")?,
-            turn_id: row.try_get("turn_id")?,
-            entity: enum_col(row, "entity", EntityKind::parse)?,
-            entity_id: row.try_get("entity_id")?,
-            action: enum_col(row, "action", ChangeAction::parse)?,
-            before: json_opt(row, "before")?,
-            after: json_opt(row, "after")?,
-            at: row.try_get("at")?,
-        },
+        change: Change { before: json_opt(row, "before")?, after: json_opt(row, "after")?, ..change_head(row)? },
         site_id: row.try_get("site_id")?,
         env: row.try_get("env")?,
         patch: json_opt(row, "patch")?,
@@ -234,17 +240,18 @@ impl Store {
                     Some(Value::Object(prior)) => prior.into_iter().map(|(k, _)| k).collect(),
                     _ => Vec::new(),
                 };
+                let c = change_head(row)?;
                 Ok(ChangeSummary {
-                    id: row.try_get("id")?,
-                    actor: row.try_get("actor")?,
-                    surface: enum_col(row, "surface", Surface::parse)?,
-                    session_id: row.try_get("session_id")?,
-                    turn_id: row.try_get("turn_id")?,
-                    entity: enum_col(row, "entity", EntityKind::parse)?,
-                    entity_id: row.try_get("entity_id")?,
-                    action: enum_col(row, "action", ChangeAction::parse)?,
+                    id: c.id,
+                    actor: c.actor,
+                    surface: c.surface,
+                    session_id: c.session_id,
+                    turn_id: c.turn_id,
+                    entity: c.entity,
+                    entity_id: c.entity_id,
+                    action: c.action,
                     fields,
-                    at: row.try_get("at")?,
+                    at: c.at,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

@@ -2,7 +2,7 @@
 //! person, consumed once by the execution.
 
 use crate::db::{self, Conn, Row};
-use crate::record::{json_col, table_of};
+use crate::record::{found, json_col, table_of};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ArchivedItem, EntityKind};
@@ -182,12 +182,7 @@ impl Store {
 
     /// A confirmation of this scope.
     pub async fn confirmation(&self, scope: &Scope, id: &str) -> Result<Confirmation> {
-        let row = db::query("SELECT * FROM confirmations WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-            .bind(id)
-            .bind_scope(scope)
-            .write_optional(&self.db)
-            .await?;
-        row.as_ref().map(from_row).transpose()?.ok_or_else(|| StoreError::not_found("confirmation", id))
+        found(db::row_in("confirmations", scope, id).write_optional(&self.db).await?, from_row, "confirmation", id)
     }
 
     /// The newest usable preview of this exact call that this caller

@@ -9,7 +9,7 @@
 
 use crate::db::{self, Conn, Row};
 use crate::log::new_id;
-use crate::record::{Record, wire_col, wire_text, write_version};
+use crate::record::{Record, found, wire_col, wire_text, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ChangeAction, ChangeContext, Image, ImageSource, ImageStatus, JobKind, JobStatus, Upload};
@@ -248,12 +248,7 @@ fn finish_job_image(c: &Conn, job: &Job) -> Result<Image> {
 
 /// An image of the scope by id, archived or not.
 fn any_image(conn: &Conn, scope: &Scope, id: &str) -> Result<Image> {
-    let row = db::query("SELECT * FROM images WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-        .bind(id)
-        .bind_scope(scope)
-        .fetch_optional(conn)?
-        .ok_or_else(|| StoreError::not_found("image", id))?;
-    Image::from_row(&row)
+    found(db::row_in("images", scope, id).fetch_optional(conn)?, Image::from_row, "image", id)
 }
 
 /// The change-log context of a job's work: the system, within the session
@@ -458,13 +453,7 @@ impl Store {
 
     /// A job of `scope` by id.
     pub async fn job(&self, scope: &Scope, id: &str) -> Result<Job> {
-        let row = db::query("SELECT * FROM jobs WHERE id = ?1 AND site_id = ?2 AND env = ?3")
-            .bind(id)
-            .bind_scope(scope)
-            .read_optional(&self.db)
-            .await?
-            .ok_or_else(|| StoreError::not_found("job", id))?;
-        job_from_row(&row)
+        found(db::row_in("jobs", scope, id).read_optional(&self.db).await?, job_from_row, "job", id)
     }
 
     /// The jobs of `scope` working on `subject_id`, newest first.

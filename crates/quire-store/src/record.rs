@@ -611,6 +611,17 @@ pub(crate) fn json_opt<T: DeserializeOwned>(row: &Row, col: &str) -> Result<Opti
     Ok(text.map(|t| serde_json::from_str(&t)).transpose()?)
 }
 
+/// What `read` makes of `row`; not found, naming the `noun` `id`, when
+/// there is no row.
+pub(crate) fn found<T>(
+    row: Option<Row>,
+    read: impl FnOnce(&Row) -> Result<T>,
+    noun: &'static str,
+    id: &str,
+) -> Result<T> {
+    row.as_ref().map(read).transpose()?.ok_or_else(|| StoreError::not_found(noun, id))
+}
+
 /// Reads a string enum column.
 pub(crate) fn enum_col<T>(
     row: &Row,

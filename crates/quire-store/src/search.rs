@@ -22,59 +22,55 @@ pub enum Searched {
     Entry,
 }
 
+/// What the search knows of a kind: its tables, its text and its weights.
+struct Spec {
+    /// The entity name its vectors are kept under.
+    entity: &'static str,
+    /// Its records' table.
+    table: &'static str,
+    /// Its full-text table.
+    fts: &'static str,
+    /// The columns of its full-text table, as its view names them.
+    columns: &'static str,
+    /// BM25 weights of those columns: names and titles weigh most, then
+    /// tags and meta, then the body text.
+    weights: &'static str,
+    /// The view of its searchable text.
+    view: &'static str,
+    /// That text as one string.
+    text: &'static str,
+}
+
 impl Searched {
     /// Every kind, in the order the embedding sweep visits them.
     pub const ALL: [Searched; 2] = [Searched::Page, Searched::Entry];
 
+    fn spec(self) -> &'static Spec {
+        match self {
+            Searched::Page => &Spec {
+                entity: "page",
+                table: "pages",
+                fts: "pages_fts",
+                columns: "name, slug, meta, sections",
+                weights: "10.0, 4.0, 5.0, 2.0",
+                view: "page_search_text",
+                text: "d.name || '. ' || d.slug || '. ' || d.meta || '. ' || d.sections",
+            },
+            Searched::Entry => &Spec {
+                entity: "entry",
+                table: "entries",
+                fts: "entries_fts",
+                columns: "title, excerpt, content, tags",
+                weights: "10.0, 5.0, 2.0, 6.0",
+                view: "entry_search_text",
+                text: "d.title || '. ' || d.excerpt || '. ' || d.content || '. ' || d.tags",
+            },
+        }
+    }
+
     /// The entity name its vectors are kept under.
     pub fn entity(self) -> &'static str {
-        match self {
-            Searched::Page => "page",
-            Searched::Entry => "entry",
-        }
-    }
-
-    fn table(self) -> &'static str {
-        match self {
-            Searched::Page => "pages",
-            Searched::Entry => "entries",
-        }
-    }
-
-    fn fts(self) -> &'static str {
-        match self {
-            Searched::Page => "pages_fts",
-            Searched::Entry => "entries_fts",
-        }
-    }
-
-    /// The columns of its full-text table, as its view names them.
-    fn columns(self) -> &'static str {
-        match self {
-            Searched::Page => "name, slug, meta, sections",
-            Searched::Entry => "title, excerpt, content, tags",
-        }
-    }
-
-    /// BM25 column weights: names and titles weigh most, then tags and
-    /// meta, then the body text.
-    fn weights(self) -> &'static str {
-        match self {
-            // name, slug, meta, sections
-            Searched::Page => "10.0, 4.0, 5.0, 2.0",
-            // title, excerpt, content, tags
-            Searched::Entry => "10.0, 5.0, 2.0, 6.0",
-        }
-    }
-
-    /// The view of its searchable text, and that text as one string.
-    fn document(self) -> (&'static str, &'static str) {
-        match self {
-            Searched::Page => ("page_search_text", "d.name || '. ' || d.slug || '. ' || d.meta || '. ' || d.sections"),
-            Searched::Entry => {
-                ("entry_search_text", "d.title || '. ' || d.excerpt || '. ' || d.content || '. ' || d.tags")
-            }
-        }
+        self.spec().entity
     }
 }
 
@@ -91,8 +87,7 @@ pub(crate) fn index_pending(conn: &db::Conn) -> Result<()> {
         return Ok(());
     }
     for kind in Searched::ALL.into_iter().filter(|k| pending.iter().any(|p| p == k.entity())) {
-        let (view, _) = kind.document();
-        let (fts, columns, entity) = (kind.fts(), kind.columns(), kind.entity());
+        let Spec { view, fts, columns, entity, .. } = kind.spec();
         let pending = format!("SELECT doc_rowid FROM search_pending WHERE kind = '{entity}'");
         db::query(format!("DELETE FROM {fts} WHERE rowid IN ({pending})")).execute(conn)?;
         // On PostgreSQL another process may index the same document at the
@@ -169,7 +164,7 @@ impl Store {
         filter: &SearchFilter,
         limit: u32,
     ) -> Result<Vec<String>> {
-        let (table, index) = (kind.table(), kind.fts());
+        let Spec { table, fts: index, weights, .. } = kind.spec();
         let postgres = self.db.is_postgres();
         let mut q = if postgres {
             let Some(words) = ts_query(query) else { return Ok(Vec::new()) };
@@ -194,7 +189,7 @@ impl Store {
         if postgres {
             q.push(" ORDER BY ts_rank(f.words, q) DESC, r.id DESC LIMIT ");
         } else {
-            q.push(format!(" ORDER BY bm25({index}, {}), r.id DESC LIMIT ", kind.weights()));
+            q.push(format!(" ORDER BY bm25({index}, {weights}), r.id DESC LIMIT "));
         }
         q.push_bind(limit as i64);
         let q = q.build_query_scalar::<String>();
@@ -211,7 +206,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut q = QueryBuilder::new(format!("SELECT * FROM {} r WHERE r.site_id = ", kind.table()));
+        let mut q = QueryBuilder::new(format!("SELECT * FROM {} r WHERE r.site_id = ", kind.spec().table));
         q.push_bind(scope.site_id.clone()).push(" AND r.env = ").push_bind(scope.env.clone());
         q.push(" AND r.archive_id IS NULL");
         push_filter(&mut q, "r", kind, filter);
@@ -248,7 +243,7 @@ impl Store {
     /// `model`, or one older than the record (or than a section of a page,
     /// which marks it stale), with their text.
     pub async fn documents_to_embed(&self, kind: Searched, model: &str, limit: u32) -> Result<Vec<SearchDocument>> {
-        let (view, text) = kind.document();
+        let Spec { view, text, .. } = kind.spec();
         let sql = format!(
             "SELECT d.id, d.site_id, d.env, d.version, {text} AS text, e.text_hash AS known_hash FROM {view} d
              LEFT JOIN embeddings e ON e.entity_id = d.id AND e.model = ?1 AND e.site_id = d.site_id AND e.env = d.env

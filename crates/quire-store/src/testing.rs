@@ -10,7 +10,7 @@
 //! it); otherwise it is a SQLite file in the test's folder.
 
 use crate::db::Location;
-use crate::{Result, Store};
+use crate::{Result, Scope, Store};
 use std::path::Path;
 
 /// The PostgreSQL URL tests run against, if any.
@@ -37,4 +37,13 @@ pub async fn location(dir: &Path) -> Result<Location> {
 /// A new, empty, migrated store for a test (see the module's text).
 pub async fn open(dir: &Path) -> Result<Store> {
     Store::open_at(location(dir).await?).await
+}
+
+/// A new store for a test with the demo site seeded (its images under
+/// `dir/uploads`), and the demo site's scope.
+pub async fn demo(dir: &Path) -> Result<(Store, Scope)> {
+    let store = open(dir).await?;
+    let seeded = crate::seed::seed_demo(&store, &dir.join("uploads")).await?;
+    let scope = seeded.scope.ok_or_else(|| crate::StoreError::Corrupt("the demo seed made no site".into()))?;
+    Ok((store, scope))
 }

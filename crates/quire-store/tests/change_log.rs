@@ -11,8 +11,7 @@ use serde_json::json;
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     (dir, store, scope)
 }
 

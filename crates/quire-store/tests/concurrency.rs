@@ -4,13 +4,11 @@
 use quire_core::input::EntryPatch;
 use quire_core::model::{ChangeAction, ChangeContext};
 use quire_store::ChangeFilter;
-use quire_store::seed::seed_demo;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_updates_are_serialised_by_version() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let entry = store.entry_by_slug(&scope, "blog", "hello-quire").await.unwrap();
     let mut tasks = Vec::new();
     for i in 0..40 {

@@ -6,7 +6,6 @@
 
 use quire_core::input::{AgentPatch, NewAgent, NewCollection, NewEntry, NewNavItem, NewNavigation, NewPage, PagePatch};
 use quire_core::model::{ChangeAction, ChangeContext, EntityKind};
-use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, Scope, Store, StoreError};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -17,8 +16,7 @@ fn input<T: DeserializeOwned>(v: Value) -> T {
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     (dir, store, scope)
 }
 

@@ -4,7 +4,6 @@
 
 use quire_core::input::SectionPatch;
 use quire_core::model::{ChangeAction, ChangeContext, PageSection};
-use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, PageFilter, Scope, Store};
 
 async fn order(store: &Store, scope: &Scope, page: &str) -> Vec<String> {
@@ -14,8 +13,7 @@ async fn order(store: &Store, scope: &Scope, page: &str) -> Vec<String> {
 #[tokio::test]
 async fn a_move_swaps_neighbours_logs_both_and_stops_at_the_ends() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
     let home = store.pages(&scope, &PageFilter { root_only: true, ..Default::default() }, 1, None).await.unwrap().items
         [0]
@@ -45,8 +43,7 @@ async fn a_move_swaps_neighbours_logs_both_and_stops_at_the_ends() {
 #[tokio::test]
 async fn equal_positions_are_spread_out_so_the_move_shows() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
     let page = store.pages(&scope, &PageFilter { root_only: true, ..Default::default() }, 1, None).await.unwrap().items
         [0]

@@ -4,7 +4,6 @@
 
 use quire_core::input::{EntryPatch, NewEntry, NewPage, NewSection, SectionPatch};
 use quire_core::model::{ChangeContext, EntryStatus};
-use quire_store::seed::seed_demo;
 use quire_store::{SearchFilter, Searched};
 use serde_json::json;
 
@@ -13,8 +12,7 @@ const MODEL: &str = "test-embedder";
 #[tokio::test]
 async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
     let all = SearchFilter::default();
     let page: NewPage = serde_json::from_value(json!({"name": "Harbour", "slug": "harbour"})).unwrap();
@@ -88,8 +86,7 @@ async fn only_a_change_of_text_makes_a_page_stale_or_re_indexes_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn writes_of_one_group_commit_are_indexed_at_its_end() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
     let all = SearchFilter::default();
     let mut posts = Vec::new();

@@ -5,13 +5,12 @@
 use quire_core::input::AgentPatch;
 use quire_core::model::{ChangeAction, ChangeContext, Surface};
 use quire_store::ChangeFilter;
-use quire_store::seed::{ensure_agents, ensure_agents_everywhere, seed_demo};
+use quire_store::seed::{ensure_agents, ensure_agents_everywhere};
 
 #[tokio::test]
 async fn starter_agents_are_brought_up_to_date_unless_a_person_changed_them() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let system = ChangeContext::system();
     let person = ChangeContext { actor: "user:ana".into(), surface: Surface::Web, session_id: None, turn_id: None };
     let researcher = store.agent(&scope, "researcher").await.unwrap();

@@ -2,14 +2,12 @@
 //! out, another site's never offered, limits kept.
 
 use quire_core::model::{ChangeContext, EntityKind};
-use quire_store::seed::seed_demo;
 use quire_store::{EntryFilter, PageFilter};
 
 #[tokio::test]
 async fn suggestions_name_live_records_of_the_scope_only() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
 
     let pages = store.pages(&scope, &PageFilter::default(), 100, None).await.unwrap().items;

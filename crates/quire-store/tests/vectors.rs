@@ -77,8 +77,7 @@ async fn vectors_in_memory_follow_every_write_of_any_process() {
 #[tokio::test]
 async fn at_most_the_limit_and_only_live_records_however_many_are_archived() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let mut made = Vec::new();
     for i in 0..60 {
         let id = image(&store, &scope, &format!("i{i}.png")).await;
@@ -144,8 +143,7 @@ async fn records_are_searched_by_pgvector_where_it_is_installed() {
 #[tokio::test]
 async fn notes_are_searched_among_the_paths_in_view() {
     let dir = tempfile::tempdir().unwrap();
-    let store = quire_store::testing::open(dir.path()).await.unwrap();
-    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let site = scope.site_id.as_str();
     let seen = quire_store::NoteVectorStamp { stamp: "1".into(), text_hash: "h".into() };
     for (path, v) in

@@ -21,6 +21,12 @@ pub(crate) fn query(sql: impl Into<Cow<'static, str>>) -> Query {
     Query { sql: sql.into(), args: Vec::new() }
 }
 
+/// The row `id` of `table` in `scope`, archived or not (`table` is one of
+/// the store's own names, never a caller's).
+pub(crate) fn row_in(table: &str, scope: &Scope, id: &str) -> Query {
+    query(format!("SELECT * FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3")).bind(id).bind_scope(scope)
+}
+
 /// A statement whose rows decode into `T` (a tuple).
 pub(crate) fn query_as<T: FromRow>(sql: impl Into<Cow<'static, str>>) -> QueryAs<T> {
     Typed { query: query(sql), decode: PhantomData }

@@ -41,6 +41,19 @@ impl Actor {
         }
     }
 
+    /// The local admin of the machine that holds the data (the CLI without
+    /// a token), in `scope`.
+    pub fn local_admin(scope: Scope) -> Self {
+        Self {
+            id: "local:admin".into(),
+            group: Group::Admin,
+            scope,
+            surface: Surface::Cli,
+            policy: ApprovalPolicy::User,
+            environments: None,
+        }
+    }
+
     /// The context their tool calls run in (no agent session, no model).
     pub fn call_context(&self) -> CallContext {
         CallContext {

@@ -39,6 +39,8 @@ pub async fn pending(runtime: &Runtime, actor: &Actor) -> AppResult<Vec<Confirma
 pub async fn answer(runtime: &Arc<Runtime>, actor: &Actor, id: &str, verdict: Verdict) -> AppResult<Answered> {
     let registry = runtime.registry();
     let store = &registry.services().store;
+    // Reading the request says what it is for; that decides the rest.
+    authorize(actor, Permission::Read)?;
     let confirmation = match store.confirmation(&actor.scope, id).await {
         Ok(c) => c,
         Err(StoreError::NotFound { .. }) => return Err(AppError::not_found(format!("confirmation {id} not found"))),

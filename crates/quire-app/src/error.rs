@@ -10,6 +10,9 @@ use quire_tools::{ErrorCode, ToolError};
 pub enum Failure {
     /// The input broke a rule (names its field).
     Invalid,
+    /// The request itself is malformed, not its content (a listing's
+    /// cursor that is not one of ours).
+    Malformed,
     /// No such record in the actor's scope (or none they may see).
     NotFound,
     /// The actor may not do this.
@@ -32,6 +35,8 @@ pub struct AppError {
     pub message: String,
     /// The field at fault, when the input is.
     pub field: Option<String>,
+    /// Every rule the input broke, when it broke more than one.
+    pub details: Vec<quire_core::FieldError>,
 }
 
 /// A use case's answer.
@@ -40,7 +45,7 @@ pub type AppResult<T> = Result<T, AppError>;
 impl AppError {
     /// A new error.
     pub fn new(failure: Failure, message: impl Into<String>) -> Self {
-        Self { failure, message: message.into(), field: None }
+        Self { failure, message: message.into(), field: None, details: Vec::new() }
     }
 
     /// The actor may not do this.
@@ -56,6 +61,11 @@ impl AppError {
     /// Not now.
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(Failure::Conflict, message)
+    }
+
+    /// The input broke a rule of `field`.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { field: Some(field.into()), ..Self::new(Failure::Invalid, message) }
     }
 }
 
@@ -78,12 +88,18 @@ impl From<StoreError> for AppError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound { .. } => Self::not_found(e.to_string()),
-            StoreError::Validation(errors) => Self {
-                failure: Failure::Invalid,
-                field: Some(errors.first().field.clone()),
-                message: errors.to_string(),
-            },
-            StoreError::Conflict { message, field } => Self { failure: Failure::Conflict, message, field },
+            StoreError::Validation(errors) => {
+                let first = errors.first().clone();
+                // A cursor is not content: a bad one is a malformed request.
+                let failure = if first.field == "cursor" { Failure::Malformed } else { Failure::Invalid };
+                Self {
+                    failure,
+                    message: errors.to_string(),
+                    field: Some(first.field),
+                    details: if errors.0.len() > 1 { errors.0 } else { Vec::new() },
+                }
+            }
+            StoreError::Conflict { message, field } => Self { field, ..Self::conflict(message) },
             other => Self::new(Failure::Internal, other.to_string()),
         }
     }
@@ -95,9 +111,7 @@ impl From<AgentError> for AppError {
             AgentError::NotFound(m) => Self::not_found(m),
             AgentError::Forbidden(m) => Self::forbidden(m),
             AgentError::Conflict(m) => Self::conflict(m),
-            AgentError::Invalid { field, message } => {
-                Self { failure: Failure::Invalid, message: format!("{field}: {message}"), field: Some(field.into()) }
-            }
+            AgentError::Invalid { field, message } => Self::invalid(field, format!("{field}: {message}")),
             AgentError::Store(e) => e.into(),
             AgentError::Internal(m) => Self::new(Failure::Internal, m),
         }

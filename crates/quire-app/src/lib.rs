@@ -10,6 +10,7 @@
 
 mod actor;
 pub mod approvals;
+pub mod content;
 mod error;
 mod permission;
 pub mod published;

@@ -1,6 +1,7 @@
-//! API tokens of a site: create one (its secret shown once) and revoke one.
+//! API tokens of a site: list them, create one (its secret shown once)
+//! and revoke one.
 
-use crate::{Actor, AppError, AppResult, Failure, Permission, authorize};
+use crate::{Actor, AppError, AppResult, Permission, authorize};
 use chrono::{DateTime, Utc};
 use quire_core::access::Group;
 use quire_store::{NewToken, Store, TokenInfo};
@@ -29,11 +30,10 @@ pub async fn create_token(store: &Store, actor: &Actor, request: TokenRequest) -
     authorize(actor, Permission::Administer)?;
     let expires_at = match (request.expires_at, request.expires_in_days) {
         (Some(_), Some(_)) => {
-            return Err(AppError {
-                failure: Failure::Invalid,
-                message: "expiresInDays: give either expiresAt or expiresInDays, not both".into(),
-                field: Some("expiresInDays".into()),
-            });
+            return Err(AppError::invalid(
+                "expiresInDays",
+                "expiresInDays: give either expiresAt or expiresInDays, not both",
+            ));
         }
         (Some(at), None) => Some(quire_store::check_expiry("expiresAt", at)?),
         (None, Some(days)) => Some(quire_store::expiry_in_days("expiresInDays", days)?),
@@ -66,6 +66,19 @@ pub async fn create_token(store: &Store, actor: &Actor, request: TokenRequest) -
         .await?;
     tracing::info!(token = %token.id, group = token.group.as_str(), by = %actor.id, "token created");
     Ok((token, secret))
+}
+
+/// The tokens of the actor's site that are not revoked (expired ones
+/// included), oldest first (admins).
+pub async fn list(store: &Store, actor: &Actor) -> AppResult<Vec<TokenInfo>> {
+    authorize(actor, Permission::Administer)?;
+    Ok(store.tokens(&actor.scope.site_id).await?)
+}
+
+/// One token of the actor's site that is not revoked (admins).
+pub async fn token(store: &Store, actor: &Actor, id: &str) -> AppResult<TokenInfo> {
+    authorize(actor, Permission::Administer)?;
+    Ok(store.token(&actor.scope.site_id, id).await?)
 }
 
 /// Revokes a token of the actor's site (admins). Nothing is deleted: the

@@ -6,6 +6,8 @@ use quire_agent::{Runtime, TurnUndone};
 
 /// Undoes turn `turn` of session `session_id` as `actor`.
 pub async fn undo_turn(runtime: &Runtime, actor: &Actor, session_id: &str, turn: i64) -> AppResult<TurnUndone> {
+    // Reading the session says whose it is; that decides the rest.
+    authorize(actor, Permission::Read)?;
     let session = runtime.registry().services().store.session(&actor.scope, session_id).await?;
     authorize(actor, Permission::UndoTurn { owner: &session.actor, session: &session.id })?;
     let undone = runtime.undo_turn(&actor.change_context(), &actor.scope, session_id, turn).await?;

@@ -242,3 +242,25 @@ async fn person(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
     let scope = session.scope.clone();
     Ok(Caller { who: Who::Person(session), scope })
 }
+
+/// The site's records as the caller may read and change them: the
+/// [`quire_app::content::Content`] of the caller's actor, for handlers of
+/// resource-shaped routes.
+pub struct Records(pub quire_app::content::Content);
+
+impl std::ops::Deref for Records {
+    type Target = quire_app::content::Content;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl FromRequestParts<AppState> for Records {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        Ok(Records(quire_app::content::Content::new(state.store().clone(), caller.acting())))
+    }
+}

@@ -129,13 +129,14 @@ impl From<quire_app::AppError> for ApiError {
         use quire_app::Failure;
         let (status, code) = match e.failure {
             Failure::Invalid => (StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION"),
+            Failure::Malformed => (StatusCode::BAD_REQUEST, "BAD_REQUEST"),
             Failure::NotFound => (StatusCode::NOT_FOUND, "NOT_FOUND"),
             Failure::Forbidden => (StatusCode::FORBIDDEN, "FORBIDDEN"),
             Failure::Conflict => (StatusCode::CONFLICT, "CONFLICT"),
             Failure::ApprovalRequired => (StatusCode::CONFLICT, "APPROVAL_REQUIRED"),
             Failure::Internal => return ApiError::internal(e.message),
         };
-        ApiError { field: e.field, ..ApiError::new(status, code, e.message) }
+        ApiError { field: e.field, details: e.details, ..ApiError::new(status, code, e.message) }
     }
 }
 

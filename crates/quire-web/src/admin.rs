@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::approvals::{Verdict, answer};
 use quire_app::tokens::{TokenRequest, create_token, revoke_token};
-use quire_core::access::{Action, Group};
+use quire_core::access::{Group, Permission};
 use quire_server::AppState;
 use quire_server::error::ApiError;
 use quire_store::{Confirmation, TokenInfo};
@@ -36,12 +36,8 @@ struct Inbox {
 }
 
 async fn inbox(state: &AppState, person: &Person, error: Option<String>) -> Result<Inbox, WebError> {
-    person.caller.require(Action::Read)?;
-    let pending = state
-        .registry()
-        .pending(&person.caller.scope)
-        .await
-        .map_err(|e| WebError::Status(StatusCode::INTERNAL_SERVER_ERROR, e.message))?;
+    let pending =
+        quire_app::approvals::pending(state.runtime(), &person.caller.acting()).await.map_err(ApiError::from)?;
     let pending = pending
         .into_iter()
         .map(|c| Pending {
@@ -109,7 +105,7 @@ async fn tokens_page(
     created: Option<(String, String)>,
     error: Option<(String, String)>,
 ) -> Result<Tokens, WebError> {
-    person.caller.require(Action::Administer)?;
+    person.caller.authorize(Permission::Administer)?;
     let tokens = state.store().tokens(&person.caller.scope.site_id).await?;
     Ok(Tokens { head: Head::new(), frame: Frame::new(person, "/tokens"), tokens, groups: Group::ALL, created, error })
 }

@@ -5,7 +5,6 @@
 use crate::cli::CallerArgs;
 use crate::commands::AnyResult;
 use crate::config::Config;
-use quire_core::access::Group;
 use quire_store::seed::seed_demo_into;
 use quire_store::{Location, Store, StoreOptions};
 use std::path::PathBuf;
@@ -235,10 +234,12 @@ fn built<T, E: std::fmt::Display>(made: Result<T, E>, without: &str) -> Option<T
     made.inspect_err(|e| tracing::warn!(error = %e, "{without}")).ok()
 }
 
-/// The caller of a CLI tool call: the local admin of a site, or a token's holder.
-pub async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyResult<quire_tools::CallContext> {
+/// Who a CLI command acts as: the local admin of a site (the person at the
+/// machine that holds the data), or a token's holder with its group,
+/// environments and approval policy. The one place the CLI turns
+/// credentials into an actor.
+pub async fn cli_actor(store: &Store, config: &Config, caller: CallerArgs) -> AnyResult<quire_app::Actor> {
     let CallerArgs { site, env, token } = caller;
-    let policy = quire_tools::ApprovalPolicy::User;
     let surface = quire_core::model::Surface::Cli;
     if let Some(secret) = token {
         let grant = store.authenticate(&secret).await?.ok_or("the token is not valid")?;
@@ -255,28 +256,21 @@ pub async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> 
         if grant.token.last_used_at.is_none_or(|t| chrono::Utc::now() - t >= chrono::TimeDelta::minutes(1)) {
             store.touch_token(&grant.token.id).await?;
         }
-        let policy = grant.token.approval_policy;
-        return Ok(quire_tools::CallContext {
-            actor: format!("token:{}", grant.token.id),
+        return Ok(quire_app::Actor {
+            id: format!("token:{}", grant.token.id),
             group: grant.token.group,
             scope,
             surface,
-            session_id: None,
-            turn_id: None,
-            policy,
-            writer: None,
+            policy: grant.token.approval_policy,
+            environments: grant.token.environments,
         });
     }
     let site = site.unwrap_or(config.default_site.clone());
     let scope = store.scope_of(&site, env.as_deref().unwrap_or("production")).await?;
-    Ok(quire_tools::CallContext {
-        actor: "local:admin".into(),
-        group: Group::Admin,
-        scope,
-        surface,
-        session_id: None,
-        turn_id: None,
-        policy,
-        writer: None,
-    })
+    Ok(quire_app::Actor::local_admin(scope))
+}
+
+/// The context of a CLI command's tool calls: [`cli_actor`]'s.
+pub async fn cli_context(store: &Store, config: &Config, caller: CallerArgs) -> AnyResult<quire_tools::CallContext> {
+    Ok(cli_actor(store, config, caller).await?.call_context())
 }

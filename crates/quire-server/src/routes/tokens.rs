@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
-use quire_core::access::{Group, Permission};
+use quire_core::access::Group;
 use quire_core::model::ApprovalPolicy;
 use quire_store::TokenInfo;
 use serde::{Deserialize, Serialize};
@@ -27,8 +27,7 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(get, path = "/api/v1/tokens", operation_id = "listTokens", tag = "tokens", security(("bearer" = [])),
     responses((status = 200, description = "The site's tokens (never their secrets)", body = ListResponse<TokenInfo>)))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<ListResponse<TokenInfo>>> {
-    caller.authorize(Permission::Administer)?;
-    let items = state.store().tokens(&caller.scope.site_id).await?;
+    let items = quire_app::tokens::list(state.store(), &caller.acting()).await?;
     Ok(Json(ListResponse { count: items.len(), items, next_cursor: None }))
 }
 
@@ -40,8 +39,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<TokenInfo>> {
-    caller.authorize(Permission::Administer)?;
-    Ok(Json(state.store().token(&caller.scope.site_id, &id).await?))
+    Ok(Json(quire_app::tokens::token(state.store(), &caller.acting(), &id).await?))
 }
 
 /// A token to create on the caller's site.

@@ -5,7 +5,7 @@
 use super::AnyResult;
 use crate::cli::{ApprovalsCommand, CallerArgs};
 use crate::config::Config;
-use crate::services::{DataDir, Existing, cli_context, services};
+use crate::services::{DataDir, Existing, cli_actor, services};
 
 /// Lists, approves or rejects pending destructive calls; an answered call
 /// that completes an agent's turn continues it here.
@@ -17,8 +17,7 @@ pub async fn approvals(command: ApprovalsCommand, caller: CallerArgs, config: &C
         _ => config.model_profiles()?,
     };
     let store = data.open_existing(Existing::Database).await?;
-    let ctx = cli_context(&store, config, caller).await?;
-    let actor = quire_app::Actor::of_call(&ctx);
+    let actor = cli_actor(&store, config, caller).await?;
     let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &data.path, config)?));
     let runtime = quire_agent::Runtime::new(registry, profiles);
     let (id, verdict) = match command {
@@ -49,7 +48,7 @@ pub async fn approvals(command: ApprovalsCommand, caller: CallerArgs, config: &C
 /// Undoes turn `turn` of session `session`.
 pub async fn undo(session: String, turn: i64, caller: CallerArgs, config: &Config, data: &DataDir) -> AnyResult {
     let store = data.open_existing(Existing::Database).await?;
-    let actor = quire_app::Actor::of_call(&cli_context(&store, config, caller).await?);
+    let actor = cli_actor(&store, config, caller).await?;
     let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &data.path, config)?));
     let runtime = quire_agent::Runtime::new(registry, quire_agent::Profiles::default());
     let undone = quire_app::undo::undo_turn(&runtime, &actor, &session, turn).await;
@@ -63,7 +62,7 @@ pub async fn undo(session: String, turn: i64, caller: CallerArgs, config: &Confi
 /// Restores a revision (a change id) or an archive (an archive id).
 pub async fn restore(id: String, caller: CallerArgs, config: &Config, data: &DataDir) -> AnyResult {
     let store = data.open_existing(Existing::Database).await?;
-    let actor = quire_app::Actor::of_call(&cli_context(&store, config, caller).await?);
+    let actor = cli_actor(&store, config, caller).await?;
     let registry = quire_tools::Registry::new(services(&store, &data.path, config)?);
     let restored = match id.parse::<i64>() {
         Ok(change) => serde_json::to_value(quire_app::restore::restore_revision(&registry, &actor, change).await?)?,

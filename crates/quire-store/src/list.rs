@@ -3,7 +3,7 @@
 //! rows are added.
 
 use crate::db::{QueryBuilder, Row};
-use crate::record::Record;
+use crate::record::{Record, Unique};
 use crate::{Result, Scope, Store, StoreError};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -275,24 +275,28 @@ impl Store {
         self.fetch_page(q, limit, |s: &PageSection| encode_ordered(s.sort_order, &s.id)).await
     }
 
+    /// The live records of a kind keyed scope-wide (templates, collections,
+    /// navigations), in the order of that key, which is also their label.
+    async fn by_key<T: Record>(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<T>> {
+        let Some(Unique { column, within: None }) = T::ENTITY.unique else {
+            return Err(StoreError::Corrupt(format!("{} has no key of its own", T::ENTITY.noun)));
+        };
+        let mut q = scoped(T::TABLE, scope);
+        if let Some(c) = cursor {
+            q.push(format!(" AND {column} > ")).push_bind(decode_key(c)?);
+        }
+        q.push(format!(" ORDER BY {column}"));
+        self.fetch_page(q, limit, |t: &T| encode_key(&t.label())).await
+    }
+
     /// Section templates, by key.
     pub async fn templates(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<SectionTemplate>> {
-        let mut q = scoped("section_templates", scope);
-        if let Some(c) = cursor {
-            q.push(" AND key > ").push_bind(decode_key(c)?);
-        }
-        q.push(" ORDER BY key");
-        self.fetch_page(q, limit, |t: &SectionTemplate| encode_key(&t.key)).await
+        self.by_key(scope, limit, cursor).await
     }
 
     /// Collections, by slug.
     pub async fn collections(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<Collection>> {
-        let mut q = scoped("collections", scope);
-        if let Some(c) = cursor {
-            q.push(" AND slug > ").push_bind(decode_key(c)?);
-        }
-        q.push(" ORDER BY slug");
-        self.fetch_page(q, limit, |c: &Collection| encode_key(&c.slug)).await
+        self.by_key(scope, limit, cursor).await
     }
 
     /// Entries of a collection (id or slug), newest first.
@@ -357,12 +361,7 @@ impl Store {
 
     /// Navigations, by key.
     pub async fn navigations(&self, scope: &Scope, limit: u32, cursor: Option<&str>) -> Result<Listing<Navigation>> {
-        let mut q = scoped("navigations", scope);
-        if let Some(c) = cursor {
-            q.push(" AND key > ").push_bind(decode_key(c)?);
-        }
-        q.push(" ORDER BY key");
-        self.fetch_page(q, limit, |n: &Navigation| encode_key(&n.key)).await
+        self.by_key(scope, limit, cursor).await
     }
 
     /// Items of a navigation (id or key), ordered by sortOrder then id;

@@ -141,18 +141,12 @@ pub(crate) trait Record:
     /// Its columns and their values (see [`Columns`]).
     fn columns(&self) -> Columns;
     /// The rules of its kind that need the database beyond references and
-    /// unique keys (content against a template, a navigation's room):
-    /// field errors go to `errors`, a conflict is returned. `before` is the
-    /// stored record on an update; what it already had was checked when
+    /// unique keys (content against a template, a navigation's room): the
+    /// field errors found are answered, a conflict is the error. `before` is
+    /// the stored record on an update; what it already had was checked when
     /// it was written.
-    fn check_more(
-        &self,
-        _conn: &Conn,
-        _scope: &Scope,
-        _before: Option<&Self>,
-        _errors: &mut Vec<FieldError>,
-    ) -> Result<()> {
-        Ok(())
+    fn check_more(&self, _conn: &Conn, _scope: &Scope, _before: Option<&Self>) -> Result<Vec<FieldError>> {
+        Ok(Vec::new())
     }
     /// What else must hold before it comes back from the archive.
     fn check_restore(&self, _conn: &Conn, _scope: &Scope) -> Result<()> {
@@ -165,11 +159,15 @@ pub(crate) trait Record:
 }
 
 /// Declares a record's columns once: `from_row` and `columns` both follow
-/// the list. A column is a field of the same name, stored as itself, as
-/// JSON text (`json`, `json_opt` for an optional value) or as its wire
-/// name (`wire`, an enum).
+/// the list, which every record's `id` starts and its `version`,
+/// `created_at` and `updated_at` end. A column is a field of the same name,
+/// stored as itself, as JSON text (`json`, `json_opt` for an optional
+/// value) or as its wire name (`wire`, an enum).
 macro_rules! columns {
     ($ty:ident { $($field:ident $(: $codec:ident)?),+ $(,)? }) => {
+        columns!(@all $ty { id, $($field $(: $codec)?,)+ version, created_at, updated_at, });
+    };
+    (@all $ty:ident { $($field:ident $(: $codec:ident)?,)+ }) => {
         fn from_row(row: &$crate::db::Row) -> $crate::Result<Self> {
             Ok($ty { $($field: columns!(@get row, $field $(, $codec)?),)+ })
         }
@@ -425,7 +423,7 @@ pub(crate) fn check<T: Record>(
             return Err(StoreError::invalid(p.field, format!("{noun} {parent} does not exist")));
         }
     }
-    record.check_more(conn, scope, before.map(|(b, _)| b), &mut errors)?;
+    errors.extend(record.check_more(conn, scope, before.map(|(b, _)| b))?);
     ValidationErrors::check(errors)?;
     if let Some(unique) = &e.unique
         && (changed(unique.column) || unique.within.is_some_and(changed))

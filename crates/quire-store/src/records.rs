@@ -46,20 +46,7 @@ impl Record for Page {
         small: true,
     };
     stamped!(|p: &Self| p.slug.clone());
-    columns!(Page {
-        id,
-        name,
-        slug,
-        parent_id,
-        is_protected,
-        meta: json,
-        indexing,
-        sort_order,
-        status: wire,
-        version,
-        created_at,
-        updated_at,
-    });
+    columns!(Page { name, slug, parent_id, is_protected, meta: json, indexing, sort_order, status: wire });
 }
 
 // ---------------------------------------------------------------- section templates
@@ -77,7 +64,7 @@ impl Record for SectionTemplate {
         small: true,
     };
     stamped!(|t: &Self| t.key.clone());
-    columns!(SectionTemplate { id, key, name, description, fields: json, version, created_at, updated_at });
+    columns!(SectionTemplate { key, name, description, fields: json });
 
     /// Live sections use a template by key: it stays until none does.
     fn check_archive(&self, conn: &Conn, scope: &Scope) -> Result<()> {
@@ -115,30 +102,13 @@ impl Record for PageSection {
         Some(h) => format!("{}: {h}", s.template_key),
         None => s.template_key.clone(),
     });
-    columns!(PageSection {
-        id,
-        page_id,
-        template_key,
-        content: json,
-        sort_order,
-        status: wire,
-        hidden,
-        version,
-        created_at,
-        updated_at,
-    });
+    columns!(PageSection { page_id, template_key, content: json, sort_order, status: wire, hidden });
 
     /// Its content against its template's fields.
-    fn check_more(
-        &self,
-        conn: &Conn,
-        scope: &Scope,
-        before: Option<&Self>,
-        errors: &mut Vec<FieldError>,
-    ) -> Result<()> {
+    fn check_more(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<Vec<FieldError>> {
         // Content kept under the same template was checked when it was written.
         if before.is_some_and(|b| b.template_key == self.template_key && b.content == self.content) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let Some(template) = by_key::<SectionTemplate>(conn, scope, &self.template_key)? else {
             let keys: Vec<String> = db::query_scalar(
@@ -151,8 +121,7 @@ impl Record for PageSection {
                 format!("\"{}\" is not one of {}", self.template_key, keys.join(", ")),
             ));
         };
-        errors.extend(validate_content("content", &template.fields, &self.content));
-        Ok(())
+        Ok(validate_content("content", &template.fields, &self.content))
     }
 
     fn check_restore(&self, conn: &Conn, scope: &Scope) -> Result<()> {
@@ -181,7 +150,7 @@ impl Record for Collection {
         small: true,
     };
     stamped!(|c: &Self| c.slug.clone());
-    columns!(Collection { id, slug, name, kind: wire, fields: json, version, created_at, updated_at });
+    columns!(Collection { slug, name, kind: wire, fields: json });
 }
 
 // ---------------------------------------------------------------- entries
@@ -205,7 +174,6 @@ impl Record for Entry {
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
-        id,
         collection_id,
         slug,
         title,
@@ -216,27 +184,17 @@ impl Record for Entry {
         tags: json,
         excerpt,
         featured_image,
-        published_at,
-        version,
-        created_at,
-        updated_at,
+        published_at
     });
 
     /// Its content against the collection's fields.
-    fn check_more(
-        &self,
-        conn: &Conn,
-        scope: &Scope,
-        before: Option<&Self>,
-        errors: &mut Vec<FieldError>,
-    ) -> Result<()> {
+    fn check_more(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<Vec<FieldError>> {
         // Content already stored in this collection was checked when it was written.
         if before.is_some_and(|b| b.collection_id == self.collection_id && b.content == self.content) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let collection: Collection = find(conn, scope, &self.collection_id)?;
-        errors.extend(validate_content("content", &collection.fields, &self.content));
-        Ok(())
+        Ok(validate_content("content", &collection.fields, &self.content))
     }
 }
 
@@ -256,7 +214,6 @@ impl Record for Image {
     };
     stamped!(|i: &Self| i.filename.clone());
     columns!(Image {
-        id,
         url,
         filename,
         mime,
@@ -272,12 +229,9 @@ impl Record for Image {
         source: wire,
         attribution: json_opt,
         variants: json,
-        version,
-        created_at,
-        updated_at,
         color,
         error,
-        generated: json,
+        generated: json
     });
 }
 
@@ -296,7 +250,7 @@ impl Record for Navigation {
         small: true,
     };
     stamped!(|n: &Self| n.key.clone());
-    columns!(Navigation { id, key, name, max_items, version, created_at, updated_at });
+    columns!(Navigation { key, name, max_items });
 }
 
 /// Refuses a new top-level item (other than `item_id`) in a full navigation.
@@ -345,24 +299,11 @@ impl Record for NavItem {
         small: true,
     };
     stamped!(|n: &Self| n.label.clone());
-    columns!(NavItem {
-        id,
-        navigation_id,
-        parent_id,
-        label,
-        target_type: wire,
-        target_id,
-        url,
-        sort_order,
-        visible,
-        version,
-        created_at,
-        updated_at,
-    });
+    columns!(NavItem { navigation_id, parent_id, label, target_type: wire, target_id, url, sort_order, visible });
 
     /// Room at the top level, a target that exists, a parent in the same
     /// navigation.
-    fn check_more(&self, conn: &Conn, scope: &Scope, before: Option<&Self>, _: &mut Vec<FieldError>) -> Result<()> {
+    fn check_more(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<Vec<FieldError>> {
         let same_navigation = before.is_some_and(|b| b.navigation_id == self.navigation_id);
         let same_parent = before.is_some_and(|b| b.parent_id == self.parent_id);
         if self.parent_id.is_none() && !(same_parent && same_navigation) {
@@ -390,7 +331,7 @@ impl Record for NavItem {
                 return Err(StoreError::invalid("parentId", "the parent item belongs to another navigation"));
             }
         }
-        Ok(())
+        Ok(Vec::new())
     }
 
     fn check_restore(&self, conn: &Conn, scope: &Scope) -> Result<()> {
@@ -417,7 +358,6 @@ impl Record for Agent {
     };
     stamped!(|a: &Self| a.alias.clone());
     columns!(Agent {
-        id,
         alias,
         name,
         description,
@@ -427,10 +367,7 @@ impl Record for Agent {
         pinned: json,
         allowed_groups: json,
         approval_policy: wire,
-        enabled,
-        version,
-        created_at,
-        updated_at,
+        enabled
     });
 }
 

@@ -258,31 +258,27 @@ impl Seeder<'_> {
         let post1 = self.entry(&blog, "hello-quire", "Hello, Quire", EntryStatus::Published,
             json!({"body": "# Hello\n\nQuire is live. This post was seeded with the demo site.", "cover": hero_img.1}),
             Some("Announcements"), &["release"], Some(hero_img.1.as_str())).await?;
-        self.entry(&blog, "approvals-explained", "How approvals keep your content safe", EntryStatus::Published,
-            json!({"body": "Destructive actions are previewed first, then a person approves.\n\n- preview\n- approve\n- archive"}),
-            Some("Guides"), &["agent", "safety"], None).await?;
-        self.entry(
-            &blog,
-            "mcp-in-five-minutes",
-            "Connect an MCP client in five minutes",
-            EntryStatus::Published,
-            json!({"body": "Point your client at `quire mcp` and list the tools."}),
-            Some("Guides"),
-            &["mcp"],
-            None,
-        )
-        .await?;
-        self.entry(
-            &blog,
-            "roadmap-draft",
-            "Roadmap (draft)",
-            EntryStatus::Draft,
-            json!({"body": "Work in progress."}),
-            None,
-            &[],
-            None,
-        )
-        .await?;
+        for (slug, title, status, body, category, tags) in [
+            (
+                "approvals-explained",
+                "How approvals keep your content safe",
+                EntryStatus::Published,
+                "Destructive actions are previewed first, then a person approves.\n\n- preview\n- approve\n- archive",
+                Some("Guides"),
+                &["agent", "safety"][..],
+            ),
+            (
+                "mcp-in-five-minutes",
+                "Connect an MCP client in five minutes",
+                EntryStatus::Published,
+                "Point your client at `quire mcp` and list the tools.",
+                Some("Guides"),
+                &["mcp"],
+            ),
+            ("roadmap-draft", "Roadmap (draft)", EntryStatus::Draft, "Work in progress.", None, &[]),
+        ] {
+            self.entry(&blog, slug, title, status, json!({ "body": body }), category, tags, None).await?;
+        }
         for (slug, quote, author, role, rating) in [
             ("maya", "Editing by conversation finally feels safe.", "Maya Lind", "Editor", 5),
             ("tom", "The change log saved a launch.", "Tom Ode", "Developer", 5),
@@ -301,78 +297,35 @@ impl Seeder<'_> {
             .await?;
         }
 
+        let link = |label: &str, target_type, target_id: Option<&str>, url: Option<&str>| NewNavItem {
+            label: label.into(),
+            target_type,
+            target_id: target_id.map(Into::into),
+            url: url.map(Into::into),
+            parent_id: None,
+            sort_order: None,
+            visible: None,
+        };
+        let page = |label: &str, id: &str| link(label, NavTargetType::Page, Some(id), None);
         let header = self.navigation("header", "Header", Some(8)).await?;
         if self.store.nav_items(&self.scope, &header.id, None, 1, None).await?.items.is_empty() {
-            let item = |label: &str, target: &str| NewNavItem {
-                label: label.into(),
-                target_type: NavTargetType::Page,
-                target_id: Some(target.into()),
-                url: None,
-                parent_id: None,
-                sort_order: None,
-                visible: None,
-            };
-            self.nav(&header.id, item("Home", &home.id)).await?;
-            let about_item = self.nav(&header.id, item("About", &about.id)).await?;
-            self.nav(&header.id, NewNavItem { parent_id: Some(about_item.id), ..item("Team", &team.id) }).await?;
-            self.nav(&header.id, item("Pricing", &pricing.id)).await?;
-            self.nav(&header.id, item("Blog", &blog_page.id)).await?;
-            self.nav(&header.id, item("Contact", &contact.id)).await?;
+            self.nav(&header.id, page("Home", &home.id)).await?;
+            let about_item = self.nav(&header.id, page("About", &about.id)).await?;
+            self.nav(&header.id, NewNavItem { parent_id: Some(about_item.id), ..page("Team", &team.id) }).await?;
+            self.nav(&header.id, page("Pricing", &pricing.id)).await?;
+            self.nav(&header.id, page("Blog", &blog_page.id)).await?;
+            self.nav(&header.id, page("Contact", &contact.id)).await?;
         }
         let footer = self.navigation("footer", "Footer", None).await?;
         if self.store.nav_items(&self.scope, &footer.id, None, 1, None).await?.items.is_empty() {
-            self.nav(
-                &footer.id,
-                NewNavItem {
-                    label: "Latest post".into(),
-                    target_type: NavTargetType::Entry,
-                    target_id: Some(post1.id.clone()),
-                    url: None,
-                    parent_id: None,
-                    sort_order: None,
-                    visible: None,
-                },
-            )
-            .await?;
-            self.nav(
-                &footer.id,
-                NewNavItem {
-                    label: "Contact".into(),
-                    target_type: NavTargetType::Page,
-                    target_id: Some(contact.id.clone()),
-                    url: None,
-                    parent_id: None,
-                    sort_order: None,
-                    visible: None,
-                },
-            )
-            .await?;
-            self.nav(
-                &footer.id,
-                NewNavItem {
-                    label: "Source".into(),
-                    target_type: NavTargetType::Url,
-                    target_id: None,
-                    url: Some("https://github.com/quire-cms/quire".into()),
-                    parent_id: None,
-                    sort_order: None,
-                    visible: None,
-                },
-            )
-            .await?;
-            self.nav(
-                &footer.id,
-                NewNavItem {
-                    label: "Legal".into(),
-                    target_type: NavTargetType::Placeholder,
-                    target_id: None,
-                    url: None,
-                    parent_id: None,
-                    sort_order: None,
-                    visible: None,
-                },
-            )
-            .await?;
+            for item in [
+                link("Latest post", NavTargetType::Entry, Some(&post1.id), None),
+                page("Contact", &contact.id),
+                link("Source", NavTargetType::Url, None, Some("https://github.com/quire-cms/quire")),
+                link("Legal", NavTargetType::Placeholder, None, None),
+            ] {
+                self.nav(&footer.id, item).await?;
+            }
         }
         Ok(())
     }
@@ -436,26 +389,18 @@ impl Seeder<'_> {
         protected: bool,
         title: &str,
     ) -> Result<Page> {
-        if let Ok(p) = self.store.page_by_slug(&self.scope, slug).await {
-            return Ok(p);
-        }
-        self.created += 1;
-        self.store
-            .create_page(
-                &self.ctx,
-                &self.scope,
-                NewPage {
-                    name: name.into(),
-                    slug: slug.into(),
-                    parent_id: parent.map(str::to_string),
-                    is_protected: Some(protected),
-                    meta: Some(json!({"title": title, "description": format!("{name} — Quire demo site")})),
-                    indexing: Some(true),
-                    sort_order: None,
-                    status: Some(PublishStatus::Published),
-                },
-            )
-            .await
+        let found = self.store.page_by_slug(&self.scope, slug).await;
+        let input = NewPage {
+            name: name.into(),
+            slug: slug.into(),
+            parent_id: parent.map(str::to_string),
+            is_protected: Some(protected),
+            meta: Some(json!({"title": title, "description": format!("{name} — Quire demo site")})),
+            indexing: Some(true),
+            sort_order: None,
+            status: Some(PublishStatus::Published),
+        };
+        made(&mut self.created, found, self.store.create_page(&self.ctx, &self.scope, input)).await
     }
 
     async fn sections(&mut self, page: &Page, sections: Vec<(&str, Value)>) -> Result<()> {
@@ -489,17 +434,9 @@ impl Seeder<'_> {
         kind: CollectionKind,
         fields: Option<Vec<quire_core::fields::FieldDef>>,
     ) -> Result<Collection> {
-        if let Ok(c) = self.store.collection(&self.scope, slug).await {
-            return Ok(c);
-        }
-        self.created += 1;
-        self.store
-            .create_collection(
-                &self.ctx,
-                &self.scope,
-                NewCollection { slug: slug.into(), name: name.into(), kind, fields },
-            )
-            .await
+        let found = self.store.collection(&self.scope, slug).await;
+        let input = NewCollection { slug: slug.into(), name: name.into(), kind, fields };
+        made(&mut self.created, found, self.store.create_collection(&self.ctx, &self.scope, input)).await
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -514,48 +451,41 @@ impl Seeder<'_> {
         tags: &[&str],
         featured: Option<&str>,
     ) -> Result<Entry> {
-        if let Ok(e) = self.store.entry_by_slug(&self.scope, &c.id, slug).await {
-            return Ok(e);
-        }
-        self.created += 1;
-        self.store
-            .create_entry(
-                &self.ctx,
-                &self.scope,
-                &c.id,
-                NewEntry {
-                    slug: slug.into(),
-                    title: title.into(),
-                    content: Some(content),
-                    status: Some(status),
-                    author: Some("Quire Team".into()),
-                    category: category.map(str::to_string),
-                    tags: Some(tags.iter().map(|t| t.to_string()).collect()),
-                    excerpt: Some(format!("{title}.")),
-                    featured_image: featured.map(str::to_string),
-                },
-            )
-            .await
+        let found = self.store.entry_by_slug(&self.scope, &c.id, slug).await;
+        let input = NewEntry {
+            slug: slug.into(),
+            title: title.into(),
+            content: Some(content),
+            status: Some(status),
+            author: Some("Quire Team".into()),
+            category: category.map(str::to_string),
+            tags: Some(tags.iter().map(|t| t.to_string()).collect()),
+            excerpt: Some(format!("{title}.")),
+            featured_image: featured.map(str::to_string),
+        };
+        made(&mut self.created, found, self.store.create_entry(&self.ctx, &self.scope, &c.id, input)).await
     }
 
     async fn navigation(&mut self, key: &str, name: &str, max: Option<i64>) -> Result<Navigation> {
-        if let Ok(n) = self.store.navigation(&self.scope, key).await {
-            return Ok(n);
-        }
-        self.created += 1;
-        self.store
-            .create_navigation(
-                &self.ctx,
-                &self.scope,
-                NewNavigation { key: key.into(), name: name.into(), max_items: max },
-            )
-            .await
+        let found = self.store.navigation(&self.scope, key).await;
+        let input = NewNavigation { key: key.into(), name: name.into(), max_items: max };
+        made(&mut self.created, found, self.store.create_navigation(&self.ctx, &self.scope, input)).await
     }
 
     async fn nav(&mut self, navigation: &str, item: NewNavItem) -> Result<NavItem> {
         self.created += 1;
         self.store.create_nav_item(&self.ctx, &self.scope, navigation, item).await
     }
+}
+
+/// The record `found`, when the lookup found it; otherwise the one `create`
+/// makes, counted in `created`.
+async fn made<T>(created: &mut usize, found: Result<T>, create: impl Future<Output = Result<T>>) -> Result<T> {
+    if let Ok(record) = found {
+        return Ok(record);
+    }
+    *created += 1;
+    create.await
 }
 
 /// A diagonal two-colour gradient, encoded as PNG.

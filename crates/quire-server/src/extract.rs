@@ -70,7 +70,7 @@ fn parse<T: DeserializeOwned>(content_type: Option<&str>, bytes: &[u8]) -> Resul
     }
     json::from_value(value).map_err(|err| {
         let path = err.path().to_string();
-        let message = err.into_inner().to_string();
+        let message = in_our_words(&err.into_inner().to_string());
         if path == "." || path.is_empty() { ApiError::bad_request(message) } else { ApiError::bad_field(path, message) }
     })
 }
@@ -124,12 +124,17 @@ fn query_error(text: &str) -> ApiError {
     if field.contains(' ') {
         return ApiError::bad_request(rest.to_string());
     }
+    ApiError::bad_field(field, in_our_words(message))
+}
+
+/// serde's "unknown variant `live`, expected one of `draft`, `published`"
+/// as `"live" is not one of draft, published`; other messages as they are.
+fn in_our_words(message: &str) -> String {
     let ticks: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-    let message = match message.strip_prefix("unknown variant ") {
+    match message.strip_prefix("unknown variant ") {
         Some(_) if !ticks.is_empty() => format!("\"{}\" is not one of {}", ticks[0], ticks[1..].join(", ")),
         _ => message.to_string(),
-    };
-    ApiError::bad_field(field, message)
+    }
 }
 
 /// Path parameters; a value of the wrong type is a 400 that names the

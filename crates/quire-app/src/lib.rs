@@ -17,6 +17,7 @@ pub mod published;
 pub mod restore;
 pub mod tokens;
 pub mod undo;
+pub mod uploads;
 
 pub use actor::Actor;
 pub use error::{AppError, AppResult, Failure};

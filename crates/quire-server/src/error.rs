@@ -140,6 +140,16 @@ impl From<quire_app::AppError> for ApiError {
     }
 }
 
+impl From<quire_app::uploads::UploadError> for ApiError {
+    fn from(e: quire_app::uploads::UploadError) -> Self {
+        use quire_app::uploads::UploadError;
+        match e {
+            UploadError::TooLarge(message) => ApiError::with_status(StatusCode::PAYLOAD_TOO_LARGE, message),
+            UploadError::Refused(e) => e.into(),
+        }
+    }
+}
+
 /// The HTTP status of a tool's failure, by its code.
 pub fn tool_status(code: quire_tools::ErrorCode) -> StatusCode {
     use quire_tools::ErrorCode;
@@ -220,9 +230,11 @@ fn jsonrpc_code_of(status: StatusCode) -> i64 {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 /// Middleware that gives every error response the one JSON shape: the
-/// router's own 404 and 405 (empty bodies), the body limit's 413 and a
-/// caught panic's 500 (plain text) are rewritten; JSON errors pass as they
-/// are, headers (`Allow`, `WWW-Authenticate`, the request id) are kept.
+/// router's own 404 and 405 (empty bodies), the 2 MiB body limit's 413
+/// (routes that take files answer their own, see
+/// [`crate::multipart::with_upload_limit`]) and a caught panic's 500 (plain
+/// text) are rewritten; JSON errors pass as they are, headers (`Allow`,
+/// `WWW-Authenticate`, the request id) are kept.
 /// On `/mcp` the shape is its protocol's: the MCP transport's plain-text
 /// refusals (and the body limit's) become JSON-RPC errors carrying that
 /// shape ([`ApiError::into_jsonrpc_response`]).
@@ -251,9 +263,6 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         StatusCode::METHOD_NOT_ALLOWED => {
             let allowed = parts.headers.get(axum::http::header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
             format!("{method} is not allowed on {path}; allowed: {allowed}")
-        }
-        StatusCode::PAYLOAD_TOO_LARGE if crate::routes::uploads::takes_files(&path) => {
-            "the body is larger than the upload limit (max_upload_mb)".to_string()
         }
         StatusCode::PAYLOAD_TOO_LARGE => {
             format!("the body is larger than the limit of {} MiB", crate::BODY_LIMIT / (1024 * 1024))

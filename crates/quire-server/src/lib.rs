@@ -12,6 +12,7 @@ pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod mcp;
+pub mod multipart;
 pub mod openapi;
 pub mod routes;
 
@@ -389,7 +390,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
 
 /// [`router_with`], and `files`: routes of `extra`'s kind that take files,
 /// merged beside the API's own file routes, outside the 2 MiB limit (they
-/// bring their own).
+/// bring their own: [`multipart::with_upload_limit`]).
 pub fn router_with_files(state: AppState, extra: Router<AppState>, files: Router<AppState>) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let mcp = mcp::service(&state);
@@ -403,6 +404,7 @@ pub fn router_with_files(state: AppState, extra: Router<AppState>, files: Router
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         // Merged after the 2 MiB limit, with their own (`max_upload_mb`).
         .merge(routes::uploads::router(max_upload))
+        .merge(routes::images::file_router(max_upload))
         .merge(files)
         .with_state(state)
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {

@@ -7,10 +7,9 @@ use crate::frame::Frame;
 use crate::pages::Head;
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::restore::restore_archive;
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::model::Archive;
 use quire_server::AppState;
 use quire_server::error::ApiError;
@@ -37,12 +36,8 @@ async fn page(
     cursor: Option<&str>,
     error: Option<(String, String)>,
 ) -> Result<ArchivePage, WebError> {
-    person.caller.require(Action::Read)?;
-    let listing = state
-        .store()
-        .archives(&person.caller.scope, None, 30, cursor)
-        .await
-        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    person.caller.authorize(Permission::Read)?;
+    let listing = state.store().archives(&person.caller.scope, None, 30, cursor).await.map_err(WebError::listing)?;
     Ok(ArchivePage {
         head: Head::new(),
         frame: Frame::new(person, "/archive"),

@@ -6,14 +6,14 @@
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
-use crate::pages::{Head, SavedQuery, library, render, stale};
+use crate::pages::{Head, SavedQuery, library, refused, render};
 use crate::{Person, actions};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
 use quire_server::AppState;
@@ -45,7 +45,7 @@ pub async fn list(
     person: Person,
     Query(q): Query<CursorQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let listing = state.store().collections(&person.caller.scope, PER_SCREEN, q.cursor.as_deref()).await?;
     let mut collections = listing.items;
     collections.sort_by_key(|c| (c.kind != CollectionKind::Posts, c.name.to_lowercase()));
@@ -83,11 +83,9 @@ fn noun(c: &Collection) -> &'static str {
     if c.kind == CollectionKind::Posts { "post" } else { "entry" }
 }
 
+/// Parses an entry's status from a form or a filter ("": none).
 fn entry_status(value: &str) -> Result<Option<EntryStatus>, quire_store::StoreError> {
-    match value {
-        "" => Ok(None),
-        s => EntryStatus::parse("status", s).map(Some).map_err(quire_store::StoreError::from),
-    }
+    form::choice(value, |s| EntryStatus::parse("status", s))
 }
 
 async fn entries_page(
@@ -99,7 +97,7 @@ async fn entries_page(
     content: Value,
     errors: Errors,
 ) -> Result<EntriesPage, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let scope = &person.caller.scope;
     let collection = state.store().collection(scope, slug).await?;
     let status = q.status.unwrap_or_default();
@@ -108,7 +106,7 @@ async fn entries_page(
         .store()
         .entry_views(scope, &collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
         .await
-        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+        .map_err(WebError::listing)?;
     let fields = form::render(&required(&collection), &content, &errors, &[]);
     Ok(EntriesPage {
         head: Head::new(),
@@ -151,7 +149,7 @@ pub async fn create(
     let (title, entry_slug) = (own(&pairs, "title").to_string(), own(&pairs, "slug").to_string());
     let mut content = Value::Null;
     let result = async {
-        person.caller.require(Action::Write(EntityKind::Entry))?;
+        person.caller.authorize(Permission::Write(EntityKind::Entry))?;
         let collection = state.store().collection(&person.caller.scope, &slug).await?;
         content = Value::Object(form::read(&required(&collection), &pairs));
         let input = NewEntry {
@@ -168,10 +166,7 @@ pub async fn create(
         Ok(Err(e)) => {
             let errors = entry_errors(&e);
             let q = CursorQuery { cursor: None, status: None };
-            match entries_page(&state, &person, &slug, q, (title, entry_slug), content, errors).await {
-                Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-                Err(e) => e.into_response(),
-            }
+            refused(entries_page(&state, &person, &slug, q, (title, entry_slug), content, errors).await)
         }
         Err(e) => e.into_response(),
     }
@@ -272,7 +267,7 @@ pub async fn edit(
     Path(id): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let scope = &person.caller.scope;
     let entry = state.store().entry(scope, &id).await?;
     let collection = state.store().collection(scope, &entry.collection_id).await?;
@@ -283,8 +278,7 @@ pub async fn edit(
 /// The entry's own fields, named `entry.<field>` so a content field of
 /// the same name cannot collide with them.
 fn own<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
-    let key = format!("entry.{name}");
-    pairs.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v.as_str()).unwrap_or("")
+    form::value(pairs, &format!("entry.{name}"))
 }
 
 /// The entry's own fields, as the store names them in errors.
@@ -309,16 +303,6 @@ fn entry_errors(e: &quire_store::StoreError) -> Errors {
     out
 }
 
-/// `None` for an empty (trimmed) text: clears an optional field.
-fn optional(text: &str) -> Option<String> {
-    Some(text.trim()).filter(|t| !t.is_empty()).map(str::to_string)
-}
-
-/// Tags typed comma-separated.
-fn tags_of(text: &str) -> Vec<String> {
-    text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()
-}
-
 /// `POST /entries/{id}`: saves the entry.
 pub async fn update(
     State(state): State<AppState>,
@@ -328,7 +312,7 @@ pub async fn update(
 ) -> Response {
     let scope = person.caller.scope.clone();
     let prepared = async {
-        person.caller.require(Action::Write(EntityKind::Entry))?;
+        person.caller.authorize(Permission::Write(EntityKind::Entry))?;
         let entry = state.store().entry(&scope, &id).await?;
         let collection = state.store().collection(&scope, &entry.collection_id).await?;
         Ok::<_, WebError>((entry, collection))
@@ -339,7 +323,7 @@ pub async fn update(
         Err(e) => return e.into_response(),
     };
     let read = form::read(&collection.fields, &pairs);
-    let result = match (stale(&pairs, entry.version), entry_status(own(&pairs, "status"))) {
+    let result = match (form::stale(&pairs, entry.version), entry_status(own(&pairs, "status"))) {
         (Some(e), _) | (None, Err(e)) => Err(e),
         (None, Ok(status)) => {
             let patch = EntryPatch {
@@ -347,11 +331,11 @@ pub async fn update(
                 title: Some(own(&pairs, "title").to_string()),
                 content: Some(form::patch(&collection.fields, read.clone())),
                 status,
-                author: Some(optional(own(&pairs, "author"))),
-                category: Some(optional(own(&pairs, "category"))),
-                tags: Some(tags_of(own(&pairs, "tags"))),
-                excerpt: Some(optional(own(&pairs, "excerpt"))),
-                featured_image: Some(optional(own(&pairs, "featuredImage"))),
+                author: Some(form::optional(own(&pairs, "author"))),
+                category: Some(form::optional(own(&pairs, "category"))),
+                tags: Some(form::tags(own(&pairs, "tags"))),
+                excerpt: Some(form::optional(own(&pairs, "excerpt"))),
+                featured_image: Some(form::optional(own(&pairs, "featuredImage"))),
             };
             state.store().update_entry(&person.caller.ctx(), &scope, &id, patch).await
         }
@@ -367,11 +351,11 @@ pub async fn update(
             }
             typed.title = own(&pairs, "title").to_string();
             typed.slug = own(&pairs, "slug").to_string();
-            typed.author = optional(own(&pairs, "author"));
-            typed.category = optional(own(&pairs, "category"));
-            typed.tags = tags_of(own(&pairs, "tags"));
-            typed.excerpt = optional(own(&pairs, "excerpt"));
-            typed.featured_image = optional(own(&pairs, "featuredImage"));
+            typed.author = form::optional(own(&pairs, "author"));
+            typed.category = form::optional(own(&pairs, "category"));
+            typed.tags = form::tags(own(&pairs, "tags"));
+            typed.excerpt = form::optional(own(&pairs, "excerpt"));
+            typed.featured_image = form::optional(own(&pairs, "featuredImage"));
             typed.content = Value::Object(read);
             let shown = Shown { errors, saved: false };
             render(
@@ -385,12 +369,6 @@ pub async fn update(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tags_are_split_on_commas_and_trimmed() {
-        assert_eq!(tags_of(" news, rust ,, launch "), vec!["news", "rust", "launch"]);
-        assert!(tags_of(" , ").is_empty());
-    }
 
     #[test]
     fn errors_land_on_the_input_that_names_them() {

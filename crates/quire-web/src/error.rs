@@ -36,6 +36,14 @@ struct ErrorPage<'a> {
     message: &'a str,
 }
 
+impl WebError {
+    /// A list the store would not read: its cursor or filter is the
+    /// request's fault (400), whatever the store called it.
+    pub fn listing(e: StoreError) -> Self {
+        WebError::Status(StatusCode::BAD_REQUEST, e.to_string())
+    }
+}
+
 impl From<ApiError> for WebError {
     fn from(e: ApiError) -> Self {
         let status = e.status;

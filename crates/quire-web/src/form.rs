@@ -379,6 +379,62 @@ fn read_field(def: &FieldDef, path: &str, values: &HashMap<&str, &str>) -> Optio
     }
 }
 
+/// The value a submitted form last gave `name` (a ticked checkbox's
+/// "true" follows its hidden "false": the last one counts), or "" when it
+/// gave none.
+pub fn value<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
+    pairs.iter().rev().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+}
+
+/// Every value a submitted form gave `name`, in order (a multiple choice).
+pub fn values(pairs: &[(String, String)], name: &str) -> Vec<String> {
+    pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.clone()).collect()
+}
+
+/// A checkbox sent as a hidden "false" then, when ticked, the box's
+/// "true": whether it is ticked; `None` when the form has no such input.
+pub fn checked(pairs: &[(String, String)], name: &str) -> Option<bool> {
+    pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v == "true")
+}
+
+/// `None` for an empty (trimmed) text: clears an optional field.
+pub fn optional(text: &str) -> Option<String> {
+    Some(text.trim()).filter(|t| !t.is_empty()).map(str::to_string)
+}
+
+/// Tags typed comma-separated.
+pub fn tags(text: &str) -> Vec<String> {
+    text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()
+}
+
+/// A choice a form may leave empty: `None` for "", else what `parse`
+/// makes of it, its refusal as the store's (so it shows next to its input).
+pub fn choice<T>(
+    value: &str,
+    parse: impl FnOnce(&str) -> Result<T, quire_core::FieldError>,
+) -> Result<Option<T>, quire_store::StoreError> {
+    match value {
+        "" => Ok(None),
+        v => parse(v).map(Some).map_err(quire_store::StoreError::from),
+    }
+}
+
+/// A conflict when the form was opened on an older version of the record
+/// than the one stored (someone, or the agent, changed it meanwhile): saving
+/// would silently undo their change.
+pub fn stale(pairs: &[(String, String)], current: i64) -> Option<quire_store::StoreError> {
+    let opened = value(pairs, "_version").parse::<i64>().ok()?;
+    (opened != current).then(|| {
+        quire_store::StoreError::conflict(
+            None,
+            format!(
+                "it changed since you opened it (you edited version {opened}, it is now at {current}); reload to see the \
+                 changes, then make yours again"
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

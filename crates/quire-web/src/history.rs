@@ -13,7 +13,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::restore::restore_revision;
 use quire_app::undo::undo_turn;
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::model::{Change, EntityKind, Surface};
 use quire_server::AppState;
 use quire_server::error::ApiError;
@@ -71,7 +71,7 @@ pub async fn list(
     person: Person,
     Query(q): Query<HistoryQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let bad = |field: &str, e: quire_core::FieldError| {
         WebError::Status(StatusCode::BAD_REQUEST, format!("{field}: {}", e.rule))
     };
@@ -93,7 +93,7 @@ pub async fn list(
         .store()
         .change_summaries(&person.caller.scope, &filter, PER_SCREEN, q.cursor.as_deref())
         .await
-        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+        .map_err(WebError::listing)?;
     let page = HistoryPage {
         head: Head::new(),
         frame: Frame::new(&person, "/history"),
@@ -150,7 +150,7 @@ async fn change_page(
     id: i64,
     message: Option<String>,
 ) -> Result<ChangePage, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let change = state.store().change(&person.caller.scope, id).await?;
     let pretty =
         |v: &Option<Value>| v.as_ref().map(|v| serde_json::to_string_pretty(v).unwrap_or_default()).unwrap_or_default();

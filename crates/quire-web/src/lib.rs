@@ -178,12 +178,8 @@ fn same_origin(headers: &axum::http::HeaderMap) -> Result<(), WebError> {
 /// The CSRF secret is checked by the handler: it is the form's first
 /// field, read before any file.
 pub fn file_router(max_upload: u64) -> Router<AppState> {
-    let limit = usize::try_from(max_upload).unwrap_or(usize::MAX).saturating_add(64 * 1024);
-    Router::new()
-        .route(quire_server::routes::uploads::UPLOAD_FORM, post(media::upload))
-        .layer(axum::extract::DefaultBodyLimit::max(limit))
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(limit))
-        .layer(middleware::from_fn(security_headers))
+    let routes = Router::new().route("/media/upload", post(media::upload));
+    quire_server::multipart::with_upload_limit(routes, max_upload).layer(middleware::from_fn(security_headers))
 }
 
 /// The `Set-Cookie` value of a browser session (`secret` empty: one that

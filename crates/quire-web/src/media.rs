@@ -9,13 +9,13 @@ use crate::Person;
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
-use crate::pages::{Head, render, stale};
+use crate::pages::{Head, render};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::fields::is_href;
 use quire_core::input::ImagePatch;
 use quire_core::model::{EntityKind, Image, ImageStatus};
@@ -86,18 +86,12 @@ pub async fn grid(
     person: Person,
     Query(q): Query<MediaQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let scope = &person.caller.scope;
-    let status = match q.status.as_str() {
-        "" => None,
-        s => Some(ImageStatus::parse("status", s).map_err(quire_store::StoreError::from)?),
-    };
+    let status = form::choice(&q.status, |s| ImageStatus::parse("status", s))?;
     let (images, next) = if q.q.trim().is_empty() {
-        let listing = state
-            .store()
-            .images(scope, status, PER_SCREEN, q.cursor.as_deref())
-            .await
-            .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+        let listing =
+            state.store().images(scope, status, PER_SCREEN, q.cursor.as_deref()).await.map_err(WebError::listing)?;
         (listing.items, listing.next_cursor)
     } else {
         // Ranked as getImage ranks (by meaning too, when an embedding model
@@ -156,12 +150,12 @@ async fn receive_form(
     req: axum::extract::Request,
 ) -> Result<Vec<Uploaded>, WebError> {
     crate::same_origin(req.headers())?;
-    person.caller.require(Action::Write(EntityKind::Image))?;
+    person.caller.authorize(Permission::Write(EntityKind::Image))?;
     let mut form = <axum::extract::Multipart as axum::extract::FromRequest<AppState>>::from_request(req, state)
         .await
         .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.body_text()))?;
     let too_large = |e: axum::extract::multipart::MultipartError| {
-        let e = quire_server::routes::uploads::multipart_error(e);
+        let e = quire_server::multipart::multipart_error(e);
         WebError::Status(e.status, e.message)
     };
     // The secret comes first, so no file is read for a forged form.
@@ -178,7 +172,7 @@ async fn receive_form(
         ));
     }
     let services = state.registry().services();
-    let ctx = quire_server::auth::call_context(&person.caller, &axum::http::HeaderMap::new());
+    let actor = person.caller.acting();
     let mut uploaded = Vec::new();
     while let Some(field) = form.next_field().await.map_err(too_large)? {
         if field.name() != Some("file") {
@@ -188,17 +182,12 @@ async fn receive_form(
         if name.is_empty() {
             continue; // the form sent with no file chosen
         }
-        let received = quire_server::routes::uploads::receive(state, &person.caller, field).await;
-        let outcome = match received {
+        let outcome = match quire_server::multipart::receive(services, &actor, field).await {
             Ok(upload) => {
-                let meta = quire_store::ImageMeta::default();
-                match quire_tools::images::create_from_upload(services, &ctx, &upload, meta).await {
-                    Ok((image, _)) => Ok(image),
-                    Err(e) => {
-                        quire_server::routes::uploads::discard(state, &person.caller, Some(&upload)).await;
-                        Err(e.message)
-                    }
-                }
+                quire_app::uploads::create_image(services, &actor, &upload, quire_store::ImageMeta::default())
+                    .await
+                    .map(|(image, _)| image)
+                    .map_err(|e| e.to_string())
             }
             Err(e) => Err(e.message),
         };
@@ -271,7 +260,7 @@ pub async fn show(
     Path(id): Path<String>,
     Query(q): Query<crate::pages::SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let image = state.store().image(&person.caller.scope, &id).await?;
     Ok(Html(ImagePage::new(&person, image, Errors::new(), q.saved.is_some()).render()?))
 }
@@ -283,19 +272,18 @@ pub async fn update(
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    let get = |k: &str| form::value(&pairs, k).trim().to_string();
     let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.require(Action::Write(EntityKind::Image))?;
+        person.caller.authorize(Permission::Write(EntityKind::Image))?;
         let current = state.store().image(&scope, &id).await?;
-        if let Some(e) = stale(&pairs, current.version) {
+        if let Some(e) = form::stale(&pairs, current.version) {
             return Ok((current, Err(e)));
         }
-        let optional = |s: String| Some(s).filter(|s| !s.is_empty());
         let patch = ImagePatch {
-            alt: Some(optional(get("alt"))),
-            description: Some(optional(get("description"))),
-            tags: Some(get("tags").split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect()),
+            alt: Some(form::optional(&get("alt"))),
+            description: Some(form::optional(&get("description"))),
+            tags: Some(form::tags(&get("tags"))),
             categories: None,
         };
         let saved = state.store().update_image(&person.caller.ctx(), &scope, &id, patch).await;
@@ -322,7 +310,7 @@ pub async fn archive(
     person: Person,
     Path(id): Path<String>,
 ) -> Result<Redirect, WebError> {
-    person.caller.require(Action::Delete(EntityKind::Image))?;
+    person.caller.authorize(Permission::Delete(EntityKind::Image))?;
     state.store().archive(&person.caller.ctx(), &person.caller.scope, EntityKind::Image, &[id]).await?;
     Ok(Redirect::to("/media?archived=1"))
 }

@@ -6,13 +6,12 @@ use crate::Person;
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
-use crate::pages::{Head, MoveForm, render, stale};
+use crate::pages::{Head, MoveForm, refused};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{NavItemPatch, NewNavItem, NewNavigation};
 use quire_core::model::{EntityKind, NavItem, NavTargetType, Navigation};
 use quire_server::AppState;
@@ -45,12 +44,9 @@ async fn menus_page(
     new: (String, String),
     errors: Errors,
 ) -> Result<MenusPage, WebError> {
-    person.caller.require(Action::Read)?;
-    let listing = state
-        .store()
-        .navigations(&person.caller.scope, MENUS_PER_SCREEN, cursor)
-        .await
-        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    person.caller.authorize(Permission::Read)?;
+    let listing =
+        state.store().navigations(&person.caller.scope, MENUS_PER_SCREEN, cursor).await.map_err(WebError::listing)?;
     Ok(MenusPage {
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
@@ -90,17 +86,14 @@ pub struct NewMenuForm {
 /// `POST /navigation`: creates a menu.
 pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewMenuForm>) -> Response {
     let result = async {
-        person.caller.require(Action::Write(EntityKind::Navigation))?;
+        person.caller.authorize(Permission::Write(EntityKind::Navigation))?;
         let input = NewNavigation { key: f.key.clone(), name: f.name.clone(), max_items: None };
         Ok::<_, WebError>(state.store().create_navigation(&person.caller.ctx(), &person.caller.scope, input).await)
     }
     .await;
     match result {
         Ok(Ok(menu)) => Redirect::to(&format!("/navigation/{}", menu.id)).into_response(),
-        Ok(Err(e)) => match menus_page(&state, &person, None, (f.key, f.name), form::errors_of(&e, "")).await {
-            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-            Err(e) => e.into_response(),
-        },
+        Ok(Err(e)) => refused(menus_page(&state, &person, None, (f.key, f.name), form::errors_of(&e, "")).await),
         Err(e) => e.into_response(),
     }
 }
@@ -268,7 +261,7 @@ async fn menu_page(
     typed: Typed,
     errors: Errors,
 ) -> Result<MenuPage, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let scope = &person.caller.scope;
     let menu = state.store().navigation(scope, id).await?;
     let items = all_items(state, person, &menu.id).await?;
@@ -299,16 +292,13 @@ pub async fn show(
 /// Reads an item form: label, target type, target (an id, or a URL for
 /// url targets), parent and visibility.
 fn read(pairs: &[(String, String)]) -> Typed {
-    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    let get = |k: &str| form::value(pairs, k).trim().to_string();
     Typed {
         label: get("label"),
         target_type: get("target_type"),
         target: get("target"),
         parent_id: get("parent_id"),
-        visible: crate::pages::checked(
-            &pairs.iter().filter(|(k, _)| k == "visible").map(|(_, v)| v.clone()).collect::<Vec<_>>(),
-        )
-        .unwrap_or(true),
+        visible: form::checked(pairs, "visible").unwrap_or(true),
     }
 }
 
@@ -353,7 +343,7 @@ pub async fn add_item(
 ) -> Response {
     let typed = read(&pairs);
     let result = async {
-        person.caller.require(Action::Write(EntityKind::NavItem))?;
+        person.caller.authorize(Permission::Write(EntityKind::NavItem))?;
         let made = match target(&state, &person, &typed).await {
             Ok((target_type, target_id, url)) => {
                 let input = NewNavItem {
@@ -374,10 +364,7 @@ pub async fn add_item(
     .await;
     match result {
         Ok(Ok(item)) => Redirect::to(&format!("/navigation/{id}#item-{}", item.id)).into_response(),
-        Ok(Err(e)) => match menu_page(&state, &person, &id, typed, form::errors_of(&e, "")).await {
-            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-            Err(e) => e.into_response(),
-        },
+        Ok(Err(e)) => refused(menu_page(&state, &person, &id, typed, form::errors_of(&e, "")).await),
         Err(e) => e.into_response(),
     }
 }
@@ -433,7 +420,7 @@ pub async fn edit_item(
     person: Person,
     Path(id): Path<String>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let item = state.store().nav_item(&person.caller.scope, &id).await?;
     Ok(Html(item_page(&state, &person, item, None, Errors::new()).await?.render()?))
 }
@@ -448,9 +435,9 @@ pub async fn update_item(
     let typed = read(&pairs);
     let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.require(Action::Write(EntityKind::NavItem))?;
+        person.caller.authorize(Permission::Write(EntityKind::NavItem))?;
         let item = state.store().nav_item(&scope, &id).await?;
-        let saved = match (stale(&pairs, item.version), target(&state, &person, &typed).await) {
+        let saved = match (form::stale(&pairs, item.version), target(&state, &person, &typed).await) {
             (Some(e), _) | (None, Err(e)) => Err(e),
             (None, Ok((target_type, target_id, url))) => {
                 let patch = NavItemPatch {
@@ -472,10 +459,7 @@ pub async fn update_item(
         Ok((_, Ok(item))) => {
             Redirect::to(&format!("/navigation/{}#item-{}", item.navigation_id, item.id)).into_response()
         }
-        Ok((item, Err(e))) => match item_page(&state, &person, item, Some(typed), form::errors_of(&e, "")).await {
-            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-            Err(e) => e.into_response(),
-        },
+        Ok((item, Err(e))) => refused(item_page(&state, &person, item, Some(typed), form::errors_of(&e, "")).await),
         Err(e) => e.into_response(),
     }
 }
@@ -488,7 +472,7 @@ pub async fn move_item(
     Path(id): Path<String>,
     Form(f): Form<MoveForm>,
 ) -> Result<Redirect, WebError> {
-    person.caller.require(Action::Write(EntityKind::NavItem))?;
+    person.caller.authorize(Permission::Write(EntityKind::NavItem))?;
     let scope = &person.caller.scope;
     let item = state.store().nav_item(scope, &id).await?;
     state.store().shift_nav_item(&person.caller.ctx(), scope, &id, f.by()?).await?;
@@ -501,7 +485,7 @@ pub async fn archive_item(
     person: Person,
     Path(id): Path<String>,
 ) -> Result<Redirect, WebError> {
-    person.caller.require(Action::Delete(EntityKind::NavItem))?;
+    person.caller.authorize(Permission::Delete(EntityKind::NavItem))?;
     let scope = &person.caller.scope;
     let item = state.store().nav_item(scope, &id).await?;
     state.store().archive(&person.caller.ctx(), scope, EntityKind::NavItem, &[id]).await?;

@@ -6,13 +6,13 @@
 use crate::Person;
 use crate::error::WebError;
 use crate::frame::Frame;
-use crate::pages::{Head, render};
+use crate::pages::{Head, refused, render};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::model::EntityKind;
 use quire_server::AppState;
 use serde::Deserialize;
@@ -46,14 +46,8 @@ pub struct PathQuery {
 }
 
 /// Runs a vault tool as the person: its answer, or its error message.
-async fn tool(
-    state: &AppState,
-    person: &Person,
-    headers: &HeaderMap,
-    name: &str,
-    args: Value,
-) -> Result<Value, String> {
-    let ctx = quire_server::auth::call_context(&person.caller, headers);
+async fn tool(state: &AppState, person: &Person, name: &str, args: Value) -> Result<Value, String> {
+    let ctx = person.caller.acting().call_context();
     let answer = state.registry().call(&ctx, name, args).await;
     if answer.get("success").and_then(Value::as_bool) == Some(false) {
         return Err(answer.get("error").and_then(Value::as_str).unwrap_or("the vault refused").to_string());
@@ -77,15 +71,13 @@ fn trail(path: &str) -> Vec<(String, String)> {
 async fn folder_page(
     state: &AppState,
     person: &Person,
-    headers: &HeaderMap,
     path: String,
     error: Option<String>,
 ) -> Result<FolderPage, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let args = if path.is_empty() { json!({}) } else { json!({ "path": path }) };
-    let listed = tool(state, person, headers, "listFolder", args)
-        .await
-        .map_err(|e| WebError::Status(StatusCode::NOT_FOUND, e))?;
+    let listed =
+        tool(state, person, "listFolder", args).await.map_err(|e| WebError::Status(StatusCode::NOT_FOUND, e))?;
     let items = listed
         .get("items")
         .and_then(Value::as_array)
@@ -110,10 +102,9 @@ async fn folder_page(
 pub async fn folder(
     State(state): State<AppState>,
     person: Person,
-    headers: HeaderMap,
     Query(q): Query<PathQuery>,
 ) -> Result<Html<String>, WebError> {
-    Ok(Html(folder_page(&state, &person, &headers, q.path, None).await?.render()?))
+    Ok(Html(folder_page(&state, &person, q.path, None).await?.render()?))
 }
 
 #[derive(Deserialize)]
@@ -131,23 +122,18 @@ fn join(folder: &str, name: &str) -> String {
 }
 
 /// `POST /notes`: a new note (opened for editing) or folder.
-pub async fn create(
-    State(state): State<AppState>,
-    person: Person,
-    headers: HeaderMap,
-    Form(f): Form<NewForm>,
-) -> Response {
-    if let Err(e) = person.caller.require(Action::Write(EntityKind::Note)) {
+pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewForm>) -> Response {
+    if let Err(e) = person.caller.authorize(Permission::Write(EntityKind::Note)) {
         return WebError::from(e).into_response();
     }
     let mut path = join(&f.folder, &f.name);
     let made = if f.kind == "folder" {
-        tool(&state, &person, &headers, "createFolder", json!({ "path": path })).await
+        tool(&state, &person, "createFolder", json!({ "path": path })).await
     } else {
         if !path.contains('.') {
             path.push_str(".md");
         }
-        tool(&state, &person, &headers, "writeNote", json!({ "path": path, "content": "" })).await
+        tool(&state, &person, "writeNote", json!({ "path": path, "content": "" })).await
     };
     match made {
         Ok(answer) => {
@@ -155,10 +141,7 @@ pub async fn create(
             let to = if f.kind == "folder" { "/notes?path=" } else { "/notes/edit?path=" };
             Redirect::to(&format!("{to}{}", crate::error::urlencode(&made_path))).into_response()
         }
-        Err(message) => match folder_page(&state, &person, &headers, f.folder, Some(message)).await {
-            Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-            Err(e) => e.into_response(),
-        },
+        Err(message) => refused(folder_page(&state, &person, f.folder, Some(message)).await),
     }
 }
 
@@ -192,7 +175,7 @@ pub async fn edit(
     person: Person,
     Query(q): Query<EditQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let (path, content) = note_text(&state, &person, &q.path).await?;
     let page = NotePage {
         head: Head::new(),
@@ -245,11 +228,10 @@ async fn note_text(state: &AppState, person: &Person, path: &str) -> Result<(Str
 pub async fn save(
     State(state): State<AppState>,
     person: Person,
-    headers: HeaderMap,
     Query(q): Query<EditQuery>,
     Form(f): Form<NoteForm>,
 ) -> Response {
-    if let Err(e) = person.caller.require(Action::Write(EntityKind::Note)) {
+    if let Err(e) = person.caller.authorize(Permission::Write(EntityKind::Note)) {
         return WebError::from(e).into_response();
     }
     // Browsers send CRLF line breaks; the vault keeps the note's own.
@@ -264,7 +246,7 @@ pub async fn save(
             .to_string())
     } else {
         let args = json!({ "path": q.path, "content": content, "overwrite": true });
-        tool(&state, &person, &headers, "writeNote", args).await
+        tool(&state, &person, "writeNote", args).await
     };
     match written {
         Ok(_) => {
@@ -288,16 +270,11 @@ pub async fn save(
 
 /// `POST /notes/archive?path=ITEM`: moves a note or folder into the
 /// vault's archive (undoable from history).
-pub async fn archive(
-    State(state): State<AppState>,
-    person: Person,
-    headers: HeaderMap,
-    Query(q): Query<PathQuery>,
-) -> Response {
-    if let Err(e) = person.caller.require(Action::Delete(EntityKind::Note)) {
+pub async fn archive(State(state): State<AppState>, person: Person, Query(q): Query<PathQuery>) -> Response {
+    if let Err(e) = person.caller.authorize(Permission::Delete(EntityKind::Note)) {
         return WebError::from(e).into_response();
     }
-    match tool(&state, &person, &headers, "archiveItem", json!({ "path": q.path })).await {
+    match tool(&state, &person, "archiveItem", json!({ "path": q.path })).await {
         Ok(_) => Redirect::to(&format!("/notes?path={}", crate::error::urlencode(&folder_of(&q.path)))).into_response(),
         Err(message) => WebError::Status(StatusCode::UNPROCESSABLE_ENTITY, message).into_response(),
     }

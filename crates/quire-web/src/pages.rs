@@ -10,7 +10,7 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::{NewPage, NewSection, PagePatch, SectionPatch};
 use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, SectionTemplate};
 use quire_server::AppState;
@@ -86,7 +86,7 @@ async fn tree_page(
     new: (String, String),
     errors: Errors,
 ) -> Result<TreePage, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let scope = &person.caller.scope;
     let parent = match &parent_id {
         Some(id) => Some(state.store().page(scope, id).await?),
@@ -94,11 +94,8 @@ async fn tree_page(
     };
     let first_screen = cursor.is_none();
     let filter = PageFilter { root_only: parent_id.is_none(), parent_id, status: None };
-    let listing = state
-        .store()
-        .pages(scope, &filter, PER_SCREEN, cursor.as_deref())
-        .await
-        .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let listing =
+        state.store().pages(scope, &filter, PER_SCREEN, cursor.as_deref()).await.map_err(WebError::listing)?;
     let mut trail = trail(state, person, parent.as_ref()).await?;
     if let Some(p) = &parent {
         trail.push(p.clone());
@@ -140,19 +137,16 @@ pub struct NewPageForm {
     status: Option<String>,
 }
 
-/// Parses a status from a form (`field` names it in the error).
-fn status_of(value: Option<&str>) -> Result<Option<PublishStatus>, quire_store::StoreError> {
-    match value.filter(|s| !s.is_empty()) {
-        None => Ok(None),
-        Some(s) => PublishStatus::parse("status", s).map(Some).map_err(quire_store::StoreError::from),
-    }
+/// Parses a page's or section's status from a form ("": unchanged).
+fn status_of(value: &str) -> Result<Option<PublishStatus>, quire_store::StoreError> {
+    form::choice(value, |s| PublishStatus::parse("status", s))
 }
 
 /// `POST /pages`: creates a page under the parent on screen.
 pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewPageForm>) -> Response {
     let parent_id = f.parent_id.filter(|p| !p.is_empty());
     let result = async {
-        person.caller.require(Action::Write(EntityKind::Page))?;
+        person.caller.authorize(Permission::Write(EntityKind::Page))?;
         let input = NewPage {
             name: f.name.clone(),
             slug: f.slug.clone(),
@@ -161,7 +155,7 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
             meta: None,
             indexing: None,
             sort_order: None,
-            status: status_of(f.status.as_deref())?,
+            status: status_of(f.status.as_deref().unwrap_or_default())?,
         };
         Ok::<_, WebError>(state.store().create_page(&person.caller.ctx(), &person.caller.scope, input).await)
     }
@@ -170,19 +164,26 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
         Ok(Ok(page)) => Redirect::to(&format!("/pages/{}", page.id)).into_response(),
         Ok(Err(e)) => {
             let errors = form::errors_of(&e, "");
-            match tree_page(&state, &person, parent_id, None, (f.name, f.slug), errors).await {
-                Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-                Err(e) => e.into_response(),
-            }
+            refused(tree_page(&state, &person, parent_id, None, (f.name, f.slug), errors).await)
         }
         Err(e) => e.into_response(),
     }
 }
 
+/// A screen answered with `status`.
 pub(crate) fn render<T: Template>(status: StatusCode, page: &T) -> Response {
     match page.render() {
         Ok(html) => (status, Html(html)).into_response(),
         Err(e) => WebError::from(e).into_response(),
+    }
+}
+
+/// A refused form's screen shown again (422) with what was typed and the
+/// errors, or the error that kept the screen from being built.
+pub(crate) fn refused<T: Template>(page: Result<T, WebError>) -> Response {
+    match page {
+        Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
+        Err(e) => e.into_response(),
     }
 }
 
@@ -278,31 +279,9 @@ pub async fn edit(
     Path(id): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let page = state.store().page(&person.caller.scope, &id).await?;
     Ok(Html(editor(&state, &person, page, Errors::new(), q.saved.is_some()).await?.render()?))
-}
-
-#[derive(Deserialize)]
-pub struct PageForm {
-    name: String,
-    slug: String,
-    #[serde(default)]
-    parent_id: String,
-    status: String,
-    /// Checkboxes: a hidden "false" then the box's "true".
-    #[serde(default)]
-    is_protected: Vec<String>,
-    #[serde(default)]
-    indexing: Vec<String>,
-    #[serde(default)]
-    meta_title: String,
-    #[serde(default)]
-    meta_description: String,
-}
-
-pub(crate) fn checked(values: &[String]) -> Option<bool> {
-    values.last().map(|v| v == "true")
 }
 
 /// `POST /pages/{id}`: saves the page's own fields.
@@ -312,38 +291,28 @@ pub async fn update(
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
-    let all = |k: &str| pairs.iter().filter(|(n, _)| n == k).map(|(_, v)| v.clone()).collect::<Vec<_>>();
-    let f = PageForm {
-        name: get("name"),
-        slug: get("slug"),
-        parent_id: get("parent_id"),
-        status: get("status"),
-        is_protected: all("is_protected"),
-        indexing: all("indexing"),
-        meta_title: get("meta_title"),
-        meta_description: get("meta_description"),
-    };
+    let get = |k: &str| form::value(&pairs, k).to_string();
+    let (name, slug) = (get("name"), get("slug"));
     let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.require(Action::Write(EntityKind::Page))?;
+        person.caller.authorize(Permission::Write(EntityKind::Page))?;
         let current = state.store().page(&scope, &id).await?;
-        if let Some(e) = stale(&pairs, current.version) {
+        if let Some(e) = form::stale(&pairs, current.version) {
             return Ok(Err(e));
         }
         let meta = serde_json::json!({
-            "title": Some(f.meta_title.trim()).filter(|s| !s.is_empty()),
-            "description": Some(f.meta_description.trim()).filter(|s| !s.is_empty()),
+            "title": form::optional(form::value(&pairs, "meta_title")),
+            "description": form::optional(form::value(&pairs, "meta_description")),
         });
         let patch = PagePatch {
-            name: Some(f.name.clone()),
-            slug: Some(f.slug.clone()),
-            parent_id: Some(Some(f.parent_id.trim().to_string()).filter(|p| !p.is_empty())),
-            is_protected: checked(&f.is_protected),
+            name: Some(name.clone()),
+            slug: Some(slug.clone()),
+            parent_id: Some(form::optional(form::value(&pairs, "parent_id"))),
+            is_protected: form::checked(&pairs, "is_protected"),
             meta: Some(meta),
-            indexing: checked(&f.indexing),
+            indexing: form::checked(&pairs, "indexing"),
             sort_order: None,
-            status: status_of(Some(&f.status)).map_err(WebError::from)?,
+            status: status_of(form::value(&pairs, "status")).map_err(WebError::from)?,
         };
         Ok::<_, WebError>(state.store().update_page(&person.caller.ctx(), &scope, &id, patch).await)
     }
@@ -355,16 +324,13 @@ pub async fn update(
             let page = match state.store().page(&scope, &id).await {
                 Ok(mut page) => {
                     // Show what was typed, not what is stored.
-                    page.name = f.name;
-                    page.slug = f.slug;
+                    page.name = name;
+                    page.slug = slug;
                     page
                 }
                 Err(e) => return WebError::from(e).into_response(),
             };
-            match editor(&state, &person, page, errors, false).await {
-                Ok(p) => render(StatusCode::UNPROCESSABLE_ENTITY, &p),
-                Err(e) => e.into_response(),
-            }
+            refused(editor(&state, &person, page, errors, false).await)
         }
         Err(e) => e.into_response(),
     }
@@ -444,7 +410,7 @@ pub async fn new_section(
     Path(id): Path<String>,
     Query(q): Query<TemplateQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Write(EntityKind::Section))?;
+    person.caller.authorize(Permission::Write(EntityKind::Section))?;
     let scope = &person.caller.scope;
     let page = state.store().page(scope, &id).await?;
     let template = state.store().template(scope, &q.template).await?;
@@ -454,10 +420,8 @@ pub async fn new_section(
 }
 
 /// The section's own settings in a form: status and hidden.
-fn settings(pairs: &[(String, String)]) -> (Option<String>, bool) {
-    let status = pairs.iter().rev().find(|(k, _)| k == "_status").map(|(_, v)| v.clone());
-    let hidden = pairs.iter().rev().find(|(k, _)| k == "_hidden").is_some_and(|(_, v)| v == "true");
-    (status, hidden)
+fn settings(pairs: &[(String, String)]) -> (&str, bool) {
+    (form::value(pairs, "_status"), form::checked(pairs, "_hidden").unwrap_or(false))
 }
 
 /// `POST /pages/{id}/sections/new`: adds the section.
@@ -468,47 +432,17 @@ pub async fn create_section(
     Query(q): Query<TemplateQuery>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let scope = person.caller.scope.clone();
-    let (status, hidden) = settings(&pairs);
-    let prepared = async {
-        person.caller.require(Action::Write(EntityKind::Section))?;
-        let page = state.store().page(&scope, &id).await?;
-        let template = state.store().template(&scope, &q.template).await?;
+    let scope = &person.caller.scope;
+    let loaded = async {
+        person.caller.authorize(Permission::Write(EntityKind::Section))?;
+        let page = state.store().page(scope, &id).await?;
+        let template = state.store().template(scope, &q.template).await?;
         Ok::<_, WebError>((page, template))
     }
     .await;
-    let (page, template) = match prepared {
-        Ok(p) => p,
-        Err(e) => return e.into_response(),
-    };
-    let content = Value::Object(form::read(&template.fields, &pairs));
-    let status_parsed = status_of(status.as_deref());
-    let result = match status_parsed {
-        Ok(status) => {
-            let input = NewSection {
-                template_key: template.key.clone(),
-                content: Some(content.clone()),
-                sort_order: None,
-                status,
-                hidden: Some(hidden),
-            };
-            state.store().create_section(&person.caller.ctx(), &scope, &page.id, input).await
-        }
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(section) => Redirect::to(&format!("/pages/{}?saved=1#section-{}", page.id, section.id)).into_response(),
-        Err(e) => {
-            let errors = form::errors_of(&e, "content");
-            let status = status
-                .as_deref()
-                .and_then(|s| PublishStatus::parse("status", s).ok())
-                .unwrap_or(PublishStatus::Draft)
-                .as_str();
-            let shown = Shown { content, status, hidden, errors, saved: false };
-            let view = SectionForm::new(&state, &person, page, template, None, shown).await;
-            render(StatusCode::UNPROCESSABLE_ENTITY, &view)
-        }
+    match loaded {
+        Ok((page, template)) => save_section(&state, &person, page, template, None, &pairs).await,
+        Err(e) => e.into_response(),
     }
 }
 
@@ -519,7 +453,7 @@ pub async fn edit_section(
     Path(id): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     let scope = &person.caller.scope;
     let section = state.store().section(scope, &id).await?;
     let page = state.store().page(scope, &section.page_id).await?;
@@ -542,60 +476,78 @@ pub async fn update_section(
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let scope = person.caller.scope.clone();
-    let (status, hidden) = settings(&pairs);
-    let prepared = async {
-        person.caller.require(Action::Write(EntityKind::Section))?;
-        let section = state.store().section(&scope, &id).await?;
-        let page = state.store().page(&scope, &section.page_id).await?;
-        let template = state.store().template(&scope, &section.template_key).await?;
+    let scope = &person.caller.scope;
+    let loaded = async {
+        person.caller.authorize(Permission::Write(EntityKind::Section))?;
+        let section = state.store().section(scope, &id).await?;
+        let page = state.store().page(scope, &section.page_id).await?;
+        let template = state.store().template(scope, &section.template_key).await?;
         Ok::<_, WebError>((section, page, template))
     }
     .await;
-    let (section, page, template) = match prepared {
-        Ok(p) => p,
-        Err(e) => return e.into_response(),
-    };
-    let read = form::read(&template.fields, &pairs);
-    let shown = Value::Object(read.clone());
-    let result = match (stale(&pairs, section.version), status_of(status.as_deref())) {
-        (Some(e), _) => Err(e),
-        (None, Err(e)) => Err(e),
-        (None, Ok(status)) => {
-            let patch = SectionPatch {
-                content: Some(form::patch(&template.fields, read)),
-                sort_order: None,
-                status,
-                hidden: Some(hidden),
-            };
-            state.store().update_section(&person.caller.ctx(), &scope, &id, patch).await
-        }
-    };
-    match result {
-        Ok(s) => Redirect::to(&format!("/sections/{}?saved=1", s.id)).into_response(),
-        Err(e) => {
-            let errors = form::errors_of(&e, "content");
-            let view_state = Shown { content: shown, status: section.status.as_str(), hidden, errors, saved: false };
-            let view = SectionForm::new(&state, &person, page, template, Some(section), view_state).await;
-            render(StatusCode::UNPROCESSABLE_ENTITY, &view)
-        }
+    match loaded {
+        Ok((section, page, template)) => save_section(&state, &person, page, template, Some(section), &pairs).await,
+        Err(e) => e.into_response(),
     }
 }
 
-/// A conflict when the form was opened on an older version of the record
-/// than the one stored (someone, or the agent, changed it meanwhile): saving
-/// would silently undo their change.
-pub(crate) fn stale(pairs: &[(String, String)], current: i64) -> Option<quire_store::StoreError> {
-    let opened = pairs.iter().rev().find(|(k, _)| k == "_version")?.1.parse::<i64>().ok()?;
-    (opened != current).then(|| {
-        quire_store::StoreError::conflict(
-            None,
-            format!(
-                "it changed since you opened it (you edited version {opened}, it is now at {current}); reload to see the \
-                 changes, then make yours again"
-            ),
-        )
-    })
+/// Saves a section form: a new section of `template` on `page` (`section`
+/// none), or the section's content (every field of the template, set or
+/// removed) and settings. Refused, the form comes back with what was typed.
+async fn save_section(
+    state: &AppState,
+    person: &Person,
+    page: Page,
+    template: SectionTemplate,
+    section: Option<PageSection>,
+    pairs: &[(String, String)],
+) -> Response {
+    let (status, hidden) = settings(pairs);
+    let read = form::read(&template.fields, pairs);
+    let content = Value::Object(read.clone());
+    let (ctx, scope) = (person.caller.ctx(), &person.caller.scope);
+    let stale = section.as_ref().and_then(|s| form::stale(pairs, s.version));
+    let saved = match (stale, status_of(status)) {
+        (Some(e), _) | (None, Err(e)) => Err(e),
+        (None, Ok(status)) => match &section {
+            None => {
+                let input = NewSection {
+                    template_key: template.key.clone(),
+                    content: Some(content.clone()),
+                    sort_order: None,
+                    status,
+                    hidden: Some(hidden),
+                };
+                let made = state.store().create_section(&ctx, scope, &page.id, input).await;
+                made.map(|s| format!("/pages/{}?saved=1#section-{}", page.id, s.id))
+            }
+            Some(section) => {
+                let patch = SectionPatch {
+                    content: Some(form::patch(&template.fields, read)),
+                    sort_order: None,
+                    status,
+                    hidden: Some(hidden),
+                };
+                let saved = state.store().update_section(&ctx, scope, &section.id, patch).await;
+                saved.map(|s| format!("/sections/{}?saved=1", s.id))
+            }
+        },
+    };
+    match saved {
+        Ok(to) => Redirect::to(&to).into_response(),
+        Err(e) => {
+            // A new section shows the status chosen; a stored one its own.
+            let status = match &section {
+                Some(s) => s.status.as_str(),
+                None => PublishStatus::parse("status", status).unwrap_or(PublishStatus::Draft).as_str(),
+            };
+            let shown = Shown { content, status, hidden, errors: form::errors_of(&e, "content"), saved: false };
+            render(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &SectionForm::new(state, person, page, template, section, shown).await,
+            )
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -622,7 +574,7 @@ pub async fn move_section(
     Path((id, section_id)): Path<(String, String)>,
     Form(f): Form<MoveForm>,
 ) -> Result<Redirect, WebError> {
-    person.caller.require(Action::Write(EntityKind::Section))?;
+    person.caller.authorize(Permission::Write(EntityKind::Section))?;
     let scope = &person.caller.scope;
     let section = state.store().section(scope, &section_id).await?;
     if section.page_id != id {
@@ -640,7 +592,7 @@ pub async fn move_page(
     Path(id): Path<String>,
     Form(f): Form<MoveForm>,
 ) -> Result<Redirect, WebError> {
-    person.caller.require(Action::Write(EntityKind::Page))?;
+    person.caller.authorize(Permission::Write(EntityKind::Page))?;
     let scope = &person.caller.scope;
     let page = state.store().page(scope, &id).await?;
     state.store().shift_page(&person.caller.ctx(), scope, &id, f.by()?).await?;

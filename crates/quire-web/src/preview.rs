@@ -9,7 +9,7 @@ use crate::error::WebError;
 use axum::Form;
 use axum::response::Html;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd, html};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::fields::{is_href, is_upload_url};
 use serde::Deserialize;
 
@@ -23,7 +23,7 @@ pub struct PreviewForm {
 
 /// `POST /preview`: the HTML of the markdown a signed-in person typed.
 pub async fn markdown(person: Person, Form(form): Form<PreviewForm>) -> Result<Html<String>, WebError> {
-    person.caller.require(Action::Read)?;
+    person.caller.authorize(Permission::Read)?;
     Ok(Html(render(&form.text)))
 }
 

@@ -92,11 +92,8 @@ fn the_core_does_no_io_and_the_use_cases_speak_no_protocol() {
 /// Imports a crate's sources must not make: (crate, forbidden path, why).
 const FORBIDDEN: &[(&str, &str, &str)] = &[
     ("quire-mcp", "quire_store", "MCP reads through the registry and the use cases"),
-    ("quire-web", "quire_server::routes::agents", "the back-office calls use cases, not REST handlers"),
-    ("quire-web", "quire_server::routes::changes", "the back-office calls use cases, not REST handlers"),
-    ("quire-web", "quire_server::routes::archive", "the back-office calls use cases, not REST handlers"),
-    ("quire-web", "quire_server::routes::tools::answer", "the back-office calls use cases, not REST handlers"),
-    ("quire-web", "quire_server::routes::tokens", "the back-office calls use cases, not REST handlers"),
+    ("quire-web", "quire_server::routes", "the back-office calls use cases, not REST handlers"),
+    ("quire-web", "quire_server::auth::call_context", "the back-office acts as the use cases' Actor"),
     ("quire-store", "quire_tools", "the store knows nothing of tools"),
     ("quire-tools", "quire_agent", "tools know nothing of the agent"),
 ];

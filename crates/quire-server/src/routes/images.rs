@@ -1,7 +1,10 @@
 //! `/api/v1/images`: the media library. An image is made from a file sent
 //! with the request (multipart), uploaded earlier, or sent as base64 data;
 //! its processing runs in the background (status processing → completed |
-//! failed). Receiving files and serving them is in [`super::uploads`].
+//! failed). `POST /api/v1/images` takes files, so it is mounted apart
+//! ([`file_router`]); a file sent with it is received through
+//! [`crate::multipart`] and [`quire_app::uploads`]. Serving files is in
+//! [`super::uploads`].
 
 use super::{ListResponse, Paging};
 use crate::AppState;
@@ -9,25 +12,33 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::error::{ApiResult, ErrorBody, tool_error};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::multipart::{multipart_error, with_upload_limit};
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
-use quire_core::access::Action;
+use quire_core::access::Permission;
 use quire_core::input::ImagePatch;
 use quire_core::model::{Archive, EntityKind, Image, ImageStatus};
 use quire_store::ImageMeta;
 use quire_tools::images::CreateImageArgs;
 use serde::Deserialize;
 
-/// Routes of this module.
+/// Routes of this module but the one that takes files.
 pub fn router() -> Router<AppState> {
     Router::new()
-        // POST /api/v1/images takes large bodies: mounted by `uploads::router`.
+        // POST /api/v1/images takes large bodies: mounted by `file_router`.
         .route("/api/v1/images", get(list))
         .route("/api/v1/images/{id}", get(read).patch(update).delete(archive))
+}
+
+/// `POST /api/v1/images`, which takes files, with the upload limit of
+/// `max_upload` bytes (merged outside the API's 2 MiB limit; a JSON body
+/// keeps that one).
+pub fn file_router(max_upload: u64) -> Router<AppState> {
+    with_upload_limit(Router::new().route("/api/v1/images", post(create)), max_upload)
 }
 
 /// Filters of the image list.
@@ -52,9 +63,28 @@ pub async fn list(
     caller: Caller,
     ApiQuery(q): ApiQuery<ImageQuery>,
 ) -> ApiResult<Json<ListResponse<Image>>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     Ok(Json(state.store().images(&caller.scope, q.status, paging.limit()?, paging.cursor()).await?.into()))
+}
+
+/// The multipart form of `POST /api/v1/images`.
+#[derive(utoipa::ToSchema, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct ImageForm {
+    /// The file: PNG, JPEG, WebP or GIF, as its bytes say.
+    #[schema(value_type = String, format = Binary, content_media_type = "application/octet-stream")]
+    file: Vec<u8>,
+    /// Alternative text.
+    #[schema(value_type = String, required = false, max_length = 300)]
+    alt: Option<String>,
+    /// Longer description.
+    #[schema(value_type = String, required = false, max_length = 2000)]
+    description: Option<String>,
+    /// Tags, comma-separated.
+    #[schema(value_type = String, required = false)]
+    tags: Option<String>,
 }
 
 /// The JSON form of `POST /api/v1/images`: the file by exactly one of
@@ -88,7 +118,7 @@ pub struct NewImageBody {
 /// image (status processing; its files and dimensions follow when
 /// completed), or 200 with the image that already holds the same file.
 #[utoipa::path(post, path = "/api/v1/images", operation_id = "createImage", tag = "images",
-    request_body(content((inline(super::uploads::ImageForm) = "multipart/form-data"), (NewImageBody = "application/json"))),
+    request_body(content((inline(ImageForm) = "multipart/form-data"), (NewImageBody = "application/json"))),
     security(("bearer" = [])),
     responses((status = 200, description = "The same file is already in the library: that image", body = Image),
         (status = 202, description = "The new image, status processing", body = Image),
@@ -101,56 +131,18 @@ pub async fn create(
     headers: HeaderMap,
     req: Request,
 ) -> ApiResult<Response> {
-    caller.require(Action::Write(EntityKind::Image))?;
-    let ctx = crate::auth::call_context(&caller, &headers);
+    caller.authorize(Permission::Write(EntityKind::Image))?;
     let services = state.registry().services();
     let multipart = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
     let (image, created) = if multipart {
-        let mut form =
+        let form =
             Multipart::from_request(req, &state).await.map_err(|e| ApiError::with_status(e.status(), e.body_text()))?;
-        let mut upload = None;
-        let mut meta = ImageMeta::default();
-        let read = async {
-            while let Some(field) = form.next_field().await.map_err(super::uploads::multipart_error)? {
-                let name = field.name().unwrap_or_default().to_string();
-                let text = |v: Result<String, axum::extract::multipart::MultipartError>| {
-                    v.map_err(super::uploads::multipart_error)
-                };
-                match name.as_str() {
-                    "file" if upload.is_none() => upload = Some(super::uploads::receive(&state, &caller, field).await?),
-                    "file" => return Err(ApiError::bad_field("file", "send one file per request")),
-                    "alt" => meta.alt = Some(text(field.text().await)?),
-                    "description" => meta.description = Some(text(field.text().await)?),
-                    "tags" => meta.tags.extend(
-                        text(field.text().await)?
-                            .split(',')
-                            .map(str::trim)
-                            .filter(|t| !t.is_empty())
-                            .map(str::to_string),
-                    ),
-                    other => {
-                        return Err(ApiError::bad_request(format!(
-                            "unknown form field \"{other}\"; expected file, alt, description or tags"
-                        )));
-                    }
-                }
-            }
-            let received =
-                upload.as_ref().ok_or_else(|| ApiError::bad_field("file", "required: the form has no file field"))?;
-            quire_tools::images::create_from_upload(services, &ctx, received, meta).await.map_err(tool_error)
-        }
-        .await;
-        match read {
-            Ok(made) => made,
-            Err(e) => {
-                super::uploads::discard(&state, &caller, upload.as_ref()).await;
-                return Err(e);
-            }
-        }
+        create_from_form(services, &caller.acting(), form).await?
     } else {
+        let ctx = crate::auth::call_context(&caller, &headers);
         let ApiJson(body) = ApiJson::<NewImageBody>::from_request(limit_body(req), &state).await?;
         let args = CreateImageArgs {
             upload_id: body.upload_id,
@@ -167,6 +159,52 @@ pub async fn create(
     Ok((status, Json(image)).into_response())
 }
 
+/// Reads [`ImageForm`] as it streams in (the file straight to the site's
+/// folder) and makes an image of the file as `actor`; an upload that
+/// arrived for a form refused later is discarded.
+async fn create_from_form(
+    services: &quire_tools::Services,
+    actor: &quire_app::Actor,
+    mut form: Multipart,
+) -> ApiResult<(Image, bool)> {
+    let mut upload = None;
+    let mut meta = ImageMeta::default();
+    let read = async {
+        while let Some(field) = form.next_field().await.map_err(multipart_error)? {
+            let name = field.name().unwrap_or_default().to_string();
+            match name.as_str() {
+                "file" if upload.is_none() => upload = Some(crate::multipart::receive(services, actor, field).await?),
+                "file" => return Err(ApiError::bad_field("file", "send one file per request")),
+                "alt" => meta.alt = Some(crate::multipart::text(field).await?),
+                "description" => meta.description = Some(crate::multipart::text(field).await?),
+                "tags" => meta.tags.extend(
+                    crate::multipart::text(field)
+                        .await?
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(str::to_string),
+                ),
+                other => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown form field \"{other}\"; expected file, alt, description or tags"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+    .await;
+    if let Err(e) = read {
+        if let Some(u) = &upload {
+            quire_app::uploads::discard(services, actor, u).await;
+        }
+        return Err(e);
+    }
+    let upload = upload.ok_or_else(|| ApiError::bad_field("file", "required: the form has no file field"))?;
+    Ok(quire_app::uploads::create_image(services, actor, &upload, meta).await?)
+}
+
 /// A JSON body keeps the API's 2 MiB limit on this large-body route.
 fn limit_body(req: Request) -> Request {
     req.map(|b| Body::new(http_body_util::Limited::new(b, crate::BODY_LIMIT)))
@@ -180,7 +218,7 @@ pub async fn read(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Image>> {
-    caller.require(Action::Read)?;
+    caller.authorize(Permission::Read)?;
     Ok(Json(state.store().image(&caller.scope, &id).await?))
 }
 
@@ -194,7 +232,7 @@ pub async fn update(
     ApiPath(id): ApiPath<String>,
     ApiJson(patch): ApiJson<ImagePatch>,
 ) -> ApiResult<Json<Image>> {
-    caller.require(Action::Write(EntityKind::Image))?;
+    caller.authorize(Permission::Write(EntityKind::Image))?;
     Ok(Json(state.store().update_image(&caller.ctx(), &caller.scope, &id, patch).await?))
 }
 
@@ -206,7 +244,7 @@ pub async fn archive(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    caller.require(Action::Delete(EntityKind::Image))?;
+    caller.authorize(Permission::Delete(EntityKind::Image))?;
     let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Image, &[id]).await?;
     Ok(Json(archives.remove(0)))
 }

@@ -25,6 +25,9 @@ pub struct Actor {
     pub policy: ApprovalPolicy,
     /// The environments of their site they may use; `None`: every one.
     pub environments: Option<Vec<String>>,
+    /// The client's own session their changes are grouped under in the
+    /// change log (REST's `X-Quire-Session`), if they named one.
+    pub session: Option<String>,
 }
 
 impl Actor {
@@ -38,6 +41,7 @@ impl Actor {
             surface: ctx.surface,
             policy: ctx.policy,
             environments: None,
+            session: ctx.session_id.clone(),
         }
     }
 
@@ -51,6 +55,7 @@ impl Actor {
             surface: Surface::Cli,
             policy: ApprovalPolicy::User,
             environments: None,
+            session: None,
         }
     }
 
@@ -61,7 +66,7 @@ impl Actor {
             group: self.group,
             scope: self.scope.clone(),
             surface: self.surface,
-            session_id: None,
+            session_id: self.session.clone(),
             turn_id: None,
             policy: self.policy,
             writer: None,
@@ -70,7 +75,7 @@ impl Actor {
 
     /// What the change log records of their writes.
     pub fn change_context(&self) -> ChangeContext {
-        ChangeContext { actor: self.id.clone(), surface: self.surface, session_id: None, turn_id: None }
+        ChangeContext { actor: self.id.clone(), surface: self.surface, session_id: self.session.clone(), turn_id: None }
     }
 
     /// Who they are, as the access rules see them.

@@ -32,20 +32,14 @@ pub struct Caller {
     pub who: Who,
     /// The scope every operation runs in; never taken from the body.
     pub scope: Scope,
+    /// The client's own session its changes are grouped under
+    /// ([`SESSION_HEADER`]), if it named one.
+    pub session: Option<String>,
 }
 
-/// The registry's call context for an HTTP caller.
-pub fn call_context(caller: &Caller, headers: &axum::http::HeaderMap) -> quire_tools::CallContext {
-    quire_tools::CallContext {
-        actor: caller.actor(),
-        group: caller.group(),
-        scope: caller.scope.clone(),
-        surface: caller.surface(),
-        session_id: headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string),
-        turn_id: None,
-        policy: caller.approval_policy(),
-        writer: None,
-    }
+/// The session a request names in [`SESSION_HEADER`], if any.
+pub fn client_session(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
 impl Caller {
@@ -119,12 +113,13 @@ impl Caller {
                     .find(|site| site.site_id == self.scope.site_id)
                     .map(|site| site.environments.clone()),
             },
+            session: self.session.clone(),
         }
     }
 
     /// The change-log context of this caller's writes.
     pub fn ctx(&self) -> ChangeContext {
-        ChangeContext { actor: self.actor(), surface: self.surface(), session_id: None, turn_id: None }
+        ChangeContext { actor: self.actor(), surface: self.surface(), session_id: self.session.clone(), turn_id: None }
     }
 }
 
@@ -217,7 +212,7 @@ impl FromRequestParts<AppState> for Caller {
         let scope = state.site_scope(&scope.site_id, &scope.env).await.map_err(|_| {
             ApiError::forbidden(format!("environment \"{}\" does not exist for this token's site", scope.env))
         })?;
-        Ok(Caller { who: Who::Token(grant.token), scope })
+        Ok(Caller { who: Who::Token(grant.token), scope, session: client_session(&parts.headers) })
     }
 }
 
@@ -240,7 +235,7 @@ async fn person(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
         }
     }
     let scope = session.scope.clone();
-    Ok(Caller { who: Who::Person(session), scope })
+    Ok(Caller { who: Who::Person(session), scope, session: client_session(&parts.headers) })
 }
 
 /// The site's records as the caller may read and change them: the

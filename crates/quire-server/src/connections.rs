@@ -139,6 +139,10 @@ async fn answer(
     req: hyper::Request<hyper::body::Incoming>,
     body_timeout: Duration,
 ) -> Result<Response, std::convert::Infallible> {
+    // A request without a body (most GETs) has nothing to time.
+    if req.body().is_end_stream() {
+        return router.oneshot(req.map(axum::body::Body::new)).await;
+    }
     let mcp = req.uri().path() == "/mcp" || req.uri().path().starts_with("/mcp/");
     let cut = Arc::new(AtomicBool::new(false));
     let req = req.map(|body| TimedBody::new(body, body_timeout, Arc::clone(&cut)));

@@ -410,3 +410,24 @@ async fn a_job_queued_by_a_turn_reports_progress_on_the_session_stream() {
     let other = app.send_raw("GET", &path, Some(&app.author), None, &[]).await;
     assert_status!(other, 404);
 }
+
+#[tokio::test]
+async fn an_image_made_from_a_form_is_logged_under_the_session_the_client_named() {
+    let app = TestApp::new().await;
+    let png = samples::png(12, 8);
+    let body = form(&[("file", Some("named.png"), &png), ("alt", None, b"Named")]);
+    let n = body.len();
+    let req = Request::builder()
+        .method("POST")
+        .uri("/api/v1/images")
+        .header("authorization", format!("Bearer {}", app.author))
+        .header("x-quire-session", "client-chat-3")
+        .header("content-length", n.to_string())
+        .header("content-type", format!("multipart/form-data; boundary={BOUNDARY}"));
+    let made = app.raw(req.body(Body::from(body)).unwrap()).await;
+    assert_eq!(made.status, 202, "{}", made.json());
+    let id = made.json()["id"].as_str().unwrap().to_string();
+    let changes = app.get(&format!("/api/v1/revisions/image/{id}")).await;
+    let created = &changes.body["items"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(created["sessionId"], "client-chat-3", "{created}");
+}

@@ -211,8 +211,11 @@ impl axum::extract::FromRequestParts<AppState> for Person {
     ) -> Result<Self, Self::Rejection> {
         match quire_server::auth::web_session(parts, state).await? {
             Some(session) => {
-                let caller =
-                    Caller { who: quire_server::auth::Who::Person(session.clone()), scope: session.scope.clone() };
+                let caller = Caller {
+                    who: quire_server::auth::Who::Person(session.clone()),
+                    scope: session.scope.clone(),
+                    session: quire_server::auth::client_session(&parts.headers),
+                };
                 Ok(Person { caller, session })
             }
             None => {

@@ -263,6 +263,7 @@ pub async fn cli_actor(store: &Store, config: &Config, caller: CallerArgs) -> An
             surface,
             policy: grant.token.approval_policy,
             environments: grant.token.environments,
+            session: None,
         });
     }
     let site = site.unwrap_or(config.default_site.clone());

@@ -142,7 +142,7 @@ pub async fn create(
             Multipart::from_request(req, &state).await.map_err(|e| ApiError::with_status(e.status(), e.body_text()))?;
         create_from_form(services, &caller.acting(), form).await?
     } else {
-        let ctx = crate::auth::call_context(&caller, &headers);
+        let ctx = caller.acting().call_context();
         let ApiJson(body) = ApiJson::<NewImageBody>::from_request(limit_body(req), &state).await?;
         let args = CreateImageArgs {
             upload_id: body.upload_id,

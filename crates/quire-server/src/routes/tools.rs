@@ -3,11 +3,11 @@
 
 use super::ListResponse;
 use crate::AppState;
-use crate::auth::{Caller, call_context};
+use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, ErrorBody, tool_status};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_store::Confirmation;
@@ -142,11 +142,10 @@ pub struct InvokeError {
 pub async fn invoke(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiPath(name): ApiPath<String>,
     ApiJson(args): ApiJson<Value>,
 ) -> (StatusCode, Json<Value>) {
-    let ctx = call_context(&caller, &headers);
+    let ctx = caller.acting().call_context();
     let outcome = match quire_tools::approval_in(args) {
         Ok((args, approval)) => state.registry().run(&ctx, &name, args, approval.as_ref()).await,
         Err(e) => Err(e),

@@ -3,7 +3,7 @@
 //! Each write runs in one transaction: check the rules, write the row, append
 //! the change-log record, commit. A write that changes nothing is not logged.
 
-use crate::db::{self, Conn};
+use crate::db::{self, Conn, FromRow};
 use crate::log::new_id;
 use crate::record::{Positioned, Record, by_key, create, find, require_live, require_to_change, write_version};
 use crate::{Result, Scope, Store, StoreError};
@@ -19,7 +19,7 @@ pub(crate) type Edit<T> = Box<dyn FnOnce(&mut T) + Send>;
 impl Store {
     /// Inserts `record` after checking it, logging a `create` change.
     pub(crate) async fn create_record<T: Record>(&self, ctx: &ChangeContext, scope: &Scope, record: T) -> Result<T> {
-        self.create_record_with(ctx, scope, record, |_, _| Ok(())).await
+        self.create_record_with(ctx, scope, record, |_, _, _| Ok(())).await
     }
 
     /// Inserts `record` after `fill` completed it from the database (its
@@ -30,16 +30,34 @@ impl Store {
         ctx: &ChangeContext,
         scope: &Scope,
         mut record: T,
-        fill: impl FnOnce(&Conn, &mut T) -> Result<()> + Send + 'static,
+        fill: impl FnOnce(&Conn, &Scope, &mut T) -> Result<()> + Send + 'static,
     ) -> Result<T> {
         let (ctx, scope) = (ctx.clone(), scope.clone());
         self.db
             .write(move |c| {
-                fill(c, &mut record)?;
+                fill(c, &scope, &mut record)?;
                 create(c, &ctx, &scope, &record)?;
                 Ok(record)
             })
             .await
+    }
+
+    /// Inserts `record` after its live siblings unless `placed` (see
+    /// [`after_last`]), as [`Store::create_record_with`] does.
+    async fn create_placed<T: Record + Positioned>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        record: T,
+        placed: bool,
+    ) -> Result<T> {
+        self.create_record_with(ctx, scope, record, move |c, scope, record| {
+            if !placed {
+                record.set_position(after_last(c, scope, record)?);
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// Loads a live record, lets `change` modify it, checks and writes it,
@@ -57,18 +75,22 @@ impl Store {
         change: impl FnOnce(&mut T) -> Result<()> + Send + 'static,
     ) -> Result<T> {
         let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
-        self.db
-            .write(move |c| {
-                let before = require_to_change::<T>(c, &scope, &id)?;
-                let mut after = before.clone();
-                change(&mut after)?;
-                if after == before {
-                    return Ok(before);
-                }
-                write_version(c, &scope, &ctx, &before, &mut after, ChangeAction::Update)?;
-                Ok(after)
-            })
-            .await
+        self.db.write(move |c| change_in(c, &ctx, &scope, &id, change)).await
+    }
+
+    /// [`Store::update_record`] with a change that cannot fail (a patch).
+    async fn edit_record<T: Record>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        edit: impl FnOnce(&mut T) + Send + 'static,
+    ) -> Result<T> {
+        self.update_record(ctx, scope, id, move |record| {
+            edit(record);
+            Ok(())
+        })
+        .await
     }
 
     /// Moves a record one place up (`-1`) or down (`1`) among its siblings
@@ -149,22 +171,7 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        let site = scope.clone();
-        self.create_record_with(ctx, scope, page, move |c, page| {
-            if !placed {
-                let max: Option<i64> = db::query_scalar(
-                    "SELECT MAX(sort_order) FROM pages WHERE site_id = ?1 AND env = ?2 AND parent_id IS NOT DISTINCT FROM ?3 \
-                     AND archive_id IS NULL",
-                )
-                .bind_scope(&site)
-                .bind(&page.parent_id)
-                .fetch_one(c)?;
-                // A sibling may sit at i64::MAX (any order is accepted): stay there.
-                page.sort_order = max.map_or(0, |m| m.saturating_add(1));
-            }
-            Ok(())
-        })
-        .await
+        self.create_placed(ctx, scope, page, placed).await
     }
 
     /// A live page by id.
@@ -181,11 +188,7 @@ impl Store {
 
     /// Applies a patch to a page.
     pub async fn update_page(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: PagePatch) -> Result<Page> {
-        self.update_record::<Page>(ctx, scope, id, move |p| {
-            patch.apply(p);
-            Ok(())
-        })
-        .await
+        self.edit_record::<Page>(ctx, scope, id, move |p| patch.apply(p)).await
     }
 
     // ------------------------------------------------------------ sections
@@ -213,21 +216,7 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        let within = scope.clone();
-        self.create_record_with(ctx, scope, section, move |c, section| {
-            if !placed {
-                let max: Option<i64> = db::query_scalar(
-                    "SELECT MAX(sort_order) FROM page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3
-                     AND archive_id IS NULL",
-                )
-                .bind(&section.page_id)
-                .bind_scope(&within)
-                .fetch_one(c)?;
-                section.sort_order = max.map_or(0, |m| m.saturating_add(1));
-            }
-            Ok(())
-        })
-        .await
+        self.create_placed(ctx, scope, section, placed).await
     }
 
     /// A live section by id.
@@ -243,11 +232,7 @@ impl Store {
         id: &str,
         patch: SectionPatch,
     ) -> Result<PageSection> {
-        self.update_record::<PageSection>(ctx, scope, id, move |s| {
-            patch.apply(s);
-            Ok(())
-        })
-        .await
+        self.edit_record::<PageSection>(ctx, scope, id, move |s| patch.apply(s)).await
     }
 
     // ------------------------------------------------------------ templates
@@ -287,11 +272,7 @@ impl Store {
         patch: TemplatePatch,
     ) -> Result<SectionTemplate> {
         let id = self.template(scope, id).await?.id;
-        self.update_record::<SectionTemplate>(ctx, scope, &id, move |t| {
-            patch.apply(t);
-            Ok(())
-        })
-        .await
+        self.edit_record::<SectionTemplate>(ctx, scope, &id, move |t| patch.apply(t)).await
     }
 
     // ------------------------------------------------------------ collections
@@ -336,11 +317,7 @@ impl Store {
         patch: CollectionPatch,
     ) -> Result<Collection> {
         let id = self.collection(scope, id).await?.id;
-        self.update_record::<Collection>(ctx, scope, &id, move |c| {
-            patch.apply(c);
-            Ok(())
-        })
-        .await
+        self.edit_record::<Collection>(ctx, scope, &id, move |c| patch.apply(c)).await
     }
 
     // ------------------------------------------------------------ entries
@@ -461,11 +438,7 @@ impl Store {
 
     /// Applies a patch to an image's metadata.
     pub async fn update_image(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: ImagePatch) -> Result<Image> {
-        self.update_record::<Image>(ctx, scope, id, move |i| {
-            patch.apply(i);
-            Ok(())
-        })
-        .await
+        self.edit_record::<Image>(ctx, scope, id, move |i| patch.apply(i)).await
     }
 
     // ------------------------------------------------------------ navigation
@@ -504,11 +477,7 @@ impl Store {
         patch: NavigationPatch,
     ) -> Result<Navigation> {
         let id = self.navigation(scope, id).await?.id;
-        self.update_record::<Navigation>(ctx, scope, &id, move |n| {
-            patch.apply(n);
-            Ok(())
-        })
-        .await
+        self.edit_record::<Navigation>(ctx, scope, &id, move |n| patch.apply(n)).await
     }
 
     /// Adds an item to the navigation with id or key `navigation`; refuses a
@@ -537,8 +506,7 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        let within = scope.clone();
-        self.create_record_with(ctx, scope, item, move |c, item| {
+        self.create_record_with(ctx, scope, item, move |c, scope, item| {
             if !placed {
                 item.sort_order = db::query_scalar(
                     "SELECT COUNT(*) FROM nav_items WHERE navigation_id = ?1 AND parent_id IS NOT DISTINCT FROM ?2
@@ -546,7 +514,7 @@ impl Store {
                 )
                 .bind(&item.navigation_id)
                 .bind(&item.parent_id)
-                .bind_scope(&within)
+                .bind_scope(scope)
                 .fetch_one(c)?;
             }
             Ok(())
@@ -567,11 +535,7 @@ impl Store {
         id: &str,
         patch: NavItemPatch,
     ) -> Result<NavItem> {
-        self.update_record::<NavItem>(ctx, scope, id, move |n| {
-            patch.apply(n);
-            Ok(())
-        })
-        .await
+        self.edit_record::<NavItem>(ctx, scope, id, move |n| patch.apply(n)).await
     }
 }
 
@@ -588,44 +552,72 @@ fn mime_from_name(name: &str) -> &'static str {
     }
 }
 
+/// Applies `change` to the live record `id` inside `conn`'s transaction,
+/// and writes and logs the result as an `update` unless it changed nothing.
+fn change_in<T: Record>(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    id: &str,
+    change: impl FnOnce(&mut T) -> Result<()>,
+) -> Result<T> {
+    let before = require_to_change::<T>(conn, scope, id)?;
+    let mut after = before.clone();
+    change(&mut after)?;
+    if after == before {
+        return Ok(before);
+    }
+    write_version(conn, scope, ctx, &before, &mut after, ChangeAction::Update)?;
+    Ok(after)
+}
+
 /// Applies `changes` to live records of one kind inside `conn`'s
-/// transaction, logging each record that changed as an `update`.
+/// transaction (see [`change_in`]).
 fn apply_edits<T: Record>(
     conn: &Conn,
     ctx: &ChangeContext,
     scope: &Scope,
     changes: Vec<(String, Edit<T>)>,
 ) -> Result<Vec<T>> {
-    let mut out = Vec::with_capacity(changes.len());
-    for (id, change) in changes {
-        let before = require_to_change::<T>(conn, scope, &id)?;
-        let mut after = before.clone();
-        change(&mut after);
-        if after == before {
-            out.push(before);
-            continue;
-        }
-        write_version(conn, scope, ctx, &before, &mut after, ChangeAction::Update)?;
-        out.push(after);
-    }
-    Ok(out)
+    changes
+        .into_iter()
+        .map(|(id, edit)| {
+            change_in(conn, ctx, scope, &id, |record| {
+                edit(record);
+                Ok(())
+            })
+        })
+        .collect()
+}
+
+/// The place after the last of `record`'s live siblings, 0 when it has
+/// none. A sibling may sit at `i64::MAX` (any order is accepted): the
+/// record then stays there too.
+fn after_last<T: Record + Positioned>(conn: &Conn, scope: &Scope, record: &T) -> Result<i64> {
+    let max: Option<i64> = siblings_of(record, scope, "MAX(sort_order)", "").fetch_one(conn)?.try_get(0usize)?;
+    Ok(max.map_or(0, |max| max.saturating_add(1)))
+}
+
+/// `SELECT {what}` over the live siblings of `record` (itself included,
+/// once written), then `tail` (an ORDER BY).
+fn siblings_of<T: Record + Positioned>(record: &T, scope: &Scope, what: &str, tail: &str) -> db::Query {
+    let (condition, keys) = record.siblings();
+    let sql = format!(
+        "SELECT {what} FROM {} WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND {condition}{tail}",
+        T::TABLE,
+    );
+    keys.into_iter().fold(db::query(sql).bind_scope(scope), |query, key| query.bind(key))
 }
 
 /// Swaps the record `id` with its neighbour `by` places away among its
 /// siblings (see [`Store::shift`]), inside the writer's transaction.
 fn shift_in<T: Record + Positioned>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, by: i64) -> Result<()> {
     let me = require_live::<T>(conn, scope, id)?;
-    let (condition, keys) = me.siblings();
-    let sql = format!(
-        "SELECT id, sort_order FROM {} WHERE site_id = ?1 AND env = ?2 AND archive_id IS NULL AND {condition} \
-         ORDER BY sort_order, id",
-        T::TABLE,
-    );
-    let mut query = db::query_as::<(String, i64)>(sql).bind_scope(scope);
-    for key in keys {
-        query = query.bind(key);
-    }
-    let siblings = query.fetch_all(conn)?;
+    let siblings = siblings_of(&me, scope, "id, sort_order", " ORDER BY sort_order, id")
+        .fetch_all(conn)?
+        .iter()
+        .map(<(String, i64)>::from_row)
+        .collect::<Result<Vec<_>>>()?;
     let Some(at) = siblings.iter().position(|(s, _)| s == id) else { return Ok(()) };
     let Some(other) = at.checked_add_signed(by as isize).filter(|o| *o < siblings.len()) else { return Ok(()) };
     // New positions: the list's order with the two swapped, renumbered

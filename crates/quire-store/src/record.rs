@@ -190,43 +190,16 @@ pub(crate) use columns;
 /// for a kind the database does not hold (vault notes).
 macro_rules! with_record {
     ($kind:expr, |$T:ident| $body:expr, else $other:expr) => {
+        $crate::record::with_record!(@kinds $kind, $T, $body, $other;
+            Page = Page, Section = PageSection, SectionTemplate = SectionTemplate, Collection = Collection,
+            Entry = Entry, Image = Image, Navigation = Navigation, NavItem = NavItem, Agent = Agent)
+    };
+    (@kinds $kind:expr, $T:ident, $body:expr, $other:expr; $($k:ident = $t:ident),+) => {
         match $kind {
-            quire_core::model::EntityKind::Page => {
-                type $T = quire_core::model::Page;
+            $(quire_core::model::EntityKind::$k => {
+                type $T = quire_core::model::$t;
                 $body
-            }
-            quire_core::model::EntityKind::Section => {
-                type $T = quire_core::model::PageSection;
-                $body
-            }
-            quire_core::model::EntityKind::SectionTemplate => {
-                type $T = quire_core::model::SectionTemplate;
-                $body
-            }
-            quire_core::model::EntityKind::Collection => {
-                type $T = quire_core::model::Collection;
-                $body
-            }
-            quire_core::model::EntityKind::Entry => {
-                type $T = quire_core::model::Entry;
-                $body
-            }
-            quire_core::model::EntityKind::Image => {
-                type $T = quire_core::model::Image;
-                $body
-            }
-            quire_core::model::EntityKind::Navigation => {
-                type $T = quire_core::model::Navigation;
-                $body
-            }
-            quire_core::model::EntityKind::NavItem => {
-                type $T = quire_core::model::NavItem;
-                $body
-            }
-            quire_core::model::EntityKind::Agent => {
-                type $T = quire_core::model::Agent;
-                $body
-            }
+            })+
             quire_core::model::EntityKind::Note => $other,
         }
     };

@@ -4,8 +4,7 @@
 //! by the media worker) and searched by exact cosine similarity over the
 //! stored vectors, fused with the full-text ranking by reciprocal rank.
 
-use crate::services::Services;
-use crate::tool::ToolError;
+use crate::error::ToolError;
 use quire_core::model::Image;
 use quire_store::{Scope, Searched, Store, StoreError};
 use serde_json::{Value, json};
@@ -334,7 +333,8 @@ pub const POOL: usize = 50;
 /// the query is embedded. At most `pool` ids; the caller reads the records
 /// (which may narrow them further) and keeps as many as it lists.
 pub async fn rank<F>(
-    services: &Services,
+    store: &Store,
+    embedder: Option<&dyn Embedder>,
     scope: &Scope,
     entity: &str,
     query: &str,
@@ -344,16 +344,12 @@ pub async fn rank<F>(
 where
     F: Future<Output = Result<Vec<String>, StoreError>>,
 {
-    let Some(embedder) = &services.embedder else {
+    let Some(embedder) = embedder else {
         return Ok((fulltext.await?, "fulltext"));
     };
     let similar = async {
-        let q = query_vector(embedder.as_ref(), query).await?;
-        services
-            .store
-            .similar(scope, entity, embedder.model(), &q, pool, MIN_SIMILARITY)
-            .await
-            .map_err(|e| e.to_string())
+        let q = query_vector(embedder, query).await?;
+        store.similar(scope, entity, embedder.model(), &q, pool, MIN_SIMILARITY).await.map_err(|e| e.to_string())
     };
     let (fulltext, similar) = tokio::join!(fulltext, similar);
     let fulltext = fulltext?;

@@ -126,7 +126,8 @@ pub async fn search(
         let found = store.search_images(scope, query, pool as u32).await?;
         Ok(found.into_iter().map(|i| i.id).collect())
     };
-    let (ids, ranking) = crate::embed::rank(services, scope, "image", query, pool, fulltext).await?;
+    let (ids, ranking) =
+        crate::embed::rank(store, services.embedder.as_deref(), scope, "image", query, pool, fulltext).await?;
     let ids = &ids[..ids.len().min(limit as usize)];
     let mut found = store.live_images(scope, ids).await?;
     found.sort_by_key(|i| ids.iter().position(|id| *id == i.id));

@@ -14,6 +14,7 @@ pub mod defaults;
 pub mod describe;
 pub mod embed;
 pub mod entries;
+pub mod error;
 pub mod external;
 pub mod guidance;
 pub mod images;
@@ -28,17 +29,19 @@ pub mod scope;
 pub mod search;
 pub mod sections;
 pub mod services;
+pub mod settings;
 pub mod storage;
 pub mod subject;
 pub mod tool;
 pub mod vaults;
 
+pub use error::{ErrorCode, ToolError};
 pub use guidance::{all_rules, render_guidance, render_rules};
 pub use output::output_schema;
 pub use registry::{Approval, Outcome, PendingApproval, Registry, ToolInfo, approval_in, full_schema, permits};
 pub use services::Services;
 pub use subject::Subject;
-pub use tool::{ApprovalPolicy, CallContext, Category, ErrorCode, Risk, Tool, ToolError};
+pub use tool::{ApprovalPolicy, CallContext, Category, Risk, Tool};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
 /// posts, navigation, entries, archive, vault, external.

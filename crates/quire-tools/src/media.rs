@@ -13,8 +13,8 @@ use crate::services::Services;
 use crate::tool::{CallContext, ErrorCode, ToolError};
 use quire_core::access::{Action, allows};
 use quire_core::model::{EntityKind, Image, ImageStatus, JobKind, JobStatus, Upload};
-use quire_media::{Format, Limits, MediaError};
-use quire_store::{ImageFile, ImageResult, Job, JobInfo, NewUpload, Scope, StoreError};
+use quire_media::{Format, MediaError};
+use quire_store::{ImageFile, ImageResult, Job, NewUpload, Scope, StoreError};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -22,79 +22,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Default upload size limit in megabytes (`max_upload_mb`).
-pub const DEFAULT_MAX_UPLOAD_MB: u64 = 25;
+pub use crate::settings::{DEFAULT_MAX_UPLOAD_MB, JobEvent, MediaSettings};
 
 /// Default pixel budget of one image in megapixels (`max_image_megapixels`).
 pub use quire_media::DEFAULT_MAX_MEGAPIXELS;
 
 /// Largest file `createImage` takes inline as base64 `data`, decoded.
 pub const MAX_INLINE_BYTES: usize = 1_500_000;
-
-/// Settings of media intake and processing.
-#[derive(Debug, Clone)]
-pub struct MediaSettings {
-    /// Largest file received, in bytes.
-    pub max_upload_bytes: u64,
-    /// Decoding limits: the pixel budget of one image (`max_image_megapixels`).
-    pub limits: Limits,
-    /// Images this process decodes at once: one. The budget bounds one
-    /// decode, and more than one job may run at a time (the background
-    /// worker, `importImage` and `quire images upload` each run jobs while
-    /// they wait for theirs), so they take turns here: a process's decoding
-    /// never holds more than one budget. A permit goes with the decoding
-    /// thread, so one that outlives its time limit still holds it.
-    pub decoding: Arc<tokio::sync::Semaphore>,
-    /// How long a claimed job is held before another worker may take it;
-    /// a running job renews it every third of this, so a job whose process
-    /// stopped is taken over within this long.
-    pub lease: Duration,
-    /// Woken when a job is queued, so the worker starts at once.
-    pub wake: Arc<tokio::sync::Notify>,
-    /// How long an upload no image was made of is kept.
-    pub upload_ttl: Duration,
-    /// Every change of a job this process works on (the server forwards
-    /// them to the session stream of the turn that queued the job).
-    pub events: tokio::sync::broadcast::Sender<JobEvent>,
-}
-
-/// A job changed: claimed, a stage started, done, failed or queued again.
-#[derive(Debug, Clone)]
-pub struct JobEvent {
-    /// Scope of the job.
-    pub scope: Scope,
-    /// The agent session whose turn queued it.
-    pub session_id: Option<String>,
-    /// The job as it is now.
-    pub job: JobInfo,
-}
-
-impl Default for MediaSettings {
-    fn default() -> Self {
-        MediaSettings {
-            max_upload_bytes: DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
-            limits: Limits::default(),
-            decoding: Arc::new(tokio::sync::Semaphore::new(1)),
-            lease: Duration::from_secs(30),
-            wake: Arc::new(tokio::sync::Notify::new()),
-            upload_ttl: Duration::from_secs(24 * 3600),
-            events: tokio::sync::broadcast::channel(256).0,
-        }
-    }
-}
-
-impl MediaSettings {
-    /// The size limit in whole megabytes, for messages.
-    pub fn max_upload_mb(&self) -> u64 {
-        self.max_upload_bytes.div_ceil(1024 * 1024)
-    }
-
-    /// Sets the pixel budget of one image (`max_image_megapixels`): that
-    /// many pixels, and the bytes they take decoded in 8-bit RGBA.
-    pub fn set_max_megapixels(&mut self, megapixels: u64) {
-        self.limits = Limits { max_time: self.limits.max_time, ..Limits::megapixels(megapixels) };
-    }
-}
 
 fn internal(what: &str, e: impl std::fmt::Display) -> ToolError {
     tracing::error!(error = %e, "{what}");

@@ -184,7 +184,8 @@ async fn search(
     };
     let filter = SearchFilter::default();
     let fulltext = store.search_ids(scope, Searched::Page, query, &filter, pool as u32);
-    let (ids, ranking) = crate::embed::rank(call.services, scope, "page", query, pool, fulltext).await?;
+    let (ids, ranking) =
+        crate::embed::rank(store, call.services.embedder.as_deref(), scope, "page", query, pool, fulltext).await?;
     let mut pages = store.ranked_pages(scope, &ids).await?;
     pages.retain(|p| status.is_none_or(|s| p.status == s));
     pages.truncate(n as usize);

@@ -197,7 +197,8 @@ pub(crate) async fn search_entries(
     // Vector matches are narrowed by the filter after ranking: take more.
     let pool = if call.services.embedder.is_some() { (n as usize).max(crate::embed::POOL) } else { n as usize };
     let fulltext = store.search_ids(scope, Searched::Entry, query, filter, pool as u32);
-    let (ids, ranking) = crate::embed::rank(call.services, scope, "entry", query, pool, fulltext).await?;
+    let (ids, ranking) =
+        crate::embed::rank(store, call.services.embedder.as_deref(), scope, "entry", query, pool, fulltext).await?;
     let mut entries = store.ranked_entries(scope, &ids, filter).await?;
     entries.truncate(n as usize);
     Ok((entries, ranking))

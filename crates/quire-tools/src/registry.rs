@@ -553,6 +553,16 @@ impl Registry {
     }
 }
 
+impl ToolSearch for Registry {
+    fn search(&self, query: &str) -> Vec<&Tool> {
+        Registry::search(self, query)
+    }
+
+    fn activate(&self, session: &str, names: &[&'static str]) {
+        Registry::activate(self, session, names)
+    }
+}
+
 /// Whether `ctx` is the caller a confirmation was made for: the same actor,
 /// through the same surface, and for agents in the same session. An
 /// approval is for one requester's call, not for whoever learns its id.

@@ -2,6 +2,7 @@
 //! notes vaults, the media settings and the models and clients some tools
 //! use. Built once by whoever serves the registry (the server, the CLI).
 
+use crate::settings::{ExternalSettings, MediaSettings};
 use quire_store::Store;
 use std::path::PathBuf;
 
@@ -20,13 +21,13 @@ pub struct Services {
     /// The notes vault of each site.
     pub vaults: crate::vaults::Vaults,
     /// Upload limits, decoding limits and the job worker's wake-up.
-    pub media: crate::media::MediaSettings,
+    pub media: MediaSettings,
     /// The embedding model semantic search uses; none: full text alone.
     pub embedder: Option<crate::embed::SharedEmbedder>,
     /// The vision model that writes alt text for new images; none: nothing is written.
     pub describer: Option<crate::describe::SharedDescriber>,
     /// The guarded HTTP client and the providers of the external tools.
-    pub external: crate::external::ExternalSettings,
+    pub external: ExternalSettings,
 }
 
 impl Services {
@@ -39,10 +40,10 @@ impl Services {
             uploads_dir: data_dir.join("uploads"),
             storage: crate::storage::Storage::local(data_dir.join("uploads")),
             vaults: crate::vaults::Vaults::new(data_dir.join("vaults")),
-            media: crate::media::MediaSettings::default(),
+            media: MediaSettings::default(),
             embedder: None,
             describer: None,
-            external: crate::external::ExternalSettings::default(),
+            external: ExternalSettings::default(),
         }
     }
 }

@@ -1,11 +1,14 @@
 //! What a tool is: its definition, the context a call runs in, and the shape
-//! of its results and errors.
+//! of its results. Its errors are [`crate::error`]'s, named here too, so a
+//! tool module finds everything it defines a tool with in one place.
 
+pub use crate::error::{ErrorCode, ToolError};
 use crate::services::Services;
+use crate::settings::SharedWriter;
 use crate::subject::Subject;
 use quire_core::access::Group;
 use quire_core::model::{ChangeContext, Surface};
-use quire_store::{Fingerprint, Scope, Store, StoreError};
+use quire_store::{Fingerprint, Scope, Store};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::future::Future;
@@ -47,116 +50,6 @@ pub enum Risk {
     High,
 }
 
-/// Errors a tool reports to its caller, which can read and repair from them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ErrorCode {
-    /// Arguments or content broke a rule.
-    Validation,
-    /// No such record.
-    NotFound,
-    /// Clashes with existing data, or changed since a preview.
-    Conflict,
-    /// The caller may not do this.
-    Forbidden,
-    /// A destructive call needs an approval that is missing, expired or used.
-    ApprovalRequired,
-    /// An outside service failed.
-    Upstream,
-    /// A limit was hit.
-    Limit,
-    /// A bug or an unavailable database.
-    Internal,
-    /// A person rejected the call; it did not run.
-    Rejected,
-    /// Nobody answered the approval request before it lapsed; it did not run.
-    ApprovalExpired,
-    /// The call was cut short (its turn was taken over); what it did is said.
-    Interrupted,
-}
-
-impl ErrorCode {
-    /// The wire name (`APPROVAL_REQUIRED`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::Validation => "VALIDATION",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::Forbidden => "FORBIDDEN",
-            ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
-            ErrorCode::Upstream => "UPSTREAM",
-            ErrorCode::Limit => "LIMIT",
-            ErrorCode::Internal => "INTERNAL",
-            ErrorCode::Rejected => "REJECTED",
-            ErrorCode::ApprovalExpired => "APPROVAL_EXPIRED",
-            ErrorCode::Interrupted => "INTERRUPTED",
-        }
-    }
-}
-
-/// A tool's failure: `{ success: false, error, errorCode, hint }`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolError {
-    /// What kind of failure.
-    pub code: ErrorCode,
-    /// What went wrong, naming the parameter.
-    pub message: String,
-    /// What to do about it.
-    pub hint: String,
-}
-
-impl ToolError {
-    /// A new error.
-    pub fn new(code: ErrorCode, message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Self { code, message: message.into(), hint: hint.into() }
-    }
-    /// A validation error.
-    pub fn invalid(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        Self::new(ErrorCode::Validation, message, hint)
-    }
-    /// The JSON the caller sees.
-    pub fn to_json(&self) -> Value {
-        json!({ "success": false, "error": self.message, "errorCode": self.code, "hint": self.hint })
-    }
-}
-
-impl From<StoreError> for ToolError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::NotFound { entity, .. } => {
-                let hint = format!("List with get{} first and use an id from the results.", getter(entity));
-                ToolError::new(ErrorCode::NotFound, e.to_string(), hint)
-            }
-            StoreError::Validation(errors) => ToolError::new(
-                ErrorCode::Validation,
-                errors.to_string(),
-                "Fix the named fields and call again; nothing was changed.",
-            ),
-            StoreError::Conflict { message, .. } => {
-                ToolError::new(ErrorCode::Conflict, message, "Nothing was changed. Fetch fresh state, then retry.")
-            }
-            other => {
-                tracing::error!(error = %other, "tool failed");
-                ToolError::new(ErrorCode::Internal, "internal error", "Try again later; the server log has details.")
-            }
-        }
-    }
-}
-
-fn getter(entity: &str) -> &'static str {
-    match entity {
-        "page" => "Page",
-        "section" => "Section",
-        "section template" | "sectionTemplate" => "SectionTemplate",
-        "entry" => "Entry",
-        "collection" => "Post or getEntry",
-        "image" => "Image",
-        "navigation" | "navItem" => "NavItem",
-        "archive" => "Archive",
-        _ => "Page",
-    }
-}
-
 /// How a destructive call gets its go-ahead (never conversationally for
 /// tools that send data out, [`Tool::sends_out`]).
 pub use quire_core::model::ApprovalPolicy;
@@ -181,7 +74,7 @@ pub struct CallContext {
     /// The calling agent's own model, for tools that write with a model
     /// (deep search); none outside a turn, where the default profile's
     /// model writes.
-    pub writer: Option<crate::external::SharedWriter>,
+    pub writer: Option<SharedWriter>,
 }
 
 impl CallContext {
@@ -202,8 +95,9 @@ pub struct Call<'a> {
     pub services: &'a Services,
     /// The caller.
     pub ctx: &'a CallContext,
-    /// The registry (searchTools reads it).
-    pub registry: &'a crate::Registry,
+    /// The registry the call runs in (searchTools finds and activates
+    /// tools through it).
+    pub registry: &'a dyn ToolSearch,
     /// For destructive tools: the fingerprint the approved preview described.
     pub approved: Option<&'a Fingerprint>,
 }
@@ -217,6 +111,15 @@ impl Call<'_> {
     pub fn scope(&self) -> &Scope {
         &self.ctx.scope
     }
+}
+
+/// What searchTools asks of the registry a call runs in. A trait, so that
+/// a tool's definition does not name the registry that lists it.
+pub trait ToolSearch: Sync {
+    /// Tools ranked for a capability query, best first.
+    fn search(&self, query: &str) -> Vec<&Tool>;
+    /// Marks tools active for a session.
+    fn activate(&self, session: &str, names: &[&'static str]);
 }
 
 /// The result of a tool: its JSON answer or an error.

@@ -1,6 +1,6 @@
 //! Where each site's notes vault lives, opened once per site and shared.
 
-use crate::tool::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use quire_store::{Scope, Store};
 use quire_vault::Vault;
 use std::collections::HashMap;

@@ -116,28 +116,16 @@ pub fn tools() -> Vec<Tool> {
             name: "getArchive",
             description: "Get archived (deleted) records by archive id, entity or all: true, with when, who and what went along. Returns { items }.",
             guidance: "Restore with restoreArchive using the archive id, not the record id.",
-            category: Category::Internal,
-            entity: Subject::Archive,
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["archive", "trash", "deleted", "bin", "history", "read", "list"],
             phrases: &["what was deleted", "show the trash", "recently removed pages", "find a deleted post"],
             input_schema: schema::<GetArchiveArgs>,
             execute: |call, v| Box::pin(async move { get_archive(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Archive, Effect::ReadOnly)
         },
         Tool {
             name: "restoreArchive",
             description: "Restore archives by ids, bringing back everything that was archived with them; a slug reused since is reported, not overwritten. The first call only previews and a person must approve.",
             guidance: "Conflicts (a reused slug) are reported; rename the newer record first.",
-            category: Category::Internal,
-            entity: Subject::Archive,
-            risk: Risk::High,
-            destructive: true,
-            idempotent: false,
-            read_only: false,
             tags: &["archive", "restore", "undelete", "recover", "undo", "trash", "bring back"],
             phrases: &[
                 "undelete the page",
@@ -149,6 +137,7 @@ pub fn tools() -> Vec<Tool> {
             input_schema: schema::<RestoreArchiveArgs>,
             execute: |call, v| Box::pin(async move { restore(call, parse(v)?).await }),
             preview: Some(|call, v| Box::pin(async move { preview_restore(call, parse(v)?).await })),
+            ..Tool::base(Category::Internal, Subject::Archive, Effect::Destructive)
         },
     ]
 }

@@ -252,12 +252,6 @@ pub fn tools() -> Vec<Tool> {
             name: "getImage",
             description: "Get images of the media library by id, by query (meaning and words of name, alt, description, tags) or all: true. Returns { items } with relative /uploads/ URLs; a query also says its ranking.",
             guidance: "Use the exact `url` from results; look here before importing new images.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Image),
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["image", "images", "media", "photo", "picture", "library", "search", "find"],
             phrases: &[
                 "find a photo",
@@ -268,50 +262,32 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<GetImageArgs>,
             execute: |call, v| Box::pin(async move { get_image(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::ReadOnly)
         },
         Tool {
             name: "createImage",
             description: "Create an image from an uploaded file (uploadId or its url) or small base64 data with a filename; the type comes from the bytes (PNG, JPEG, WebP, GIF). Returns the image with its id at once, status processing; a file already in the library returns that image.",
             guidance: "Processing (variants, metadata removal) continues in the background; use the url once status is completed.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Image),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["image", "create", "add", "media", "upload", "photo", "register"],
             phrases: &["add an uploaded photo to the library", "register an image", "add a picture to media"],
             input_schema: schema::<CreateImageArgs>,
             execute: |call, v| Box::pin(async move { create_image(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::IdempotentWrite)
         },
         Tool {
             name: "updateImage",
             description: "Update an image's alt text, description, tags or categories by id. Returns the image.",
             guidance: "Alt text describes the picture for people who cannot see it.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Image),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["image", "update", "edit", "alt", "caption", "tag", "photo"],
             phrases: &["set alt text", "describe the photo", "tag the picture", "change image description"],
             input_schema: schema::<UpdateImageArgs>,
             execute: |call, v| Box::pin(async move { update_image(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::IdempotentWrite)
         },
         Tool {
             name: "deleteImage",
             description: "Delete images by ids, archiving their records (files stay); the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives the record; pages using the image keep their URL.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Image),
-            risk: Risk::High,
-            destructive: true,
-            idempotent: false,
-            read_only: false,
             tags: &["image", "delete", "remove", "media", "photo", "archive"],
             phrases: &["remove a photo", "delete the picture", "clean up the media library"],
             input_schema: schema::<DeleteImageArgs>,
@@ -328,6 +304,7 @@ pub fn tools() -> Vec<Tool> {
                     archive_preview(call, EntityKind::Image, &a.ids, "image").await
                 })
             }),
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::Destructive)
         },
     ]
 }

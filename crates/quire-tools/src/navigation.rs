@@ -165,12 +165,6 @@ pub fn tools() -> Vec<Tool> {
             name: "getNavItem",
             description: "Get navigation menu items by id, by navigationId (such as header), by label text or all: true. Returns { items } with parentId for nesting.",
             guidance: "navigationId accepts the key (header, footer) or the id.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::NavItem),
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["navigation", "nav", "menu", "link", "header", "footer", "read", "list"],
             phrases: &[
                 "show the header menu",
@@ -180,18 +174,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<GetNavItemArgs>,
             execute: |call, v| Box::pin(async move { get_nav_item(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::NavItem), Effect::ReadOnly)
         },
         Tool {
             name: "createNavItem",
             description: "Create a menu item in a navigation pointing at a page, entry, media, url or placeholder; the target must exist. Returns the item.",
             guidance: "Resolve targetId with getPage/getPost first; targetType url needs url.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::NavItem),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: false,
-            read_only: false,
             tags: &["navigation", "nav", "menu", "link", "header", "footer", "create", "add"],
             phrases: &[
                 "add a link to the menu",
@@ -202,18 +190,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<CreateNavItemArgs>,
             execute: |call, v| Box::pin(async move { create_nav_item(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::NavItem), Effect::Write)
         },
         Tool {
             name: "updateNavItem",
             description: "Update a menu item by id; parentId null moves it to the top level. Returns the item.",
             guidance: "Hide with visible: false rather than deleting.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::NavItem),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["navigation", "nav", "menu", "link", "update", "edit", "rename", "reorder", "hide"],
             phrases: &[
                 "rename the menu link",
@@ -224,18 +206,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<UpdateNavItemArgs>,
             execute: |call, v| Box::pin(async move { update_nav_item(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::NavItem), Effect::IdempotentWrite)
         },
         Tool {
             name: "deleteNavItem",
             description: "Delete menu items by ids, archiving them with their sub-items; the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives with children; visible: false hides instead.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::NavItem),
-            risk: Risk::High,
-            destructive: true,
-            idempotent: false,
-            read_only: false,
             tags: &["navigation", "nav", "menu", "link", "delete", "remove", "archive"],
             phrases: &["remove the link from the menu", "delete a menu item", "take blog out of the header"],
             input_schema: schema::<DeleteNavItemArgs>,
@@ -252,6 +228,7 @@ pub fn tools() -> Vec<Tool> {
                     archive_preview(call, EntityKind::NavItem, &a.ids, "menu item").await
                 })
             }),
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::NavItem), Effect::Destructive)
         },
     ]
 }

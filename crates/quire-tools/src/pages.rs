@@ -320,12 +320,6 @@ pub fn tools() -> Vec<Tool> {
             name: "getPage",
             description: "Get pages by id, slug, parentId (its children), query or all: true; includeContent adds meta and sections. Returns { items }.",
             guidance: "Pages are not posts. Use includeContent only to edit sections.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Page),
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["page", "pages", "read", "list", "tree"],
             phrases: &[
                 "show pages",
@@ -340,34 +334,22 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<GetPageArgs>,
             execute: |call, v| Box::pin(async move { get_page(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::ReadOnly)
         },
         Tool {
             name: "createPage",
             description: "Create a page from a name and a unique slug, a draft unless status says otherwise. Returns the page.",
             guidance: "Add content with createSection afterwards.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Page),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: false,
-            read_only: false,
             tags: &["page", "create", "new", "landing"],
             phrases: &["add a page", "new landing page", "make a page", "create a subpage", "new page under about"],
             input_schema: schema::<CreatePageArgs>,
             execute: |call, v| Box::pin(async move { create_page(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::Write)
         },
         Tool {
             name: "updatePage",
             description: "Update a page by id. Returns the page.",
             guidance: "Protected pages keep their slug.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Page),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["page", "update", "edit", "rename", "move", "publish", "seo", "meta"],
             phrases: &[
                 "rename a page",
@@ -380,18 +362,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<UpdatePageArgs>,
             execute: |call, v| Box::pin(async move { update_page(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::IdempotentWrite)
         },
         Tool {
             name: "deletePage",
             description: "Delete pages by ids, archiving each with its sections and child pages; the first call only previews. Nothing changes until a person approves.",
             guidance: "Protected pages cannot be deleted.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Page),
-            risk: Risk::High,
-            destructive: true,
-            idempotent: false,
-            read_only: false,
             tags: &["page", "delete", "remove", "archive", "trash"],
             phrases: &["remove a page", "delete the page", "get rid of page", "trash this page", "take down a page"],
             input_schema: schema::<DeletePageArgs>,
@@ -402,6 +378,7 @@ pub fn tools() -> Vec<Tool> {
                 })
             },
             preview: Some(|call, v| Box::pin(async move { preview_delete_page(call, parse(v)?).await })),
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::Destructive)
         },
     ]
 }

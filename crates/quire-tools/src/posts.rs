@@ -268,12 +268,6 @@ pub fn tools() -> Vec<Tool> {
             name: "getPost",
             description: "Get blog posts by slug, query or all: true (newest first); content only with includeContent. Returns { items }.",
             guidance: "Posts are not pages.",
-            category: Category::Internal,
-            entity: Subject::Post,
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["post", "posts", "blog", "article", "read", "list", "news"],
             phrases: &[
                 "list blog posts",
@@ -285,18 +279,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<GetPostArgs>,
             execute: |call, v| Box::pin(async move { get_post(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Post, Effect::ReadOnly)
         },
         Tool {
             name: "createPost",
             description: "Create a draft blog post from a slug, title and markdown content.body. Returns the post.",
             guidance: "Publish with updatePost status: published. A cover goes in both featuredImage and content.cover.",
-            category: Category::Internal,
-            entity: Subject::Post,
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: false,
-            read_only: false,
             tags: &["post", "blog", "article", "create", "write", "new", "draft"],
             phrases: &[
                 "write a blog post",
@@ -307,18 +295,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<CreatePostArgs>,
             execute: |call, v| Box::pin(async move { create_post(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Post, Effect::Write)
         },
         Tool {
             name: "updatePost",
             description: "Update a blog post by slug; status publishes or unpublishes it. Returns the post.",
             guidance: "A cover goes in both featuredImage and content.cover.",
-            category: Category::Internal,
-            entity: Subject::Post,
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["post", "blog", "article", "update", "edit", "publish", "unpublish", "cover"],
             phrases: &[
                 "publish the post",
@@ -330,18 +312,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<UpdatePostArgs>,
             execute: |call, v| Box::pin(async move { update_post(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Post, Effect::IdempotentWrite)
         },
         Tool {
             name: "deletePost",
             description: "Delete blog posts by slugs, archiving them; the first call only previews. Nothing changes until a person approves.",
             guidance: "Consider updatePost status: archived instead.",
-            category: Category::Internal,
-            entity: Subject::Post,
-            risk: Risk::High,
-            destructive: true,
-            idempotent: false,
-            read_only: false,
             tags: &["post", "blog", "article", "delete", "remove", "archive"],
             phrases: &["delete the blog post", "remove an article", "take down the post"],
             input_schema: schema::<DeletePostArgs>,
@@ -359,6 +335,7 @@ pub fn tools() -> Vec<Tool> {
                     archive_preview(call, EntityKind::Entry, &ids, "post").await
                 })
             }),
+            ..Tool::base(Category::Internal, Subject::Post, Effect::Destructive)
         },
     ]
 }

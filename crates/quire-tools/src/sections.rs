@@ -223,12 +223,6 @@ pub fn tools() -> Vec<Tool> {
             name: "getSectionTemplate",
             description: "Get section templates by id, key or all: true, with their fields and rules. Returns { items }.",
             guidance: "Read the template's fields before writing section content; required fields must be set.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::SectionTemplate),
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["section", "template", "fields", "block", "layout", "schema"],
             phrases: &[
                 "what section types exist",
@@ -239,18 +233,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<GetTemplateArgs>,
             execute: |call, v| Box::pin(async move { get_template(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::SectionTemplate), Effect::ReadOnly)
         },
         Tool {
             name: "getSection",
             description: "Get sections by pageSectionId or all sections of a pageId, in page order; content only with includeContent. Returns { items }.",
             guidance: "Sections are identified by pageSectionId, not by template key.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Section),
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["section", "sections", "block", "read", "list", "content"],
             phrases: &[
                 "sections of the home page",
@@ -260,18 +248,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<GetSectionArgs>,
             execute: |call, v| Box::pin(async move { get_section(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Section), Effect::ReadOnly)
         },
         Tool {
             name: "createSection",
             description: "Create a section on a page from a templateKey and content validated against the template. Returns the section with its pageSectionId.",
             guidance: "Returns `pageSectionId` — use it for updates, NOT the template id.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Section),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: false,
-            read_only: false,
             tags: &["section", "create", "add", "block", "hero", "pricing", "faq", "gallery", "cta"],
             phrases: &[
                 "add a hero",
@@ -283,18 +265,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<CreateSectionArgs>,
             execute: |call, v| Box::pin(async move { create_section(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Section), Effect::Write)
         },
         Tool {
             name: "updateSection",
             description: "Update a section by pageSectionId; imageId + imageField attach an image. Returns the section.",
             guidance: "Content keys are the fields of the section's template.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Section),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["section", "update", "edit", "block", "image", "reorder", "hide", "publish"],
             phrases: &[
                 "change the heading",
@@ -307,18 +283,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<UpdateSectionArgs>,
             execute: |call, v| Box::pin(async move { update_section(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Section), Effect::IdempotentWrite)
         },
         Tool {
             name: "deleteSection",
             description: "Delete sections by ids, archiving them; the first call only previews. Nothing changes until a person approves.",
             guidance: "Archives; consider hidden: true or status unpublished instead.",
-            category: Category::Internal,
-            entity: Subject::Record(EntityKind::Section),
-            risk: Risk::High,
-            destructive: true,
-            idempotent: false,
-            read_only: false,
             tags: &["section", "delete", "remove", "block", "archive"],
             phrases: &["remove a section", "delete the block", "take the faq off the page"],
             input_schema: schema::<DeleteSectionArgs>,
@@ -335,6 +305,7 @@ pub fn tools() -> Vec<Tool> {
                     archive_preview(call, EntityKind::Section, &a.ids, "section").await
                 })
             }),
+            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Section), Effect::Destructive)
         },
     ]
 }

@@ -142,6 +142,26 @@ pub struct Preview {
 /// A boxed future of a preview.
 pub type PreviewFuture<'a> = Pin<Box<dyn Future<Output = Result<Preview, ToolError>> + Send + 'a>>;
 
+/// What calling a tool does. It decides the tool's risk and flags, so a
+/// definition cannot be read-only and destructive at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Changes nothing (reads, or talks to the user): safe, idempotent.
+    ReadOnly,
+    /// Adds what harms nothing (a folder, a copy of a note): safe, but a
+    /// second call adds again.
+    SafeWrite,
+    /// Creates or changes content, again at every call (a create, a line
+    /// edit): moderate.
+    Write,
+    /// Sets what the call names, so a second call changes nothing more (an
+    /// update): moderate, idempotent.
+    IdempotentWrite,
+    /// Archives, restores or sends data out: high, previewed, and run only
+    /// once a person approves.
+    Destructive,
+}
+
 /// One tool, fully described. The registry lists these; nothing else defines
 /// tool metadata.
 pub struct Tool {
@@ -176,6 +196,41 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// Where a tool belongs, what it works on and what calling it does: the
+    /// base of a definition, which names and describes the tool and gives
+    /// its functions (`Tool { name: "getPage", …, ..Tool::base(…) }`).
+    /// Until then it has no name and does nothing; the catalog's tests
+    /// refuse a tool without a name, description, guidance or schema.
+    pub fn base(category: Category, entity: Subject, effect: Effect) -> Tool {
+        let (risk, idempotent) = match effect {
+            Effect::ReadOnly => (Risk::Safe, true),
+            Effect::SafeWrite => (Risk::Safe, false),
+            Effect::Write => (Risk::Moderate, false),
+            Effect::IdempotentWrite => (Risk::Moderate, true),
+            Effect::Destructive => (Risk::High, false),
+        };
+        Tool {
+            name: "",
+            description: "",
+            guidance: "",
+            category,
+            entity,
+            risk,
+            destructive: effect == Effect::Destructive,
+            idempotent,
+            read_only: effect == Effect::ReadOnly,
+            tags: &[],
+            phrases: &[],
+            input_schema: || Value::Null,
+            execute: |_, _| {
+                Box::pin(async {
+                    Err(ToolError::new(ErrorCode::Internal, "this tool does nothing", "Report it as a bug."))
+                })
+            },
+            preview: None,
+        }
+    }
+
     /// Whether a call sends data out of Quire (httpPost): nothing can take
     /// it back, so it always waits for a person's explicit approval,
     /// whatever the caller's approval policy.

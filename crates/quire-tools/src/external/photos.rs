@@ -461,12 +461,6 @@ pub fn tools() -> Vec<Tool> {
             name: "browseImages",
             description: "Browse stock photos on Pexels and Unsplash by query (provider, orientation, colour and limit optional), downloading nothing. Returns previews with provider, photoId, photographer and licence.",
             guidance: "Look locally with getImage first; then importImage {provider, photoId} of the chosen photo.",
-            category: Category::External,
-            entity: Subject::StockPhoto,
-            risk: Risk::Safe,
-            destructive: false,
-            idempotent: true,
-            read_only: true,
             tags: &["image", "photo", "stock", "pexels", "unsplash", "browse", "search", "picture", "external"],
             phrases: &[
                 "find a stock photo",
@@ -477,18 +471,12 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<BrowseImagesArgs>,
             execute: |call, v| Box::pin(async move { browse_images(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::External, Subject::StockPhoto, Effect::ReadOnly)
         },
         Tool {
             name: "importImage",
             description: "Import a stock photo by provider and photoId into the media library with the photographer's attribution, processed as uploads are. Returns the local imageId and its /uploads/ url.",
             guidance: "Use the returned `url` (relative /uploads/...), never the provider's URL; credit the photographer.",
-            category: Category::External,
-            entity: Subject::Record(EntityKind::Image),
-            risk: Risk::Moderate,
-            destructive: false,
-            idempotent: true,
-            read_only: false,
             tags: &["image", "photo", "stock", "import", "download", "pexels", "unsplash", "media", "external"],
             phrases: &[
                 "use this stock photo",
@@ -498,7 +486,7 @@ pub fn tools() -> Vec<Tool> {
             ],
             input_schema: schema::<ImportImageArgs>,
             execute: |call, v| Box::pin(async move { import_image(call, parse(v)?).await }),
-            preview: None,
+            ..Tool::base(Category::External, Subject::Record(EntityKind::Image), Effect::IdempotentWrite)
         },
     ]
 }

@@ -1,7 +1,6 @@
 //! Archive tools: getArchive, restoreArchive.
 
 use crate::args::parse;
-use crate::pages::require_ids;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::subject::Subject;
@@ -9,7 +8,7 @@ use crate::tool::*;
 use quire_core::model::EntityKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 // The kinds of record the database archives (agents are disabled instead;
 // vault notes are archived in the vault). Plain comments: doc comments would
@@ -106,6 +105,53 @@ async fn restore(call: &Call<'_>, a: RestoreArchiveArgs) -> ToolResult {
         "count": archives.len(),
         "items": archives,
         "message": format!("Restored {} archive(s), {count} record(s) in all.", archives.len()),
+    }))
+}
+
+/// Refuses an empty list of `what` (`ids`, `slugs`).
+pub(crate) fn require_ids(ids: &[String], what: &str) -> Result<(), ToolError> {
+    if ids.is_empty() {
+        return Err(ToolError::invalid(
+            format!("{what}: at least one"),
+            format!("Pass {what} as an array, even for one."),
+        ));
+    }
+    Ok(())
+}
+
+/// The preview of archiving `ids` (at least one) of `kind`, cascade included.
+pub(crate) async fn archive_preview(
+    call: &Call<'_>,
+    kind: EntityKind,
+    ids: &[String],
+    noun: &str,
+) -> Result<Preview, ToolError> {
+    require_ids(ids, "ids")?;
+    let groups = call.store().archive_preview(call.scope(), kind, ids).await?;
+    let all: Vec<_> = groups.iter().flatten().cloned().collect();
+    let fingerprint = call.store().fingerprint(call.scope(), &all).await?;
+    let roots = groups.len();
+    let extra = all.len() - roots;
+    let labels: Vec<String> = groups.iter().map(|g| g[0].label.clone()).collect();
+    let message = if extra > 0 {
+        format!("Would archive {roots} {noun}(s) ({}) and {extra} record(s) that go with them.", labels.join(", "))
+    } else {
+        format!("Would archive {roots} {noun}(s): {}.", labels.join(", "))
+    };
+    Ok(Preview { message, items: serde_json::to_value(&all).unwrap_or_default(), fingerprint })
+}
+
+/// Archives after approval, refusing if anything changed since the preview.
+pub(crate) async fn archive_execute(call: &Call<'_>, kind: EntityKind, ids: &[String], noun: &str) -> ToolResult {
+    let archives =
+        call.store().archive_checked(&call.ctx.change_context(), call.scope(), kind, ids, call.approved).await?;
+    let count: usize = archives.iter().map(|a| a.items.len()).sum();
+    let items: Vec<Value> = archives.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect();
+    Ok(json!({
+        "success": true,
+        "count": items.len(),
+        "items": items,
+        "message": format!("Archived {} {noun}(s), {count} record(s) in all. Restore with restoreArchive.", archives.len()),
     }))
 }
 

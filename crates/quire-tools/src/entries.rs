@@ -1,7 +1,7 @@
 //! Entry tools for any collection: getEntry, createEntry, updateEntry, deleteEntry.
 
+use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
-use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::posts::{entry_json, search_entries};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
@@ -180,15 +180,12 @@ pub fn tools() -> Vec<Tool> {
             input_schema: schema::<DeleteEntryArgs>,
             execute: |call, v| {
                 Box::pin(async move {
-                    let a: DeleteEntryArgs = parse(v)?;
-                    archive_execute(call, EntityKind::Entry, &a.ids, "entry").await
+                    archive_execute(call, EntityKind::Entry, &parse::<DeleteEntryArgs>(v)?.ids, "entry").await
                 })
             },
             preview: Some(|call, v| {
                 Box::pin(async move {
-                    let a: DeleteEntryArgs = parse(v)?;
-                    require_ids(&a.ids, "ids")?;
-                    archive_preview(call, EntityKind::Entry, &a.ids, "entry").await
+                    archive_preview(call, EntityKind::Entry, &parse::<DeleteEntryArgs>(v)?.ids, "entry").await
                 })
             }),
             ..Tool::base(Category::Internal, Subject::Record(EntityKind::Entry), Effect::Destructive)

@@ -1,8 +1,8 @@
 //! Image tools: getImage, createImage, updateImage, deleteImage.
 
+use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
 use crate::media::{MAX_INLINE_BYTES, clean_filename, receive_bytes};
-use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::services::Services;
@@ -293,15 +293,12 @@ pub fn tools() -> Vec<Tool> {
             input_schema: schema::<DeleteImageArgs>,
             execute: |call, v| {
                 Box::pin(async move {
-                    let a: DeleteImageArgs = parse(v)?;
-                    archive_execute(call, EntityKind::Image, &a.ids, "image").await
+                    archive_execute(call, EntityKind::Image, &parse::<DeleteImageArgs>(v)?.ids, "image").await
                 })
             },
             preview: Some(|call, v| {
                 Box::pin(async move {
-                    let a: DeleteImageArgs = parse(v)?;
-                    require_ids(&a.ids, "ids")?;
-                    archive_preview(call, EntityKind::Image, &a.ids, "image").await
+                    archive_preview(call, EntityKind::Image, &parse::<DeleteImageArgs>(v)?.ids, "image").await
                 })
             }),
             ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::Destructive)

@@ -1,7 +1,7 @@
 //! Navigation tools: getNavItem, createNavItem, updateNavItem, deleteNavItem.
 
+use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
-use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::select_one;
 use crate::subject::Subject;
@@ -217,15 +217,12 @@ pub fn tools() -> Vec<Tool> {
             input_schema: schema::<DeleteNavItemArgs>,
             execute: |call, v| {
                 Box::pin(async move {
-                    let a: DeleteNavItemArgs = parse(v)?;
-                    archive_execute(call, EntityKind::NavItem, &a.ids, "menu item").await
+                    archive_execute(call, EntityKind::NavItem, &parse::<DeleteNavItemArgs>(v)?.ids, "menu item").await
                 })
             },
             preview: Some(|call, v| {
                 Box::pin(async move {
-                    let a: DeleteNavItemArgs = parse(v)?;
-                    require_ids(&a.ids, "ids")?;
-                    archive_preview(call, EntityKind::NavItem, &a.ids, "menu item").await
+                    archive_preview(call, EntityKind::NavItem, &parse::<DeleteNavItemArgs>(v)?.ids, "menu item").await
                 })
             }),
             ..Tool::base(Category::Internal, Subject::Record(EntityKind::NavItem), Effect::Destructive)

@@ -1,5 +1,6 @@
 //! Page tools: getPage, createPage, updatePage, deletePage.
 
+use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
@@ -249,18 +250,7 @@ async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
     Ok(item_result(page_json(&page, true), format!("Updated page \"{}\" (version {}).", page.name, page.version)))
 }
 
-pub(crate) fn require_ids(ids: &[String], what: &str) -> Result<(), ToolError> {
-    if ids.is_empty() {
-        return Err(ToolError::invalid(
-            format!("{what}: at least one"),
-            format!("Pass {what} as an array, even for one."),
-        ));
-    }
-    Ok(())
-}
-
 async fn preview_delete_page(call: &Call<'_>, a: DeletePageArgs) -> Result<Preview, ToolError> {
-    require_ids(&a.ids, "ids")?;
     let preview = archive_preview(call, EntityKind::Page, &a.ids, "page").await?;
     if ai_surface(call) {
         // Protection holds for every page the cascade would take along.
@@ -276,41 +266,6 @@ async fn preview_delete_page(call: &Call<'_>, a: DeletePageArgs) -> Result<Previ
         }
     }
     Ok(preview)
-}
-
-/// The preview of archiving `ids` of `kind`, cascade included.
-pub(crate) async fn archive_preview(
-    call: &Call<'_>,
-    kind: EntityKind,
-    ids: &[String],
-    noun: &str,
-) -> Result<Preview, ToolError> {
-    let groups = call.store().archive_preview(call.scope(), kind, ids).await?;
-    let all: Vec<_> = groups.iter().flatten().cloned().collect();
-    let fingerprint = call.store().fingerprint(call.scope(), &all).await?;
-    let roots = groups.len();
-    let extra = all.len() - roots;
-    let labels: Vec<String> = groups.iter().map(|g| g[0].label.clone()).collect();
-    let message = if extra > 0 {
-        format!("Would archive {roots} {noun}(s) ({}) and {extra} record(s) that go with them.", labels.join(", "))
-    } else {
-        format!("Would archive {roots} {noun}(s): {}.", labels.join(", "))
-    };
-    Ok(Preview { message, items: serde_json::to_value(&all).unwrap_or_default(), fingerprint })
-}
-
-/// Archives after approval, refusing if anything changed since the preview.
-pub(crate) async fn archive_execute(call: &Call<'_>, kind: EntityKind, ids: &[String], noun: &str) -> ToolResult {
-    let archives =
-        call.store().archive_checked(&call.ctx.change_context(), call.scope(), kind, ids, call.approved).await?;
-    let count: usize = archives.iter().map(|a| a.items.len()).sum();
-    let items: Vec<Value> = archives.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect();
-    Ok(json!({
-        "success": true,
-        "count": items.len(),
-        "items": items,
-        "message": format!("Archived {} {noun}(s), {count} record(s) in all. Restore with restoreArchive.", archives.len()),
-    }))
 }
 
 /// The page tools.
@@ -373,8 +328,7 @@ pub fn tools() -> Vec<Tool> {
             input_schema: schema::<DeletePageArgs>,
             execute: |call, v| {
                 Box::pin(async move {
-                    let a: DeletePageArgs = parse(v)?;
-                    archive_execute(call, EntityKind::Page, &a.ids, "page").await
+                    archive_execute(call, EntityKind::Page, &parse::<DeletePageArgs>(v)?.ids, "page").await
                 })
             },
             preview: Some(|call, v| Box::pin(async move { preview_delete_page(call, parse(v)?).await })),

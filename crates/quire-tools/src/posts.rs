@@ -1,8 +1,8 @@
 //! Post tools: getPost, createPost, updatePost, deletePost. Posts are entries
 //! of a collection whose kind is posts (`blog` is seeded).
 
+use crate::archive::{archive_execute, archive_preview, require_ids};
 use crate::args::parse;
-use crate::pages::{archive_execute, archive_preview, require_ids};
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::subject::Subject;

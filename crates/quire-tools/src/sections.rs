@@ -1,8 +1,9 @@
 //! Section tools: getSectionTemplate, getSection, createSection,
 //! updateSection, deleteSection.
 
+use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
-use crate::pages::{archive_execute, archive_preview, require_ids, section_json};
+use crate::pages::section_json;
 use crate::registry::schema;
 use crate::scope::select_one;
 use crate::subject::Subject;
@@ -294,15 +295,12 @@ pub fn tools() -> Vec<Tool> {
             input_schema: schema::<DeleteSectionArgs>,
             execute: |call, v| {
                 Box::pin(async move {
-                    let a: DeleteSectionArgs = parse(v)?;
-                    archive_execute(call, EntityKind::Section, &a.ids, "section").await
+                    archive_execute(call, EntityKind::Section, &parse::<DeleteSectionArgs>(v)?.ids, "section").await
                 })
             },
             preview: Some(|call, v| {
                 Box::pin(async move {
-                    let a: DeleteSectionArgs = parse(v)?;
-                    require_ids(&a.ids, "ids")?;
-                    archive_preview(call, EntityKind::Section, &a.ids, "section").await
+                    archive_preview(call, EntityKind::Section, &parse::<DeleteSectionArgs>(v)?.ids, "section").await
                 })
             }),
             ..Tool::base(Category::Internal, Subject::Record(EntityKind::Section), Effect::Destructive)

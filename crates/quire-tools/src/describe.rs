@@ -5,6 +5,7 @@
 //! generated. The first describer is an OpenAI-compatible chat completions
 //! client sending the image as a data URL.
 
+use crate::openai::Endpoint;
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::future::Future;
@@ -44,27 +45,15 @@ const PROMPT: &str = "Describe this image for a website's media library. Answer 
 /// vision-capable model.
 #[derive(Debug)]
 pub struct OpenAiVision {
-    http: reqwest::Client,
-    url: String,
-    api_key: Option<String>,
-    model: String,
+    endpoint: Endpoint,
 }
 
 impl OpenAiVision {
     /// A client of `base_url` for `model`.
     pub fn new(base_url: &str, api_key: Option<String>, model: impl Into<String>) -> Result<Self, String> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(120))
-            .build()
-            .map_err(|e| format!("vision client: {e}"))?;
-        Ok(OpenAiVision {
-            http,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
-            api_key: api_key.filter(|k| !k.is_empty()),
-            model: model.into(),
-        })
+        let timeout = Duration::from_secs(120);
+        let endpoint = Endpoint::new(base_url, "/chat/completions", api_key, model, timeout, "vision", "vision model")?;
+        Ok(OpenAiVision { endpoint })
     }
 }
 
@@ -93,24 +82,14 @@ impl Describer for OpenAiVision {
         Box::pin(async move {
             let data = base64::engine::general_purpose::STANDARD.encode(bytes);
             let body = json!({
-                "model": self.model,
+                "model": self.endpoint.model,
                 "messages": [{"role": "user", "content": [
                     {"type": "text", "text": PROMPT},
                     {"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}},
                 ]}],
                 "temperature": 0,
             });
-            let mut req = self.http.post(&self.url).json(&body);
-            if let Some(key) = &self.api_key {
-                req = req.bearer_auth(key);
-            }
-            let res = req.send().await.map_err(|e| format!("vision request failed: {e}"))?;
-            let status = res.status();
-            if !status.is_success() {
-                let text = res.text().await.unwrap_or_default();
-                return Err(format!("vision model answered {status}: {}", text.chars().take(300).collect::<String>()));
-            }
-            let v: Value = res.json().await.map_err(|e| format!("vision answer is not JSON: {e}"))?;
+            let v = self.endpoint.post(&body).await?;
             let content =
                 v["choices"][0]["message"]["content"].as_str().ok_or("vision answer has no message content")?;
             parse_description(content)

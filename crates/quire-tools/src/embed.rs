@@ -5,6 +5,7 @@
 //! stored vectors, fused with the full-text ranking by reciprocal rank.
 
 use crate::error::ToolError;
+use crate::openai::Endpoint;
 use quire_core::model::Image;
 use quire_store::{Scope, Searched, Store, StoreError};
 use serde_json::{Value, json};
@@ -28,52 +29,28 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
 /// An OpenAI-compatible `POST {base_url}/embeddings` client.
 #[derive(Debug)]
 pub struct OpenAiEmbedder {
-    http: reqwest::Client,
-    url: String,
-    api_key: Option<String>,
-    model: String,
+    endpoint: Endpoint,
 }
 
 impl OpenAiEmbedder {
     /// A client of `base_url` (`https://api.openai.com/v1`,
     /// `http://localhost:11434/v1`) for `model`.
     pub fn new(base_url: &str, api_key: Option<String>, model: impl Into<String>) -> Result<Self, String> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(60))
-            .build()
-            .map_err(|e| format!("embeddings client: {e}"))?;
-        Ok(OpenAiEmbedder {
-            http,
-            url: format!("{}/embeddings", base_url.trim_end_matches('/')),
-            api_key: api_key.filter(|k| !k.is_empty()),
-            model: model.into(),
-        })
+        let timeout = Duration::from_secs(60);
+        let endpoint =
+            Endpoint::new(base_url, "/embeddings", api_key, model, timeout, "embeddings", "embeddings server")?;
+        Ok(OpenAiEmbedder { endpoint })
     }
 }
 
 impl Embedder for OpenAiEmbedder {
     fn model(&self) -> &str {
-        &self.model
+        &self.endpoint.model
     }
 
     fn embed<'a>(&'a self, texts: &'a [String]) -> EmbedFuture<'a> {
         Box::pin(async move {
-            let mut req = self.http.post(&self.url).json(&json!({ "model": self.model, "input": texts }));
-            if let Some(key) = &self.api_key {
-                req = req.bearer_auth(key);
-            }
-            let res = req.send().await.map_err(|e| format!("embeddings request failed: {e}"))?;
-            let status = res.status();
-            if !status.is_success() {
-                let body = res.text().await.unwrap_or_default();
-                return Err(format!(
-                    "embeddings server answered {status}: {}",
-                    body.chars().take(300).collect::<String>()
-                ));
-            }
-            let body: Value = res.json().await.map_err(|e| format!("embeddings answer is not JSON: {e}"))?;
+            let body = self.endpoint.post(&json!({ "model": self.endpoint.model, "input": texts })).await?;
             let mut rows: Vec<(usize, Vec<f32>)> = body["data"]
                 .as_array()
                 .ok_or("embeddings answer has no data array")?

@@ -21,6 +21,7 @@ pub mod images;
 pub mod media;
 pub mod navigation;
 pub mod notes;
+mod openai;
 pub mod output;
 pub mod pages;
 pub mod posts;

@@ -33,31 +33,15 @@ pub struct Registry {
     outputs: Vec<Value>,
 }
 
-/// A tool as listed to clients: its definition without the code.
+/// A tool as listed to clients: its definition without the code (see
+/// [`Tool`]'s serialisation), and the input schema they send.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolInfo {
-    /// Name.
-    pub name: &'static str,
-    /// Description.
-    pub description: &'static str,
-    /// Guidance line.
-    pub guidance: &'static str,
-    /// Category.
-    pub category: Category,
-    /// What it works on.
-    pub entity: Subject,
-    /// Risk.
-    pub risk: Risk,
-    /// Needs approval.
-    pub destructive: bool,
-    /// Same effect when repeated.
-    pub idempotent: bool,
-    /// Changes nothing.
-    pub read_only: bool,
-    /// Search keywords.
-    pub tags: &'static [&'static str],
-    /// JSON Schema of the arguments.
+pub struct ToolInfo<'a> {
+    /// The definition.
+    #[serde(flatten)]
+    pub tool: &'a Tool,
+    /// JSON Schema of the arguments, as [`full_schema`].
     pub input_schema: Value,
 }
 
@@ -207,20 +191,8 @@ impl Registry {
     }
 
     /// The listing of a tool.
-    pub fn info(&self, tool: &Tool) -> ToolInfo {
-        ToolInfo {
-            name: tool.name,
-            description: tool.description,
-            guidance: tool.guidance,
-            category: tool.category,
-            entity: tool.entity,
-            risk: tool.risk,
-            destructive: tool.destructive,
-            idempotent: tool.idempotent,
-            read_only: tool.read_only,
-            tags: tool.tags,
-            input_schema: self.schema(tool.name).cloned().unwrap_or_else(|| full_schema(tool)),
-        }
+    pub fn info<'a>(&self, tool: &'a Tool) -> ToolInfo<'a> {
+        ToolInfo { tool, input_schema: self.schema(tool.name).cloned().unwrap_or_else(|| full_schema(tool)) }
     }
 
     /// The tools `group` may use, in catalog order.

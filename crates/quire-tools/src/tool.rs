@@ -163,7 +163,10 @@ pub enum Effect {
 }
 
 /// One tool, fully described. The registry lists these; nothing else defines
-/// tool metadata.
+/// tool metadata. Serialised, a tool is what clients list: its metadata,
+/// without the phrases and the code.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Tool {
     /// camelCase name (`getPage`).
     pub name: &'static str,
@@ -186,12 +189,16 @@ pub struct Tool {
     /// Keywords for search.
     pub tags: &'static [&'static str],
     /// Phrases a user might say for this capability.
+    #[serde(skip)]
     pub phrases: &'static [&'static str],
     /// JSON Schema of the arguments, generated from the Rust argument type.
+    #[serde(skip)]
     pub input_schema: fn() -> Value,
     /// Runs the tool.
+    #[serde(skip)]
     pub execute: for<'a> fn(&'a Call<'a>, Value) -> ToolFuture<'a>,
     /// For destructive tools: what the call would do.
+    #[serde(skip)]
     pub preview: Option<for<'a> fn(&'a Call<'a>, Value) -> PreviewFuture<'a>>,
 }
 

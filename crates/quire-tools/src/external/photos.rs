@@ -192,19 +192,26 @@ fn query_string(pairs: &[(&str, Option<String>)]) -> String {
     q.finish()
 }
 
-async fn search_pexels(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32) -> Result<Vec<Value>, ToolError> {
-    let key = ext.pexels.key("external.pexels_key", "Pexels")?;
+/// The query string of a photo search: the words, how many, and the
+/// orientation and colour asked for (`square` is how the provider names a
+/// square picture).
+fn search_query(a: &BrowseImagesArgs, limit: u32, square: &str) -> String {
     let orientation = a.orientation.map(|o| match o {
         Orientation::Landscape => "landscape",
         Orientation::Portrait => "portrait",
-        Orientation::Square => "square",
+        Orientation::Square => square,
     });
-    let qs = query_string(&[
+    query_string(&[
         ("query", Some(a.query.clone())),
         ("per_page", Some(limit.to_string())),
         ("orientation", orientation.map(str::to_string)),
         ("color", a.color.clone()),
-    ]);
+    ])
+}
+
+async fn search_pexels(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32) -> Result<Vec<Value>, ToolError> {
+    let key = ext.pexels.key("external.pexels_key", "Pexels")?;
+    let qs = search_query(a, limit, "square");
     let v =
         get_json(ext, "Pexels", Request::get(ext.pexels.url(&format!("/v1/search?{qs}"))).header("Authorization", key))
             .await?;
@@ -214,17 +221,7 @@ async fn search_pexels(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32)
 
 async fn search_unsplash(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u32) -> Result<Vec<Value>, ToolError> {
     let key = ext.unsplash.key("external.unsplash_key", "Unsplash")?;
-    let orientation = a.orientation.map(|o| match o {
-        Orientation::Landscape => "landscape",
-        Orientation::Portrait => "portrait",
-        Orientation::Square => "squarish",
-    });
-    let qs = query_string(&[
-        ("query", Some(a.query.clone())),
-        ("per_page", Some(limit.to_string())),
-        ("orientation", orientation.map(str::to_string)),
-        ("color", a.color.clone()),
-    ]);
+    let qs = search_query(a, limit, "squarish");
     let request = Request::get(ext.unsplash.url(&format!("/search/photos?{qs}")))
         .header("Authorization", format!("Client-ID {key}"))
         .header("Accept-Version", "v1");

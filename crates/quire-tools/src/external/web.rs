@@ -97,6 +97,18 @@ fn text_of(v: &Value) -> String {
     v.as_str().unwrap_or_default().trim().to_string()
 }
 
+/// The first `n` results of a provider's `list` that have a URL, the
+/// snippet read from the field `snippet`.
+fn hits(list: &Value, n: usize, snippet: &str, provider: &'static str) -> Vec<Hit> {
+    let results = list.as_array().map(Vec::as_slice).unwrap_or_default();
+    results
+        .iter()
+        .filter(|r| r["url"].is_string())
+        .take(n)
+        .map(|r| Hit { title: text_of(&r["title"]), url: text_of(&r["url"]), snippet: text_of(&r[snippet]), provider })
+        .collect()
+}
+
 async fn searxng(ext: &ExternalSettings, query: &str, n: usize, topic: Topic) -> Result<Vec<Hit>, ToolError> {
     let base = ext
         .searxng_url
@@ -113,21 +125,7 @@ async fn searxng(ext: &ExternalSettings, query: &str, n: usize, topic: Topic) ->
     };
     let url = format!("{}/search?{qs}", base.trim_end_matches('/'));
     let v = provider_json(ext, "SearXNG", Request::get(url)).await?;
-    Ok(v["results"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|r| r["url"].is_string())
-                .take(n)
-                .map(|r| Hit {
-                    title: text_of(&r["title"]),
-                    url: text_of(&r["url"]),
-                    snippet: text_of(&r["content"]),
-                    provider: "searxng",
-                })
-                .collect()
-        })
-        .unwrap_or_default())
+    Ok(hits(&v["results"], n, "content", "searxng"))
 }
 
 async fn brave(ext: &ExternalSettings, query: &str, n: usize, topic: Topic) -> Result<Vec<Hit>, ToolError> {
@@ -140,21 +138,7 @@ async fn brave(ext: &ExternalSettings, query: &str, n: usize, topic: Topic) -> R
     let request = Request::get(ext.brave.url(&format!("{path}?{qs}"))).header("X-Subscription-Token", key);
     let v = provider_json(ext, "Brave Search", request).await?;
     let list = if topic == Topic::News { &v["results"] } else { &v["web"]["results"] };
-    Ok(list
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|r| r["url"].is_string())
-                .take(n)
-                .map(|r| Hit {
-                    title: text_of(&r["title"]),
-                    url: text_of(&r["url"]),
-                    snippet: text_of(&r["description"]),
-                    provider: "brave",
-                })
-                .collect()
-        })
-        .unwrap_or_default())
+    Ok(hits(list, n, "description", "brave"))
 }
 
 /// Searches with the configured providers in order: the first that

@@ -10,14 +10,13 @@
 //! figures are Quire's own work; a real model adds its own time per query.
 
 use quire_store::seed::seed_bench;
-use quire_tools::embed::{Embedder, embed_pending};
+
 use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, demo, percentile};
+use common::{admin, demo, percentile, with_vectors};
 
 /// Words of the seeded paragraph: every page and post holds them.
 const BROAD: &[&str] = &["change log", "archives instead of deleting", "keeps every change", "quire deleting log"];
@@ -89,13 +88,7 @@ fn main() {
         println!("| --- | --- | --- | --- | --- |");
         table(&Registry::new(services.clone()), &ctx, "full text").await;
 
-        let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
-        let started = Instant::now();
-        while embed_pending(&store, embedder.as_ref(), 256).await.unwrap() > 0 {}
-        eprintln!("embedded every page and post in {:.1} s", started.elapsed().as_secs_f64());
-        let mut with_vectors = services.clone();
-        with_vectors.embedder = Some(embedder);
-        let registry = Registry::new(with_vectors);
+        let registry = with_vectors(&services, "every page and post").await;
         // The first queries read the vector sets into memory.
         for tool in ["getPage", "getPost"] {
             let started = Instant::now();

@@ -13,15 +13,14 @@ use base64::Engine as _;
 use quire_core::input::NewImage;
 use quire_core::model::ChangeContext;
 use quire_store::Store;
-use quire_tools::embed::{Embedder, MIN_SIMILARITY, embed_pending, fuse, query_vector, similar_images_scan};
+use quire_tools::embed::{Embedder, MIN_SIMILARITY, fuse, query_vector, similar_images_scan};
 use quire_tools::media::MediaWorker;
 use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, demo, percentile};
+use common::{HashedWords, admin, demo, percentile, with_vectors};
 
 const WORDS: &[&str] = &[
     "sunset", "mountain", "beach", "team", "office", "desk", "city", "night", "forest", "river", "snow", "coffee",
@@ -168,13 +167,7 @@ fn main() {
         let (p50, p99, ranking) = query_latency(&registry, &ctx, 500).await;
         println!("| getImage {{query}} over 10,000 images | {ranking} | {p50:.2} ms | {p99:.2} ms |");
 
-        let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
-        let started = Instant::now();
-        while embed_pending(&store, embedder.as_ref(), 256).await.unwrap() > 0 {}
-        eprintln!("embedded every image in {:.1} s", started.elapsed().as_secs_f64());
-        let mut with_vectors = services.clone();
-        with_vectors.embedder = Some(embedder);
-        let registry = Registry::new(with_vectors);
+        let registry = with_vectors(&services, "every image").await;
         let started = Instant::now();
         let first = registry.call(&ctx, "getImage", json!({"query": "sunset", "limit": 20})).await;
         assert_eq!(first["ranking"], "hybrid");

@@ -11,14 +11,13 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use common::{conforms, fails, ok};
+use common::{conforms, fails, ok, user};
 use quire_core::access::Group;
-use quire_core::model::Surface;
 use quire_net::{Limits, NetClient, StaticResolver};
 use quire_store::seed::seed_demo;
 use quire_store::{Scope, Store};
 use quire_tools::external::{ExternalSettings, ProviderSettings, WriteFuture, Writer};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, Mutex};
@@ -276,20 +275,8 @@ async fn env() -> Env {
 }
 
 impl Env {
-    fn ctx(&self, group: Group) -> CallContext {
-        CallContext {
-            actor: format!("user:{}", group.as_str()),
-            group,
-            scope: self.scope.clone(),
-            surface: Surface::Cli,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        }
-    }
     async fn call_as(&self, group: Group, name: &str, args: Value) -> Value {
-        let result = self.registry.call(&self.ctx(group), name, args).await;
+        let result = self.registry.call(&user(&self.scope, group), name, args).await;
         conforms(&self.registry, name, &result);
         result
     }
@@ -500,7 +487,7 @@ async fn deep_search_reads_pages_and_cites_them() {
 async fn deep_search_in_a_turn_writes_with_the_calling_agents_model() {
     let env = env().await;
     let own = Arc::new(FakeWriter::default());
-    let ctx = CallContext { writer: Some(own.clone()), ..env.ctx(Group::Admin) };
+    let ctx = CallContext { writer: Some(own.clone()), ..user(&env.scope, Group::Admin) };
     let v = env.registry.call(&ctx, "searchWeb", json!({ "query": "why do tides rise", "mode": "deep" })).await;
     ok(v);
     // The agent's own model planned the queries and wrote the answer; the
@@ -579,7 +566,7 @@ async fn http_post_previews_and_sends_only_after_a_person_approves() {
     let mut waiting = args.clone();
     waiting["confirmationId"] = json!(id);
     fails(&env.call("httpPost", waiting.clone()).await, "APPROVAL_REQUIRED");
-    env.registry.approve(&env.ctx(Group::Admin), &id).await.unwrap();
+    env.registry.approve(&user(&env.scope, Group::Admin), &id).await.unwrap();
     let mut changed = waiting.clone();
     changed["body"] = json!({ "event": "deleted" });
     fails(&env.call("httpPost", changed).await, "APPROVAL_REQUIRED");

@@ -4,8 +4,10 @@ use quire_core::access::Group;
 use quire_core::model::Surface;
 use quire_store::seed::seed_demo;
 use quire_store::{Scope, Store};
-use quire_tools::embed::{EmbedFuture, Embedder};
-use quire_tools::{ApprovalPolicy, CallContext};
+use quire_tools::embed::{EmbedFuture, Embedder, embed_pending};
+use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// A store in `dir` seeded with the demo site, and the demo's scope.
 pub async fn demo(dir: &std::path::Path) -> (Store, Scope) {
@@ -31,6 +33,19 @@ pub fn admin(scope: &Scope) -> CallContext {
 /// The value at `p` (0 to 1) of sorted samples.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// A registry over `services` with [`HashedWords`] as its embedding
+/// model, once everything (`what`, for the log) is embedded.
+#[allow(dead_code)] // the notes benchmark embeds notes its own way
+pub async fn with_vectors(services: &Services, what: &str) -> Registry {
+    let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+    let started = Instant::now();
+    while embed_pending(&services.store, embedder.as_ref(), 256).await.unwrap() > 0 {}
+    eprintln!("embedded {what} in {:.1} s", started.elapsed().as_secs_f64());
+    let mut services = services.clone();
+    services.embedder = Some(embedder);
+    Registry::new(services)
 }
 
 /// An in-process embedder: a hashed bag of words in 384 dimensions, so the

@@ -30,16 +30,7 @@ impl Env {
     }
 
     pub fn ctx(&self, group: Group) -> CallContext {
-        CallContext {
-            actor: format!("user:{}", group.as_str()),
-            group,
-            scope: self.scope.clone(),
-            surface: Surface::Cli,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        }
+        user(&self.scope, group)
     }
 
     pub fn agent(&self, session: &str, policy: ApprovalPolicy) -> CallContext {
@@ -69,6 +60,20 @@ impl Env {
 
     pub async fn page_id(&self, slug: &str) -> String {
         self.store.page_by_slug(&self.scope, slug).await.unwrap().id
+    }
+}
+
+/// A person of `group` calling from the command line, in `scope`.
+pub fn user(scope: &Scope, group: Group) -> CallContext {
+    CallContext {
+        actor: format!("user:{}", group.as_str()),
+        group,
+        scope: scope.clone(),
+        surface: Surface::Cli,
+        session_id: None,
+        turn_id: None,
+        policy: ApprovalPolicy::User,
+        writer: None,
     }
 }
 

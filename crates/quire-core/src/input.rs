@@ -672,7 +672,7 @@ pub struct NewAgent {
     /// Groups whose users may chat with it (empty: every group).
     #[serde(default)]
     #[schema(value_type = Option<Vec<crate::access::Group>>)]
-    pub allowed_groups: Option<Vec<String>>,
+    pub allowed_groups: Option<Vec<crate::group::Group>>,
     /// user (default) or conversational.
     #[serde(default)]
     pub approval_policy: Option<AgentPolicy>,
@@ -711,7 +711,7 @@ pub struct AgentPatch {
     /// New allowed groups.
     #[serde(default)]
     #[schema(value_type = Option<Vec<crate::access::Group>>)]
-    pub allowed_groups: Option<Vec<String>>,
+    pub allowed_groups: Option<Vec<crate::group::Group>>,
     /// New policy.
     #[serde(default)]
     pub approval_policy: Option<AgentPolicy>,

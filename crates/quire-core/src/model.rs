@@ -6,6 +6,7 @@
 
 use crate::FieldError;
 use crate::fields::FieldDef;
+use crate::group::Group;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -205,7 +206,7 @@ pub struct AgentSession {
     /// Who chats (`token:<id>`, `local:admin`).
     pub actor: String,
     /// Their group when the session started.
-    pub group: String,
+    pub group: Group,
     /// A title (the first message, shortened).
     pub title: String,
     /// Where it stands.
@@ -256,7 +257,7 @@ pub struct Agent {
     /// Tools always active, without discovery.
     pub pinned: Vec<String>,
     /// Groups whose users may chat with it (empty: every group).
-    pub allowed_groups: Vec<String>,
+    pub allowed_groups: Vec<Group>,
     /// How its destructive calls are approved.
     pub approval_policy: AgentPolicy,
     /// Disabled agents cannot be chatted with; disabling is their archive.

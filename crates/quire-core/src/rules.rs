@@ -259,11 +259,6 @@ impl ValueRules for Agent {
             &self.system_prompt,
             20_000,
         ));
-        for (i, g) in self.allowed_groups.iter().enumerate() {
-            if crate::access::Group::parse(g).is_err() {
-                e.error(format!("allowedGroups[{i}]"), format!("\"{g}\" is not one of viewer, author, editor, admin"));
-            }
-        }
         for (field, list) in [("tools", &self.tools), ("pinned", &self.pinned)] {
             for (i, t) in list.iter().enumerate() {
                 let bad = t.trim().is_empty()

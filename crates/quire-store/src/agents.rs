@@ -21,7 +21,9 @@ fn session_from_row(row: &Row) -> Result<AgentSession> {
         id: row.try_get("id")?,
         agent_id: row.try_get("agent_id")?,
         actor: row.try_get("actor")?,
-        group: row.try_get("grp")?,
+        group: enum_col(row, "grp", |f, s| {
+            quire_core::access::Group::parse(s).map_err(|e| quire_core::FieldError::new(f, e))
+        })?,
         title: row.try_get("title")?,
         status: enum_col(row, "status", SessionStatus::parse)?,
         turns: row.try_get("turns")?,
@@ -89,7 +91,7 @@ pub struct NewSession {
     /// Who chats.
     pub actor: String,
     /// Their group.
-    pub group: String,
+    pub group: quire_core::access::Group,
     /// A title.
     pub title: String,
     /// What the user's UI shows.
@@ -208,7 +210,7 @@ impl Store {
         scope: &Scope,
         agent_id: &str,
         actor: &str,
-        group: &str,
+        group: quire_core::access::Group,
         title: &str,
         context: Option<Value>,
     ) -> Result<AgentSession> {
@@ -222,7 +224,7 @@ impl Store {
         .bind_scope(scope)
         .bind(agent_id)
         .bind(actor)
-        .bind(group)
+        .bind(group.as_str())
         .bind(title)
         .bind(context.map(|c| c.to_string()))
         .bind(now)
@@ -346,7 +348,7 @@ impl Store {
                     .bind_scope(&scope)
                     .bind(&s.agent_id)
                     .bind(&s.actor)
-                    .bind(&s.group)
+                    .bind(s.group.as_str())
                     .bind(&s.title)
                     .bind(s.context.as_ref().map(|c| c.to_string()))
                     .bind(s.created_at)

@@ -44,7 +44,7 @@ async fn search_tools(call: &Call<'_>, a: SearchToolsArgs) -> ToolResult {
     let registry = call.registry;
     let ranked = registry.search(&a.query);
     let found: Vec<&Tool> =
-        ranked.into_iter().filter(|t| t.category != Category::Default && permits(call.ctx.group, t)).take(n).collect();
+        ranked.into_iter().filter(|t| t.category != Category::Default && permits(call.ctx, t)).take(n).collect();
     if let Some(session) = &call.ctx.session_id {
         let names: Vec<&'static str> = found.iter().map(|t| t.name).collect();
         // Sessions are per caller: the same id from another token is another session.

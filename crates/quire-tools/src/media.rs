@@ -11,7 +11,7 @@
 
 use crate::services::Services;
 use crate::tool::{CallContext, ErrorCode, ToolError};
-use quire_core::access::{Action, allows};
+use quire_core::access::{Permission, authorize};
 use quire_core::model::{EntityKind, Image, ImageStatus, JobKind, JobStatus, Upload};
 use quire_media::{Format, MediaError};
 use quire_store::{ImageFile, ImageResult, Job, NewUpload, Scope, StoreError};
@@ -200,12 +200,8 @@ pub async fn receive_bytes(
 /// Receives a file from disk (`quire images upload`), streamed as an HTTP
 /// upload is, for a caller who may create images.
 pub async fn receive_path(services: &Services, ctx: &CallContext, path: &Path) -> Result<Upload, ToolError> {
-    if !allows(ctx.group, Action::Write(EntityKind::Image)) {
-        return Err(ToolError::new(
-            ErrorCode::Forbidden,
-            format!("group {} may not create images", ctx.group.as_str()),
-            "Use a token of a group that may.",
-        ));
+    if let Err(refused) = authorize(&ctx.principal(), Permission::Write(EntityKind::Image)) {
+        return Err(ToolError::new(ErrorCode::Forbidden, refused.message, "Use a token of a group that may."));
     }
     let shown = path.display();
     let mut file = tokio::fs::File::open(path)

@@ -4,11 +4,10 @@
 
 use crate::args::schema_of;
 use crate::services::Services;
-use crate::subject::Subject;
 use crate::tool::*;
 use chrono::{Duration, Utc};
-use quire_core::access::Group;
-use quire_core::model::{EntityKind, Surface};
+use quire_core::access::{Permission, Principal, authorize};
+use quire_core::model::Surface;
 use quire_store::{Confirmation, ConfirmationStatus, NewConfirmation, Scope, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -195,9 +194,9 @@ impl Registry {
         ToolInfo { tool, input_schema: self.schema(tool.name).cloned().unwrap_or_else(|| full_schema(tool)) }
     }
 
-    /// The tools `group` may use, in catalog order.
-    pub fn permitted(&self, group: Group) -> impl Iterator<Item = &Tool> {
-        self.tools.iter().filter(move |t| permits(group, t))
+    /// The tools `who` may use, in catalog order.
+    pub fn permitted<'a>(&'a self, who: &'a Principal<'a>) -> impl Iterator<Item = &'a Tool> + 'a {
+        self.tools.iter().filter(move |t| authorize(who, Permission::UseTool(t.access())).is_ok())
     }
 
     /// Runs a tool for a caller and answers its JSON: the result, a preview
@@ -234,10 +233,10 @@ impl Registry {
                 "Use searchTools to find the right tool name.",
             ));
         };
-        if !permits(ctx.group, tool) {
+        if let Err(refused) = authorize(&ctx.principal(), Permission::UseTool(tool.access())) {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
-                format!("group {} may not use {name}", ctx.group.as_str()),
+                refused.message,
                 "Ask a user with more rights, or choose a read-only tool.",
             ));
         }
@@ -424,14 +423,20 @@ impl Registry {
         approve: bool,
         reason: Option<&str>,
     ) -> Result<Confirmation, ToolError> {
-        if matches!(approver.surface, Surface::Agent | Surface::Mcp) {
+        let confirmation = self.services.store.confirmation(&approver.scope, id).await?;
+        let tool =
+            self.get(&confirmation.tool).ok_or_else(|| ToolError::new(ErrorCode::NotFound, "unknown tool", ""))?;
+        // The agent that asked, if one did, is the use case's to check
+        // (quire-app): the registry knows no agents.
+        if let Err(refused) =
+            authorize(&approver.principal(), Permission::AnswerApproval { tool: tool.access(), agent: None })
+        {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
-                "approvals cannot come through the agent or MCP",
-                "A person approves in the back-office, over REST or with `quire approvals`.",
+                refused.message,
+                "A person of a group that may use the tool approves in the back-office, over REST or with `quire approvals`.",
             ));
         }
-        let confirmation = self.services.store.confirmation(&approver.scope, id).await?;
         // What an MCP client asked for, other credentials must approve: the
         // client holds its token and could otherwise approve itself. The
         // agent runtime holds none the model could use, so the person
@@ -441,15 +446,6 @@ impl Registry {
                 ErrorCode::Forbidden,
                 "a request made through MCP cannot be approved with the same credentials",
                 "Approve as a person, with your own token or the local CLI.",
-            ));
-        }
-        let tool =
-            self.get(&confirmation.tool).ok_or_else(|| ToolError::new(ErrorCode::NotFound, "unknown tool", ""))?;
-        if !permits(approver.group, tool) {
-            return Err(ToolError::new(
-                ErrorCode::Forbidden,
-                format!("group {} may not use {}, so it may not approve it", approver.group.as_str(), tool.name),
-                "Ask an editor or admin.",
             ));
         }
         Ok(self.services.store.resolve_confirmation(&approver.scope, id, approve, &approver.actor, reason).await?)
@@ -483,7 +479,7 @@ impl Registry {
                 "Approve through Quire.",
             ));
         }
-        if confirmation.requested_by != ctx.actor || !permits(ctx.group, tool) {
+        if confirmation.requested_by != ctx.actor || !permits(ctx, tool) {
             return Err(ToolError::new(ErrorCode::Forbidden, "not this caller's request", "Approve through Quire."));
         }
         let by = format!("{} (asked in the MCP client)", ctx.actor);
@@ -559,24 +555,10 @@ fn approval_required(message: impl Into<String>) -> ToolError {
     )
 }
 
-/// Whether `group` may use `tool`: viewers read; authors also create and
-/// update, but neither delete nor change navigation; editors use every
-/// internal tool and the external ones that send nothing out (search,
-/// fetch, import); admins everything (httpPost too).
-pub fn permits(group: Group, tool: &Tool) -> bool {
-    if tool.category == Category::Default {
-        return true;
-    }
-    let internal = tool.category == Category::Internal;
-    match group {
-        Group::Viewer => tool.read_only && internal,
-        Group::Author => {
-            (tool.read_only && internal)
-                || (!tool.destructive && tool.entity != Subject::Record(EntityKind::NavItem) && internal)
-        }
-        Group::Editor => internal || (tool.category == Category::External && !tool.destructive),
-        Group::Admin => true,
-    }
+/// Whether the caller of `ctx` may use `tool` (see
+/// [`quire_core::access::authorize`]).
+pub fn permits(ctx: &CallContext, tool: &Tool) -> bool {
+    authorize(&ctx.principal(), Permission::UseTool(tool.access())).is_ok()
 }
 
 /// The schema clients see: the tool's own, plus `confirmationId` on

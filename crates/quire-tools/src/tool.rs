@@ -6,7 +6,7 @@ pub use crate::error::{ErrorCode, ToolError};
 use crate::services::Services;
 use crate::settings::SharedWriter;
 use crate::subject::Subject;
-use quire_core::access::Group;
+use quire_core::access::{Group, Principal, Reach, ToolAccess};
 use quire_core::model::{ChangeContext, Surface};
 use quire_store::{Fingerprint, Scope, Store};
 use serde::Serialize;
@@ -78,6 +78,11 @@ pub struct CallContext {
 }
 
 impl CallContext {
+    /// Who calls, as the access rules see them.
+    pub fn principal(&self) -> Principal<'_> {
+        Principal { actor: &self.actor, group: self.group, surface: self.surface }
+    }
+
     /// The change-log context of this caller.
     pub fn change_context(&self) -> ChangeContext {
         ChangeContext {
@@ -243,6 +248,21 @@ impl Tool {
     /// whatever the caller's approval policy.
     pub fn sends_out(&self) -> bool {
         self.category == Category::External && self.destructive
+    }
+
+    /// The tool as the access rules see it.
+    pub fn access(&self) -> ToolAccess<'_> {
+        ToolAccess {
+            name: self.name,
+            reach: match self.category {
+                Category::Default => Reach::Always,
+                Category::Internal => Reach::Site,
+                Category::External => Reach::Internet,
+            },
+            read_only: self.read_only,
+            destructive: self.destructive,
+            record: self.entity.record(),
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! usage. Messages are stored as provider-neutral JSON bodies; this module
 //! does not interpret them.
 
-use crate::db::{self, Conn, Row};
+use crate::db::{self, Conn, Row, read_row};
 use crate::list::{Listing, page_of};
 use crate::log::new_id;
 use crate::record::{Record, create, enum_col, found, json_col, json_opt, write_version};
@@ -486,12 +486,10 @@ impl Store {
             .await?;
         rows.iter()
             .map(|r| {
-                Ok(StoredMessage {
-                    seq: r.try_get("seq")?,
-                    turn: r.try_get("turn")?,
+                Ok(read_row!(r => StoredMessage {
+                    seq, turn, at;
                     body: json_col(r, "body")?,
-                    at: r.try_get("at")?,
-                })
+                }))
             })
             .collect()
     }

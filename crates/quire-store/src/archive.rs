@@ -5,7 +5,7 @@
 //! key has been reused since, or a parent is gone.
 
 use crate::confirm::{Fingerprint, fingerprint_of};
-use crate::db::{self, Conn, QueryBuilder, Row};
+use crate::db::{self, Conn, QueryBuilder, Row, read_row};
 use crate::list::{Listing, decode_key, encode_key, page_of};
 use crate::log::{logged, new_id, snapshot};
 use crate::record::{
@@ -68,17 +68,11 @@ fn changed_since_preview() -> StoreError {
 }
 
 fn archive_from_row(row: &Row) -> Result<Archive> {
-    Ok(Archive {
-        id: row.try_get("id")?,
+    Ok(read_row!(row => Archive {
+        id, entity_id, label, archived_by, archived_at, restored_at, restored_by;
         entity: enum_col(row, "entity", EntityKind::parse)?,
-        entity_id: row.try_get("entity_id")?,
-        label: row.try_get("label")?,
         items: json_col(row, "items")?,
-        archived_by: row.try_get("archived_by")?,
-        archived_at: row.try_get("archived_at")?,
-        restored_at: row.try_get("restored_at")?,
-        restored_by: row.try_get("restored_by")?,
-    })
+    }))
 }
 
 /// Refuses to archive what others still depend on.

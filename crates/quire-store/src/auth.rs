@@ -4,7 +4,7 @@
 //! secret carries 256 bits of entropy, so a fast hash is as safe as a slow
 //! one here and keeps per-request authentication cheap.
 
-use crate::db::{self, Row};
+use crate::db::{self, Row, read_row};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::access::Group;
@@ -128,18 +128,12 @@ pub fn expiry_in_days(field: &str, days: i64) -> Result<DateTime<Utc>> {
 
 fn token_of(row: &Row) -> Result<TokenInfo> {
     let group: String = row.try_get("grp")?;
-    Ok(TokenInfo {
-        id: row.try_get("id")?,
-        name: row.try_get("name")?,
-        prefix: row.try_get("prefix")?,
+    Ok(read_row!(row => TokenInfo {
+        id, name, prefix, site_id, expires_at, created_at, last_used_at;
         group: Group::parse(&group).map_err(StoreError::Corrupt)?,
-        site_id: row.try_get("site_id")?,
         environments: crate::record::json_opt(row, "environments")?,
-        expires_at: row.try_get("expires_at")?,
-        created_at: row.try_get("created_at")?,
         approval_policy: crate::record::wire_col(row, "approval_policy")?,
-        last_used_at: row.try_get("last_used_at")?,
-    })
+    }))
 }
 
 fn random_secret() -> Result<String> {

@@ -8,7 +8,7 @@
 //! existed hold both snapshots and are anchors too, so a database keeps
 //! every revision across the upgrade.
 
-use crate::db::{self, Conn, QueryBuilder, Row};
+use crate::db::{self, Conn, QueryBuilder, Row, read_row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
 use crate::log::logged;
 use crate::record::{Record, json_opt, load_to_change, wire_col, with_record, write_version};
@@ -30,19 +30,14 @@ struct Read {
 /// A change-log row's own columns, without the records it holds
 /// (`before` and `after` left empty).
 fn change_head(row: &Row) -> Result<Change> {
-    Ok(Change {
-        id: row.try_get("id")?,
-        actor: row.try_get("actor")?,
+    Ok(read_row!(row => Change {
+        id, actor, session_id, turn_id, entity_id, at;
         surface: wire_col(row, "surface")?,
-        session_id: row.try_get("session_id")?,
-        turn_id: row.try_get("turn_id")?,
         entity: wire_col(row, "entity")?,
-        entity_id: row.try_get("entity_id")?,
         action: wire_col(row, "action")?,
         before: None,
         after: None,
-        at: row.try_get("at")?,
-    })
+    }))
 }
 
 fn change_from_row(row: &Row) -> Result<Read> {

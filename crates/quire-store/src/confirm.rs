@@ -1,7 +1,7 @@
 //! Confirmations of destructive calls: created by a preview, resolved by a
 //! person, consumed once by the execution.
 
-use crate::db::{self, Conn, Row};
+use crate::db::{self, Conn, Row, read_row};
 use crate::record::{found, json_col, table_of};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
@@ -113,23 +113,14 @@ pub struct NewConfirmation {
 
 fn from_row(row: &Row) -> Result<Confirmation> {
     let status: String = row.try_get("status")?;
-    Ok(Confirmation {
-        id: row.try_get("id")?,
-        tool: row.try_get("tool")?,
+    Ok(read_row!(row => Confirmation {
+        id, tool, args_hash, requested_by, session_id, turn_id, created_at, expires_at, resolved_by, reason;
         args: json_col(row, "args")?,
-        args_hash: row.try_get("args_hash")?,
         fingerprint: json_col(row, "fingerprint")?,
         preview: json_col(row, "preview")?,
-        requested_by: row.try_get("requested_by")?,
         requested_via: crate::record::enum_col(row, "requested_via", quire_core::model::Surface::parse)?,
-        session_id: row.try_get("session_id")?,
-        turn_id: row.try_get("turn_id")?,
         status: ConfirmationStatus::parse(&status)?,
-        created_at: row.try_get("created_at")?,
-        expires_at: row.try_get("expires_at")?,
-        resolved_by: row.try_get("resolved_by")?,
-        reason: row.try_get("reason")?,
-    })
+    }))
 }
 
 /// Current versions of `items` (archived or not) in `scope`; a missing

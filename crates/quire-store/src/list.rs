@@ -2,7 +2,7 @@
 //! page returned; the next page starts after it, so pages stay stable while
 //! rows are added.
 
-use crate::db::{QueryBuilder, Row};
+use crate::db::{QueryBuilder, Row, read_row};
 use crate::record::{Record, Unique};
 use crate::{Result, Scope, Store, StoreError};
 use base64::Engine;
@@ -204,23 +204,13 @@ impl EntryView {
             let text: String = row.try_get(col)?;
             Ok(serde_json::value::RawValue::from_string(text)?)
         };
-        Ok(EntryView {
-            id: row.try_get("id")?,
-            collection_id: row.try_get("collection_id")?,
-            slug: row.try_get("slug")?,
-            title: row.try_get("title")?,
+        Ok(read_row!(row => EntryView {
+            id, collection_id, slug, title, author, category, excerpt, featured_image, published_at, version,
+            created_at, updated_at;
             content: raw("content")?,
-            status: crate::record::enum_col(row, "status", EntryStatus::parse)?,
-            author: row.try_get("author")?,
-            category: row.try_get("category")?,
+            status: crate::record::wire_col(row, "status")?,
             tags: raw("tags")?,
-            excerpt: row.try_get("excerpt")?,
-            featured_image: row.try_get("featured_image")?,
-            published_at: row.try_get("published_at")?,
-            version: row.try_get("version")?,
-            created_at: row.try_get("created_at")?,
-            updated_at: row.try_get("updated_at")?,
-        })
+        }))
     }
 }
 

@@ -7,7 +7,7 @@
 //! worker whose job was taken over cannot overwrite the newer attempt's
 //! result. Failures retry with exponential backoff up to `max_attempts`.
 
-use crate::db::{self, Conn, Row};
+use crate::db::{self, Conn, Row, read_row};
 use crate::log::new_id;
 use crate::record::{Record, found, wire_col, wire_text, write_version};
 use crate::{Result, Scope, Store, StoreError};
@@ -174,38 +174,20 @@ fn backoff(attempts: i64) -> Duration {
 
 fn upload_from_row(row: &Row) -> Result<(Upload, String)> {
     Ok((
-        Upload {
-            id: row.try_get("id")?,
-            url: row.try_get("url")?,
-            filename: row.try_get("filename")?,
-            mime: row.try_get("mime")?,
-            bytes: row.try_get("bytes")?,
-            sha256: row.try_get("sha256")?,
-            width: row.try_get("width")?,
-            height: row.try_get("height")?,
-            created_at: row.try_get("created_at")?,
-        },
+        read_row!(row => Upload { id, url, filename, mime, bytes, sha256, width, height, created_at }),
         row.try_get("path")?,
     ))
 }
 
 fn job_from_row(row: &Row) -> Result<Job> {
     let payload: String = row.try_get("payload")?;
-    Ok(Job {
-        id: row.try_get("id")?,
+    Ok(read_row!(row => Job {
+        id, subject_id, attempts, max_attempts, error, stage, progress, created_at, updated_at;
         kind: wire_col(row, "kind")?,
         scope: Scope::new(row.try_get::<String, _>("site_id")?, row.try_get::<String, _>("env")?),
-        subject_id: row.try_get("subject_id")?,
         payload: serde_json::from_str(&payload).map_err(|e| StoreError::Corrupt(format!("job payload: {e}")))?,
         status: wire_col(row, "status")?,
-        attempts: row.try_get("attempts")?,
-        max_attempts: row.try_get("max_attempts")?,
-        error: row.try_get("error")?,
-        stage: row.try_get("stage")?,
-        progress: row.try_get("progress")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
+    }))
 }
 
 /// Records that `path` serves `image_id`'s file as `mime`.
@@ -249,6 +231,18 @@ fn finish_job_image(c: &Conn, job: &Job) -> Result<Image> {
 /// An image of the scope by id, archived or not.
 fn any_image(conn: &Conn, scope: &Scope, id: &str) -> Result<Image> {
     found(db::row_in("images", scope, id).fetch_optional(conn)?, Image::from_row, "image", id)
+}
+
+/// Applies `edit` to `before`, the image `job` works on, and writes the
+/// result as a logged update by `actor` (see [`job_context`]) unless it
+/// changed nothing.
+fn edit_job_image(c: &Conn, job: &Job, actor: &str, before: Image, edit: impl FnOnce(&mut Image)) -> Result<Image> {
+    let mut after = before.clone();
+    edit(&mut after);
+    if after != before {
+        write_version(c, &job.scope, &job_context(job, actor), &before, &mut after, ChangeAction::Update)?;
+    }
+    Ok(after)
 }
 
 /// The change-log context of a job's work: the system, within the session
@@ -522,24 +516,17 @@ impl Store {
             .write(move |c| {
                 let job = &job;
                 let before = finish_job_image(c, job)?;
-                let mut after = before.clone();
-                after.url = result.url;
-                after.mime = result.mime;
-                after.width = Some(result.width);
-                after.height = Some(result.height);
-                after.bytes = Some(result.bytes);
-                after.variants = result.variants;
-                after.color = Some(result.color);
-                after.status = ImageStatus::Completed;
-                after.error = None;
-                write_version(
-                    c,
-                    &job.scope,
-                    &job_context(job, "system:media"),
-                    &before,
-                    &mut after,
-                    ChangeAction::Update,
-                )?;
+                let after = edit_job_image(c, job, "system:media", before, |after| {
+                    after.url = result.url;
+                    after.mime = result.mime;
+                    after.width = Some(result.width);
+                    after.height = Some(result.height);
+                    after.bytes = Some(result.bytes);
+                    after.variants = result.variants;
+                    after.color = Some(result.color);
+                    after.status = ImageStatus::Completed;
+                    after.error = None;
+                })?;
                 for f in &result.files {
                     register_file(c, &f.path, &after.id, &f.mime)?;
                 }
@@ -577,17 +564,10 @@ impl Store {
                 }
                 if job.kind == JobKind::ProcessImage {
                     let before = any_image(c, &job.scope, &job.subject_id)?;
-                    let mut after = before.clone();
-                    after.status = ImageStatus::Failed;
-                    after.error = Some(reason.to_string());
-                    write_version(
-                        c,
-                        &job.scope,
-                        &job_context(job, "system:media"),
-                        &before,
-                        &mut after,
-                        ChangeAction::Update,
-                    )?;
+                    edit_job_image(c, job, "system:media", before, |after| {
+                        after.status = ImageStatus::Failed;
+                        after.error = Some(reason.to_string());
+                    })?;
                 }
                 Ok(false)
             })
@@ -620,12 +600,7 @@ impl Store {
         .bind(limit as i64)
         .read_all(&self.db)
         .await?;
-        rows.iter()
-            .map(|r| {
-                let scope = Scope::of_row(r)?;
-                Ok((scope, Image::from_row(r)?, r.try_get("known_hash")?))
-            })
-            .collect()
+        rows.iter().map(|r| Ok((Scope::of_row(r)?, Image::from_row(r)?, r.try_get("known_hash")?))).collect()
     }
 
     /// Stores the (unit-length) vector of a record for `model`, made of
@@ -757,39 +732,29 @@ impl Store {
             .write(move |c| {
                 let job = &job;
                 let before = finish_job_image(c, job)?;
-                let mut after = before.clone();
                 let mark = |field: &str, after: &mut Image| {
                     if !after.generated.iter().any(|f| f == field) {
                         after.generated.push(field.to_string());
                     }
                 };
-                if let Some(alt) = alt.filter(|a| !a.trim().is_empty())
-                    && after.alt.as_deref().is_none_or(|a| a.trim().is_empty())
-                {
-                    after.alt = Some(alt.chars().take(300).collect());
-                    mark("alt", &mut after);
-                }
-                if let Some(d) = description.filter(|d| !d.trim().is_empty())
-                    && after.description.as_deref().is_none_or(|d| d.trim().is_empty())
-                {
-                    after.description = Some(d.chars().take(2000).collect());
-                    mark("description", &mut after);
-                }
-                if !tags.is_empty() && after.tags.is_empty() {
-                    after.tags = tags;
-                    mark("tags", &mut after);
-                }
-                if after != before {
-                    write_version(
-                        c,
-                        &job.scope,
-                        &job_context(job, "system:vision"),
-                        &before,
-                        &mut after,
-                        ChangeAction::Update,
-                    )?;
-                }
-                Ok(after)
+                edit_job_image(c, job, "system:vision", before, |after| {
+                    if let Some(alt) = alt.filter(|a| !a.trim().is_empty())
+                        && after.alt.as_deref().is_none_or(|a| a.trim().is_empty())
+                    {
+                        after.alt = Some(alt.chars().take(300).collect());
+                        mark("alt", after);
+                    }
+                    if let Some(d) = description.filter(|d| !d.trim().is_empty())
+                        && after.description.as_deref().is_none_or(|d| d.trim().is_empty())
+                    {
+                        after.description = Some(d.chars().take(2000).collect());
+                        mark("description", after);
+                    }
+                    if !tags.is_empty() && after.tags.is_empty() {
+                        after.tags = tags;
+                        mark("tags", after);
+                    }
+                })
             })
             .await
     }
@@ -825,9 +790,8 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
-                let scope = Scope::of_row(r)?;
                 let (upload, path) = upload_from_row(r)?;
-                Ok((scope, upload, path))
+                Ok((Scope::of_row(r)?, upload, path))
             })
             .collect()
     }

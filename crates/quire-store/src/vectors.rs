@@ -236,10 +236,10 @@ impl Store {
         min: f32,
     ) -> Result<Vec<(String, f32)>> {
         let table = table(entity)?;
-        if self.pgvector {
-            return self.similar_in_database(table, scope, entity, model, q, limit, min).await;
-        }
         let key = Key::new(scope, entity, model);
+        if self.pgvector {
+            return self.similar_in_database(table, &key, q, limit, min).await;
+        }
         let (vectors, scope, q) = (self.vectors.clone(), scope.clone(), q.to_vec());
         // The set's check, the scoring and the checks of liveness in one
         // read: the scoring runs off the async threads too.
@@ -373,13 +373,10 @@ pub(crate) fn vector_text(v: &[f32]) -> String {
 impl Store {
     /// [`Store::similar`] by pgvector: the nearest vectors by cosine
     /// distance, of live records only, scored as cosine similarity.
-    #[allow(clippy::too_many_arguments)]
     async fn similar_in_database(
         &self,
         table: &'static str,
-        scope: &Scope,
-        entity: &str,
-        model: &str,
+        key: &Key,
         q: &[f32],
         limit: usize,
         min: f32,
@@ -394,9 +391,10 @@ impl Store {
         );
         let query = db::query_as::<(String, f64)>(sql)
             .bind(vector_text(q))
-            .bind_scope(scope)
-            .bind(entity)
-            .bind(model)
+            .bind(&key.site_id)
+            .bind(&key.env)
+            .bind(&key.entity)
+            .bind(&key.model)
             .bind(q.len() as i64)
             .bind(limit as i64);
         let found = self.db.read(move |c| query.fetch_all(c)).await?;

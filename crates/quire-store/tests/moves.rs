@@ -3,8 +3,14 @@
 //! and equal positions are spread out so a move always shows.
 
 use quire_core::input::SectionPatch;
-use quire_core::model::{ChangeAction, ChangeContext, PageSection};
+use quire_core::model::{ChangeAction, ChangeContext, Page, PageSection};
 use quire_store::{ChangeFilter, PageFilter, Scope, Store};
+
+/// The first page at the top of the site tree.
+async fn first_page(store: &Store, scope: &Scope) -> Page {
+    let root = PageFilter { root_only: true, ..Default::default() };
+    store.pages(scope, &root, 1, None).await.unwrap().items.remove(0)
+}
 
 async fn order(store: &Store, scope: &Scope, page: &str) -> Vec<String> {
     store.sections(scope, page, 100, None).await.unwrap().items.into_iter().map(|s: PageSection| s.id).collect()
@@ -15,9 +21,7 @@ async fn a_move_swaps_neighbours_logs_both_and_stops_at_the_ends() {
     let dir = tempfile::tempdir().unwrap();
     let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
-    let home = store.pages(&scope, &PageFilter { root_only: true, ..Default::default() }, 1, None).await.unwrap().items
-        [0]
-    .clone();
+    let home = first_page(&store, &scope).await;
     let before = order(&store, &scope, &home.id).await;
     assert!(before.len() >= 3);
 
@@ -45,9 +49,7 @@ async fn equal_positions_are_spread_out_so_the_move_shows() {
     let dir = tempfile::tempdir().unwrap();
     let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let ctx = ChangeContext::system();
-    let page = store.pages(&scope, &PageFilter { root_only: true, ..Default::default() }, 1, None).await.unwrap().items
-        [0]
-    .clone();
+    let page = first_page(&store, &scope).await;
     let first = order(&store, &scope, &page.id).await;
     // Every section at position 7: the list falls back to id order.
     for id in order(&store, &scope, &page.id).await {

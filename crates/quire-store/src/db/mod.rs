@@ -47,6 +47,6 @@ pub(crate) use pool::Db;
 #[cfg(test)]
 pub(crate) use pool::READERS;
 pub(crate) use query::{Query, QueryBuilder, query, query_as, query_scalar, row_in};
-pub(crate) use row::{FromRow, Row};
+pub(crate) use row::{FromRow, Row, read_row};
 pub(crate) use value::Value;
 pub(crate) use writer::Queued;

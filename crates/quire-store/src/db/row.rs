@@ -55,6 +55,17 @@ impl FromRow for Row {
     }
 }
 
+/// A struct read from `$row`: each field before the `;` from the column of
+/// the same name, each after it from the expression given
+/// (`read_row!(row => Upload { id, url; scope: Scope::of_row(row)? })`).
+/// Used where a `?` passes a [`crate::StoreError`] on.
+macro_rules! read_row {
+    ($row:ident => $ty:ident { $($field:ident),+ $(,)? $(; $($other:ident: $value:expr),+ $(,)?)? }) => {
+        $ty { $($field: $row.try_get(stringify!($field))?,)+ $($($other: $value,)+)? }
+    };
+}
+pub(crate) use read_row;
+
 macro_rules! tuple_from_row {
     ($($n:tt $t:ident),+) => {
         impl<$($t: FromValue),+> FromRow for ($($t,)+) {

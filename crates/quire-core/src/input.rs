@@ -21,6 +21,16 @@ where
     Option::<T>::deserialize(de).map(Some)
 }
 
+/// Sets each listed field of `$record` that the patch gives (a nullable
+/// field given as `null` is cleared): `set_given!(self => page: name, slug)`.
+macro_rules! set_given {
+    ($patch:ident => $record:ident: $($field:ident),+ $(,)?) => {
+        $(if let Some(v) = &$patch.$field {
+            $record.$field = v.clone();
+        })+
+    };
+}
+
 /// The SEO metadata of a page as the OpenAPI document shows it: other keys
 /// are free, these two are checked.
 #[derive(utoipa::ToSchema)]
@@ -65,23 +75,17 @@ pub struct NewPage {
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: String,
     /// Parent page id; omit for a root page.
-    #[serde(default)]
     pub parent_id: Option<String>,
     /// Protect the page from deletion and re-slugging by the agent.
-    #[serde(default)]
     pub is_protected: Option<bool>,
     /// SEO metadata object (title, description, image, ...).
-    #[serde(default)]
     #[schema(value_type = Option<PageMeta>)]
     pub meta: Option<Value>,
     /// Allow search engines to index the page (default true).
-    #[serde(default)]
     pub indexing: Option<bool>,
     /// Position among siblings (default: last).
-    #[serde(default)]
     pub sort_order: Option<i64>,
     /// draft (default), published or unpublished.
-    #[serde(default)]
     pub status: Option<PublishStatus>,
 }
 
@@ -90,11 +94,9 @@ pub struct NewPage {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PagePatch {
     /// New name.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<200>>)]
     pub name: Option<String>,
     /// New slug.
-    #[serde(default)]
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: Option<String>,
     /// New parent; `null` moves the page to the root.
@@ -102,49 +104,24 @@ pub struct PagePatch {
     #[schema(value_type = Option<String>)]
     pub parent_id: Option<Option<String>>,
     /// Protection flag.
-    #[serde(default)]
     pub is_protected: Option<bool>,
     /// Merge patch for meta (a key set to null is removed).
-    #[serde(default)]
     #[schema(value_type = Option<PageMeta>)]
     pub meta: Option<Value>,
     /// Indexing flag.
-    #[serde(default)]
     pub indexing: Option<bool>,
     /// Position among siblings.
-    #[serde(default)]
     pub sort_order: Option<i64>,
     /// Publication state.
-    #[serde(default)]
     pub status: Option<PublishStatus>,
 }
 
 impl PagePatch {
     /// Applies the patch to `page`.
     pub fn apply(&self, page: &mut Page) {
-        if let Some(v) = &self.name {
-            page.name = v.clone();
-        }
-        if let Some(v) = &self.slug {
-            page.slug = v.clone();
-        }
-        if let Some(v) = &self.parent_id {
-            page.parent_id = v.clone();
-        }
-        if let Some(v) = self.is_protected {
-            page.is_protected = v;
-        }
+        set_given!(self => page: name, slug, parent_id, is_protected, indexing, sort_order, status);
         if let Some(v) = &self.meta {
             merge_patch(&mut page.meta, v);
-        }
-        if let Some(v) = self.indexing {
-            page.indexing = v;
-        }
-        if let Some(v) = self.sort_order {
-            page.sort_order = v;
-        }
-        if let Some(v) = self.status {
-            page.status = v;
         }
     }
 }
@@ -156,17 +133,13 @@ pub struct NewSection {
     /// Key of the section template (`hero`).
     pub template_key: String,
     /// Content matching the template's fields.
-    #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub content: Option<Value>,
     /// Position on the page (default: last).
-    #[serde(default)]
     pub sort_order: Option<i64>,
     /// draft (default), published or unpublished.
-    #[serde(default)]
     pub status: Option<PublishStatus>,
     /// Hide the section (default false).
-    #[serde(default)]
     pub hidden: Option<bool>,
 }
 
@@ -175,34 +148,22 @@ pub struct NewSection {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SectionPatch {
     /// Merge patch for content (a key set to null is removed).
-    #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub content: Option<Value>,
     /// Position on the page.
-    #[serde(default)]
     pub sort_order: Option<i64>,
     /// Publication state.
-    #[serde(default)]
     pub status: Option<PublishStatus>,
     /// Hidden flag.
-    #[serde(default)]
     pub hidden: Option<bool>,
 }
 
 impl SectionPatch {
     /// Applies the patch to `section`.
     pub fn apply(&self, section: &mut PageSection) {
+        set_given!(self => section: sort_order, status, hidden);
         if let Some(v) = &self.content {
             merge_patch(&mut section.content, v);
-        }
-        if let Some(v) = self.sort_order {
-            section.sort_order = v;
-        }
-        if let Some(v) = self.status {
-            section.status = v;
-        }
-        if let Some(v) = self.hidden {
-            section.hidden = v;
         }
     }
 }
@@ -218,7 +179,6 @@ pub struct NewTemplate {
     #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// What it is for.
-    #[serde(default)]
     #[schema(max_length = 500)]
     pub description: Option<String>,
     /// Field definitions.
@@ -232,15 +192,12 @@ pub struct NewTemplate {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TemplatePatch {
     /// New name.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// New description.
-    #[serde(default)]
     #[schema(max_length = 500)]
     pub description: Option<String>,
     /// New field definitions (replace the old ones).
-    #[serde(default)]
     #[schema(min_items = 1)]
     pub fields: Option<Vec<FieldDef>>,
 }
@@ -248,15 +205,7 @@ pub struct TemplatePatch {
 impl TemplatePatch {
     /// Applies the patch.
     pub fn apply(&self, t: &mut SectionTemplate) {
-        if let Some(v) = &self.name {
-            t.name = v.clone();
-        }
-        if let Some(v) = &self.description {
-            t.description = v.clone();
-        }
-        if let Some(v) = &self.fields {
-            t.fields = v.clone();
-        }
+        set_given!(self => t: name, description, fields);
     }
 }
 
@@ -273,7 +222,6 @@ pub struct NewCollection {
     /// posts or entries.
     pub kind: CollectionKind,
     /// Field definitions (posts default to body + cover).
-    #[serde(default)]
     pub fields: Option<Vec<FieldDef>>,
 }
 
@@ -282,23 +230,16 @@ pub struct NewCollection {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CollectionPatch {
     /// New name.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// New field definitions.
-    #[serde(default)]
     pub fields: Option<Vec<FieldDef>>,
 }
 
 impl CollectionPatch {
     /// Applies the patch.
     pub fn apply(&self, c: &mut Collection) {
-        if let Some(v) = &self.name {
-            c.name = v.clone();
-        }
-        if let Some(v) = &self.fields {
-            c.fields = v.clone();
-        }
+        set_given!(self => c: name, fields);
     }
 }
 
@@ -313,30 +254,23 @@ pub struct NewEntry {
     #[schema(value_type = crate::text::Line<300>)]
     pub title: String,
     /// Content matching the collection's fields.
-    #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub content: Option<Value>,
     /// draft (default), published or archived.
-    #[serde(default)]
     pub status: Option<EntryStatus>,
     /// Author's name.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::OptionalLine<120>>)]
     pub author: Option<String>,
     /// Category.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::OptionalLine<80>>)]
     pub category: Option<String>,
     /// Tags.
-    #[serde(default)]
     #[schema(max_items = 30, value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Short summary.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Text<1000>>)]
     pub excerpt: Option<String>,
     /// Featured image URL (`/uploads/...`).
-    #[serde(default)]
     #[schema(pattern = "^/uploads/(?:\\.?[^%\\\\\\u0000.])*\\.?$")]
     pub featured_image: Option<String>,
 }
@@ -346,19 +280,15 @@ pub struct NewEntry {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EntryPatch {
     /// New slug.
-    #[serde(default)]
     #[schema(min_length = 1, max_length = 100, pattern = "^[a-z0-9]+(-[a-z0-9]+)*$")]
     pub slug: Option<String>,
     /// New title.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<300>>)]
     pub title: Option<String>,
     /// Merge patch for content.
-    #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub content: Option<Value>,
     /// New status.
-    #[serde(default)]
     pub status: Option<EntryStatus>,
     /// Author; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
@@ -369,7 +299,6 @@ pub struct EntryPatch {
     #[schema(value_type = Option<crate::text::OptionalLine<80>>)]
     pub category: Option<Option<String>>,
     /// Tags (replace the old ones).
-    #[serde(default)]
     #[schema(max_items = 30, value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Excerpt; null clears it.
@@ -386,32 +315,9 @@ pub struct EntryPatch {
 impl EntryPatch {
     /// Applies the patch (publishedAt is managed by the store).
     pub fn apply(&self, e: &mut Entry) {
-        if let Some(v) = &self.slug {
-            e.slug = v.clone();
-        }
-        if let Some(v) = &self.title {
-            e.title = v.clone();
-        }
+        set_given!(self => e: slug, title, status, author, category, tags, excerpt, featured_image);
         if let Some(v) = &self.content {
             merge_patch(&mut e.content, v);
-        }
-        if let Some(v) = self.status {
-            e.status = v;
-        }
-        if let Some(v) = &self.author {
-            e.author = v.clone();
-        }
-        if let Some(v) = &self.category {
-            e.category = v.clone();
-        }
-        if let Some(v) = &self.tags {
-            e.tags = v.clone();
-        }
-        if let Some(v) = &self.excerpt {
-            e.excerpt = v.clone();
-        }
-        if let Some(v) = &self.featured_image {
-            e.featured_image = v.clone();
         }
     }
 }
@@ -427,45 +333,34 @@ pub struct NewImage {
     #[schema(value_type = crate::text::Line<255>)]
     pub filename: String,
     /// MIME type (default: guessed from the file name).
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Mime<100>>)]
     pub mime: Option<String>,
     /// Width in pixels.
-    #[serde(default)]
     #[schema(minimum = 0)]
     pub width: Option<i64>,
     /// Height in pixels.
-    #[serde(default)]
     #[schema(minimum = 0)]
     pub height: Option<i64>,
     /// Size in bytes.
-    #[serde(default)]
     #[schema(minimum = 0)]
     pub bytes: Option<i64>,
     /// SHA-256 of the file.
-    #[serde(default)]
     pub content_hash: Option<String>,
     /// Alternative text.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::OptionalLine<300>>)]
     pub alt: Option<String>,
     /// Description.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Text<2000>>)]
     pub description: Option<String>,
     /// Tags.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Categories.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<crate::text::Line<80>>>)]
     pub categories: Option<Vec<String>>,
     /// Source (default upload).
-    #[serde(default)]
     pub source: Option<ImageSource>,
     /// Attribution for external images.
-    #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub attribution: Option<Value>,
 }
@@ -483,11 +378,9 @@ pub struct ImagePatch {
     #[schema(value_type = Option<crate::text::Text<2000>>)]
     pub description: Option<Option<String>>,
     /// Tags (replace the old ones).
-    #[serde(default)]
     #[schema(value_type = Option<Vec<crate::text::Line<60>>>)]
     pub tags: Option<Vec<String>>,
     /// Categories (replace the old ones).
-    #[serde(default)]
     #[schema(value_type = Option<Vec<crate::text::Line<80>>>)]
     pub categories: Option<Vec<String>>,
 }
@@ -495,6 +388,7 @@ pub struct ImagePatch {
 impl ImagePatch {
     /// Applies the patch.
     pub fn apply(&self, i: &mut Image) {
+        set_given!(self => i: categories);
         if let Some(v) = &self.alt {
             i.alt = v.clone();
             i.generated.retain(|f| f != "alt");
@@ -506,9 +400,6 @@ impl ImagePatch {
         if let Some(v) = &self.tags {
             i.tags = v.clone();
             i.generated.retain(|f| f != "tags");
-        }
-        if let Some(v) = &self.categories {
-            i.categories = v.clone();
         }
     }
 }
@@ -524,7 +415,6 @@ pub struct NewNavigation {
     #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// Most top-level items.
-    #[serde(default)]
     #[schema(minimum = 1, maximum = 100)]
     pub max_items: Option<i64>,
 }
@@ -534,7 +424,6 @@ pub struct NewNavigation {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NavigationPatch {
     /// New name.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// Most top-level items; null removes the limit.
@@ -547,12 +436,7 @@ pub struct NavigationPatch {
 impl NavigationPatch {
     /// Applies the patch.
     pub fn apply(&self, n: &mut Navigation) {
-        if let Some(v) = &self.name {
-            n.name = v.clone();
-        }
-        if let Some(v) = self.max_items {
-            n.max_items = v;
-        }
+        set_given!(self => n: name, max_items);
     }
 }
 
@@ -566,19 +450,14 @@ pub struct NewNavItem {
     /// page, entry, media, url or placeholder.
     pub target_type: NavTargetType,
     /// Id of the page, entry or image (for those target types).
-    #[serde(default)]
     pub target_id: Option<String>,
     /// URL (for targetType url).
-    #[serde(default)]
     pub url: Option<String>,
     /// Parent item for a nested menu.
-    #[serde(default)]
     pub parent_id: Option<String>,
     /// Position among siblings (default: last).
-    #[serde(default)]
     pub sort_order: Option<i64>,
     /// Visible (default true).
-    #[serde(default)]
     pub visible: Option<bool>,
 }
 
@@ -587,11 +466,9 @@ pub struct NewNavItem {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NavItemPatch {
     /// New label.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<80>>)]
     pub label: Option<String>,
     /// New target type.
-    #[serde(default)]
     pub target_type: Option<NavTargetType>,
     /// New target id; null clears it.
     #[serde(default, deserialize_with = "double_option", skip_serializing_if = "Option::is_none")]
@@ -606,37 +483,15 @@ pub struct NavItemPatch {
     #[schema(value_type = Option<String>)]
     pub parent_id: Option<Option<String>>,
     /// Position among siblings.
-    #[serde(default)]
     pub sort_order: Option<i64>,
     /// Visible flag.
-    #[serde(default)]
     pub visible: Option<bool>,
 }
 
 impl NavItemPatch {
     /// Applies the patch.
     pub fn apply(&self, n: &mut NavItem) {
-        if let Some(v) = &self.label {
-            n.label = v.clone();
-        }
-        if let Some(v) = self.target_type {
-            n.target_type = v;
-        }
-        if let Some(v) = &self.target_id {
-            n.target_id = v.clone();
-        }
-        if let Some(v) = &self.url {
-            n.url = v.clone();
-        }
-        if let Some(v) = &self.parent_id {
-            n.parent_id = v.clone();
-        }
-        if let Some(v) = self.sort_order {
-            n.sort_order = v;
-        }
-        if let Some(v) = self.visible {
-            n.visible = v;
-        }
+        set_given!(self => n: label, target_type, target_id, url, parent_id, sort_order, visible);
     }
 }
 
@@ -651,33 +506,25 @@ pub struct NewAgent {
     #[schema(value_type = crate::text::Line<120>)]
     pub name: String,
     /// What it is for.
-    #[serde(default)]
     pub description: Option<String>,
     /// Model profile (default `default`).
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<80>>)]
     pub profile: Option<String>,
     /// Its own instructions.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Text<20000>>)]
     pub system_prompt: Option<String>,
     /// Tools it may use: names, `category:<c>` or `tag:<t>`.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub tools: Option<Vec<String>>,
     /// Tools always active.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub pinned: Option<Vec<String>>,
     /// Groups whose users may chat with it (empty: every group).
-    #[serde(default)]
     #[schema(value_type = Option<Vec<crate::access::Group>>)]
     pub allowed_groups: Option<Vec<crate::group::Group>>,
     /// user (default) or conversational.
-    #[serde(default)]
     pub approval_policy: Option<AgentPolicy>,
     /// Default true.
-    #[serde(default)]
     pub enabled: Option<bool>,
 }
 
@@ -686,37 +533,28 @@ pub struct NewAgent {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentPatch {
     /// New display name.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<120>>)]
     pub name: Option<String>,
     /// New description.
-    #[serde(default)]
     pub description: Option<String>,
     /// New model profile.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Line<80>>)]
     pub profile: Option<String>,
     /// New instructions.
-    #[serde(default)]
     #[schema(value_type = Option<crate::text::Text<20000>>)]
     pub system_prompt: Option<String>,
     /// New tool selection.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub tools: Option<Vec<String>>,
     /// New pinned tools.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<ToolSelector>>)]
     pub pinned: Option<Vec<String>>,
     /// New allowed groups.
-    #[serde(default)]
     #[schema(value_type = Option<Vec<crate::access::Group>>)]
     pub allowed_groups: Option<Vec<crate::group::Group>>,
     /// New policy.
-    #[serde(default)]
     pub approval_policy: Option<AgentPolicy>,
     /// Enable or disable (disabling is the agent's archive).
-    #[serde(default)]
     pub enabled: Option<bool>,
 }
 
@@ -724,33 +562,8 @@ impl AgentPatch {
     /// Applies the patch to a copy of `agent`.
     pub fn apply(&self, agent: &Agent) -> Agent {
         let mut a = agent.clone();
-        if let Some(v) = &self.name {
-            a.name = v.clone();
-        }
-        if let Some(v) = &self.description {
-            a.description = v.clone();
-        }
-        if let Some(v) = &self.profile {
-            a.profile = v.clone();
-        }
-        if let Some(v) = &self.system_prompt {
-            a.system_prompt = v.clone();
-        }
-        if let Some(v) = &self.tools {
-            a.tools = v.clone();
-        }
-        if let Some(v) = &self.pinned {
-            a.pinned = v.clone();
-        }
-        if let Some(v) = &self.allowed_groups {
-            a.allowed_groups = v.clone();
-        }
-        if let Some(v) = self.approval_policy {
-            a.approval_policy = v;
-        }
-        if let Some(v) = self.enabled {
-            a.enabled = v;
-        }
+        set_given!(self => a:
+            name, description, profile, system_prompt, tools, pinned, allowed_groups, approval_policy, enabled);
         a
     }
 }

@@ -466,10 +466,8 @@ pub struct Image {
     #[schema(value_type = Object)]
     pub variants: Value,
     /// Average colour (`#rrggbb`) to show while the image loads.
-    #[serde(default)]
     pub color: Option<String>,
     /// Why processing failed (status failed).
-    #[serde(default)]
     pub error: Option<String>,
     /// Which of alt, description and tags a vision model wrote (a person's
     /// edit of one takes it off this list).

@@ -227,74 +227,44 @@ fn string_schema(description: String, min: Option<usize>, max: usize, pattern: &
         .into()
 }
 
-impl<const MAX: usize> utoipa::PartialSchema for Line<MAX> {
-    fn schema() -> RefOr<Schema> {
-        string_schema(
-            format!(
-                "A single line of plain text, at most {MAX} characters: no control, bidirectional or invisible character, not blank."
-            ),
-            Some(1),
-            MAX,
-            LINE_PATTERN,
-        )
-    }
+/// The OpenAPI component of a plain-text type: named after the type and
+/// its length (`Line200`), described by `$description` (where `{MAX}` is
+/// the length), with its least length and its pattern.
+macro_rules! text_component {
+    ($ty:ident, $min:expr, $pattern:expr, $description:literal) => {
+        impl<const MAX: usize> utoipa::PartialSchema for $ty<MAX> {
+            fn schema() -> RefOr<Schema> {
+                string_schema(format!($description, MAX = MAX), $min, MAX, $pattern)
+            }
+        }
+
+        impl<const MAX: usize> utoipa::ToSchema for $ty<MAX> {
+            fn name() -> Cow<'static, str> {
+                Cow::Owned(format!("{}{MAX}", stringify!($ty)))
+            }
+        }
+    };
 }
 
-impl<const MAX: usize> utoipa::ToSchema for Line<MAX> {
-    fn name() -> Cow<'static, str> {
-        Cow::Owned(format!("Line{MAX}"))
-    }
-}
-
-impl<const MAX: usize> utoipa::PartialSchema for OptionalLine<MAX> {
-    fn schema() -> RefOr<Schema> {
-        string_schema(
-            format!(
-                "Empty, or a single line of plain text, at most {MAX} characters: no control, bidirectional or invisible character."
-            ),
-            None,
-            MAX,
-            OPTIONAL_LINE_PATTERN,
-        )
-    }
-}
-
-impl<const MAX: usize> utoipa::ToSchema for OptionalLine<MAX> {
-    fn name() -> Cow<'static, str> {
-        Cow::Owned(format!("OptionalLine{MAX}"))
-    }
-}
-
-impl<const MAX: usize> utoipa::PartialSchema for Text<MAX> {
-    fn schema() -> RefOr<Schema> {
-        string_schema(
-            format!(
-                "Plain text of at most {MAX} characters, line breaks and tabs allowed: no other control character, no bidirectional override."
-            ),
-            None,
-            MAX,
-            TEXT_PATTERN,
-        )
-    }
-}
-
-impl<const MAX: usize> utoipa::ToSchema for Text<MAX> {
-    fn name() -> Cow<'static, str> {
-        Cow::Owned(format!("Text{MAX}"))
-    }
-}
-
-impl<const MAX: usize> utoipa::PartialSchema for Mime<MAX> {
-    fn schema() -> RefOr<Schema> {
-        string_schema(format!("An image MIME type, at most {MAX} characters."), None, MAX, MIME_PATTERN)
-    }
-}
-
-impl<const MAX: usize> utoipa::ToSchema for Mime<MAX> {
-    fn name() -> Cow<'static, str> {
-        Cow::Owned(format!("Mime{MAX}"))
-    }
-}
+text_component!(
+    Line,
+    Some(1),
+    LINE_PATTERN,
+    "A single line of plain text, at most {MAX} characters: no control, bidirectional or invisible character, not blank."
+);
+text_component!(
+    OptionalLine,
+    None,
+    OPTIONAL_LINE_PATTERN,
+    "Empty, or a single line of plain text, at most {MAX} characters: no control, bidirectional or invisible character."
+);
+text_component!(
+    Text,
+    None,
+    TEXT_PATTERN,
+    "Plain text of at most {MAX} characters, line breaks and tabs allowed: no other control character, no bidirectional override."
+);
+text_component!(Mime, None, MIME_PATTERN, "An image MIME type, at most {MAX} characters.");
 
 #[cfg(test)]
 mod tests {

@@ -16,6 +16,10 @@ use quire_store::Store;
 pub use quire_store::{
     ChangeFilter, ChangeSummary, EntryFilter, EntryView, Listing, PageFilter, StoredMessage, Suggestion,
 };
+/// What the approvals and tokens use cases answer, for the surfaces that
+/// show it: a destructive call waiting for a person, a token (never its
+/// secret).
+pub use quire_store::{Confirmation, TokenInfo};
 
 /// The site's records as one actor may read and change them.
 #[derive(Clone)]
@@ -48,6 +52,37 @@ impl Content {
         Ok(archives.remove(0))
     }
 
+    /// Archives the record of `kind` that `name` names — its id, or a
+    /// template's or menu's key, a collection's slug — with what goes
+    /// along.
+    pub async fn archive_named(&self, kind: EntityKind, name: &str) -> AppResult<Archive> {
+        authorize(&self.actor, Permission::Delete(kind))?;
+        let scope = &self.actor.scope;
+        let id = match kind {
+            EntityKind::SectionTemplate => self.store.template(scope, name).await?.id,
+            EntityKind::Collection => self.store.collection(scope, name).await?.id,
+            EntityKind::Navigation => self.store.navigation(scope, name).await?.id,
+            _ => name.to_string(),
+        };
+        let mut archives = self.store.archive(&self.actor.change_context(), scope, kind, &[id]).await?;
+        Ok(archives.remove(0))
+    }
+
+    /// Adds a section to a page (not found when the page is not).
+    pub async fn create_section(&self, page_id: &str, input: NewSection) -> AppResult<PageSection> {
+        authorize(&self.actor, Permission::Write(EntityKind::Section))?;
+        self.store.page(&self.actor.scope, page_id).await?;
+        Ok(self.store.create_section(&self.actor.change_context(), &self.actor.scope, page_id, input).await?)
+    }
+
+    /// The jobs working on an image, newest first; not found, rather than
+    /// none, when the image is not.
+    pub async fn jobs_of(&self, image_id: &str) -> AppResult<Vec<quire_store::Job>> {
+        authorize(&self.actor, Permission::Read)?;
+        self.store.image(&self.actor.scope, image_id).await?;
+        Ok(self.store.jobs_of(&self.actor.scope, image_id).await?)
+    }
+
     /// The chat sessions of the actor (`all`: every person's, for admins),
     /// newest first.
     pub async fn sessions(&self, all: bool, limit: u32, cursor: Option<&str>) -> AppResult<Listing<AgentSession>> {
@@ -62,6 +97,15 @@ impl Content {
         let session = self.store.session(&self.actor.scope, id).await?;
         authorize(&self.actor, Permission::SeeSession { owner: &session.actor, session: id })?;
         Ok(session)
+    }
+
+    /// The session a chat message continues, when it names one: one the
+    /// actor may see, as [`Content::session`]; none starts a new one.
+    pub async fn continued_session(&self, id: Option<&str>) -> AppResult<Option<AgentSession>> {
+        match id {
+            Some(id) => self.session(id).await.map(Some),
+            None => authorize(&self.actor, Permission::Read).map(|()| None),
+        }
     }
 
     /// The messages of a chat session the actor may see.
@@ -114,7 +158,7 @@ macro_rules! operations {
 }
 
 use EntityKind as K;
-use Permission::{Read, Write};
+use Permission::{Administer, Read, Write};
 
 operations! {
     /// One page of pages.
@@ -134,8 +178,6 @@ operations! {
     read(Read) sections(page_id: &str, limit: u32, cursor: Option<&str>) -> Listing<PageSection>;
     /// A section.
     read(Read) section(id: &str) -> PageSection;
-    /// Adds a section to a page.
-    write(Write(K::Section)) create_section(page_id: &str, input: NewSection) -> PageSection;
     /// Changes a section.
     write(Write(K::Section)) update_section(id: &str, patch: SectionPatch) -> PageSection;
     /// Moves a section within its page.
@@ -182,8 +224,6 @@ operations! {
     write(Write(K::Image)) update_image(id: &str, patch: ImagePatch) -> Image;
     /// A background job.
     read(Read) job(id: &str) -> quire_store::Job;
-    /// The jobs of an image.
-    read(Read) jobs_of(subject_id: &str) -> Vec<quire_store::Job>;
 
     /// One page of menus.
     read(Read) navigations(limit: u32, cursor: Option<&str>) -> Listing<Navigation>;
@@ -212,9 +252,9 @@ operations! {
     read(Read) image_suggestions(limit: u32) -> Vec<Suggestion>;
 
     /// Creates an agent (admins).
-    write(Write(K::Agent)) create_agent(input: NewAgent) -> Agent;
+    write(Administer) create_agent(input: NewAgent) -> Agent;
     /// Changes an agent (admins), if it is still at `expected_version`.
-    write(Write(K::Agent)) update_agent(id_or_alias: &str, patch: &AgentPatch, expected_version: Option<i64>) -> Agent;
+    write(Administer) update_agent(id_or_alias: &str, patch: &AgentPatch, expected_version: Option<i64>) -> Agent;
 
     /// One page of the change log.
     read(Read) changes(filter: &ChangeFilter, limit: u32, cursor: Option<&str>) -> Listing<Change>;
@@ -226,4 +266,7 @@ operations! {
     read(Read) archives(entity: Option<EntityKind>, limit: u32, cursor: Option<&str>) -> Listing<Archive>;
     /// An archive.
     read(Read) archive_record(id: &str) -> Archive;
+
+    /// An entry by its collection (slug or id) and its own slug.
+    read(Read) entry_by_slug(collection: &str, slug: &str) -> Entry;
 }

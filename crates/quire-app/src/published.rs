@@ -1,10 +1,12 @@
 //! What is published, as the delivery API serves it: the pages (with their
 //! published sections) and the posts of every posts collection, by slug —
-//! what an MCP client lists and reads as resources, and completes slugs of.
+//! what an MCP client lists and reads as resources, and completes slugs of —
+//! and the menus and entry lists the delivery API serves anyone, in the
+//! scope its query names.
 
 use crate::{Actor, AppError, AppResult};
-use quire_core::model::{CollectionKind, Entry, EntryStatus, PublishStatus};
-use quire_store::{DeliveredPage, EntryFilter, PageFilter};
+use quire_core::model::{CollectionKind, Entry, EntryStatus, Navigation, PublishStatus};
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, EntryView, Listing, PageFilter, Scope};
 use quire_tools::Services;
 
 /// How many records a listing reads per store call.
@@ -60,7 +62,40 @@ pub async fn list(services: &Services, actor: &Actor) -> AppResult<Vec<Listed>> 
 
 /// A published page with its published sections, as delivered.
 pub async fn page(services: &Services, actor: &Actor, slug: &str) -> AppResult<DeliveredPage> {
-    Ok(services.store.delivery_page(&actor.scope, slug).await?)
+    delivered_page(services, &actor.scope, slug).await
+}
+
+/// A published page of `scope` with its visible, published sections in
+/// order: what the delivery API serves anyone.
+pub async fn delivered_page(services: &Services, scope: &Scope, slug: &str) -> AppResult<DeliveredPage> {
+    Ok(services.store.delivery_page(scope, slug).await?)
+}
+
+/// A menu of `scope` with its visible items nested and their links
+/// resolved (items whose target is not published are left out).
+pub async fn delivered_navigation(
+    services: &Services,
+    scope: &Scope,
+    key: &str,
+) -> AppResult<(Navigation, Vec<DeliveredNavItem>)> {
+    let navigation = services.store.navigation(scope, key).await?;
+    let items = services.store.delivery_navigation(scope, key).await?;
+    Ok((navigation, items))
+}
+
+/// One page of the published entries of a collection of `scope`, newest
+/// first, of a category or with a tag when given.
+pub async fn delivered_entries(
+    services: &Services,
+    scope: &Scope,
+    collection: &str,
+    category: Option<String>,
+    tag: Option<String>,
+    limit: u32,
+    cursor: Option<&str>,
+) -> AppResult<Listing<EntryView>> {
+    let filter = EntryFilter { status: Some(EntryStatus::Published), category, tag };
+    Ok(services.store.entry_views(scope, collection, &filter, limit, cursor).await?)
 }
 
 /// A published post, from whichever posts collection has it.

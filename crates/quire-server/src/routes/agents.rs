@@ -4,7 +4,7 @@
 
 use super::{ListResponse, Paging};
 use crate::AppState;
-use crate::auth::Caller;
+use crate::auth::{Caller, Records};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use axum::extract::State;
@@ -13,8 +13,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
-use quire_agent::{AgentError, Person};
-use quire_core::access::Permission;
+use quire_agent::AgentError;
+use quire_app::Failure;
 use quire_core::input::{AgentPatch, NewAgent};
 use quire_core::model::{Agent, AgentSession, SessionStatus};
 use serde::Deserialize;
@@ -62,11 +62,6 @@ impl From<AgentError> for ApiError {
     }
 }
 
-/// The person behind an HTTP caller.
-pub fn person(caller: &Caller) -> Person {
-    Person { actor: caller.actor(), group: caller.group(), scope: caller.scope.clone() }
-}
-
 /// An agent with the selectors that match no tool (ignored until such tools exist).
 fn with_warnings(state: &AppState, agent: Agent) -> Value {
     let unknown = quire_agent::prompt::unknown_selectors(&agent, state.registry());
@@ -79,25 +74,11 @@ fn with_warnings(state: &AppState, agent: Agent) -> Value {
     v
 }
 
-/// Whether the caller may see an agent: admins see every agent, others
-/// those they can chat with (enabled, and allowed for their group).
-fn visible(caller: &Caller, agent: &Agent) -> bool {
-    caller.authorize(Permission::SeeAgent(agent)).is_ok()
-}
-
 /// Lists the agents of the site the caller can use (admins: all of them).
 #[utoipa::path(get, path = "/api/v1/agents", operation_id = "listAgents", tag = "agents", security(("bearer" = [])),
     responses((status = 200, description = "The agents the caller may use (admins: all)", body = ListResponse<Agent>)))]
-pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<Value>> {
-    caller.authorize(Permission::Read)?;
-    let items: Vec<Value> = state
-        .store()
-        .agents(&caller.scope)
-        .await?
-        .into_iter()
-        .filter(|a| visible(&caller, a))
-        .map(|a| with_warnings(&state, a))
-        .collect();
+pub async fn list(State(state): State<AppState>, records: Records) -> ApiResult<Json<Value>> {
+    let items: Vec<Value> = records.agents().await?.into_iter().map(|a| with_warnings(&state, a)).collect();
     Ok(Json(json!({ "count": items.len(), "items": items })))
 }
 
@@ -106,11 +87,10 @@ pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Js
     responses((status = 201, description = "The created agent (with `warnings` for selectors that match no tool)", body = Agent), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiJson(input): ApiJson<NewAgent>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    caller.authorize(Permission::Administer)?;
-    let agent = state.store().create_agent(&caller.ctx(), &caller.scope, input).await?;
+    let agent = records.create_agent(input).await?;
     Ok((StatusCode::CREATED, Json(with_warnings(&state, agent))))
 }
 
@@ -119,13 +99,10 @@ pub async fn create(
     security(("bearer" = [])), responses((status = 200, description = "The agent (with `warnings` for selectors that match no tool)", body = Agent), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiPath(alias): ApiPath<String>,
 ) -> ApiResult<Json<Value>> {
-    caller.authorize(Permission::Read)?;
-    let agent = state.store().agent(&caller.scope, &alias).await?;
-    caller.authorize(Permission::SeeAgent(&agent))?;
-    Ok(Json(with_warnings(&state, agent)))
+    Ok(Json(with_warnings(&state, records.agent(&alias).await?)))
 }
 
 /// Changes an agent (admins); `enabled: false` disables it, which is its
@@ -135,12 +112,11 @@ pub async fn read(
     responses((status = 200, description = "The changed agent", body = Agent), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiPath(alias): ApiPath<String>,
     ApiJson(patch): ApiJson<AgentPatch>,
 ) -> ApiResult<Json<Value>> {
-    caller.authorize(Permission::Administer)?;
-    let agent = state.store().update_agent(&caller.ctx(), &caller.scope, &alias, &patch, None).await?;
+    let agent = records.update_agent(&alias, &patch, None).await?;
     Ok(Json(with_warnings(&state, agent)))
 }
 
@@ -190,12 +166,12 @@ pub struct ConfirmBody {
     responses((status = 202, description = "`{ sessionId, turn, events }`: the turn started; follow it on `events`", body = Object), (status = 200, description = "With `wait: true`, the turn that ended or paused: `{ sessionId, turn, events, text, toolCalls, pendingApprovals, isComplete }`", body = Object), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn chat(
     State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiPath(alias): ApiPath<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let wait = body.wait == Some(true);
-    let started = start_turn(&state, &caller, &alias, body).await?;
+    let started = start_turn(&state, &records, &alias, body).await?;
     let events = format!("/api/v1/sessions/{}/events", started.session_id);
     if !wait {
         return Ok((
@@ -211,7 +187,7 @@ pub async fn chat(
                          "text": Value::Null, "pendingApprovals": [] })),
         ));
     }
-    let session = state.store().session(&caller.scope, &session_id).await?;
+    let session = records.session(&session_id).await?;
     let (backlog, _) = state.runtime().events().subscribe(&session_id, None);
     let end = backlog.iter().rev().find(|e| matches!(e.kind(), "RUN_FINISHED" | "RUN_ERROR"));
     let text = end.and_then(|e| e.data.pointer("/result/text")).cloned().unwrap_or(Value::Null);
@@ -263,38 +239,33 @@ fn ran_tools(run: &[quire_agent::Event]) -> Vec<Value> {
     out
 }
 
-/// Checks the session a message continues: one the caller may see. An
+/// Starts a turn of a chat request (both the answered and the streamed form).
+/// The session a message continues must be one the caller may see; an
 /// unknown one is a rule of the body (like a parentId naming no page), so a
 /// 422 naming `sessionId`, not a 404 that would read as "no such agent".
-async fn continued_session(state: &AppState, caller: &Caller, session_id: Option<&str>) -> ApiResult<()> {
-    let Some(id) = session_id else { return Ok(()) };
-    match own_session(state, caller, id).await {
-        Err(e) if e.status == StatusCode::NOT_FOUND => Err(ApiError {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            code: "VALIDATION",
-            message: format!("sessionId: no session {id} of yours"),
-            field: Some("sessionId".into()),
-            details: Vec::new(),
-        }),
-        other => other.map(|_| ()),
-    }
-}
-
-/// Starts a turn of a chat request (both the answered and the streamed form).
 async fn start_turn(
     state: &AppState,
-    caller: &Caller,
+    records: &Records,
     alias: &str,
     body: ChatBody,
 ) -> ApiResult<quire_agent::TurnStarted> {
-    caller.authorize(Permission::Read)?;
-    continued_session(state, caller, body.session_id.as_deref()).await?;
+    let session_id = body.session_id.as_deref();
+    records.continued_session(session_id).await.map_err(|e| match e.failure {
+        Failure::NotFound => ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: "VALIDATION",
+            message: format!("sessionId: no session {} of yours", session_id.unwrap_or_default()),
+            field: Some("sessionId".into()),
+            details: Vec::new(),
+        },
+        _ => e.into(),
+    })?;
     let answer =
         body.confirm.map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve });
     Ok(state
         .runtime()
         .start_answering(
-            &person(caller),
+            &records.actor().person(),
             alias,
             &body.message,
             body.session_id.as_deref(),
@@ -315,11 +286,11 @@ const CHAT_WAIT: Duration = Duration::from_secs(300);
     responses((status = 200, description = "A text/event-stream of this turn's AG-UI events", content_type = "text/event-stream", body = SessionEvent), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn chat_stream(
     State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiPath(alias): ApiPath<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    let started = start_turn(&state, &caller, &alias, body).await?;
+    let started = start_turn(&state, &records, &alias, body).await?;
     // The run was announced before it was spawned: the backlog starts with it.
     let (backlog, receiver) = state.runtime().events().subscribe(&started.session_id, None);
     use futures_util::StreamExt;
@@ -362,44 +333,23 @@ fn sse_event(e: &quire_agent::Event) -> Event {
     Event::default().id(e.id.to_string()).event(e.kind()).data(e.data.to_string())
 }
 
-/// Whose sessions to list.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct SessionQuery {
-    /// Admins: every user's sessions (default: the caller's own).
-    pub all: Option<bool>,
-    /// Items per page, 1 to 100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
+super::list_query! {
+    /// Whose sessions to list.
+    SessionQuery {
+        /// Admins: every user's sessions (default: the caller's own).
+        all: Option<bool>,
+    }
 }
 
 /// The caller's chat sessions, newest first.
 #[utoipa::path(get, path = "/api/v1/sessions", operation_id = "listSessions", tag = "agents", params(SessionQuery), security(("bearer" = [])),
     responses((status = 200, description = "One page of the caller's sessions, newest first", body = ListResponse<AgentSession>)))]
 pub async fn sessions(
-    State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiQuery(q): ApiQuery<SessionQuery>,
 ) -> ApiResult<Json<ListResponse<AgentSession>>> {
-    caller.authorize(Permission::Read)?;
-    let all = q.all == Some(true);
-    if all {
-        caller.authorize(Permission::Administer)?;
-    }
-    let actor = caller.actor();
     let paging = Paging { limit: q.limit, cursor: q.cursor };
-    let actor = (!all).then_some(actor.as_str());
-    Ok(Json(state.store().sessions(&caller.scope, actor, paging.limit()?, paging.cursor()).await?.into()))
-}
-
-/// A session the caller may see: their own, or any for admins.
-async fn own_session(state: &AppState, caller: &Caller, id: &str) -> ApiResult<AgentSession> {
-    let session = state.store().session(&caller.scope, id).await?;
-    caller.authorize(Permission::SeeSession { owner: &session.actor, session: id })?;
-    Ok(session)
+    Ok(Json(records.sessions(q.all == Some(true), paging.limit()?, paging.cursor()).await?.into()))
 }
 
 /// A session with its messages.
@@ -407,11 +357,10 @@ async fn own_session(state: &AppState, caller: &Caller, id: &str) -> ApiResult<A
     security(("bearer" = [])), responses((status = 200, description = "`{ session, messages }`", body = Object), (status = 404, body = ErrorBody)))]
 pub async fn session(
     State(state): State<AppState>,
-    caller: Caller,
+    records: Records,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Value>> {
-    let session = own_session(&state, &caller, &id).await?;
-    let messages = state.store().session_messages(&caller.scope, &id).await?;
+    let (session, messages) = records.session_messages(&id).await?;
     // Where a client showing these messages follows the stream on from.
     let last = state.runtime().events().last_id(&id);
     Ok(Json(json!({ "session": session, "messages": messages, "lastEventId": last.to_string() })))
@@ -452,11 +401,12 @@ pub struct SessionEvent {
 pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
+    records: Records,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    own_session(&state, &caller, &id).await?;
+    records.session(&id).await?;
     let last = match headers.get("last-event-id").map(|v| v.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok())) {
         Some(None) => return Err(ApiError::bad_field("Last-Event-ID", "expected the id of an earlier event")),
         Some(Some(v)) => Some(v),
@@ -496,12 +446,6 @@ pub async fn undo(
     caller: Caller,
     ApiPath((id, turn)): ApiPath<(String, i64)>,
 ) -> ApiResult<Json<Value>> {
-    Ok(Json(undo_turn(&state, &caller, &id, turn).await?))
-}
-
-/// Undoes turn `turn` of session `id` as `caller` (REST and the
-/// back-office alike): `{ count, reverted, cancelled }`.
-pub async fn undo_turn(state: &AppState, caller: &Caller, id: &str, turn: i64) -> ApiResult<Value> {
-    let undone = quire_app::undo::undo_turn(state.runtime(), &caller.acting(), id, turn).await?;
-    Ok(json!({ "count": undone.reverted.len(), "reverted": undone.reverted, "cancelled": undone.cancelled }))
+    let undone = quire_app::undo::undo_turn(state.runtime(), &caller.acting(), &id, turn).await?;
+    Ok(Json(json!({ "count": undone.reverted.len(), "reverted": undone.reverted, "cancelled": undone.cancelled })))
 }

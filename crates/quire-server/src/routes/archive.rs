@@ -4,60 +4,29 @@ use super::ListResponse;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::extract::{ApiJson, ApiPath};
+use axum::Json;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
-use quire_core::access::Permission;
 use quire_core::model::{Archive, EntityKind};
 use serde::Deserialize;
 
-/// Routes of this module.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/archive", get(list))
-        .route("/api/v1/archive/restore", post(restore_many))
-        .route("/api/v1/archive/{id}", get(read))
-        .route("/api/v1/archive/{id}/restore", post(restore))
+super::list_query! {
+    /// Filters of the archive list.
+    ArchiveQuery {
+        /// Only archives whose root is of this kind.
+        entity: Option<EntityKind>,
+    }
 }
 
-/// Filters of the archive list.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ArchiveQuery {
-    /// Only archives whose root is of this kind.
-    pub entity: Option<EntityKind>,
-    /// Items per page, 1 to 100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
+super::record_handlers! {
+    tag = "archive", item = "/api/v1/archive/{id}" ("id": "Archive id");
 
-/// Lists archives, newest first: what was archived, when, by whom, and what went along.
-#[utoipa::path(get, path = "/api/v1/archive", operation_id = "listArchives", tag = "archive", params(ArchiveQuery), security(("bearer" = [])),
-    responses((status = 200, description = "One page of archives, newest first", body = ListResponse<Archive>)))]
-pub async fn list(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiQuery(q): ApiQuery<ArchiveQuery>,
-) -> ApiResult<Json<ListResponse<Archive>>> {
-    caller.authorize(Permission::Read)?;
-    let paging = super::Paging { limit: q.limit, cursor: q.cursor };
-    Ok(Json(state.store().archives(&caller.scope, q.entity, paging.limit()?, paging.cursor()).await?.into()))
-}
-
-/// Reads an archive record.
-#[utoipa::path(get, path = "/api/v1/archive/{id}", operation_id = "getArchive", tag = "archive", params(("id" = String, Path, description = "Archive id")),
-    security(("bearer" = [])), responses((status = 200, description = "The archive record", body = Archive), (status = 404, body = ErrorBody)))]
-pub async fn read(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<Archive>> {
-    caller.authorize(Permission::Read)?;
-    Ok(Json(state.store().archive_record(&caller.scope, &id).await?))
+    /// Lists archives, newest first: what was archived, when, by whom, and what went along.
+    list: get "/api/v1/archive" "listArchives" (q: ArchiveQuery) => archives(q.entity) -> [Archive] "One page of archives, newest first";
+    /// Reads an archive record.
+    read: get "getArchive" => archive_record -> Archive "The archive record";
+    mount restore_many: post "/api/v1/archive/restore";
+    mount restore: post "/api/v1/archive/{id}/restore";
 }
 
 /// Restores an archive and everything it took along; a reused slug is a 409 that names it.
@@ -68,13 +37,7 @@ pub async fn restore(
     caller: Caller,
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<Archive>> {
-    Ok(Json(restore_archive(&state, &caller, &id).await?))
-}
-
-/// Restores one archive and what it took along, as `caller` (REST and the
-/// back-office alike); a reused slug is a conflict that names it.
-pub async fn restore_archive(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Archive> {
-    Ok(quire_app::restore::restore_archive(state.registry(), &caller.acting(), id).await?)
+    Ok(Json(quire_app::restore::restore_archive(state.registry(), &caller.acting(), &id).await?))
 }
 
 /// Archives to restore together.

@@ -9,8 +9,8 @@ use crate::extract::{ApiPath, ApiQuery};
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::model::EntryStatus;
-use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, EntryView, Scope};
+use quire_app::published;
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryView, Scope};
 use serde::{Deserialize, Serialize};
 
 /// Routes of this module.
@@ -46,7 +46,7 @@ pub async fn page(
     ApiQuery(q): ApiQuery<SiteQuery>,
 ) -> ApiResult<Json<DeliveredPage>> {
     let scope = scope(&state, &q).await?;
-    Ok(Json(state.store().delivery_page(&scope, &slug).await?))
+    Ok(Json(published::delivered_page(state.registry().services(), &scope, &slug).await?))
 }
 
 /// A navigation's visible items, nested, with resolved hrefs.
@@ -70,29 +70,22 @@ pub async fn navigation(
     ApiQuery(q): ApiQuery<SiteQuery>,
 ) -> ApiResult<Json<DeliveredNavigation>> {
     let scope = scope(&state, &q).await?;
-    let nav = state.store().navigation(&scope, &key).await?;
-    let items = state.store().delivery_navigation(&scope, &key).await?;
+    let (nav, items) = published::delivered_navigation(state.registry().services(), &scope, &key).await?;
     Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
 }
 
-/// Site and paging of a delivery list.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct DeliveryListQuery {
-    /// Site slug (default: the server's default site).
-    pub site: Option<String>,
-    /// Environment (default: production).
-    pub env: Option<String>,
-    /// Only entries in this category.
-    pub category: Option<String>,
-    /// Only entries with this tag.
-    pub tag: Option<String>,
-    /// Items per page, 1 to 100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
+super::list_query! {
+    /// Site and paging of a delivery list.
+    DeliveryListQuery {
+        /// Site slug (default: the server's default site).
+        site: Option<String>,
+        /// Environment (default: production).
+        env: Option<String>,
+        /// Only entries in this category.
+        category: Option<String>,
+        /// Only entries with this tag.
+        tag: Option<String>,
+    }
 }
 
 /// Published entries (posts) of a collection, newest first.
@@ -106,6 +99,9 @@ pub async fn entries(
 ) -> ApiResult<Json<ListResponse<EntryView>>> {
     let scope = scope(&state, &SiteQuery { site: q.site.clone(), env: q.env.clone() }).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
-    let filter = EntryFilter { status: Some(EntryStatus::Published), category: q.category, tag: q.tag };
-    Ok(Json(state.store().entry_views(&scope, &slug, &filter, paging.limit()?, paging.cursor()).await?.into()))
+    let services = state.registry().services();
+    let listing =
+        published::delivered_entries(services, &scope, &slug, q.category, q.tag, paging.limit()?, paging.cursor())
+            .await?;
+    Ok(Json(listing.into()))
 }

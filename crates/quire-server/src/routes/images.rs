@@ -6,33 +6,24 @@
 //! [`crate::multipart`] and [`quire_app::uploads`]. Serving files is in
 //! [`super::uploads`].
 
-use super::{ListResponse, Paging};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::error::{ApiResult, ErrorBody, tool_error};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::extract::ApiJson;
 use crate::multipart::{multipart_error, with_upload_limit};
 use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::post;
 use axum::{Json, Router};
 use quire_core::access::Permission;
 use quire_core::input::ImagePatch;
-use quire_core::model::{Archive, EntityKind, Image, ImageStatus};
+use quire_core::model::{EntityKind, Image, ImageStatus};
 use quire_store::ImageMeta;
 use quire_tools::images::CreateImageArgs;
 use serde::Deserialize;
-
-/// Routes of this module but the one that takes files.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        // POST /api/v1/images takes large bodies: mounted by `file_router`.
-        .route("/api/v1/images", get(list))
-        .route("/api/v1/images/{id}", get(read).patch(update).delete(archive))
-}
 
 /// `POST /api/v1/images`, which takes files, with the upload limit of
 /// `max_upload` bytes (merged outside the API's 2 MiB limit; a JSON body
@@ -41,31 +32,12 @@ pub fn file_router(max_upload: u64) -> Router<AppState> {
     with_upload_limit(Router::new().route("/api/v1/images", post(create)), max_upload)
 }
 
-/// Filters of the image list.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct ImageQuery {
-    /// Only images with this processing status.
-    pub status: Option<ImageStatus>,
-    /// Items per page, 1 to 100 (default 20).
-    #[param(minimum = 1, maximum = 100)]
-    pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page.
-    pub cursor: Option<String>,
-}
-
-/// Lists images, newest first.
-#[utoipa::path(get, path = "/api/v1/images", operation_id = "listImages", tag = "images", params(ImageQuery), security(("bearer" = [])),
-    responses((status = 200, description = "One page of images, newest first", body = ListResponse<Image>)))]
-pub async fn list(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiQuery(q): ApiQuery<ImageQuery>,
-) -> ApiResult<Json<ListResponse<Image>>> {
-    caller.authorize(Permission::Read)?;
-    let paging = Paging { limit: q.limit, cursor: q.cursor };
-    Ok(Json(state.store().images(&caller.scope, q.status, paging.limit()?, paging.cursor()).await?.into()))
+super::list_query! {
+    /// Filters of the image list.
+    ImageQuery {
+        /// Only images with this processing status.
+        status: Option<ImageStatus>,
+    }
 }
 
 /// The multipart form of `POST /api/v1/images`.
@@ -210,41 +182,17 @@ fn limit_body(req: Request) -> Request {
     req.map(|b| Body::new(http_body_util::Limited::new(b, crate::BODY_LIMIT)))
 }
 
-/// Reads an image record.
-#[utoipa::path(get, path = "/api/v1/images/{id}", operation_id = "getImage", tag = "images", params(("id" = String, Path, description = "Image id")),
-    security(("bearer" = [])), responses((status = 200, description = "The image record", body = Image), (status = 404, body = ErrorBody)))]
-pub async fn read(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<Image>> {
-    caller.authorize(Permission::Read)?;
-    Ok(Json(state.store().image(&caller.scope, &id).await?))
-}
+// `router()` mounts these; `POST /api/v1/images` takes large bodies, so
+// `file_router` mounts it.
+super::record_handlers! {
+    tag = "images", item = "/api/v1/images/{id}" ("id": "Image id");
 
-/// Changes an image's alt text, description, tags or categories.
-#[utoipa::path(patch, path = "/api/v1/images/{id}", operation_id = "updateImage", tag = "images", params(("id" = String, Path, description = "Image id")),
-    request_body = ImagePatch, security(("bearer" = [])),
-    responses((status = 200, description = "The changed image record", body = Image), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn update(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiPath(id): ApiPath<String>,
-    ApiJson(patch): ApiJson<ImagePatch>,
-) -> ApiResult<Json<Image>> {
-    caller.authorize(Permission::Write(EntityKind::Image))?;
-    Ok(Json(state.store().update_image(&caller.ctx(), &caller.scope, &id, patch).await?))
-}
-
-/// Archives an image record (the file stays).
-#[utoipa::path(delete, path = "/api/v1/images/{id}", operation_id = "archiveImage", tag = "images", params(("id" = String, Path, description = "Image id")),
-    security(("bearer" = [])), responses((status = 200, description = "The archive holding the image record", body = Archive), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn archive(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<Archive>> {
-    caller.authorize(Permission::Delete(EntityKind::Image))?;
-    let mut archives = state.store().archive(&caller.ctx(), &caller.scope, EntityKind::Image, &[id]).await?;
-    Ok(Json(archives.remove(0)))
+    /// Lists images, newest first.
+    list: get "/api/v1/images" "listImages" (q: ImageQuery) => images(q.status) -> [Image] "One page of images, newest first";
+    /// Reads an image record.
+    read: get "getImage" => image -> Image "The image record";
+    /// Changes an image's alt text, description, tags or categories.
+    update: patch "updateImage" => update_image(ImagePatch) -> Image "The changed image record";
+    /// Archives an image record (the file stays).
+    archive: delete "archiveImage" => Image "The archive holding the image record";
 }

@@ -2,13 +2,11 @@
 //! model) and how far it got, for clients that show progress.
 
 use crate::AppState;
-use crate::auth::Caller;
+use crate::auth::Records;
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::ApiPath;
-use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_core::access::Permission;
 use quire_store::JobInfo;
 use serde::Serialize;
 
@@ -29,27 +27,16 @@ pub struct JobList {
 /// running its stage and percentage, and why it failed.
 #[utoipa::path(get, path = "/api/v1/jobs/{id}", operation_id = "getJob", tag = "images", params(("id" = String, Path, description = "Job id")),
     security(("bearer" = [])), responses((status = 200, description = "The job", body = JobInfo), (status = 404, body = ErrorBody)))]
-pub async fn read(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<JobInfo>> {
-    caller.authorize(Permission::Read)?;
-    Ok(Json(state.store().job(&caller.scope, &id).await?.info()))
+pub async fn read(records: Records, ApiPath(id): ApiPath<String>) -> ApiResult<Json<JobInfo>> {
+    Ok(Json(records.job(&id).await?.info()))
 }
 
 /// The jobs working on an image, newest first: poll it while the image's
 /// status is processing to show the stage and percentage.
 #[utoipa::path(get, path = "/api/v1/images/{id}/jobs", operation_id = "listImageJobs", tag = "images", params(("id" = String, Path, description = "Image id")),
     security(("bearer" = [])), responses((status = 200, description = "The image's jobs, newest first", body = JobList), (status = 404, body = ErrorBody)))]
-pub async fn of_image(
-    State(state): State<AppState>,
-    caller: Caller,
-    ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<JobList>> {
-    caller.authorize(Permission::Read)?;
+pub async fn of_image(records: Records, ApiPath(id): ApiPath<String>) -> ApiResult<Json<JobList>> {
     // An image of another site (or none) is a 404, not an empty list.
-    state.store().image(&caller.scope, &id).await?;
-    let jobs = state.store().jobs_of(&caller.scope, &id).await?;
+    let jobs = records.jobs_of(&id).await?;
     Ok(Json(JobList { items: jobs.iter().map(|j| j.info()).collect() }))
 }

@@ -9,7 +9,7 @@
 use crate::db::{self, Conn, Row, read_row};
 use crate::list::{Listing, page_of};
 use crate::log::new_id;
-use crate::record::{Record, create, enum_col, found, json_col, json_opt, write_version};
+use crate::record::{Record, enum_col, found, json_col, json_opt, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::input::{AgentPatch, NewAgent};
@@ -150,13 +150,7 @@ impl Store {
             created_at: now,
             updated_at: now,
         };
-        let (ctx, scope) = (ctx.clone(), scope.clone());
-        self.db
-            .write(move |c| {
-                create(c, &ctx, &scope, &agent)?;
-                Ok(agent)
-            })
-            .await
+        self.create_record(ctx, scope, agent).await
     }
 
     /// The agents of a scope, by alias.

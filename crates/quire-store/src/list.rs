@@ -217,14 +217,45 @@ impl EntryView {
 impl Store {
     async fn fetch_page<T: Record>(
         &self,
-        mut q: QueryBuilder,
+        q: QueryBuilder,
         limit: u32,
         next: impl Fn(&T) -> String,
     ) -> Result<Listing<T>> {
+        self.fetch_rows(q, limit, T::from_row, next).await
+    }
+
+    /// One page of what `q` selects, each row read by `read`.
+    async fn fetch_rows<T: Send + 'static>(
+        &self,
+        mut q: QueryBuilder,
+        limit: u32,
+        read: fn(&Row) -> Result<T>,
+        next: impl Fn(&T) -> String,
+    ) -> Result<Listing<T>> {
         q.push(" LIMIT ").push_bind(limit as i64 + 1);
-        let items =
-            self.db.read(move |c| q.build().fetch_all(c)?.iter().map(T::from_row).collect::<Result<Vec<_>>>()).await?;
+        let items = self.db.read(move |c| q.build().fetch_all(c)?.iter().map(read).collect::<Result<Vec<_>>>()).await?;
         Ok(page_of(items, limit, next))
+    }
+
+    /// One page of the entries of a collection (id or slug), newest first,
+    /// each row read by `read`; an unknown collection is not found.
+    #[allow(clippy::too_many_arguments)]
+    async fn entry_page<T: Send + 'static>(
+        &self,
+        scope: &Scope,
+        collection: &str,
+        filter: &EntryFilter,
+        limit: u32,
+        cursor: Option<&str>,
+        read: fn(&Row) -> Result<T>,
+        id: fn(&T) -> &str,
+    ) -> Result<Listing<T>> {
+        let q = entries_query(scope, collection, filter, cursor)?;
+        let listing = self.fetch_rows(q, limit, read, |e| encode_key(id(e))).await?;
+        if listing.items.is_empty() {
+            self.collection(scope, collection).await?;
+        }
+        Ok(listing)
     }
 
     /// Pages, ordered by sortOrder then id.
@@ -298,12 +329,7 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Entry>> {
-        let q = entries_query(scope, collection, filter, cursor)?;
-        let listing = self.fetch_page(q, limit, |e: &Entry| encode_key(&e.id)).await?;
-        if listing.items.is_empty() {
-            self.collection(scope, collection).await?;
-        }
-        Ok(listing)
+        self.entry_page(scope, collection, filter, limit, cursor, Entry::from_row, |e| &e.id).await
     }
 
     /// Like [`Store::entries`], with content and tags passed through as the
@@ -317,17 +343,7 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<EntryView>> {
-        let mut q = entries_query(scope, collection, filter, cursor)?;
-        q.push(" LIMIT ").push_bind(limit as i64 + 1);
-        let items = self
-            .db
-            .read(move |c| q.build().fetch_all(c)?.iter().map(EntryView::from_row).collect::<Result<Vec<_>>>())
-            .await?;
-        let listing = page_of(items, limit, |e: &EntryView| encode_key(&e.id));
-        if listing.items.is_empty() {
-            self.collection(scope, collection).await?;
-        }
-        Ok(listing)
+        self.entry_page(scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id).await
     }
 
     /// Images, newest first.

@@ -12,6 +12,7 @@ use crate::log::new_id;
 use crate::record::{Record, found, wire_col, wire_text, write_version};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
+use quire_core::input::NewImage;
 use quire_core::model::{ChangeAction, ChangeContext, Image, ImageSource, ImageStatus, JobKind, JobStatus, Upload};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -381,31 +382,22 @@ impl Store {
                 }
                 return Ok((before, false));
             }
-            let now = Utc::now();
-            let image = Image {
-                id: new_id(),
+            let input = NewImage {
                 url: upload.url.clone(),
                 filename: upload.filename.clone(),
-                mime: upload.mime.clone(),
+                mime: Some(upload.mime.clone()),
                 width: Some(upload.width),
                 height: Some(upload.height),
                 bytes: Some(upload.bytes),
                 content_hash: Some(upload.sha256.clone()),
                 alt: meta.alt,
                 description: meta.description,
-                tags: meta.tags,
-                categories: Vec::new(),
-                status: ImageStatus::Processing,
-                source: meta.source.unwrap_or(ImageSource::Upload),
+                tags: Some(meta.tags),
+                categories: None,
+                source: meta.source,
                 attribution: meta.attribution,
-                variants: json!({}),
-                color: None,
-                error: None,
-                generated: Vec::new(),
-                version: 1,
-                created_at: now,
-                updated_at: now,
             };
+            let image = crate::ops::new_image(input, ImageStatus::Processing);
             crate::record::create(c, ctx, scope, &image)?;
             queue_job(c, JobKind::ProcessImage, scope, &image.id, &job_payload(ctx, json!({"uploadId": upload.id})))?;
                 Ok((image, true))

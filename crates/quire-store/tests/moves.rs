@@ -6,10 +6,13 @@ use quire_core::input::SectionPatch;
 use quire_core::model::{ChangeAction, ChangeContext, Page, PageSection};
 use quire_store::{ChangeFilter, PageFilter, Scope, Store};
 
-/// The first page at the top of the site tree.
-async fn first_page(store: &Store, scope: &Scope) -> Page {
+/// A demo store, its scope, and the first page at the top of its tree.
+async fn demo_page() -> (tempfile::TempDir, Store, Scope, Page) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let root = PageFilter { root_only: true, ..Default::default() };
-    store.pages(scope, &root, 1, None).await.unwrap().items.remove(0)
+    let page = store.pages(&scope, &root, 1, None).await.unwrap().items.remove(0);
+    (dir, store, scope, page)
 }
 
 async fn order(store: &Store, scope: &Scope, page: &str) -> Vec<String> {
@@ -18,10 +21,8 @@ async fn order(store: &Store, scope: &Scope, page: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_move_swaps_neighbours_logs_both_and_stops_at_the_ends() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let (_dir, store, scope, home) = demo_page().await;
     let ctx = ChangeContext::system();
-    let home = first_page(&store, &scope).await;
     let before = order(&store, &scope, &home.id).await;
     assert!(before.len() >= 3);
 
@@ -46,10 +47,8 @@ async fn a_move_swaps_neighbours_logs_both_and_stops_at_the_ends() {
 
 #[tokio::test]
 async fn equal_positions_are_spread_out_so_the_move_shows() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let (_dir, store, scope, page) = demo_page().await;
     let ctx = ChangeContext::system();
-    let page = first_page(&store, &scope).await;
     let first = order(&store, &scope, &page.id).await;
     // Every section at position 7: the list falls back to id order.
     for id in order(&store, &scope, &page.id).await {

@@ -12,6 +12,8 @@ mod actor;
 pub mod approvals;
 pub mod content;
 mod error;
+pub mod notes;
+pub mod people;
 mod permission;
 pub mod published;
 pub mod restore;

@@ -2,20 +2,20 @@
 //! `/api/v1/approvals` and `/api/v1/tokens`, through the same functions.
 
 use crate::Person;
-use crate::error::WebError;
+use crate::error::{WebError, refusal};
 use crate::frame::Frame;
-use crate::pages::Head;
+use crate::pages::{Head, answered};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::AppError;
 use quire_app::approvals::{Verdict, answer};
+use quire_app::content::{Confirmation, TokenInfo};
 use quire_app::tokens::{TokenRequest, create_token, revoke_token};
-use quire_core::access::{Group, Permission};
+use quire_core::access::Group;
 use quire_server::AppState;
-use quire_server::error::ApiError;
-use quire_store::{Confirmation, TokenInfo};
 use serde::Deserialize;
 
 /// A pending call as the inbox shows it.
@@ -36,8 +36,7 @@ struct Inbox {
 }
 
 async fn inbox(state: &AppState, person: &Person, error: Option<String>) -> Result<Inbox, WebError> {
-    let pending =
-        quire_app::approvals::pending(state.runtime(), &person.caller.acting()).await.map_err(ApiError::from)?;
+    let pending = quire_app::approvals::pending(state.runtime(), person.actor()).await?;
     let pending = pending
         .into_iter()
         .map(|c| Pending {
@@ -77,14 +76,14 @@ pub async fn answer_one(
                 .into_response();
         }
     };
-    match answer(state.runtime(), &person.caller.acting(), &id, verdict).await.map_err(ApiError::from) {
+    match answer(state.runtime(), person.actor(), &id, verdict).await {
         Ok(_) => Redirect::to("/approvals").into_response(),
         // The inbox again with the reason, under the status REST answers
         // for the same refusal (403 for a group that may not approve).
-        Err(e) => match inbox(&state, &person, Some(e.message)).await.and_then(|p| Ok(p.render()?)) {
-            Ok(html) => (e.status, Html(html)).into_response(),
-            Err(e) => e.into_response(),
-        },
+        Err(e) => {
+            let (status, message) = refusal(&e);
+            answered(status, inbox(&state, &person, Some(message)).await)
+        }
     }
 }
 
@@ -105,8 +104,7 @@ async fn tokens_page(
     created: Option<(String, String)>,
     error: Option<(String, String)>,
 ) -> Result<Tokens, WebError> {
-    person.caller.authorize(Permission::Administer)?;
-    let tokens = state.store().tokens(&person.caller.scope.site_id).await?;
+    let tokens = quire_app::tokens::list(state.store(), person.actor()).await?;
     Ok(Tokens { head: Head::new(), frame: Frame::new(person, "/tokens"), tokens, groups: Group::ALL, created, error })
 }
 
@@ -126,14 +124,11 @@ pub struct NewTokenForm {
 /// `POST /tokens`: creates one and shows its secret this once.
 pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewTokenForm>) -> Response {
     let result = async {
-        let group = Group::parse(&f.group).map_err(|m| quire_server::error::ApiError::bad_field("group", m))?;
+        let group = Group::parse(&f.group).map_err(|m| AppError::invalid("group", format!("group: {m}")))?;
         let days = match f.expires_in_days.trim() {
             "" => None,
             d => Some(d.parse::<i64>().map_err(|_| {
-                quire_server::error::ApiError::bad_field(
-                    "expiresInDays",
-                    format!("\"{d}\" is not a whole number of days"),
-                )
+                AppError::invalid("expiresInDays", format!("expiresInDays: \"{d}\" is not a whole number of days"))
             })?),
         };
         let request = TokenRequest {
@@ -144,20 +139,17 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
             expires_in_days: days,
             approval_policy: None,
         };
-        create_token(state.store(), &person.caller.acting(), request).await.map_err(ApiError::from)
+        create_token(state.store(), person.actor(), request).await
     }
     .await;
     let page = match result {
         Ok((token, secret)) => tokens_page(&state, &person, Some((token.name, secret)), None).await,
         Err(e) => {
             let field = e.field.clone().unwrap_or_default();
-            tokens_page(&state, &person, None, Some((field, e.message))).await
+            tokens_page(&state, &person, None, Some((field, refusal(&e).1))).await
         }
     };
-    match page.and_then(|p| Ok(p.render()?)) {
-        Ok(html) => Html(html).into_response(),
-        Err(e) => e.into_response(),
-    }
+    answered(StatusCode::OK, page)
 }
 
 /// `POST /tokens/{id}/revoke`.
@@ -166,7 +158,7 @@ pub async fn revoke(
     person: Person,
     Path(id): Path<String>,
 ) -> Result<Redirect, WebError> {
-    revoke_token(state.store(), &person.caller.acting(), &id).await.map_err(ApiError::from)?;
+    revoke_token(state.store(), person.actor(), &id).await?;
     state.forget_tokens();
     Ok(Redirect::to("/tokens"))
 }

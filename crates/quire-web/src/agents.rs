@@ -12,6 +12,7 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::AppError;
 use quire_core::access::{Group, Permission};
 use quire_core::input::AgentPatch;
 use quire_core::model::{Agent, AgentPolicy};
@@ -25,10 +26,10 @@ struct AgentsPage {
     agents: Vec<Agent>,
 }
 
-/// `GET /agents`: every agent of the site.
-pub async fn list(State(state): State<AppState>, person: Person) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Administer)?;
-    let agents = state.store().agents(&person.caller.scope).await?;
+/// `GET /agents`: every agent of the site (administrators' screen).
+pub async fn list(person: Person) -> Result<Html<String>, WebError> {
+    person.require(Permission::Administer)?;
+    let agents = person.content.agents().await?;
     Ok(Html(AgentsPage { head: Head::new(), frame: Frame::new(&person, "/agents"), agents }.render()?))
 }
 
@@ -73,8 +74,8 @@ pub async fn edit(
     Path(alias): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Administer)?;
-    let agent = state.store().agent(&person.caller.scope, &alias).await?;
+    person.require(Permission::Administer)?;
+    let agent = person.content.agent(&alias).await?;
     Ok(Html(AgentPage::new(&state, &person, agent, Errors::new(), q.saved.is_some()).render()?))
 }
 
@@ -83,7 +84,7 @@ const FIELDS: [&str; 7] = ["name", "description", "profile", "systemPrompt", "to
 
 /// The errors of a refused save, keyed by the form's fields (`tools[2]`
 /// names the tools); any other under "", shown at the top.
-fn agent_errors(e: &quire_store::StoreError) -> Errors {
+fn agent_errors(e: &AppError) -> Errors {
     let mut out = Errors::new();
     for (key, message) in form::errors_of(e, "") {
         let base = key.split(['.', '[']).next().unwrap_or_default();
@@ -111,16 +112,15 @@ pub async fn update(
     let groups = || -> Vec<Group> {
         form::values(&pairs, "allowed_groups").iter().filter_map(|g| Group::parse(g).ok()).collect()
     };
-    let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.authorize(Permission::Administer)?;
-        let current = state.store().agent(&scope, &alias).await?;
+        person.require(Permission::Administer)?;
+        let current = person.content.agent(&alias).await?;
         if let Some(e) = form::stale(&pairs, current.version) {
             return Ok((current, Err(e)));
         }
         let policy = match AgentPolicy::parse("approvalPolicy", &get("approval_policy")) {
             Ok(p) => p,
-            Err(e) => return Ok((current, Err(e.into()))),
+            Err(e) => return Ok((current, Err(form::invalid(e)))),
         };
         let patch = AgentPatch {
             name: Some(get("name").trim().to_string()),
@@ -135,7 +135,7 @@ pub async fn update(
         };
         // The store checks the version again inside its transaction.
         let opened = Some(current.version);
-        let saved = state.store().update_agent(&person.caller.ctx(), &scope, &current.id, &patch, opened).await;
+        let saved = person.content.update_agent(&current.id, &patch, opened).await;
         Ok::<_, WebError>((current, saved))
     }
     .await;
@@ -162,14 +162,20 @@ pub async fn update(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quire_core::error::{FieldError, ValidationErrors};
+    use quire_core::error::FieldError;
 
     #[test]
     fn indexed_errors_name_their_field_and_the_rest_go_to_the_top() {
-        let e = quire_store::StoreError::Validation(ValidationErrors(vec![
-            FieldError::new("tools[2]", "unknown selector form"),
-            FieldError::new("approvalPolicy", "not one of user, conversational"),
-        ]));
+        let e = AppError {
+            details: vec![
+                FieldError::new("tools[2]", "unknown selector form"),
+                FieldError::new("approvalPolicy", "not one of user, conversational"),
+            ],
+            ..AppError::invalid(
+                "tools[2]",
+                "tools[2]: unknown selector form; approvalPolicy: not one of user, conversational",
+            )
+        };
         let errors = agent_errors(&e);
         assert_eq!(errors["tools"], "unknown selector form");
         assert_eq!(errors[""], "not one of user, conversational");

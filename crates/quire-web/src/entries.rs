@@ -10,14 +10,14 @@ use crate::pages::{Head, SavedQuery, library, refused, render};
 use crate::{Person, actions};
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::AppError;
+use quire_app::content::{Content, EntryFilter, EntryView};
 use quire_core::access::Permission;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
-use quire_server::AppState;
-use quire_store::EntryFilter;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -40,13 +40,8 @@ pub struct CursorQuery {
 }
 
 /// `GET /collections`: every collection, posts first.
-pub async fn list(
-    State(state): State<AppState>,
-    person: Person,
-    Query(q): Query<CursorQuery>,
-) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let listing = state.store().collections(&person.caller.scope, PER_SCREEN, q.cursor.as_deref()).await?;
+pub async fn list(person: Person, Query(q): Query<CursorQuery>) -> Result<Html<String>, WebError> {
+    let listing = person.content.collections(PER_SCREEN, q.cursor.as_deref()).await?;
     let mut collections = listing.items;
     collections.sort_by_key(|c| (c.kind != CollectionKind::Posts, c.name.to_lowercase()));
     let page = CollectionsPage {
@@ -68,7 +63,7 @@ struct EntriesPage {
     noun: &'static str,
     /// The rows, with content passed through undecoded (the list does
     /// not show it).
-    entries: Vec<quire_store::EntryView>,
+    entries: Vec<EntryView>,
     next: Option<String>,
     status: String,
     statuses: &'static [EntryStatus],
@@ -84,12 +79,11 @@ fn noun(c: &Collection) -> &'static str {
 }
 
 /// Parses an entry's status from a form or a filter ("": none).
-fn entry_status(value: &str) -> Result<Option<EntryStatus>, quire_store::StoreError> {
+fn entry_status(value: &str) -> Result<Option<EntryStatus>, AppError> {
     form::choice(value, |s| EntryStatus::parse("status", s))
 }
 
 async fn entries_page(
-    state: &AppState,
     person: &Person,
     slug: &str,
     q: CursorQuery,
@@ -97,14 +91,12 @@ async fn entries_page(
     content: Value,
     errors: Errors,
 ) -> Result<EntriesPage, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let scope = &person.caller.scope;
-    let collection = state.store().collection(scope, slug).await?;
+    let collection = person.content.collection(slug).await?;
     let status = q.status.unwrap_or_default();
     let filter = EntryFilter { status: entry_status(&status)?, ..Default::default() };
-    let listing = state
-        .store()
-        .entry_views(scope, &collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
+    let listing = person
+        .content
+        .entry_views(&collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
         .await
         .map_err(WebError::listing)?;
     let fields = form::render(&required(&collection), &content, &errors, &[]);
@@ -126,12 +118,11 @@ async fn entries_page(
 
 /// `GET /collections/{slug}`: a collection's entries, newest first.
 pub async fn entries(
-    State(state): State<AppState>,
     person: Person,
     Path(slug): Path<String>,
     Query(q): Query<CursorQuery>,
 ) -> Result<Html<String>, WebError> {
-    Ok(Html(entries_page(&state, &person, &slug, q, Default::default(), Value::Null, Errors::new()).await?.render()?))
+    Ok(Html(entries_page(&person, &slug, q, Default::default(), Value::Null, Errors::new()).await?.render()?))
 }
 
 /// The content fields a new entry cannot be created without.
@@ -140,17 +131,12 @@ fn required(c: &Collection) -> Vec<quire_core::fields::FieldDef> {
 }
 
 /// `POST /collections/{slug}`: creates a draft and opens it.
-pub async fn create(
-    State(state): State<AppState>,
-    person: Person,
-    Path(slug): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
+pub async fn create(person: Person, Path(slug): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let (title, entry_slug) = (own(&pairs, "title").to_string(), own(&pairs, "slug").to_string());
     let mut content = Value::Null;
     let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::Entry))?;
-        let collection = state.store().collection(&person.caller.scope, &slug).await?;
+        person.require(Permission::Write(EntityKind::Entry))?;
+        let collection = person.content.collection(&slug).await?;
         content = Value::Object(form::read(&required(&collection), &pairs));
         let input = NewEntry {
             title: title.clone(),
@@ -158,7 +144,7 @@ pub async fn create(
             content: Some(content.clone()),
             ..Default::default()
         };
-        Ok::<_, WebError>(state.store().create_entry(&person.caller.ctx(), &person.caller.scope, &slug, input).await)
+        Ok::<_, WebError>(person.content.create_entry(&slug, input).await)
     }
     .await;
     match result {
@@ -166,7 +152,7 @@ pub async fn create(
         Ok(Err(e)) => {
             let errors = entry_errors(&e);
             let q = CursorQuery { cursor: None, status: None };
-            refused(entries_page(&state, &person, &slug, q, (title, entry_slug), content, errors).await)
+            refused(entries_page(&person, &slug, q, (title, entry_slug), content, errors).await)
         }
         Err(e) => e.into_response(),
     }
@@ -200,15 +186,8 @@ impl EntryPage {
         self.errors.get(&format!("entry.{name}"))
     }
 
-    async fn new(
-        state: &AppState,
-        person: &Person,
-        collection: Collection,
-        stored: Entry,
-        entry: Entry,
-        shown: Shown,
-    ) -> Self {
-        let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library(state, person).await);
+    async fn new(person: &Person, collection: Collection, stored: Entry, entry: Entry, shown: Shown) -> Self {
+        let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library(person).await);
         let noun = noun(&collection);
         EntryPage {
             head: Head::new(),
@@ -262,17 +241,20 @@ struct Shown {
 
 /// `GET /entries/{id}`: the entry (or post) editor.
 pub async fn edit(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let scope = &person.caller.scope;
-    let entry = state.store().entry(scope, &id).await?;
-    let collection = state.store().collection(scope, &entry.collection_id).await?;
+    let (entry, collection) = entry_in_place(&person.content, &id).await?;
     let shown = Shown { errors: Errors::new(), saved: q.saved.is_some() };
-    Ok(Html(EntryPage::new(&state, &person, collection, entry.clone(), entry, shown).await.render()?))
+    Ok(Html(EntryPage::new(&person, collection, entry.clone(), entry, shown).await.render()?))
+}
+
+/// An entry with its collection.
+async fn entry_in_place(content: &Content, id: &str) -> Result<(Entry, Collection), WebError> {
+    let entry = content.entry(id).await?;
+    let collection = content.collection(&entry.collection_id).await?;
+    Ok((entry, collection))
 }
 
 /// The entry's own fields, named `entry.<field>` so a content field of
@@ -288,7 +270,7 @@ const OWN: [&str; 8] = ["title", "slug", "status", "author", "category", "tags",
 /// inputs: a content field by its path inside the content, the entry's
 /// own fields as `entry.<field>` (`tags.3` names the tags), and anything
 /// else under "" (shown at the top of the form), so every error shows.
-fn entry_errors(e: &quire_store::StoreError) -> Errors {
+fn entry_errors(e: &AppError) -> Errors {
     let mut out = Errors::new();
     for (key, message) in form::errors_of(e, "") {
         let target = match key.strip_prefix("content.") {
@@ -304,18 +286,10 @@ fn entry_errors(e: &quire_store::StoreError) -> Errors {
 }
 
 /// `POST /entries/{id}`: saves the entry.
-pub async fn update(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
-    let scope = person.caller.scope.clone();
+pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let prepared = async {
-        person.caller.authorize(Permission::Write(EntityKind::Entry))?;
-        let entry = state.store().entry(&scope, &id).await?;
-        let collection = state.store().collection(&scope, &entry.collection_id).await?;
-        Ok::<_, WebError>((entry, collection))
+        person.require(Permission::Write(EntityKind::Entry))?;
+        entry_in_place(&person.content, &id).await
     }
     .await;
     let (entry, collection) = match prepared {
@@ -337,7 +311,7 @@ pub async fn update(
                 excerpt: Some(form::optional(own(&pairs, "excerpt"))),
                 featured_image: Some(form::optional(own(&pairs, "featuredImage"))),
             };
-            state.store().update_entry(&person.caller.ctx(), &scope, &id, patch).await
+            person.content.update_entry(&id, patch).await
         }
     };
     match result {
@@ -358,10 +332,7 @@ pub async fn update(
             typed.featured_image = form::optional(own(&pairs, "featuredImage"));
             typed.content = Value::Object(read);
             let shown = Shown { errors, saved: false };
-            render(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &EntryPage::new(&state, &person, collection, entry, typed, shown).await,
-            )
+            render(StatusCode::UNPROCESSABLE_ENTITY, &EntryPage::new(&person, collection, entry, typed, shown).await)
         }
     }
 }
@@ -372,13 +343,16 @@ mod tests {
 
     #[test]
     fn errors_land_on_the_input_that_names_them() {
-        use quire_core::error::{FieldError, ValidationErrors};
-        let e = quire_store::StoreError::Validation(ValidationErrors(vec![
-            FieldError::new("content.author", "required"),
-            FieldError::new("author", "too long"),
-            FieldError::new("tags.3", "too long"),
-            FieldError::new("version", "moved on"),
-        ]));
+        use quire_core::error::FieldError;
+        let e = AppError {
+            details: vec![
+                FieldError::new("content.author", "required"),
+                FieldError::new("author", "too long"),
+                FieldError::new("tags.3", "too long"),
+                FieldError::new("version", "moved on"),
+            ],
+            ..AppError::invalid("content.author", "content.author: required; author: too long")
+        };
         let errors = entry_errors(&e);
         assert_eq!(errors["author"], "required");
         assert_eq!(errors["entry.author"], "too long");

@@ -5,8 +5,8 @@
 use askama::Template;
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::{AppError, Failure};
 use quire_server::error::ApiError;
-use quire_store::StoreError;
 
 /// Why a back-office request failed.
 #[derive(Debug)]
@@ -37,27 +37,54 @@ struct ErrorPage<'a> {
 }
 
 impl WebError {
-    /// A list the store would not read: its cursor or filter is the
-    /// request's fault (400), whatever the store called it.
-    pub fn listing(e: StoreError) -> Self {
-        WebError::Status(StatusCode::BAD_REQUEST, e.to_string())
+    /// A list the use cases would not read: its cursor or filter is the
+    /// request's fault (400), whatever they called it; a refusal stays one.
+    pub fn listing(e: AppError) -> Self {
+        match e.failure {
+            Failure::Forbidden => e.into(),
+            _ => WebError::Status(StatusCode::BAD_REQUEST, e.message),
+        }
+    }
+
+    /// A failure answered with `status`: a refusal or nothing there by
+    /// their own names, anything else with its status.
+    fn with_status(status: StatusCode, message: String) -> Self {
+        match status {
+            StatusCode::FORBIDDEN => WebError::Forbidden(message),
+            StatusCode::NOT_FOUND => WebError::NotFound(message),
+            _ => WebError::Status(status, message),
+        }
+    }
+}
+
+/// The status and the words a use case's refusal is answered with (the
+/// status REST gives the same refusal), for a screen that shows it beside
+/// its form; a failure inside is logged and told in general words.
+pub fn refusal(e: &AppError) -> (StatusCode, String) {
+    let status = match e.failure {
+        Failure::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+        Failure::Malformed => StatusCode::BAD_REQUEST,
+        Failure::NotFound => StatusCode::NOT_FOUND,
+        Failure::Forbidden => StatusCode::FORBIDDEN,
+        Failure::Conflict | Failure::ApprovalRequired => StatusCode::CONFLICT,
+        Failure::Internal => {
+            tracing::error!(error = %e.message, "internal error");
+            return (StatusCode::INTERNAL_SERVER_ERROR, "internal error; see the server log".into());
+        }
+    };
+    (status, e.message.clone())
+}
+
+impl From<AppError> for WebError {
+    fn from(e: AppError) -> Self {
+        let (status, message) = refusal(&e);
+        WebError::with_status(status, message)
     }
 }
 
 impl From<ApiError> for WebError {
     fn from(e: ApiError) -> Self {
-        let status = e.status;
-        match status {
-            StatusCode::FORBIDDEN => WebError::Forbidden(e.message.clone()),
-            StatusCode::NOT_FOUND => WebError::NotFound(e.message.clone()),
-            _ => WebError::Status(status, e.message),
-        }
-    }
-}
-
-impl From<StoreError> for WebError {
-    fn from(e: StoreError) -> Self {
-        ApiError::from(e).into()
+        WebError::with_status(e.status, e.message)
     }
 }
 

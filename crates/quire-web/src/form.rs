@@ -9,6 +9,8 @@
 //! the text `abc`) and the store's validator, the one every surface uses,
 //! says what is wrong.
 
+use quire_app::{AppError, Failure};
+use quire_core::FieldError;
 use quire_core::fields::{FieldDef, FieldKind};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -54,23 +56,40 @@ pub type Errors = HashMap<String, String>;
 
 /// The errors of a refused write, by input name: `prefix.` is taken off
 /// each field (`content.title` → `title` for prefix `content`); errors of
-/// fields outside `prefix` are kept whole.
-pub fn errors_of(e: &quire_store::StoreError, prefix: &str) -> Errors {
+/// fields outside `prefix` are kept whole, and a conflict, or a rule broken
+/// by no field, is under its field or "".
+pub fn errors_of(e: &AppError, prefix: &str) -> Errors {
     let mut out = Errors::new();
-    if let quire_store::StoreError::Validation(list) = e {
-        for err in &list.0 {
-            let key = err
-                .field
-                .strip_prefix(prefix)
-                .and_then(|rest| rest.strip_prefix('.'))
-                .map(str::to_string)
-                .unwrap_or_else(|| err.field.clone());
-            out.entry(key).or_insert_with(|| err.rule.clone());
+    let key = |field: &str| {
+        field
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .map_or_else(|| field.to_string(), str::to_string)
+    };
+    match e.failure {
+        Failure::Invalid | Failure::Malformed if !e.details.is_empty() => {
+            for err in &e.details {
+                out.entry(key(&err.field)).or_insert_with(|| err.rule.clone());
+            }
         }
-    } else if let quire_store::StoreError::Conflict { message, field } = e {
-        out.insert(field.clone().unwrap_or_default(), message.clone());
+        Failure::Invalid | Failure::Malformed => {
+            // One rule broken: the words are "field: rule".
+            let field = e.field.as_deref().unwrap_or_default();
+            let rule = e.message.strip_prefix(field).and_then(|m| m.strip_prefix(": ")).unwrap_or(&e.message);
+            out.insert(key(field), rule.to_string());
+        }
+        Failure::Conflict => {
+            out.insert(e.field.clone().unwrap_or_default(), e.message.clone());
+        }
+        _ => {}
     }
     out
+}
+
+/// A rule a value typed in a form broke, refused as the use cases refuse
+/// it (so it shows next to its input).
+pub fn invalid(e: FieldError) -> AppError {
+    AppError::invalid(e.field.clone(), e.to_string())
 }
 
 /// The HTML of the inputs for `defs`, filled from `content`, with each
@@ -408,30 +427,25 @@ pub fn tags(text: &str) -> Vec<String> {
 }
 
 /// A choice a form may leave empty: `None` for "", else what `parse`
-/// makes of it, its refusal as the store's (so it shows next to its input).
-pub fn choice<T>(
-    value: &str,
-    parse: impl FnOnce(&str) -> Result<T, quire_core::FieldError>,
-) -> Result<Option<T>, quire_store::StoreError> {
+/// makes of it, its refusal as the use cases' (so it shows next to its
+/// input).
+pub fn choice<T>(value: &str, parse: impl FnOnce(&str) -> Result<T, FieldError>) -> Result<Option<T>, AppError> {
     match value {
         "" => Ok(None),
-        v => parse(v).map(Some).map_err(quire_store::StoreError::from),
+        v => parse(v).map(Some).map_err(invalid),
     }
 }
 
 /// A conflict when the form was opened on an older version of the record
 /// than the one stored (someone, or the agent, changed it meanwhile): saving
 /// would silently undo their change.
-pub fn stale(pairs: &[(String, String)], current: i64) -> Option<quire_store::StoreError> {
+pub fn stale(pairs: &[(String, String)], current: i64) -> Option<AppError> {
     let opened = value(pairs, "_version").parse::<i64>().ok()?;
     (opened != current).then(|| {
-        quire_store::StoreError::conflict(
-            None,
-            format!(
-                "it changed since you opened it (you edited version {opened}, it is now at {current}); reload to see the \
-                 changes, then make yours again"
-            ),
-        )
+        AppError::conflict(format!(
+            "it changed since you opened it (you edited version {opened}, it is now at {current}); reload to see the \
+             changes, then make yours again"
+        ))
     })
 }
 

@@ -7,8 +7,8 @@ use crate::{CSRF_FIELD, Person};
 use axum::Form;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
-use quire_core::access::{Permission, Principal, authorize};
-use quire_core::model::{EntityKind, Surface};
+use quire_core::access::{Permission, authorize};
+use quire_core::model::EntityKind;
 use quire_server::AppState;
 use serde::Deserialize;
 
@@ -79,8 +79,7 @@ impl Frame {
             }
         }
         let group = session.user.group;
-        let actor = format!("user:{}", session.user.id);
-        let who = Principal { actor: &actor, group, surface: Surface::Web };
+        let who = person.actor().principal();
         let may = |permission| authorize(&who, permission).is_ok();
         Frame {
             name: session.user.display_name.clone(),
@@ -126,7 +125,7 @@ pub async fn switch(State(state): State<AppState>, person: Person, Form(form): F
         )
         .into_response();
     };
-    match state.store().switch_web_session(&person.session, site, env).await {
+    match quire_app::people::switch(state.store(), &person.session, site, env).await {
         Ok(_) => Redirect::to(&safe_back(form.back.as_deref())).into_response(),
         Err(e) => WebError::from(e).into_response(),
     }

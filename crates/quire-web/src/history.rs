@@ -4,20 +4,19 @@
 //! `/api/v1/changes/{id}/restore` and `/api/v1/sessions/{id}/turns/{n}/undo`.
 
 use crate::Person;
-use crate::error::WebError;
+use crate::error::{WebError, refusal};
 use crate::frame::Frame;
-use crate::pages::Head;
+use crate::pages::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::AppError;
+use quire_app::content::{ChangeFilter, ChangeSummary};
 use quire_app::restore::restore_revision;
 use quire_app::undo::undo_turn;
-use quire_core::access::Permission;
 use quire_core::model::{Change, EntityKind, Surface};
 use quire_server::AppState;
-use quire_server::error::ApiError;
-use quire_store::{ChangeFilter, ChangeSummary};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -66,12 +65,7 @@ fn nonempty(s: &str) -> Option<String> {
 }
 
 /// `GET /history`.
-pub async fn list(
-    State(state): State<AppState>,
-    person: Person,
-    Query(q): Query<HistoryQuery>,
-) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
+pub async fn list(person: Person, Query(q): Query<HistoryQuery>) -> Result<Html<String>, WebError> {
     let bad = |field: &str, e: quire_core::FieldError| {
         WebError::Status(StatusCode::BAD_REQUEST, format!("{field}: {}", e.rule))
     };
@@ -89,11 +83,8 @@ pub async fn list(
             .transpose()
             .map_err(|e| bad("surface", e))?,
     };
-    let listing = state
-        .store()
-        .change_summaries(&person.caller.scope, &filter, PER_SCREEN, q.cursor.as_deref())
-        .await
-        .map_err(WebError::listing)?;
+    let listing =
+        person.content.change_summaries(&filter, PER_SCREEN, q.cursor.as_deref()).await.map_err(WebError::listing)?;
     let page = HistoryPage {
         head: Head::new(),
         frame: Frame::new(&person, "/history"),
@@ -144,14 +135,8 @@ fn diff(before: Option<&Value>, after: Option<&Value>) -> Vec<FieldDiff> {
         .collect()
 }
 
-async fn change_page(
-    state: &AppState,
-    person: &Person,
-    id: i64,
-    message: Option<String>,
-) -> Result<ChangePage, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let change = state.store().change(&person.caller.scope, id).await?;
+async fn change_page(person: &Person, id: i64, message: Option<String>) -> Result<ChangePage, WebError> {
+    let change = person.content.change(id).await?;
     let pretty =
         |v: &Option<Value>| v.as_ref().map(|v| serde_json::to_string_pretty(v).unwrap_or_default()).unwrap_or_default();
     Ok(ChangePage {
@@ -166,25 +151,21 @@ async fn change_page(
 }
 
 /// `GET /history/{id}`.
-pub async fn show(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<i64>,
-) -> Result<Html<String>, WebError> {
-    Ok(Html(change_page(&state, &person, id, None).await?.render()?))
+pub async fn show(person: Person, Path(id): Path<i64>) -> Result<Html<String>, WebError> {
+    Ok(Html(change_page(&person, id, None).await?.render()?))
 }
 
 /// `POST /history/{id}/restore`: the record as this change left it.
 pub async fn restore(State(state): State<AppState>, person: Person, Path(id): Path<i64>) -> Response {
-    match restore_revision(state.registry(), &person.caller.acting(), id).await.map_err(ApiError::from) {
+    match restore_revision(state.registry(), person.actor(), id).await {
         Ok(done) => Redirect::to(&format!("/history/{}", done.id)).into_response(),
-        Err(e) => refused(&state, &person, id, e).await,
+        Err(e) => refused(&person, id, e).await,
     }
 }
 
 /// `POST /history/{id}/undo-turn`: undoes the agent turn this change belongs to.
 pub async fn undo(State(state): State<AppState>, person: Person, Path(id): Path<i64>) -> Response {
-    let change = match state.store().change(&person.caller.scope, id).await {
+    let change = match person.content.change(id).await {
         Ok(c) => c,
         Err(e) => return WebError::from(e).into_response(),
     };
@@ -194,18 +175,16 @@ pub async fn undo(State(state): State<AppState>, person: Person, Path(id): Path<
         return WebError::Status(StatusCode::BAD_REQUEST, format!("change {id} was not made by an agent turn"))
             .into_response();
     };
-    match undo_turn(state.runtime(), &person.caller.acting(), session, turn).await.map_err(ApiError::from) {
+    match undo_turn(state.runtime(), person.actor(), session, turn).await {
         Ok(_) => Redirect::to(&format!("/history?session={}", crate::error::urlencode(session))).into_response(),
-        Err(e) => refused(&state, &person, id, e).await,
+        Err(e) => refused(&person, id, e).await,
     }
 }
 
-async fn refused(state: &AppState, person: &Person, id: i64, e: ApiError) -> Response {
-    let status = e.status;
-    match change_page(state, person, id, Some(e.message)).await.and_then(|p| Ok(p.render()?)) {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(e) => e.into_response(),
-    }
+/// The change again, with why the use case refused, under its status.
+async fn refused(person: &Person, id: i64, e: AppError) -> Response {
+    let (status, message) = refusal(&e);
+    answered(status, change_page(person, id, Some(message)).await)
 }
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 //! Server-rendered HTML (askama templates, escaped by default) with plain
 //! forms that work without JavaScript, enhanced by one small script of our
 //! own (`assets/app.js`) for list fields and the chat sidebar. Every screen
-//! acts as the signed-in person through the same [`Caller`] the REST API
-//! uses: group checks are `Caller::require`, writes go through the store's
-//! operations with the person's change-log context, so no rule is written
-//! twice. A form the server refuses is shown again with each error next to
-//! the field it names.
+//! parses its input, calls the use cases of `quire_app` as the signed-in
+//! person (the [`quire_app::Actor`] of their browser session, as the REST
+//! API's) and renders the answer: the use cases decide who may do what and
+//! log each change as the person's, so no rule is written twice. A form
+//! the server refuses is shown again with each error next to the field it
+//! names.
 //!
 //! Security: a Content-Security-Policy without inline scripts or styles,
 //! framing refused, `nosniff`; the session cookie is HttpOnly and
@@ -39,12 +40,15 @@ use axum::http::{HeaderValue, Method, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use quire_app::content::Content;
+use quire_app::people::WebSession;
+use quire_app::{Actor, Permission};
 use quire_server::AppState;
 use quire_server::auth::{Caller, same_secret};
 
 /// The back-office's routes (merge into the server's router).
 pub fn router(state: AppState) -> Router<AppState> {
-    let throttle = sign_in::Throttle::default();
+    let throttle = quire_app::people::Throttle::default();
     Router::new()
         .route("/", get(frame::home))
         .route("/sign-in", get(sign_in::form).post(sign_in::submit))
@@ -196,10 +200,28 @@ fn session_cookie(secret: &str, max_age: i64, secure: bool) -> String {
 /// The signed-in person of a back-office request; anyone else is sent to
 /// the sign-in form (and back here after signing in).
 pub struct Person {
-    /// The caller every check and write goes through, as on the REST API.
-    pub caller: Caller,
     /// The browser session.
-    pub session: quire_store::WebSession,
+    pub session: WebSession,
+    /// The site's records as the person may read and change them, in the
+    /// session's site and environment; its actor is the one every other use
+    /// case is called as.
+    pub content: Content,
+}
+
+impl Person {
+    /// Who acts: the person, through the back-office, as the use cases
+    /// know them.
+    pub fn actor(&self) -> &Actor {
+        self.content.actor()
+    }
+
+    /// Refuses, as the use cases would, unless the person may do
+    /// `permission`: a screen's own gate, for a form that reads the record
+    /// it changes before it writes, so that someone who may not change it
+    /// hears that rather than what the form got wrong.
+    pub fn require(&self, permission: Permission<'_>) -> Result<(), WebError> {
+        Ok(quire_app::authorize(self.actor(), permission)?)
+    }
 }
 
 impl axum::extract::FromRequestParts<AppState> for Person {
@@ -216,7 +238,7 @@ impl axum::extract::FromRequestParts<AppState> for Person {
                     scope: session.scope.clone(),
                     session: quire_server::auth::client_session(&parts.headers),
                 };
-                Ok(Person { caller, session })
+                Ok(Person { content: Content::new(state.store().clone(), caller.acting()), session })
             }
             None => {
                 let next = parts.uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_default();

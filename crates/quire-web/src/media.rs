@@ -86,12 +86,12 @@ pub async fn grid(
     person: Person,
     Query(q): Query<MediaQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let scope = &person.caller.scope;
+    // A search is the image tools' ranking, which decides no permission.
+    person.require(Permission::Read)?;
     let status = form::choice(&q.status, |s| ImageStatus::parse("status", s))?;
     let (images, next) = if q.q.trim().is_empty() {
         let listing =
-            state.store().images(scope, status, PER_SCREEN, q.cursor.as_deref()).await.map_err(WebError::listing)?;
+            person.content.images(status, PER_SCREEN, q.cursor.as_deref()).await.map_err(WebError::listing)?;
         (listing.items, listing.next_cursor)
     } else {
         // Ranked as getImage ranks (by meaning too, when an embedding model
@@ -104,7 +104,7 @@ pub async fn grid(
         };
         let wanted = if status.is_some() { SEARCH_HITS } else { (offset + PER_SCREEN as usize + 1).min(SEARCH_HITS) };
         let services = state.registry().services();
-        let (mut found, _) = quire_tools::images::search(services, scope, q.q.trim(), wanted as u32)
+        let (mut found, _) = quire_tools::images::search(services, &person.actor().scope, q.q.trim(), wanted as u32)
             .await
             .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.message))?;
         found.retain(|i| status.is_none_or(|s| i.status == s));
@@ -135,7 +135,7 @@ pub async fn upload(State(state): State<AppState>, person: Person, req: axum::ex
         Ok(uploaded) => {
             let refused = uploaded.iter().all(|u| u.outcome.is_err());
             let status = if refused { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
-            match grid_after_upload(&state, &person, uploaded).await {
+            match grid_after_upload(&person, uploaded).await {
                 Ok(page) => render(status, &page),
                 Err(e) => e.into_response(),
             }
@@ -150,7 +150,7 @@ async fn receive_form(
     req: axum::extract::Request,
 ) -> Result<Vec<Uploaded>, WebError> {
     crate::same_origin(req.headers())?;
-    person.caller.authorize(Permission::Write(EntityKind::Image))?;
+    person.require(Permission::Write(EntityKind::Image))?;
     let mut form = <axum::extract::Multipart as axum::extract::FromRequest<AppState>>::from_request(req, state)
         .await
         .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.body_text()))?;
@@ -172,7 +172,7 @@ async fn receive_form(
         ));
     }
     let services = state.registry().services();
-    let actor = person.caller.acting();
+    let actor = person.actor();
     let mut uploaded = Vec::new();
     while let Some(field) = form.next_field().await.map_err(too_large)? {
         if field.name() != Some("file") {
@@ -182,13 +182,11 @@ async fn receive_form(
         if name.is_empty() {
             continue; // the form sent with no file chosen
         }
-        let outcome = match quire_server::multipart::receive(services, &actor, field).await {
-            Ok(upload) => {
-                quire_app::uploads::create_image(services, &actor, &upload, quire_store::ImageMeta::default())
-                    .await
-                    .map(|(image, _)| image)
-                    .map_err(|e| e.to_string())
-            }
+        let outcome = match quire_server::multipart::receive(services, actor, field).await {
+            Ok(upload) => quire_app::uploads::create_image(services, actor, &upload, Default::default())
+                .await
+                .map(|(image, _)| image)
+                .map_err(|e| e.to_string()),
             Err(e) => Err(e.message),
         };
         uploaded.push(Uploaded { name, outcome });
@@ -199,8 +197,8 @@ async fn receive_form(
     Ok(uploaded)
 }
 
-async fn grid_after_upload(state: &AppState, person: &Person, uploaded: Vec<Uploaded>) -> Result<MediaPage, WebError> {
-    let listing = state.store().images(&person.caller.scope, None, PER_SCREEN, None).await?;
+async fn grid_after_upload(person: &Person, uploaded: Vec<Uploaded>) -> Result<MediaPage, WebError> {
+    let listing = person.content.images(None, PER_SCREEN, None).await?;
     Ok(MediaPage {
         head: Head::new(),
         frame: Frame::new(person, "/media"),
@@ -255,28 +253,20 @@ impl ImagePage {
 
 /// `GET /media/{id}`: one image and its details.
 pub async fn show(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<crate::pages::SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let image = state.store().image(&person.caller.scope, &id).await?;
+    let image = person.content.image(&id).await?;
     Ok(Html(ImagePage::new(&person, image, Errors::new(), q.saved.is_some()).render()?))
 }
 
 /// `POST /media/{id}`: saves alt text, description and tags.
-pub async fn update(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
+pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let get = |k: &str| form::value(&pairs, k).trim().to_string();
-    let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::Image))?;
-        let current = state.store().image(&scope, &id).await?;
+        person.require(Permission::Write(EntityKind::Image))?;
+        let current = person.content.image(&id).await?;
         if let Some(e) = form::stale(&pairs, current.version) {
             return Ok((current, Err(e)));
         }
@@ -286,7 +276,7 @@ pub async fn update(
             tags: Some(form::tags(&get("tags"))),
             categories: None,
         };
-        let saved = state.store().update_image(&person.caller.ctx(), &scope, &id, patch).await;
+        let saved = person.content.update_image(&id, patch).await;
         Ok::<_, WebError>((current, saved))
     }
     .await;
@@ -305,13 +295,8 @@ pub async fn update(
 
 /// `POST /media/{id}/archive`: archives the image (restorable from the
 /// archive); its files stop being served.
-pub async fn archive(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-) -> Result<Redirect, WebError> {
-    person.caller.authorize(Permission::Delete(EntityKind::Image))?;
-    state.store().archive(&person.caller.ctx(), &person.caller.scope, EntityKind::Image, &[id]).await?;
+pub async fn archive(person: Person, Path(id): Path<String>) -> Result<Redirect, WebError> {
+    person.content.archive_one(EntityKind::Image, id).await?;
     Ok(Redirect::to("/media?archived=1"))
 }
 

@@ -9,12 +9,13 @@ use crate::frame::Frame;
 use crate::pages::{Head, MoveForm, refused};
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::content::Content;
+use quire_app::{AppError, Failure};
 use quire_core::access::Permission;
 use quire_core::input::{NavItemPatch, NewNavItem, NewNavigation};
 use quire_core::model::{EntityKind, NavItem, NavTargetType, Navigation};
-use quire_server::AppState;
 use std::collections::HashMap;
 
 /// Most items of one menu the screen shows.
@@ -38,15 +39,12 @@ struct MenusPage {
 }
 
 async fn menus_page(
-    state: &AppState,
     person: &Person,
     cursor: Option<&str>,
     new: (String, String),
     errors: Errors,
 ) -> Result<MenusPage, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let listing =
-        state.store().navigations(&person.caller.scope, MENUS_PER_SCREEN, cursor).await.map_err(WebError::listing)?;
+    let listing = person.content.navigations(MENUS_PER_SCREEN, cursor).await.map_err(WebError::listing)?;
     Ok(MenusPage {
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
@@ -68,12 +66,8 @@ pub struct MenusQuery {
 }
 
 /// `GET /navigation`: the menus, a screen at a time.
-pub async fn list(
-    State(state): State<AppState>,
-    person: Person,
-    Query(q): Query<MenusQuery>,
-) -> Result<Html<String>, WebError> {
-    let page = menus_page(&state, &person, q.cursor.as_deref(), Default::default(), Errors::new()).await?;
+pub async fn list(person: Person, Query(q): Query<MenusQuery>) -> Result<Html<String>, WebError> {
+    let page = menus_page(&person, q.cursor.as_deref(), Default::default(), Errors::new()).await?;
     Ok(Html(page.render()?))
 }
 
@@ -84,17 +78,13 @@ pub struct NewMenuForm {
 }
 
 /// `POST /navigation`: creates a menu.
-pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewMenuForm>) -> Response {
-    let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::Navigation))?;
-        let input = NewNavigation { key: f.key.clone(), name: f.name.clone(), max_items: None };
-        Ok::<_, WebError>(state.store().create_navigation(&person.caller.ctx(), &person.caller.scope, input).await)
-    }
-    .await;
-    match result {
-        Ok(Ok(menu)) => Redirect::to(&format!("/navigation/{}", menu.id)).into_response(),
-        Ok(Err(e)) => refused(menus_page(&state, &person, None, (f.key, f.name), form::errors_of(&e, "")).await),
-        Err(e) => e.into_response(),
+pub async fn create(person: Person, Form(f): Form<NewMenuForm>) -> Response {
+    let input = NewNavigation { key: f.key.clone(), name: f.name.clone(), max_items: None };
+    match person.content.create_navigation(input).await {
+        Ok(menu) => Redirect::to(&format!("/navigation/{}", menu.id)).into_response(),
+        // The person may not: that is the answer; a refused menu: the form again.
+        Err(e) if e.failure == Failure::Forbidden => WebError::from(e).into_response(),
+        Err(e) => refused(menus_page(&person, None, (f.key, f.name), form::errors_of(&e, "")).await),
     }
 }
 
@@ -122,13 +112,11 @@ pub struct Picker {
 }
 
 impl Picker {
-    async fn load(state: &AppState, person: &Person) -> Result<Picker, WebError> {
-        let store = state.store();
-        let scope = &person.caller.scope;
+    async fn load(content: &Content) -> Result<Picker, WebError> {
         // Ids and names only, one light query per kind.
-        let pages = store.page_suggestions(scope, SUGGESTED).await?;
-        let entries = store.entry_suggestions(scope, 20, SUGGESTED_ENTRIES).await?;
-        let media = store.image_suggestions(scope, SUGGESTED).await?;
+        let pages = content.page_suggestions(SUGGESTED).await?;
+        let entries = content.entry_suggestions(20, SUGGESTED_ENTRIES).await?;
+        let media = content.image_suggestions(SUGGESTED).await?;
         Ok(Picker {
             pages: pages
                 .into_iter()
@@ -144,24 +132,23 @@ impl Picker {
 
     /// Adds the targets of `items` the suggestions do not hold, so each
     /// item is named by what it points at.
-    async fn name_targets(&mut self, state: &AppState, person: &Person, items: &[NavItem]) {
-        let (store, scope) = (state.store(), &person.caller.scope);
+    async fn name_targets(&mut self, content: &Content, items: &[NavItem]) {
         for item in items {
             let Some(id) = item.target_id.as_deref() else { continue };
             let known = |list: &[Candidate]| list.iter().any(|c| c.id == id);
             match item.target_type {
                 NavTargetType::Page if !known(&self.pages) => {
-                    if let Ok(p) = store.page(scope, id).await {
+                    if let Ok(p) = content.page(id).await {
                         self.pages.push(Candidate { id: p.id, label: format!("{} (/{})", p.name, p.slug) });
                     }
                 }
                 NavTargetType::Entry if !known(&self.entries) => {
-                    if let Ok(e) = store.entry(scope, id).await {
+                    if let Ok(e) = content.entry(id).await {
                         self.entries.push(Candidate { id: e.id, label: e.title });
                     }
                 }
                 NavTargetType::Media if !known(&self.media) => {
-                    if let Ok(i) = store.image(scope, id).await {
+                    if let Ok(i) = content.image(id).await {
                         self.media.push(Candidate { label: i.alt.clone().unwrap_or(i.filename), id: i.id });
                     }
                 }
@@ -240,11 +227,11 @@ pub struct Typed {
 }
 
 /// The menu's items (up to [`MOST_ITEMS`]).
-async fn all_items(state: &AppState, person: &Person, menu: &str) -> Result<Vec<NavItem>, WebError> {
+async fn all_items(content: &Content, menu: &str) -> Result<Vec<NavItem>, WebError> {
     let mut items = Vec::new();
     let mut cursor = None;
     loop {
-        let page = state.store().nav_items(&person.caller.scope, menu, None, 100, cursor.as_deref()).await?;
+        let page = content.nav_items(menu, None, 100, cursor.as_deref()).await?;
         items.extend(page.items);
         match page.next_cursor {
             Some(c) if items.len() < MOST_ITEMS => cursor = Some(c),
@@ -254,19 +241,12 @@ async fn all_items(state: &AppState, person: &Person, menu: &str) -> Result<Vec<
     Ok(items)
 }
 
-async fn menu_page(
-    state: &AppState,
-    person: &Person,
-    id: &str,
-    typed: Typed,
-    errors: Errors,
-) -> Result<MenuPage, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let scope = &person.caller.scope;
-    let menu = state.store().navigation(scope, id).await?;
-    let items = all_items(state, person, &menu.id).await?;
-    let mut picker = Picker::load(state, person).await?;
-    picker.name_targets(state, person, &items).await;
+async fn menu_page(person: &Person, id: &str, typed: Typed, errors: Errors) -> Result<MenuPage, WebError> {
+    let content = &person.content;
+    let menu = content.navigation(id).await?;
+    let items = all_items(content, &menu.id).await?;
+    let mut picker = Picker::load(content).await?;
+    picker.name_targets(content, &items).await;
     Ok(MenuPage {
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
@@ -280,13 +260,9 @@ async fn menu_page(
 }
 
 /// `GET /navigation/{id}`: a menu's items.
-pub async fn show(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-) -> Result<Html<String>, WebError> {
+pub async fn show(person: Person, Path(id): Path<String>) -> Result<Html<String>, WebError> {
     let typed = Typed { target_type: "page".into(), visible: true, ..Default::default() };
-    Ok(Html(menu_page(&state, &person, &id, typed, Errors::new()).await?.render()?))
+    Ok(Html(menu_page(&person, &id, typed, Errors::new()).await?.render()?))
 }
 
 /// Reads an item form: label, target type, target (an id, or a URL for
@@ -304,28 +280,23 @@ fn read(pairs: &[(String, String)]) -> Typed {
 
 /// The target of a form: (type, target id, url). A page may be named by
 /// its slug (`/about`) and an entry by `collection/slug` instead of an id;
-/// anything else is passed on for the store to check.
-async fn target(
-    state: &AppState,
-    person: &Person,
-    t: &Typed,
-) -> Result<(NavTargetType, Option<String>, Option<String>), quire_store::StoreError> {
-    let kind = NavTargetType::parse("targetType", &t.target_type)?;
+/// anything else is passed on for the use case to check.
+async fn target(content: &Content, t: &Typed) -> Result<(NavTargetType, Option<String>, Option<String>), AppError> {
+    let kind = NavTargetType::parse("targetType", &t.target_type).map_err(form::invalid)?;
     let value = Some(t.target.clone()).filter(|v| !v.is_empty());
-    let (store, scope) = (state.store(), &person.caller.scope);
     Ok(match (kind, value) {
         (NavTargetType::Url, value) => (kind, None, value),
         (NavTargetType::Placeholder, _) => (kind, None, None),
-        (NavTargetType::Page, Some(v)) if store.page(scope, &v).await.is_err() => {
-            let id = match store.page_by_slug(scope, v.trim_start_matches('/')).await {
+        (NavTargetType::Page, Some(v)) if content.page(&v).await.is_err() => {
+            let id = match content.page_by_slug(v.trim_start_matches('/')).await {
                 Ok(p) => p.id,
                 Err(_) => v,
             };
             (kind, Some(id), None)
         }
-        (NavTargetType::Entry, Some(v)) if store.entry(scope, &v).await.is_err() => {
+        (NavTargetType::Entry, Some(v)) if content.entry(&v).await.is_err() => {
             let id = match v.split_once('/') {
-                Some((c, slug)) => store.entry_by_slug(scope, c, slug).await.map(|e| e.id).unwrap_or(v),
+                Some((c, slug)) => content.entry_by_slug(c, slug).await.map(|e| e.id).unwrap_or(v),
                 None => v,
             };
             (kind, Some(id), None)
@@ -335,16 +306,11 @@ async fn target(
 }
 
 /// `POST /navigation/{id}/items`: adds an item.
-pub async fn add_item(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
+pub async fn add_item(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let typed = read(&pairs);
     let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::NavItem))?;
-        let made = match target(&state, &person, &typed).await {
+        person.require(Permission::Write(EntityKind::NavItem))?;
+        let made = match target(&person.content, &typed).await {
             Ok((target_type, target_id, url)) => {
                 let input = NewNavItem {
                     label: typed.label.clone(),
@@ -355,7 +321,7 @@ pub async fn add_item(
                     sort_order: None,
                     visible: Some(typed.visible),
                 };
-                state.store().create_nav_item(&person.caller.ctx(), &person.caller.scope, &id, input).await
+                person.content.create_nav_item(&id, input).await
             }
             Err(e) => Err(e),
         };
@@ -364,7 +330,7 @@ pub async fn add_item(
     .await;
     match result {
         Ok(Ok(item)) => Redirect::to(&format!("/navigation/{id}#item-{}", item.id)).into_response(),
-        Ok(Err(e)) => refused(menu_page(&state, &person, &id, typed, form::errors_of(&e, "")).await),
+        Ok(Err(e)) => refused(menu_page(&person, &id, typed, form::errors_of(&e, "")).await),
         Err(e) => e.into_response(),
     }
 }
@@ -384,16 +350,10 @@ struct ItemPage {
     errors: Errors,
 }
 
-async fn item_page(
-    state: &AppState,
-    person: &Person,
-    item: NavItem,
-    typed: Option<Typed>,
-    errors: Errors,
-) -> Result<ItemPage, WebError> {
-    let scope = &person.caller.scope;
-    let menu = state.store().navigation(scope, &item.navigation_id).await?;
-    let others = all_items(state, person, &menu.id).await?;
+async fn item_page(person: &Person, item: NavItem, typed: Option<Typed>, errors: Errors) -> Result<ItemPage, WebError> {
+    let content = &person.content;
+    let menu = content.navigation(&item.navigation_id).await?;
+    let others = all_items(content, &menu.id).await?;
     let typed = typed.unwrap_or_else(|| Typed {
         label: item.label.clone(),
         target_type: item.target_type.as_str().to_string(),
@@ -405,7 +365,7 @@ async fn item_page(
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
         parents: others.into_iter().filter(|o| o.id != item.id).map(|o| (o.id, o.label)).collect(),
-        picker: Picker::load(state, person).await?,
+        picker: Picker::load(content).await?,
         types: NavTargetType::ALL,
         menu,
         item,
@@ -415,29 +375,18 @@ async fn item_page(
 }
 
 /// `GET /nav-items/{id}`: an item's form.
-pub async fn edit_item(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let item = state.store().nav_item(&person.caller.scope, &id).await?;
-    Ok(Html(item_page(&state, &person, item, None, Errors::new()).await?.render()?))
+pub async fn edit_item(person: Person, Path(id): Path<String>) -> Result<Html<String>, WebError> {
+    let item = person.content.nav_item(&id).await?;
+    Ok(Html(item_page(&person, item, None, Errors::new()).await?.render()?))
 }
 
 /// `POST /nav-items/{id}`: saves an item.
-pub async fn update_item(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
+pub async fn update_item(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let typed = read(&pairs);
-    let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::NavItem))?;
-        let item = state.store().nav_item(&scope, &id).await?;
-        let saved = match (form::stale(&pairs, item.version), target(&state, &person, &typed).await) {
+        person.require(Permission::Write(EntityKind::NavItem))?;
+        let item = person.content.nav_item(&id).await?;
+        let saved = match (form::stale(&pairs, item.version), target(&person.content, &typed).await) {
             (Some(e), _) | (None, Err(e)) => Err(e),
             (None, Ok((target_type, target_id, url))) => {
                 let patch = NavItemPatch {
@@ -449,7 +398,7 @@ pub async fn update_item(
                     sort_order: None,
                     visible: Some(typed.visible),
                 };
-                state.store().update_nav_item(&person.caller.ctx(), &scope, &id, patch).await
+                person.content.update_nav_item(&id, patch).await
             }
         };
         Ok::<_, WebError>((item, saved))
@@ -459,36 +408,25 @@ pub async fn update_item(
         Ok((_, Ok(item))) => {
             Redirect::to(&format!("/navigation/{}#item-{}", item.navigation_id, item.id)).into_response()
         }
-        Ok((item, Err(e))) => refused(item_page(&state, &person, item, Some(typed), form::errors_of(&e, "")).await),
+        Ok((item, Err(e))) => refused(item_page(&person, item, Some(typed), form::errors_of(&e, "")).await),
         Err(e) => e.into_response(),
     }
 }
 
 /// `POST /nav-items/{id}/move`: swaps an item with its sibling above or
 /// below (one transaction).
-pub async fn move_item(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(f): Form<MoveForm>,
-) -> Result<Redirect, WebError> {
-    person.caller.authorize(Permission::Write(EntityKind::NavItem))?;
-    let scope = &person.caller.scope;
-    let item = state.store().nav_item(scope, &id).await?;
-    state.store().shift_nav_item(&person.caller.ctx(), scope, &id, f.by()?).await?;
+pub async fn move_item(person: Person, Path(id): Path<String>, Form(f): Form<MoveForm>) -> Result<Redirect, WebError> {
+    person.require(Permission::Write(EntityKind::NavItem))?;
+    let item = person.content.nav_item(&id).await?;
+    person.content.shift_nav_item(&id, f.by()?).await?;
     Ok(Redirect::to(&format!("/navigation/{}#item-{id}", item.navigation_id)))
 }
 
 /// `POST /nav-items/{id}/archive`: archives an item and the items under it.
-pub async fn archive_item(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-) -> Result<Redirect, WebError> {
-    person.caller.authorize(Permission::Delete(EntityKind::NavItem))?;
-    let scope = &person.caller.scope;
-    let item = state.store().nav_item(scope, &id).await?;
-    state.store().archive(&person.caller.ctx(), scope, EntityKind::NavItem, &[id]).await?;
+pub async fn archive_item(person: Person, Path(id): Path<String>) -> Result<Redirect, WebError> {
+    person.require(Permission::Delete(EntityKind::NavItem))?;
+    let item = person.content.nav_item(&id).await?;
+    person.content.archive_one(EntityKind::NavItem, id).await?;
     Ok(Redirect::to(&format!("/navigation/{}", item.navigation_id)))
 }
 

@@ -12,6 +12,7 @@ use axum::Form;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::Failure;
 use quire_core::access::Permission;
 use quire_core::model::EntityKind;
 use quire_server::AppState;
@@ -47,7 +48,7 @@ pub struct PathQuery {
 
 /// Runs a vault tool as the person: its answer, or its error message.
 async fn tool(state: &AppState, person: &Person, name: &str, args: Value) -> Result<Value, String> {
-    let ctx = person.caller.acting().call_context();
+    let ctx = person.actor().call_context();
     let answer = state.registry().call(&ctx, name, args).await;
     if answer.get("success").and_then(Value::as_bool) == Some(false) {
         return Err(answer.get("error").and_then(Value::as_str).unwrap_or("the vault refused").to_string());
@@ -74,7 +75,6 @@ async fn folder_page(
     path: String,
     error: Option<String>,
 ) -> Result<FolderPage, WebError> {
-    person.caller.authorize(Permission::Read)?;
     let args = if path.is_empty() { json!({}) } else { json!({ "path": path }) };
     let listed =
         tool(state, person, "listFolder", args).await.map_err(|e| WebError::Status(StatusCode::NOT_FOUND, e))?;
@@ -123,8 +123,8 @@ fn join(folder: &str, name: &str) -> String {
 
 /// `POST /notes`: a new note (opened for editing) or folder.
 pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewForm>) -> Response {
-    if let Err(e) = person.caller.authorize(Permission::Write(EntityKind::Note)) {
-        return WebError::from(e).into_response();
+    if let Err(e) = person.require(Permission::Write(EntityKind::Note)) {
+        return e.into_response();
     }
     let mut path = join(&f.folder, &f.name);
     let made = if f.kind == "folder" {
@@ -175,7 +175,6 @@ pub async fn edit(
     person: Person,
     Query(q): Query<EditQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
     let (path, content) = note_text(&state, &person, &q.path).await?;
     let page = NotePage {
         head: Head::new(),
@@ -207,21 +206,15 @@ fn fingerprint(text: &str) -> String {
     format!("{:016x}", h.finish())
 }
 
-/// The whole text of a note, as the editor shows it.
+/// The whole text of a note, as the editor shows it: (its path, its text).
+/// A note that is not there is not found; a vault that cannot be opened
+/// is unavailable.
 async fn note_text(state: &AppState, person: &Person, path: &str) -> Result<(String, String), WebError> {
-    let services = state.registry().services();
-    let vault = services
-        .vaults
-        .of(state.store(), &person.caller.scope)
-        .await
-        .map_err(|e| WebError::Status(StatusCode::SERVICE_UNAVAILABLE, e.message))?;
-    let path = path.to_string();
-    let lines = tokio::task::spawn_blocking(move || vault.read(&path, 1, None).map_err(|e| e.to_string()))
-        .await
-        .map_err(|e| WebError::Status(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-        .map_err(WebError::NotFound)?;
-    let text = lines.lines.into_iter().map(|(_, l)| l).collect::<Vec<_>>().join("\n");
-    Ok((lines.path, text))
+    match quire_app::notes::note_text(state.registry(), person.actor(), path).await {
+        Ok(note) => Ok((note.path, note.text)),
+        Err(e) if matches!(e.failure, Failure::NotFound | Failure::Forbidden) => Err(e.into()),
+        Err(e) => Err(WebError::Status(StatusCode::SERVICE_UNAVAILABLE, e.message)),
+    }
 }
 
 /// `POST /notes/edit?path=NOTE`: saves the note (the whole text).
@@ -231,8 +224,8 @@ pub async fn save(
     Query(q): Query<EditQuery>,
     Form(f): Form<NoteForm>,
 ) -> Response {
-    if let Err(e) = person.caller.authorize(Permission::Write(EntityKind::Note)) {
-        return WebError::from(e).into_response();
+    if let Err(e) = person.require(Permission::Write(EntityKind::Note)) {
+        return e.into_response();
     }
     // Browsers send CRLF line breaks; the vault keeps the note's own.
     let content = f.content.replace("\r\n", "\n");
@@ -271,8 +264,8 @@ pub async fn save(
 /// `POST /notes/archive?path=ITEM`: moves a note or folder into the
 /// vault's archive (undoable from history).
 pub async fn archive(State(state): State<AppState>, person: Person, Query(q): Query<PathQuery>) -> Response {
-    if let Err(e) = person.caller.authorize(Permission::Delete(EntityKind::Note)) {
-        return WebError::from(e).into_response();
+    if let Err(e) = person.require(Permission::Delete(EntityKind::Note)) {
+        return e.into_response();
     }
     match tool(&state, &person, "archiveItem", json!({ "path": q.path })).await {
         Ok(_) => Redirect::to(&format!("/notes?path={}", crate::error::urlencode(&folder_of(&q.path)))).into_response(),

@@ -7,14 +7,14 @@ use crate::frame::Frame;
 use crate::{Person, assets};
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use quire_app::AppError;
+use quire_app::content::{Content, PageFilter};
 use quire_core::access::Permission;
 use quire_core::input::{NewPage, NewSection, PagePatch, SectionPatch};
 use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, SectionTemplate};
-use quire_server::AppState;
-use quire_store::PageFilter;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -63,14 +63,14 @@ pub struct TreeQuery {
 }
 
 /// The ancestors of `page`, root first.
-async fn trail(state: &AppState, person: &Person, page: Option<&Page>) -> Result<Vec<Page>, WebError> {
+async fn trail(content: &Content, page: Option<&Page>) -> Result<Vec<Page>, WebError> {
     let mut out = Vec::new();
     let mut next = page.and_then(|p| p.parent_id.clone());
     while let Some(id) = next {
         if out.len() > 64 {
             break;
         }
-        let p = state.store().page(&person.caller.scope, &id).await?;
+        let p = content.page(&id).await?;
         next = p.parent_id.clone();
         out.push(p);
     }
@@ -79,24 +79,21 @@ async fn trail(state: &AppState, person: &Person, page: Option<&Page>) -> Result
 }
 
 async fn tree_page(
-    state: &AppState,
     person: &Person,
     parent_id: Option<String>,
     cursor: Option<String>,
     new: (String, String),
     errors: Errors,
 ) -> Result<TreePage, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let scope = &person.caller.scope;
+    let content = &person.content;
     let parent = match &parent_id {
-        Some(id) => Some(state.store().page(scope, id).await?),
+        Some(id) => Some(content.page(id).await?),
         None => None,
     };
     let first_screen = cursor.is_none();
     let filter = PageFilter { root_only: parent_id.is_none(), parent_id, status: None };
-    let listing =
-        state.store().pages(scope, &filter, PER_SCREEN, cursor.as_deref()).await.map_err(WebError::listing)?;
-    let mut trail = trail(state, person, parent.as_ref()).await?;
+    let listing = content.pages(&filter, PER_SCREEN, cursor.as_deref()).await.map_err(WebError::listing)?;
+    let mut trail = trail(content, parent.as_ref()).await?;
     if let Some(p) = &parent {
         trail.push(p.clone());
     }
@@ -116,14 +113,9 @@ async fn tree_page(
 }
 
 /// `GET /pages?parent=ID`: one level of the tree.
-pub async fn tree(
-    State(state): State<AppState>,
-    person: Person,
-    Query(q): Query<TreeQuery>,
-) -> Result<Html<String>, WebError> {
+pub async fn tree(person: Person, Query(q): Query<TreeQuery>) -> Result<Html<String>, WebError> {
     let page =
-        tree_page(&state, &person, q.parent.filter(|p| !p.is_empty()), q.cursor, Default::default(), Errors::new())
-            .await?;
+        tree_page(&person, q.parent.filter(|p| !p.is_empty()), q.cursor, Default::default(), Errors::new()).await?;
     Ok(Html(page.render()?))
 }
 
@@ -138,15 +130,15 @@ pub struct NewPageForm {
 }
 
 /// Parses a page's or section's status from a form ("": unchanged).
-fn status_of(value: &str) -> Result<Option<PublishStatus>, quire_store::StoreError> {
+fn status_of(value: &str) -> Result<Option<PublishStatus>, AppError> {
     form::choice(value, |s| PublishStatus::parse("status", s))
 }
 
 /// `POST /pages`: creates a page under the parent on screen.
-pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewPageForm>) -> Response {
+pub async fn create(person: Person, Form(f): Form<NewPageForm>) -> Response {
     let parent_id = f.parent_id.filter(|p| !p.is_empty());
     let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::Page))?;
+        person.require(Permission::Write(EntityKind::Page))?;
         let input = NewPage {
             name: f.name.clone(),
             slug: f.slug.clone(),
@@ -157,14 +149,14 @@ pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form
             sort_order: None,
             status: status_of(f.status.as_deref().unwrap_or_default())?,
         };
-        Ok::<_, WebError>(state.store().create_page(&person.caller.ctx(), &person.caller.scope, input).await)
+        Ok::<_, WebError>(person.content.create_page(input).await)
     }
     .await;
     match result {
         Ok(Ok(page)) => Redirect::to(&format!("/pages/{}", page.id)).into_response(),
         Ok(Err(e)) => {
             let errors = form::errors_of(&e, "");
-            refused(tree_page(&state, &person, parent_id, None, (f.name, f.slug), errors).await)
+            refused(tree_page(&person, parent_id, None, (f.name, f.slug), errors).await)
         }
         Err(e) => e.into_response(),
     }
@@ -178,13 +170,19 @@ pub(crate) fn render<T: Template>(status: StatusCode, page: &T) -> Response {
     }
 }
 
+/// A screen answered with `status`, or the error that kept it from being
+/// built.
+pub(crate) fn answered<T: Template>(status: StatusCode, page: Result<T, WebError>) -> Response {
+    match page {
+        Ok(page) => render(status, &page),
+        Err(e) => e.into_response(),
+    }
+}
+
 /// A refused form's screen shown again (422) with what was typed and the
 /// errors, or the error that kept the screen from being built.
 pub(crate) fn refused<T: Template>(page: Result<T, WebError>) -> Response {
-    match page {
-        Ok(page) => render(StatusCode::UNPROCESSABLE_ENTITY, &page),
-        Err(e) => e.into_response(),
-    }
+    answered(StatusCode::UNPROCESSABLE_ENTITY, page)
 }
 
 /// A section in the editor's list.
@@ -222,20 +220,10 @@ fn summary(content: &Value) -> String {
     s
 }
 
-async fn all_templates(state: &AppState, person: &Person) -> Result<Vec<SectionTemplate>, WebError> {
-    Ok(state.store().templates(&person.caller.scope, 100, None).await?.items)
-}
-
-async fn editor(
-    state: &AppState,
-    person: &Person,
-    page: Page,
-    errors: Errors,
-    saved: bool,
-) -> Result<EditorPage, WebError> {
-    let scope = &person.caller.scope;
-    let templates = all_templates(state, person).await?;
-    let sections = state.store().sections(scope, &page.id, 100, None).await?.items;
+async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Result<EditorPage, WebError> {
+    let content = &person.content;
+    let templates = content.templates(100, None).await?.items;
+    let sections = content.sections(&page.id, 100, None).await?.items;
     let sections = sections
         .into_iter()
         .map(|section| SectionRow {
@@ -252,7 +240,7 @@ async fn editor(
     Ok(EditorPage {
         head: Head::new(),
         frame: Frame::new(person, "/pages"),
-        trail: trail(state, person, Some(&page)).await?,
+        trail: trail(content, Some(&page)).await?,
         meta_title: meta_text("title"),
         meta_description: meta_text("description"),
         statuses: PublishStatus::ALL,
@@ -274,29 +262,21 @@ pub struct SavedQuery {
 
 /// `GET /pages/{id}`: the page editor.
 pub async fn edit(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let page = state.store().page(&person.caller.scope, &id).await?;
-    Ok(Html(editor(&state, &person, page, Errors::new(), q.saved.is_some()).await?.render()?))
+    let page = person.content.page(&id).await?;
+    Ok(Html(editor(&person, page, Errors::new(), q.saved.is_some()).await?.render()?))
 }
 
 /// `POST /pages/{id}`: saves the page's own fields.
-pub async fn update(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
+pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let get = |k: &str| form::value(&pairs, k).to_string();
     let (name, slug) = (get("name"), get("slug"));
-    let scope = person.caller.scope.clone();
     let result = async {
-        person.caller.authorize(Permission::Write(EntityKind::Page))?;
-        let current = state.store().page(&scope, &id).await?;
+        person.require(Permission::Write(EntityKind::Page))?;
+        let current = person.content.page(&id).await?;
         if let Some(e) = form::stale(&pairs, current.version) {
             return Ok(Err(e));
         }
@@ -314,14 +294,14 @@ pub async fn update(
             sort_order: None,
             status: status_of(form::value(&pairs, "status")).map_err(WebError::from)?,
         };
-        Ok::<_, WebError>(state.store().update_page(&person.caller.ctx(), &scope, &id, patch).await)
+        Ok::<_, WebError>(person.content.update_page(&id, patch).await)
     }
     .await;
     match result {
         Ok(Ok(page)) => Redirect::to(&format!("/pages/{}?saved=1", page.id)).into_response(),
         Ok(Err(e)) => {
             let errors = form::errors_of(&e, "");
-            let page = match state.store().page(&scope, &id).await {
+            let page = match person.content.page(&id).await {
                 Ok(mut page) => {
                     // Show what was typed, not what is stored.
                     page.name = name;
@@ -330,7 +310,7 @@ pub async fn update(
                 }
                 Err(e) => return WebError::from(e).into_response(),
             };
-            refused(editor(&state, &person, page, errors, false).await)
+            refused(editor(&person, page, errors, false).await)
         }
         Err(e) => e.into_response(),
     }
@@ -367,14 +347,13 @@ impl SectionForm {
     /// The form of `section` (`None`: a new one) on `page`, its inputs
     /// generated from the template's fields and filled from `shown`.
     async fn new(
-        state: &AppState,
         person: &Person,
         page: Page,
         template: SectionTemplate,
         section: Option<PageSection>,
         shown: Shown,
     ) -> Self {
-        let fields = form::render(&template.fields, &shown.content, &shown.errors, &library(state, person).await);
+        let fields = form::render(&template.fields, &shown.content, &shown.errors, &library(person).await);
         SectionForm {
             head: Head::new(),
             frame: Frame::new(person, "/pages"),
@@ -391,8 +370,10 @@ impl SectionForm {
     }
 }
 
-pub(crate) async fn library(state: &AppState, person: &Person) -> Vec<String> {
-    match state.store().image_suggestions(&person.caller.scope, 100).await {
+/// The media library's URLs, offered in image fields (none when they
+/// cannot be read: the form still works without them).
+pub(crate) async fn library(person: &Person) -> Vec<String> {
+    match person.content.image_suggestions(100).await {
         Ok(list) => list.into_iter().map(|i| i.place).collect(),
         Err(_) => Vec::new(),
     }
@@ -405,18 +386,29 @@ pub struct TemplateQuery {
 
 /// `GET /pages/{id}/sections/new?template=KEY`: an empty section form.
 pub async fn new_section(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<TemplateQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Write(EntityKind::Section))?;
-    let scope = &person.caller.scope;
-    let page = state.store().page(scope, &id).await?;
-    let template = state.store().template(scope, &q.template).await?;
+    let (page, template) = page_and_template(&person, &id, &q.template).await?;
     let shown = Shown { content: Value::Null, status: "draft", hidden: false, errors: Errors::new(), saved: false };
-    let view = SectionForm::new(&state, &person, page, template, None, shown).await;
+    let view = SectionForm::new(&person, page, template, None, shown).await;
     Ok(Html(view.render()?))
+}
+
+/// The page a new section goes on and its template, for a person who may
+/// add sections.
+async fn page_and_template(person: &Person, id: &str, template: &str) -> Result<(Page, SectionTemplate), WebError> {
+    person.require(Permission::Write(EntityKind::Section))?;
+    Ok((person.content.page(id).await?, person.content.template(template).await?))
+}
+
+/// A section with its page and template.
+async fn section_in_place(content: &Content, id: &str) -> Result<(PageSection, Page, SectionTemplate), WebError> {
+    let section = content.section(id).await?;
+    let page = content.page(&section.page_id).await?;
+    let template = content.template(&section.template_key).await?;
+    Ok((section, page, template))
 }
 
 /// The section's own settings in a form: status and hidden.
@@ -426,38 +418,24 @@ fn settings(pairs: &[(String, String)]) -> (&str, bool) {
 
 /// `POST /pages/{id}/sections/new`: adds the section.
 pub async fn create_section(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<TemplateQuery>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let scope = &person.caller.scope;
-    let loaded = async {
-        person.caller.authorize(Permission::Write(EntityKind::Section))?;
-        let page = state.store().page(scope, &id).await?;
-        let template = state.store().template(scope, &q.template).await?;
-        Ok::<_, WebError>((page, template))
-    }
-    .await;
-    match loaded {
-        Ok((page, template)) => save_section(&state, &person, page, template, None, &pairs).await,
+    match page_and_template(&person, &id, &q.template).await {
+        Ok((page, template)) => save_section(&person, page, template, None, &pairs).await,
         Err(e) => e.into_response(),
     }
 }
 
 /// `GET /sections/{id}`: the section's form.
 pub async fn edit_section(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
-    let scope = &person.caller.scope;
-    let section = state.store().section(scope, &id).await?;
-    let page = state.store().page(scope, &section.page_id).await?;
-    let template = state.store().template(scope, &section.template_key).await?;
+    let (section, page, template) = section_in_place(&person.content, &id).await?;
     let shown = Shown {
         content: section.content.clone(),
         status: section.status.as_str(),
@@ -465,28 +443,23 @@ pub async fn edit_section(
         errors: Errors::new(),
         saved: q.saved.is_some(),
     };
-    let view = SectionForm::new(&state, &person, page, template, Some(section), shown).await;
+    let view = SectionForm::new(&person, page, template, Some(section), shown).await;
     Ok(Html(view.render()?))
 }
 
 /// `POST /sections/{id}`: saves the section's content and settings.
 pub async fn update_section(
-    State(state): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let scope = &person.caller.scope;
     let loaded = async {
-        person.caller.authorize(Permission::Write(EntityKind::Section))?;
-        let section = state.store().section(scope, &id).await?;
-        let page = state.store().page(scope, &section.page_id).await?;
-        let template = state.store().template(scope, &section.template_key).await?;
-        Ok::<_, WebError>((section, page, template))
+        person.require(Permission::Write(EntityKind::Section))?;
+        section_in_place(&person.content, &id).await
     }
     .await;
     match loaded {
-        Ok((section, page, template)) => save_section(&state, &person, page, template, Some(section), &pairs).await,
+        Ok((section, page, template)) => save_section(&person, page, template, Some(section), &pairs).await,
         Err(e) => e.into_response(),
     }
 }
@@ -495,7 +468,6 @@ pub async fn update_section(
 /// none), or the section's content (every field of the template, set or
 /// removed) and settings. Refused, the form comes back with what was typed.
 async fn save_section(
-    state: &AppState,
     person: &Person,
     page: Page,
     template: SectionTemplate,
@@ -505,7 +477,6 @@ async fn save_section(
     let (status, hidden) = settings(pairs);
     let read = form::read(&template.fields, pairs);
     let content = Value::Object(read.clone());
-    let (ctx, scope) = (person.caller.ctx(), &person.caller.scope);
     let stale = section.as_ref().and_then(|s| form::stale(pairs, s.version));
     let saved = match (stale, status_of(status)) {
         (Some(e), _) | (None, Err(e)) => Err(e),
@@ -518,7 +489,7 @@ async fn save_section(
                     status,
                     hidden: Some(hidden),
                 };
-                let made = state.store().create_section(&ctx, scope, &page.id, input).await;
+                let made = person.content.create_section(&page.id, input).await;
                 made.map(|s| format!("/pages/{}?saved=1#section-{}", page.id, s.id))
             }
             Some(section) => {
@@ -528,7 +499,7 @@ async fn save_section(
                     status,
                     hidden: Some(hidden),
                 };
-                let saved = state.store().update_section(&ctx, scope, &section.id, patch).await;
+                let saved = person.content.update_section(&section.id, patch).await;
                 saved.map(|s| format!("/sections/{}?saved=1", s.id))
             }
         },
@@ -542,10 +513,7 @@ async fn save_section(
                 None => PublishStatus::parse("status", status).unwrap_or(PublishStatus::Draft).as_str(),
             };
             let shown = Shown { content, status, hidden, errors: form::errors_of(&e, "content"), saved: false };
-            render(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &SectionForm::new(state, person, page, template, section, shown).await,
-            )
+            render(StatusCode::UNPROCESSABLE_ENTITY, &SectionForm::new(person, page, template, section, shown).await)
         }
     }
 }
@@ -569,33 +537,25 @@ impl MoveForm {
 /// `POST /pages/{id}/sections/{section}/move`: swaps a section with the one
 /// above or below it (one transaction).
 pub async fn move_section(
-    State(state): State<AppState>,
     person: Person,
     Path((id, section_id)): Path<(String, String)>,
     Form(f): Form<MoveForm>,
 ) -> Result<Redirect, WebError> {
-    person.caller.authorize(Permission::Write(EntityKind::Section))?;
-    let scope = &person.caller.scope;
-    let section = state.store().section(scope, &section_id).await?;
+    person.require(Permission::Write(EntityKind::Section))?;
+    let section = person.content.section(&section_id).await?;
     if section.page_id != id {
         return Err(WebError::NotFound(format!("section {section_id} is not on page {id}")));
     }
-    state.store().shift_section(&person.caller.ctx(), scope, &section_id, f.by()?).await?;
+    person.content.shift_section(&section_id, f.by()?).await?;
     Ok(Redirect::to(&format!("/pages/{id}#section-{section_id}")))
 }
 
 /// `POST /pages/{id}/move`: swaps a page with the sibling above or below it
 /// in the tree (one transaction).
-pub async fn move_page(
-    State(state): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(f): Form<MoveForm>,
-) -> Result<Redirect, WebError> {
-    person.caller.authorize(Permission::Write(EntityKind::Page))?;
-    let scope = &person.caller.scope;
-    let page = state.store().page(scope, &id).await?;
-    state.store().shift_page(&person.caller.ctx(), scope, &id, f.by()?).await?;
+pub async fn move_page(person: Person, Path(id): Path<String>, Form(f): Form<MoveForm>) -> Result<Redirect, WebError> {
+    person.require(Permission::Write(EntityKind::Page))?;
+    let page = person.content.page(&id).await?;
+    person.content.shift_page(&id, f.by()?).await?;
     let parent = page.parent_id.map(|p| format!("?parent={p}")).unwrap_or_default();
     Ok(Redirect::to(&format!("/pages{parent}#page-{id}")))
 }

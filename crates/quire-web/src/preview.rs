@@ -23,7 +23,7 @@ pub struct PreviewForm {
 
 /// `POST /preview`: the HTML of the markdown a signed-in person typed.
 pub async fn markdown(person: Person, Form(form): Form<PreviewForm>) -> Result<Html<String>, WebError> {
-    person.caller.authorize(Permission::Read)?;
+    person.require(Permission::Read)?;
     Ok(Html(render(&form.text)))
 }
 

@@ -182,6 +182,20 @@ string_enum!(
 );
 
 string_enum!(
+    /// State of a confirmation.
+    ConfirmationStatus {
+        /// Waiting for a person.
+        Pending = "pending",
+        /// Approved; the call may run once.
+        Approved = "approved",
+        /// Rejected; the call will not run.
+        Rejected = "rejected",
+        /// Executed.
+        Used = "used",
+    }
+);
+
+string_enum!(
     /// Where a chat session stands.
     SessionStatus {
         /// Waiting for the next message.

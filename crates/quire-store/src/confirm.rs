@@ -2,49 +2,17 @@
 //! person, consumed once by the execution.
 
 use crate::db::{self, Conn, Row, read_row};
-use crate::record::{found, json_col, table_of};
+use crate::record::{found, json_col, table_of, wire_col};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ArchivedItem, EntityKind};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// The version of every record a preview described: `(kind, id, version)`.
 pub type Fingerprint = Vec<(EntityKind, String, i64)>;
 
-/// State of a confirmation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ConfirmationStatus {
-    /// Waiting for a person.
-    Pending,
-    /// Approved; the call may run once.
-    Approved,
-    /// Rejected; the call will not run.
-    Rejected,
-    /// Executed.
-    Used,
-}
-
-impl ConfirmationStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Approved => "approved",
-            Self::Rejected => "rejected",
-            Self::Used => "used",
-        }
-    }
-    fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "pending" => Self::Pending,
-            "approved" => Self::Approved,
-            "rejected" => Self::Rejected,
-            "used" => Self::Used,
-            other => return Err(StoreError::Corrupt(format!("confirmation status {other}"))),
-        })
-    }
-}
+pub use quire_core::model::ConfirmationStatus;
 
 /// A destructive call waiting for, or holding, a person's decision.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -112,14 +80,13 @@ pub struct NewConfirmation {
 }
 
 fn from_row(row: &Row) -> Result<Confirmation> {
-    let status: String = row.try_get("status")?;
     Ok(read_row!(row => Confirmation {
         id, tool, args_hash, requested_by, session_id, turn_id, created_at, expires_at, resolved_by, reason;
         args: json_col(row, "args")?,
         fingerprint: json_col(row, "fingerprint")?,
         preview: json_col(row, "preview")?,
-        requested_via: crate::record::enum_col(row, "requested_via", quire_core::model::Surface::parse)?,
-        status: ConfirmationStatus::parse(&status)?,
+        requested_via: wire_col(row, "requested_via")?,
+        status: wire_col(row, "status")?,
     }))
 }
 

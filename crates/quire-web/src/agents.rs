@@ -162,20 +162,13 @@ pub async fn update(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quire_core::error::FieldError;
 
     #[test]
     fn indexed_errors_name_their_field_and_the_rest_go_to_the_top() {
-        let e = AppError {
-            details: vec![
-                FieldError::new("tools[2]", "unknown selector form"),
-                FieldError::new("approvalPolicy", "not one of user, conversational"),
-            ],
-            ..AppError::invalid(
-                "tools[2]",
-                "tools[2]: unknown selector form; approvalPolicy: not one of user, conversational",
-            )
-        };
+        let e = form::refusal_of(&[
+            ("tools[2]", "unknown selector form"),
+            ("approvalPolicy", "not one of user, conversational"),
+        ]);
         let errors = agent_errors(&e);
         assert_eq!(errors["tools"], "unknown selector form");
         assert_eq!(errors[""], "not one of user, conversational");

@@ -343,16 +343,12 @@ mod tests {
 
     #[test]
     fn errors_land_on_the_input_that_names_them() {
-        use quire_core::error::FieldError;
-        let e = AppError {
-            details: vec![
-                FieldError::new("content.author", "required"),
-                FieldError::new("author", "too long"),
-                FieldError::new("tags.3", "too long"),
-                FieldError::new("version", "moved on"),
-            ],
-            ..AppError::invalid("content.author", "content.author: required; author: too long")
-        };
+        let e = form::refusal_of(&[
+            ("content.author", "required"),
+            ("author", "too long"),
+            ("tags.3", "too long"),
+            ("version", "moved on"),
+        ]);
         let errors = entry_errors(&e);
         assert_eq!(errors["author"], "required");
         assert_eq!(errors["entry.author"], "too long");

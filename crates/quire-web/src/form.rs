@@ -449,10 +449,32 @@ pub fn stale(pairs: &[(String, String)], current: i64) -> Option<AppError> {
     })
 }
 
+/// The refusal of every rule in `broken` (field, rule), as the use cases
+/// answer a write that broke them.
+#[cfg(test)]
+pub(crate) fn refusal_of(broken: &[(&str, &str)]) -> AppError {
+    let details: Vec<FieldError> = broken.iter().map(|(field, rule)| FieldError::new(*field, *rule)).collect();
+    let message = details.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+    let one = AppError::invalid(broken[0].0, message);
+    if details.len() > 1 { AppError { details, ..one } } else { one }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_refusal_lands_on_the_inputs_it_names() {
+        let one = refusal_of(&[("content.items.2.name", "required")]);
+        assert_eq!(errors_of(&one, "content"), Errors::from([("items.2.name".into(), "required".into())]));
+        let two = refusal_of(&[("content.title", "required"), ("slug", "taken")]);
+        let both = Errors::from([("title".into(), "required".into()), ("slug".into(), "taken".into())]);
+        assert_eq!(errors_of(&two, "content"), both);
+        let stale = stale(&[("_version".into(), "1".into())], 2).unwrap();
+        assert!(errors_of(&stale, "content")[""].starts_with("it changed since you opened it"));
+        assert!(errors_of(&AppError::not_found("page x not found"), "").is_empty());
+    }
 
     fn defs() -> Vec<FieldDef> {
         let mut tier = FieldDef::new("tier", FieldKind::Object);

@@ -12,6 +12,7 @@ mod actor;
 pub mod approvals;
 pub mod content;
 mod error;
+pub mod images;
 pub mod notes;
 pub mod people;
 mod permission;

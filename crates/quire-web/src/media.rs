@@ -86,8 +86,6 @@ pub async fn grid(
     person: Person,
     Query(q): Query<MediaQuery>,
 ) -> Result<Html<String>, WebError> {
-    // A search is the image tools' ranking, which decides no permission.
-    person.require(Permission::Read)?;
     let status = form::choice(&q.status, |s| ImageStatus::parse("status", s))?;
     let (images, next) = if q.q.trim().is_empty() {
         let listing =
@@ -104,9 +102,9 @@ pub async fn grid(
         };
         let wanted = if status.is_some() { SEARCH_HITS } else { (offset + PER_SCREEN as usize + 1).min(SEARCH_HITS) };
         let services = state.registry().services();
-        let (mut found, _) = quire_tools::images::search(services, &person.actor().scope, q.q.trim(), wanted as u32)
+        let mut found = quire_app::images::search(services, person.actor(), q.q.trim(), wanted as u32)
             .await
-            .map_err(|e| WebError::Status(StatusCode::BAD_REQUEST, e.message))?;
+            .map_err(WebError::listing)?;
         found.retain(|i| status.is_none_or(|s| i.status == s));
         let end = (offset + PER_SCREEN as usize).min(found.len());
         let next = (found.len() > end).then(|| end.to_string());

@@ -10,9 +10,9 @@ use crate::message::{Delta, Message};
 use crate::prompt::{self, StepInput};
 use crate::provider::{ModelWriter, NOT_CONFIGURED, Profile, Provider};
 use quire_core::access::{Group, Principal};
-use quire_core::model::{Agent, AgentPolicy, AgentSession, SessionStatus, Surface};
+use quire_core::model::{Agent, AgentSession, SessionStatus, Surface};
 use quire_store::Scope;
-use quire_tools::{ApprovalPolicy, CallContext};
+use quire_tools::CallContext;
 use serde_json::json;
 use std::future::Future;
 use std::sync::Arc;
@@ -163,10 +163,7 @@ impl Runtime {
             surface: Surface::Agent,
             session_id: Some(session.id.clone()),
             turn_id: Some(session.turns.to_string()),
-            policy: match agent.approval_policy {
-                AgentPolicy::User => ApprovalPolicy::User,
-                AgentPolicy::Conversational => ApprovalPolicy::Conversational,
-            },
+            policy: agent.approval_policy,
             writer,
         };
         // The conversation as the model reads it, each message wrapped once.

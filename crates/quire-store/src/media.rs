@@ -397,7 +397,7 @@ impl Store {
                 source: meta.source,
                 attribution: meta.attribution,
             };
-            let image = crate::ops::new_image(input, ImageStatus::Processing);
+            let image = crate::records::new_image(input, ImageStatus::Processing);
             crate::record::create(c, ctx, scope, &image)?;
             queue_job(c, JobKind::ProcessImage, scope, &image.id, &job_payload(ctx, json!({"uploadId": upload.id})))?;
                 Ok((image, true))

@@ -393,7 +393,7 @@ impl Store {
     /// `/uploads` (the demo seed), as completed and served as `mime`.
     /// Uploads go through [`Store::create_image_from_upload`] instead.
     pub async fn create_image(&self, ctx: &ChangeContext, scope: &Scope, input: NewImage) -> Result<Image> {
-        let image = new_image(input, ImageStatus::Completed);
+        let image = crate::records::new_image(input, ImageStatus::Completed);
         // A file put in place by the caller (the demo seed): served as the
         // type recorded here.
         let (ctx, scope) = (ctx.clone(), scope.clone());
@@ -511,50 +511,6 @@ impl Store {
         patch: NavItemPatch,
     ) -> Result<NavItem> {
         self.edit_record::<NavItem>(ctx, scope, id, move |n| patch.apply(n)).await
-    }
-}
-
-/// A new image record of `input`, in `status`: no variants yet, its type
-/// taken from its file name when not given.
-pub(crate) fn new_image(input: NewImage, status: ImageStatus) -> Image {
-    let now = Utc::now();
-    let mime = input.mime.unwrap_or_else(|| mime_from_name(&input.filename).to_string());
-    Image {
-        id: new_id(),
-        url: input.url,
-        filename: input.filename,
-        mime,
-        width: input.width,
-        height: input.height,
-        bytes: input.bytes,
-        content_hash: input.content_hash,
-        alt: input.alt,
-        description: input.description,
-        tags: input.tags.unwrap_or_default(),
-        categories: input.categories.unwrap_or_default(),
-        status,
-        source: input.source.unwrap_or(ImageSource::Upload),
-        attribution: input.attribution,
-        variants: json!({}),
-        color: None,
-        error: None,
-        generated: Vec::new(),
-        version: 1,
-        created_at: now,
-        updated_at: now,
-    }
-}
-
-fn mime_from_name(name: &str) -> &'static str {
-    let lower = name.to_ascii_lowercase();
-    match lower.rsplit('.').next() {
-        Some("png") => "image/png",
-        Some("jpg" | "jpeg") => "image/jpeg",
-        Some("webp") => "image/webp",
-        Some("gif") => "image/gif",
-        Some("svg") => "image/svg+xml",
-        Some("avif") => "image/avif",
-        _ => "application/octet-stream",
     }
 }
 

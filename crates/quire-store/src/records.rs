@@ -371,6 +371,50 @@ impl Record for Agent {
     });
 }
 
+/// A new image record of `input`, in `status`: no variants yet, its type
+/// taken from its file name when not given.
+pub(crate) fn new_image(input: quire_core::input::NewImage, status: ImageStatus) -> Image {
+    let now = Utc::now();
+    let mime = input.mime.unwrap_or_else(|| mime_from_name(&input.filename).to_string());
+    Image {
+        id: crate::log::new_id(),
+        url: input.url,
+        filename: input.filename,
+        mime,
+        width: input.width,
+        height: input.height,
+        bytes: input.bytes,
+        content_hash: input.content_hash,
+        alt: input.alt,
+        description: input.description,
+        tags: input.tags.unwrap_or_default(),
+        categories: input.categories.unwrap_or_default(),
+        status,
+        source: input.source.unwrap_or(ImageSource::Upload),
+        attribution: input.attribution,
+        variants: serde_json::json!({}),
+        color: None,
+        error: None,
+        generated: Vec::new(),
+        version: 1,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn mime_from_name(name: &str) -> &'static str {
+    let lower = name.to_ascii_lowercase();
+    match lower.rsplit('.').next() {
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("gif") => "image/gif",
+        Some("svg") => "image/svg+xml",
+        Some("avif") => "image/avif",
+        _ => "application/octet-stream",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::db::{self, Conn};

@@ -165,7 +165,12 @@ async fn bad_token_requests_are_refused_and_create_nothing() {
             "either expiresAt or expiresInDays",
         ),
         (json!({ "name": "x", "group": "editor", "expiresInDays": i64::MAX }), 422, "expiresInDays", "too far"),
-        (json!({ "name": "x", "group": "owner" }), 400, "group", "\"owner\" is not one of viewer, author, editor, admin"),
+        (
+            json!({ "name": "x", "group": "owner" }),
+            400,
+            "group",
+            "\"owner\" is not one of viewer, author, editor, admin",
+        ),
         (json!({ "name": "x", "group": "editor", "secret": "mine-0123456789abc" }), 400, "secret", "unknown field"),
         (json!({ "name": " ", "group": "editor" }), 422, "name", "must not be empty"),
         (json!({ "group": "editor" }), 400, "", "missing field `name`"),

@@ -10,6 +10,7 @@
 
 mod actor;
 pub mod approvals;
+pub mod chat;
 pub mod content;
 mod error;
 pub mod images;

@@ -14,7 +14,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
 use quire_agent::AgentError;
-use quire_app::Failure;
 use quire_core::input::{AgentPatch, NewAgent};
 use quire_core::model::{Agent, AgentSession, SessionStatus};
 use serde::Deserialize;
@@ -249,30 +248,16 @@ async fn start_turn(
     alias: &str,
     body: ChatBody,
 ) -> ApiResult<quire_agent::TurnStarted> {
-    let session_id = body.session_id.as_deref();
-    records.continued_session(session_id).await.map_err(|e| match e.failure {
-        Failure::NotFound => ApiError {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            code: "VALIDATION",
-            message: format!("sessionId: no session {} of yours", session_id.unwrap_or_default()),
-            field: Some("sessionId".into()),
-            details: Vec::new(),
-        },
-        _ => e.into(),
-    })?;
-    let answer =
-        body.confirm.map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve });
-    Ok(state
-        .runtime()
-        .start_answering(
-            &records.actor().person(),
-            alias,
-            &body.message,
-            body.session_id.as_deref(),
-            body.context.map(Value::Object),
-            answer,
-        )
-        .await?)
+    let message = quire_app::chat::Message {
+        agent: alias.to_string(),
+        text: body.message,
+        session: body.session_id,
+        context: body.context.map(Value::Object),
+        answer: body
+            .confirm
+            .map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve }),
+    };
+    Ok(quire_app::chat::start(state.runtime(), records.actor(), message).await?)
 }
 
 /// Longest a `wait: true` chat request waits for its turn.

@@ -5,9 +5,10 @@
 use super::{AnyResult, Outcome};
 use crate::cli::CallerArgs;
 use crate::config::Config;
-use crate::services::{DataDir, Existing, cli_context, seed, services};
-use quire_agent::{Event, Person, Runtime};
-use quire_tools::CallContext;
+use crate::services::{DataDir, Existing, cli_actor, seed, services};
+use quire_agent::{Event, Runtime};
+use quire_app::Actor;
+use quire_app::approvals::Verdict;
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
@@ -82,14 +83,19 @@ fn ask(question: &str) -> bool {
 /// session id and whether the turn ended without error.
 pub async fn turn(
     runtime: &Arc<Runtime>,
-    person: &Person,
-    approver: &CallContext,
+    actor: &Actor,
     agent: &str,
     session: Option<&str>,
     message: &str,
 ) -> Result<(String, bool), String> {
     let last = session.and_then(|s| runtime.events().history(s).last().map(|e| e.id));
-    let started = runtime.start(person, agent, message, session, None).await.map_err(|e| e.to_string())?;
+    let message = quire_app::chat::Message {
+        agent: agent.to_string(),
+        text: message.to_string(),
+        session: session.map(str::to_string),
+        ..Default::default()
+    };
+    let started = quire_app::chat::start(runtime, actor, message).await.map_err(|e| e.to_string())?;
     let session = started.session_id.clone();
     let mut after = last;
     loop {
@@ -112,19 +118,21 @@ pub async fn turn(
                         outln!("answer with `quire approvals approve ID` or `quire approvals reject ID [--reason R]`");
                     return Ok((session, true));
                 }
+                // The last answer resumes the turn, as it does on every surface.
+                let mut resumed = false;
                 for a in &approvals {
                     let id = a["approvalId"].as_str().unwrap_or_default();
                     eprintln!("\n{} wants to run {}:", agent, a["tool"].as_str().unwrap_or_default());
                     eprintln!("  {}", a["message"].as_str().unwrap_or_default());
-                    let result = if ask("Approve?") {
-                        runtime.registry().approve(approver, id).await
+                    let verdict = if ask("Approve?") {
+                        Verdict::Approve
                     } else {
-                        runtime.registry().reject(approver, id, Some("declined in the terminal")).await
+                        Verdict::Reject(Some("declined in the terminal".into()))
                     };
-                    result.map_err(|e| e.message)?;
+                    let answered = quire_app::approvals::answer(runtime, actor, id, verdict).await;
+                    resumed |= answered.map_err(|e| e.to_string())?.resumed.is_some();
                 }
-                let handle = runtime.resume(&person.scope, &session).await.map_err(|e| e.to_string())?;
-                if handle.is_none() {
+                if !resumed {
                     return Err("the turn could not resume".into());
                 }
             }
@@ -135,8 +143,7 @@ pub async fn turn(
 /// The interactive loop: one turn per line until EOF or `exit`.
 pub async fn repl(
     runtime: &Arc<Runtime>,
-    person: &Person,
-    approver: &CallContext,
+    actor: &Actor,
     agent: &str,
     mut session: Option<String>,
 ) -> Result<(), String> {
@@ -153,7 +160,7 @@ pub async fn repl(
         if line.is_empty() || line == "exit" {
             break;
         }
-        match turn(runtime, person, approver, agent, session.as_deref(), line).await {
+        match turn(runtime, actor, agent, session.as_deref(), line).await {
             Ok((id, _)) => session = Some(id),
             Err(e) => eprintln!("error: {e}"),
         }
@@ -179,20 +186,19 @@ pub async fn run(
     if store.sites().await?.is_empty() {
         seed(&store, &data.path, config).await?;
     }
-    let ctx = cli_context(&store, config, caller).await?;
+    let actor = cli_actor(&store, config, caller).await?;
     let registry = std::sync::Arc::new(quire_tools::Registry::new(services(&store, &data.path, config)?));
     let runtime = quire_agent::Runtime::new(registry, profiles);
-    let person = quire_agent::Person { actor: ctx.actor.clone(), group: ctx.group, scope: ctx.scope.clone() };
     let mut outcome = Outcome::Succeeded;
     match message {
         Some(m) => {
-            let (id, ok) = turn(&runtime, &person, &ctx, &agent, session.as_deref(), &m).await?;
+            let (id, ok) = turn(&runtime, &actor, &agent, session.as_deref(), &m).await?;
             eprintln!("session: {id}");
             if !ok {
                 outcome = Outcome::Failed;
             }
         }
-        None => repl(&runtime, &person, &ctx, &agent, session).await?,
+        None => repl(&runtime, &actor, &agent, session).await?,
     }
     runtime.flush_events().await;
     store.close().await;

@@ -306,17 +306,7 @@ pub fn working_memory(memory: &Value) -> String {
 /// line breaks included, become spaces (so no value can start a line that
 /// looks like a rule).
 pub fn escape_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c if c.is_control() || is_format_control(c) => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    quire_core::text::escape_markup(text, |c| (c.is_control() || is_format_control(c)).then_some(" "))
 }
 
 /// Invisible characters that reorder or hide text (bidi overrides and

@@ -104,6 +104,27 @@ pub fn is_invisible(c: char) -> bool {
     DefaultIgnorableCodePoint::for_char(c) || BidiControl::for_char(c)
 }
 
+/// `text` with `&`, `<` and `>` written as entities, so that it can neither
+/// close an element nor open one, and every other character as `also`
+/// writes it (`None` keeps it): the one escaping of the back-office's HTML,
+/// the system prompt and the `<untrusted>` elements around outside data,
+/// each adding what its place needs.
+pub fn escape_markup(text: &str, also: impl Fn(char) -> Option<&'static str>) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => match also(c) {
+                Some(written) => out.push_str(written),
+                None => out.push(c),
+            },
+        }
+    }
+    out
+}
+
 /// Whether `c` is a bidirectional override or isolate (U+202A–U+202E,
 /// U+2066–U+2069), refused in text of every kind.
 fn is_override(c: char) -> bool {

@@ -18,18 +18,11 @@ use std::fmt::Write;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    quire_core::text::escape_markup(text, |c| match c {
+        '"' => Some("&quot;"),
+        '\'' => Some("&#39;"),
+        _ => None,
+    })
 }
 
 /// A field's label: `backgroundImage` reads "Background image".

@@ -11,26 +11,15 @@ pub mod web;
 
 pub use crate::settings::{ExternalSettings, ProviderSettings, SharedWriter, WriteFuture, Writer, not_configured};
 use crate::tool::{ErrorCode, Tool, ToolError};
+use quire_core::text::escape_markup;
 use quire_net::NetError;
 
 /// `text` inside an `<untrusted source="…">` element. `<`, `>` and `&`
 /// of both are written as entities, so the content can neither close the
 /// element nor open another one.
 pub fn untrusted(source: &str, text: &str) -> String {
-    format!("<untrusted source=\"{}\">\n{}\n</untrusted>", escape(source).replace('"', "&quot;"), escape(text))
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    let source = escape_markup(source, |c| (c == '"').then_some("&quot;"));
+    format!("<untrusted source=\"{source}\">\n{}\n</untrusted>", escape_markup(text, |_| None))
 }
 
 /// A refusal or failure of the guarded client as a tool error for the

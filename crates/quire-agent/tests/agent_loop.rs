@@ -182,7 +182,7 @@ async fn tools_the_agent_or_user_may_not_use_are_errors_the_model_reads() {
     // The researcher agent: read tools only.
     env.fake.push(openai_stream("", &[("c1", "createPage", r#"{"name":"X","slug":"x"}"#)]));
     env.fake.push(openai_stream("I cannot.", &[]));
-    let started = env.runtime.start(&env.person(), "researcher", "make a page", None, None).await.unwrap();
+    let started = env.runtime.start(&env.person(), "researcher", "make a page", None, None, None).await.unwrap();
     started.handle.await.unwrap();
     let result = last_tool_result(&env.fake.requests()[1]);
     assert_eq!(result["errorCode"], "FORBIDDEN");
@@ -318,7 +318,7 @@ async fn no_provider_answers_at_once_with_how_to_configure_one() {
     let runtime = quire_agent::Runtime::new(registry, quire_agent::Profiles::default());
     let actor = format!("token:{}", editor_token(&store).await);
     let person = quire_agent::Person { actor, group: quire_core::access::Group::Editor, scope };
-    let started = runtime.start(&person, "editor", "hello", None, None).await.unwrap();
+    let started = runtime.start(&person, "editor", "hello", None, None, None).await.unwrap();
     started.handle.await.unwrap();
     let history = runtime.events().history(&started.session_id);
     let text = history.last().unwrap().data["result"]["text"].as_str().unwrap().to_string();
@@ -331,7 +331,7 @@ async fn a_revoked_token_stops_its_sessions() {
     env.fake.push(openai_stream("Hello.", &[]));
     let session = env.turn("hi", None).await;
     env.store.revoke_token(&env.scope.site_id, env.actor.trim_start_matches("token:")).await.unwrap();
-    let started = env.runtime.start(&env.person(), "editor", "again", Some(&session), None).await.unwrap();
+    let started = env.runtime.start(&env.person(), "editor", "again", Some(&session), None, None).await.unwrap();
     started.handle.await.unwrap();
     let last = env.runtime.events().history(&session).last().unwrap().clone();
     assert_eq!(last.kind(), "RUN_ERROR");
@@ -392,7 +392,7 @@ async fn the_notes_agent_writes_a_note_and_asks_the_screen_to_open_it() {
         ],
     ));
     env.fake.push(openai_stream("Saved and opened inbox/call.md.", &[]));
-    let started = env.runtime.start(&env.person(), "notes", "note my call with Ana", None, None).await.unwrap();
+    let started = env.runtime.start(&env.person(), "notes", "note my call with Ana", None, None, None).await.unwrap();
     started.handle.await.unwrap();
     let session = started.session_id;
     let requests = env.fake.requests();

@@ -41,7 +41,7 @@ async fn approved_calls_run_and_the_loop_continues() {
     // Not ready: resuming now does nothing.
     assert!(env.runtime.resume(&env.scope, &session).await.unwrap().is_none());
     // Nobody can start another turn meanwhile.
-    let busy = env.runtime.start(&env.person(), "editor", "and more", Some(&session), None).await.unwrap_err();
+    let busy = env.runtime.start(&env.person(), "editor", "and more", Some(&session), None, None).await.unwrap_err();
     assert!(busy.to_string().contains("waits for approvals"), "{busy}");
 
     env.approve(&approvals[0]).await;
@@ -315,16 +315,13 @@ async fn under_the_conversational_policy_a_structured_answer_approves_whatever_t
     confirms_anyway(&env, &about);
     // an answer naming a preview of another conversation is refused
     let wrong = quire_agent::PreviewAnswer { confirmation_id: "nope".into(), approve: true };
-    let err = env
-        .runtime
-        .start_answering(&env.person(), "editor", "approved", Some(&session), None, Some(wrong))
-        .await
-        .unwrap_err();
+    let err =
+        env.runtime.start(&env.person(), "editor", "approved", Some(&session), None, Some(wrong)).await.unwrap_err();
     assert!(err.to_string().contains("confirm: nope is not a preview of session"), "{err}");
     let answer = quire_agent::PreviewAnswer { confirmation_id: id.clone(), approve: true };
     let started = env
         .runtime
-        .start_answering(&env.person(), "editor", "Approved from the card", Some(&session), None, Some(answer))
+        .start(&env.person(), "editor", "Approved from the card", Some(&session), None, Some(answer))
         .await
         .unwrap();
     tokio::time::timeout(Duration::from_secs(30), started.handle).await.unwrap().unwrap();

@@ -91,7 +91,7 @@ async fn a_turn_whose_process_stopped_is_finished_by_another() {
     // The process stops while the model writes its next step.
     env.fake.push(Reply::Delayed(Duration::from_secs(120), Box::new(openai_stream("never", &[]))));
     env.fake.push(openai_stream("Made the launch page.", &[]));
-    let started = a.runtime.start(&env.person(), "editor", "make a launch page", None, None).await.unwrap();
+    let started = a.runtime.start(&env.person(), "editor", "make a launch page", None, None, None).await.unwrap();
     let session = started.session_id.clone();
     for _ in 0..200 {
         if env.fake.requests().len() == 3 {
@@ -143,7 +143,7 @@ async fn a_live_turn_in_a_long_model_call_is_not_taken_over() {
     let a = env.replica().await;
     // Longer than the silence a take-over waits for; the process beats meanwhile.
     env.fake.push(Reply::Delayed(Duration::from_secs(6), Box::new(openai_stream("Slow but here.", &[]))));
-    let started = a.runtime.start(&env.person(), "editor", "take your time", None, None).await.unwrap();
+    let started = a.runtime.start(&env.person(), "editor", "take your time", None, None, None).await.unwrap();
     let session = started.session_id.clone();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while env.store.session(&env.scope, &session).await.unwrap().status == SessionStatus::Running {
@@ -168,7 +168,7 @@ async fn a_process_whose_turn_was_taken_over_runs_nothing_more_of_it() {
     let args = r#"{"name":"Late","slug":"late"}"#;
     env.fake
         .push(Reply::Delayed(Duration::from_millis(2500), Box::new(openai_stream("", &[("c1", "createPage", args)]))));
-    let started = a.runtime.start(&env.person(), "editor", "make a late page", None, None).await.unwrap();
+    let started = a.runtime.start(&env.person(), "editor", "make a late page", None, None, None).await.unwrap();
     let session = started.session_id.clone();
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(env.fake.requests().len(), 2, "A is in its second step");

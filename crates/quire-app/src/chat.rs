@@ -36,7 +36,5 @@ pub async fn start(runtime: &Arc<Runtime>, actor: &Actor, message: Message) -> A
         }
         _ => e,
     })?;
-    Ok(runtime
-        .start_answering(&actor.person(), &message.agent, &message.text, session, message.context, message.answer)
-        .await?)
+    Ok(runtime.start(&actor.person(), &message.agent, &message.text, session, message.context, message.answer).await?)
 }

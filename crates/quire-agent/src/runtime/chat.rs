@@ -51,23 +51,12 @@ impl Runtime {
         Ok(agent)
     }
 
-    /// Starts a turn: stores the message and runs the loop in the background.
+    /// Starts a turn: stores the message and runs the loop in the
+    /// background. The message may answer the previews the last turn showed
+    /// ([`Runtime::answer_previews`]): with `answer`, the one named; under
+    /// the conversational policy, a plain yes approves the one preview just
+    /// shown and any other message refuses them.
     pub async fn start(
-        self: &Arc<Self>,
-        person: &Person,
-        alias: &str,
-        message: &str,
-        session_id: Option<&str>,
-        context: Option<Value>,
-    ) -> Result<TurnStarted, AgentError> {
-        self.start_answering(person, alias, message, session_id, context, None).await
-    }
-
-    /// Starts a turn whose message may answer the previews the last turn
-    /// showed ([`Runtime::answer_previews`]): with `answer`, the one named;
-    /// under the conversational policy, a plain yes approves the one
-    /// preview just shown and any other message refuses them.
-    pub async fn start_answering(
         self: &Arc<Self>,
         person: &Person,
         alias: &str,

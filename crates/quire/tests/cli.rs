@@ -652,6 +652,19 @@ fn a_stdio_mcp_request_is_approved_with_other_credentials_on_the_same_machine() 
     assert_eq!(done["success"], true, "{done}");
 }
 
+/// The demo site seeded in `dir`'s folder `from` and exported to its
+/// `site.jsonl`: the paths of `from`, of a folder `to` not made yet, and of
+/// the file.
+fn exported_demo(dir: &std::path::Path) -> (String, String, String) {
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (from, to, file) = (path("from"), path("to"), path("site.jsonl"));
+    run(&["seed", "--data", &from]);
+    let (ok, _, err) = run(&["export", "--data", &from, "--out", &file]);
+    assert!(ok, "{err}");
+    assert!(err.contains("exported") && err.contains("rows of"), "{err}");
+    (from, to, file)
+}
+
 /// A site on SQLite moves to PostgreSQL with the same binary and one
 /// setting changed: exported, imported into the database `database_url`
 /// names, and served from there. Needs a PostgreSQL server: runs where
@@ -667,21 +680,9 @@ fn a_sqlite_site_moves_into_postgresql_and_is_served_from_it() {
     let quire_store::Location::Postgres(url) = rt.block_on(quire_store::testing::location(dir.path())).unwrap() else {
         panic!("the test database is PostgreSQL");
     };
-    let (from, to) = (dir.path().join("from"), dir.path().join("to"));
-    let (from, to) = (from.to_str().unwrap(), to.to_str().unwrap());
-    let file = dir.path().join("site.jsonl");
-    let file = file.to_str().unwrap();
-    run(&["seed", "--data", from]);
-    let (ok, _, err) = run(&["export", "--data", from, "--out", file]);
-    assert!(ok, "{err}");
-    let on_pg = |args: &[&str]| {
-        let out = quire().env("QUIRE_DATABASE_URL", &url).args(args).output().unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let (_, to, file) = exported_demo(dir.path());
+    let (to, file) = (to.as_str(), file.as_str());
+    let on_pg = |args: &[&str]| outcome(quire().env("QUIRE_DATABASE_URL", &url).args(args));
     let (ok, out, err) = on_pg(&["import", file, "--data", to]);
     assert!(ok, "{err}");
     assert!(out.contains("imported") && out.contains("postgres://"), "{out}");
@@ -705,14 +706,8 @@ fn a_sqlite_site_moves_into_postgresql_and_is_served_from_it() {
 #[test]
 fn a_site_moves_to_a_new_data_directory_by_export_and_import() {
     let dir = tempfile::tempdir().unwrap();
-    let (from, to) = (dir.path().join("from"), dir.path().join("to"));
-    let (from, to) = (from.to_str().unwrap(), to.to_str().unwrap());
-    let file = dir.path().join("site.jsonl");
-    let file = file.to_str().unwrap();
-    run(&["seed", "--data", from]);
-    let (ok, _, err) = run(&["export", "--data", from, "--out", file]);
-    assert!(ok, "{err}");
-    assert!(err.contains("exported") && err.contains("rows of"), "{err}");
+    let (from, to, file) = exported_demo(dir.path());
+    let (from, to, file) = (from.as_str(), to.as_str(), file.as_str());
     let (ok, out, err) = run(&["import", file, "--data", to]);
     assert!(ok, "{err}");
     assert!(out.contains("imported"), "{out}");

@@ -31,7 +31,12 @@ pub fn quire() -> Command {
 
 /// Runs the binary to its end: (success, stdout, stderr).
 pub fn run(args: &[&str]) -> (bool, String, String) {
-    let out = quire().args(args).output().unwrap();
+    outcome(quire().args(args))
+}
+
+/// Runs `cmd` to its end: whether it succeeded, its stdout and its stderr.
+pub fn outcome(cmd: &mut Command) -> (bool, String, String) {
+    let out = cmd.output().unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 

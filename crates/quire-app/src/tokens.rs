@@ -54,14 +54,11 @@ pub async fn create_token(store: &Store, actor: &Actor, request: TokenRequest) -
     };
     let (token, secret) = store
         .create_token(NewToken {
-            name: request.name,
-            group: request.group,
-            site: actor.scope.site_id.clone(),
             environments,
             expires_at,
-            secret: None,
             approval_policy: request.approval_policy,
             user_id: actor.user_id().map(str::to_string),
+            ..NewToken::new(request.name, request.group, actor.scope.site_id.clone())
         })
         .await?;
     tracing::info!(token = %token.id, group = token.group.as_str(), by = %actor.id, "token created");

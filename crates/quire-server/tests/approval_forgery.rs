@@ -37,16 +37,7 @@ async fn invoke(app: &TestApp, token: &str, tool: &str, args: Value, session: Op
 
 async fn new_token(app: &TestApp, group: Group, policy: Option<ApprovalPolicy>) -> String {
     app.store
-        .create_token(NewToken {
-            name: "forgery".into(),
-            group,
-            site: "demo".into(),
-            environments: None,
-            expires_at: None,
-            secret: None,
-            approval_policy: policy,
-            user_id: None,
-        })
+        .create_token(NewToken { approval_policy: policy, ..NewToken::new("forgery", group, "demo") })
         .await
         .unwrap()
         .1

@@ -67,14 +67,8 @@ async fn environment_header_is_confined_to_the_token() {
     let (_, staging_only) = app
         .store
         .create_token(quire_store::NewToken {
-            name: "staging".into(),
-            group: quire_core::access::Group::Editor,
-            site: "demo".into(),
             environments: Some(vec!["staging".into()]),
-            expires_at: None,
-            secret: None,
-            approval_policy: None,
-            user_id: None,
+            ..quire_store::NewToken::new("staging", quire_core::access::Group::Editor, "demo")
         })
         .await
         .unwrap();

@@ -107,14 +107,8 @@ async fn a_conversational_token_confirms_in_the_same_session() {
     let (_, token) = app
         .store
         .create_token(quire_store::NewToken {
-            name: "trusted".into(),
-            group: quire_core::access::Group::Editor,
-            site: "demo".into(),
-            environments: None,
-            expires_at: None,
-            secret: None,
             approval_policy: Some(quire_core::model::ApprovalPolicy::Conversational),
-            user_id: None,
+            ..quire_store::NewToken::new("trusted", quire_core::access::Group::Editor, "demo")
         })
         .await
         .unwrap();

@@ -32,6 +32,24 @@ pub struct NewToken {
     pub user_id: Option<String>,
 }
 
+impl NewToken {
+    /// A token of `group` for every environment of `site`, that does not
+    /// expire, with a random secret, the default approval policy and no
+    /// person behind it; change the rest with struct update syntax.
+    pub fn new(name: impl Into<String>, group: Group, site: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            group,
+            site: site.into(),
+            environments: None,
+            expires_at: None,
+            secret: None,
+            approval_policy: None,
+            user_id: None,
+        }
+    }
+}
+
 /// A token's public description (never its secret).
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -195,16 +195,7 @@ async fn names_of_sites_tokens_and_images_refuse_characters_that_show_nothing() 
     let (_dir, store, scope) = open().await;
     let refused = invalid(store.create_site("pricing", "Pricing\u{200b}", &["production"]).await.unwrap_err());
     assert!(refused.starts_with("name: contains an invisible character (U+200B)"), "{refused}");
-    let token = quire_store::NewToken {
-        name: "ci\u{2060}".into(),
-        group: quire_core::access::Group::Editor,
-        site: scope.site_id.clone(),
-        environments: None,
-        expires_at: None,
-        secret: None,
-        approval_policy: None,
-        user_id: None,
-    };
+    let token = quire_store::NewToken::new("ci\u{2060}", quire_core::access::Group::Editor, scope.site_id.clone());
     let refused = invalid(store.create_token(token).await.unwrap_err());
     assert!(refused.starts_with("name: contains an invisible character (U+2060)"), "{refused}");
 

@@ -16,19 +16,7 @@ async fn a_viewer_refused_an_approval_gets_403_and_the_call_stays_pending() {
     let state = quire_server::AppState::new(quire_tools::Services::new(store.clone(), dir.path()), "demo");
     let app = quire_server::router_with(state.clone(), quire_web::router(state));
 
-    let (_, admin) = store
-        .create_token(NewToken {
-            name: "admin".into(),
-            group: Group::Admin,
-            site: "demo".into(),
-            environments: None,
-            expires_at: None,
-            secret: None,
-            approval_policy: None,
-            user_id: None,
-        })
-        .await
-        .unwrap();
+    let (_, admin) = store.create_token(NewToken::new("admin", Group::Admin, "demo")).await.unwrap();
     let pricing = store.page_by_slug(&scope, "pricing").await.unwrap().id;
     let preview = app
         .clone()

@@ -80,31 +80,14 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult<Option<Str
         if store.authenticate(secret).await?.is_none() {
             store
                 .create_token(NewToken {
-                    name: "bootstrap".into(),
-                    group: Group::Admin,
-                    site: site.clone(),
-                    environments: None,
-                    expires_at: None,
                     secret: Some(secret.clone()),
-                    approval_policy: None,
-                    user_id: None,
+                    ..NewToken::new("bootstrap", Group::Admin, site.clone())
                 })
                 .await?;
             eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
         }
     } else if store.token_count().await? == 0 {
-        let (_, secret) = store
-            .create_token(NewToken {
-                name: "admin".into(),
-                group: Group::Admin,
-                site: site.clone(),
-                environments: None,
-                expires_at: None,
-                secret: None,
-                approval_policy: None,
-                user_id: None,
-            })
-            .await?;
+        let (_, secret) = store.create_token(NewToken::new("admin", Group::Admin, site.clone())).await?;
         outln!(
             "\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n"
         )?;

@@ -18,7 +18,7 @@
 //! (default 5000) shorten a run.
 
 use quire_agent::prompt::{StepInput, prepare_step};
-use quire_agent::testing::{Fake, Scripted, Step, editor_token, openai_stream, response, serve};
+use quire_agent::testing::{Fake, Scripted, Step, editor_token, fake_profiles, openai_stream, response, serve};
 use quire_agent::{ChatRequest, Message, Person, Profile, Profiles, ProviderKind, Runtime};
 use quire_core::access::Group;
 use quire_store::seed::seed_demo;
@@ -159,18 +159,13 @@ fn in_process_runtime(b: &Bench) -> (Arc<Runtime>, Scripted) {
 async fn http_runtime(b: &Bench) -> (Arc<Runtime>, Fake) {
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let mut p = Profile::new(ProviderKind::Openai);
-    p.base_url = Some(format!("{base}/v1"));
-    p.model = Some("fake".into());
-    let mut profiles = Profiles::default();
-    profiles.insert("default", p);
-    (Runtime::new(Arc::clone(&b.registry), profiles), fake)
+    (Runtime::new(Arc::clone(&b.registry), fake_profiles(&base)), fake)
 }
 
 /// Runs one turn to its end; answers its time in ms.
 async fn turn(runtime: &Arc<Runtime>, person: &Person) -> f64 {
     let start = Instant::now();
-    let started = runtime.start(person, "editor", "Rename the About page", None, None).await.unwrap();
+    let started = runtime.start(person, "editor", "Rename the About page", None, None, None).await.unwrap();
     started.handle.await.unwrap();
     start.elapsed().as_secs_f64() * 1e3
 }
@@ -339,11 +334,11 @@ fn main() {
     rt.block_on(async {
         // One checked turn of each kind.
         script_in_process(&model, &b.about_id, 0);
-        let s = local.start(&b.person, "editor", "check", None, None).await.unwrap();
+        let s = local.start(&b.person, "editor", "check", None, None, None).await.unwrap();
         s.handle.await.unwrap();
         check_turn(&b, &local, &s.session_id).await;
         script_http(&fake, &b.about_id, 1);
-        let s = remote.start(&b.person, "editor", "check", None, None).await.unwrap();
+        let s = remote.start(&b.person, "editor", "check", None, None, None).await.unwrap();
         s.handle.await.unwrap();
         check_turn(&b, &remote, &s.session_id).await;
     });

@@ -15,16 +15,7 @@ use std::sync::{Arc, Mutex};
 /// Creates an editor token of the demo site, for a person to chat as;
 /// answers its id.
 pub async fn editor_token(store: &quire_store::Store) -> String {
-    let token = quire_store::NewToken {
-        name: "chat".into(),
-        group: quire_core::access::Group::Editor,
-        site: "demo".into(),
-        environments: None,
-        expires_at: None,
-        secret: None,
-        approval_policy: None,
-        user_id: None,
-    };
+    let token = quire_store::NewToken::new("chat", quire_core::access::Group::Editor, "demo");
     store.create_token(token).await.expect("a token of the demo site").0.id
 }
 
@@ -126,6 +117,27 @@ pub async fn serve(fake: Fake) -> String {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}")
+}
+
+/// A profile of `kind` whose model, `fake-model`, is the fake at `base`
+/// (see [`serve`]), with a test key and retries 5 ms apart.
+pub fn fake_profile(kind: crate::ProviderKind, base: &str) -> crate::Profile {
+    let mut p = crate::Profile::new(kind);
+    p.base_url = Some(match kind {
+        crate::ProviderKind::Openai => format!("{base}/v1"),
+        crate::ProviderKind::Anthropic => base.to_string(),
+    });
+    p.api_key = Some("test-key".into());
+    p.model = Some("fake-model".into());
+    p.backoff_ms = 5;
+    p
+}
+
+/// Model profiles whose `default` is the OpenAI-compatible fake at `base`.
+pub fn fake_profiles(base: &str) -> crate::Profiles {
+    let mut profiles = crate::Profiles::default();
+    profiles.insert("default", fake_profile(crate::ProviderKind::Openai, base));
+    profiles
 }
 
 /// Takes every complete Server-Sent Event out of `text` (what a stream sent

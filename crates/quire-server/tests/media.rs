@@ -362,11 +362,7 @@ async fn a_job_queued_by_a_turn_reports_progress_on_the_session_stream() {
     use quire_agent::testing::{Fake, openai_stream, serve};
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
-    profile.base_url = Some(format!("{base}/v1"));
-    profile.model = Some("fake-model".into());
-    let mut profiles = quire_agent::Profiles::default();
-    profiles.insert("default", profile);
+    let profiles = quire_agent::testing::fake_profiles(&base);
     // The serving process's background work: the job worker among it.
     let app = TestApp::build(move |s| {
         let s = s.with_profiles(profiles);

@@ -387,11 +387,7 @@ async fn fetched_page_injection(policy: &str) {
     let net =
         quire_net::NetClient::with_resolver(&["news.test".into()], quire_net::Limits::default(), Arc::new(resolver))
             .unwrap();
-    let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
-    profile.base_url = Some(format!("{base}/v1"));
-    profile.model = Some("fake-model".into());
-    let mut profiles = quire_agent::Profiles::default();
-    profiles.insert("default", profile);
+    let profiles = quire_agent::testing::fake_profiles(&base);
     let app = TestApp::build_with(move |s| s.external.net = net, move |s| s.with_profiles(profiles)).await;
     let pricing = app.page_id("pricing").await;
     let about = app.page_id("about").await;

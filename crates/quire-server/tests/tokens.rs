@@ -271,14 +271,10 @@ async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
     let runtime: Arc<std::sync::Mutex<Option<Arc<quire_agent::Runtime>>>> = Arc::default();
+    let profiles = quire_agent::testing::fake_profiles(&base);
     let app = TestApp::build({
-        let (fake_base, keep) = (base.clone(), Arc::clone(&runtime));
+        let keep = Arc::clone(&runtime);
         move |state| {
-            let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
-            profile.base_url = Some(format!("{fake_base}/v1"));
-            profile.model = Some("fake-model".into());
-            let mut profiles = quire_agent::Profiles::default();
-            profiles.insert("default", profile);
             let state = state.with_profiles(profiles);
             *keep.lock().unwrap() = Some(Arc::clone(state.runtime()));
             state
@@ -304,18 +300,11 @@ async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
 async fn a_revocation_made_by_another_process_takes_effect_within_a_second_or_two() {
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let app = TestApp::build({
-        let fake_base = base.clone();
-        move |state| {
-            let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
-            profile.base_url = Some(format!("{fake_base}/v1"));
-            profile.model = Some("fake-model".into());
-            let mut profiles = quire_agent::Profiles::default();
-            profiles.insert("default", profile);
-            let state = state.with_profiles(profiles);
-            state.spawn_background();
-            state
-        }
+    let profiles = quire_agent::testing::fake_profiles(&base);
+    let app = TestApp::build(move |state| {
+        let state = state.with_profiles(profiles);
+        state.spawn_background();
+        state
     })
     .await;
     let (id, secret, mut body) = open_stream(&app, &fake).await;

@@ -80,7 +80,7 @@ impl Env {
 
     /// Runs one turn to its end (or pause); answers the session id.
     pub async fn turn(&self, message: &str, session: Option<&str>) -> String {
-        let started = self.runtime.start(&self.person(), "editor", message, session, None).await.unwrap();
+        let started = self.runtime.start(&self.person(), "editor", message, session, None, None).await.unwrap();
         tokio::time::timeout(Duration::from_secs(30), started.handle).await.unwrap().unwrap();
         started.session_id
     }
@@ -131,19 +131,6 @@ pub struct Replica {
     pub store: Store,
     pub registry: Arc<Registry>,
     pub runtime: Arc<Runtime>,
-}
-
-/// A profile of the fake model at `base`, speaking `kind`.
-fn fake_profile(kind: ProviderKind, base: &str) -> Profile {
-    let mut p = Profile::new(kind);
-    p.base_url = Some(match kind {
-        ProviderKind::Openai => format!("{base}/v1"),
-        ProviderKind::Anthropic => base.to_string(),
-    });
-    p.api_key = Some("test-key".into());
-    p.model = Some("fake-model".into());
-    p.backoff_ms = 5;
-    p
 }
 
 /// A runtime over `registry` whose agents run on `profile`.

@@ -51,16 +51,7 @@ impl Reply {
 async fn token(store: &Store, group: Group, site: &str, expired: bool) -> String {
     let expires_at = expired.then(|| chrono::Utc::now() - chrono::Duration::minutes(1));
     store
-        .create_token(NewToken {
-            name: format!("test-{}", group.as_str()),
-            group,
-            site: site.into(),
-            environments: None,
-            expires_at,
-            secret: None,
-            approval_policy: None,
-            user_id: None,
-        })
+        .create_token(NewToken { expires_at, ..NewToken::new(format!("test-{}", group.as_str()), group, site) })
         .await
         .unwrap()
         .1
@@ -124,12 +115,7 @@ impl TestApp {
 
     /// A test app whose agents run on an OpenAI-compatible server at `base`.
     pub async fn with_llm(base: &str) -> Self {
-        let mut profile = quire_agent::Profile::new(quire_agent::ProviderKind::Openai);
-        profile.base_url = Some(format!("{base}/v1"));
-        profile.model = Some("fake-model".into());
-        profile.backoff_ms = 5;
-        let mut profiles = quire_agent::Profiles::default();
-        profiles.insert("default", profile);
+        let profiles = quire_agent::testing::fake_profiles(base);
         Self::build(move |s| s.with_profiles(profiles)).await
     }
 

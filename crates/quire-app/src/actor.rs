@@ -62,14 +62,9 @@ impl Actor {
     /// The context their tool calls run in (no agent session, no model).
     pub fn call_context(&self) -> CallContext {
         CallContext {
-            actor: self.id.clone(),
-            group: self.group,
-            scope: self.scope.clone(),
-            surface: self.surface,
             session_id: self.session.clone(),
-            turn_id: None,
             policy: self.policy,
-            writer: None,
+            ..CallContext::new(self.id.clone(), self.group, self.scope.clone(), self.surface)
         }
     }
 

@@ -5,7 +5,7 @@
 use quire_core::access::Group;
 use quire_core::model::Surface;
 use quire_mcp::{Caller, QuireMcp, ToolMode};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -28,16 +28,7 @@ impl Client {
         let scope = quire_store::seed::seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
         let registry = Arc::new(Registry::new(Services::new(store, dir.path())));
         quire_tools::notes::seed_demo_vault(registry.services(), &scope).await.unwrap();
-        let ctx = CallContext {
-            actor: "local:admin".into(),
-            group: Group::Admin,
-            scope,
-            surface: Surface::Mcp,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
+        let ctx = CallContext::new("local:admin", Group::Admin, scope, Surface::Mcp);
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let server = QuireMcp::new(Arc::clone(&registry), Caller::Fixed(Box::new(ctx)), mode);
         tokio::spawn(async move {

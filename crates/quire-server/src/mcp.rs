@@ -36,14 +36,8 @@ async fn caller_of(state: AppState, secret: String) -> Option<CallContext> {
     }
     let scope = grant.scope(None)?;
     Some(CallContext {
-        actor: format!("token:{}", grant.token.id),
-        group: grant.token.group,
-        scope,
-        surface: Surface::Mcp,
-        session_id: None,
-        turn_id: None,
         policy: grant.token.approval_policy,
-        writer: None,
+        ..CallContext::new(format!("token:{}", grant.token.id), grant.token.group, scope, Surface::Mcp)
     })
 }
 

@@ -143,14 +143,14 @@ async fn an_approval_runs_only_for_its_requester_on_its_surface() {
     assert!(over_mcp["error"].as_str().unwrap().contains("another surface"), "{over_mcp}");
     // the same token and id as the agent surface (the runtime's context)
     let agent_ctx = quire_tools::CallContext {
-        actor: token_actor(&app, &requester).await,
-        group: Group::Editor,
-        scope: app.scope.clone(),
-        surface: quire_core::model::Surface::Agent,
         session_id: Some("s".into()),
         turn_id: Some("1".into()),
-        policy: quire_tools::ApprovalPolicy::User,
-        writer: None,
+        ..quire_tools::CallContext::new(
+            token_actor(&app, &requester).await,
+            Group::Editor,
+            app.scope.clone(),
+            quire_core::model::Surface::Agent,
+        )
     };
     let registry = quire_tools::Registry::new(quire_tools::Services::new(app.store.clone(), &std::env::temp_dir()));
     let as_agent = registry.call(&agent_ctx, "deletePage", with_id.clone()).await;

@@ -78,6 +78,22 @@ pub struct CallContext {
 }
 
 impl CallContext {
+    /// A call by `actor` of `group` in `scope` through `surface`, outside
+    /// any session, whose destructive calls a person approves one by one,
+    /// with no model of its own; change the rest with struct update syntax.
+    pub fn new(actor: impl Into<String>, group: Group, scope: Scope, surface: Surface) -> Self {
+        Self {
+            actor: actor.into(),
+            group,
+            scope,
+            surface,
+            session_id: None,
+            turn_id: None,
+            policy: ApprovalPolicy::User,
+            writer: None,
+        }
+    }
+
     /// Who calls, as the access rules see them.
     pub fn principal(&self) -> Principal<'_> {
         Principal { actor: &self.actor, group: self.group, surface: self.surface }

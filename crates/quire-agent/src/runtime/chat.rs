@@ -7,7 +7,7 @@ use crate::message::Message;
 use crate::prompt;
 use quire_core::access::{Permission, Principal, authorize};
 use quire_core::model::{Agent, AgentPolicy, AgentSession, SessionStatus, Surface};
-use quire_tools::{ApprovalPolicy, CallContext};
+use quire_tools::CallContext;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio::task::JoinHandle;
@@ -175,16 +175,7 @@ impl Runtime {
     ) -> Result<(), AgentError> {
         let store = self.store();
         let scope = &person.scope;
-        let approver = CallContext {
-            actor: person.actor.clone(),
-            group: person.group,
-            scope: scope.clone(),
-            surface: Surface::Rest,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
+        let approver = CallContext::new(person.actor.clone(), person.group, scope.clone(), Surface::Rest);
         if let Some(answer) = answer {
             let id = &answer.confirmation_id;
             let theirs = found(store.confirmation(scope, id).await)?.is_some_and(|c| {

@@ -157,14 +157,11 @@ impl Runtime {
             Arc::new(ModelWriter::new(profile.clone(), Arc::clone(client))) as quire_tools::external::SharedWriter
         });
         let ctx = CallContext {
-            actor: session.actor.clone(),
-            group,
-            scope: scope.clone(),
-            surface: Surface::Agent,
             session_id: Some(session.id.clone()),
             turn_id: Some(session.turns.to_string()),
             policy: agent.approval_policy,
             writer,
+            ..CallContext::new(session.actor.clone(), group, scope.clone(), Surface::Agent)
         };
         // The conversation as the model reads it, each message wrapped once.
         let mut messages: Vec<Message> = match history {

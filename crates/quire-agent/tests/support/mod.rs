@@ -142,16 +142,7 @@ fn runtime_on(registry: Arc<Registry>, profile: Profile) -> Arc<Runtime> {
 
 /// A person's CallContext for approving.
 pub fn approver(env: &Env) -> quire_tools::CallContext {
-    quire_tools::CallContext {
-        actor: env.actor.clone(),
-        group: Group::Editor,
-        scope: env.scope.clone(),
-        surface: quire_core::model::Surface::Rest,
-        session_id: None,
-        turn_id: None,
-        policy: quire_tools::ApprovalPolicy::User,
-        writer: None,
-    }
+    quire_tools::CallContext::new(env.actor.clone(), Group::Editor, env.scope.clone(), quire_core::model::Surface::Rest)
 }
 
 /// Replaces every UUID in `text` with `[id]` (for snapshots).

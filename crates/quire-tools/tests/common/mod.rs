@@ -35,14 +35,10 @@ impl Env {
 
     pub fn agent(&self, session: &str, policy: ApprovalPolicy) -> CallContext {
         CallContext {
-            actor: "agent:editor".into(),
-            group: Group::Editor,
-            scope: self.scope.clone(),
-            surface: Surface::Agent,
             session_id: Some(session.into()),
             turn_id: Some("1".into()),
             policy,
-            writer: None,
+            ..CallContext::new("agent:editor", Group::Editor, self.scope.clone(), Surface::Agent)
         }
     }
 
@@ -65,16 +61,7 @@ impl Env {
 
 /// A person of `group` calling from the command line, in `scope`.
 pub fn user(scope: &Scope, group: Group) -> CallContext {
-    CallContext {
-        actor: format!("user:{}", group.as_str()),
-        group,
-        scope: scope.clone(),
-        surface: Surface::Cli,
-        session_id: None,
-        turn_id: None,
-        policy: ApprovalPolicy::User,
-        writer: None,
-    }
+    CallContext::new(format!("user:{}", group.as_str()), group, scope.clone(), Surface::Cli)
 }
 
 /// Asserts success and returns the value.

@@ -9,41 +9,15 @@
 //! come from an in-process embedder (a hashed bag of words), so the
 //! figures are Quire's own work; a real model adds its own time per query.
 
-use quire_store::seed::seed_bench;
-
 use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
 use std::time::Instant;
 
 mod common;
-use common::{admin, demo, percentile, with_vectors};
+use common::{admin, demo, search_latency, seed_dataset, with_vectors};
 
 /// Words of the seeded paragraph: every page and post holds them.
 const BROAD: &[&str] = &["change log", "archives instead of deleting", "keeps every change", "quire deleting log"];
-
-/// p50 and p99 in ms of `n` calls of `tool` with the queries `query(i)`,
-/// and the ranking that answered.
-async fn latency(
-    registry: &Registry,
-    ctx: &CallContext,
-    tool: &str,
-    n: usize,
-    query: impl Fn(usize) -> String,
-) -> (f64, f64, String) {
-    let mut samples = Vec::with_capacity(n);
-    let mut ranking = String::new();
-    for i in 0..n {
-        let q = query(i);
-        let start = Instant::now();
-        let out = registry.call(ctx, tool, json!({"query": q, "limit": 20})).await;
-        samples.push(start.elapsed().as_secs_f64() * 1e3);
-        assert_eq!(out["success"], true, "{out}");
-        assert!(out["count"].as_u64().unwrap_or(0) > 0, "{tool} {q}: nothing found");
-        ranking = out["ranking"].as_str().unwrap_or_default().to_string();
-    }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
-}
 
 /// A row of the table: tool, what it searches, the kind of query, the queries.
 type Row = (&'static str, &'static str, &'static str, Box<dyn Fn(usize) -> String>);
@@ -69,33 +43,29 @@ async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
         ("getPost", "10,000 posts", "a word one post holds", Box::new(|i| format!("{}", i * 31 % 10_000))),
     ];
     for (tool, over, kind, query) in rows {
-        let (p50, p99, ranking) = latency(registry, ctx, tool, n, query).await;
+        let (p50, p99, ranking) = search_latency(registry, ctx, tool, n, query).await;
         println!("| `{tool} {{query}}` over {over}, {kind} | {label} | {ranking} | {p50:.2} ms | {p99:.2} ms |");
     }
 }
 
-fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, scope) = demo(dir.path()).await;
-        let started = Instant::now();
-        seed_bench(&store, &scope, 1_000, 10_000).await.unwrap();
-        eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());
-        let ctx = admin(&scope);
-        let services = Services::new(store.clone(), dir.path());
-        println!("| query | ranking | answered by | p50 | p99 |");
-        println!("| --- | --- | --- | --- | --- |");
-        table(&Registry::new(services.clone()), &ctx, "full text").await;
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = demo(dir.path()).await;
+    seed_dataset(&store, &scope).await;
+    let ctx = admin(&scope);
+    let services = Services::new(store.clone(), dir.path());
+    println!("| query | ranking | answered by | p50 | p99 |");
+    println!("| --- | --- | --- | --- | --- |");
+    table(&Registry::new(services.clone()), &ctx, "full text").await;
 
-        let registry = with_vectors(&services, "every page and post").await;
-        // The first queries read the vector sets into memory.
-        for tool in ["getPage", "getPost"] {
-            let started = Instant::now();
-            let first = registry.call(&ctx, tool, json!({"query": "change log"})).await;
-            assert_eq!(first["ranking"], "hybrid", "{first}");
-            eprintln!("first hybrid {tool} (reads the vectors): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
-        }
-        table(&registry, &ctx, "full text + vectors in memory").await;
-    });
+    let registry = with_vectors(&services, "every page and post").await;
+    // The first queries read the vector sets into memory.
+    for tool in ["getPage", "getPost"] {
+        let started = Instant::now();
+        let first = registry.call(&ctx, tool, json!({"query": "change log"})).await;
+        assert_eq!(first["ranking"], "hybrid", "{first}");
+        eprintln!("first hybrid {tool} (reads the vectors): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    }
+    table(&registry, &ctx, "full text + vectors in memory").await;
 }

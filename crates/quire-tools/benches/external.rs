@@ -16,7 +16,7 @@ use quire_store::Store;
 use quire_store::seed::seed_demo;
 use quire_tools::external::web::{PageFormat, readable_html};
 use quire_tools::external::{ExternalSettings, WriteFuture, Writer};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use serde_json::json;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
@@ -84,99 +84,99 @@ impl Writer for InstantWriter {
     }
 }
 
-fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let page = Arc::new(big_page(1024 * 1024));
-        let small = Arc::new(big_page(20 * 1024));
-        // Zero-latency fakes: a page server and SearXNG on loopback.
-        let (p1, p2) = (page.clone(), small.clone());
-        let app = Router::new()
-            .route("/big", get(move || { let p = p1.clone(); async move { ([("content-type", "text/html")], p.to_string()) } }))
-            .route("/page/{n}", get(move || { let p = p2.clone(); async move { ([("content-type", "text/html")], p.to_string()) } }))
-            .route(
-                "/search",
-                get(|RawQuery(q): RawQuery| async move {
-                    let q = q.unwrap_or_default();
-                    let results: Vec<_> = (0..8)
-                        .map(|i| json!({ "title": format!("Result {i}"), "url": format!("http://fake.test:PORT/page/{}", (i + q.len()) % 10), "content": "snippet" }))
-                        .collect();
-                    ([("content-type", "application/json")], json!({ "results": results }).to_string())
-                }),
-            );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let app = app.layer(axum::middleware::map_response(move |res: axum::response::Response| async move {
-            // Point result URLs at the fake's port.
-            let (parts, body) = res.into_parts();
-            let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
-            let text = String::from_utf8_lossy(&bytes).replace("PORT", &port.to_string());
-            axum::response::Response::from_parts(parts, axum::body::Body::from(text))
-        }));
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-
-        // Readability alone on the 1 MB page.
-        let before = peak_mb();
-        let mut extraction = Vec::new();
-        let mut chars = 0;
-        for _ in 0..15 {
-            let started = Instant::now();
-            let readable = readable_html(&page, Some("http://fake.test/big"), PageFormat::Markdown, 20_000);
-            extraction.push(started.elapsed().as_secs_f64() * 1000.0);
-            chars = readable.length;
-        }
-        let after = peak_mb();
-        println!(
-            "fetchContent extraction of a {:.2} MB page: median {:.1} ms over 15 runs ({chars} characters of markdown before the cut); peak RSS {before:.1} -> {after:.1} MB (+{:.1} MB)",
-            page.len() as f64 / 1_048_576.0,
-            median(extraction),
-            after - before
+#[tokio::main]
+async fn main() {
+    let page = Arc::new(big_page(1024 * 1024));
+    let small = Arc::new(big_page(20 * 1024));
+    // Zero-latency fakes: a page server and SearXNG on loopback.
+    let (p1, p2) = (page.clone(), small.clone());
+    let app = Router::new()
+        .route("/big", get(move || { let p = p1.clone(); async move { ([("content-type", "text/html")], p.to_string()) } }))
+        .route("/page/{n}", get(move || { let p = p2.clone(); async move { ([("content-type", "text/html")], p.to_string()) } }))
+        .route(
+            "/search",
+            get(|RawQuery(q): RawQuery| async move {
+                let q = q.unwrap_or_default();
+                let results: Vec<_> = (0..8)
+                    .map(|i| json!({ "title": format!("Result {i}"), "url": format!("http://fake.test:PORT/page/{}", (i + q.len()) % 10), "content": "snippet" }))
+                    .collect();
+                ([("content-type", "application/json")], json!({ "results": results }).to_string())
+            }),
         );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = app.layer(axum::middleware::map_response(move |res: axum::response::Response| async move {
+        // Point result URLs at the fake's port.
+        let (parts, body) = res.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes).replace("PORT", &port.to_string());
+        axum::response::Response::from_parts(parts, axum::body::Body::from(text))
+    }));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
-        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-        let mut services = Services::new(store, dir.path());
-        let resolver = StaticResolver::new().with("fake.test", &[IpAddr::V4(Ipv4Addr::LOCALHOST)]);
-        services.external = ExternalSettings {
-            net: NetClient::with_resolver(&["fake.test".into()], Limits::default(), Arc::new(resolver)).unwrap(),
-            searxng_url: Some(format!("http://fake.test:{port}")),
-            writer: Some(Arc::new(InstantWriter)),
-            ..ExternalSettings::default()
-        };
-        let registry = Registry::new(services);
-        let ctx = CallContext {
-            actor: "bench".into(),
-            group: Group::Admin,
-            scope,
-            surface: Surface::Cli,
-            session_id: None,
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
+    // Readability alone on the 1 MB page.
+    let before = peak_mb();
+    let mut extraction = Vec::new();
+    let mut chars = 0;
+    for _ in 0..15 {
+        let started = Instant::now();
+        let readable = readable_html(&page, Some("http://fake.test/big"), PageFormat::Markdown, 20_000);
+        extraction.push(started.elapsed().as_secs_f64() * 1000.0);
+        chars = readable.length;
+    }
+    let after = peak_mb();
+    println!(
+        "fetchContent extraction of a {:.2} MB page: median {:.1} ms over 15 runs ({chars} characters of markdown before the cut); peak RSS {before:.1} -> {after:.1} MB (+{:.1} MB)",
+        page.len() as f64 / 1_048_576.0,
+        median(extraction),
+        after - before
+    );
 
-        // The whole tool call: guarded fetch of 1 MB over loopback + extraction.
-        let mut calls = Vec::new();
-        for _ in 0..15 {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("quire.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let mut services = Services::new(store, dir.path());
+    let resolver = StaticResolver::new().with("fake.test", &[IpAddr::V4(Ipv4Addr::LOCALHOST)]);
+    services.external = ExternalSettings {
+        net: NetClient::with_resolver(&["fake.test".into()], Limits::default(), Arc::new(resolver)).unwrap(),
+        searxng_url: Some(format!("http://fake.test:{port}")),
+        writer: Some(Arc::new(InstantWriter)),
+        ..ExternalSettings::default()
+    };
+    let registry = Registry::new(services);
+    let ctx = CallContext::new("bench", Group::Admin, scope, Surface::Cli);
+
+    // The whole tool call: guarded fetch of 1 MB over loopback + extraction.
+    let mut calls = Vec::new();
+    for _ in 0..15 {
+        let started = Instant::now();
+        let v = registry.call(&ctx, "fetchContent", json!({ "urls": [format!("http://fake.test:{port}/big")] })).await;
+        calls.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(v["success"], true, "{v}");
+    }
+    println!(
+        "fetchContent tool call, 1 MB page over loopback: median {:.1} ms over 15 calls; peak RSS now {:.1} MB",
+        median(calls),
+        peak_mb()
+    );
+
+    for (mode, n) in [("quick", 50), ("deep", 50)] {
+        let mut times = Vec::new();
+        for i in 0..n {
             let started = Instant::now();
-            let v = registry.call(&ctx, "fetchContent", json!({ "urls": [format!("http://fake.test:{port}/big")] })).await;
-            calls.push(started.elapsed().as_secs_f64() * 1000.0);
+            let v = registry
+                .call(
+                    &ctx,
+                    "searchWeb",
+                    json!({ "query": format!("why do tides rise {i}"), "mode": mode, "numResults": 5 }),
+                )
+                .await;
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
             assert_eq!(v["success"], true, "{v}");
         }
-        println!("fetchContent tool call, 1 MB page over loopback: median {:.1} ms over 15 calls; peak RSS now {:.1} MB", median(calls), peak_mb());
-
-        for (mode, n) in [("quick", 50), ("deep", 50)] {
-            let mut times = Vec::new();
-            for i in 0..n {
-                let started = Instant::now();
-                let v = registry
-                    .call(&ctx, "searchWeb", json!({ "query": format!("why do tides rise {i}"), "mode": mode, "numResults": 5 }))
-                    .await;
-                times.push(started.elapsed().as_secs_f64() * 1000.0);
-                assert_eq!(v["success"], true, "{v}");
-            }
-            println!("searchWeb {mode} (5 results; deep: 3 queries, 5 pages of 20 KB read): median {:.2} ms over {n} calls", median(times));
-        }
-    });
+        println!(
+            "searchWeb {mode} (5 results; deep: 3 queries, 5 pages of 20 KB read): median {:.2} ms over {n} calls",
+            median(times)
+        );
+    }
 }

@@ -20,7 +20,7 @@ use serde_json::json;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, demo, percentile, with_vectors};
+use common::{HashedWords, admin, demo, p50_p99, with_vectors};
 
 const WORDS: &[&str] = &[
     "sunset", "mountain", "beach", "team", "office", "desk", "city", "night", "forest", "river", "snow", "coffee",
@@ -41,20 +41,14 @@ async fn query_latency(registry: &Registry, ctx: &CallContext, n: usize) -> (f64
     let mut samples = Vec::with_capacity(n);
     let mut ranking = String::new();
     for i in 0..n {
-        let q = format!(
-            "{} {} in the {}",
-            WORDS[i % WORDS.len()],
-            WORDS[(i * 7 + 3) % WORDS.len()],
-            WORDS[(i * 13 + 5) % WORDS.len()]
-        );
         let start = Instant::now();
-        let out = registry.call(ctx, "getImage", json!({"query": q, "limit": 20})).await;
+        let out = registry.call(ctx, "getImage", json!({"query": query(i), "limit": 20})).await;
         samples.push(start.elapsed().as_secs_f64() * 1e3);
         assert_eq!(out["success"], true, "{out}");
         ranking = out["ranking"].as_str().unwrap_or_default().to_string();
     }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
+    let (p50, p99) = p50_p99(samples);
+    (p50, p99, ranking)
 }
 
 fn query(i: usize) -> String {
@@ -64,11 +58,6 @@ fn query(i: usize) -> String {
         WORDS[(i * 7 + 3) % WORDS.len()],
         WORDS[(i * 13 + 5) % WORDS.len()]
     )
-}
-
-fn summary(mut samples: Vec<f64>) -> (f64, f64) {
-    samples.sort_by(|a, b| a.total_cmp(b));
-    (percentile(&samples, 0.5), percentile(&samples, 0.99))
 }
 
 /// getImage {query}'s hybrid ranking on the earlier vector path (every
@@ -96,7 +85,7 @@ async fn hybrid_scan_latency(
         assert!(!found.is_empty());
         samples.push(start.elapsed().as_secs_f64() * 1e3);
     }
-    summary(samples)
+    p50_p99(samples)
 }
 
 /// The vector step alone: the earlier scan, and the set in memory.
@@ -117,67 +106,72 @@ async fn vector_step_latency(
         memory.push(start.elapsed().as_secs_f64() * 1e3);
         assert_eq!(a.len(), b.len(), "both ways find as many");
     }
-    (summary(scan), summary(memory))
+    (p50_p99(scan), p50_p99(memory))
 }
 
-fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, scope) = demo(dir.path()).await;
-        let ctx = admin(&scope);
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = demo(dir.path()).await;
+    let ctx = admin(&scope);
 
-        // Uploads of small images, then their processing.
-        let services = Services::new(store.clone(), dir.path());
-        let registry = Registry::new(services.clone());
-        let n = 300u32;
-        let files: Vec<String> =
-            (0..n).map(|i| base64::engine::general_purpose::STANDARD.encode(tiny_png(i))).collect();
-        let start = Instant::now();
-        for (i, data) in files.iter().enumerate() {
-            let out = registry.call(&ctx, "createImage", json!({"data": data, "filename": format!("u{i}.png")})).await;
-            assert_eq!(out["success"], true, "{out}");
-        }
-        let uploads = f64::from(n) / start.elapsed().as_secs_f64();
-        let start = Instant::now();
-        let processed = MediaWorker::new(services.clone()).drain().await.unwrap();
-        let processing = processed as f64 / start.elapsed().as_secs_f64();
-        println!("small images (64×48 PNG, ~{} bytes): {uploads:.0} uploads/s (createImage with data: received, typed, recorded, queued); {processing:.1} processed/s ({processed} jobs: 7 files each)", tiny_png(0).len());
+    // Uploads of small images, then their processing.
+    let services = Services::new(store.clone(), dir.path());
+    let registry = Registry::new(services.clone());
+    let n = 300u32;
+    let files: Vec<String> = (0..n).map(|i| base64::engine::general_purpose::STANDARD.encode(tiny_png(i))).collect();
+    let start = Instant::now();
+    for (i, data) in files.iter().enumerate() {
+        let out = registry.call(&ctx, "createImage", json!({"data": data, "filename": format!("u{i}.png")})).await;
+        assert_eq!(out["success"], true, "{out}");
+    }
+    let uploads = f64::from(n) / start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let processed = MediaWorker::new(services.clone()).drain().await.unwrap();
+    let processing = processed as f64 / start.elapsed().as_secs_f64();
+    println!(
+        "small images (64×48 PNG, ~{} bytes): {uploads:.0} uploads/s (createImage with data: received, typed, recorded, queued); {processing:.1} processed/s ({processed} jobs: 7 files each)",
+        tiny_png(0).len()
+    );
 
-        // 10,000 images with alt texts, descriptions and tags.
-        let started = Instant::now();
-        let ctx_sys = ChangeContext::system();
-        for i in 0..10_000usize {
-            let w = |k: usize| WORDS[(i * k + k * k) % WORDS.len()];
-            let input = NewImage {
-                url: format!("/uploads/{}/bench-{i}.png", scope.site_id),
-                filename: format!("bench-{i}.png"),
-                mime: Some("image/png".into()),
-                width: Some(640),
-                height: Some(480),
-                alt: Some(format!("{} {} near the {}", w(3), w(5), w(7))),
-                description: Some(format!("A photo of a {} and a {} on a {} day.", w(11), w(13), w(17))),
-                tags: Some(vec![w(19).into(), w(23).into()]),
-                ..Default::default()
-            };
-            store.create_image(&ctx_sys, &scope, input).await.unwrap();
-        }
-        eprintln!("recorded 10,000 images in {:.1} s", started.elapsed().as_secs_f64());
+    // 10,000 images with alt texts, descriptions and tags.
+    let started = Instant::now();
+    let ctx_sys = ChangeContext::system();
+    for i in 0..10_000usize {
+        let w = |k: usize| WORDS[(i * k + k * k) % WORDS.len()];
+        let input = NewImage {
+            url: format!("/uploads/{}/bench-{i}.png", scope.site_id),
+            filename: format!("bench-{i}.png"),
+            mime: Some("image/png".into()),
+            width: Some(640),
+            height: Some(480),
+            alt: Some(format!("{} {} near the {}", w(3), w(5), w(7))),
+            description: Some(format!("A photo of a {} and a {} on a {} day.", w(11), w(13), w(17))),
+            tags: Some(vec![w(19).into(), w(23).into()]),
+            ..Default::default()
+        };
+        store.create_image(&ctx_sys, &scope, input).await.unwrap();
+    }
+    eprintln!("recorded 10,000 images in {:.1} s", started.elapsed().as_secs_f64());
 
-        let (p50, p99, ranking) = query_latency(&registry, &ctx, 500).await;
-        println!("| getImage {{query}} over 10,000 images | {ranking} | {p50:.2} ms | {p99:.2} ms |");
+    let (p50, p99, ranking) = query_latency(&registry, &ctx, 500).await;
+    println!("| getImage {{query}} over 10,000 images | {ranking} | {p50:.2} ms | {p99:.2} ms |");
 
-        let registry = with_vectors(&services, "every image").await;
-        let started = Instant::now();
-        let first = registry.call(&ctx, "getImage", json!({"query": "sunset", "limit": 20})).await;
-        assert_eq!(first["ranking"], "hybrid");
-        eprintln!("first hybrid query (reads the vectors into memory): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
-        let (p50, p99, ranking) = query_latency(&registry, &ctx, 500).await;
-        println!("| getImage {{query}} over 10,000 images, vectors in memory | {ranking} | {p50:.2} ms | {p99:.2} ms |");
-        let embedder = HashedWords;
-        let (p50, p99) = hybrid_scan_latency(&store, &embedder, &scope, 500).await;
-        println!("| getImage {{query}} over 10,000 images, vectors read per query (earlier path) | hybrid | {p50:.2} ms | {p99:.2} ms |");
-        let ((s50, s99), (m50, m99)) = vector_step_latency(&store, &embedder, &scope, 500).await;
-        println!("| vector step alone (top 50 of 10,000 × 384) | read per query: p50 {s50:.2} ms, p99 {s99:.2} ms | in memory: p50 {m50:.2} ms, p99 {m99:.2} ms | ratio of medians {:.0}× |", s50 / m50);
-    });
+    let registry = with_vectors(&services, "every image").await;
+    let started = Instant::now();
+    let first = registry.call(&ctx, "getImage", json!({"query": "sunset", "limit": 20})).await;
+    assert_eq!(first["ranking"], "hybrid");
+    eprintln!("first hybrid query (reads the vectors into memory): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    let (p50, p99, ranking) = query_latency(&registry, &ctx, 500).await;
+    println!("| getImage {{query}} over 10,000 images, vectors in memory | {ranking} | {p50:.2} ms | {p99:.2} ms |");
+    let embedder = HashedWords;
+    let (p50, p99) = hybrid_scan_latency(&store, &embedder, &scope, 500).await;
+    println!(
+        "| getImage {{query}} over 10,000 images, vectors read per query (earlier path) | hybrid | {p50:.2} ms | {p99:.2} ms |"
+    );
+    let ((s50, s99), (m50, m99)) = vector_step_latency(&store, &embedder, &scope, 500).await;
+    println!(
+        "| vector step alone (top 50 of 10,000 × 384) | read per query: p50 {s50:.2} ms, p99 {s99:.2} ms | in memory: p50 {m50:.2} ms, p99 {m99:.2} ms | ratio of medians {:.0}× |",
+        s50 / m50
+    );
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, demo, percentile};
+use common::{HashedWords, admin, demo, percentile, search_latency};
 
 const NOTES: usize = 2_000;
 const TOPICS: &[&str] = &["garden", "invoice", "travel", "recipe", "meeting", "reading", "training", "budget"];
@@ -30,22 +30,6 @@ fn note(i: usize) -> String {
     text
 }
 
-/// p50 and p99 in ms of 300 searches, and the ranking that answered.
-async fn latency(registry: &Registry, ctx: &CallContext, query: impl Fn(usize) -> String) -> (f64, f64, String) {
-    let mut samples = Vec::new();
-    let mut ranking = String::new();
-    for i in 0..300 {
-        let start = Instant::now();
-        let out = registry.call(ctx, "searchNotes", json!({"query": query(i), "limit": 20})).await;
-        samples.push(start.elapsed().as_secs_f64() * 1e3);
-        assert_eq!(out["success"], true, "{out}");
-        assert!(out["count"].as_u64().unwrap_or(0) > 0, "nothing found: {out}");
-        ranking = out["ranking"].as_str().unwrap_or_default().to_string();
-    }
-    samples.sort_by(|a, b| a.total_cmp(b));
-    (percentile(&samples, 0.5), percentile(&samples, 0.99), ranking)
-}
-
 /// The queries of a row, by round.
 type Query = Box<dyn Fn(usize) -> String>;
 
@@ -55,78 +39,76 @@ async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
         ("a word one note holds", Box::new(|i| format!("{}", i * 7 % NOTES))),
     ];
     for (kind, query) in rows {
-        let (p50, p99, ranking) = latency(registry, ctx, query).await;
+        let (p50, p99, ranking) = search_latency(registry, ctx, "searchNotes", 300, query).await;
         println!(
             "| `searchNotes {{query}}` over {NOTES} notes, {kind} | {label} | {ranking} | {p50:.2} ms | {p99:.2} ms |"
         );
     }
 }
 
-fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, scope) = demo(dir.path()).await;
-        let ctx = admin(&scope);
-        let services = Services::new(store.clone(), dir.path());
-        let site = store.site(&scope.site_id).await.unwrap();
-        let folder = services.vaults.folder(&site.slug);
-        for i in 0..NOTES {
-            let dir = folder.join(format!("folder-{}", i % 20));
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join(format!("note-{i}.md")), note(i)).unwrap();
-        }
-        println!("| query | ranking | answered by | p50 | p99 |");
-        println!("| --- | --- | --- | --- | --- |");
-        table(&Registry::new(services.clone()), &ctx, "full text").await;
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = demo(dir.path()).await;
+    let ctx = admin(&scope);
+    let services = Services::new(store.clone(), dir.path());
+    let site = store.site(&scope.site_id).await.unwrap();
+    let folder = services.vaults.folder(&site.slug);
+    for i in 0..NOTES {
+        let dir = folder.join(format!("folder-{}", i % 20));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("note-{i}.md")), note(i)).unwrap();
+    }
+    println!("| query | ranking | answered by | p50 | p99 |");
+    println!("| --- | --- | --- | --- | --- |");
+    table(&Registry::new(services.clone()), &ctx, "full text").await;
 
-        let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+    let embedder: Arc<dyn Embedder> = Arc::new(HashedWords);
+    let started = Instant::now();
+    while embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap() > 0 {}
+    eprintln!("embedded {NOTES} notes in {:.2} s", started.elapsed().as_secs_f64());
+    let mut sweeps = Vec::new();
+    for _ in 0..50 {
         let started = Instant::now();
-        while embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap() > 0 {}
-        eprintln!("embedded {NOTES} notes in {:.2} s", started.elapsed().as_secs_f64());
-        let mut sweeps = Vec::new();
-        for _ in 0..50 {
-            let started = Instant::now();
-            assert_eq!(embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap(), 0);
-            sweeps.push(started.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap(), 0);
+        sweeps.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    sweeps.sort_by(|a, b| a.total_cmp(b));
+    let mut changed = Vec::new();
+    for round in 0..10 {
+        for i in 0..20 {
+            let n = round * 20 + i;
+            let path = folder.join(format!("folder-{}", n % 20)).join(format!("note-{n}.md"));
+            std::fs::write(path, format!("{}\nEdited in round {round}.", note(n))).unwrap();
         }
-        sweeps.sort_by(|a, b| a.total_cmp(b));
-        let mut changed = Vec::new();
-        for round in 0..10 {
-            for i in 0..20 {
-                let n = round * 20 + i;
-                let path = folder.join(format!("folder-{}", n % 20)).join(format!("note-{n}.md"));
-                std::fs::write(path, format!("{}\nEdited in round {round}.", note(n))).unwrap();
-            }
-            let started = Instant::now();
-            assert_eq!(embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap(), 20);
-            changed.push(started.elapsed().as_secs_f64() * 1e3);
-        }
-        changed.sort_by(|a, b| a.total_cmp(b));
-        println!();
-        println!("| sweep over {NOTES} notes | p50 | max |");
-        println!("| --- | --- | --- |");
-        println!(
-            "| nothing changed (50 sweeps) | {:.2} ms | {:.2} ms |",
-            percentile(&sweeps, 0.5),
-            sweeps[sweeps.len() - 1]
-        );
-        println!(
-            "| 20 notes changed (10 sweeps) | {:.2} ms | {:.2} ms |",
-            percentile(&changed, 0.5),
-            changed[changed.len() - 1]
-        );
-        println!();
+        let started = Instant::now();
+        assert_eq!(embed_notes(&store, &services.vaults, embedder.as_ref(), 256).await.unwrap(), 20);
+        changed.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    changed.sort_by(|a, b| a.total_cmp(b));
+    println!();
+    println!("| sweep over {NOTES} notes | p50 | max |");
+    println!("| --- | --- | --- |");
+    println!(
+        "| nothing changed (50 sweeps) | {:.2} ms | {:.2} ms |",
+        percentile(&sweeps, 0.5),
+        sweeps[sweeps.len() - 1]
+    );
+    println!(
+        "| 20 notes changed (10 sweeps) | {:.2} ms | {:.2} ms |",
+        percentile(&changed, 0.5),
+        changed[changed.len() - 1]
+    );
+    println!();
 
-        let mut with_vectors = services.clone();
-        with_vectors.embedder = Some(embedder);
-        let registry = Registry::new(with_vectors);
-        let started = Instant::now();
-        let first = registry.call(&ctx, "searchNotes", json!({"query": "garden"})).await;
-        assert_eq!(first["ranking"], "hybrid", "{first}");
-        eprintln!("first hybrid searchNotes (reads the vectors): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
-        println!("| query | ranking | answered by | p50 | p99 |");
-        println!("| --- | --- | --- | --- | --- |");
-        table(&registry, &ctx, "full text + vectors in memory").await;
-    });
+    let mut with_vectors = services.clone();
+    with_vectors.embedder = Some(embedder);
+    let registry = Registry::new(with_vectors);
+    let started = Instant::now();
+    let first = registry.call(&ctx, "searchNotes", json!({"query": "garden"})).await;
+    assert_eq!(first["ranking"], "hybrid", "{first}");
+    eprintln!("first hybrid searchNotes (reads the vectors): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    println!("| query | ranking | answered by | p50 | p99 |");
+    println!("| --- | --- | --- | --- | --- |");
+    table(&registry, &ctx, "full text + vectors in memory").await;
 }

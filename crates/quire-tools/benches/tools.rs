@@ -3,17 +3,12 @@
 //!
 //! Run: `cargo bench -p quire-tools --bench tools` (prints medians and p99).
 
-use quire_core::access::Group;
-use quire_core::model::Surface;
-use quire_store::Store;
-use quire_store::seed::{seed_bench, seed_demo};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
 use serde_json::{Value, json};
 use std::time::Instant;
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
+mod common;
+use common::{admin, demo, p50_p99, seed_dataset};
 
 async fn measure(
     registry: &Registry,
@@ -34,67 +29,47 @@ async fn measure(
         samples.push(start.elapsed().as_secs_f64() * 1e6);
         assert_eq!(out["success"], true, "{name}: {out}");
     }
-    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (percentile(&samples, 0.5), percentile(&samples, 0.99))
+    p50_p99(samples)
 }
 
-fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
-        let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-        let started = Instant::now();
-        seed_bench(&store, &scope, 1_000, 10_000).await.unwrap();
-        eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());
-        let registry = Registry::new(Services::new(store.clone(), dir.path()));
-        let ctx = CallContext {
-            actor: "bench".into(),
-            group: Group::Admin,
-            scope: scope.clone(),
-            surface: Surface::Cli,
-            session_id: Some("bench".into()),
-            turn_id: None,
-            policy: ApprovalPolicy::User,
-            writer: None,
-        };
-        let page = store.page_by_slug(&scope, "bench-page-500").await.unwrap();
-        let section = store.sections(&scope, &page.id, 1, None).await.unwrap().items.remove(0);
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = demo(dir.path()).await;
+    seed_dataset(&store, &scope).await;
+    let registry = Registry::new(Services::new(store.clone(), dir.path()));
+    let ctx = CallContext { session_id: Some("bench".into()), ..admin(&scope) };
+    let page = store.page_by_slug(&scope, "bench-page-500").await.unwrap();
+    let section = store.sections(&scope, &page.id, 1, None).await.unwrap().items.remove(0);
 
-        println!("| call | p50 (µs) | p99 (µs) |\n| --- | --- | --- |");
-        let (p50, p99) =
-            measure(&registry, &ctx, "getPage", |i| json!({"slug": format!("bench-page-{}", i % 1000)}), 5_000).await;
-        println!("| getPage by slug | {p50:.0} | {p99:.0} |");
-        let (p50, p99) = measure(
-            &registry,
-            &ctx,
-            "updateSection",
-            |i| json!({"pageSectionId": section.id, "content": {"heading": format!("Heading {i}")}}),
-            2_000,
-        )
-        .await;
-        println!("| updateSection (content merge) | {p50:.0} | {p99:.0} |");
-        let (p50, p99) = measure(&registry, &ctx, "getPost", |_| json!({"all": true, "limit": 20}), 2_000).await;
-        println!("| getPost all, limit 20 | {p50:.0} | {p99:.0} |");
-        let queries = [
-            "update page section",
-            "add a menu link",
-            "Bring back the page I deleted",
-            "find photo",
-            "write a blog post",
-        ];
-        let (p50, p99) =
-            measure(&registry, &ctx, "searchTools", |i| json!({"query": queries[i % queries.len()]}), 20_000).await;
-        println!("| searchTools (registry call) | {p50:.1} | {p99:.1} |");
-        // the ranking alone, without argument parsing and JSON
-        let mut samples = Vec::new();
-        for i in 0..20_000 {
-            let start = Instant::now();
-            let ranked = registry.search(queries[i % queries.len()]);
-            std::hint::black_box(ranked.len());
-            samples.push(start.elapsed().as_secs_f64() * 1e6);
-        }
-        samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        println!("| search ranking only | {:.1} | {:.1} |", percentile(&samples, 0.5), percentile(&samples, 0.99));
-    });
+    println!("| call | p50 (µs) | p99 (µs) |\n| --- | --- | --- |");
+    let (p50, p99) =
+        measure(&registry, &ctx, "getPage", |i| json!({"slug": format!("bench-page-{}", i % 1000)}), 5_000).await;
+    println!("| getPage by slug | {p50:.0} | {p99:.0} |");
+    let (p50, p99) = measure(
+        &registry,
+        &ctx,
+        "updateSection",
+        |i| json!({"pageSectionId": section.id, "content": {"heading": format!("Heading {i}")}}),
+        2_000,
+    )
+    .await;
+    println!("| updateSection (content merge) | {p50:.0} | {p99:.0} |");
+    let (p50, p99) = measure(&registry, &ctx, "getPost", |_| json!({"all": true, "limit": 20}), 2_000).await;
+    println!("| getPost all, limit 20 | {p50:.0} | {p99:.0} |");
+    let queries =
+        ["update page section", "add a menu link", "Bring back the page I deleted", "find photo", "write a blog post"];
+    let (p50, p99) =
+        measure(&registry, &ctx, "searchTools", |i| json!({"query": queries[i % queries.len()]}), 20_000).await;
+    println!("| searchTools (registry call) | {p50:.1} | {p99:.1} |");
+    // the ranking alone, without argument parsing and JSON
+    let mut samples = Vec::new();
+    for i in 0..20_000 {
+        let start = Instant::now();
+        let ranked = registry.search(queries[i % queries.len()]);
+        std::hint::black_box(ranked.len());
+        samples.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let (p50, p99) = p50_p99(samples);
+    println!("| search ranking only | {p50:.1} | {p99:.1} |");
 }

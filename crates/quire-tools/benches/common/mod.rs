@@ -2,10 +2,11 @@
 
 use quire_core::access::Group;
 use quire_core::model::Surface;
-use quire_store::seed::seed_demo;
+use quire_store::seed::{seed_bench, seed_demo};
 use quire_store::{Scope, Store};
 use quire_tools::embed::{EmbedFuture, Embedder, embed_pending};
-use quire_tools::{ApprovalPolicy, CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry, Services};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,21 +19,53 @@ pub async fn demo(dir: &std::path::Path) -> (Store, Scope) {
 
 /// The local admin calling from the command line, in `scope`.
 pub fn admin(scope: &Scope) -> CallContext {
-    CallContext {
-        actor: "bench".into(),
-        group: Group::Admin,
-        scope: scope.clone(),
-        surface: Surface::Cli,
-        session_id: None,
-        turn_id: None,
-        policy: ApprovalPolicy::User,
-        writer: None,
-    }
+    CallContext::new("bench", Group::Admin, scope.clone(), Surface::Cli)
 }
 
 /// The value at `p` (0 to 1) of sorted samples.
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// The median and the 99th percentile of `samples`.
+#[allow(dead_code)] // the external benchmark reports medians alone
+pub fn p50_p99(mut samples: Vec<f64>) -> (f64, f64) {
+    samples.sort_by(|a, b| a.total_cmp(b));
+    (percentile(&samples, 0.5), percentile(&samples, 0.99))
+}
+
+/// Seeds the benchmark dataset into `scope`: 1,000 pages and 10,000 posts.
+#[allow(dead_code)] // not every benchmark needs it
+pub async fn seed_dataset(store: &Store, scope: &Scope) {
+    let started = Instant::now();
+    seed_bench(store, scope, 1_000, 10_000).await.unwrap();
+    eprintln!("seeded 1,000 pages and 10,000 posts in {:.1} s", started.elapsed().as_secs_f64());
+}
+
+/// p50 and p99 in ms of `n` calls of the search `tool` with the queries
+/// `query(i)`, each of which must find something, and the ranking that
+/// answered.
+#[allow(dead_code)] // only the search benchmarks search
+pub async fn search_latency(
+    registry: &Registry,
+    ctx: &CallContext,
+    tool: &str,
+    n: usize,
+    query: impl Fn(usize) -> String,
+) -> (f64, f64, String) {
+    let mut samples = Vec::with_capacity(n);
+    let mut ranking = String::new();
+    for i in 0..n {
+        let q = query(i);
+        let start = Instant::now();
+        let out = registry.call(ctx, tool, json!({"query": q, "limit": 20})).await;
+        samples.push(start.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(out["success"], true, "{out}");
+        assert!(out["count"].as_u64().unwrap_or(0) > 0, "{tool} {q}: nothing found");
+        ranking = out["ranking"].as_str().unwrap_or_default().to_string();
+    }
+    let (p50, p99) = p50_p99(samples);
+    (p50, p99, ranking)
 }
 
 /// A registry over `services` with [`HashedWords`] as its embedding

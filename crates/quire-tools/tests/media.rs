@@ -29,6 +29,11 @@ async fn create(env: &Env, bytes: &[u8], filename: &str) -> Value {
     ok(env.call("createImage", json!({"data": b64(bytes), "filename": filename, "alt": "A test image"})).await)
 }
 
+/// The id of the image [`create`] makes.
+async fn create_id(env: &Env, bytes: &[u8], filename: &str) -> String {
+    create(env, bytes, filename).await["item"]["id"].as_str().unwrap().to_string()
+}
+
 /// The bytes a stored URL path holds on disk.
 fn stored(env: &Env, url: &str) -> Vec<u8> {
     std::fs::read(env.dir.path().join(url.trim_start_matches('/'))).unwrap()
@@ -183,8 +188,7 @@ async fn uploads_are_named_by_id_or_url_within_their_site_only() {
 #[tokio::test]
 async fn a_job_running_when_its_process_stopped_runs_again() {
     let env = Env::new().await;
-    let created = create(&env, &samples::png(50, 50), "restart.png").await;
-    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let id = create_id(&env, &samples::png(50, 50), "restart.png").await;
     // A process claims the job and stops before finishing it.
     let job = env.store.claim_job(Duration::from_secs(120)).await.unwrap().unwrap();
     assert_eq!((job.status.as_str(), job.attempts), ("running", 1));
@@ -209,8 +213,7 @@ async fn a_job_running_when_its_process_stopped_runs_again() {
 #[tokio::test]
 async fn a_process_decodes_one_image_at_a_time() {
     let env = Env::new().await;
-    let created = create(&env, &samples::png(64, 48), "waits.png").await;
-    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let id = create_id(&env, &samples::png(64, 48), "waits.png").await;
     let services = env.registry.services().clone();
     // Another decode of this process holds the turn.
     let other = std::sync::Arc::clone(&services.media.decoding).acquire_owned().await.unwrap();
@@ -235,8 +238,7 @@ async fn an_image_that_cannot_be_processed_fails_with_the_reason() {
     // A limit lower than the image: the header passed when it arrived, the
     // limits of the worker are tighter (a configuration change meanwhile).
     let env = Env::new().await;
-    let created = create(&env, &samples::png(300, 300), "big.png").await;
-    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let id = create_id(&env, &samples::png(300, 300), "big.png").await;
     let mut services = env.registry.services().clone();
     services.media.limits.max_pixels = 10_000;
     assert_eq!(MediaWorker::new(services).drain().await.unwrap(), 1);
@@ -256,8 +258,7 @@ async fn an_image_that_cannot_be_processed_fails_with_the_reason() {
 #[tokio::test]
 async fn a_job_whose_file_vanished_fails_and_retries_stop_after_the_last_attempt() {
     let env = Env::new().await;
-    let created = create(&env, &samples::png(20, 20), "gone.png").await;
-    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let id = create_id(&env, &samples::png(20, 20), "gone.png").await;
     // Every attempt is claimed and abandoned: after the last, the job fails.
     for _ in 0..3 {
         env.store.claim_job(Duration::from_secs(60)).await.unwrap().unwrap();
@@ -417,8 +418,7 @@ async fn the_clean_up_removes_unused_uploads_after_their_ttl_and_leftovers_of_fa
 #[tokio::test]
 async fn an_image_that_fails_for_good_leaves_no_received_file() {
     let env = Env::new().await;
-    let created = create(&env, &samples::jpeg_with_exif(40, 20, 1), "given-up.jpg").await;
-    let id = created["item"]["id"].as_str().unwrap().to_string();
+    let id = create_id(&env, &samples::jpeg_with_exif(40, 20, 1), "given-up.jpg").await;
     let incoming = env.dir.path().join(format!("uploads/{}/incoming", env.scope.site_id));
     assert_eq!(names(&incoming).len(), 1, "the file as received waits for processing");
     // Every attempt is claimed and abandoned; the worker then gives up.

@@ -70,10 +70,8 @@ fn decisions(stderr: &str) -> Vec<Value> {
 
 #[test]
 fn every_command_that_acts_for_someone_is_decided_by_authorize() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    let (ok, _, err) = run(&["seed", "--data", data]);
-    assert!(ok, "{err}");
     let (ok, viewer, err) = run(&["token", "create", "--group", "viewer", "--data", data]);
     assert!(ok, "{err}");
     let viewer = viewer.trim().to_string();

@@ -4,13 +4,13 @@ use quire_agent::testing::{Fake, openai_stream, serve};
 use serde_json::json;
 use std::process::{Command, Stdio};
 
+mod support;
+use support::{outcome, seeded};
+
+/// The binary, its model the fake provider at `base`.
 fn quire(base: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-    cmd.env_remove("QUIRE_BOOTSTRAP_TOKEN")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env("QUIRE_LOG", "warn")
-        .env("QUIRE_LLM_PROVIDER", "openai")
+    let mut cmd = support::quire();
+    cmd.env("QUIRE_LLM_PROVIDER", "openai")
         .env("QUIRE_LLM_BASE_URL", format!("{base}/v1"))
         .env("QUIRE_LLM_MODEL", "fake-model")
         .stdin(Stdio::null());
@@ -20,8 +20,7 @@ fn quire(base: &str) -> Command {
 async fn run(base: &str, args: &[&str]) -> (bool, String, String) {
     let mut cmd = quire(base);
     cmd.args(args);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    tokio::task::spawn_blocking(move || outcome(&mut cmd)).await.unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -45,9 +44,8 @@ async fn one_message_streams_the_answer_and_exits() {
 async fn without_a_terminal_approvals_stay_pending_and_the_cli_answers_them() {
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&base, &["seed", "--data", data]).await;
     let (ok, out, _) =
         run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"contact"}"#, "--data", data]).await;
     assert!(ok);
@@ -75,17 +73,11 @@ async fn without_a_terminal_approvals_stay_pending_and_the_cli_answers_them() {
 async fn without_a_provider_chat_says_how_to_configure_one() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-    cmd.args(["chat", "-m", "hello", "--data", data])
-        .env_remove("QUIRE_LLM_PROVIDER")
-        .env_remove("QUIRE_LLM_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env("QUIRE_LOG", "warn")
-        .stdin(Stdio::null());
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("QUIRE_LLM_PROVIDER"));
+    let mut cmd = support::quire();
+    cmd.args(["chat", "-m", "hello", "--data", data]).stdin(Stdio::null());
+    let (ok, out, _) = tokio::task::spawn_blocking(move || outcome(&mut cmd)).await.unwrap();
+    assert!(ok);
+    assert!(out.contains("QUIRE_LLM_PROVIDER"), "{out}");
 }
 
 /// In a terminal (a pseudo-terminal from `script`), approvals are asked y/N
@@ -98,9 +90,8 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
     }
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap().to_string();
-    run(&base, &["seed", "--data", &data]).await;
     let (_, out, _) =
         run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
     let pricing =
@@ -147,9 +138,8 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
 async fn an_agents_turn_is_undone_from_the_command_line() {
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&base, &["seed", "--data", data]).await;
     fake.push(openai_stream("", &[("c1", "createPage", r#"{"name":"Launch","slug":"launch"}"#)]));
     fake.push(openai_stream("Made the launch page.", &[]));
     let (ok, _, err) = run(&base, &["chat", "-m", "make a launch page", "--data", data]).await;

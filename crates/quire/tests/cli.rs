@@ -32,9 +32,8 @@ fn seed_is_idempotent_and_migrate_reports() {
 
 #[test]
 fn token_create_prints_the_token_alone() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let (ok, out, err) = run(&["token", "create", "--group", "editor", "--site", "demo", "--data", data]);
     assert!(ok, "{err}");
     let line = out.trim_end_matches('\n');
@@ -111,9 +110,8 @@ fn tools_list_show_and_call() {
     let (ok, _, err) = run(&["tools", "show", "nope"]);
     assert!(!ok && err.contains("no tool named \"nope\""));
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let (ok, out, err) =
         run(&["tools", "call", "getPage", "--args", r#"{"slug":"about","includeChildren":true}"#, "--data", data]);
     assert!(ok, "{err}");
@@ -151,9 +149,8 @@ fn preview_post_archive(data: &str) -> String {
 
 #[test]
 fn destructive_call_approved_from_the_cli() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let id = preview_post_archive(data);
     let (ok, out, _) = run(&["approvals", "list", "--data", data]);
     assert!(ok && out.contains(&id));
@@ -168,9 +165,8 @@ fn destructive_call_approved_from_the_cli() {
 
 #[test]
 fn a_revision_and_an_archive_are_restored_from_the_command_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let call = |tool: &str, args: &str| {
         let (ok, out, err) = run(&["tools", "call", tool, "--args", args, "--data", data]);
         assert!(ok, "{tool}: {out}{err}");
@@ -289,9 +285,8 @@ fn run_into_closed_pipe(args: &[&str]) -> (std::process::ExitStatus, String) {
 
 #[test]
 fn a_closed_stdout_ends_quietly_without_a_panic() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     for args in [
         &["tools", "list"][..],
         &["tools", "list", "--json"],
@@ -367,9 +362,8 @@ fn commands_do_not_create_a_data_directory_and_name_the_one_they_looked_for() {
 
 #[test]
 fn data_is_accepted_by_every_command_even_before_the_subcommand() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let (ok, out, err) = run(&["tools", "list", "--data", data]);
     assert!(ok, "{err}");
     assert!(out.starts_with("searchTools"), "{out}");
@@ -384,9 +378,8 @@ fn data_is_accepted_by_every_command_even_before_the_subcommand() {
 
 #[test]
 fn tokens_are_listed_without_secrets_and_revoked_within_their_site() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let (_, secret, _) = run(&["token", "create", "--group", "editor", "--name", "laptop", "--data", data]);
     let secret = secret.trim().to_string();
     let (_, other, _) = run(&["token", "create", "--group", "viewer", "--env", "staging", "--data", data]);
@@ -432,9 +425,8 @@ fn tokens_are_listed_without_secrets_and_revoked_within_their_site() {
 
 #[test]
 fn a_token_that_would_be_born_expired_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     for days in ["--expires-in-days=0", "--expires-in-days=-1"] {
         let (ok, out, err) = run(&["token", "create", "--group", "editor", days, "--data", data]);
         assert!(!ok);
@@ -545,9 +537,8 @@ fn logs_carry_no_colours_off_a_terminal() {
 
 #[test]
 fn approvals_reject_needs_no_reason() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let id = preview_post_archive(data);
     let (ok, out, err) = run(&["approvals", "reject", &id, "--data", data]);
     assert!(ok, "{err}");
@@ -618,9 +609,8 @@ impl Drop for McpClient {
 /// same machine with other credentials than the client's.
 #[test]
 fn a_stdio_mcp_request_is_approved_with_other_credentials_on_the_same_machine() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    run(&["seed", "--data", data]);
     let (_, admin, _) = run(&["token", "create", "--group", "admin", "--name", "me", "--data", data]);
     let admin = admin.trim();
 

@@ -28,9 +28,8 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 #[test]
 fn images_upload_processes_files_and_names_what_it_refuses() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    assert!(run(&["seed", "--data", data]).0);
     let photo = dir.path().join("photo.jpg");
     std::fs::write(&photo, samples::jpeg_with_exif(80, 40, 6)).unwrap();
     let logo = dir.path().join("logo.png");
@@ -55,9 +54,8 @@ fn images_upload_processes_files_and_names_what_it_refuses() {
 
 #[test]
 fn the_pixel_budget_is_the_configured_one() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    assert!(run(&["seed", "--data", data]).0);
     let flat = dir.path().join("flat.png");
     std::fs::write(&flat, samples::png_flat(7000, 7000, false)).unwrap();
     let upload = |megapixels: Option<&str>| {
@@ -88,9 +86,8 @@ fn the_pixel_budget_is_the_configured_one() {
 
 #[test]
 fn a_queued_image_is_processed_by_the_server_after_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    assert!(run(&["seed", "--data", data]).0);
     let file = dir.path().join("later.png");
     std::fs::write(&file, samples::png(120, 60)).unwrap();
     // Queued with no server running: nothing processes it yet.
@@ -158,9 +155,8 @@ fn get_json(addr: &str, path: &str, token: &str) -> Value {
 
 #[test]
 fn a_server_killed_mid_job_finishes_it_on_the_next_start_with_nothing_half_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    assert!(run(&["seed", "--data", data]).0);
     let token = "qk_media-crash-test-0123456789abcdef";
     // A short lease, so the next start takes the job over soon.
     let lease = [("QUIRE_JOB_LEASE_SECS", "2")];

@@ -32,10 +32,8 @@ fn created_link(data: &str, envs: &[(&str, &str)], email: &str) -> (String, Stri
 
 #[test]
 fn sign_in_links_name_the_configured_address_or_say_it_is_unknown() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = seeded();
     let data = dir.path().to_str().unwrap();
-    let (ok, _, err) = run(&["seed", "--data", data]);
-    assert!(ok, "{err}");
 
     // Neither set: no made-up port, and the command says why.
     let (link, note) = created_link(data, &[], "a@example.org");

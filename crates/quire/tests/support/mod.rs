@@ -34,6 +34,14 @@ pub fn run(args: &[&str]) -> (bool, String, String) {
     outcome(quire().args(args))
 }
 
+/// A fresh data directory with the demo site seeded in it.
+pub fn seeded() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = run(&["seed", "--data", dir.path().to_str().unwrap()]);
+    assert!(ok, "{err}");
+    dir
+}
+
 /// Runs `cmd` to its end: whether it succeeded, its stdout and its stderr.
 pub fn outcome(cmd: &mut Command) -> (bool, String, String) {
     let out = cmd.output().unwrap();

@@ -141,28 +141,12 @@ fn read_changes(conn: &Conn, rows: &[Row]) -> Result<Vec<Change>> {
 /// the names of the fields an update changed — no record content.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChangeSummary {
-    /// Identifier; increases with time.
-    pub id: i64,
-    /// Who made it.
-    pub actor: String,
-    /// Through which surface.
-    pub surface: Surface,
-    /// The agent session, when an agent made it.
-    pub session_id: Option<String>,
-    /// The agent turn, when an agent made it.
-    pub turn_id: Option<String>,
-    /// Kind of record changed.
-    pub entity: EntityKind,
-    /// Its id.
-    pub entity_id: String,
-    /// What it did.
-    pub action: ChangeAction,
+    /// The change's own columns, `before` and `after` left empty.
+    pub change: Change,
     /// The top-level fields an update or revert changed, in the record's
     /// order (empty for other actions and for records logged before
     /// patches were kept).
     pub fields: Vec<String>,
-    /// When.
-    pub at: chrono::DateTime<Utc>,
 }
 
 /// `SELECT columns FROM changes` of one scope matching `filter`, newest
@@ -235,22 +219,10 @@ impl Store {
                     Some(Value::Object(prior)) => prior.into_iter().map(|(k, _)| k).collect(),
                     _ => Vec::new(),
                 };
-                let c = change_head(row)?;
-                Ok(ChangeSummary {
-                    id: c.id,
-                    actor: c.actor,
-                    surface: c.surface,
-                    session_id: c.session_id,
-                    turn_id: c.turn_id,
-                    entity: c.entity,
-                    entity_id: c.entity_id,
-                    action: c.action,
-                    fields,
-                    at: c.at,
-                })
+                Ok(ChangeSummary { change: change_head(row)?, fields })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(page_of(items, limit, |c| encode_seq(c.id)))
+        Ok(page_of(items, limit, |c: &ChangeSummary| encode_seq(c.change.id)))
     }
 
     /// One change-log record.

@@ -158,7 +158,7 @@ async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_
     let summaries = store.change_summaries(&scope, &filter, 100, None).await.unwrap().items;
     assert_eq!(summaries.len(), 71);
     for (summary, change) in summaries.iter().rev().zip(&changes) {
-        assert_eq!((summary.id, &summary.action), (change.id, &change.action));
+        assert_eq!((summary.change.id, &summary.change.action), (change.id, &change.action));
         let expected: &[&str] =
             if change.action == ChangeAction::Create { &[] } else { &["title", "version", "updatedAt"] };
         assert_eq!(summary.fields, expected, "fields of change {} ({})", change.id, change.action);

@@ -96,12 +96,12 @@ async fn writes_through_both_stores_at_once_are_all_kept_and_logged_once() {
         assert_eq!(read.title, format!("Retitled {i}"));
         let filter = ChangeFilter { entity_id: Some(post.id.clone()), ..Default::default() };
         let logged = a.change_summaries(&scope, &filter, 10, None).await.unwrap().items;
-        assert_eq!(logged.iter().filter(|c| c.action == ChangeAction::Update).count(), 1, "post {i}");
+        assert_eq!(logged.iter().filter(|c| c.change.action == ChangeAction::Update).count(), 1, "post {i}");
         a.page_by_slug(&scope, &format!("page-{i}")).await.unwrap();
     }
     let filter = ChangeFilter { entity: Some(EntityKind::Page), ..Default::default() };
     let creates = b.change_summaries(&scope, &filter, 1000, None).await.unwrap().items;
-    let made: Vec<_> = creates.iter().filter(|c| c.action == ChangeAction::Create).collect();
+    let made: Vec<_> = creates.iter().map(|c| &c.change).filter(|c| c.action == ChangeAction::Create).collect();
     let ids: HashSet<&String> = made.iter().map(|c| &c.entity_id).collect();
     assert_eq!(made.len(), ids.len(), "no page's creation is logged twice");
 }
@@ -187,7 +187,7 @@ async fn concurrent_edits_of_one_record_through_both_stores_all_apply() {
     assert_eq!(versions, (post.version + 1..=post.version + 24).collect::<Vec<_>>(), "each edit made its own version");
     let filter = ChangeFilter { entity_id: Some(post.id.clone()), ..Default::default() };
     let logged = b.change_summaries(&scope, &filter, 100, None).await.unwrap().items;
-    assert_eq!(logged.iter().filter(|c| c.action == ChangeAction::Update).count(), 24);
+    assert_eq!(logged.iter().filter(|c| c.change.action == ChangeAction::Update).count(), 24);
 }
 
 /// A turn running in one store's process is taken over by the other once

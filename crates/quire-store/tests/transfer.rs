@@ -83,7 +83,7 @@ async fn a_database_moves_row_for_row_and_is_searched_as_before() {
     assert_eq!(notes.len(), 1, "the note's vector came along (and its pgvector copy, there): {notes:?}");
     // History and revisions came along.
     let history = target.change_summaries(&scope, &Default::default(), 500, None).await.unwrap();
-    assert!(history.items.iter().any(|c| c.entity_id == post.id), "the post's changes are in the log");
+    assert!(history.items.iter().any(|c| c.change.entity_id == post.id), "the post's changes are in the log");
     let read = target.entry(&scope, &post.id).await.unwrap();
     assert_eq!(read.title, "Glacier walks at dawn");
     assert_eq!(read.version, source.entry(&scope, &post.id).await.unwrap().version);

@@ -9,12 +9,12 @@
 //! come from an in-process embedder (a hashed bag of words), so the
 //! figures are Quire's own work; a real model adds its own time per query.
 
-use quire_tools::{CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry};
 use serde_json::json;
 use std::time::Instant;
 
 mod common;
-use common::{admin, demo, search_latency, seed_dataset, with_vectors};
+use common::{Demo, demo, search_latency, seed_dataset, with_vectors};
 
 /// Words of the seeded paragraph: every page and post holds them.
 const BROAD: &[&str] = &["change log", "archives instead of deleting", "keeps every change", "quire deleting log"];
@@ -50,11 +50,8 @@ async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
 
 #[tokio::main]
 async fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, scope) = demo(dir.path()).await;
+    let Demo { dir: _dir, store, scope, services, ctx } = demo().await;
     seed_dataset(&store, &scope).await;
-    let ctx = admin(&scope);
-    let services = Services::new(store.clone(), dir.path());
     println!("| query | ranking | answered by | p50 | p99 |");
     println!("| --- | --- | --- | --- | --- |");
     table(&Registry::new(services.clone()), &ctx, "full text").await;

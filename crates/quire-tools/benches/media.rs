@@ -15,12 +15,12 @@ use quire_core::model::ChangeContext;
 use quire_store::Store;
 use quire_tools::embed::{Embedder, MIN_SIMILARITY, fuse, query_vector, similar_images_scan};
 use quire_tools::media::MediaWorker;
-use quire_tools::{CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry};
 use serde_json::json;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, demo, p50_p99, with_vectors};
+use common::{Demo, HashedWords, demo, p50_p99, with_vectors};
 
 const WORDS: &[&str] = &[
     "sunset", "mountain", "beach", "team", "office", "desk", "city", "night", "forest", "river", "snow", "coffee",
@@ -111,12 +111,9 @@ async fn vector_step_latency(
 
 #[tokio::main]
 async fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, scope) = demo(dir.path()).await;
-    let ctx = admin(&scope);
+    let Demo { dir: _dir, store, scope, services, ctx } = demo().await;
 
     // Uploads of small images, then their processing.
-    let services = Services::new(store.clone(), dir.path());
     let registry = Registry::new(services.clone());
     let n = 300u32;
     let files: Vec<String> = (0..n).map(|i| base64::engine::general_purpose::STANDARD.encode(tiny_png(i))).collect();

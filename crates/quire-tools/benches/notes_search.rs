@@ -10,13 +10,13 @@
 //! Quire's own work; a real model adds its own time.
 
 use quire_tools::embed::{Embedder, embed_notes};
-use quire_tools::{CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
 mod common;
-use common::{HashedWords, admin, demo, percentile, search_latency};
+use common::{Demo, HashedWords, demo, percentile, search_latency};
 
 const NOTES: usize = 2_000;
 const TOPICS: &[&str] = &["garden", "invoice", "travel", "recipe", "meeting", "reading", "training", "budget"];
@@ -48,10 +48,7 @@ async fn table(registry: &Registry, ctx: &CallContext, label: &str) {
 
 #[tokio::main]
 async fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, scope) = demo(dir.path()).await;
-    let ctx = admin(&scope);
-    let services = Services::new(store.clone(), dir.path());
+    let Demo { dir: _dir, store, scope, services, ctx } = demo().await;
     let site = store.site(&scope.site_id).await.unwrap();
     let folder = services.vaults.folder(&site.slug);
     for i in 0..NOTES {

@@ -3,12 +3,12 @@
 //!
 //! Run: `cargo bench -p quire-tools --bench tools` (prints medians and p99).
 
-use quire_tools::{CallContext, Registry, Services};
+use quire_tools::{CallContext, Registry};
 use serde_json::{Value, json};
 use std::time::Instant;
 
 mod common;
-use common::{admin, demo, p50_p99, seed_dataset};
+use common::{Demo, demo, p50_p99, seed_dataset};
 
 async fn measure(
     registry: &Registry,
@@ -34,11 +34,10 @@ async fn measure(
 
 #[tokio::main]
 async fn main() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, scope) = demo(dir.path()).await;
+    let Demo { dir: _dir, store, scope, services, ctx } = demo().await;
     seed_dataset(&store, &scope).await;
-    let registry = Registry::new(Services::new(store.clone(), dir.path()));
-    let ctx = CallContext { session_id: Some("bench".into()), ..admin(&scope) };
+    let registry = Registry::new(services);
+    let ctx = CallContext { session_id: Some("bench".into()), ..ctx };
     let page = store.page_by_slug(&scope, "bench-page-500").await.unwrap();
     let section = store.sections(&scope, &page.id, 1, None).await.unwrap().items.remove(0);
 

@@ -10,16 +10,28 @@ use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// A store in `dir` seeded with the demo site, and the demo's scope.
-pub async fn demo(dir: &std::path::Path) -> (Store, Scope) {
-    let store = Store::open(&dir.join("bench.db")).await.unwrap();
-    let scope = seed_demo(&store, &dir.join("uploads")).await.unwrap().scope.unwrap();
-    (store, scope)
+/// The demo site in a fresh folder.
+pub struct Demo {
+    /// The folder of the database and the files; removed when dropped.
+    pub dir: tempfile::TempDir,
+    /// The store, seeded with the demo site.
+    pub store: Store,
+    /// The demo's scope.
+    pub scope: Scope,
+    /// Services over the store and the folder.
+    pub services: Services,
+    /// The local admin calling from the command line, in the demo's scope.
+    pub ctx: CallContext,
 }
 
-/// The local admin calling from the command line, in `scope`.
-pub fn admin(scope: &Scope) -> CallContext {
-    CallContext::new("bench", Group::Admin, scope.clone(), Surface::Cli)
+/// The demo site seeded in a fresh folder.
+pub async fn demo() -> Demo {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let services = Services::new(store.clone(), dir.path());
+    let ctx = CallContext::new("bench", Group::Admin, scope.clone(), Surface::Cli);
+    Demo { dir, store, scope, services, ctx }
 }
 
 /// The value at `p` (0 to 1) of sorted samples.

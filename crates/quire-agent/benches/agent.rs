@@ -290,7 +290,7 @@ fn main() {
         for i in 0..2_200 {
             let update = quire_store::SessionUpdate { steps: Some(i), usage: Some((i, i)), ..Default::default() };
             let start = Instant::now();
-            b.store.record_step(&b.scope, &session.id, &update, 1, &[call.clone(), result.clone()]).await.unwrap();
+            b.store.queue_step(&b.scope, &session.id, &update, 1, &[call.clone(), result.clone()]).await.unwrap().done().await.unwrap();
             if i >= 200 {
                 samples.push(start.elapsed().as_secs_f64() * 1e6);
             }

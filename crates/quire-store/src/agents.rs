@@ -399,21 +399,10 @@ impl Store {
 
     /// Records a step: the small state change and the new messages (of
     /// turn `turn`, appended after the last) in one write, in the next
-    /// group commit. Nothing else of the session is rewritten.
-    pub async fn record_step(
-        &self,
-        scope: &Scope,
-        session_id: &str,
-        update: &SessionUpdate,
-        turn: i64,
-        messages: &[Value],
-    ) -> Result<()> {
-        self.queue_step(scope, session_id, update, turn, messages).await?.done().await
-    }
-
-    /// [`Store::record_step`], answering as soon as the write is queued:
-    /// writes run in the order they were queued, and the answer's
-    /// [`QueuedWrite::done`] tells when this one committed.
+    /// group commit. Nothing else of the session is rewritten. It answers
+    /// as soon as the write is queued: writes run in the order they were
+    /// queued, and the answer's [`QueuedWrite::done`] tells when this one
+    /// committed.
     pub async fn queue_step(
         &self,
         scope: &Scope,

@@ -227,12 +227,13 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
     // The stopped runner's late step is refused and changes nothing.
     let update = quire_store::SessionUpdate { steps: Some(5), ..Default::default() };
     let late = json!({"role": "assistant", "content": "late"});
-    let refused = a.record_step(&scope, &session.id, &update, 1, &[late]).await.unwrap_err();
+    let refused =
+        async { a.queue_step(&scope, &session.id, &update, 1, &[late]).await?.done().await }.await.unwrap_err();
     assert!(refused.to_string().contains("another took its turn over"), "{refused}");
     assert_eq!(a.session_messages(&scope, &session.id).await.unwrap().len(), 1);
     // The taker writes its steps.
     let next = json!({"role": "assistant", "content": "on it"});
-    b.record_step(&scope, &session.id, &update, 1, &[next]).await.unwrap();
+    b.queue_step(&scope, &session.id, &update, 1, &[next]).await.unwrap().done().await.unwrap();
     assert_eq!(a.session(&scope, &session.id).await.unwrap().steps, 5);
     assert!(b.orphaned_sessions(silent).await.unwrap().is_empty(), "its new runner beats");
 }

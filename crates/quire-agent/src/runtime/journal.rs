@@ -150,7 +150,11 @@ impl Runtime {
             return Ok(());
         }
         let asked = Instant::now();
-        self.store().record_step(scope, &session.id, &SessionUpdate::default(), session.turns, &[]).await?;
+        self.store()
+            .queue_step(scope, &session.id, &SessionUpdate::default(), session.turns, &[])
+            .await?
+            .done()
+            .await?;
         journal.confirmed = asked;
         Ok(())
     }

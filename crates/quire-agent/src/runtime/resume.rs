@@ -172,7 +172,11 @@ impl Runtime {
         );
         recovered.push(Message::User { content: note });
         let bodies: Vec<Value> = recovered.iter().map(Message::to_json).collect();
-        store.record_step(scope, &session.id, &quire_store::SessionUpdate::default(), session.turns, &bodies).await?;
+        store
+            .queue_step(scope, &session.id, &quire_store::SessionUpdate::default(), session.turns, &bodies)
+            .await?
+            .done()
+            .await?;
         self.flush_events().await;
         session.status = SessionStatus::Running;
         let runtime = Arc::clone(self);

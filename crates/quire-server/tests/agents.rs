@@ -79,12 +79,10 @@ async fn chat_streams_a_turn_as_ag_ui_events() {
     let (app, fake) = app().await;
     fake.push(openai_stream("Sure.", &[("c1", "createPage", r#"{"name":"Blog two","slug":"blog-two"}"#)]));
     fake.push(openai_stream("Created /blog-two.", &[]));
-    let started = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "add a page" })))
-        .await;
+    let started = app.chat(&app.editor, json!({ "message": "add a page" })).await;
     assert_status!(started, 202);
-    let session = started.body["sessionId"].as_str().unwrap().to_string();
     assert_eq!(started.body["turn"], 1);
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
 
     let events = app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
     let kinds: Vec<&str> = events.iter().map(|(_, k, _)| k.as_str()).collect();
@@ -149,9 +147,7 @@ async fn approvals_over_rest_resume_the_turn() {
     let args = json!({ "ids": [contact] }).to_string();
     fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
     fake.push(openai_stream("Archived contact.", &[]));
-    let started = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "delete contact" })))
-        .await;
+    let started = app.chat(&app.editor, json!({ "message": "delete contact" })).await;
     let session = started.body["sessionId"].as_str().unwrap().to_string();
     let events = app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
     let (last_id, _, finished) = events.last().unwrap().clone();
@@ -163,14 +159,7 @@ async fn approvals_over_rest_resume_the_turn() {
     assert_eq!(pending.body["items"][0]["id"], approval);
     assert_eq!(pending.body["items"][0]["sessionId"], session);
     // a new message waits for the answer
-    let busy = app
-        .send(
-            "POST",
-            "/api/v1/agents/editor/chat",
-            Some(&app.editor),
-            Some(json!({ "message": "more", "sessionId": session })),
-        )
-        .await;
+    let busy = app.chat(&app.editor, json!({ "message": "more", "sessionId": session })).await;
     assert_status!(busy, 409);
     // an author may not answer (cannot use deletePage)
     let author = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.author), None).await;
@@ -189,8 +178,7 @@ async fn approvals_over_rest_resume_the_turn() {
 async fn agents_limited_to_groups_refuse_others() {
     let (app, fake) = app().await;
     app.patch("/api/v1/agents/editor", json!({ "allowedGroups": ["admin"] })).await;
-    let refused =
-        app.send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "hi" }))).await;
+    let refused = app.chat(&app.editor, json!({ "message": "hi" })).await;
     assert_status!(refused, 403);
     assert!(refused.error().contains("may not use agent"), "{}", refused.body);
     fake.push(openai_stream("Hello admin.", &[]));
@@ -215,9 +203,7 @@ async fn undo_a_turn_reverts_its_changes_or_refuses_when_changed_since() {
         &[("u1", "updatePage", &rename), ("c1", "createPage", r#"{"name":"Press","slug":"press"}"#)],
     ));
     fake.push(openai_stream("Done.", &[]));
-    let started = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "two edits" })))
-        .await;
+    let started = app.chat(&app.editor, json!({ "message": "two edits" })).await;
     let session = started.body["sessionId"].as_str().unwrap().to_string();
     app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
     assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About us");
@@ -226,13 +212,7 @@ async fn undo_a_turn_reverts_its_changes_or_refuses_when_changed_since() {
     let rename2 = json!({ "id": about, "name": "About the team" }).to_string();
     fake.push(openai_stream("", &[("u2", "updatePage", &rename2)]));
     fake.push(openai_stream("Renamed again.", &[]));
-    app.send(
-        "POST",
-        "/api/v1/agents/editor/chat",
-        Some(&app.editor),
-        Some(json!({ "message": "again", "sessionId": session })),
-    )
-    .await;
+    app.chat(&app.editor, json!({ "message": "again", "sessionId": session })).await;
     app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
     let conflict = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
     assert_status!(conflict, 409);
@@ -301,9 +281,7 @@ async fn undo_covers_notes_and_note_revisions_restore_over_rest() {
 async fn chat_can_wait_for_the_answer_or_stream_the_turn() {
     let (app, fake) = app().await;
     fake.push(openai_stream("Hello there.", &[]));
-    let waited = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "hi", "wait": true })))
-        .await;
+    let waited = app.chat(&app.editor, json!({ "message": "hi", "wait": true })).await;
     assert_status!(waited, 200);
     assert_eq!(waited.body["text"], "Hello there.");
     assert_eq!(waited.body["isComplete"], true);
@@ -317,14 +295,7 @@ async fn chat_can_wait_for_the_answer_or_stream_the_turn() {
         &[("g1", "getPage", r#"{"slug":"home"}"#), ("g2", "getPage", r#"{"slug":"nowhere-at-all"}"#)],
     ));
     fake.push(openai_stream("Read it.", &[]));
-    let read = app
-        .send(
-            "POST",
-            "/api/v1/agents/editor/chat",
-            Some(&app.editor),
-            Some(json!({ "message": "read home", "sessionId": session, "wait": true })),
-        )
-        .await;
+    let read = app.chat(&app.editor, json!({ "message": "read home", "sessionId": session, "wait": true })).await;
     assert_status!(read, 200);
     let calls = read.body["toolCalls"].as_array().unwrap();
     assert_eq!(calls.len(), 2, "{}", read.body);
@@ -336,14 +307,8 @@ async fn chat_can_wait_for_the_answer_or_stream_the_turn() {
     let pricing = app.page_id("pricing").await;
     let delete = json!({ "ids": [pricing] }).to_string();
     fake.push(openai_stream("", &[("d1", "deletePage", &delete)]));
-    let paused = app
-        .send(
-            "POST",
-            "/api/v1/agents/editor/chat",
-            Some(&app.editor),
-            Some(json!({ "message": "delete pricing", "sessionId": session, "wait": true })),
-        )
-        .await;
+    let paused =
+        app.chat(&app.editor, json!({ "message": "delete pricing", "sessionId": session, "wait": true })).await;
     assert_status!(paused, 200);
     assert_eq!(paused.body["isComplete"], false);
     assert_eq!(paused.body["pendingApprovals"][0]["tool"], "deletePage", "{}", paused.body);
@@ -447,11 +412,7 @@ async fn an_author_undoes_their_own_turn_but_not_anothers() {
     let (app, fake) = app().await;
     fake.push(openai_stream("", &[("c", "createPage", r#"{"name":"Draft idea","slug":"draft-idea"}"#)]));
     fake.push(openai_stream("Made it.", &[]));
-    let started = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.author), Some(json!({ "message": "make a page" })))
-        .await;
-    assert_status!(started, 202);
-    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    let session = app.start_chat(&app.author, "make a page").await;
     app.sse(&format!("/api/v1/sessions/{session}/events"), &app.author, None, "RUN_FINISHED").await;
     assert!(app.store.page_by_slug(&app.scope, "draft-idea").await.is_ok());
     let other = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;

@@ -375,11 +375,7 @@ async fn a_job_queued_by_a_turn_reports_progress_on_the_session_stream() {
     let args = json!({ "data": data, "filename": "chart.png", "alt": "A chart" }).to_string();
     fake.push(openai_stream("", &[("c1", "createImage", &args)]));
     fake.push(openai_stream("Added the chart.", &[]));
-    let started = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(json!({ "message": "add the chart" })))
-        .await;
-    assert_status!(started, 202);
-    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    let session = app.start_chat(&app.editor, "add the chart").await;
     let path = format!("/api/v1/sessions/{session}/events");
     let mut last: Option<String> = None;
     let mut jobs = Vec::new();

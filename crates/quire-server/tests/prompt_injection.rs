@@ -419,11 +419,7 @@ async fn fetched_page_injection(policy: &str) {
     for _ in 0..6 {
         fake.push(obey(Arc::clone(&plans)));
     }
-    let started = app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&app.admin), Some(json!({ "message": "Read the tides page" })))
-        .await;
-    assert_eq!(started.status, 202, "{}", started.body);
-    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    let session = app.start_chat(&app.admin, "Read the tides page").await;
     app.sse(&format!("/api/v1/sessions/{session}/events"), &app.admin, None, "RUN_FINISHED").await;
 
     // The model obeyed, and what it asked for waits for a person.
@@ -458,14 +454,7 @@ async fn fetched_page_injection(policy: &str) {
     // The user's goodbye is no answer to the request waiting for them: the
     // turn stays paused (and under the conversational policy, the preview
     // of the delete is refused by it, not approved).
-    let bye = app
-        .send(
-            "POST",
-            "/api/v1/agents/editor/chat",
-            Some(&app.admin),
-            Some(json!({ "message": "Thanks, bye", "sessionId": session })),
-        )
-        .await;
+    let bye = app.chat(&app.admin, json!({ "message": "Thanks, bye", "sessionId": session })).await;
     assert_eq!(bye.status, 409, "{}", bye.body);
     assert_eq!(posts.load(Ordering::SeqCst), 0, "nothing was sent out");
 
@@ -502,14 +491,7 @@ async fn under_the_conversational_policy_only_the_persons_yes_approves() {
         // the model reads consent into whatever it is told
         s.fake.push(openai_stream("", &[(&format!("c{i}"), "deletePage", &confirmed.to_string())]));
         s.fake.push(openai_stream("Archived it anyway.", &[]));
-        let next = app
-            .send(
-                "POST",
-                "/api/v1/agents/editor/chat",
-                Some(&app.editor),
-                Some(json!({ "message": answer, "sessionId": session })),
-            )
-            .await;
+        let next = app.chat(&app.editor, json!({ "message": answer, "sessionId": session })).await;
         assert_eq!(next.status, 202, "{}", next.body);
         app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
         assert!(app.store.page(&app.scope, &about).await.is_ok(), "\"{answer}\" archived nothing");

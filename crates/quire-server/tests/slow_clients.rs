@@ -216,10 +216,7 @@ async fn an_address_past_its_connection_limit_is_refused_while_others_are_served
 #[tokio::test]
 async fn an_event_stream_outlives_the_timeouts_and_ends_with_the_graceful_shutdown() {
     let mut served = serve(limits(1, 1, 4)).await;
-    let chat = served
-        .app
-        .send("POST", "/api/v1/agents/editor/chat", Some(&served.app.editor), Some(json!({ "message": "hi" })))
-        .await;
+    let chat = served.app.chat(&served.app.editor, json!({ "message": "hi" })).await;
     assert_eq!(chat.status.as_u16(), 202, "{}", chat.body);
     let session = chat.body["sessionId"].as_str().unwrap();
     let mut stream = TcpStream::connect(served.addr).await.unwrap();

@@ -238,9 +238,7 @@ async fn read_until_end(body: &mut Body, limit: Duration, seen: &mut Vec<String>
 async fn open_stream(app: &TestApp, fake: &Fake) -> (String, String, Body) {
     let (id, secret) = create(app, json!({ "name": "chatter", "group": "editor" })).await;
     fake.push(openai_stream("Hello.", &[]));
-    let started = app.send("POST", "/api/v1/agents/editor/chat", Some(&secret), Some(json!({ "message": "hi" }))).await;
-    assert_status!(started, 202);
-    let session = started.body["sessionId"].as_str().unwrap();
+    let session = app.start_chat(&secret, "hi").await;
     let req = Request::builder()
         .uri(format!("/api/v1/sessions/{session}/events"))
         .header("authorization", format!("Bearer {secret}"))

@@ -19,7 +19,7 @@ async fn turn(app: &TestApp, message: &str, session: Option<&str>) -> String {
     if let Some(s) = session {
         body["sessionId"] = json!(s);
     }
-    let started = app.send("POST", "/api/v1/agents/editor/chat", Some(&app.editor), Some(body)).await;
+    let started = app.chat(&app.editor, body).await;
     assert_eq!(started.status, 202, "{}", started.body);
     let id = started.body["sessionId"].as_str().unwrap().to_string();
     app.sse(&format!("/api/v1/sessions/{id}/events"), &app.editor, None, "RUN_FINISHED").await;

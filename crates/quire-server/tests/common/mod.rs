@@ -211,6 +211,19 @@ impl TestApp {
         Reply { status, body }
     }
 
+    /// Sends `body` to the editor agent's chat as the holder of `token`.
+    pub async fn chat(&self, token: &str, body: Value) -> Reply {
+        self.send("POST", "/api/v1/agents/editor/chat", Some(token), Some(body)).await
+    }
+
+    /// Starts a turn of the editor agent with `message` as the holder of
+    /// `token`; answers the new session's id.
+    pub async fn start_chat(&self, token: &str, message: &str) -> String {
+        let started = self.chat(token, json!({ "message": message })).await;
+        assert_eq!(started.status, 202, "{}", started.body);
+        started.body["sessionId"].as_str().unwrap().to_string()
+    }
+
     pub async fn get(&self, path: &str) -> Reply {
         self.send("GET", path, Some(&self.admin), None).await
     }

@@ -1,15 +1,13 @@
 //! The vault's operations through its public API: reading and editing by line, overwrite rules, archive, listing.
 
+mod common;
+
+use common::{vault, vault_of};
+
 use std::fs;
 use std::path::Path;
 
 use quire_vault::{ChangeOp, ErrorKind, ItemKind, MAX_NOTE_BYTES, Vault, VaultError};
-
-fn vault() -> (tempfile::TempDir, Vault) {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = Vault::open(dir.path().join("vault")).unwrap();
-    (dir, vault)
-}
 
 fn numbered(lines: usize) -> String {
     (1..=lines).map(|n| format!("line {n}\n")).collect()
@@ -244,9 +242,7 @@ fn move_rules() {
 
 #[test]
 fn move_folders() {
-    let (_dir, vault) = vault();
-    vault.write("old/a.md", "a", false).unwrap();
-    vault.write("old/sub/b.md", "b", false).unwrap();
+    let (_dir, vault) = vault_of(&[("old/a.md", "a"), ("old/sub/b.md", "b")]);
     vault.create_folder("taken").unwrap();
     vault.write("taken.md", "t", false).unwrap();
 
@@ -369,9 +365,7 @@ fn archiving_the_same_path_twice_at_once_keeps_both() {
 
 #[test]
 fn archiving_a_folder_keeps_its_structure() {
-    let (_dir, vault) = vault();
-    vault.write("projects/cancelled/plan.md", "plan", false).unwrap();
-    vault.write("projects/cancelled/notes/n1.md", "n1", false).unwrap();
+    let (_dir, vault) = vault_of(&[("projects/cancelled/plan.md", "plan"), ("projects/cancelled/notes/n1.md", "n1")]);
     vault.create_folder("projects/cancelled/empty").unwrap();
     let change = vault.archive("projects/cancelled").unwrap();
     assert_eq!((change.before, change.after), (None, None));
@@ -415,10 +409,7 @@ fn restoring_out_of_the_archive() {
 
 #[test]
 fn listing_order_kinds_and_hidden_entries() {
-    let (_dir, vault) = vault();
-    vault.write("b.md", "bb", false).unwrap();
-    vault.write("A.md", "a", false).unwrap();
-    vault.write("notes.txt", "n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("b.md", "bb"), ("A.md", "a"), ("notes.txt", "n")]);
     vault.create_folder("zeta").unwrap();
     vault.create_folder("Alpha").unwrap();
     vault.write("Alpha/inner.md", "i", false).unwrap();

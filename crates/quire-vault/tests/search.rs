@@ -1,17 +1,15 @@
 //! Search through the public API, including edits made behind the vault's back.
 
+mod common;
+
+use common::{vault, vault_of};
+
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use quire_vault::{ErrorKind, SearchHit, Vault};
-
-fn vault() -> (tempfile::TempDir, Vault) {
-    let dir = tempfile::tempdir().unwrap();
-    let vault = Vault::open(dir.path()).unwrap();
-    (dir, vault)
-}
+use quire_vault::{ErrorKind, SearchHit};
 
 fn paths(hits: &[SearchHit]) -> Vec<&str> {
     let mut seen: Vec<&str> = Vec::new();
@@ -32,9 +30,10 @@ fn touch_forward(path: &Path, seconds: u64) {
 
 #[test]
 fn notes_written_through_the_vault_are_found() {
-    let (_dir, vault) = vault();
-    vault.write("recipes/bread.md", "# Bread\n\nFlour, water, salt.\nKnead the dough.\n", false).unwrap();
-    vault.write("recipes/soup.md", "# Soup\n\nWater and vegetables.\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[
+        ("recipes/bread.md", "# Bread\n\nFlour, water, salt.\nKnead the dough.\n"),
+        ("recipes/soup.md", "# Soup\n\nWater and vegetables.\n"),
+    ]);
     let hits = vault.search("dough", None, 10, false).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(
@@ -53,10 +52,11 @@ fn notes_written_through_the_vault_are_found() {
 
 #[test]
 fn all_words_must_match_unless_none_do() {
-    let (_dir, vault) = vault();
-    vault.write("both.md", "alpha line\nbeta line\n", false).unwrap();
-    vault.write("alpha.txt", "only alpha here\n", false).unwrap();
-    vault.write("gamma.md", "gamma\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[
+        ("both.md", "alpha line\nbeta line\n"),
+        ("alpha.txt", "only alpha here\n"),
+        ("gamma.md", "gamma\n"),
+    ]);
     let hits = vault.search("alpha beta", None, 10, false).unwrap();
     assert_eq!(paths(&hits), ["both.md"]);
     assert_eq!(hits.iter().map(|hit| hit.line).collect::<Vec<_>>(), [1, 2]);
@@ -69,11 +69,12 @@ fn all_words_must_match_unless_none_do() {
 
 #[test]
 fn ranking_prefers_names_headings_and_frequency() {
-    let (_dir, vault) = vault();
-    vault.write("misc.md", "we talked about the garden once\nand other things\nmore things\n", false).unwrap();
-    vault.write("garden.md", "plants\n", false).unwrap();
-    vault.write("plans.md", "# Garden plans\nsoil\n", false).unwrap();
-    vault.write("filler.md", "nothing relevant\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[
+        ("misc.md", "we talked about the garden once\nand other things\nmore things\n"),
+        ("garden.md", "plants\n"),
+        ("plans.md", "# Garden plans\nsoil\n"),
+        ("filler.md", "nothing relevant\n"),
+    ]);
     let hits = vault.search("garden", None, 10, false).unwrap();
     let order = paths(&hits);
     assert_eq!(order.len(), 3);
@@ -110,11 +111,12 @@ fn limit_caps_hits_and_best_notes_come_first() {
 
 #[test]
 fn path_restricts_the_search() {
-    let (_dir, vault) = vault();
-    vault.write("work/a.md", "budget\n", false).unwrap();
-    vault.write("work/deep/b.md", "budget\n", false).unwrap();
-    vault.write("home/c.md", "budget\n", false).unwrap();
-    vault.write("workshop/d.md", "budget\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[
+        ("work/a.md", "budget\n"),
+        ("work/deep/b.md", "budget\n"),
+        ("home/c.md", "budget\n"),
+        ("workshop/d.md", "budget\n"),
+    ]);
     let mut found = paths(&vault.search("budget", Some("work"), 10, false).unwrap()).join(",");
     assert_eq!(found, "work/a.md,work/deep/b.md");
     found = paths(&vault.search("budget", Some("work/a.md"), 10, false).unwrap()).join(",");
@@ -244,10 +246,11 @@ fn hits_serialize_in_camel_case() {
 
 #[test]
 fn words_of_one_family_find_each_other() {
-    let (_dir, vault) = vault();
-    vault.write("trips/alps.md", "# Mountain sunset\n\nWe watched the light go from the ridge.\n", false).unwrap();
-    vault.write("trips/coast.md", "# Harbour\n\nBoats and a sunset over the sea.\n", false).unwrap();
-    vault.write("trips/city.md", "# Museums\n\nRunning between exhibitions.\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[
+        ("trips/alps.md", "# Mountain sunset\n\nWe watched the light go from the ridge.\n"),
+        ("trips/coast.md", "# Harbour\n\nBoats and a sunset over the sea.\n"),
+        ("trips/city.md", "# Museums\n\nRunning between exhibitions.\n"),
+    ]);
     // "mountains" finds "Mountain"; the note with both words ranks first.
     let hits = vault.search("sunset over the mountains", None, 10, false).unwrap();
     assert_eq!(paths(&hits)[0], "trips/alps.md", "{hits:?}");

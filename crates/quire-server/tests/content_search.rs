@@ -45,6 +45,16 @@ async fn page_with_text(app: &TestApp, token: &str, name: &str, slug: &str, body
     (id, section["item"]["pageSectionId"].as_str().unwrap().to_string())
 }
 
+/// An app that embeds through a fake embeddings server; answers the fake
+/// (to count its calls), the embedder and the app.
+async fn embedding_app() -> (Arc<Fake>, SharedEmbedder, TestApp) {
+    let fake = Arc::new(Fake::default());
+    let base = fake_server(Arc::clone(&fake)).await;
+    let embedder: SharedEmbedder = Arc::new(OpenAiEmbedder::new(&base, None, "fake-embed").unwrap());
+    let app = TestApp::build_with(|s| s.embedder = Some(Arc::clone(&embedder)), |s| s).await;
+    (fake, embedder, app)
+}
+
 async fn post(app: &TestApp, slug: &str, title: &str, body: &str, tags: &[&str]) -> String {
     let made = call(
         app,
@@ -170,10 +180,7 @@ async fn bad_queries_are_refused_in_the_tool_error_shape() {
 
 #[tokio::test]
 async fn meaning_ranks_pages_and_posts_and_follows_their_changes() {
-    let fake = Arc::new(Fake::default());
-    let base = fake_server(Arc::clone(&fake)).await;
-    let embedder: SharedEmbedder = Arc::new(OpenAiEmbedder::new(&base, None, "fake-embed").unwrap());
-    let app = TestApp::build_with(|s| s.embedder = Some(Arc::clone(&embedder)), |s| s).await;
+    let (fake, embedder, app) = embedding_app().await;
     let (alps, section) =
         page_with_text(&app, &app.admin, "Evening in the Alps", "alps-evening", "Light on the summit.").await;
     page_with_text(&app, &app.admin, "Our crew", "crew", "Who we are.").await;
@@ -246,10 +253,7 @@ fn paths(found: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn notes_are_found_by_meaning_among_the_notes_in_view_and_follow_their_changes() {
-    let fake = Arc::new(Fake::default());
-    let base = fake_server(Arc::clone(&fake)).await;
-    let embedder: SharedEmbedder = Arc::new(OpenAiEmbedder::new(&base, None, "fake-embed").unwrap());
-    let app = TestApp::build_with(|s| s.embedder = Some(Arc::clone(&embedder)), |s| s).await;
+    let (fake, embedder, app) = embedding_app().await;
     let embed = || embed_notes(&app.store, &app.services.vaults, embedder.as_ref(), 100);
     let write =
         |path: &'static str, content: &'static str| call(&app, "writeNote", json!({"path": path, "content": content}));

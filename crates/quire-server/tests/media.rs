@@ -362,14 +362,8 @@ async fn a_job_queued_by_a_turn_reports_progress_on_the_session_stream() {
     use quire_agent::testing::{Fake, openai_stream, serve};
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let profiles = quire_agent::testing::fake_profiles(&base);
     // The serving process's background work: the job worker among it.
-    let app = TestApp::build(move |s| {
-        let s = s.with_profiles(profiles);
-        s.spawn_background();
-        s
-    })
-    .await;
+    let app = TestApp::serving_with_llm(&base).await;
     use base64::Engine as _;
     let data = base64::engine::general_purpose::STANDARD.encode(samples::png(400, 300));
     let args = json!({ "data": data, "filename": "chart.png", "alt": "A chart" }).to_string();

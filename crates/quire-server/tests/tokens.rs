@@ -298,13 +298,7 @@ async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
 async fn a_revocation_made_by_another_process_takes_effect_within_a_second_or_two() {
     let fake = Fake::default();
     let base = serve(fake.clone()).await;
-    let profiles = quire_agent::testing::fake_profiles(&base);
-    let app = TestApp::build(move |state| {
-        let state = state.with_profiles(profiles);
-        state.spawn_background();
-        state
-    })
-    .await;
+    let app = TestApp::serving_with_llm(&base).await;
     let (id, secret, mut body) = open_stream(&app, &fake).await;
     let mut seen = Vec::new();
     assert!(!read_until_end(&mut body, Duration::from_millis(500), &mut seen).await);

@@ -119,6 +119,18 @@ impl TestApp {
         Self::build(move |s| s.with_profiles(profiles)).await
     }
 
+    /// Like [`TestApp::with_llm`], with the serving process's background
+    /// work running (the job worker, the session watch among it).
+    pub async fn serving_with_llm(base: &str) -> Self {
+        let profiles = quire_agent::testing::fake_profiles(base);
+        Self::build(move |s| {
+            let s = s.with_profiles(profiles);
+            s.spawn_background();
+            s
+        })
+        .await
+    }
+
     pub async fn build(configure: impl FnOnce(AppState) -> AppState) -> Self {
         Self::build_with(|_| {}, configure).await
     }

@@ -224,15 +224,7 @@ async fn a_429_is_retried_then_succeeds() {
 
 #[tokio::test]
 async fn persistent_errors_end_the_run_with_run_error() {
-    let env = Env::new(
-        ProviderKind::Openai,
-        |mut p| {
-            p.retries = 1;
-            p
-        },
-        |r| r,
-    )
-    .await;
+    let env = Env::openai_with(|p| p.retries = 1).await;
     env.fake.push(Reply::Status(500, None));
     env.fake.push(Reply::Status(500, None));
     let session = env.turn("hi", None).await;
@@ -249,15 +241,7 @@ async fn persistent_errors_end_the_run_with_run_error() {
 
 #[tokio::test]
 async fn the_step_limit_ends_the_turn_with_a_clear_message() {
-    let env = Env::new(
-        ProviderKind::Openai,
-        |mut p| {
-            p.max_steps = 2;
-            p
-        },
-        |r| r,
-    )
-    .await;
+    let env = Env::openai_with(|p| p.max_steps = 2).await;
     env.fake.push(openai_stream("", &[("c1", "getPage", r#"{"slug":"about"}"#)]));
     env.fake.push(openai_stream("", &[("c2", "getPage", r#"{"slug":"home"}"#)]));
     let session = env.turn("look around", None).await;
@@ -269,15 +253,7 @@ async fn the_step_limit_ends_the_turn_with_a_clear_message() {
 
 #[tokio::test]
 async fn non_streaming_answers_work_too() {
-    let env = Env::new(
-        ProviderKind::Openai,
-        |mut p| {
-            p.stream = false;
-            p
-        },
-        |r| r,
-    )
-    .await;
+    let env = Env::openai_with(|p| p.stream = false).await;
     env.fake.push(openai_json("", &[("c1", "getPage", r#"{"slug":"about"}"#)]));
     env.fake.push(openai_json("About exists.", &[]));
     let session = env.turn("about?", None).await;

@@ -23,6 +23,18 @@ async fn resume(env: &Env, session: &str) {
     tokio::time::timeout(Duration::from_secs(30), handle).await.unwrap().unwrap();
 }
 
+/// A turn asking for the page `slug` deleted, paused on the approval of
+/// the call; the model's next answer is `after`. Answers the page's id, the
+/// session and the approvals it waits for.
+async fn deletion_paused(env: &Env, slug: &str, after: &str) -> (String, String, Vec<Value>) {
+    let page = env.page_id(slug).await;
+    env.delete_page(&page);
+    env.fake.push(openai_stream(after, &[]));
+    let session = env.turn(&format!("delete {slug}"), None).await;
+    let approvals = paused(env, &session).await;
+    (page, session, approvals)
+}
+
 #[tokio::test]
 async fn approved_calls_run_and_the_loop_continues() {
     let env = Env::openai().await;
@@ -75,11 +87,7 @@ async fn approved_calls_run_and_the_loop_continues() {
 #[tokio::test]
 async fn rejected_calls_tell_the_model_why() {
     let env = Env::openai().await;
-    let pricing = env.page_id("pricing").await;
-    env.delete_page(&pricing);
-    env.fake.push(openai_stream("Understood, I left it.", &[]));
-    let session = env.turn("delete pricing", None).await;
-    let approvals = paused(&env, &session).await;
+    let (pricing, session, approvals) = deletion_paused(&env, "pricing", "Understood, I left it.").await;
     env.reject(&approvals[0], Some("we still sell things")).await;
     resume(&env, &session).await;
     let result = last_tool_result(&env.fake.requests()[1]);
@@ -92,11 +100,7 @@ async fn rejected_calls_tell_the_model_why() {
 async fn expired_requests_are_reported_and_change_nothing() {
     let env =
         Env::new(ProviderKind::Openai, |p| p, |r| r.with_confirmation_ttl(chrono::Duration::milliseconds(300))).await;
-    let pricing = env.page_id("pricing").await;
-    env.delete_page(&pricing);
-    env.fake.push(openai_stream("Nobody answered; nothing changed.", &[]));
-    let session = env.turn("delete pricing", None).await;
-    paused(&env, &session).await;
+    let (pricing, session, _) = deletion_paused(&env, "pricing", "Nobody answered; nothing changed.").await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     // the sweeper (as the server runs it) picks it up
     assert_eq!(env.runtime.sweep().await, 1);
@@ -109,11 +113,7 @@ async fn expired_requests_are_reported_and_change_nothing() {
 #[tokio::test]
 async fn a_record_changed_since_the_preview_stops_the_call() {
     let env = Env::openai().await;
-    let contact = env.page_id("contact").await;
-    env.delete_page(&contact);
-    env.fake.push(openai_stream("It changed; I stopped.", &[]));
-    let session = env.turn("delete contact", None).await;
-    let approvals = paused(&env, &session).await;
+    let (contact, session, approvals) = deletion_paused(&env, "contact", "It changed; I stopped.").await;
     env.approve(&approvals[0]).await;
     // someone edits the page after the preview
     env.store
@@ -180,11 +180,7 @@ async fn parallel_calls_run_safe_ones_and_pause_for_each_destructive_one() {
 #[tokio::test]
 async fn a_paused_run_resumes_after_a_restart() {
     let env = Env::openai().await;
-    let contact = env.page_id("contact").await;
-    env.delete_page(&contact);
-    env.fake.push(openai_stream("Archived.", &[]));
-    let session = env.turn("delete contact", None).await;
-    let approvals = paused(&env, &session).await;
+    let (contact, session, approvals) = deletion_paused(&env, "contact", "Archived.").await;
     // the process stops; a new one starts over the same database
     let restarted = env.restarted();
     env.approve(&approvals[0]).await;

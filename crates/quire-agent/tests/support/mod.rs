@@ -31,6 +31,19 @@ impl Env {
         Self::new(ProviderKind::Openai, |p| p, |r| r).await
     }
 
+    /// Like [`Env::openai`], with the provider profile changed by `change`.
+    pub async fn openai_with(change: impl FnOnce(&mut Profile)) -> Self {
+        Self::new(
+            ProviderKind::Openai,
+            |mut p| {
+                change(&mut p);
+                p
+            },
+            |r| r,
+        )
+        .await
+    }
+
     /// A runtime whose model is `model`, injected: no HTTP.
     pub async fn in_process() -> Self {
         let env = Self::openai().await;

@@ -12,6 +12,14 @@ fn confirmation_id(preview: &Value) -> String {
     preview["confirmationId"].as_str().unwrap().to_string()
 }
 
+/// Restores the newest archive of a page, which must be refused as a
+/// conflict; answers the reason.
+async fn refused_page_restore(env: &Env) -> String {
+    let archive =
+        ok(env.call("getArchive", json!({"entity": "page"})).await)["items"][0]["id"].as_str().unwrap().to_string();
+    fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT")
+}
+
 #[tokio::test]
 async fn preview_then_approval_then_execution() {
     let env = Env::new().await;
@@ -289,9 +297,7 @@ async fn restore_preview_reports_a_reused_slug() {
     let pricing = env.page_id("pricing").await;
     approve_and_run(&env, "deletePage", json!({"ids": [pricing]})).await;
     ok(env.call("createPage", json!({"name": "Pricing 2", "slug": "pricing"})).await);
-    let archive =
-        ok(env.call("getArchive", json!({"entity": "page"})).await)["items"][0]["id"].as_str().unwrap().to_string();
-    let conflict = fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT");
+    let conflict = refused_page_restore(&env).await;
     assert!(conflict.contains("slug \"pricing\" is now used by another page"), "{conflict}");
 }
 
@@ -368,9 +374,7 @@ async fn restore_refuses_sections_whose_template_is_archived() {
         )
         .await
         .unwrap();
-    let archive =
-        ok(env.call("getArchive", json!({"entity": "page"})).await)["items"][0]["id"].as_str().unwrap().to_string();
-    let err = fails(&env.call("restoreArchive", json!({"ids": [archive]})).await, "CONFLICT");
+    let err = refused_page_restore(&env).await;
     assert!(err.contains("template faq, which is archived"), "{err}");
 }
 

@@ -23,6 +23,13 @@ async fn run(base: &str, args: &[&str]) -> (bool, String, String) {
     tokio::task::spawn_blocking(move || outcome(&mut cmd)).await.unwrap()
 }
 
+/// A fake provider, its address and a data directory with the demo site.
+async fn seeded_with_model() -> (Fake, String, tempfile::TempDir) {
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    (fake, base, seeded())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn one_message_streams_the_answer_and_exits() {
     let fake = Fake::default();
@@ -42,9 +49,7 @@ async fn one_message_streams_the_answer_and_exits() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_terminal_approvals_stay_pending_and_the_cli_answers_them() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
-    let dir = seeded();
+    let (fake, base, dir) = seeded_with_model().await;
     let data = dir.path().to_str().unwrap();
     let (ok, out, _) =
         run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"contact"}"#, "--data", data]).await;
@@ -88,9 +93,7 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
         eprintln!("skipped: `script` (util-linux) is not installed");
         return;
     }
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
-    let dir = seeded();
+    let (fake, base, dir) = seeded_with_model().await;
     let data = dir.path().to_str().unwrap().to_string();
     let (_, out, _) =
         run(&base, &["tools", "call", "getPage", "--args", r#"{"slug":"pricing"}"#, "--data", &data]).await;
@@ -136,9 +139,7 @@ async fn in_a_terminal_approvals_are_asked_and_the_turn_continues() {
 /// the same use case as REST and the back-office.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agents_turn_is_undone_from_the_command_line() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
-    let dir = seeded();
+    let (fake, base, dir) = seeded_with_model().await;
     let data = dir.path().to_str().unwrap();
     fake.push(openai_stream("", &[("c1", "createPage", r#"{"name":"Launch","slug":"launch"}"#)]));
     fake.push(openai_stream("Made the launch page.", &[]));

@@ -474,47 +474,38 @@ fn a_bad_model_configuration_is_refused_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let data = data.to_str().unwrap();
-    let out = quire()
-        .args(["serve", "--data", data, "--addr", "127.0.0.1:0"])
-        .env("QUIRE_LLM_PROVIDER", "llama")
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (ok, _, err) =
+        outcome(quire().args(["serve", "--data", data, "--addr", "127.0.0.1:0"]).env("QUIRE_LLM_PROVIDER", "llama"));
+    assert!(!ok);
     assert!(err.contains("QUIRE_LLM_PROVIDER: \"llama\" is not one of openai, anthropic"), "{err}");
     assert!(!std::path::Path::new(data).exists(), "nothing was created");
 
-    let out = quire()
-        .args(["serve", "--data", data, "--addr", "127.0.0.1:0"])
-        .env("QUIRE_LLM_PROVIDER", "openai")
-        .env("OPENAI_API_KEY", "sk-test")
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (ok, _, err) = outcome(
+        quire()
+            .args(["serve", "--data", data, "--addr", "127.0.0.1:0"])
+            .env("QUIRE_LLM_PROVIDER", "openai")
+            .env("OPENAI_API_KEY", "sk-test"),
+    );
+    assert!(!ok);
     assert!(err.contains("QUIRE_LLM_MODEL is not set: QUIRE_LLM_PROVIDER selects the openai provider"), "{err}");
 
     run(&["seed", "--data", data]);
-    let out = quire()
-        .args(["chat", "-m", "hi", "--data", data])
-        .env("QUIRE_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (ok, _, err) = outcome(
+        quire()
+            .args(["chat", "-m", "hi", "--data", data])
+            .env("QUIRE_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+            .stdin(Stdio::null()),
+    );
+    assert!(!ok);
     assert!(err.contains("QUIRE_LLM_MODEL is not set: QUIRE_LLM_BASE_URL selects the openai provider"), "{err}");
     assert!(!err.contains("could not reach"), "the provider was not called: {err}");
 
     let config = dir.path().join("quire.toml");
     std::fs::write(&config, "[profiles.default]\nprovider = \"anthropic\"\n").unwrap();
-    let out = quire()
-        .args(["chat", "-m", "hi", "--data", data, "--config", config.to_str().unwrap()])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (ok, _, err) = outcome(
+        quire().args(["chat", "-m", "hi", "--data", data, "--config", config.to_str().unwrap()]).stdin(Stdio::null()),
+    );
+    assert!(!ok);
     assert!(err.contains("model profile \"default\" names no model"), "{err}");
 }
 

@@ -99,28 +99,10 @@ pub fn code_of(status: StatusCode) -> &'static str {
     }
 }
 
+/// A store error answers as the use cases map it (see [`quire_app::AppError`]).
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::NotFound { .. } => ApiError::not_found(e.to_string()),
-            StoreError::Validation(errors) => {
-                let first = errors.first().clone();
-                // A cursor is not content: a bad one is a malformed request.
-                let status =
-                    if first.field == "cursor" { StatusCode::BAD_REQUEST } else { StatusCode::UNPROCESSABLE_ENTITY };
-                ApiError {
-                    status,
-                    code: if status == StatusCode::BAD_REQUEST { "BAD_REQUEST" } else { "VALIDATION" },
-                    message: errors.to_string(),
-                    field: Some(first.field),
-                    details: if errors.0.len() > 1 { errors.0 } else { Vec::new() },
-                }
-            }
-            StoreError::Conflict { message, field } => {
-                ApiError { field, ..ApiError::new(StatusCode::CONFLICT, "CONFLICT", message) }
-            }
-            other => ApiError::internal(other),
-        }
+        quire_app::AppError::from(e).into()
     }
 }
 

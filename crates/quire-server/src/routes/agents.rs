@@ -36,28 +36,10 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/sessions/{id}/turns/{turn}/undo", post(undo))
 }
 
+/// An agent's error answers as the use cases map it (see [`quire_app::AppError`]).
 impl From<AgentError> for ApiError {
     fn from(e: AgentError) -> Self {
-        match e {
-            AgentError::NotFound(m) => ApiError::not_found(m),
-            AgentError::Forbidden(m) => ApiError::forbidden(m),
-            AgentError::Conflict(m) => ApiError {
-                status: StatusCode::CONFLICT,
-                code: "CONFLICT",
-                message: m,
-                field: None,
-                details: Vec::new(),
-            },
-            AgentError::Invalid { field, message } => ApiError {
-                status: StatusCode::UNPROCESSABLE_ENTITY,
-                code: "VALIDATION",
-                message: format!("{field}: {message}"),
-                field: Some(field.to_string()),
-                details: Vec::new(),
-            },
-            AgentError::Store(e) => e.into(),
-            AgentError::Internal(m) => ApiError::internal(m),
-        }
+        quire_app::AppError::from(e).into()
     }
 }
 

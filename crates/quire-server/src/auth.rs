@@ -256,6 +256,14 @@ impl FromRequestParts<AppState> for Records {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let caller = Caller::from_request_parts(parts, state).await?;
-        Ok(Records(quire_app::content::Content::new(state.store().clone(), caller.acting())))
+        Ok(Records::of(state, &caller))
+    }
+}
+
+impl Records {
+    /// The records as `caller` may read and change them, for a handler that
+    /// needs the caller too (one credential lookup, not two).
+    pub fn of(state: &AppState, caller: &Caller) -> Self {
+        Records(quire_app::content::Content::new(state.store().clone(), caller.acting()))
     }
 }

@@ -368,12 +368,11 @@ pub struct SessionEvent {
 pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
-    records: Records,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
-    records.session(&id).await?;
+    Records::of(&state, &caller).session(&id).await?;
     let last = match headers.get("last-event-id").map(|v| v.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok())) {
         Some(None) => return Err(ApiError::bad_field("Last-Event-ID", "expected the id of an earlier event")),
         Some(Some(v)) => Some(v),

@@ -78,9 +78,7 @@ pub async fn delivered_navigation(
     scope: &Scope,
     key: &str,
 ) -> AppResult<(Navigation, Vec<DeliveredNavItem>)> {
-    let navigation = services.store.navigation(scope, key).await?;
-    let items = services.store.delivery_navigation(scope, key).await?;
-    Ok((navigation, items))
+    Ok(services.store.delivery_navigation(scope, key).await?)
 }
 
 /// One page of the published entries of a collection of `scope`, newest

@@ -39,46 +39,51 @@ pub struct DeliveredNavItem {
 }
 
 impl Store {
-    /// A published page by slug with its visible, published sections.
+    /// A published page by slug with its visible, published sections,
+    /// read in one snapshot: never a page from before a write with
+    /// sections from after it.
     pub async fn delivery_page(&self, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
         let (scope, slug) = (scope.clone(), slug.to_string());
         self.db
             .read_short(move |c| {
-                let page =
-                    by_key::<Page>(c, &scope, &slug)?.ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
-                if page.status != PublishStatus::Published {
-                    return Err(StoreError::not_found("page", slug));
-                }
-                let rows = db::query(
+                c.transaction(false, |c| {
+                    let page = by_key::<Page>(c, &scope, &slug)?
+                        .ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
+                    if page.status != PublishStatus::Published {
+                        return Err(StoreError::not_found("page", slug));
+                    }
+                    let rows = db::query(
                     "SELECT * FROM page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
                      AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
                 )
                 .bind(&page.id)
                 .bind_scope(&scope)
                 .fetch_all(c)?;
-                let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
-                let path = match &page.parent_id {
-                    None if page.slug == "home" => "/".to_string(),
-                    None => format!("/{}", page.slug),
-                    Some(_) => page_path(c, &scope, &page.id, &mut HashMap::new())?
-                        .ok_or_else(|| StoreError::not_found("page", slug))?,
-                };
-                Ok(DeliveredPage { page, path, sections })
+                    let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
+                    let path = match &page.parent_id {
+                        None if page.slug == "home" => "/".to_string(),
+                        None => format!("/{}", page.slug),
+                        Some(_) => page_path(c, &scope, &page.id, &mut HashMap::new())?
+                            .ok_or_else(|| StoreError::not_found("page", slug))?,
+                    };
+                    Ok(DeliveredPage { page, path, sections })
+                })
             })
             .await
     }
 
-    /// The visible items of a navigation, nested, with hrefs resolved.
-    /// Items whose target is unpublished or archived are left out.
-    pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
+    /// A navigation by id or key, with its visible items nested and hrefs
+    /// resolved, read in one snapshot. Items whose target is unpublished
+    /// or archived are left out.
+    pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
         let (scope, key) = (scope.clone(), key.to_string());
-        self.db.read(move |c| navigation_items(c, &scope, &key)).await
+        self.db.read(move |c| c.transaction(false, |c| navigation_items(c, &scope, &key))).await
     }
 }
 
-/// The visible items of the navigation `key`, nested, with hrefs resolved
-/// (see [`Store::delivery_navigation`]).
-fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<DeliveredNavItem>> {
+/// The navigation `key` and its visible items, nested, with hrefs
+/// resolved (see [`Store::delivery_navigation`]).
+fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
     let nav: Navigation = find(conn, scope, key)?;
     let rows = db::query(
         "SELECT * FROM nav_items WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
@@ -169,7 +174,8 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<Vec<Deliver
             })
             .collect()
     }
-    Ok(build(None, &items, &resolve, 0))
+    let tree = build(None, &items, &resolve, 0);
+    Ok((nav, tree))
 }
 
 /// The path of a published page from its ancestors' slugs (`home` is

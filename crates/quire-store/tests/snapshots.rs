@@ -1,0 +1,103 @@
+//! Delivery reads one snapshot: readers polling a page and a menu while a
+//! writer takes them off the site and puts them back (each a transaction
+//! of several rows) see all of a write or none of it, never a page from
+//! before it with sections from after it.
+
+use quire_core::model::{ChangeContext, EntityKind};
+use quire_store::{Scope, Store, StoreError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const READERS: usize = 8;
+const FLIPS: usize = 60;
+
+/// What readers saw: (whole answers, absences).
+#[derive(Default, Debug)]
+struct Seen {
+    whole: usize,
+    absent: usize,
+}
+
+/// Archives and restores the record `id` of `kind` `FLIPS` times, while
+/// `READERS` tasks run `read` in a loop; `read` answers `None` when the
+/// record is off the site and panics on a mix.
+async fn flip_while_reading<F, Fut>(store: &Store, scope: &Scope, kind: EntityKind, id: &str, read: F) -> Seen
+where
+    F: Fn(Store, Scope) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = Option<()>> + Send,
+{
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut readers = Vec::new();
+    for _ in 0..READERS {
+        let (store, scope, stop, read) = (store.clone(), scope.clone(), Arc::clone(&stop), read.clone());
+        readers.push(tokio::spawn(async move {
+            let mut seen = Seen::default();
+            while !stop.load(Ordering::Relaxed) {
+                match read(store.clone(), scope.clone()).await {
+                    Some(()) => seen.whole += 1,
+                    None => seen.absent += 1,
+                }
+                tokio::task::yield_now().await;
+            }
+            seen
+        }));
+    }
+    let ctx = ChangeContext::system();
+    for _ in 0..FLIPS {
+        let archives = store.archive(&ctx, scope, kind, &[id.to_string()]).await.unwrap();
+        let ids: Vec<String> = archives.iter().map(|a| a.id.clone()).collect();
+        tokio::task::yield_now().await;
+        store.restore(&ctx, scope, &ids).await.unwrap();
+        tokio::task::yield_now().await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut total = Seen::default();
+    for r in readers {
+        let seen = r.await.expect("a reader saw a mix of two writes");
+        total.whole += seen.whole;
+        total.absent += seen.absent;
+    }
+    total
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_delivered_page_is_never_a_mix_of_two_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let home = store.delivery_page(&scope, "home").await.unwrap();
+    let sections = home.sections.len();
+    assert!(sections >= 3, "the demo home page has several published sections, has {sections}");
+    let seen = flip_while_reading(&store, &scope, EntityKind::Page, &home.page.id, move |store, scope| async move {
+        match store.delivery_page(&scope, "home").await {
+            Ok(page) => {
+                assert_eq!(page.sections.len(), sections, "a page read with the sections of another write");
+                Some(())
+            }
+            Err(StoreError::NotFound { .. }) => None,
+            Err(e) => panic!("delivery failed: {e}"),
+        }
+    })
+    .await;
+    assert!(seen.whole > 0, "readers saw the page: {seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_delivered_menu_is_never_a_mix_of_two_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let (header, items) = store.delivery_navigation(&scope, "header").await.unwrap();
+    let count = items.len();
+    assert!(count >= 2, "the demo header menu has several visible items, has {count}");
+    let seen = flip_while_reading(&store, &scope, EntityKind::Navigation, &header.id, move |store, scope| async move {
+        match store.delivery_navigation(&scope, "header").await {
+            Ok((_, items)) => {
+                assert_eq!(items.len(), count, "a menu read with the items of another write");
+                Some(())
+            }
+            Err(StoreError::NotFound { .. }) => None,
+            Err(e) => panic!("delivery failed: {e}"),
+        }
+    })
+    .await;
+    assert!(seen.whole > 0, "readers saw the menu: {seen:?}");
+}

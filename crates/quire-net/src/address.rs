@@ -166,6 +166,10 @@ fn v6_class(ip: Ipv6Addr) -> Option<&'static str> {
 }
 
 #[cfg(test)]
+#[path = "../tests/support/loopback.rs"]
+mod loopback;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -179,19 +183,7 @@ mod tests {
     #[test]
     fn legacy_ipv4_spellings() {
         let lo = Some(Ipv4Addr::LOCALHOST);
-        for s in [
-            "127.0.0.1",
-            "2130706433",
-            "0x7f000001",
-            "0x7f.1",
-            "0177.0.0.1",
-            "0177.1",
-            "127.1",
-            "127.0.1",
-            "127.0.0.1.",
-            "0x7F.0.0.0x1",
-            "017700000001",
-        ] {
+        for s in loopback::SPELLINGS.into_iter().chain(["0x7F.0.0.0x1"]) {
             assert_eq!(v4(s), lo, "{s}");
         }
         assert_eq!(v4("0"), Some(Ipv4Addr::UNSPECIFIED));

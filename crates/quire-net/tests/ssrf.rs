@@ -11,6 +11,11 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+mod support {
+    pub mod loopback;
+}
+use support::loopback;
+
 /// What a fake answers for a path.
 #[derive(Clone)]
 enum Reply {
@@ -188,40 +193,31 @@ async fn address_spellings_are_refused_and_nothing_is_reached() {
         .with("mapped.test", &["::ffff:127.0.0.1".parse().unwrap()])
         .with("mixed.test", &["93.184.215.14".parse().unwrap(), LOCALHOST]);
     let client = client(&[], resolver);
-    let attempts: Vec<String> = [
-        "127.0.0.1",
-        "2130706433",
-        "0x7f000001",
-        "0x7f.1",
-        "0177.0.0.1",
-        "0177.1",
-        "127.1",
-        "127.0.1",
-        "017700000001",
-        "127.0.0.1.",
-        "0x7f.0x0.0x0.0x1",
-        "127.127.127.127",
-        "[::ffff:127.0.0.1]",
-        "[::ffff:7f00:1]",
-        "[::127.0.0.1]",
-        "[::1]",
-        "[0:0:0:0:0:0:0:1]",
-        "[::]",
-        "[::ffff:0.0.0.0]",
-        "[64:ff9b::7f00:1]",
-        "[2002:7f00:1::]",
-        "0.0.0.0",
-        "0",
-        "localhost",
-        "LOCALHOST",
-        "internal.test",
-        "v6.test",
-        "mapped.test",
-        "mixed.test",
-    ]
-    .iter()
-    .map(|h| format!("http://{h}:{p}/"))
-    .collect();
+    let attempts: Vec<String> = loopback::SPELLINGS
+        .into_iter()
+        .chain([
+            "0x7f.0x0.0x0.0x1",
+            "127.127.127.127",
+            "[::ffff:127.0.0.1]",
+            "[::ffff:7f00:1]",
+            "[::127.0.0.1]",
+            "[::1]",
+            "[0:0:0:0:0:0:0:1]",
+            "[::]",
+            "[::ffff:0.0.0.0]",
+            "[64:ff9b::7f00:1]",
+            "[2002:7f00:1::]",
+            "0.0.0.0",
+            "0",
+            "localhost",
+            "LOCALHOST",
+            "internal.test",
+            "v6.test",
+            "mapped.test",
+            "mixed.test",
+        ])
+        .map(|h| format!("http://{h}:{p}/"))
+        .collect();
     for url in &attempts {
         refused_by(&client.send(Request::get(url.as_str())).await, "address", url);
     }

@@ -131,30 +131,17 @@ async fn get_nav_item(call: &Call<'_>, a: GetNavItemArgs) -> ToolResult {
 }
 
 async fn create_nav_item(call: &Call<'_>, a: CreateNavItemArgs) -> ToolResult {
-    let input = NewNavItem {
-        label: a.label,
-        target_type: a.target_type,
-        target_id: a.target_id,
-        url: a.url,
-        parent_id: a.parent_id,
-        sort_order: a.sort_order,
-        visible: None,
-    };
-    let n = call.store().create_nav_item(&call.ctx.change_context(), call.scope(), &a.navigation_id, input).await?;
+    // Taken apart whole, so an argument added later cannot be left behind.
+    let CreateNavItemArgs { navigation_id, label, target_type, target_id, url, parent_id, sort_order } = a;
+    let input = NewNavItem { label, target_type, target_id, url, parent_id, sort_order, visible: None };
+    let n = call.store().create_nav_item(&call.ctx.change_context(), call.scope(), &navigation_id, input).await?;
     Ok(item_result(nav_item_json(&n), format!("Added \"{}\" to the menu at position {}.", n.label, n.sort_order)))
 }
 
 async fn update_nav_item(call: &Call<'_>, a: UpdateNavItemArgs) -> ToolResult {
-    let patch = NavItemPatch {
-        label: a.label,
-        target_type: a.target_type,
-        target_id: a.target_id,
-        url: a.url,
-        parent_id: a.parent_id,
-        sort_order: a.sort_order,
-        visible: a.visible,
-    };
-    let n = call.store().update_nav_item(&call.ctx.change_context(), call.scope(), &a.id, patch).await?;
+    let UpdateNavItemArgs { id, label, target_type, target_id, url, parent_id, visible, sort_order } = a;
+    let patch = NavItemPatch { label, target_type, target_id, url, parent_id, sort_order, visible };
+    let n = call.store().update_nav_item(&call.ctx.change_context(), call.scope(), &id, patch).await?;
     Ok(item_result(nav_item_json(&n), format!("Updated menu item \"{}\".", n.label)))
 }
 

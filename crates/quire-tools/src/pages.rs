@@ -194,16 +194,9 @@ async fn search(
 }
 
 async fn create_page(call: &Call<'_>, a: CreatePageArgs) -> ToolResult {
-    let input = NewPage {
-        name: a.name,
-        slug: a.slug,
-        parent_id: a.parent_id,
-        is_protected: a.is_protected,
-        meta: a.meta,
-        indexing: a.indexing,
-        sort_order: None,
-        status: a.status,
-    };
+    // Taken apart whole, so an argument added later cannot be left behind.
+    let CreatePageArgs { name, slug, parent_id, is_protected, meta, indexing, status } = a;
+    let input = NewPage { name, slug, parent_id, is_protected, meta, indexing, sort_order: None, status };
     let page = call.store().create_page(&call.ctx.change_context(), call.scope(), input).await?;
     let msg = format!("Created page \"{}\" (/{}) as {}.", page.name, page.slug, page.status);
     Ok(item_result(page_json(&page, true), msg))
@@ -236,17 +229,9 @@ async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
             ));
         }
     }
-    let patch = PagePatch {
-        name: a.name,
-        slug: a.slug,
-        parent_id: a.parent_id,
-        is_protected: a.is_protected,
-        meta: a.meta,
-        indexing: a.indexing,
-        sort_order: a.sort_order,
-        status: a.status,
-    };
-    let page = store.update_page(&call.ctx.change_context(), call.scope(), &a.id, patch).await?;
+    let UpdatePageArgs { id, name, slug, parent_id, is_protected, meta, indexing, status, sort_order } = a;
+    let patch = PagePatch { name, slug, parent_id, is_protected, meta, indexing, sort_order, status };
+    let page = store.update_page(&call.ctx.change_context(), call.scope(), &id, patch).await?;
     Ok(item_result(page_json(&page, true), format!("Updated page \"{}\" (version {}).", page.name, page.version)))
 }
 

@@ -395,7 +395,7 @@ mod tests {
         assert_eq!(backlog.iter().map(|e| e.id).collect::<Vec<_>>(), vec![second.id, text.id]);
         let (after, mut rx) = hub.subscribe("s", Some(second.id));
         assert_eq!(after, vec![text]);
-        let live = hub.emit("s", "RUN_FINISHED", json!({ "outcome": "success" }));
+        let live = hub.emit("s", "RUN_FINISHED", json!({ "outcome": { "type": "success" } }));
         assert_eq!(rx.try_recv().unwrap(), live);
         assert_eq!(hub.subscribe("other", None).0, vec![]);
     }

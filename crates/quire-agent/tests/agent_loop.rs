@@ -108,7 +108,7 @@ async fn creates_a_page_with_a_hero_section_and_shows_every_step() {
     }
     let history = env.runtime.events().history(&session);
     let finished = history.last().unwrap();
-    assert_eq!(finished.data["outcome"], "success");
+    assert_eq!(finished.data["outcome"]["type"], "success");
     assert_eq!(finished.data["result"]["text"], "Created /services with a hero.");
     assert!(history.iter().any(|e| e.data["name"] == "entity_changed" && e.data["value"]["entity"] == "section"));
 

@@ -14,8 +14,21 @@ async fn paused(env: &Env, session: &str) -> Vec<Value> {
     assert_eq!(s.status, SessionStatus::Paused, "{s:?}");
     let last = env.runtime.events().history(session).last().unwrap().clone();
     assert_eq!(last.kind(), "RUN_FINISHED");
-    assert_eq!(last.data["outcome"], "interrupt");
-    last.data["interrupt"]["approvals"].as_array().unwrap().clone()
+    assert_eq!(last.data["outcome"]["type"], "interrupt");
+    // One AG-UI interrupt per call the session waits on, bound to the call.
+    let interrupts = last.data["outcome"]["interrupts"].as_array().unwrap();
+    let pending = s.pending.as_array().unwrap().clone();
+    assert_eq!(interrupts.len(), pending.len());
+    for (interrupt, call) in interrupts.iter().zip(&pending) {
+        assert_eq!(interrupt["id"], call["approvalId"]);
+        assert_eq!(interrupt["reason"], "tool_call");
+        assert_eq!(interrupt["toolCallId"], call["toolCallId"]);
+        assert_eq!(interrupt["metadata"]["tool"], call["tool"]);
+        assert_eq!(interrupt["metadata"]["arguments"], call["arguments"]);
+        assert_eq!(interrupt["metadata"]["items"], call["items"]);
+        assert!(interrupt["message"].as_str().unwrap().ends_with(call["message"].as_str().unwrap()));
+    }
+    pending
 }
 
 async fn resume(env: &Env, session: &str) {
@@ -81,7 +94,7 @@ async fn approved_calls_run_and_the_loop_continues() {
     let s = env.store.session(&env.scope, &session).await.unwrap();
     assert_eq!(s.status, SessionStatus::Idle);
     assert_eq!(s.pending, json!([]));
-    assert_eq!(env.runtime.events().history(&session).last().unwrap().data["outcome"], "success");
+    assert_eq!(env.runtime.events().history(&session).last().unwrap().data["outcome"]["type"], "success");
 }
 
 #[tokio::test]
@@ -187,7 +200,7 @@ async fn a_paused_run_resumes_after_a_restart() {
     assert_eq!(restarted.sweep().await, 1);
     env.wait_idle(&session).await;
     assert!(env.store.page(&env.scope, &contact).await.is_err());
-    assert_eq!(restarted.events().history(&session).last().unwrap().data["outcome"], "success");
+    assert_eq!(restarted.events().history(&session).last().unwrap().data["outcome"]["type"], "success");
     // a second sweep finds nothing to do
     assert_eq!(restarted.sweep().await, 0);
 }

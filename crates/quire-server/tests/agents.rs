@@ -98,7 +98,7 @@ async fn chat_streams_a_turn_as_ag_ui_events() {
         assert!(kinds.contains(&k), "{k} in {kinds:?}");
     }
     let (_, _, finished) = events.last().unwrap();
-    assert_eq!(finished["outcome"], "success");
+    assert_eq!(finished["outcome"], json!({ "type": "success" }));
     assert!(events.iter().any(|(_, k, d)| k == "CUSTOM" && d["name"] == "entity_changed"));
     assert!(app.store.page_by_slug(&app.scope, "blog-two").await.is_ok());
 
@@ -151,8 +151,8 @@ async fn approvals_over_rest_resume_the_turn() {
     let session = started.body["sessionId"].as_str().unwrap().to_string();
     let events = app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
     let (last_id, _, finished) = events.last().unwrap().clone();
-    assert_eq!(finished["outcome"], "interrupt");
-    let approval = finished["interrupt"]["approvals"][0]["approvalId"].as_str().unwrap().to_string();
+    assert_eq!(finished["outcome"]["type"], "interrupt");
+    let approval = finished["outcome"]["interrupts"][0]["id"].as_str().unwrap().to_string();
     assert!(events.iter().any(|(_, k, d)| k == "CUSTOM" && d["name"] == "approval_requested"));
 
     let pending = app.send("GET", "/api/v1/approvals", Some(&app.editor), None).await;
@@ -170,7 +170,7 @@ async fn approvals_over_rest_resume_the_turn() {
     let after =
         app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, Some(&last_id), "RUN_FINISHED").await;
     assert_eq!(after[0].1, "RUN_STARTED");
-    assert_eq!(after.last().unwrap().2["outcome"], "success");
+    assert_eq!(after.last().unwrap().2["outcome"]["type"], "success");
     assert!(app.store.page(&app.scope, &contact).await.is_err());
 }
 

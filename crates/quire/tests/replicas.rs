@@ -169,7 +169,7 @@ async fn a_chat_started_on_one_replica_streams_from_the_other() {
     let kinds = |e: &[(String, String, Value)]| e.iter().map(|(id, k, _)| (id.clone(), k.clone())).collect::<Vec<_>>();
     assert_eq!(kinds(&there), kinds(&here), "the same events, in the same order, with the same ids");
     assert_eq!(there[0].1, "RUN_STARTED");
-    assert_eq!(there.last().unwrap().2["outcome"], "success");
+    assert_eq!(there.last().unwrap().2["outcome"]["type"], "success");
     let text: String = there
         .iter()
         .filter(|(_, k, _)| k == "TEXT_MESSAGE_CONTENT")
@@ -192,7 +192,7 @@ async fn an_approval_answered_on_the_other_replica_resumes_the_turn_once() {
     let paused = c.wait_status(&c.a, &session, "paused", Duration::from_secs(20)).await;
     let approval = paused["session"]["pending"][0]["approvalId"].as_str().unwrap().to_string();
     let pause = c.events(&c.a, &session, None, "RUN_FINISHED").await;
-    assert_eq!(pause.last().unwrap().2["outcome"], "interrupt");
+    assert_eq!(pause.last().unwrap().2["outcome"]["type"], "interrupt");
 
     let (status, body) = c.call(&c.b, "POST", &format!("/api/v1/approvals/{approval}/approve"), ADMIN, None).await;
     assert_eq!(status, 200, "{body}");
@@ -203,7 +203,7 @@ async fn an_approval_answered_on_the_other_replica_resumes_the_turn_once() {
     let resumed = c.events(&c.a, &session, Some(&pause.last().unwrap().0), "RUN_FINISHED").await;
     let starts = resumed.iter().filter(|(_, k, _)| k == "RUN_STARTED").count();
     assert_eq!(starts, 1, "{resumed:?}");
-    assert_eq!(resumed.last().unwrap().2["outcome"], "success");
+    assert_eq!(resumed.last().unwrap().2["outcome"]["type"], "success");
     let (status, _) = c.call(&c.b, "GET", &format!("/api/v1/pages/{contact}"), ADMIN, None).await;
     assert_eq!(status, 404, "archived");
 }
@@ -280,7 +280,7 @@ async fn a_turn_on_a_killed_replica_is_finished_by_the_other() {
     let last = done["messages"].as_array().unwrap().last().unwrap()["body"]["content"].clone();
     assert_eq!(last, "Made the launch page.");
     let events = c.events(&c.b, &session, None, "RUN_FINISHED").await;
-    assert_eq!(events.last().unwrap().2["outcome"], "success");
+    assert_eq!(events.last().unwrap().2["outcome"]["type"], "success");
     // The page was made once.
     let (_, log) = c.call(&c.b, "GET", &format!("/api/v1/changes?entityId={page}"), ADMIN, None).await;
     assert_eq!(log["items"].as_array().unwrap().len(), 1, "{log}");

@@ -65,6 +65,22 @@ impl Runtime {
         context: Option<Value>,
         answer: Option<PreviewAnswer>,
     ) -> Result<TurnStarted, AgentError> {
+        self.start_run(person, alias, message, session_id, context, answer, None).await
+    }
+
+    /// [`Runtime::start`], the run taking the id its caller chose (an AG-UI
+    /// client's `runId`) when given.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn start_run(
+        self: &Arc<Self>,
+        person: &Person,
+        alias: &str,
+        message: &str,
+        session_id: Option<&str>,
+        context: Option<Value>,
+        answer: Option<PreviewAnswer>,
+        run_id: Option<String>,
+    ) -> Result<TurnStarted, AgentError> {
         if message.trim().is_empty() {
             return Err(AgentError::Invalid { field: "message", message: "required".into() });
         }
@@ -100,7 +116,7 @@ impl Runtime {
             }
         };
         let (session_id, turn) = (session.id.clone(), session.turns);
-        let handle = self.launch(scope, session, agent, Vec::new(), history).await;
+        let handle = self.launch(scope, session, agent, Vec::new(), history, run_id).await;
         Ok(TurnStarted { session_id, turn, handle })
     }
 

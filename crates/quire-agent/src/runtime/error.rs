@@ -60,6 +60,18 @@ pub(super) enum LoopError {
     Store(StoreError),
 }
 
+impl LoopError {
+    /// The `code` of the run's `RUN_ERROR`.
+    pub(super) fn code(&self) -> &'static str {
+        match self {
+            LoopError::TakenOver { .. } => "TAKEN_OVER",
+            LoopError::Revoked => "REVOKED",
+            LoopError::Model(_) => "MODEL_ERROR",
+            LoopError::Store(_) => "STORE_ERROR",
+        }
+    }
+}
+
 impl From<StoreError> for LoopError {
     fn from(e: StoreError) -> Self {
         match e {

@@ -22,6 +22,17 @@ impl Runtime {
         scope: &Scope,
         session_id: &str,
     ) -> Result<Option<JoinHandle<()>>, AgentError> {
+        self.resume_run(scope, session_id, None).await
+    }
+
+    /// [`Runtime::resume`], the run taking the id its caller chose (an
+    /// AG-UI client's `runId`) when given.
+    pub async fn resume_run(
+        self: &Arc<Self>,
+        scope: &Scope,
+        session_id: &str,
+        run_id: Option<String>,
+    ) -> Result<Option<JoinHandle<()>>, AgentError> {
         let store = self.store();
         let session = store.session(scope, session_id).await?;
         if session.status != SessionStatus::Paused {
@@ -38,7 +49,7 @@ impl Runtime {
             return Ok(None);
         }
         let agent = store.agent(scope, &session.agent_id).await?;
-        Ok(Some(self.launch(scope, session, agent, answers, None).await))
+        Ok(Some(self.launch(scope, session, agent, answers, None, run_id).await))
     }
 
     /// Resumes every paused session whose approvals are all answered;
@@ -99,7 +110,7 @@ impl Runtime {
         }
         tracing::warn!(session = %session.id, turn = session.turns, "taking over a turn whose process stopped");
         let thread = session.id.clone();
-        let run_id = self.run_started(&thread);
+        let run_id = self.run_started(&thread, None);
         match self.recover(scope, session, run_id.clone()).await {
             Ok(handle) => Ok(Some(handle)),
             // Yet another process took the turn over meanwhile: it runs it.
@@ -114,7 +125,7 @@ impl Runtime {
                 tracing::error!(session = %thread, error = %e, "could not take a turn over");
                 store.claim_session(scope, &thread, &[SessionStatus::Running], SessionStatus::Failed).await.ok();
                 let message = format!("the turn could not go on after its server stopped: {e}");
-                self.hub.emit(&thread, "RUN_ERROR", json!({ "threadId": thread, "runId": run_id, "message": message }));
+                self.hub.emit(&thread, "RUN_ERROR", json!({ "message": message, "code": "INTERNAL" }));
                 self.flush_events().await;
                 Err(e)
             }

@@ -1,16 +1,20 @@
-//! A turn as AG-UI events: streamed model output, tool results, whole
-//! texts and the start of a run.
+//! A turn as AG-UI 1.0 events: streamed model output, tool results, whole
+//! texts, the start of a run and how it ended (the outcome objects and
+//! interrupts of `@ag-ui/core`'s schemas; optional fields are left out
+//! rather than null).
 
 use super::Runtime;
+use super::calls::PendingCall;
 use crate::events::EventHub;
 use crate::message::{Delta, Message};
 use serde_json::{Value, json};
 
 impl Runtime {
     /// Announces a run before it is spawned, so a client that subscribes
-    /// after the request was answered sees this run as the latest.
-    pub(super) fn run_started(&self, thread: &str) -> String {
-        let run_id = uuid::Uuid::now_v7().to_string();
+    /// after the request was answered sees this run as the latest. The run
+    /// takes the id its caller chose (an AG-UI client's `runId`), or a new one.
+    pub(super) fn run_started(&self, thread: &str, run_id: Option<String>) -> String {
+        let run_id = run_id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
         self.hub.emit(thread, "RUN_STARTED", json!({ "threadId": thread, "runId": run_id }));
         run_id
     }
@@ -83,11 +87,11 @@ impl<'a> StreamState<'a> {
                     self.calls.resize(index + 1, String::new());
                 }
                 self.calls[index] = id.clone();
-                self.hub.emit(
-                    self.thread,
-                    "TOOL_CALL_START",
-                    json!({ "toolCallId": id, "toolCallName": name, "parentMessageId": self.text_id }),
-                );
+                let mut start = json!({ "toolCallId": id, "toolCallName": name });
+                if let Some(text) = &self.text_id {
+                    start["parentMessageId"] = json!(text);
+                }
+                self.hub.emit(self.thread, "TOOL_CALL_START", start);
             }
             Delta::ToolCallArgs { index, delta } => {
                 if let Some(id) = self.calls.get(index).filter(|id| !id.is_empty()) {
@@ -106,4 +110,55 @@ impl<'a> StreamState<'a> {
             self.hub.emit(self.thread, "TOOL_CALL_END", json!({ "toolCallId": id }));
         }
     }
+}
+
+/// How a run that completed ended: `RUN_FINISHED`'s fields, with the
+/// model's last text as the result.
+pub(super) fn finished(thread: &str, run_id: &str, text: &str) -> Value {
+    json!({ "threadId": thread, "runId": run_id, "outcome": { "type": "success" }, "result": { "text": text } })
+}
+
+/// How a run that paused for approvals ended: `RUN_FINISHED`'s fields, one
+/// interrupt per waiting call (see [`interrupt`]).
+pub(super) fn interrupted(thread: &str, run_id: &str, pending: &[PendingCall]) -> Value {
+    json!({
+        "threadId": thread, "runId": run_id,
+        "outcome": { "type": "interrupt", "interrupts": pending.iter().map(interrupt).collect::<Vec<_>>() },
+    })
+}
+
+/// What a person answers to an approval interrupt (`resume[].payload`).
+fn answer_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "approved": { "type": "boolean", "description": "true runs the call exactly as shown; false refuses it" },
+            "reason": { "type": "string", "description": "Why it was refused, passed on to the agent" },
+        },
+        "required": ["approved"],
+    })
+}
+
+/// One call waiting for a person as an AG-UI interrupt: bound to its tool
+/// call (`reason: "tool_call"`), its id the approval's, with the words a
+/// person reads, when it lapses, and in `metadata` the tool, the exact
+/// arguments and what would change record by record.
+pub(super) fn interrupt(p: &PendingCall) -> Value {
+    let mut interrupt = json!({
+        "id": p.approval_id,
+        "reason": "tool_call",
+        "message": format!("Approve {}? {}", p.tool, p.message),
+        "toolCallId": p.tool_call_id,
+        "responseSchema": answer_schema(),
+        "metadata": {
+            "approvalId": p.approval_id,
+            "tool": p.tool,
+            "arguments": p.arguments,
+            "items": p.items,
+        },
+    });
+    if let Some(at) = p.expires_at {
+        interrupt["expiresAt"] = json!(at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+    }
+    interrupt
 }

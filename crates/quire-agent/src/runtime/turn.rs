@@ -5,7 +5,7 @@ use super::Runtime;
 use super::calls::{Answer, CallOutcome, PendingCall};
 use super::error::LoopError;
 use super::journal::Journal;
-use super::stream::StreamState;
+use super::stream::{self, StreamState};
 use crate::message::{Delta, Message};
 use crate::prompt::{self, StepInput};
 use crate::provider::{ModelWriter, NOT_CONFIGURED, Profile, Provider};
@@ -65,8 +65,9 @@ impl Runtime {
         agent: Agent,
         answers: Vec<(PendingCall, Answer)>,
         history: Option<Vec<Message>>,
+        run_id: Option<String>,
     ) -> JoinHandle<()> {
-        let run_id = self.run_started(&session.id);
+        let run_id = self.run_started(&session.id, run_id);
         self.flush_session(&session.id).await;
         let runtime = Arc::clone(self);
         let scope = scope.clone();
@@ -99,21 +100,15 @@ impl Runtime {
         let end = match outcome {
             Ok(Outcome::Finished(text)) => {
                 session.pending = json!([]);
-                let end =
-                    json!({ "threadId": thread, "runId": run_id, "outcome": "success", "result": { "text": text } });
-                Some((SessionStatus::Idle, "RUN_FINISHED", end))
+                Some((SessionStatus::Idle, "RUN_FINISHED", stream::finished(&thread, &run_id, &text)))
             }
             Ok(Outcome::Paused(pending)) => {
                 session.pending = serde_json::to_value(&pending).unwrap_or(json!([]));
-                let end = json!({
-                    "threadId": thread, "runId": run_id, "outcome": "interrupt",
-                    "interrupt": { "reason": "approval_required", "approvals": pending },
-                });
-                Some((SessionStatus::Paused, "RUN_FINISHED", end))
+                Some((SessionStatus::Paused, "RUN_FINISHED", stream::interrupted(&thread, &run_id, &pending)))
             }
             Err(LoopError::TakenOver { .. }) => None,
             Err(e) => {
-                let end = json!({ "threadId": thread, "runId": run_id, "message": e.to_string() });
+                let end = json!({ "message": e.to_string(), "code": e.code() });
                 Some((SessionStatus::Failed, "RUN_ERROR", end))
             }
         };

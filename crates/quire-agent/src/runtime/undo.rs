@@ -114,12 +114,8 @@ impl Runtime {
         session.status = SessionStatus::Idle;
         session.pending = json!([]);
         self.store().save_session(scope, session, &messages).await?;
-        self.hub.emit(
-            &thread,
-            "RUN_FINISHED",
-            json!({ "threadId": thread, "runId": uuid::Uuid::now_v7().to_string(), "outcome": "success",
-                    "result": { "text": "The turn was undone." } }),
-        );
+        let run_id = uuid::Uuid::now_v7().to_string();
+        self.hub.emit(&thread, "RUN_FINISHED", super::stream::finished(&thread, &run_id, "The turn was undone."));
         Ok(())
     }
 }

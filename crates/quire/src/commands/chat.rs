@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub enum Ended {
     /// The turn finished (or failed: `false`).
     Done(bool),
-    /// Waiting for these approvals.
+    /// Waiting for these approvals (the run's AG-UI interrupts).
     Paused(Vec<Value>),
 }
 
@@ -57,8 +57,8 @@ pub async fn follow(runtime: &Runtime, session: &str, after: Option<u64>) -> End
                 return Ended::Done(false);
             }
             "RUN_FINISHED" => {
-                if d["outcome"] == "interrupt" {
-                    return Ended::Paused(d["interrupt"]["approvals"].as_array().cloned().unwrap_or_default());
+                if d["outcome"]["type"] == "interrupt" {
+                    return Ended::Paused(d["outcome"]["interrupts"].as_array().cloned().unwrap_or_default());
                 }
                 return Ended::Done(true);
             }
@@ -109,8 +109,8 @@ pub async fn turn(
                     for a in &approvals {
                         let _ = outln!(
                             "approval pending: {}  {} — {}",
-                            a["approvalId"].as_str().unwrap_or_default(),
-                            a["tool"].as_str().unwrap_or_default(),
+                            a["id"].as_str().unwrap_or_default(),
+                            a["metadata"]["tool"].as_str().unwrap_or_default(),
                             a["message"].as_str().unwrap_or_default()
                         );
                     }
@@ -121,8 +121,8 @@ pub async fn turn(
                 // The last answer resumes the turn, as it does on every surface.
                 let mut resumed = false;
                 for a in &approvals {
-                    let id = a["approvalId"].as_str().unwrap_or_default();
-                    eprintln!("\n{} wants to run {}:", agent, a["tool"].as_str().unwrap_or_default());
+                    let id = a["id"].as_str().unwrap_or_default();
+                    eprintln!("\n{} wants to run {}:", agent, a["metadata"]["tool"].as_str().unwrap_or_default());
                     eprintln!("  {}", a["message"].as_str().unwrap_or_default());
                     let verdict = if ask("Approve?") {
                         Verdict::Approve

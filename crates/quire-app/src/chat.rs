@@ -1,7 +1,9 @@
 //! Chat with an agent: start a turn in a new session, or continue one the
 //! actor may see, the message perhaps answering the previews the last turn
-//! showed.
+//! showed; or run a thread as a front end that keeps its own (AG-UI) asks:
+//! a message, or the answers to the approvals its last run paused on.
 
+use crate::approvals::{self, Verdict};
 use crate::content::Content;
 use crate::{Actor, AppError, AppResult, Failure};
 use quire_agent::{PreviewAnswer, Runtime, TurnStarted};
@@ -22,6 +24,8 @@ pub struct Message {
     /// A person's answer to a preview of the last turn, given with the
     /// message.
     pub answer: Option<PreviewAnswer>,
+    /// The id the turn's run takes (an AG-UI client's `runId`); none: a new one.
+    pub run_id: Option<String>,
 }
 
 /// Starts the turn `message` begins, as `actor`. The session it continues
@@ -36,5 +40,70 @@ pub async fn start(runtime: &Arc<Runtime>, actor: &Actor, message: Message) -> A
         }
         _ => e,
     })?;
-    Ok(runtime.start(&actor.person(), &message.agent, &message.text, session, message.context, message.answer).await?)
+    let person = actor.person();
+    let (agent, text, context) = (&message.agent, &message.text, message.context);
+    Ok(runtime.start_run(&person, agent, text, session, context, message.answer, message.run_id).await?)
+}
+
+/// A run of a thread, as a front end that keeps the conversation's thread
+/// asks for it (an AG-UI `RunAgentInput`).
+#[derive(Debug, Clone, Default)]
+pub struct ThreadRun {
+    /// The agent's alias.
+    pub agent: String,
+    /// The thread: a session of the actor's continues it; any other value
+    /// starts a new session.
+    pub thread: String,
+    /// The id the run takes.
+    pub run_id: Option<String>,
+    /// What the person says (the thread's last message), when the run does
+    /// not answer approvals.
+    pub text: Option<String>,
+    /// What the person's screen shows.
+    pub context: Option<Value>,
+    /// The person's answers to the approvals the thread's last run paused
+    /// on, by approval id: every one of them, or none.
+    pub answers: Vec<(String, Verdict)>,
+}
+
+/// Starts the run `run` asks for, as `actor`; answers the session it runs
+/// in. With answers, the thread must be a session of the actor's paused on
+/// exactly those approvals: they are answered (each decided by
+/// `authorize`, as [`approvals::answer`] does) and the paused turn goes on
+/// in this run. Without, the text starts the session's next turn, or a new
+/// session when the thread names none of the actor's.
+pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -> AppResult<String> {
+    let content = Content::new(runtime.registry().services().store.clone(), actor.clone());
+    // The agent first: whether the actor may use it decides the rest.
+    let agent = runtime.agent_for(&actor.person(), &run.agent).await?;
+    let session = match content.session(&run.thread).await {
+        Ok(session) => Some(session),
+        Err(e) if e.failure == Failure::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if let Some(s) = session.as_ref().filter(|s| s.agent_id != agent.id) {
+        return Err(AppError::invalid("threadId", format!("threadId: session {} is with another agent", s.id)));
+    }
+    if !run.answers.is_empty() {
+        let Some(session) = session else {
+            return Err(AppError::invalid(
+                "resume",
+                format!("resume: thread {} is no session of yours, so it waits on no approval", run.thread),
+            ));
+        };
+        approvals::answer_all(runtime, actor, &session, run.answers, run.run_id).await?;
+        return Ok(session.id);
+    }
+    let Some(text) = run.text else {
+        return Err(AppError::invalid("messages", "messages: the last message must be the person's, with text"));
+    };
+    let message = Message {
+        agent: run.agent,
+        text,
+        session: session.map(|s| s.id),
+        context: run.context,
+        answer: None,
+        run_id: run.run_id,
+    };
+    Ok(start(runtime, actor, message).await?.session_id)
 }

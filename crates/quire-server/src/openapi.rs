@@ -35,6 +35,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::tools::approvals, routes::tools::approve, routes::tools::reject,
         routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update,
         routes::agents::chat, routes::agents::chat_stream, routes::agents::sessions, routes::agents::session, routes::agents::events, routes::agents::undo,
+        routes::agui::run,
         routes::tokens::list, routes::tokens::create, routes::tokens::read, routes::tokens::revoke,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),

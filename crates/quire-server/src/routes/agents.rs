@@ -238,6 +238,7 @@ async fn start_turn(
         answer: body
             .confirm
             .map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve }),
+        run_id: None,
     };
     Ok(quire_app::chat::start(state.runtime(), records.actor(), message).await?)
 }
@@ -258,8 +259,17 @@ pub async fn chat_stream(
     ApiJson(body): ApiJson<ChatBody>,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let started = start_turn(&state, &records, &alias, body).await?;
-    // The run was announced before it was spawned: the backlog starts with it.
-    let (backlog, receiver) = state.runtime().events().subscribe(&started.session_id, None);
+    Ok(run_stream(&state, &started.session_id))
+}
+
+/// The events of a session's latest run as Server-Sent Events, ending
+/// right after the run's last event. Called once the run was announced
+/// (it is announced before it is spawned), so the backlog starts with it.
+pub(super) fn run_stream(
+    state: &AppState,
+    session: &str,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<>> {
+    let (backlog, receiver) = state.runtime().events().subscribe(session, None);
     use futures_util::StreamExt;
     // Ends right after the run's last event, without waiting for another.
     let events = futures_util::stream::unfold(
@@ -273,7 +283,7 @@ pub async fn chat_stream(
             Some((e, (events, last)))
         },
     );
-    Ok(Sse::new(events.map(|e| Ok(sse_event(&e)))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+    Sse::new(events.map(|e| Ok(sse_event(&e)))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
 /// A session's backlog, then its live events (a slow reader skips what it

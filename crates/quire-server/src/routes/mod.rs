@@ -2,6 +2,7 @@
 //! carry their OpenAPI description.
 
 pub mod agents;
+pub mod agui;
 pub mod archive;
 pub mod changes;
 pub mod collections;
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(delivery::router())
         .merge(tools::router())
         .merge(agents::router())
+        .merge(agui::router())
         .merge(tokens::router())
 }
 

@@ -1,0 +1,217 @@
+//! The AG-UI route: a `RunAgentInput` runs the agent and answers the run's
+//! AG-UI 1.0 events (outcome objects, one interrupt per approval, no null
+//! optional field), and `resume` answers the interrupts and goes on with
+//! the same turn. The official client's suite is `tests/agui`.
+
+mod common;
+
+use common::TestApp;
+use quire_agent::testing::{Fake, Reply, openai_stream, serve, take_sse_events};
+use serde_json::{Value, json};
+
+async fn app() -> (TestApp, Fake) {
+    let fake = Fake::default();
+    let base = serve(fake.clone()).await;
+    (TestApp::with_llm(&base).await, fake)
+}
+
+/// A `RunAgentInput` on `thread` saying `text` (none: no message), with a run id of its own.
+fn input(thread: &str, text: Option<&str>) -> Value {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let messages: Vec<Value> = text.map(|t| json!({ "id": "m1", "role": "user", "content": t })).into_iter().collect();
+    json!({ "threadId": thread, "runId": format!("run-{run}"), "messages": messages,
+            "tools": [], "context": [], "state": {}, "forwardedProps": {} })
+}
+
+/// Runs `body` as the editor's holder; answers the status and the events
+/// (or the error body).
+async fn run(app: &TestApp, token: &str, body: Value) -> (u16, Vec<Value>, Value) {
+    let reply = app.send("POST", "/api/v1/agents/editor/agui", Some(token), Some(body)).await;
+    let status = reply.status.as_u16();
+    let Value::String(mut text) = reply.body.clone() else { return (status, Vec::new(), reply.body) };
+    let events = take_sse_events(&mut text).into_iter().map(|(_, _, data)| data).collect();
+    (status, events, Value::Null)
+}
+
+/// No optional field is null: AG-UI leaves it out.
+fn no_nulls(events: &[Value]) {
+    for e in events {
+        for (key, value) in e.as_object().unwrap() {
+            assert!(!value.is_null(), "{}.{key} is null: {e}", e["type"]);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_run_answers_agui_events_and_its_thread_goes_on() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("", &[("g1", "getPage", r#"{"slug":"contact"}"#)]));
+    fake.push(openai_stream("Contact is there.", &[]));
+    let first = input("a-thread-of-the-client", Some("is there a contact page?"));
+    let run_id = first["runId"].clone();
+    let (status, events, _) = run(&app, &app.editor, first).await;
+    assert_eq!(status, 200);
+    no_nulls(&events);
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"RUN_STARTED"));
+    assert_eq!(kinds.last(), Some(&"RUN_FINISHED"));
+    assert_eq!(events[0]["runId"], run_id, "the run takes the client's id");
+    let thread = events[0]["threadId"].as_str().unwrap().to_string();
+    assert_ne!(thread, "a-thread-of-the-client", "a new session, named by the events");
+    let start = events.iter().find(|e| e["type"] == "TOOL_CALL_START").unwrap();
+    assert_eq!(start["toolCallName"], "getPage");
+    assert!(start.get("parentMessageId").is_none(), "no text before the call: absent");
+    let finished = events.last().unwrap();
+    assert_eq!(finished["outcome"], json!({ "type": "success" }));
+    assert_eq!(finished["threadId"], thread);
+    assert_eq!(finished["result"]["text"], "Contact is there.");
+
+    // The thread is the session: the next run is its next turn.
+    fake.push(openai_stream("Still there.", &[]));
+    let (status, events, _) = run(&app, &app.editor, input(&thread, Some("and now?"))).await;
+    assert_eq!(status, 200);
+    assert_eq!(events[0]["threadId"], thread);
+    let session = app.send("GET", &format!("/api/v1/sessions/{thread}"), Some(&app.editor), None).await;
+    assert_eq!(session.body["session"]["turns"], 2);
+    // Context is what the person's screen shows.
+    let with_context = json!({ "description": "page being edited", "value": "contact" });
+    fake.push(openai_stream("Yes.", &[]));
+    let mut third = input(&thread, Some("this one?"));
+    third["context"] = json!([with_context]);
+    assert_eq!(run(&app, &app.editor, third).await.0, 200);
+    let session = app.send("GET", &format!("/api/v1/sessions/{thread}"), Some(&app.editor), None).await;
+    assert_eq!(session.body["session"]["context"], json!({ "page being edited": "contact" }));
+}
+
+/// Asks to archive the contact page; answers the thread and its one interrupt.
+async fn paused(app: &TestApp, fake: &Fake, after: &str) -> (String, Value) {
+    let contact = app.page_id("contact").await;
+    let args = json!({ "ids": [contact] }).to_string();
+    fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
+    fake.push(openai_stream(after, &[]));
+    let (status, events, _) = run(app, &app.editor, input("new", Some("archive contact"))).await;
+    assert_eq!(status, 200);
+    no_nulls(&events);
+    let finished = events.last().unwrap();
+    assert_eq!(finished["type"], "RUN_FINISHED");
+    assert_eq!(finished["outcome"]["type"], "interrupt");
+    let interrupts = finished["outcome"]["interrupts"].as_array().unwrap();
+    assert_eq!(interrupts.len(), 1);
+    let interrupt = interrupts[0].clone();
+    assert_eq!(interrupt["reason"], "tool_call");
+    assert_eq!(interrupt["toolCallId"], "d1");
+    assert!(interrupt["message"].as_str().unwrap().starts_with("Approve deletePage? "), "{interrupt}");
+    assert!(chrono::DateTime::parse_from_rfc3339(interrupt["expiresAt"].as_str().unwrap()).is_ok());
+    assert_eq!(interrupt["metadata"]["approvalId"], interrupt["id"]);
+    assert_eq!(interrupt["metadata"]["tool"], "deletePage");
+    assert_eq!(interrupt["metadata"]["arguments"], json!({ "ids": [contact] }));
+    assert!(interrupt["metadata"]["items"].as_array().unwrap().iter().any(|i| i["id"] == contact.as_str()));
+    assert_eq!(interrupt["responseSchema"]["required"], json!(["approved"]));
+    (finished["threadId"].as_str().unwrap().to_string(), interrupt)
+}
+
+/// A resume run on `thread` answering `interrupt` with `entry`'s status and payload.
+fn resume(thread: &str, entries: Value) -> Value {
+    let mut body = input(thread, None);
+    body["resume"] = entries;
+    body
+}
+
+#[tokio::test]
+async fn resume_with_approve_goes_on_with_the_same_turn() {
+    let (app, fake) = app().await;
+    let (thread, interrupt) = paused(&app, &fake, "Archived contact.").await;
+    let id = interrupt["id"].as_str().unwrap();
+    // A new message cannot skip the interrupts.
+    let (status, _, error) = run(&app, &app.editor, input(&thread, Some("never mind"))).await;
+    assert_eq!(status, 409, "{error}");
+    // Every interrupt is answered, or none is.
+    let (status, _, error) = run(&app, &app.editor, resume(&thread, json!([]))).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("messages")), "{error}");
+    let wrong = json!([{ "interruptId": "cf_other", "status": "resolved", "payload": { "approved": true } }]);
+    let (status, _, error) = run(&app, &app.editor, resume(&thread, wrong)).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("resume")), "{error}");
+    let shapeless = json!([{ "interruptId": id, "status": "resolved", "payload": { "ok": true } }]);
+    let (status, _, error) = run(&app, &app.editor, resume(&thread, shapeless)).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("resume.0.payload")), "{error}");
+    // Someone who may not use deletePage may not answer it.
+    let approve = json!([{ "interruptId": id, "status": "resolved", "payload": { "approved": true } }]);
+    let (status, _, _) = run(&app, &app.author, resume(&thread, approve.clone())).await;
+    assert_ne!(status, 200);
+
+    let body = resume(&thread, approve.clone());
+    let run_id = body["runId"].clone();
+    let (status, events, _) = run(&app, &app.editor, body).await;
+    assert_eq!(status, 200);
+    no_nulls(&events);
+    assert_eq!(events[0]["type"], "RUN_STARTED");
+    assert_eq!(events[0]["threadId"], thread.as_str());
+    assert_eq!(events[0]["runId"], run_id);
+    assert!(!events.iter().any(|e| e["type"] == "TOOL_CALL_START"), "the call is not proposed again");
+    let result = events.iter().find(|e| e["type"] == "TOOL_CALL_RESULT").unwrap();
+    assert_eq!(result["toolCallId"], "d1");
+    let finished = events.last().unwrap();
+    assert_eq!(finished["outcome"], json!({ "type": "success" }));
+    assert_eq!(finished["result"]["text"], "Archived contact.");
+    assert!(app.store.page_by_slug(&app.scope, "contact").await.is_err());
+    // Answered once: a replay changes nothing.
+    let (status, _, error) = run(&app, &app.editor, resume(&thread, approve)).await;
+    assert_eq!(status, 409, "{error}");
+}
+
+#[tokio::test]
+async fn resume_with_reject_tells_the_model_why() {
+    let (app, fake) = app().await;
+    let (thread, interrupt) = paused(&app, &fake, "Left it.").await;
+    let reject = json!([{ "interruptId": interrupt["id"], "status": "resolved",
+                         "payload": { "approved": false, "reason": "keep it for the launch" } }]);
+    let (status, events, _) = run(&app, &app.editor, resume(&thread, reject)).await;
+    assert_eq!(status, 200);
+    let result = events.iter().find(|e| e["type"] == "TOOL_CALL_RESULT").unwrap();
+    let content: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content["errorCode"], "REJECTED");
+    assert!(content["error"].as_str().unwrap().contains("keep it for the launch"), "{content}");
+    assert_eq!(events.last().unwrap()["outcome"]["type"], "success");
+    assert!(app.store.page_by_slug(&app.scope, "contact").await.is_ok());
+    // What the model read says so too.
+    let told = fake.requests().last().unwrap().to_string();
+    assert!(told.contains("keep it for the launch"));
+}
+
+#[tokio::test]
+async fn a_provider_error_ends_the_run_with_run_error() {
+    let (app, fake) = app().await;
+    fake.push(Reply::Status(400, None));
+    let (status, events, _) = run(&app, &app.editor, input("new", Some("hello"))).await;
+    assert_eq!(status, 200);
+    no_nulls(&events);
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "RUN_ERROR");
+    assert_eq!(last["code"], "MODEL_ERROR");
+    assert!(last["message"].as_str().unwrap().contains("400"), "{last}");
+    let keys: Vec<&String> = last.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 4, "type, timestamp, message and code only: {keys:?}");
+}
+
+#[tokio::test]
+async fn refusals_answer_the_error_shape_before_any_event() {
+    let (app, _) = app().await;
+    let (status, _, error) = run(&app, &app.editor, input("new", None)).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("messages")), "{error}");
+    let mut image = input("new", None);
+    image["messages"] = json!([{ "id": "m1", "role": "user", "content": [
+        { "type": "image", "source": { "type": "url", "value": "https://example.com/a.png" } }] }]);
+    let (status, _, error) = run(&app, &app.editor, image).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("messages.0.content")), "{error}");
+    let missing = json!({ "runId": "r", "messages": [] });
+    assert_eq!(run(&app, &app.editor, missing).await.0, 400);
+    let reply = app.send("POST", "/api/v1/agents/nobody/agui", Some(&app.editor), Some(input("new", Some("hi")))).await;
+    assert_eq!(reply.status.as_u16(), 404);
+    // Keys AG-UI may add are accepted; text parts are read.
+    let mut parts = input("new", None);
+    parts["messages"] = json!([{ "id": "m1", "role": "user", "content": [{ "type": "text", "text": "hello" }] }]);
+    parts["protocolVersion"] = json!("1.0.0");
+    parts["somethingNew"] = json!(true);
+    assert_eq!(run(&app, &app.viewer, parts).await.0, 200);
+}

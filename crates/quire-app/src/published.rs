@@ -92,8 +92,8 @@ pub async fn delivered_entries(
     limit: u32,
     cursor: Option<&str>,
 ) -> AppResult<Listing<EntryView>> {
-    let filter = EntryFilter { status: Some(EntryStatus::Published), category, tag };
-    Ok(services.store.entry_views(scope, collection, &filter, limit, cursor).await?)
+    let filter = EntryFilter { status: None, category, tag };
+    Ok(services.store.published_entry_views(scope, collection, &filter, limit, cursor).await?)
 }
 
 /// A published post, from whichever posts collection has it.

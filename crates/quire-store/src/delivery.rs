@@ -1,8 +1,9 @@
-//! Reads for the public delivery API: published content only, shaped for a
+//! Reads for the public delivery API: the published copies only (see
+//! `record/published.rs`), each answer from one snapshot, shaped for a
 //! front end to render.
 
 use crate::db::{self, Conn};
-use crate::record::{Record, by_key, find};
+use crate::record::{Record, found};
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::model::*;
 use serde::Serialize;
@@ -44,32 +45,7 @@ impl Store {
     /// sections from after it.
     pub async fn delivery_page(&self, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
         let (scope, slug) = (scope.clone(), slug.to_string());
-        self.db
-            .read_short(move |c| {
-                c.transaction(false, |c| {
-                    let page = by_key::<Page>(c, &scope, &slug)?
-                        .ok_or_else(|| StoreError::not_found("page", slug.as_str()))?;
-                    if page.status != PublishStatus::Published {
-                        return Err(StoreError::not_found("page", slug));
-                    }
-                    let rows = db::query(
-                    "SELECT * FROM page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
-                     AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
-                )
-                .bind(&page.id)
-                .bind_scope(&scope)
-                .fetch_all(c)?;
-                    let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
-                    let path = match &page.parent_id {
-                        None if page.slug == "home" => "/".to_string(),
-                        None => format!("/{}", page.slug),
-                        Some(_) => page_path(c, &scope, &page.id, &mut HashMap::new())?
-                            .ok_or_else(|| StoreError::not_found("page", slug))?,
-                    };
-                    Ok(DeliveredPage { page, path, sections })
-                })
-            })
-            .await
+        self.db.read_short(move |c| c.transaction(false, |c| published_page(c, &scope, &slug))).await
     }
 
     /// A navigation by id or key, with its visible items nested and hrefs
@@ -81,12 +57,46 @@ impl Store {
     }
 }
 
+/// The published page `slug` with its visible sections (see
+/// [`Store::delivery_page`]).
+fn published_page(conn: &Conn, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
+    let row =
+        db::query("SELECT * FROM published_pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
+            .bind_scope(scope)
+            .bind(slug)
+            .fetch_optional(conn)?;
+    let page = found(row, Page::from_row, "page", slug)?;
+    let rows = db::query(
+        "SELECT * FROM published_page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3
+         AND archive_id IS NULL AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
+    )
+    .bind(&page.id)
+    .bind_scope(scope)
+    .fetch_all(conn)?;
+    let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
+    let path = match &page.parent_id {
+        None if page.slug == "home" => "/".to_string(),
+        None => format!("/{}", page.slug),
+        Some(_) => {
+            page_path(conn, scope, &page.id, &mut HashMap::new())?.ok_or_else(|| StoreError::not_found("page", slug))?
+        }
+    };
+    Ok(DeliveredPage { page, path, sections })
+}
+
 /// The navigation `key` and its visible items, nested, with hrefs
 /// resolved (see [`Store::delivery_navigation`]).
 fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
-    let nav: Navigation = find(conn, scope, key)?;
+    let row = db::query(
+        "SELECT * FROM published_navigations WHERE site_id = ?1 AND env = ?2 AND (id = ?3 OR key = ?3)
+         AND archive_id IS NULL ORDER BY id = ?3 DESC LIMIT 1",
+    )
+    .bind_scope(scope)
+    .bind(key)
+    .fetch_optional(conn)?;
+    let nav = found(row, Navigation::from_row, "navigation", key)?;
     let rows = db::query(
-        "SELECT * FROM nav_items WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+        "SELECT * FROM published_nav_items WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
          AND visible = 1 ORDER BY sort_order, id",
     )
     .bind(&nav.id)
@@ -114,10 +124,10 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation
         match item.target_type {
             NavTargetType::Entry => {
                 if let Some((collection, slug)) = db::query_as::<(String, String)>(
-                    "SELECT c.slug, e.slug FROM entries e JOIN collections c
+                    "SELECT c.slug, e.slug FROM published_entries e JOIN collections c
                      ON c.id = e.collection_id AND c.site_id = e.site_id AND c.env = e.env
                      WHERE e.id = ?1 AND e.site_id = ?2 AND e.env = ?3 AND e.archive_id IS NULL
-                     AND c.archive_id IS NULL AND e.status = 'published'",
+                     AND c.archive_id IS NULL",
                 )
                 .bind(target)
                 .bind_scope(scope)
@@ -195,8 +205,8 @@ fn page_path(
         }
         if !known.contains_key(&id) {
             let row: Option<(String, Option<String>)> = db::query_as(
-                "SELECT slug, parent_id FROM pages WHERE id = ?1 AND site_id = ?2 AND env = ?3
-                 AND archive_id IS NULL AND status = 'published'",
+                "SELECT slug, parent_id FROM published_pages WHERE id = ?1 AND site_id = ?2 AND env = ?3
+                 AND archive_id IS NULL",
             )
             .bind(&id)
             .bind_scope(scope)

@@ -133,8 +133,14 @@ fn push_ordered_after(q: &mut QueryBuilder, cursor: Option<&str>) -> Result<()> 
 
 /// The query of an entry list (without LIMIT): the collection is resolved
 /// inside it, so a page is one round trip.
-fn entries_query(scope: &Scope, collection: &str, filter: &EntryFilter, cursor: Option<&str>) -> Result<QueryBuilder> {
-    let mut q = scoped("entries", scope);
+fn entries_query(
+    table: &str,
+    scope: &Scope,
+    collection: &str,
+    filter: &EntryFilter,
+    cursor: Option<&str>,
+) -> Result<QueryBuilder> {
+    let mut q = scoped(table, scope);
     q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
         .push_bind(scope.site_id.clone())
         .push(" AND env = ")
@@ -151,7 +157,9 @@ fn entries_query(scope: &Scope, collection: &str, filter: &EntryFilter, cursor: 
         q.push(" AND category = ").push_bind(category.clone());
     }
     if let Some(tag) = &filter.tag {
-        q.push(" AND EXISTS (SELECT 1 FROM json_each(entries.tags) WHERE value = ").push_bind(tag.clone()).push(")");
+        q.push(format!(" AND EXISTS (SELECT 1 FROM json_each({table}.tags) WHERE value = "))
+            .push_bind(tag.clone())
+            .push(")");
     }
     if let Some(c) = cursor {
         q.push(" AND id < ").push_bind(decode_key(c)?);
@@ -244,13 +252,11 @@ impl Store {
         &self,
         scope: &Scope,
         collection: &str,
-        filter: &EntryFilter,
+        q: QueryBuilder,
         limit: u32,
-        cursor: Option<&str>,
         read: fn(&Row) -> Result<T>,
         id: fn(&T) -> &str,
     ) -> Result<Listing<T>> {
-        let q = entries_query(scope, collection, filter, cursor)?;
         let listing = self.fetch_rows(q, limit, read, |e| encode_key(id(e))).await?;
         if listing.items.is_empty() {
             self.collection(scope, collection).await?;
@@ -329,7 +335,8 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Entry>> {
-        self.entry_page(scope, collection, filter, limit, cursor, Entry::from_row, |e| &e.id).await
+        let q = entries_query("entries", scope, collection, filter, cursor)?;
+        self.entry_page(scope, collection, q, limit, Entry::from_row, |e| &e.id).await
     }
 
     /// Like [`Store::entries`], with content and tags passed through as the
@@ -343,7 +350,22 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<EntryView>> {
-        self.entry_page(scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id).await
+        let q = entries_query("entries", scope, collection, filter, cursor)?;
+        self.entry_page(scope, collection, q, limit, EntryView::from_row, |e| &e.id).await
+    }
+
+    /// Like [`Store::entry_views`], of the published copies: what the
+    /// public site shows.
+    pub async fn published_entry_views(
+        &self,
+        scope: &Scope,
+        collection: &str,
+        filter: &EntryFilter,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> Result<Listing<EntryView>> {
+        let q = entries_query("published_entries", scope, collection, filter, cursor)?;
+        self.entry_page(scope, collection, q, limit, EntryView::from_row, |e| &e.id).await
     }
 
     /// Images, newest first.

@@ -19,6 +19,9 @@ use quire_core::{FieldError, ValidationErrors};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+mod published;
+pub(crate) use published::{Document, Published, republish_documents, republish_records};
+
 /// A kind of record, as stored.
 #[derive(Debug)]
 pub(crate) struct Entity {
@@ -43,6 +46,9 @@ pub(crate) struct Entity {
     /// theirs, as a post's or a section's content is): one such record is
     /// read on the caller's thread ([`crate::db::Db::read_short`]).
     pub small: bool,
+    /// Where the published copies of its records are, if the public site
+    /// shows them (see [`published`]).
+    pub published: Option<Published>,
 }
 
 /// A column whose value no two live records share.
@@ -136,6 +142,8 @@ pub(crate) trait Record:
         *v = version;
         *u = updated_at;
     }
+    /// Its columns' names, in the order of [`Record::columns`].
+    const COLUMNS: &'static [&'static str];
     /// Decodes a row of its table.
     fn from_row(row: &Row) -> Result<Self>;
     /// Its columns and their values (see [`Columns`]).
@@ -168,6 +176,7 @@ macro_rules! columns {
         columns!(@all $ty { id, $($field $(: $codec)?,)+ version, created_at, updated_at, });
     };
     (@all $ty:ident { $($field:ident $(: $codec:ident)?,)+ }) => {
+        const COLUMNS: &'static [&'static str] = &[$(stringify!($field)),+];
         fn from_row(row: &$crate::db::Row) -> $crate::Result<Self> {
             Ok($ty { $($field: columns!(@get row, $field $(, $codec)?),)+ })
         }
@@ -493,7 +502,7 @@ pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope,
     let key = taken::<T>(&columns);
     insert(conn, scope, T::TABLE, &columns).map_err(key)?;
     logged(conn, scope, ctx, T::KIND, record.id(), ChangeAction::Create, None, Some(snapshot(record)))?;
-    Ok(())
+    republish_documents(conn, scope, &T::ENTITY, &[&columns])
 }
 
 /// Turns the database's refusal of a unique key into the conflict
@@ -528,7 +537,9 @@ pub(crate) fn write_version<T: Record>(
             format!("{} {} changed meanwhile; try again", T::ENTITY.noun, after.id()),
         ));
     }
-    logged(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))
+    let change = logged(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))?;
+    republish_documents(conn, scope, &T::ENTITY, &[&old, &new])?;
+    Ok(change)
 }
 
 /// A record with a position among siblings (`sort_order`).

@@ -5,7 +5,7 @@
 //! Rules on values alone are quire-core's (`rules.rs`).
 
 use crate::db::{self, Conn};
-use crate::record::{Child, Entity, Parent, Record, Unique, by_key, columns, find, load_live};
+use crate::record::{Child, Document, Entity, Parent, Published, Record, Unique, by_key, columns, find, load_live};
 use crate::{Result, Scope, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::FieldError;
@@ -44,6 +44,10 @@ impl Record for Page {
             Child { kind: EntityKind::Page, column: "parent_id", top_level: false },
         ],
         small: true,
+        published: Some(Published {
+            table: "published_pages",
+            document: Document::Own { when: Some("status = 'published'") },
+        }),
     };
     stamped!(|p: &Self| p.slug.clone());
     columns!(Page { name, slug, parent_id, is_protected, meta: json, indexing, sort_order, status: wire });
@@ -62,6 +66,7 @@ impl Record for SectionTemplate {
         parents: &[],
         children: &[],
         small: true,
+        published: None,
     };
     stamped!(|t: &Self| t.key.clone());
     columns!(SectionTemplate { key, name, description, fields: json });
@@ -97,6 +102,10 @@ impl Record for PageSection {
         parents: &[Parent { column: "page_id", field: "pageId", kind: EntityKind::Page, role: "page" }],
         children: &[],
         small: false,
+        published: Some(Published {
+            table: "published_page_sections",
+            document: Document::Of { column: "page_id", kind: EntityKind::Page },
+        }),
     };
     stamped!(|s: &Self| match s.content.get("heading").and_then(Value::as_str) {
         Some(h) => format!("{}: {h}", s.template_key),
@@ -148,6 +157,7 @@ impl Record for Collection {
         parents: &[],
         children: &[Child { kind: EntityKind::Entry, column: "collection_id", top_level: false }],
         small: true,
+        published: None,
     };
     stamped!(|c: &Self| c.slug.clone());
     columns!(Collection { slug, name, kind: wire, fields: json });
@@ -171,6 +181,10 @@ impl Record for Entry {
         }],
         children: &[],
         small: false,
+        published: Some(Published {
+            table: "published_entries",
+            document: Document::Own { when: Some("status = 'published'") },
+        }),
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
@@ -211,6 +225,7 @@ impl Record for Image {
         parents: &[],
         children: &[],
         small: true,
+        published: None,
     };
     stamped!(|i: &Self| i.filename.clone());
     columns!(Image {
@@ -248,6 +263,7 @@ impl Record for Navigation {
         parents: &[],
         children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
         small: true,
+        published: Some(Published { table: "published_navigations", document: Document::Own { when: None } }),
     };
     stamped!(|n: &Self| n.key.clone());
     columns!(Navigation { key, name, max_items });
@@ -297,6 +313,10 @@ impl Record for NavItem {
         ],
         children: &[Child { kind: EntityKind::NavItem, column: "parent_id", top_level: false }],
         small: true,
+        published: Some(Published {
+            table: "published_nav_items",
+            document: Document::Of { column: "navigation_id", kind: EntityKind::Navigation },
+        }),
     };
     stamped!(|n: &Self| n.label.clone());
     columns!(NavItem { navigation_id, parent_id, label, target_type: wire, target_id, url, sort_order, visible });
@@ -355,6 +375,7 @@ impl Record for Agent {
         parents: &[],
         children: &[],
         small: true,
+        published: None,
     };
     stamped!(|a: &Self| a.alias.clone());
     columns!(Agent {
@@ -438,36 +459,47 @@ mod tests {
         db::query_scalar(sql).bind(table).fetch_all(conn).map(BTreeSet::from_iter)
     }
 
-    /// Reads every row of `T`'s table in the scope, and checks that each
-    /// decodes and encodes back to the values it was read from, and that
-    /// the description names every column the table has.
-    fn round_trip<T: Record>(conn: &Conn, scope: &Scope) -> Result<usize> {
-        let e = &T::ENTITY;
-        let rows = db::query(format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2", e.table))
+    /// Reads every row of `table`, `T`'s table or the table of its
+    /// published copies, in the scope, and checks that each decodes and
+    /// encodes back to the values it was read from, and that the
+    /// description names every column the table has.
+    fn read_back<T: Record>(conn: &Conn, scope: &Scope, table: &str) -> Result<usize> {
+        let rows = db::query(format!("SELECT * FROM {table} WHERE site_id = ?1 AND env = ?2"))
             .bind_scope(scope)
             .fetch_all(conn)?;
         let mut described = BTreeSet::from(["site_id".to_string(), "env".to_string()]);
-        let stored = schema_columns(conn, e.table)?;
-        let maintained = MAINTAINED.iter().filter(|(t, c)| *t == e.table && stored.contains(*c));
+        let stored = schema_columns(conn, table)?;
+        let maintained = MAINTAINED.iter().filter(|(t, c)| *t == table && stored.contains(*c));
         described.extend(maintained.map(|(_, c)| c.to_string()));
-        if e.archived {
+        if T::ENTITY.archived {
             described.insert("archive_id".into());
         }
         for row in &rows {
             let record = T::from_row(row)?;
-            for (column, value) in record.columns() {
+            let columns = record.columns();
+            let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+            assert_eq!(names, T::COLUMNS, "the column names of {table} in the order of its columns");
+            for (column, value) in columns {
                 let stored: db::Value = row.try_get(column)?;
-                assert_eq!(stored, value, "{}.{column} of {} does not read back as written", e.table, record.id());
+                assert_eq!(stored, value, "{table}.{column} of {} does not read back as written", record.id());
                 described.insert(column.to_string());
             }
         }
         if !rows.is_empty() {
-            assert_eq!(
-                described,
-                schema_columns(conn, e.table)?,
-                "the columns of {} as described and as stored",
-                e.table
-            );
+            assert_eq!(described, stored, "the columns of {table} as described and as stored");
+        }
+        Ok(rows.len())
+    }
+
+    /// Checks `T`'s description against its tables (see [`read_back`]), and
+    /// answers how many rows its working table holds in the scope.
+    fn round_trip<T: Record>(conn: &Conn, scope: &Scope) -> Result<usize> {
+        let e = &T::ENTITY;
+        let rows = read_back::<T>(conn, scope, e.table)?;
+        if let Some(published) = &e.published {
+            let copies = read_back::<T>(conn, scope, published.table)?;
+            assert!(copies > 0, "the demo site has published copies in {}", published.table);
+            assert!(copies <= rows, "{} holds more rows than {}", published.table, e.table);
         }
         for column in
             e.parents.iter().map(|p| p.column).chain(e.unique.iter().flat_map(|u| [Some(u.column), u.within]).flatten())
@@ -484,7 +516,7 @@ mod tests {
             );
             assert!(of.archived, "{} are archived with their parent, so they have an archive_id", of.table);
         }
-        Ok(rows.len())
+        Ok(rows)
     }
 
     #[tokio::test]

@@ -36,11 +36,7 @@ async fn invoke(app: &TestApp, token: &str, tool: &str, args: Value, session: Op
 }
 
 async fn new_token(app: &TestApp, group: Group, policy: Option<ApprovalPolicy>) -> String {
-    app.store
-        .create_token(NewToken { approval_policy: policy, ..NewToken::new("forgery", group, "demo") })
-        .await
-        .unwrap()
-        .1
+    app.token(NewToken { approval_policy: policy, ..NewToken::new("forgery", group, "demo") }).await
 }
 
 /// A minimal MCP client over the router: initialize, then calls.

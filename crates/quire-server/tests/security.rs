@@ -58,14 +58,12 @@ async fn groups_limit_what_tokens_may_do() {
 #[tokio::test]
 async fn environment_header_is_confined_to_the_token() {
     let app = TestApp::new().await;
-    let (_, staging_only) = app
-        .store
-        .create_token(quire_store::NewToken {
+    let staging_only = app
+        .token(quire_store::NewToken {
             environments: Some(vec!["staging".into()]),
             ..quire_store::NewToken::new("staging", quire_core::access::Group::Editor, "demo")
         })
-        .await
-        .unwrap();
+        .await;
     let refused =
         app.send_raw("GET", "/api/v1/pages", Some(&staging_only), None, &[("x-quire-env", "production")]).await;
     assert_status!(refused, 403);

@@ -104,14 +104,12 @@ async fn destructive_invocations_need_an_approval_from_a_permitted_person() {
 #[tokio::test]
 async fn a_conversational_token_confirms_in_the_same_session() {
     let app = TestApp::new().await;
-    let (_, token) = app
-        .store
-        .create_token(quire_store::NewToken {
+    let token = app
+        .token(quire_store::NewToken {
             approval_policy: Some(quire_core::model::ApprovalPolicy::Conversational),
             ..quire_store::NewToken::new("trusted", quire_core::access::Group::Editor, "demo")
         })
-        .await
-        .unwrap();
+        .await;
     let contact = app.page_id("contact").await;
     let body = json!({"ids": [contact]}).to_string();
     let session = [("x-quire-session", "chat-7")];

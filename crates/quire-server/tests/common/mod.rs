@@ -186,6 +186,12 @@ impl TestApp {
         }
     }
 
+    /// Creates `token` straight in the store, as `quire token create`
+    /// does; answers its secret.
+    pub async fn token(&self, token: NewToken) -> String {
+        self.store.create_token(token).await.unwrap().1
+    }
+
     pub async fn send(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Reply {
         self.send_raw(method, path, token, body.map(|b| b.to_string()), &[]).await
     }

@@ -33,8 +33,7 @@ fn open_creates_and_canonicalizes_the_root() {
 
 #[test]
 fn read_ranges_and_numbering() {
-    let (_dir, vault) = vault();
-    vault.write("notes/a.md", &numbered(12), false).unwrap();
+    let (_dir, vault) = vault_of(&[("notes/a.md", &numbered(12))]);
     let all = vault.read("notes/a.md", 1, None).unwrap();
     assert_eq!((all.start_line, all.end_line, all.total_lines, all.lines.len()), (1, 12, 12, 12));
     let part = vault.read("notes/a.md", 10, Some(40)).unwrap();
@@ -46,8 +45,7 @@ fn read_ranges_and_numbering() {
 
 #[test]
 fn read_errors() {
-    let (_dir, vault) = vault();
-    vault.write("notes/a.md", &numbered(12), false).unwrap();
+    let (_dir, vault) = vault_of(&[("notes/a.md", &numbered(12))]);
     let error = error_of(vault.read("notes/a.md", 40, None));
     assert_eq!(error.to_string(), "startLine: 40 is past the end; \"notes/a.md\" has 12 lines");
     assert_eq!((error.kind(), error.field()), (ErrorKind::InvalidInput, Some("startLine")));
@@ -66,8 +64,7 @@ fn read_errors() {
 
 #[test]
 fn empty_notes() {
-    let (_dir, vault) = vault();
-    vault.write("empty.md", "", false).unwrap();
+    let (_dir, vault) = vault_of(&[("empty.md", "")]);
     let lines = vault.read("empty.md", 1, None).unwrap();
     assert_eq!((lines.start_line, lines.end_line, lines.total_lines), (1, 0, 0));
     assert!(lines.lines.is_empty());
@@ -118,8 +115,7 @@ fn seed_examples_of_update() {
 
 #[test]
 fn update_errors() {
-    let (_dir, vault) = vault();
-    vault.write("a.md", &numbered(12), false).unwrap();
+    let (_dir, vault) = vault_of(&[("a.md", &numbered(12))]);
     let message = |result: Result<_, VaultError>| error_of(result).to_string();
     assert_eq!(
         message(vault.update("a.md", "x", 40, None)),
@@ -144,8 +140,7 @@ fn update_errors() {
 
 #[test]
 fn update_keeps_crlf_and_missing_final_newline() {
-    let (_dir, vault) = vault();
-    vault.write("crlf.md", "a\r\nb\r\nc\r\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("crlf.md", "a\r\nb\r\nc\r\n")]);
     vault.update("crlf.md", "x\ny\n", 2, None).unwrap();
     assert_eq!(content(&vault, "crlf.md"), "a\r\nx\r\ny\r\nb\r\nc\r\n");
     vault.update("crlf.md", "z", -1, None).unwrap();
@@ -214,8 +209,7 @@ fn temporary_files_are_hidden_and_reserved() {
 
 #[test]
 fn move_rules() {
-    let (_dir, vault) = vault();
-    vault.write("inbox/note.md", "note\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("inbox/note.md", "note\n")]);
     let change = vault.move_item("inbox/note.md", "projects/x/note.md", false).unwrap();
     assert_eq!(change.op, ChangeOp::Move);
     assert_eq!((change.path.as_str(), change.new_path.as_deref()), ("inbox/note.md", Some("projects/x/note.md")));
@@ -266,8 +260,7 @@ fn move_folders() {
 
 #[test]
 fn copy_rules() {
-    let (_dir, vault) = vault();
-    vault.write("templates/meeting.md", "# Meeting\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("templates/meeting.md", "# Meeting\n")]);
     let change = vault.copy_note("templates/meeting.md", "meetings/2024-01-15.md", false).unwrap();
     assert_eq!(change.op, ChangeOp::Copy);
     assert_eq!((change.before, change.after.as_deref()), (None, Some("# Meeting\n")));
@@ -335,8 +328,7 @@ fn non_utf8_and_large_files_are_refused() {
 
 #[test]
 fn archive_moves_into_timestamped_folders() {
-    let (_dir, vault) = vault();
-    vault.write("old-notes/deprecated.md", "old\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("old-notes/deprecated.md", "old\n")]);
     let change = vault.archive("old-notes/deprecated.md").unwrap();
     assert_eq!(change.op, ChangeOp::Archive);
     let to = change.new_path.clone().unwrap();
@@ -351,8 +343,7 @@ fn archive_moves_into_timestamped_folders() {
 
 #[test]
 fn archiving_the_same_path_twice_at_once_keeps_both() {
-    let (_dir, vault) = vault();
-    vault.write("a.md", "first", false).unwrap();
+    let (_dir, vault) = vault_of(&[("a.md", "first")]);
     let first = vault.archive("a.md").unwrap().archived_to.unwrap();
     vault.write("a.md", "second", false).unwrap();
     let second = vault.archive("a.md").unwrap().archived_to.unwrap();
@@ -393,8 +384,7 @@ fn archive_refusals() {
 
 #[test]
 fn restoring_out_of_the_archive() {
-    let (_dir, vault) = vault();
-    vault.write("notes/a.md", "keep me", false).unwrap();
+    let (_dir, vault) = vault_of(&[("notes/a.md", "keep me")]);
     let to = vault.archive("notes/a.md").unwrap().archived_to.unwrap();
     assert_eq!(vault.read(&to, 1, None).unwrap().numbered(), "1: keep me");
     let change = vault.move_item(&to, "notes/a.md", false).unwrap();
@@ -507,8 +497,7 @@ fn read_all_exists_and_restore() {
 
 #[test]
 fn changes_and_items_serialize_in_camel_case() {
-    let (_dir, vault) = vault();
-    vault.write("a.md", "a\nb\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("a.md", "a\nb\n")]);
     let change = vault.move_item("a.md", "b.md", false).unwrap();
     let json = serde_json::to_value(&change).unwrap();
     assert_eq!(json["op"], "move");
@@ -527,8 +516,7 @@ fn changes_and_items_serialize_in_camel_case() {
 
 #[test]
 fn a_vault_is_shared_between_threads() {
-    let (_dir, vault) = vault();
-    vault.write("shared.md", "start\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("shared.md", "start\n")]);
     std::thread::scope(|scope| {
         for worker in 0..8 {
             let vault = &vault;
@@ -545,8 +533,7 @@ fn a_vault_is_shared_between_threads() {
 
 #[test]
 fn paths_in_results_use_forward_slashes() {
-    let (_dir, vault) = vault();
-    vault.write("a/b/c.md", "c", false).unwrap();
+    let (_dir, vault) = vault_of(&[("a/b/c.md", "c")]);
     let items = vault.list(Some("a/b"), None, false).unwrap();
     assert_eq!(items[0].path, "a/b/c.md");
     assert!(Path::new(vault.root()).join("a/b/c.md").exists());

@@ -87,8 +87,7 @@ fn ranking_prefers_names_headings_and_frequency() {
 
 #[test]
 fn prefixes_and_unicode_words() {
-    let (_dir, vault) = vault();
-    vault.write("a.md", "Meeting with Zoë about the été schedule\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("a.md", "Meeting with Zoë about the été schedule\n")]);
     assert_eq!(vault.search("meet", None, 10, false).unwrap().len(), 1);
     assert_eq!(vault.search("ZOË", None, 10, false).unwrap().len(), 1);
     assert_eq!(vault.search("été", None, 10, false).unwrap().len(), 1);
@@ -176,8 +175,7 @@ fn changes_through_the_vault_are_found_even_within_one_second() {
 
 #[test]
 fn hidden_folders_and_the_archive() {
-    let (_dir, vault) = vault();
-    vault.write("old.md", "papaya\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("old.md", "papaya\n")]);
     let archived = vault.archive("old.md").unwrap().archived_to.unwrap();
     fs::create_dir_all(vault.root().join(".obsidian")).unwrap();
     fs::write(vault.root().join(".obsidian/workspace.md"), "papaya\n").unwrap();
@@ -235,8 +233,7 @@ fn query_errors() {
 
 #[test]
 fn hits_serialize_in_camel_case() {
-    let (_dir, vault) = vault();
-    vault.write("a.md", "cherry\n", false).unwrap();
+    let (_dir, vault) = vault_of(&[("a.md", "cherry\n")]);
     let json = serde_json::to_value(vault.search("cherry", None, 1, false).unwrap()).unwrap();
     assert_eq!(json[0]["path"], "a.md");
     assert_eq!(json[0]["line"], 1);

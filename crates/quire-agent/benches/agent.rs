@@ -157,8 +157,7 @@ fn in_process_runtime(b: &Bench) -> (Arc<Runtime>, Scripted) {
 }
 
 async fn http_runtime(b: &Bench) -> (Arc<Runtime>, Fake) {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     (Runtime::new(Arc::clone(&b.registry), fake_profiles(&base)), fake)
 }
 

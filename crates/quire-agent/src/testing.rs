@@ -109,14 +109,18 @@ async fn answer(State(fake): State<Fake>, headers: axum::http::HeaderMap, body: 
     }
 }
 
-/// Starts a fake server; answers its base URL.
-pub async fn serve(fake: Fake) -> String {
-    let app =
-        Router::new().route("/v1/chat/completions", post(answer)).route("/v1/messages", post(answer)).with_state(fake);
+/// Starts a fake server with nothing scripted yet; answers the fake (to
+/// script it and read what it received) and the server's base URL.
+pub async fn serve() -> (Fake, String) {
+    let fake = Fake::default();
+    let app = Router::new()
+        .route("/v1/chat/completions", post(answer))
+        .route("/v1/messages", post(answer))
+        .with_state(fake.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}")
+    (fake, format!("http://{addr}"))
 }
 
 /// A profile of `kind` whose model, `fake-model`, is the fake at `base`

@@ -3,14 +3,13 @@
 //! prompt, the material as the user's message and no tools, over the real
 //! OpenAI-compatible client against a fake server.
 
-use quire_agent::testing::{Fake, openai_stream, serve, system_of};
+use quire_agent::testing::{openai_stream, serve, system_of};
 use quire_agent::{ModelWriter, Profile, ProviderKind};
 use quire_tools::external::Writer;
 
 #[tokio::test]
 async fn the_writer_sends_instructions_and_material_and_answers_the_text() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let mut profile = Profile::new(ProviderKind::Openai);
     profile.base_url = Some(format!("{base}/v1"));
     profile.model = Some("writer-model".into());

@@ -8,8 +8,7 @@ use quire_agent::testing::{Fake, openai_stream, serve};
 use serde_json::json;
 
 async fn app() -> (TestApp, Fake) {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     (TestApp::with_llm(&base).await, fake)
 }
 

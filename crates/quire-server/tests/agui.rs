@@ -10,8 +10,7 @@ use quire_agent::testing::{Fake, Reply, openai_stream, serve, take_sse_events};
 use serde_json::{Value, json};
 
 async fn app() -> (TestApp, Fake) {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     (TestApp::with_llm(&base).await, fake)
 }
 

@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::http::Request;
 use common::{Reply, TestApp};
 use http_body_util::BodyExt;
-use quire_agent::testing::{Fake, openai_stream, serve};
+use quire_agent::testing::{openai_stream, serve};
 use quire_core::access::Group;
 use quire_core::model::ApprovalPolicy;
 use quire_store::NewToken;
@@ -329,8 +329,7 @@ async fn restoring_a_revision_needs_the_right_to_make_that_change() {
 /// preview; the user's plain yes in their next message approves it.
 #[tokio::test]
 async fn a_conversational_agent_cannot_confirm_its_own_preview() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let app = TestApp::with_llm(&base).await;
     let patched = app.patch("/api/v1/agents/editor", json!({ "approvalPolicy": "conversational" })).await;
     assert_eq!(patched.status, 200, "{}", patched.body);

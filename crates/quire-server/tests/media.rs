@@ -359,9 +359,8 @@ async fn processing_progress_is_readable_over_rest_stage_by_stage() {
 
 #[tokio::test]
 async fn a_job_queued_by_a_turn_reports_progress_on_the_session_stream() {
-    use quire_agent::testing::{Fake, openai_stream, serve};
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    use quire_agent::testing::{openai_stream, serve};
+    let (fake, base) = serve().await;
     // The serving process's background work: the job worker among it.
     let app = TestApp::serving_with_llm(&base).await;
     use base64::Engine as _;

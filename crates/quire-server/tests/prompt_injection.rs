@@ -123,8 +123,7 @@ struct Scene {
 }
 
 async fn scene() -> Scene {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let app = TestApp::with_llm(&base).await;
     let home = app.page_id("home").await;
     let pricing = app.page_id("pricing").await;
@@ -297,8 +296,7 @@ async fn planted_instructions_cannot_make_the_editor_agent_destroy_under_the_con
 
 #[tokio::test]
 async fn planted_instructions_in_a_note_are_undone_with_the_turn() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let app = TestApp::with_llm(&base).await;
     let plant = |path: &str, content: &str| json!({ "path": path, "content": content, "overwrite": true });
     for (path, content) in [
@@ -381,8 +379,7 @@ async fn fetched_page_injection(policy: &str) {
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move { axum::serve(listener, outside).await.unwrap() });
 
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let resolver = quire_net::StaticResolver::new().with("news.test", &[std::net::Ipv4Addr::LOCALHOST.into()]);
     let net =
         quire_net::NetClient::with_resolver(&["news.test".into()], quire_net::Limits::default(), Arc::new(resolver))

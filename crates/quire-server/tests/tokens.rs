@@ -233,9 +233,11 @@ async fn read_until_end(body: &mut Body, limit: Duration, seen: &mut Vec<String>
     }
 }
 
-/// Opens the events of a finished chat turn as a fresh editor token;
-/// answers the token's id and secret and the open stream.
-async fn open_stream(app: &TestApp, fake: &Fake) -> (String, String, Body) {
+/// Opens the events of a finished chat turn as a fresh editor token, and
+/// reads them: the turn's events arrive and the stream stays open for later
+/// turns. Answers the token's id and secret, the open stream and the events
+/// seen.
+async fn open_stream(app: &TestApp, fake: &Fake) -> (String, String, Body, Vec<String>) {
     let (id, secret) = create(app, json!({ "name": "chatter", "group": "editor" })).await;
     fake.push(openai_stream("Hello.", &[]));
     let session = app.start_chat(&secret, "hi").await;
@@ -246,28 +248,25 @@ async fn open_stream(app: &TestApp, fake: &Fake) -> (String, String, Body) {
         .unwrap();
     let res = app.router.clone().oneshot(req).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
-    (id, secret, res.into_body())
+    let mut body = res.into_body();
+    let mut seen = Vec::new();
+    assert!(!read_until_end(&mut body, Duration::from_millis(700), &mut seen).await, "ended early: {seen:?}");
+    assert!(seen.contains(&"RUN_FINISHED".to_string()), "{seen:?}");
+    (id, secret, body, seen)
 }
 
 #[tokio::test]
 async fn an_open_event_stream_ends_when_its_token_is_revoked() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let app = TestApp::with_llm(&base).await;
-    let (id, _, mut body) = open_stream(&app, &fake).await;
-    let mut seen = Vec::new();
-    // The turn's events arrive and the stream stays open for later turns.
-    assert!(!read_until_end(&mut body, Duration::from_millis(700), &mut seen).await, "ended early: {seen:?}");
-    assert!(seen.contains(&"RUN_FINISHED".to_string()), "{seen:?}");
-
+    let (id, _, mut body, mut seen) = open_stream(&app, &fake).await;
     assert_status!(app.delete(&format!("/api/v1/tokens/{id}")).await, 200);
     assert!(read_until_end(&mut body, Duration::from_secs(2), &mut seen).await, "the stream stayed open");
 }
 
 #[tokio::test]
 async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let runtime: Arc<std::sync::Mutex<Option<Arc<quire_agent::Runtime>>>> = Arc::default();
     let profiles = quire_agent::testing::fake_profiles(&base);
     let app = TestApp::build({
@@ -280,10 +279,7 @@ async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
     })
     .await;
     let runtime = runtime.lock().unwrap().clone().unwrap();
-    let (_, _, mut body) = open_stream(&app, &fake).await;
-    let mut seen = Vec::new();
-    assert!(!read_until_end(&mut body, Duration::from_millis(500), &mut seen).await, "ended early: {seen:?}");
-    assert!(seen.contains(&"RUN_FINISHED".to_string()), "{seen:?}");
+    let (_, _, mut body, mut seen) = open_stream(&app, &fake).await;
     // Enough later runs end that this ended session's events are dropped.
     for i in 0..quire_agent::events::KEEP_ENDED {
         let other = format!("other-{i}");
@@ -296,12 +292,9 @@ async fn an_open_event_stream_ends_when_its_session_leaves_memory() {
 
 #[tokio::test]
 async fn a_revocation_made_by_another_process_takes_effect_within_a_second_or_two() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let app = TestApp::serving_with_llm(&base).await;
-    let (id, secret, mut body) = open_stream(&app, &fake).await;
-    let mut seen = Vec::new();
-    assert!(!read_until_end(&mut body, Duration::from_millis(500), &mut seen).await);
+    let (id, secret, mut body, mut seen) = open_stream(&app, &fake).await;
     assert_status!(app.send("GET", "/api/v1/me", Some(&secret), None).await, 200);
 
     // Straight in the database, as `quire token revoke` does: this server's

@@ -25,15 +25,13 @@ async fn run(base: &str, args: &[&str]) -> (bool, String, String) {
 
 /// A fake provider, its address and a data directory with the demo site.
 async fn seeded_with_model() -> (Fake, String, tempfile::TempDir) {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     (fake, base, seeded())
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn one_message_streams_the_answer_and_exits() {
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     fake.push(openai_stream("", &[("c1", "getPage", r#"{"slug":"about"}"#)]));

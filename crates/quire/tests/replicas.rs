@@ -37,8 +37,7 @@ async fn cluster() -> Option<Cluster> {
     let quire_store::Location::Postgres(url) = quire_store::testing::location(dir.path()).await.unwrap() else {
         unreachable!("a PostgreSQL test database")
     };
-    let fake = Fake::default();
-    let base = serve(fake.clone()).await;
+    let (fake, base) = serve().await;
     let root = dir.path().to_path_buf();
     let (a, b) = tokio::task::spawn_blocking(move || {
         let envs = [

@@ -62,8 +62,7 @@ impl Env {
         let store = quire_store::testing::open(dir.path()).await.unwrap();
         let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
         let registry = Arc::new(registry(Registry::new(Services::new(store.clone(), dir.path()))));
-        let fake = Fake::default();
-        let base = serve(fake.clone()).await;
+        let (fake, base) = serve().await;
         let mut p = fake_profile(kind, &base);
         p.timeout_secs = 10;
         let runtime = runtime_on(Arc::clone(&registry), profile(p));

@@ -42,7 +42,7 @@ pub use output::output_schema;
 pub use registry::{Approval, Outcome, PendingApproval, Registry, ToolInfo, approval_in, full_schema, permits};
 pub use services::Services;
 pub use subject::Subject;
-pub use tool::{ApprovalPolicy, CallContext, Category, Effect, Risk, Tool};
+pub use tool::{ApprovalPolicy, CallContext, Category, Effect, Progress, ProgressUpdate, Risk, Tool};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
 /// posts, navigation, entries, archive, vault, external.

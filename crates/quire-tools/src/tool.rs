@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// Where a tool belongs: always-active defaults, internal content tools, or
 /// tools that reach outside the server.
@@ -75,6 +76,9 @@ pub struct CallContext {
     /// (deep search); none outside a turn, where the default profile's
     /// model writes.
     pub writer: Option<SharedWriter>,
+    /// Where a long call reports how far it got, when the surface shows it
+    /// (MCP, for a client that gave a progress token); none otherwise.
+    pub progress: Option<Progress>,
 }
 
 impl CallContext {
@@ -91,6 +95,7 @@ impl CallContext {
             turn_id: None,
             policy: ApprovalPolicy::User,
             writer: None,
+            progress: None,
         }
     }
 
@@ -107,6 +112,43 @@ impl CallContext {
             session_id: self.session_id.clone(),
             turn_id: self.turn_id.clone(),
         }
+    }
+}
+
+/// How far a long call got: `done` of `total` steps (when known), and what
+/// was just done, in words a person reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgressUpdate {
+    /// Steps done so far.
+    pub done: u64,
+    /// Steps in all, when known.
+    pub total: Option<u64>,
+    /// What was just done (`fetched https://example.com`).
+    pub message: String,
+}
+
+/// The channel a long call reports its progress through. A surface that
+/// shows progress puts one in the [`CallContext`]; tools report with
+/// [`Call::progress`], and nothing happens when the context has none.
+#[derive(Clone)]
+pub struct Progress(Arc<dyn Fn(ProgressUpdate) + Send + Sync>);
+
+impl Progress {
+    /// A channel that hands each update to `report` (which must not block:
+    /// it runs inside the tool's call).
+    pub fn new(report: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(report))
+    }
+
+    /// Reports `done` of `total` steps.
+    pub fn report(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
+        (self.0)(ProgressUpdate { done, total, message: message.into() });
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
     }
 }
 
@@ -131,6 +173,12 @@ impl Call<'_> {
     /// The scope.
     pub fn scope(&self) -> &Scope {
         &self.ctx.scope
+    }
+    /// Reports how far a long call got, if its caller follows progress.
+    pub fn progress(&self, done: u64, total: Option<u64>, message: impl Into<String>) {
+        if let Some(progress) = &self.ctx.progress {
+            progress.report(done, total, message);
+        }
     }
 }
 

@@ -607,3 +607,41 @@ async fn groups_use_external_tools_by_risk() {
     let post = env.registry.get("httpPost").unwrap();
     assert!(post.destructive && post.preview.is_some());
 }
+
+/// The progress a call reports, as `(done, total)`, with the call's result.
+async fn with_progress(env: &Env, name: &str, args: Value) -> (Vec<(u64, Option<u64>)>, Value) {
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let sink = updates.clone();
+    let progress = quire_tools::Progress::new(move |u| sink.lock().unwrap().push((u.done, u.total)));
+    let ctx = CallContext { progress: Some(progress), ..user(&env.scope, Group::Admin) };
+    let result = env.registry.call(&ctx, name, args).await;
+    let updates = updates.lock().unwrap().clone();
+    (updates, result)
+}
+
+#[tokio::test]
+async fn long_tools_report_their_progress_to_a_caller_that_follows_it() {
+    let env = env().await;
+    let base = format!("{}/page", env.seen.base("pages.test"));
+    // Each page read is a step, whether it could be read or not.
+    let urls = json!([format!("{base}/article"), format!("{base}/office"), format!("{base}/binary")]);
+    let (steps, result) = with_progress(&env, "fetchContent", json!({ "urls": urls })).await;
+    ok(result);
+    assert_eq!(steps, [(1, Some(3)), (2, Some(3)), (3, Some(3))]);
+
+    let (steps, result) = with_progress(&env, "importImage", json!({ "provider": "pexels", "photoId": "101" })).await;
+    ok(result);
+    assert_eq!(steps, [(1, Some(4)), (2, Some(4)), (3, Some(4)), (4, Some(4))]);
+
+    // The plan, the searches, each of the three pages, the answer.
+    let deep = json!({ "query": "why do tides rise", "mode": "deep", "numResults": 3 });
+    let (steps, result) = with_progress(&env, "searchWeb", deep).await;
+    ok(result);
+    let done: Vec<u64> = steps.iter().map(|(d, _)| *d).collect();
+    assert_eq!(done, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(steps[0].1, None, "the number of pages is not known before the search");
+    assert!(steps[1..].iter().all(|(_, total)| *total == Some(6)), "{steps:?}");
+
+    // A caller that does not follow progress gets the same answers.
+    ok(env.call("fetchContent", json!({ "urls": [format!("{base}/article")] })).await);
+}

@@ -394,7 +394,10 @@ async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
             "Use a photoId exactly as browseImages answered it.",
         ));
     }
+    // Find the photo, download it, store it, wait for its processing.
+    const STEPS: Option<u64> = Some(4);
     let chosen = choose(ext, a.provider, id, call.services.media.limits.max_pixels).await?;
+    call.progress(1, STEPS, format!("found photo {id}"));
     // Unsplash's API rules: a download is announced through its tracking
     // endpoint (with the key) when the photo is used.
     if let Some(tracking) = &chosen.tracking {
@@ -413,6 +416,7 @@ async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
     if !res.ok() {
         return Err(upstream_status("the photo's download", res.status, ""));
     }
+    call.progress(2, STEPS, format!("downloaded {} bytes", res.body.len()));
     let upload = receive_bytes(call.services, call.scope(), &call.ctx.actor, &chosen.filename, &res.body).await?;
     let source = match a.provider {
         PhotoProvider::Pexels => ImageSource::Pexels,
@@ -425,9 +429,11 @@ async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
         ..Default::default()
     };
     let (image, created) = create_from_upload(call.services, call.ctx, &upload, meta).await?;
+    call.progress(3, STEPS, format!("stored as image {}", image.id));
     // Processing is quick for one photo: answer the final /uploads URL
     // when it is ready, the processing status otherwise.
     let image = settle(call.services, call.scope(), &image.id, Duration::from_secs(15)).await.unwrap_or(image);
+    call.progress(4, STEPS, format!("image {} is {}", image.id, image.status.as_str()));
     let credit = format!(
         "Photo by {} on {}",
         image.attribution.as_ref().and_then(|a| a["photographer"].as_str()).unwrap_or("an unknown photographer"),

@@ -260,7 +260,14 @@ async fn fetch_content(call: &Call<'_>, a: FetchContentArgs) -> ToolResult {
         ));
     }
     let format = a.format.unwrap_or_default();
-    let fetches = a.urls.iter().map(|u| fetch_page(ext, u, format));
+    // The pages are fetched together; each one read is a step done.
+    let (done, total) = (&std::sync::atomic::AtomicU64::new(0), a.urls.len() as u64);
+    let fetches = a.urls.iter().map(|u| async move {
+        let page = fetch_page(ext, u, format).await;
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        call.progress(n, Some(total), format!("{} {u}", if page.is_ok() { "fetched" } else { "could not fetch" }));
+        page
+    });
     let results = futures_util::future::join_all(fetches).await;
     let mut items = Vec::new();
     let mut first_error = None;
@@ -332,18 +339,26 @@ fn merge(lists: Vec<Vec<Hit>>, n: usize) -> Vec<Hit> {
 
 /// The deep search: plan queries, search them, read the best pages, and
 /// have `writer` (the calling agent's model, else the default profile's)
-/// write an answer citing them by number.
+/// write an answer citing them by number. Each step done is reported to
+/// `progress`: the plan, the searches, every page read, the answer.
 pub async fn deep(
     ext: &ExternalSettings,
     writer: Option<&dyn super::Writer>,
+    progress: Option<&crate::tool::Progress>,
     query: &str,
     n: usize,
     topic: Topic,
 ) -> ToolResult {
+    let report = |done: u64, total: Option<u64>, message: String| {
+        if let Some(p) = progress {
+            p.report(done, total, message);
+        }
+    };
     let writer = writer
         .or(ext.writer.as_deref())
         .ok_or_else(|| not_configured("Deep search's model", "a model profile (profiles.default or QUIRE_LLM_*)"))?;
     let queries = plan_queries(writer, query).await;
+    report(1, None, format!("planned {} search queries", queries.len()));
     let searches = queries.iter().map(|q| search(ext, q, n, topic));
     let mut lists = Vec::new();
     let mut last_error = None;
@@ -359,9 +374,18 @@ pub async fn deep(
         );
     }
     let hits = merge(lists, n);
+    // The plan, the searches, each page, the answer.
+    let total = Some(3 + hits.len() as u64);
+    report(2, total, format!("searched, {} pages to read", hits.len()));
     let per_page = (ext.max_page_chars / n.max(1)).clamp(1_000, 6_000);
-    let pages =
-        futures_util::future::join_all(hits.iter().map(|h| fetch_page(ext, &h.url, PageFormat::Markdown))).await;
+    let (read, report) = (&std::sync::atomic::AtomicU64::new(0), &report);
+    let pages = futures_util::future::join_all(hits.iter().map(|h| async move {
+        let page = fetch_page(ext, &h.url, PageFormat::Markdown).await;
+        let n = read.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        report(2 + n, total, format!("read {}", h.url));
+        page
+    }))
+    .await;
     let mut sources = Vec::new();
     let mut material = format!("Question:\n{}\n\nSources:\n", untrusted("question", query));
     for (hit, page) in hits.iter().zip(pages) {
@@ -390,6 +414,7 @@ pub async fn deep(
             "Try quick mode, or again later.",
         )
     })?;
+    report(3 + hits.len() as u64, total, "wrote the answer".into());
     Ok(json!({ "success": true, "mode": "deep", "answer": answer.trim(), "sources": sources, "queries": queries }))
 }
 
@@ -407,7 +432,9 @@ async fn search_web(call: &Call<'_>, a: SearchWebArgs) -> ToolResult {
             out["mode"] = json!("quick");
             Ok(out)
         }
-        SearchMode::Deep => deep(ext, call.ctx.writer.as_deref(), a.query.trim(), n, topic).await,
+        SearchMode::Deep => {
+            deep(ext, call.ctx.writer.as_deref(), call.ctx.progress.as_ref(), a.query.trim(), n, topic).await
+        }
     }
 }
 

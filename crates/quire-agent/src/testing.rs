@@ -144,10 +144,12 @@ pub fn fake_profiles(base: &str) -> crate::Profiles {
     profiles
 }
 
+/// A Server-Sent Event as read: `(id, event type, data as JSON)`.
+pub type SseEvent = (String, String, Value);
+
 /// Takes every complete Server-Sent Event out of `text` (what a stream sent
-/// so far; an unfinished event stays): `(id, event type, data as JSON)`,
-/// skipping keep-alive comments.
-pub fn take_sse_events(text: &mut String) -> Vec<(String, String, Value)> {
+/// so far; an unfinished event stays), skipping keep-alive comments.
+pub fn take_sse_events(text: &mut String) -> Vec<SseEvent> {
     let mut events = Vec::new();
     while let Some(end) = text.find("\n\n") {
         let block: String = text.drain(..end + 2).collect();
@@ -166,6 +168,31 @@ pub fn take_sse_events(text: &mut String) -> Vec<(String, String, Value)> {
         }
     }
     events
+}
+
+/// An event stream read chunk by chunk until an event of a given type.
+#[derive(Default)]
+pub struct SseReader {
+    /// What arrived of an event not yet complete.
+    text: String,
+    /// The events read so far, the one awaited last.
+    pub events: Vec<SseEvent>,
+}
+
+impl SseReader {
+    /// Reads `chunk`; answers whether an event of type `until` came (events
+    /// after it in the same chunk are dropped).
+    pub fn read_until(&mut self, chunk: &[u8], until: &str) -> bool {
+        self.text.push_str(&String::from_utf8_lossy(chunk));
+        for event in take_sse_events(&mut self.text) {
+            let done = event.1 == until;
+            self.events.push(event);
+            if done {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 /// An OpenAI stream: text in two pieces, then each call with its arguments

@@ -10,7 +10,7 @@
 
 mod support;
 
-use quire_agent::testing::{Fake, Reply, openai_stream, serve, take_sse_events};
+use quire_agent::testing::{Fake, Reply, SseEvent, SseReader, openai_stream, serve};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -73,13 +73,7 @@ impl Cluster {
 
     /// A session's events streamed from a replica until one of kind
     /// `until`: (id, kind, data) each.
-    async fn events(
-        &self,
-        on: &Server,
-        session: &str,
-        last: Option<&str>,
-        until: &str,
-    ) -> Vec<(String, String, Value)> {
+    async fn events(&self, on: &Server, session: &str, last: Option<&str>, until: &str) -> Vec<SseEvent> {
         let url = format!("http://{}/api/v1/sessions/{session}/events", on.addr);
         let mut req = self.http.get(url).bearer_auth(ADMIN);
         if let Some(id) = last {
@@ -88,17 +82,12 @@ impl Cluster {
         let mut res = req.send().await.unwrap();
         assert_eq!(res.status(), 200, "{}", on.log());
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        let (mut text, mut events) = (String::new(), Vec::new());
+        let mut reader = SseReader::default();
         loop {
             let chunk = tokio::time::timeout_at(deadline, res.chunk()).await;
-            let Ok(Ok(Some(chunk))) = chunk else { panic!("the stream ended before {until}: {events:?}") };
-            text.push_str(&String::from_utf8_lossy(&chunk));
-            for event in take_sse_events(&mut text) {
-                let done = event.1 == until;
-                events.push(event);
-                if done {
-                    return events;
-                }
+            let Ok(Ok(Some(chunk))) = chunk else { panic!("the stream ended before {until}: {:?}", reader.events) };
+            if reader.read_until(&chunk, until) {
+                return reader.events;
             }
         }
     }
@@ -165,7 +154,7 @@ async fn a_chat_started_on_one_replica_streams_from_the_other() {
     // Streamed from B while A runs the turn.
     let there = c.events(&c.b, &session, None, "RUN_FINISHED").await;
     let here = c.events(&c.a, &session, None, "RUN_FINISHED").await;
-    let kinds = |e: &[(String, String, Value)]| e.iter().map(|(id, k, _)| (id.clone(), k.clone())).collect::<Vec<_>>();
+    let kinds = |e: &[SseEvent]| e.iter().map(|(id, k, _)| (id.clone(), k.clone())).collect::<Vec<_>>();
     assert_eq!(kinds(&there), kinds(&here), "the same events, in the same order, with the same ids");
     assert_eq!(there[0].1, "RUN_STARTED");
     assert_eq!(there.last().unwrap().2["outcome"]["type"], "success");

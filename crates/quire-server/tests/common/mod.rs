@@ -9,6 +9,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
+use quire_agent::testing::{SseEvent, SseReader};
 use quire_core::access::Group;
 use quire_server::{AppState, router};
 use quire_store::seed::{seed_demo, seed_demo_into};
@@ -257,13 +258,7 @@ impl TestApp {
 
     /// Reads a Server-Sent Events stream until an event of type `until`
     /// (or 20 s); answers the events as (id, type, data).
-    pub async fn sse(
-        &self,
-        path: &str,
-        token: &str,
-        last_id: Option<&str>,
-        until: &str,
-    ) -> Vec<(String, String, Value)> {
+    pub async fn sse(&self, path: &str, token: &str, last_id: Option<&str>, until: &str) -> Vec<SseEvent> {
         let mut req = Request::builder().method("GET").uri(path).header("authorization", format!("Bearer {token}"));
         if let Some(id) = last_id {
             req = req.header("last-event-id", id);
@@ -272,22 +267,16 @@ impl TestApp {
         assert_eq!(res.status(), StatusCode::OK);
         assert_eq!(res.headers()["content-type"], "text/event-stream");
         let mut body = res.into_body();
-        let mut text = String::new();
-        let mut events = Vec::new();
+        let mut reader = SseReader::default();
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
         while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(deadline, body.frame()).await {
-            if let Some(data) = frame.data_ref() {
-                text.push_str(&String::from_utf8_lossy(data));
-            }
-            for event in quire_agent::testing::take_sse_events(&mut text) {
-                let done = event.1 == until;
-                events.push(event);
-                if done {
-                    return events;
-                }
+            if let Some(data) = frame.data_ref()
+                && reader.read_until(data, until)
+            {
+                return reader.events;
             }
         }
-        panic!("no {until} event; got {events:?}");
+        panic!("no {until} event; got {:?}", reader.events);
     }
 
     /// One record of each kind of site `demo`, some made for the purpose

@@ -6,15 +6,21 @@
 //! [`Registry::call`], so permissions, validation and the approval flow of
 //! destructive tools are exactly those of every other surface. A tool's own
 //! failure is an `isError` result carrying its message and hint; protocol
-//! errors are kept for protocol problems. Each tool declares the output
-//! schema the registry derives for it, and its structured result matches it.
+//! errors are kept for protocol problems (a tool this client was not
+//! offered is `-32602`). Each tool declares the output schema the registry
+//! derives for it, and its structured result matches it. A call whose client
+//! gave a progress token gets the progress its tool reports (through
+//! [`quire_tools::Progress`]) as `notifications/progress`.
 
 mod completion;
+mod fixture;
 mod prompts;
 mod resources;
 
 use quire_core::model::{EntityKind, Surface};
-use quire_tools::{Approval, CallContext, Category, Outcome, PendingApproval, Registry, Subject, ToolError};
+use quire_tools::{
+    Approval, CallContext, Category, Outcome, PendingApproval, Progress, ProgressUpdate, Registry, Subject, ToolError,
+};
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -96,12 +102,22 @@ pub struct QuireMcp {
     registry: Arc<Registry>,
     caller: Caller,
     mode: ToolMode,
+    fixture: bool,
 }
 
 impl QuireMcp {
     /// A server for `caller` offering the tools of `mode`.
     pub fn new(registry: Arc<Registry>, caller: Caller, mode: ToolMode) -> Self {
-        Self { registry, caller, mode }
+        Self { registry, caller, mode, fixture: false }
+    }
+
+    /// The same server with the MCP conformance suite's test fixture: its
+    /// `test_*` tools and prompts, `test://` resources, `logging` and
+    /// subscriptions to `test://` resources, beside Quire's own. For the
+    /// suite's runs only; no server has it unless built with this.
+    pub fn with_test_fixture(mut self) -> Self {
+        self.fixture = true;
+        self
     }
 
     async fn context(&self, request: &RequestContext<RoleServer>) -> Result<CallContext, ErrorData> {
@@ -348,17 +364,22 @@ fn render(result: &Value) -> String {
 
 impl ServerHandler for QuireMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_completions()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .enable_prompts()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(Implementation::new("quire", env!("CARGO_PKG_VERSION")).with_title("Quire CMS"))
-        .with_instructions(instructions(&self.mode))
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_prompts()
+            .enable_resources()
+            .build();
+        if self.fixture {
+            capabilities.logging = Some(Default::default());
+            if let Some(resources) = capabilities.resources.as_mut() {
+                resources.subscribe = Some(true);
+            }
+        }
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("quire", env!("CARGO_PKG_VERSION")).with_title("Quire CMS"))
+            .with_instructions(instructions(&self.mode))
     }
 
     async fn list_tools(
@@ -381,6 +402,9 @@ impl ServerHandler for QuireMcp {
         if self.mode == ToolMode::Discover {
             tools.insert(1, use_tool());
         }
+        if self.fixture {
+            tools.extend(fixture::tools()?);
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -389,51 +413,16 @@ impl ServerHandler for QuireMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let ctx = self.context(&context).await?;
-        let mut args = Value::Object(request.arguments.unwrap_or_default());
-        let mut name = request.name.to_string();
-        let discover = self.mode == ToolMode::Discover;
-        if discover && name == USE_TOOL {
-            name = args.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
-            args = args.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
-        }
-        let active_before =
-            ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
-        let outcome = match self.registry.get(&name) {
-            // useTool may call any permitted tool; otherwise only the offered ones.
-            Some(tool) if !(self.offered(&ctx, tool) || (discover && quire_tools::permits(&ctx, tool))) => {
-                Err(ToolError::new(
-                    quire_tools::ErrorCode::Forbidden,
-                    format!("{name} is not offered to this client"),
-                    "Use one of the tools from tools/list.",
-                ))
-            }
-            _ => match quire_tools::approval_in(args) {
-                Ok((args, approval)) => {
-                    self.registry.run(&ctx, &name, args.clone(), approval.as_ref()).await.map(|o| (o, args))
-                }
-                Err(e) => Err(e),
-            },
-        };
-        if discover && name == "searchTools" {
-            let active_after =
-                ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(&ctx, s)));
-            if active_after != active_before {
-                let _ = context.peer.notify_tool_list_changed().await;
-            }
-        }
-        let result = match outcome {
-            Ok((Outcome::NeedsApproval(preview), args)) => {
-                self.ask_the_user(&ctx, &context, &name, args, preview).await
-            }
-            Ok((Outcome::Done(result), _)) => result,
-            Err(e) => e.to_json(),
-        };
-        let text = vec![ContentBlock::text(render(&result))];
-        let mut out =
-            if result["success"] == false { CallToolResult::error(text) } else { CallToolResult::success(text) };
-        out.structured_content = Some(result);
-        Ok(out.into())
+        let mut ctx = self.context(&context).await?;
+        let updates = context.meta.get_progress_token().map(|token| {
+            let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+            ctx.progress = Some(Progress::new(move |update| {
+                // The receiver outlives the call: nothing is lost.
+                let _ = sender.send(update);
+            }));
+            (receiver, token)
+        });
+        forward_progress(updates, &context.peer, self.run_tool(&ctx, &context, request)).await
     }
 
     async fn list_prompts(
@@ -441,7 +430,11 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(prompts::list()))
+        let mut listed = prompts::list();
+        if self.fixture {
+            listed.extend(fixture::prompts()?);
+        }
+        Ok(ListPromptsResult::with_all_items(listed))
     }
 
     async fn get_prompt(
@@ -450,6 +443,9 @@ impl ServerHandler for QuireMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
+        if self.fixture && fixture::is_prompt(&request.name) {
+            return fixture::prompt(&request.name, &args);
+        }
         prompts::get(&request.name, &args).map(Into::into)
     }
 
@@ -459,7 +455,11 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let ctx = self.context(&context).await?;
-        Ok(ListResourcesResult::with_all_items(resources::list(self.registry.services(), &ctx).await?))
+        let mut listed = resources::list(self.registry.services(), &ctx).await?;
+        if self.fixture {
+            listed.extend(fixture::resources()?);
+        }
+        Ok(ListResourcesResult::with_all_items(listed))
     }
 
     async fn read_resource(
@@ -468,6 +468,9 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let ctx = self.context(&context).await?;
+        if self.fixture && fixture::is_resource(&request.uri) {
+            return fixture::read(&request.uri);
+        }
         Ok(resources::read(self.registry.services(), &ctx, &request.uri).await?.into())
     }
 
@@ -477,7 +480,11 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         self.context(&context).await?;
-        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+        let mut listed = resources::templates();
+        if self.fixture {
+            listed.extend(fixture::templates()?);
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(listed))
     }
 
     async fn complete(
@@ -486,7 +493,169 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let ctx = self.context(&context).await?;
+        if let Reference::Prompt(prompt) = &request.r#ref
+            && self.fixture
+            && fixture::is_prompt(&prompt.name)
+        {
+            return Ok(CompleteResult::default());
+        }
         completion::complete(self.registry.services(), &ctx, &request).await
+    }
+
+    // Logging and resource subscriptions exist only with the test fixture
+    // (docs/mcp.md says why): without it, both are unknown methods, as
+    // the capabilities say.
+
+    #[allow(deprecated)] // logging is deprecated by the next protocol revision (SEP-2577)
+    async fn set_level(
+        &self,
+        _request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.fixture {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
+        self.context(&context).await?;
+        Ok(())
+    }
+
+    #[allow(deprecated)] // resources/subscribe is replaced by subscriptions/listen in the next protocol revision
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscription(&request.uri, &context).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscription(&request.uri, &context).await
+    }
+}
+
+/// Runs `call`, sending the progress it reports to `peer` when the client
+/// gave a progress token: in order, each larger than the last (as the
+/// protocol wants), every one before the call's answer.
+async fn forward_progress<T>(
+    updates: Option<(tokio::sync::mpsc::UnboundedReceiver<ProgressUpdate>, ProgressToken)>,
+    peer: &rmcp::Peer<RoleServer>,
+    call: impl Future<Output = T>,
+) -> T {
+    let Some((mut receiver, token)) = updates else { return call.await };
+    let mut last: Option<u64> = None;
+    let send = async |update: ProgressUpdate, last: &mut Option<u64>| {
+        if last.is_some_and(|l| update.done <= l) {
+            return;
+        }
+        *last = Some(update.done);
+        let mut param = ProgressNotificationParam::new(token.clone(), update.done as f64).with_message(update.message);
+        if let Some(total) = update.total {
+            param = param.with_total(total as f64);
+        }
+        if let Err(e) = peer.notify_progress(param).await {
+            tracing::debug!(error = %e, "a progress notification was not sent");
+        }
+    };
+    let mut call = std::pin::pin!(call);
+    let answer = loop {
+        tokio::select! {
+            answer = &mut call => break answer,
+            Some(update) = receiver.recv() => send(update, &mut last).await,
+        }
+    };
+    while let Ok(update) = receiver.try_recv() {
+        send(update, &mut last).await;
+    }
+    answer
+}
+
+impl QuireMcp {
+    /// A subscription or its end: only to the fixture's `test://`
+    /// resources, which never change.
+    async fn subscription(&self, uri: &str, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        if !self.fixture {
+            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+        }
+        self.context(context).await?;
+        if !fixture::is_resource(uri) {
+            return Err(ErrorData::invalid_params(
+                format!("{uri}: only the test fixture's resources take subscriptions"),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    /// A `tools/call`: a fixture tool, a tool of the registry this client
+    /// was offered (or any it may use, through useTool), else `-32602`.
+    async fn run_tool(
+        &self,
+        ctx: &CallContext,
+        context: &RequestContext<RoleServer>,
+        request: CallToolRequestParams,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.unwrap_or_default();
+        let mut name = request.name.to_string();
+        if self.fixture && fixture::is_tool(&name) {
+            return fixture::call(&name, &arguments, ctx, context).await;
+        }
+        let mut args = Value::Object(arguments);
+        let discover = self.mode == ToolMode::Discover;
+        if discover && name == USE_TOOL {
+            name = args.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+            args = args.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
+        } else {
+            // A name this client was not offered is a protocol error (through
+            // useTool, a wrong name is that tool's result, for the model to read).
+            match self.registry.get(&name) {
+                None => return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None)),
+                Some(tool) if !(self.offered(ctx, tool) || (discover && quire_tools::permits(ctx, tool))) => {
+                    return Err(ErrorData::invalid_params(
+                        format!("{name} is not offered to this client: use one of the tools from tools/list"),
+                        None,
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let active_before =
+            ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(ctx, s)));
+        let outcome = match self.registry.get(&name) {
+            // useTool calls any tool the caller may use, offered or not yet.
+            Some(tool) if !quire_tools::permits(ctx, tool) => Err(ToolError::new(
+                quire_tools::ErrorCode::Forbidden,
+                format!("{name} is not offered to this client"),
+                "Use one of the tools from tools/list.",
+            )),
+            _ => match quire_tools::approval_in(args) {
+                Ok((args, approval)) => {
+                    self.registry.run(ctx, &name, args.clone(), approval.as_ref()).await.map(|o| (o, args))
+                }
+                Err(e) => Err(e),
+            },
+        };
+        if discover && name == "searchTools" {
+            let active_after =
+                ctx.session_id.as_ref().map(|s| self.registry.activated(&quire_tools::defaults::session_key(ctx, s)));
+            if active_after != active_before {
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+        }
+        let result = match outcome {
+            Ok((Outcome::NeedsApproval(preview), args)) => self.ask_the_user(ctx, context, &name, args, preview).await,
+            Ok((Outcome::Done(result), _)) => result,
+            Err(e) => e.to_json(),
+        };
+        let text = vec![ContentBlock::text(render(&result))];
+        let mut out =
+            if result["success"] == false { CallToolResult::error(text) } else { CallToolResult::success(text) };
+        out.structured_content = Some(result);
+        Ok(out.into())
     }
 }
 

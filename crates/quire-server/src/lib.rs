@@ -39,6 +39,8 @@ struct Inner {
     runtime: Arc<quire_agent::Runtime>,
     mcp_allowed_hosts: Vec<String>,
     mcp_allowed_origins: Vec<String>,
+    /// Whether `/mcp` offers the MCP conformance suite's test fixture.
+    mcp_test_fixture: bool,
     default_site: String,
     /// Whether people reach the server over https (session cookies are `Secure`).
     https: bool,
@@ -86,6 +88,7 @@ impl AppState {
                 registry,
                 mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
                 mcp_allowed_origins: Vec::new(),
+                mcp_test_fixture: false,
                 store,
                 default_site: default_site.into(),
                 https: false,
@@ -209,6 +212,17 @@ impl AppState {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.mcp_allowed_hosts.extend(hosts.iter().cloned());
             inner.mcp_allowed_origins.extend(origins.iter().cloned());
+        }
+        self
+    }
+
+    /// Offers the MCP conformance suite's test fixture on `/mcp`
+    /// ([`quire_mcp::QuireMcp::with_test_fixture`]) beside the site's own
+    /// tools, prompts and resources: for the suite's runs only. Call before
+    /// the state is shared.
+    pub fn with_mcp_test_fixture(mut self, on: bool) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.mcp_test_fixture = on;
         }
         self
     }

@@ -8,9 +8,10 @@
 //! Every refusal is a JSON-RPC error response with no id, under the HTTP
 //! status REST gives the same fault, whose `data` is the API's one error
 //! body ([`ApiError::into_jsonrpc_response`]): a body that is not JSON is a
-//! 400 with code -32700, JSON that is no JSON-RPC message a 400 with -32600,
-//! a refusal of the exchange (credentials, origin, content type, size) its
-//! own status with -32000.
+//! 400 with code -32700, JSON that is no JSON-RPC message (a batch among
+//! them: MCP has had none since 2025-06-18) a 400 with -32600, a refusal of
+//! the exchange (credentials, origin, content type, size) its own status
+//! with -32000.
 
 use crate::AppState;
 use crate::error::{ApiError, JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, JSONRPC_SERVER_ERROR};
@@ -49,13 +50,17 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
         Box::pin(caller_of(state, secret))
     });
     let registry = state.inner.registry.clone();
+    let fixture = state.inner.mcp_test_fixture;
     // Origin is checked here, before authentication, so rmcp's own check
     // (which could not accept the server's own origin) stays off.
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(state.inner.mcp_allowed_hosts.clone())
         .disable_allowed_origins();
     let mcp = StreamableHttpService::new(
-        move || Ok(QuireMcp::new(registry.clone(), Caller::Bearer(authenticator.clone()), ToolMode::All)),
+        move || {
+            let server = QuireMcp::new(registry.clone(), Caller::Bearer(authenticator.clone()), ToolMode::All);
+            Ok(if fixture { server.with_test_fixture() } else { server })
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -117,6 +122,13 @@ async fn checked_message(req: Request) -> Result<Request, Response> {
             quire_core::json::JsonError::DuplicateKey { .. } => JSONRPC_INVALID_REQUEST,
         };
         return Err(json_error(e).into_jsonrpc_response(code));
+    }
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        let error = ApiError::bad_request(
+            "the body is a JSON-RPC batch, which MCP does not take (since protocol 2025-06-18): \
+             send each request or notification in a POST of its own",
+        );
+        return Err(error.into_jsonrpc_response(JSONRPC_INVALID_REQUEST));
     }
     if let Err(e) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes) {
         let error = ApiError::bad_request(format!("the body is not a JSON-RPC request, notification or response: {e}"));

@@ -231,6 +231,11 @@ async fn mcp_refuses_what_rest_refuses_with_the_same_status_as_jsonrpc_errors() 
     let (status, headers, reply) = call(&app, mcp_post(&app, "application/json", twice)).await;
     assert_jsonrpc_error(status, &headers, &reply, 400, -32600, "BAD_REQUEST");
     assert_eq!(reply["error"]["data"]["field"], "id", "{reply}");
+    // A batch, which MCP has not taken since 2025-06-18: refused whole, saying so.
+    let batch = r#" [{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+    let (status, headers, reply) = call(&app, mcp_post(&app, "application/json", batch)).await;
+    assert_jsonrpc_error(status, &headers, &reply, 400, -32600, "BAD_REQUEST");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("JSON-RPC batch"), "{reply}");
 
     // A body not declared as JSON is still refused, and says so.
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;

@@ -38,8 +38,17 @@ pub async fn run(addr: Option<String>, no_seed: bool, config: &Config, data: &Da
     if profiles.is_empty() {
         tracing::warn!("no model provider configured: agents will answer how to configure one");
     }
+    // The MCP conformance suite's fixture, for its runs only: never from
+    // the configuration file, only from this variable at start.
+    let fixture = std::env::var("QUIRE_MCP_TEST_FIXTURE").is_ok_and(|v| v == "1");
+    if fixture {
+        tracing::warn!(
+            "QUIRE_MCP_TEST_FIXTURE=1: /mcp offers the conformance suite's test_* tools, prompts and resources"
+        );
+    }
     let state = quire_server::AppState::new(services(&store, &data.path, config)?, config.default_site.clone())
         .with_mcp_allowed(&config.mcp_allowed_hosts, &config.mcp_allowed_origins)
+        .with_mcp_test_fixture(fixture)
         .with_profiles(profiles)
         .with_https(base.starts_with("https://"));
     tracing::info!(storage = %state.registry().services().storage.describe(), "published media");

@@ -107,16 +107,20 @@ pub fn remember(memory: &mut Value, entity: &str, result: &Value) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A getPage result listing `pages`, each (id, slug, name).
+    pub(crate) fn pages_listed(pages: &[(&str, &str, &str)]) -> Value {
+        let items: Vec<Value> =
+            pages.iter().map(|(id, slug, name)| json!({ "id": id, "slug": slug, "name": name })).collect();
+        json!({ "success": true, "items": items })
+    }
 
     #[test]
     fn an_archive_id_never_stands_for_a_record() {
         let mut memory = json!({});
-        let about = json!({ "success": true, "items": [
-            { "id": "p1", "slug": "about", "name": "About" },
-            { "id": "p2", "slug": "home", "name": "Home" }
-        ] });
+        let about = pages_listed(&[("p1", "about", "About"), ("p2", "home", "Home")]);
         remember(&mut memory, "page", &about);
         let archived = json!({ "success": true, "count": 1, "items": [{
             "id": "a1", "entity": "page", "entityId": "p1", "label": "About",
@@ -141,14 +145,7 @@ mod tests {
             "page",
             &json!({ "success": true, "item": { "id": "p1", "slug": "about", "name": "About" } }),
         );
-        remember(
-            &mut memory,
-            "page",
-            &json!({ "success": true, "items": [
-                { "id": "p2", "slug": "home", "name": "Home" },
-                { "id": "p1", "slug": "about", "name": "About" }
-            ] }),
-        );
+        remember(&mut memory, "page", &pages_listed(&[("p2", "home", "Home"), ("p1", "about", "About")]));
         remember(&mut memory, "page", &json!({ "success": false, "item": { "id": "p9" } }));
         remember(&mut memory, "tool", &json!({ "success": true, "item": { "id": "x" } }));
         let pages: Vec<&str> = memory["page"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();

@@ -402,10 +402,7 @@ mod tests {
     #[test]
     fn working_memory_lists_the_latest_of_each_kind() {
         let mut memory = json!({});
-        let pages = json!({ "success": true, "items": [
-            { "id": "p2", "slug": "home", "name": "Home" },
-            { "id": "p1", "slug": "about", "name": "About" }
-        ] });
+        let pages = crate::memory::tests::pages_listed(&[("p2", "home", "Home"), ("p1", "about", "About")]);
         crate::memory::remember(&mut memory, "page", &pages);
         let block = working_memory(&memory);
         assert!(block.contains("page: \"Home\" id=p2 key=home; \"About\" id=p1 key=about"), "{block}");

@@ -52,13 +52,13 @@ export function seededWithToken(label) {
 
 /**
  * Starts `quire serve` on a free loopback port with an empty data directory
- * and reads what it prints: the address (stderr) and the admin token shown
- * once on first start (stdout).
+ * (and `env` added to its environment) and reads what it prints: the
+ * address (stderr) and the admin token shown once on first start (stdout).
  */
-export async function startServer(label) {
+export async function startServer(label, env = {}) {
   const data = tempDir(label);
   const child = spawn(BIN, ["serve", "--addr", "127.0.0.1:0", "--data", data], {
-    env: quireEnv(),
+    env: quireEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -403,10 +403,6 @@ pub fn response(text: &str, calls: &[(&str, &str, &str)]) -> crate::ChatResponse
 }
 
 impl crate::Provider for Scripted {
-    fn kind(&self) -> crate::ProviderKind {
-        crate::ProviderKind::Openai
-    }
-
     fn complete<'a>(
         &'a self,
         request: &'a crate::ChatRequest,

@@ -39,10 +39,10 @@ pub enum ProviderError {
 /// A boxed future of a model answer.
 pub type ChatFuture<'a> = Pin<Box<dyn Future<Output = Result<ChatResponse, ProviderError>> + Send + 'a>>;
 
-/// A model provider. `sink` receives text and tool-call pieces as they stream in.
+/// A model provider (which wire protocol it speaks is its profile's
+/// [`ProviderKind`]). `sink` receives text and tool-call pieces as they
+/// stream in.
 pub trait Provider: Send + Sync {
-    /// `openai` or `anthropic`.
-    fn kind(&self) -> ProviderKind;
     /// Sends one request and collects the answer.
     fn complete<'a>(&'a self, request: &'a ChatRequest, sink: &'a mut (dyn FnMut(Delta) + Send)) -> ChatFuture<'a>;
 }

@@ -3,8 +3,7 @@
 
 use super::sse::{events, is_event_stream};
 use super::{
-    ChatFuture, Profile, Provider, ProviderError, ProviderKind, join, send_with_retry, whole_answer,
-    with_tools_and_temperature,
+    ChatFuture, Profile, Provider, ProviderError, join, send_with_retry, whole_answer, with_tools_and_temperature,
 };
 use crate::message::*;
 use futures_util::StreamExt;
@@ -108,10 +107,6 @@ fn parse_whole(v: &Value) -> Result<ChatResponse, ProviderError> {
 }
 
 impl Provider for OpenAi {
-    fn kind(&self) -> ProviderKind {
-        ProviderKind::Openai
-    }
-
     fn complete<'a>(&'a self, request: &'a ChatRequest, sink: &'a mut (dyn FnMut(Delta) + Send)) -> ChatFuture<'a> {
         Box::pin(async move {
             let body = body(request);

@@ -103,6 +103,15 @@ describe("pages", () => {
     await page.getByText("Everything half price").waitFor();
     await shot(page, "page-editor");
 
+    // The section is a change of the page's draft: the public page shows it
+    // once the page is published.
+    const draft = await api(server, "GET", "/api/v1/delivery/pages/spring-sale");
+    assert.equal(draft.body.sections.length, 0, "the new section waits for the page to be published");
+    await page.getByText("published, with changes not published yet").waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published.").waitFor();
+    await noSeriousViolations(page, "page editor after publishing");
+
     const delivered = await api(server, "GET", "/api/v1/delivery/pages/spring-sale");
     assert.equal(delivered.status, 200, JSON.stringify(delivered.body));
     const hero = delivered.body.sections.find((s) => s.templateKey === "hero");

@@ -282,10 +282,18 @@ describe("navigation", () => {
 
     const order = async () =>
       (await fetch(`${server.base}/api/v1/delivery/navigations/header`).then((r) => r.json())).items.map((i) => i.label);
+    // Items are changes of the menu's draft until the menu is published.
+    assert.ok(!(await order()).includes("Docs"), "the new item waits for the menu to be published");
+    const publish = async () => {
+      await page.getByRole("button", { name: "Publish", exact: true }).click();
+      await page.getByText("Published.").waitFor();
+    };
+    await publish();
     const before = await order();
     assert.equal(before.at(-1), "Docs");
     await page.getByRole("button", { name: "Move Docs up" }).click();
     await page.locator(".menu-items li", { hasText: "Docs" }).waitFor();
+    await publish();
     const afterMove = await order();
     assert.deepEqual(afterMove.slice(-2), ["Docs", before.at(-2)]);
     // The move is one logged change per item, undoable like any other.

@@ -4,7 +4,7 @@
 
 use quire_agent::Person;
 use quire_core::access::Group;
-use quire_core::model::{ChangeContext, Surface};
+use quire_core::model::{ChangeContext, Publishing, Surface};
 use quire_store::Scope;
 use quire_tools::{ApprovalPolicy, CallContext};
 
@@ -70,7 +70,13 @@ impl Actor {
 
     /// What the change log records of their writes.
     pub fn change_context(&self) -> ChangeContext {
-        ChangeContext { actor: self.id.clone(), surface: self.surface, session_id: self.session.clone(), turn_id: None }
+        ChangeContext {
+            actor: self.id.clone(),
+            surface: self.surface,
+            session_id: self.session.clone(),
+            turn_id: None,
+            publishing: Publishing::ByStatus,
+        }
     }
 
     /// Who they are, as the access rules see them.

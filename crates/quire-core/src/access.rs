@@ -61,6 +61,10 @@ pub enum Permission<'a> {
     Write(EntityKind),
     /// Archive a kind of record.
     Delete(EntityKind),
+    /// Publish a kind of document (page, entry, navigation), or take it off
+    /// the public site: whoever may change it, as writing a status of
+    /// published always could.
+    Publish(EntityKind),
     /// Manage the site: its tokens, users and agents' settings, every
     /// person's sessions.
     Administer,
@@ -112,6 +116,7 @@ impl std::fmt::Display for Permission<'_> {
             Permission::Read => write!(f, "read"),
             Permission::Write(kind) => write!(f, "write {kind}"),
             Permission::Delete(kind) => write!(f, "delete {kind}"),
+            Permission::Publish(kind) => write!(f, "publish {kind}"),
             Permission::Administer => write!(f, "administer"),
             Permission::UseTool(tool) => write!(f, "use tool {}", tool.name),
             Permission::UseAgent(agent) => write!(f, "use agent {}", agent.alias),
@@ -164,6 +169,8 @@ fn decide(principal: &Principal<'_>, permission: Permission<'_>) -> Result<(), R
         Permission::Write(kind) => refuse(format!("create or change {kind} records")),
         Permission::Delete(kind) if deletes(group, kind) => Ok(()),
         Permission::Delete(kind) => refuse(format!("archive or restore {kind} records")),
+        Permission::Publish(kind) if writes(group, kind) => Ok(()),
+        Permission::Publish(kind) => refuse(format!("publish or unpublish {kind} records")),
         Permission::Administer if group == Group::Admin => Ok(()),
         Permission::Administer => refuse("administer the site".into()),
         Permission::UseTool(tool) if uses(group, tool) => Ok(()),

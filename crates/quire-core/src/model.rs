@@ -154,6 +154,12 @@ string_enum!(
         Move = "move",
         /// A vault note was copied.
         Copy = "copy",
+        /// A document's published copy was replaced by its working copy
+        /// (before and after hold the published documents whole).
+        Publish = "publish",
+        /// A document was taken off the public site (before holds the
+        /// published document it had).
+        Unpublish = "unpublish",
     }
 );
 
@@ -649,13 +655,43 @@ pub struct ChangeContext {
     pub session_id: Option<String>,
     /// Agent turn, if any.
     pub turn_id: Option<String>,
+    /// How its writes reach the public site.
+    pub publishing: Publishing,
 }
 
 impl ChangeContext {
-    /// The system itself (seeding, migrations).
+    /// The system itself (seeding, migrations): its writes are published
+    /// as their status says.
     pub fn system() -> Self {
-        Self { actor: "system".into(), surface: Surface::System, session_id: None, turn_id: None }
+        Self {
+            actor: "system".into(),
+            surface: Surface::System,
+            session_id: None,
+            turn_id: None,
+            publishing: Publishing::Direct,
+        }
     }
+}
+
+/// How a caller's writes reach the public site: a page (with its
+/// sections), an entry and a navigation (with its items) each have a
+/// published copy, which delivery reads, beside the working copy every
+/// write changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Publishing {
+    /// Every write publishes the documents it changes, as their status
+    /// says: the system's seeding, an agent an admin lets publish directly.
+    Direct,
+    /// Writes change working copies; a write that sets a page's or an
+    /// entry's status to published publishes it, one that sets a published
+    /// record's status to anything else takes it off the site. People, over
+    /// REST, the back-office and the CLI.
+    ByStatus,
+    /// Writes change working copies only, and a write that would publish
+    /// or unpublish by its status is refused: publishing is a call of its
+    /// own, which waits for a person where the caller's policy says so.
+    /// Tools.
+    Separately,
 }
 
 #[cfg(test)]

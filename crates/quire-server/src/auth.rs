@@ -7,7 +7,7 @@ use axum::extract::FromRequestParts;
 use axum::http::Method;
 use axum::http::request::Parts;
 use quire_core::access::{Group, Permission, Principal, authorize};
-use quire_core::model::{ChangeContext, Surface};
+use quire_core::model::{ChangeContext, Publishing, Surface};
 use quire_store::{Scope, TokenInfo, WebSession};
 
 /// Header that picks one of the token's environments (default: its first).
@@ -119,7 +119,13 @@ impl Caller {
 
     /// The change-log context of this caller's writes.
     pub fn ctx(&self) -> ChangeContext {
-        ChangeContext { actor: self.actor(), surface: self.surface(), session_id: self.session.clone(), turn_id: None }
+        ChangeContext {
+            actor: self.actor(),
+            surface: self.surface(),
+            session_id: self.session.clone(),
+            turn_id: None,
+            publishing: Publishing::ByStatus,
+        }
     }
 }
 

@@ -135,7 +135,11 @@ async fn malformed_bodies_for_every_route_are_json_errors() {
             })
             .collect::<Vec<_>>()
             .join("/");
-        for method in item.as_object().unwrap().keys().filter(|m| ["post", "patch", "put"].contains(&m.as_str())) {
+        // Operations that take no body (publish, restore, undo) have none to get wrong.
+        let takes_body = |m: &String| item[m].get("requestBody").is_some();
+        for method in
+            item.as_object().unwrap().keys().filter(|m| ["post", "patch", "put"].contains(&m.as_str()) && takes_body(m))
+        {
             for body in bodies {
                 let before = last_change(&app).await;
                 let reply =

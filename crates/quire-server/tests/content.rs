@@ -365,6 +365,11 @@ async fn navigation_crud_and_target_checks() {
     assert_eq!(hidden.body["visible"], false);
     let items = app.get("/api/v1/navigations/sidebar/items").await;
     assert_eq!(items.body["count"], 2);
+    let draft = app.send("GET", "/api/v1/delivery/navigations/sidebar", None, None).await;
+    assert_status!(draft, 404);
+    let published = app.post("/api/v1/navigations/sidebar/publish", json!({})).await;
+    assert_status!(published, 200);
+    assert_eq!(published.body, json!({"published": true, "changed": false}));
     let delivered = app.send("GET", "/api/v1/delivery/navigations/sidebar", None, None).await;
     assert_eq!(delivered.body["items"], json!([]), "an invisible item hides its children too");
 

@@ -20,10 +20,18 @@ async fn delivery_serves_published_visible_sections_in_order() {
     app.patch(&format!("/api/v1/sections/{}", ids[1]), json!({"hidden": true})).await;
     app.patch(&format!("/api/v1/sections/{}", ids[2]), json!({"status": "unpublished"})).await;
     app.patch(&format!("/api/v1/sections/{}", ids[3]), json!({"sortOrder": -1})).await;
+    let keys = |home: &serde_json::Value| -> Vec<String> {
+        home["sections"].as_array().unwrap().iter().map(|s| s["templateKey"].as_str().unwrap().to_string()).collect()
+    };
+    // The draft changed; the public page has not, until the page is published.
+    let draft = app.send("GET", "/api/v1/delivery/pages/home", None, None).await;
+    assert_eq!(keys(&draft.body), ["hero", "feature-grid", "testimonials", "cta"]);
+    let home_id = home.body["id"].as_str().unwrap();
+    let state = app.get(&format!("/api/v1/pages/{home_id}/publication")).await;
+    assert_eq!(state.body, json!({"published": true, "changed": true}));
+    assert_status!(app.post(&format!("/api/v1/pages/{home_id}/publish"), json!({})).await, 200);
     let home = app.send("GET", "/api/v1/delivery/pages/home", None, None).await;
-    let keys: Vec<&str> =
-        home.body["sections"].as_array().unwrap().iter().map(|s| s["templateKey"].as_str().unwrap()).collect();
-    assert_eq!(keys, ["cta", "hero"]);
+    assert_eq!(keys(&home.body), ["cta", "hero"]);
 
     let team = app.send("GET", "/api/v1/delivery/pages/team", None, None).await;
     assert_eq!(team.body["path"], "/about/team");
@@ -69,6 +77,7 @@ async fn delivery_navigation_resolves_images_and_leaves_out_unpublished_entries(
             .await;
         assert_status!(item, 201);
     }
+    assert_status!(app.post("/api/v1/navigations/footer/publish", json!({})).await, 200);
     let href = |body: &serde_json::Value, label: &str| {
         body["items"].as_array().unwrap().iter().find(|i| i["label"] == label).map(|i| i["href"].clone())
     };

@@ -9,8 +9,8 @@ use crate::db::{self, Conn, QueryBuilder, Row, read_row};
 use crate::list::{Listing, decode_key, encode_key, page_of};
 use crate::log::{logged, new_id, snapshot};
 use crate::record::{
-    Entity, Record, check_restore, entity_of, enum_col, found, json_col, load_live, republish_records, table_of,
-    with_record,
+    Entity, Record, archived, check_restore, entity_of, enum_col, found, json_col, load_live, republish_records,
+    table_of, with_record,
 };
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -283,7 +283,8 @@ pub(crate) fn archive_in(
             db::query(sql).bind(&archive.id).bind(now).bind(&item.id).bind_scope(scope).execute(tx)?;
             logged(tx, scope, ctx, item.entity, &item.id, ChangeAction::Archive, Some(before), None)?;
         }
-        republish_records(tx, scope, items.iter().map(|i| (i.entity, i.id.as_str())))?;
+        archived(tx, scope, &archive.id, items.iter().map(|i| (i.entity, i.id.as_str())))?;
+        republish_records(tx, ctx, scope, items.iter().map(|i| (i.entity, i.id.as_str())))?;
         archives.push(archive);
     }
     Ok(archives)
@@ -330,11 +331,12 @@ pub(crate) fn restore_in(
             .bind(&archive.id)
             .bind_scope(scope)
             .execute(tx)?;
+        crate::record::restored(tx, scope, &archive.id)?;
         archive.restored_at = Some(now);
         archive.restored_by = Some(ctx.actor.clone());
         restored.push(archive);
     }
-    republish_records(tx, scope, all_items.iter().map(|i| (i.entity, i.id.as_str())))?;
+    republish_records(tx, ctx, scope, all_items.iter().map(|i| (i.entity, i.id.as_str())))?;
     if let Some(expected) = expected {
         // Versions were bumped by the restore above; compare what they were.
         let now_versions: Fingerprint =

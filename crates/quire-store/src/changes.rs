@@ -10,8 +10,10 @@
 
 use crate::db::{self, Conn, QueryBuilder, Row, read_row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
-use crate::log::logged;
-use crate::record::{Record, json_opt, load_to_change, wire_col, with_record, write_version};
+use crate::log::{PUBLICATIONS, logged};
+use crate::record::{
+    Record, Version, document, json_opt, load_to_change, put_back, same_content, wire_col, with_record, write_version,
+};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
@@ -77,8 +79,10 @@ fn read_changes(conn: &Conn, rows: &[Row]) -> Result<Vec<Change>> {
         let steps = db::query_as::<(i64, Option<String>, Option<String>, Option<String>)>(
             "SELECT id, before, after, patch FROM changes
              WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?6
+               AND action NOT IN ('publish', 'unpublish')
                AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
-                                   AND entity_id = ?4 AND id <= ?5 AND patch IS NULL), 0)
+                                   AND entity_id = ?4 AND id <= ?5 AND patch IS NULL
+                                   AND action NOT IN ('publish', 'unpublish')), 0)
              ORDER BY id",
         )
         .bind(site_id)
@@ -235,6 +239,15 @@ impl Store {
     /// (its revision). The revert is itself a logged change (`revert`).
     pub async fn restore_revision(&self, ctx: &ChangeContext, scope: &Scope, id: i64) -> Result<Change> {
         let change = self.change(scope, id).await?;
+        if PUBLICATIONS.contains(&change.action) {
+            return Err(StoreError::invalid(
+                "changeId",
+                format!(
+                    "change {id} published or unpublished the {}, which is no revision; publish or unpublish it instead",
+                    change.entity
+                ),
+            ));
+        }
         let Some(snapshot) = change.after.clone() else {
             return Err(StoreError::invalid(
                 "changeId",
@@ -363,6 +376,27 @@ fn undo_one<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: 
     }
 }
 
+/// Undoes a publication of a turn: puts back the published document it
+/// replaced (none: takes the document off the site), if what is published
+/// is still what it left.
+fn undo_publication(conn: &Conn, scope: &Scope, change: &Change) -> Result<()> {
+    let label = format!("{} {}", change.entity, change.entity_id);
+    let now = document(conn, scope, change.entity, &change.entity_id, Version::Published)?;
+    let left = change.after.as_ref();
+    let unchanged = match (now.as_ref(), left) {
+        (Some(now), Some(left)) => same_content(now, left),
+        (None, None) => true,
+        _ => false,
+    };
+    if !unchanged {
+        return Err(StoreError::conflict(
+            None,
+            format!("{label} was published again since this turn; nothing was undone"),
+        ));
+    }
+    put_back(conn, scope, change.entity, &change.entity_id, change.before.as_ref())
+}
+
 impl Store {
     /// Reverts every change of one agent turn, newest first, in one
     /// transaction: updates go back, creations and restores are archived,
@@ -437,6 +471,10 @@ fn undo_turn_in(
                     ));
                 }
             }
+            continue;
+        }
+        if PUBLICATIONS.contains(&change.action) {
+            undo_publication(conn, scope, change)?;
             continue;
         }
         if change.entity == EntityKind::Agent {

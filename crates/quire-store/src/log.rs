@@ -42,16 +42,23 @@ struct Stored {
     prior: Option<String>,
 }
 
+/// The actions that log a publication, not a revision: a record's history
+/// of revisions leaves them out (`changes.rs`).
+pub(crate) const PUBLICATIONS: [ChangeAction; 2] = [ChangeAction::Publish, ChangeAction::Unpublish];
+
 /// How often an update is stored whole: the versions divisible by this.
 /// Reading any change walks at most this many patches from its anchor, and
 /// the log grows by one whole record per this many updates of a record.
 pub const ANCHOR_EVERY: i64 = 32;
 
 /// What to store for a change from `before` to `after` of a record.
-fn stored(entity: EntityKind, before: Option<&Value>, after: Option<&Value>) -> Stored {
+/// Notes, and publications (whose before and after are published
+/// documents, not revisions of the record), are stored whole.
+fn stored(entity: EntityKind, action: ChangeAction, before: Option<&Value>, after: Option<&Value>) -> Stored {
     let text = |v: Option<&Value>| v.map(Value::to_string);
+    let whole = entity == EntityKind::Note || PUBLICATIONS.contains(&action);
     match (before, after) {
-        _ if entity == EntityKind::Note => Stored { before: text(before), after: text(after), ..Stored::default() },
+        _ if whole => Stored { before: text(before), after: text(after), ..Stored::default() },
         // Every [`ANCHOR_EVERY`]th version is stored whole, so rebuilding a
         // change never walks more than that many patches.
         (Some(Value::Object(_)), Some(Value::Object(a)))
@@ -111,7 +118,7 @@ pub(crate) fn logged(
     before: Option<Value>,
     after: Option<Value>,
 ) -> Result<i64> {
-    let stored = stored(entity, before.as_ref(), after.as_ref());
+    let stored = stored(entity, action, before.as_ref(), after.as_ref());
     db::query_scalar(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",

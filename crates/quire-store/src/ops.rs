@@ -78,6 +78,31 @@ impl Store {
         self.db.write(move |c| change_in(c, &ctx, &scope, &id, change)).await
     }
 
+    /// [`Store::update_record`] for a document that publishes by its
+    /// status: when the caller publishes that way and `publish` says the
+    /// change asked for the published status, the document is published in
+    /// the same transaction even if it was published already (its draft
+    /// changes, this one's included, go public).
+    async fn update_document<T: Record>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        publish: bool,
+        change: impl FnOnce(&mut T) -> Result<()> + Send + 'static,
+    ) -> Result<T> {
+        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
+        self.db
+            .write(move |c| {
+                let record = change_in(c, &ctx, &scope, &id, change)?;
+                if publish && ctx.publishing == Publishing::ByStatus {
+                    crate::record::publish_document(c, &ctx, &scope, T::KIND, &id)?;
+                }
+                Ok(record)
+            })
+            .await
+    }
+
     /// [`Store::update_record`] with a change that cannot fail (a patch).
     async fn edit_record<T: Record>(
         &self,
@@ -186,9 +211,14 @@ impl Store {
             .await
     }
 
-    /// Applies a patch to a page.
+    /// Applies a patch to a page (see [`Store::update_document`]).
     pub async fn update_page(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: PagePatch) -> Result<Page> {
-        self.edit_record::<Page>(ctx, scope, id, move |p| patch.apply(p)).await
+        let publish = patch.status == Some(PublishStatus::Published);
+        self.update_document::<Page>(ctx, scope, id, publish, move |p| {
+            patch.apply(p);
+            Ok(())
+        })
+        .await
     }
 
     // ------------------------------------------------------------ sections
@@ -377,7 +407,8 @@ impl Store {
 
     /// Applies a patch to an entry; publishing sets publishedAt the first time.
     pub async fn update_entry(&self, ctx: &ChangeContext, scope: &Scope, id: &str, patch: EntryPatch) -> Result<Entry> {
-        self.update_record::<Entry>(ctx, scope, id, move |e| {
+        let publish = patch.status == Some(EntryStatus::Published);
+        self.update_document::<Entry>(ctx, scope, id, publish, move |e| {
             patch.apply(e);
             if e.status == EntryStatus::Published && e.published_at.is_none() {
                 e.published_at = Some(Utc::now());

@@ -20,7 +20,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 mod published;
-pub(crate) use published::{Document, Published, republish_documents, republish_records};
+pub(crate) use published::{
+    Document, Published, Version, after_write, archived, document, part_of, publish_document, put_back,
+    republish_records, restored, root_of, same_content, unpublish_document,
+};
 
 /// A kind of record, as stored.
 #[derive(Debug)]
@@ -322,16 +325,23 @@ fn is_live(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<boo
 }
 
 /// Whether another live record than `id` holds the unique key of
-/// `columns` (see [`Entity::unique`]).
+/// `columns` (see [`Entity::unique`]), in its working copy or in its
+/// published one: a key given up in a draft stays taken until that draft
+/// is published.
 fn key_taken(conn: &Conn, scope: &Scope, e: &Entity, unique: &Unique, columns: &Columns, id: &str) -> Result<bool> {
-    let mut q = QueryBuilder::new(format!("SELECT 1 FROM {} WHERE site_id = ", e.table));
-    q.push_bind(&scope.site_id).push(" AND env = ").push_bind(&scope.env);
-    q.push(format_args!(" AND {} = ", unique.column)).push_bind(value_of(columns, unique.column));
-    if let Some(within) = unique.within {
-        q.push(format_args!(" AND {within} = ")).push_bind(value_of(columns, within));
+    for table in std::iter::once(e.table).chain(e.published.as_ref().map(|p| p.table)) {
+        let mut q = QueryBuilder::new(format!("SELECT 1 FROM {table} WHERE site_id = "));
+        q.push_bind(&scope.site_id).push(" AND env = ").push_bind(&scope.env);
+        q.push(format_args!(" AND {} = ", unique.column)).push_bind(value_of(columns, unique.column));
+        if let Some(within) = unique.within {
+            q.push(format_args!(" AND {within} = ")).push_bind(value_of(columns, within));
+        }
+        q.push(" AND id <> ").push_bind(id).push(live(e)).push(" LIMIT 1");
+        if q.build_query_scalar::<i64>().fetch_optional(conn)?.is_some() {
+            return Ok(true);
+        }
     }
-    q.push(" AND id <> ").push_bind(id).push(live(e)).push(" LIMIT 1");
-    Ok(q.build_query_scalar::<i64>().fetch_optional(conn)?.is_some())
+    Ok(false)
 }
 
 /// The message of a unique key already held: `slug "about" is already used
@@ -502,7 +512,7 @@ pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope,
     let key = taken::<T>(&columns);
     insert(conn, scope, T::TABLE, &columns).map_err(key)?;
     logged(conn, scope, ctx, T::KIND, record.id(), ChangeAction::Create, None, Some(snapshot(record)))?;
-    republish_documents(conn, scope, &T::ENTITY, &[&columns])
+    after_write(conn, ctx, scope, &T::ENTITY, None, &columns)
 }
 
 /// Turns the database's refusal of a unique key into the conflict
@@ -538,7 +548,7 @@ pub(crate) fn write_version<T: Record>(
         ));
     }
     let change = logged(conn, scope, ctx, T::KIND, after.id(), action, Some(snapshot(before)), Some(snapshot(after)))?;
-    republish_documents(conn, scope, &T::ENTITY, &[&old, &new])?;
+    after_write(conn, ctx, scope, &T::ENTITY, Some(&old), &new)?;
     Ok(change)
 }
 

@@ -46,7 +46,7 @@ impl Record for Page {
         small: true,
         published: Some(Published {
             table: "published_pages",
-            document: Document::Own { when: Some("status = 'published'") },
+            document: Document::Own { withdrawn: Some("unpublished") },
         }),
     };
     stamped!(|p: &Self| p.slug.clone());
@@ -181,10 +181,7 @@ impl Record for Entry {
         }],
         children: &[],
         small: false,
-        published: Some(Published {
-            table: "published_entries",
-            document: Document::Own { when: Some("status = 'published'") },
-        }),
+        published: Some(Published { table: "published_entries", document: Document::Own { withdrawn: Some("draft") } }),
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
@@ -263,7 +260,7 @@ impl Record for Navigation {
         parents: &[],
         children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
         small: true,
-        published: Some(Published { table: "published_navigations", document: Document::Own { when: None } }),
+        published: Some(Published { table: "published_navigations", document: Document::Own { withdrawn: None } }),
     };
     stamped!(|n: &Self| n.key.clone());
     columns!(Navigation { key, name, max_items });

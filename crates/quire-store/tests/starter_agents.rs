@@ -3,7 +3,7 @@
 //! person edited is left as they made it.
 
 use quire_core::input::AgentPatch;
-use quire_core::model::{ChangeAction, ChangeContext, Surface};
+use quire_core::model::{ChangeAction, ChangeContext, Publishing, Surface};
 use quire_store::ChangeFilter;
 use quire_store::seed::{ensure_agents, ensure_agents_everywhere};
 
@@ -12,7 +12,13 @@ async fn starter_agents_are_brought_up_to_date_unless_a_person_changed_them() {
     let dir = tempfile::tempdir().unwrap();
     let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
     let system = ChangeContext::system();
-    let person = ChangeContext { actor: "user:ana".into(), surface: Surface::Web, session_id: None, turn_id: None };
+    let person = ChangeContext {
+        actor: "user:ana".into(),
+        surface: Surface::Web,
+        session_id: None,
+        turn_id: None,
+        publishing: Publishing::ByStatus,
+    };
     let researcher = store.agent(&scope, "researcher").await.unwrap();
     let editor = store.agent(&scope, "editor").await.unwrap();
     let current = (researcher.tools.clone(), editor.tools.clone());

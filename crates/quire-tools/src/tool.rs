@@ -7,7 +7,7 @@ use crate::services::Services;
 use crate::settings::SharedWriter;
 use crate::subject::Subject;
 use quire_core::access::{Group, Principal, Reach, ToolAccess};
-use quire_core::model::{ChangeContext, Surface};
+use quire_core::model::{ChangeContext, Publishing, Surface};
 use quire_store::{Fingerprint, Scope, Store};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -111,6 +111,7 @@ impl CallContext {
             surface: self.surface,
             session_id: self.session_id.clone(),
             turn_id: self.turn_id.clone(),
+            publishing: Publishing::ByStatus,
         }
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 use common::{Env, fails, ok};
 use quire_core::access::Group;
-use quire_core::model::{ChangeContext, EntityKind, Surface};
+use quire_core::model::{ChangeContext, EntityKind, Publishing, Surface};
 use quire_store::ChangeFilter;
 use quire_tools::notes;
 use serde_json::json;
@@ -180,7 +180,13 @@ async fn viewers_read_notes_but_do_not_write_them() {
 async fn note_changes_revert_like_any_other_change() {
     let env = env().await;
     let services = env.registry.services().clone();
-    let ctx = ChangeContext { actor: "user:admin".into(), surface: Surface::Rest, session_id: None, turn_id: None };
+    let ctx = ChangeContext {
+        actor: "user:admin".into(),
+        surface: Surface::Rest,
+        session_id: None,
+        turn_id: None,
+        publishing: Publishing::ByStatus,
+    };
     ok(env.call("updateNote", json!({"path": "Welcome.md", "content": "Second line of news.", "startLine": -1})).await);
     ok(env.call("updateNote", json!({"path": "Welcome.md", "content": "Third line.", "startLine": -1})).await);
     ok(env.call("writeNote", json!({"path": "new.md", "content": "fresh"})).await);

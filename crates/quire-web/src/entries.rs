@@ -6,12 +6,11 @@
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
-use crate::pages::{Head, SavedQuery, library, refused, render};
+use crate::pages::{Head, SavedQuery, library, refused};
 use crate::{Person, actions};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query};
-use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
 use quire_app::content::{Content, EntryFilter, EntryView};
@@ -174,6 +173,7 @@ struct EntryPage {
     own: Vec<OwnField>,
     fields: String,
     statuses: &'static [EntryStatus],
+    publishing: crate::publishing::Panel,
     errors: Errors,
     saved: bool,
     actions: Vec<actions::Offered>,
@@ -186,10 +186,24 @@ impl EntryPage {
         self.errors.get(&format!("entry.{name}"))
     }
 
-    async fn new(person: &Person, collection: Collection, stored: Entry, entry: Entry, shown: Shown) -> Self {
+    async fn new(
+        person: &Person,
+        collection: Collection,
+        stored: Entry,
+        entry: Entry,
+        shown: Shown,
+    ) -> Result<Self, WebError> {
         let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library(person).await);
         let noun = noun(&collection);
-        EntryPage {
+        let publishing = crate::publishing::Panel::of(
+            person,
+            EntityKind::Entry,
+            &stored.id,
+            format!("/entries/{}/publishing", stored.id),
+        )
+        .await?
+        .after(shown.done.as_deref());
+        Ok(EntryPage {
             head: Head::new(),
             frame: Frame::new(person, "/collections"),
             own: OwnField::all(&entry),
@@ -199,11 +213,12 @@ impl EntryPage {
             entry,
             fields,
             statuses: EntryStatus::ALL,
+            publishing,
             errors: shown.errors,
             saved: shown.saved,
             actions: actions::offered(noun),
             languages: &actions::LANGUAGES,
-        }
+        })
     }
 }
 
@@ -237,6 +252,8 @@ impl OwnField {
 struct Shown {
     errors: Errors,
     saved: bool,
+    /// What the publishing panel just did.
+    done: Option<String>,
 }
 
 /// `GET /entries/{id}`: the entry (or post) editor.
@@ -246,8 +263,8 @@ pub async fn edit(
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
     let (entry, collection) = entry_in_place(&person.content, &id).await?;
-    let shown = Shown { errors: Errors::new(), saved: q.saved.is_some() };
-    Ok(Html(EntryPage::new(&person, collection, entry.clone(), entry, shown).await.render()?))
+    let shown = Shown { errors: Errors::new(), saved: q.saved.is_some(), done: q.done };
+    Ok(Html(EntryPage::new(&person, collection, entry.clone(), entry, shown).await?.render()?))
 }
 
 /// An entry with its collection.
@@ -300,6 +317,9 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
     let result = match (form::stale(&pairs, entry.version), entry_status(own(&pairs, "status"))) {
         (Some(e), _) | (None, Err(e)) => Err(e),
         (None, Ok(status)) => {
+            // The status is sent when it changes: setting it publishes or
+            // unpublishes; saving the rest changes the draft only.
+            let status = status.filter(|s| *s != entry.status);
             let patch = EntryPatch {
                 slug: Some(own(&pairs, "slug").to_string()),
                 title: Some(own(&pairs, "title").to_string()),
@@ -331,8 +351,8 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
             typed.excerpt = form::optional(own(&pairs, "excerpt"));
             typed.featured_image = form::optional(own(&pairs, "featuredImage"));
             typed.content = Value::Object(read);
-            let shown = Shown { errors, saved: false };
-            render(StatusCode::UNPROCESSABLE_ENTITY, &EntryPage::new(&person, collection, entry, typed, shown).await)
+            let shown = Shown { errors, saved: false, done: None };
+            refused(EntryPage::new(&person, collection, entry, typed, shown).await)
         }
     }
 }

@@ -30,6 +30,7 @@ mod navigation;
 mod notes;
 mod pages;
 mod preview;
+mod publishing;
 mod sign_in;
 
 pub use error::WebError;
@@ -43,6 +44,7 @@ use axum::routing::{get, post};
 use quire_app::content::Content;
 use quire_app::people::WebSession;
 use quire_app::{Actor, Permission};
+use quire_core::model::EntityKind;
 use quire_server::AppState;
 use quire_server::auth::{Caller, same_secret};
 
@@ -58,6 +60,9 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/pages", get(pages::tree).post(pages::create))
         .route("/pages/{id}", get(pages::edit).post(pages::update))
         .route("/pages/{id}/move", post(pages::move_page))
+        .route("/pages/{id}/publishing", publishing::route(EntityKind::Page, "/pages"))
+        .route("/entries/{id}/publishing", publishing::route(EntityKind::Entry, "/entries"))
+        .route("/navigation/{id}/publishing", publishing::route(EntityKind::Navigation, "/navigation"))
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))

@@ -211,6 +211,7 @@ struct MenuPage {
     nodes: Vec<Node>,
     picker: Picker,
     types: &'static [NavTargetType],
+    publishing: crate::publishing::Panel,
     /// The add-item form as typed (after a refusal).
     typed: Typed,
     errors: Errors,
@@ -247,7 +248,10 @@ async fn menu_page(person: &Person, id: &str, typed: Typed, errors: Errors) -> R
     let items = all_items(content, &menu.id).await?;
     let mut picker = Picker::load(content).await?;
     picker.name_targets(content, &items).await;
+    let action = format!("/navigation/{}/publishing", menu.id);
+    let publishing = crate::publishing::Panel::of(person, EntityKind::Navigation, &menu.id, action).await?;
     Ok(MenuPage {
+        publishing,
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
         nodes: tree(items, &picker),
@@ -260,9 +264,15 @@ async fn menu_page(person: &Person, id: &str, typed: Typed, errors: Errors) -> R
 }
 
 /// `GET /navigation/{id}`: a menu's items.
-pub async fn show(person: Person, Path(id): Path<String>) -> Result<Html<String>, WebError> {
+pub async fn show(
+    person: Person,
+    Path(id): Path<String>,
+    Query(q): Query<crate::pages::SavedQuery>,
+) -> Result<Html<String>, WebError> {
     let typed = Typed { target_type: "page".into(), visible: true, ..Default::default() };
-    Ok(Html(menu_page(&person, &id, typed, Errors::new()).await?.render()?))
+    let mut page = menu_page(&person, &id, typed, Errors::new()).await?;
+    page.publishing = page.publishing.after(q.done.as_deref());
+    Ok(Html(page.render()?))
 }
 
 /// Reads an item form: label, target type, target (an id, or a URL for

@@ -201,7 +201,7 @@ struct EditorPage {
     trail: Vec<Page>,
     meta_title: String,
     meta_description: String,
-    statuses: &'static [PublishStatus],
+    publishing: crate::publishing::Panel,
     sections: Vec<SectionRow>,
     templates: Vec<SectionTemplate>,
     errors: Errors,
@@ -243,7 +243,13 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
         trail: trail(content, Some(&page)).await?,
         meta_title: meta_text("title"),
         meta_description: meta_text("description"),
-        statuses: PublishStatus::ALL,
+        publishing: crate::publishing::Panel::of(
+            person,
+            EntityKind::Page,
+            &page.id,
+            format!("/pages/{}/publishing", page.id),
+        )
+        .await?,
         sections,
         templates,
         errors,
@@ -258,6 +264,9 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
 pub struct SavedQuery {
     #[serde(default)]
     pub saved: Option<String>,
+    /// What the publishing panel just did.
+    #[serde(default)]
+    pub done: Option<String>,
 }
 
 /// `GET /pages/{id}`: the page editor.
@@ -267,7 +276,9 @@ pub async fn edit(
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
     let page = person.content.page(&id).await?;
-    Ok(Html(editor(&person, page, Errors::new(), q.saved.is_some()).await?.render()?))
+    let mut editor = editor(&person, page, Errors::new(), q.saved.is_some()).await?;
+    editor.publishing = editor.publishing.after(q.done.as_deref());
+    Ok(Html(editor.render()?))
 }
 
 /// `POST /pages/{id}`: saves the page's own fields.

@@ -11,6 +11,7 @@ pub mod images;
 pub mod jobs;
 pub mod navigation;
 pub mod pages;
+pub mod publishing;
 pub mod sections;
 pub mod system;
 pub mod templates;
@@ -35,6 +36,7 @@ pub fn router() -> Router<AppState> {
         .merge(images::router())
         .merge(jobs::router())
         .merge(navigation::router())
+        .merge(publishing::router())
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())

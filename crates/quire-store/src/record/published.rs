@@ -4,17 +4,24 @@
 //! published copies.
 //!
 //! A document is published whole: its published rows are replaced by its
-//! live working rows in the transaction of the write that changed it, when
-//! its working copy says it is published (a live navigation always is), and
-//! taken away otherwise. Every write of a record reaches it through
-//! [`super::create`], [`super::write_version`], archive and restore.
+//! live working rows, in the transaction of the write that publishes it.
+//! Which writes publish is the caller's [`Publishing`]: with `Direct`, every
+//! write republishes the documents it touches as their status says; with
+//! `ByStatus`, a write that sets a page's or an entry's status to published
+//! publishes it and one that sets it away takes it off the site; with
+//! `Separately`, such a write is refused. Archiving a document marks its
+//! published copy archived too, so it leaves the site at once, and
+//! restoring it brings the copy back. Each publication is logged as a
+//! `publish` or `unpublish` change holding the published documents whole.
 //!
 //! [decision 0046]: ../../../../docs/decisions/0046-drafts-and-releases.md
 
-use super::{Columns, Entity, entity_of, text_of, value_of, with_record};
+use super::{Columns, Entity, Record, entity_of, insert, text_of, value_of, with_record};
 use crate::db::{self, Conn};
-use crate::{Result, Scope};
-use quire_core::model::EntityKind;
+use crate::log::logged;
+use crate::{Result, Scope, StoreError};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Publishing};
+use serde_json::{Value, json};
 
 /// Where the published copies of a kind are kept.
 #[derive(Debug)]
@@ -30,10 +37,12 @@ pub(crate) struct Published {
 #[derive(Debug)]
 pub(crate) enum Document {
     /// The record is a document (a page, an entry, a navigation), published
-    /// while it is live and its working row meets `when` (always, if none).
+    /// while it is live and, if it has a `status`, while that says
+    /// `published`.
     Own {
-        /// The condition on the working row, in SQL.
-        when: Option<&'static str>,
+        /// The status it is given when it is taken off the site; none if it
+        /// has no status.
+        withdrawn: Option<&'static str>,
     },
     /// The record is a part of the document of `kind` whose id its `column`
     /// holds (a section of its page, an item of its navigation).
@@ -45,47 +54,142 @@ pub(crate) enum Document {
     },
 }
 
+/// The status a published page or entry has.
+const PUBLISHED: &str = "published";
+
 /// The column names of records of `kind`.
 fn columns_of(kind: EntityKind) -> &'static [&'static str] {
-    with_record!(kind, |T| <T as super::Record>::COLUMNS, else &[])
+    with_record!(kind, |T| <T as Record>::COLUMNS, else &[])
 }
 
-/// The kinds whose records are parts of documents of `kind`, with the
-/// column naming their document.
-fn parts_of(kind: EntityKind) -> impl Iterator<Item = (&'static Entity, &'static Published, &'static str)> {
-    EntityKind::ALL.iter().filter_map(|k| entity_of(*k)).filter_map(move |e| match &e.published {
-        Some(p @ Published { document: Document::Of { column, kind: of }, .. }) if *of == kind => Some((e, p, *column)),
+/// The published-copy table of a document's root kind, and the status it
+/// is given when taken off the site (none: it has no status); none for a
+/// kind that is no document.
+pub(crate) fn root_of(kind: EntityKind) -> Option<(&'static Entity, &'static str, Option<&'static str>)> {
+    let entity = entity_of(kind)?;
+    match &entity.published {
+        Some(Published { table, document: Document::Own { withdrawn } }) => Some((entity, table, *withdrawn)),
+        _ => None,
+    }
+}
+
+/// The kind whose records are parts of documents of `kind` (a page's
+/// sections, a navigation's items), with its published-copy table and the
+/// column naming their document; none for an entry.
+pub(crate) fn part_of(kind: EntityKind) -> Option<(&'static Entity, &'static str, &'static str)> {
+    EntityKind::ALL.iter().filter_map(|k| entity_of(*k)).find_map(|e| match &e.published {
+        Some(Published { table, document: Document::Of { column, kind: of } }) if *of == kind => {
+            Some((e, *table, *column))
+        }
         _ => None,
     })
 }
 
-/// Republishes the documents a record of `entity` belongs to, given its
-/// columns before and after a write (a part may move to another document).
-pub(crate) fn republish_documents(conn: &Conn, scope: &Scope, entity: &Entity, columns: &[&Columns]) -> Result<()> {
+/// Whether `columns` say the record is published.
+fn says_published(columns: &Columns) -> bool {
+    text_of(value_of(columns, "status")) == Some(PUBLISHED)
+}
+
+/// What a write of a record of `entity` does to the public site, given its
+/// columns before (none for a create) and after, in the write's
+/// transaction (see the module's documentation).
+pub(crate) fn after_write(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    entity: &Entity,
+    before: Option<&Columns>,
+    after: &Columns,
+) -> Result<()> {
     let Some(published) = &entity.published else { return Ok(()) };
-    let mut done: Vec<(EntityKind, &str)> = Vec::new();
-    for columns in columns {
-        let document = match published.document {
-            Document::Own { .. } => text_of(value_of(columns, "id")).map(|id| (entity.kind, id)),
-            Document::Of { column, kind } => text_of(value_of(columns, column)).map(|id| (kind, id)),
-        };
-        if let Some(document) = document
-            && !done.contains(&document)
-        {
-            republish(conn, scope, document.0, document.1)?;
-            done.push(document);
+    if ctx.publishing == Publishing::Direct {
+        let mut documents: Vec<(EntityKind, &str)> = Vec::new();
+        for columns in before.into_iter().chain([after]) {
+            let document = match published.document {
+                Document::Own { .. } => text_of(value_of(columns, "id")).map(|id| (entity.kind, id)),
+                Document::Of { column, kind } => text_of(value_of(columns, column)).map(|id| (kind, id)),
+            };
+            if let Some(document) = document
+                && !documents.contains(&document)
+            {
+                documents.push(document);
+            }
+        }
+        for (kind, id) in documents {
+            republish(conn, ctx, scope, kind, id)?;
+        }
+        return Ok(());
+    }
+    let Document::Own { withdrawn: Some(_) } = published.document else { return Ok(()) };
+    let (was, is) = (before.is_some_and(says_published), says_published(after));
+    if was == is {
+        return Ok(());
+    }
+    if ctx.publishing == Publishing::Separately {
+        let noun = entity.noun;
+        let step = if is { "publish" } else { "unpublish" };
+        return Err(StoreError::invalid(
+            "status",
+            format!("{step}ing a {noun} is a step of its own ({step} it by its id); this write changes its draft only"),
+        ));
+    }
+    let id = text_of(value_of(after, "id")).unwrap_or_default();
+    if is {
+        publish_document(conn, ctx, scope, entity.kind, id).map(drop)
+    } else {
+        unpublish_document(conn, ctx, scope, entity.kind, id).map(drop)
+    }
+}
+
+/// Marks the published copies of the documents among `roots` (kind and
+/// id, archived by `archive_id`) archived, parts and all: they leave the
+/// site with their working copies.
+pub(crate) fn archived<'a>(
+    conn: &Conn,
+    scope: &Scope,
+    archive_id: &str,
+    roots: impl IntoIterator<Item = (EntityKind, &'a str)>,
+) -> Result<()> {
+    for (kind, id) in roots {
+        for (table, column) in published_tables(kind) {
+            db::query(format!(
+                "UPDATE {table} SET archive_id = ?1 WHERE {column} = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL"
+            ))
+            .bind(archive_id)
+            .bind(id)
+            .bind_scope(scope)
+            .execute(conn)?;
         }
     }
     Ok(())
 }
 
-/// Republishes the documents of the records named (after an archive or a
-/// restore changed them), each once.
+/// Brings back the published copies archived by `archive_id`.
+pub(crate) fn restored(conn: &Conn, scope: &Scope, archive_id: &str) -> Result<()> {
+    for entity in EntityKind::ALL.iter().filter_map(|k| entity_of(*k)) {
+        let Some(published) = &entity.published else { continue };
+        db::query(format!(
+            "UPDATE {} SET archive_id = NULL WHERE archive_id = ?1 AND site_id = ?2 AND env = ?3",
+            published.table
+        ))
+        .bind(archive_id)
+        .bind_scope(scope)
+        .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// With `Direct` publishing, republishes the documents of the records an
+/// archive or a restore changed, each once.
 pub(crate) fn republish_records<'a>(
     conn: &Conn,
+    ctx: &ChangeContext,
     scope: &Scope,
     records: impl IntoIterator<Item = (EntityKind, &'a str)>,
 ) -> Result<()> {
+    if ctx.publishing != Publishing::Direct {
+        return Ok(());
+    }
     let mut done: Vec<(EntityKind, String)> = Vec::new();
     for (kind, id) in records {
         let Some(Published { document, .. }) = entity_of(kind).and_then(|e| e.published.as_ref()) else { continue };
@@ -102,46 +206,197 @@ pub(crate) fn republish_records<'a>(
             }
         };
         if !done.contains(&document) {
-            republish(conn, scope, document.0, &document.1)?;
+            republish(conn, ctx, scope, document.0, &document.1)?;
             done.push(document);
         }
     }
     Ok(())
 }
 
-/// Brings the published copy of the document `id` of `kind` in line with
-/// its working copy: its live rows, root and parts, when the root is live
-/// and published; none otherwise.
-fn republish(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
-    let Some(root) = entity_of(kind) else { return Ok(()) };
-    let Some(Published { table, document: Document::Own { when } }) = &root.published else { return Ok(()) };
-    db::query(format!("DELETE FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
-        .bind(id)
-        .bind_scope(scope)
-        .execute(conn)?;
-    for (_, part, column) in parts_of(kind) {
-        db::query(format!("DELETE FROM {} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3", part.table))
+/// Brings the published copy of the live document `id` of `kind` in line
+/// with what its working copy says: published as it is now, or not at all.
+/// An archived document keeps its archived copy for its restore.
+fn republish(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    let Some((root, _, status)) = root_of(kind) else { return Ok(()) };
+    let sql =
+        format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL", root.table);
+    let Some(row) = db::query(sql).bind(id).bind_scope(scope).fetch_optional(conn)? else { return Ok(()) };
+    let published = status.is_none() || row.try_get::<String, _>("status")? == PUBLISHED;
+    if published {
+        publish_document(conn, ctx, scope, kind, id).map(drop)
+    } else if document(conn, scope, kind, id, Version::Published)?.is_some() {
+        unpublish_document(conn, ctx, scope, kind, id).map(drop)
+    } else {
+        Ok(())
+    }
+}
+
+/// Which version of a document to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// The working copy: live rows of the working tables.
+    Working,
+    /// The published copy (live rows only).
+    Published,
+}
+
+/// A document as the change log and comparisons hold it: `{record, parts}`
+/// with the parts in id order; none when it has no such copy.
+pub(crate) fn document(
+    conn: &Conn,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+    version: Version,
+) -> Result<Option<Value>> {
+    let Some((root, table, _)) = root_of(kind) else { return Ok(None) };
+    let table = if version == Version::Working { root.table } else { table };
+    let Some(record) = rows_as_json(conn, scope, kind, table, "id", id)?.pop() else { return Ok(None) };
+    let mut parts = Vec::new();
+    if let Some((entity, published, column)) = part_of(kind) {
+        let table = if version == Version::Working { entity.table } else { published };
+        parts = rows_as_json(conn, scope, entity.kind, table, column, id)?;
+    }
+    Ok(Some(json!({ "record": record, "parts": parts })))
+}
+
+/// The live rows of `table` (holding records of `kind`) whose `column` is
+/// `value`, as JSON records, by id.
+fn rows_as_json(
+    conn: &Conn,
+    scope: &Scope,
+    kind: EntityKind,
+    table: &str,
+    column: &str,
+    value: &str,
+) -> Result<Vec<Value>> {
+    fn read<T: Record>(rows: &[db::Row]) -> Result<Vec<Value>> {
+        rows.iter().map(|r| Ok(serde_json::to_value(T::from_row(r)?)?)).collect()
+    }
+    let sql = format!(
+        "SELECT * FROM {table} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL ORDER BY id"
+    );
+    let rows = db::query(sql).bind(value).bind_scope(scope).fetch_all(conn)?;
+    with_record!(kind, |T| read::<T>(&rows), else Ok(Vec::new()))
+}
+
+/// Whether two documents hold the same content: versions and change times
+/// left aside, which move on with every write.
+pub(crate) fn same_content(a: &Value, b: &Value) -> bool {
+    fn bare(record: &Value) -> Value {
+        let mut record = record.clone();
+        if let Some(o) = record.as_object_mut() {
+            o.remove("version");
+            o.remove("updatedAt");
+        }
+        record
+    }
+    let parts = |d: &Value| d["parts"].as_array().map(|p| p.iter().map(bare).collect::<Vec<_>>()).unwrap_or_default();
+    bare(&a["record"]) == bare(&b["record"]) && parts(a) == parts(b)
+}
+
+/// Replaces the published copy of the live document `id` of `kind` with
+/// its live working rows, and logs a `publish` change when that changed
+/// what is published; answers the change's id, if any.
+pub(crate) fn publish_document(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+) -> Result<Option<i64>> {
+    let Some((root, table, _)) = root_of(kind) else { return Ok(None) };
+    let before = document(conn, scope, kind, id, Version::Published)?;
+    withdraw(conn, scope, kind, id)?;
+    let copied = db::query(copy_rows(root, table, "id")).bind(id).bind_scope(scope).execute(conn)?.rows_affected();
+    if copied != 1 {
+        return Err(StoreError::not_found(root.noun, id));
+    }
+    if let Some((entity, part, column)) = part_of(kind) {
+        db::query(copy_rows(entity, part, column))
+            .bind(id)
+            .bind_scope(scope)
+            .execute(conn)
+            .map_err(|e| if e.is_unique_violation() { taken_when_published(root, id) } else { e })?;
+    }
+    let after = document(conn, scope, kind, id, Version::Published)?;
+    if before == after {
+        return Ok(None);
+    }
+    logged(conn, scope, ctx, kind, id, ChangeAction::Publish, before, after).map(Some)
+}
+
+/// The conflict of a published copy whose key another record's published
+/// copy holds (a race the checks before it could not see).
+fn taken_when_published(root: &Entity, id: &str) -> StoreError {
+    StoreError::conflict(
+        None,
+        format!("{} {id} cannot be published: another published {} holds its key", root.noun, root.noun),
+    )
+}
+
+/// Takes the live document `id` of `kind` off the public site (its
+/// published rows go; the change log keeps them) and logs an `unpublish`
+/// change; answers its id, or none when it was not published.
+pub(crate) fn unpublish_document(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+) -> Result<Option<i64>> {
+    let Some(before) = document(conn, scope, kind, id, Version::Published)? else { return Ok(None) };
+    withdraw(conn, scope, kind, id)?;
+    logged(conn, scope, ctx, kind, id, ChangeAction::Unpublish, Some(before), None).map(Some)
+}
+
+/// The published-copy tables of documents of `kind`, each with the column
+/// naming the document: the root's (`id`), then its parts'; none for a
+/// kind that is no document.
+fn published_tables(kind: EntityKind) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let root = root_of(kind).map(|(_, table, _)| (table, "id"));
+    let part = root.and(part_of(kind)).map(|(_, table, column)| (table, column));
+    root.into_iter().chain(part)
+}
+
+/// Deletes every published row of the document `id` of `kind`.
+fn withdraw(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    for (table, column) in published_tables(kind) {
+        db::query(format!("DELETE FROM {table} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3"))
             .bind(id)
             .bind_scope(scope)
             .execute(conn)?;
     }
-    let when = when.map(|w| format!(" AND {w}")).unwrap_or_default();
-    let copied = db::query(copy(root, table, "id", &when)).bind(id).bind_scope(scope).execute(conn)?.rows_affected();
-    if copied == 1 {
-        for (entity, part, column) in parts_of(kind) {
-            db::query(copy(entity, part.table, column, "")).bind(id).bind_scope(scope).execute(conn)?;
+    Ok(())
+}
+
+/// Puts `document` (as [`document`] reads it; none: nothing) back as the
+/// published copy of the document `id` of `kind`, in place of what is
+/// published now.
+pub(crate) fn put_back(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str, document: Option<&Value>) -> Result<()> {
+    fn one<T: Record>(conn: &Conn, scope: &Scope, table: &str, record: &Value) -> Result<()> {
+        let record: T = serde_json::from_value(record.clone())?;
+        insert(conn, scope, table, &record.columns())
+    }
+    withdraw(conn, scope, kind, id)?;
+    let Some(document) = document else { return Ok(()) };
+    let Some((_, table, _)) = root_of(kind) else { return Ok(()) };
+    with_record!(kind, |T| one::<T>(conn, scope, table, &document["record"])?, else {});
+    if let Some((entity, table, _)) = part_of(kind) {
+        for part in document["parts"].as_array().into_iter().flatten() {
+            with_record!(entity.kind, |T| one::<T>(conn, scope, table, part)?, else {});
         }
     }
     Ok(())
 }
 
 /// The statement copying the live rows of `entity` whose `column` is `?1`
-/// (in the scope `?2`, `?3`) and that meet `when` into `table`.
-fn copy(entity: &Entity, table: &str, column: &str, when: &str) -> String {
+/// (in the scope `?2`, `?3`) into `table`.
+fn copy_rows(entity: &Entity, table: &str, column: &str) -> String {
     let columns = columns_of(entity.kind).join(", ");
     format!(
         "INSERT INTO {table} (site_id, env, {columns}) SELECT site_id, env, {columns} FROM {} \
-         WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL{when}",
+         WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
         entity.table
     )
 }
@@ -164,8 +419,9 @@ mod tests {
     }
 
     /// Checks that the published copies are exactly the live rows of the
-    /// published documents: pages and entries whose status is published,
-    /// every live navigation, and their live parts.
+    /// published documents, as direct publishing keeps them: pages and
+    /// entries whose status is published, every live navigation, and their
+    /// live parts (archived documents keep archived copies for a restore).
     fn check_copies(conn: &Conn, scope: &Scope) -> Result<()> {
         type Page = quire_core::model::Page;
         type Section = quire_core::model::PageSection;
@@ -181,23 +437,23 @@ mod tests {
         let pairs = [
             (
                 records::<Page>(conn, scope, "pages", published_page)?,
-                records::<Page>(conn, scope, "published_pages", "")?,
+                records::<Page>(conn, scope, "published_pages", live)?,
             ),
             (
                 records::<Section>(conn, scope, "page_sections", of_page)?,
-                records::<Section>(conn, scope, "published_page_sections", "")?,
+                records::<Section>(conn, scope, "published_page_sections", live)?,
             ),
             (
                 records::<Entry>(conn, scope, "entries", published_page)?,
-                records::<Entry>(conn, scope, "published_entries", "")?,
+                records::<Entry>(conn, scope, "published_entries", live)?,
             ),
             (
                 records::<Navigation>(conn, scope, "navigations", live)?,
-                records::<Navigation>(conn, scope, "published_navigations", "")?,
+                records::<Navigation>(conn, scope, "published_navigations", live)?,
             ),
             (
                 records::<NavItem>(conn, scope, "nav_items", of_navigation)?,
-                records::<NavItem>(conn, scope, "published_nav_items", "")?,
+                records::<NavItem>(conn, scope, "published_nav_items", live)?,
             ),
         ];
         for (expected, copies) in pairs {

@@ -1,0 +1,236 @@
+//! Publishing a document (a page with its sections, an entry, a navigation
+//! with its items): making its working copy public, taking it off the
+//! site, or giving up its draft for what is public. The copies themselves
+//! are `record/published.rs`'s.
+
+use crate::archive::{archive_in, restore_in};
+use crate::db::{self, Conn};
+use crate::record::{
+    Record, Version, document, load_live, load_to_change, part_of, publish_document, root_of, same_content,
+    unpublish_document, with_record, write_version,
+};
+use crate::{Result, Scope, Store, StoreError};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Publishing};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where a document stands with the public site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Publication {
+    /// Whether the public site shows it.
+    pub published: bool,
+    /// Whether its working copy differs from what the public site shows
+    /// (never, when it is not published).
+    pub changed: bool,
+}
+
+/// The kind's noun, or a refusal for a kind that is no document.
+fn document_kind(kind: EntityKind) -> Result<&'static str> {
+    match root_of(kind) {
+        Some((entity, _, _)) => Ok(entity.noun),
+        None => Err(StoreError::invalid(
+            "entity",
+            format!("{kind} is not published on its own: publish its page or navigation, or it has no public copy"),
+        )),
+    }
+}
+
+/// Where the document `id` of `kind` stands; not found unless it is live.
+fn publication_in(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
+    let noun = document_kind(kind)?;
+    let working = document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
+    Ok(match document(conn, scope, kind, id, Version::Published)? {
+        Some(published) => Publication { published: true, changed: !same_content(&working, &published) },
+        None => Publication::default(),
+    })
+}
+
+/// A document's root record with its status set to `status` (as its wire
+/// name), written through the log; the write publishes or unpublishes it
+/// as the change of status says (see `record/published.rs`).
+fn set_status<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, status: &str) -> Result<()> {
+    let current = load_to_change::<T>(conn, scope, id)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, id))?;
+    let mut snapshot = serde_json::to_value(&current)?;
+    snapshot["status"] = Value::String(status.to_string());
+    if status == "published" && snapshot.get("publishedAt").is_some_and(Value::is_null) {
+        snapshot["publishedAt"] = serde_json::to_value(chrono::Utc::now())?;
+    }
+    let mut next: T = serde_json::from_value(snapshot)?;
+    let by_status = ChangeContext { publishing: Publishing::ByStatus, ..ctx.clone() };
+    write_version(conn, scope, &by_status, &current, &mut next, ChangeAction::Update).map(drop)
+}
+
+/// The status of the live root record `id` of `kind`, if it has one.
+fn status_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Option<String>> {
+    fn of<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<String>> {
+        let record = load_live::<T>(conn, scope, id)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, id))?;
+        Ok(serde_json::to_value(&record)?.get("status").and_then(Value::as_str).map(str::to_string))
+    }
+    with_record!(kind, |T| of::<T>(conn, scope, id), else Ok(None))
+}
+
+/// Publishes the live document `id` of `kind` (see [`Store::publish`]).
+pub(crate) fn publish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    document_kind(kind)?;
+    match status_of(conn, scope, kind, id)? {
+        Some(status) if status != "published" => {
+            with_record!(kind, |T| set_status::<T>(conn, ctx, scope, id, "published"), else Ok(()))
+        }
+        _ => publish_document(conn, ctx, scope, kind, id).map(drop),
+    }
+}
+
+/// Takes the live document `id` of `kind` off the site (see
+/// [`Store::unpublish`]).
+fn unpublish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    let noun = document_kind(kind)?;
+    let status = status_of(conn, scope, kind, id)?;
+    if document(conn, scope, kind, id, Version::Published)?.is_none() {
+        return Err(StoreError::conflict(None, format!("{noun} {id} is not published")));
+    }
+    match (status, root_of(kind).and_then(|(_, _, withdrawn)| withdrawn)) {
+        (Some(status), Some(withdrawn)) if status == "published" => {
+            with_record!(kind, |T| set_status::<T>(conn, ctx, scope, id, withdrawn), else Ok(()))
+        }
+        _ => unpublish_document(conn, ctx, scope, kind, id).map(drop),
+    }
+}
+
+/// Writes `published`, a record of the published copy, back over its
+/// working record: a revision like any other. A working record archived
+/// by itself is restored first; one archived with something else is a
+/// conflict naming it.
+fn write_back<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, published: &Value) -> Result<()> {
+    let mut target: T = serde_json::from_value(published.clone())?;
+    let id = target.id().to_string();
+    if load_live::<T>(conn, scope, &id)?.is_none() {
+        let table = T::ENTITY.table;
+        let archive: Option<(String, String)> = db::query_as(format!(
+            "SELECT a.id, a.entity_id FROM {table} t JOIN archives a ON a.id = t.archive_id AND a.site_id = t.site_id
+             AND a.env = t.env WHERE t.id = ?1 AND t.site_id = ?2 AND t.env = ?3"
+        ))
+        .bind(&id)
+        .bind_scope(scope)
+        .fetch_optional(conn)?;
+        match archive {
+            Some((archive, root)) if root == id => {
+                restore_in(conn, ctx, scope, std::slice::from_ref(&archive), None)?;
+            }
+            Some((archive, root)) => {
+                return Err(StoreError::conflict(
+                    None,
+                    format!(
+                        "{} {id} was archived along with {root} (archive {archive}); restore that first",
+                        T::ENTITY.noun
+                    ),
+                ));
+            }
+            None => return Err(StoreError::not_found(T::ENTITY.noun, id)),
+        }
+    }
+    let mut current =
+        load_to_change::<T>(conn, scope, &id)?.ok_or_else(|| StoreError::not_found(T::ENTITY.noun, &id))?;
+    target.stamp_as(&mut current);
+    if target != current {
+        write_version(conn, scope, ctx, &current, &mut target, ChangeAction::Revert)?;
+    }
+    Ok(())
+}
+
+/// Gives up the draft of the live document `id` of `kind` (see
+/// [`Store::discard_draft`]).
+fn discard_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    let noun = document_kind(kind)?;
+    document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
+    let Some(published) = document(conn, scope, kind, id, Version::Published)? else {
+        return Err(StoreError::conflict(
+            None,
+            format!(
+                "{noun} {id} was never published, so it has no published version to go back to; archive it instead"
+            ),
+        ));
+    };
+    // Writes made here change the draft only: it is already what is published.
+    let ctx = &ChangeContext { publishing: Publishing::ByStatus, ..ctx.clone() };
+    with_record!(kind, |T| write_back::<T>(conn, ctx, scope, &published["record"])?, else {});
+    let Some((part, _, column)) = part_of(kind) else { return Ok(()) };
+    let kept: Vec<&str> =
+        published["parts"].as_array().into_iter().flatten().filter_map(|p| p["id"].as_str()).collect();
+    let sql = format!(
+        "SELECT id FROM {} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL ORDER BY id",
+        part.table
+    );
+    let live: Vec<String> = db::query_scalar(sql).bind(id).bind_scope(scope).fetch_all(conn)?;
+    let added: Vec<String> = live.into_iter().filter(|p| !kept.contains(&p.as_str())).collect();
+    if !added.is_empty() {
+        archive_in(conn, ctx, scope, part.kind, &added, None)?;
+    }
+    for record in published["parts"].as_array().into_iter().flatten() {
+        with_record!(part.kind, |T| write_back::<T>(conn, ctx, scope, record)?, else {});
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Where the live document `id` of `kind` (page, entry or navigation)
+    /// stands with the public site.
+    pub async fn publication(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
+        let (scope, id) = (scope.clone(), id.to_string());
+        self.db.read(move |c| c.transaction(false, |c| publication_in(c, &scope, kind, &id))).await
+    }
+
+    /// Publishes the live document `id` of `kind` (page, entry or
+    /// navigation) as its working copy is now, parts and all, in one
+    /// transaction; a page's or an entry's status becomes published. Logged
+    /// as a `publish` change when it changed what is public.
+    pub async fn publish(&self, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
+        self.publishing_write(ctx, scope, kind, id, publish_in).await
+    }
+
+    /// Takes the live document `id` of `kind` off the public site: a page
+    /// becomes unpublished, an entry a draft. Logged as an `unpublish`
+    /// change holding what was public. A conflict when it is not published.
+    pub async fn unpublish(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        id: &str,
+    ) -> Result<Publication> {
+        self.publishing_write(ctx, scope, kind, id, unpublish_in).await
+    }
+
+    /// Gives up the draft of the live document `id` of `kind`: its working
+    /// copy becomes what is published again, each record written back as
+    /// a revision (parts added since are archived, parts archived since are
+    /// restored). A conflict when it was never published.
+    pub async fn discard_draft(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        id: &str,
+    ) -> Result<Publication> {
+        self.publishing_write(ctx, scope, kind, id, discard_in).await
+    }
+
+    /// Runs `write` on the document, then answers where it stands, in one
+    /// transaction.
+    async fn publishing_write(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        id: &str,
+        write: fn(&Conn, &ChangeContext, &Scope, EntityKind, &str) -> Result<()>,
+    ) -> Result<Publication> {
+        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
+        self.db
+            .write(move |c| {
+                write(c, &ctx, &scope, kind, &id)?;
+                publication_in(c, &scope, kind, &id)
+            })
+            .await
+    }
+}

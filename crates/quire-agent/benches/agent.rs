@@ -215,7 +215,7 @@ fn prepare_bench(b: &Bench, agent: &quire_core::model::Agent) {
     for i in 0..5_500 {
         let start = Instant::now();
         let request: ChatRequest = prepare_step(&b.registry, &input, &messages);
-        let body = quire_agent::provider::openai_body(&request);
+        let body = quire_agent::provider::openai_body(&request, quire_agent::provider::TokenLimit::MaxTokens);
         let bytes = serde_json::to_vec(&body).unwrap();
         if i >= 500 {
             samples.push(start.elapsed().as_secs_f64() * 1e6);

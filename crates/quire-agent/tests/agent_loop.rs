@@ -3,6 +3,7 @@
 mod support;
 
 use quire_agent::ProviderKind;
+use quire_agent::provider::TokenLimit;
 use quire_core::model::SessionStatus;
 use serde_json::{Value, json};
 use support::*;
@@ -260,6 +261,54 @@ async fn non_streaming_answers_work_too() {
     assert_eq!(env.fake.requests()[0]["stream"], false);
     let history = env.runtime.events().history(&session);
     assert_eq!(history.last().unwrap().data["result"]["text"], "About exists.");
+}
+
+/// The token cap of the request a turn on a profile changed by `change` sends.
+async fn token_cap(change: impl FnOnce(&mut quire_agent::Profile)) -> Value {
+    let env = Env::openai_with(change).await;
+    env.fake.push(openai_stream("Hi.", &[]));
+    env.turn("hello", None).await;
+    let body = &env.fake.requests()[0];
+    let caps = ["max_tokens", "max_completion_tokens"].map(|k| body.get(k).map(|v| (k, v.clone())));
+    let caps: Vec<_> = caps.into_iter().flatten().collect();
+    assert_eq!(caps.len(), 1, "one cap: {body}");
+    json!({ caps[0].0: caps[0].1 })
+}
+
+#[tokio::test]
+async fn reasoning_models_get_max_completion_tokens_and_other_servers_max_tokens() {
+    // Another OpenAI-compatible server (the fake): max_tokens.
+    assert_eq!(token_cap(|_| {}).await, json!({ "max_tokens": 4096 }));
+    // OpenAI's reasoning models refuse max_tokens, on any server.
+    for model in ["o3-mini", "o1", "gpt-5", "gpt-5-mini", "openai/o4-mini"] {
+        let cap = token_cap(|p| (p.model, p.max_tokens) = (Some(model.into()), 800)).await;
+        assert_eq!(cap, json!({ "max_completion_tokens": 800 }), "{model}");
+    }
+    for model in ["gpt-4.1-mini", "omni-local", "llama3.2", "gpt-50b-local"] {
+        assert_eq!(token_cap(|p| p.model = Some(model.into())).await, json!({ "max_tokens": 4096 }), "{model}");
+    }
+    // The profile may name the field either way.
+    let named = |field: &str| {
+        serde_json::from_value::<quire_agent::Profile>(
+            json!({ "provider": "openai", "model": "m", "max_tokens_field": field }),
+        )
+    };
+    let completion = named("max_completion_tokens").unwrap().max_tokens_field;
+    assert_eq!(token_cap(|p| p.max_tokens_field = completion).await, json!({ "max_completion_tokens": 4096 }));
+    let plain = named("max_tokens").unwrap().max_tokens_field;
+    assert_eq!(
+        token_cap(|p| (p.model, p.max_tokens_field) = (Some("o3".into()), plain)).await,
+        json!({ "max_tokens": 4096 })
+    );
+    assert!(named("tokens").is_err());
+    // OpenAI's own API: every model takes max_completion_tokens.
+    let mut openai = quire_agent::Profile::new(ProviderKind::Openai);
+    openai.model = Some("gpt-4.1-mini".into());
+    assert_eq!(TokenLimit::for_profile(&openai), TokenLimit::MaxCompletionTokens);
+    openai.base_url = Some("https://api.openai.com/v1".into());
+    assert_eq!(TokenLimit::for_profile(&openai), TokenLimit::MaxCompletionTokens);
+    openai.base_url = Some("http://localhost:11434/v1".into());
+    assert_eq!(TokenLimit::for_profile(&openai), TokenLimit::MaxTokens);
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ mod openai;
 mod sse;
 
 pub use anthropic::{Anthropic, body as anthropic_body};
-pub use openai::{OpenAi, body as openai_body};
+pub use openai::{OpenAi, TokenLimit, body as openai_body};
 
 use crate::message::{ChatRequest, ChatResponse, Delta};
 use serde::Deserialize;
@@ -107,6 +107,11 @@ pub struct Profile {
     /// Most output tokens per step (default 4096).
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
+    /// Which field of an OpenAI-compatible request carries `max_tokens`:
+    /// `max_tokens` or `max_completion_tokens`. Unset, it follows the
+    /// server and model ([`TokenLimit::for_profile`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens_field: Option<TokenLimit>,
     /// Seconds a request may wait for the next bytes (default 120).
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
@@ -159,6 +164,7 @@ impl Profile {
             temperature: None,
             max_steps: default_max_steps(),
             max_tokens: default_max_tokens(),
+            max_tokens_field: None,
             timeout_secs: default_timeout(),
             retries: default_retries(),
             backoff_ms: default_backoff(),

@@ -15,6 +15,56 @@ pub struct OpenAi {
     url: String,
     api_key: Option<String>,
     profile: Profile,
+    limit: TokenLimit,
+}
+
+/// The request field that caps an answer's tokens. OpenAI deprecated
+/// `max_tokens` for `max_completion_tokens`, which its reasoning models
+/// (o-series, gpt-5) require, refusing `max_tokens`; most other
+/// OpenAI-compatible servers (Ollama, vLLM, llama.cpp) know only
+/// `max_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenLimit {
+    /// `max_tokens`.
+    MaxTokens,
+    /// `max_completion_tokens`.
+    MaxCompletionTokens,
+}
+
+impl TokenLimit {
+    /// The field a profile's requests use: the one it names; unset,
+    /// `max_completion_tokens` on OpenAI's own API (every model there takes
+    /// it) and for an OpenAI reasoning model on any server (Azure and
+    /// proxies serve them under the same names, and refuse `max_tokens`
+    /// the same way), `max_tokens` otherwise.
+    pub fn for_profile(profile: &Profile) -> Self {
+        if let Some(named) = profile.max_tokens_field {
+            return named;
+        }
+        let openai = profile
+            .base_url
+            .as_deref()
+            .is_none_or(|base| reqwest::Url::parse(base).is_ok_and(|url| url.host_str() == Some("api.openai.com")));
+        if openai || is_reasoning_model(&profile.model_name()) { Self::MaxCompletionTokens } else { Self::MaxTokens }
+    }
+
+    /// The field's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxTokens => "max_tokens",
+            Self::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+}
+
+/// Whether `model` names one of OpenAI's reasoning models (`o1`, `o3-mini`,
+/// `o4-mini`, `gpt-5`, `gpt-5-mini`, …), perhaps behind a provider prefix
+/// (`openai/o3`, as routers name them).
+fn is_reasoning_model(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let o_series = name.strip_prefix('o').is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    o_series || name == "gpt-5" || name.starts_with("gpt-5-") || name.starts_with("gpt-5.")
 }
 
 impl OpenAi {
@@ -26,12 +76,13 @@ impl OpenAi {
             url: join(&base, "chat/completions"),
             api_key: profile.api_key.clone(),
             profile: profile.clone(),
+            limit: TokenLimit::for_profile(profile),
         })
     }
 }
 
-/// The request body of a chat completion.
-pub fn body(request: &ChatRequest) -> Value {
+/// The request body of a chat completion, its token cap in `limit`'s field.
+pub fn body(request: &ChatRequest, limit: TokenLimit) -> Value {
     let mut messages = vec![json!({ "role": "system", "content": request.system })];
     for m in &request.messages {
         messages.push(match m {
@@ -51,12 +102,12 @@ pub fn body(request: &ChatRequest) -> Value {
             }
         });
     }
-    let body = json!({
+    let mut body = json!({
         "model": request.model,
         "messages": messages,
-        "max_tokens": request.max_tokens,
         "stream": request.stream,
     });
+    body[limit.as_str()] = json!(request.max_tokens);
     let mut body = with_tools_and_temperature(
         body,
         request,
@@ -109,7 +160,7 @@ fn parse_whole(v: &Value) -> Result<ChatResponse, ProviderError> {
 impl Provider for OpenAi {
     fn complete<'a>(&'a self, request: &'a ChatRequest, sink: &'a mut (dyn FnMut(Delta) + Send)) -> ChatFuture<'a> {
         Box::pin(async move {
-            let body = body(request);
+            let body = body(request, self.limit);
             let response = send_with_retry(&self.profile, || {
                 let mut rb = self.http.post(&self.url).json(&body);
                 if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {

@@ -131,43 +131,6 @@ fn push_ordered_after(q: &mut QueryBuilder, cursor: Option<&str>) -> Result<()> 
     Ok(())
 }
 
-/// The query of an entry list (without LIMIT): the collection is resolved
-/// inside it, so a page is one round trip.
-fn entries_query(
-    table: &str,
-    scope: &Scope,
-    collection: &str,
-    filter: &EntryFilter,
-    cursor: Option<&str>,
-) -> Result<QueryBuilder> {
-    let mut q = scoped(table, scope);
-    q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
-        .push_bind(scope.site_id.clone())
-        .push(" AND env = ")
-        .push_bind(scope.env.clone())
-        .push(" AND (slug = ")
-        .push_bind(collection.to_string())
-        .push(" OR id = ")
-        .push_bind(collection.to_string())
-        .push(") LIMIT 1)");
-    if let Some(status) = filter.status {
-        q.push(" AND status = ").push_bind(status.as_str());
-    }
-    if let Some(category) = &filter.category {
-        q.push(" AND category = ").push_bind(category.clone());
-    }
-    if let Some(tag) = &filter.tag {
-        q.push(format!(" AND EXISTS (SELECT 1 FROM json_each({table}.tags) WHERE value = "))
-            .push_bind(tag.clone())
-            .push(")");
-    }
-    if let Some(c) = cursor {
-        q.push(" AND id < ").push_bind(decode_key(c)?);
-    }
-    q.push(" ORDER BY id DESC");
-    Ok(q)
-}
-
 /// An entry as listed over HTTP: its JSON columns passed through unparsed.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -245,18 +208,47 @@ impl Store {
         Ok(page_of(items, limit, next))
     }
 
-    /// One page of the entries of a collection (id or slug), newest first,
-    /// each row read by `read`; an unknown collection is not found.
+    /// One page of the entries of a collection (id or slug) in `table` (the
+    /// working copies or the published ones), newest first, each row read
+    /// by `read`; an unknown collection is not found. The collection is
+    /// resolved inside the query, so a page is one round trip.
     #[allow(clippy::too_many_arguments)]
     async fn entry_page<T: Send + 'static>(
         &self,
+        table: &str,
         scope: &Scope,
         collection: &str,
-        q: QueryBuilder,
+        filter: &EntryFilter,
         limit: u32,
+        cursor: Option<&str>,
         read: fn(&Row) -> Result<T>,
         id: fn(&T) -> &str,
     ) -> Result<Listing<T>> {
+        let mut q = scoped(table, scope);
+        q.push(" AND collection_id = (SELECT id FROM collections WHERE archive_id IS NULL AND site_id = ")
+            .push_bind(scope.site_id.clone())
+            .push(" AND env = ")
+            .push_bind(scope.env.clone())
+            .push(" AND (slug = ")
+            .push_bind(collection.to_string())
+            .push(" OR id = ")
+            .push_bind(collection.to_string())
+            .push(") LIMIT 1)");
+        if let Some(status) = filter.status {
+            q.push(" AND status = ").push_bind(status.as_str());
+        }
+        if let Some(category) = &filter.category {
+            q.push(" AND category = ").push_bind(category.clone());
+        }
+        if let Some(tag) = &filter.tag {
+            q.push(format!(" AND EXISTS (SELECT 1 FROM json_each({table}.tags) WHERE value = "))
+                .push_bind(tag.clone())
+                .push(")");
+        }
+        if let Some(c) = cursor {
+            q.push(" AND id < ").push_bind(decode_key(c)?);
+        }
+        q.push(" ORDER BY id DESC");
         let listing = self.fetch_rows(q, limit, read, |e| encode_key(id(e))).await?;
         if listing.items.is_empty() {
             self.collection(scope, collection).await?;
@@ -335,8 +327,7 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Entry>> {
-        let q = entries_query("entries", scope, collection, filter, cursor)?;
-        self.entry_page(scope, collection, q, limit, Entry::from_row, |e| &e.id).await
+        self.entry_page("entries", scope, collection, filter, limit, cursor, Entry::from_row, |e| &e.id).await
     }
 
     /// Like [`Store::entries`], with content and tags passed through as the
@@ -350,8 +341,7 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<EntryView>> {
-        let q = entries_query("entries", scope, collection, filter, cursor)?;
-        self.entry_page(scope, collection, q, limit, EntryView::from_row, |e| &e.id).await
+        self.entry_page("entries", scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id).await
     }
 
     /// Like [`Store::entry_views`], of the published copies: what the
@@ -364,8 +354,8 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<EntryView>> {
-        let q = entries_query("published_entries", scope, collection, filter, cursor)?;
-        self.entry_page(scope, collection, q, limit, EntryView::from_row, |e| &e.id).await
+        self.entry_page("published_entries", scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id)
+            .await
     }
 
     /// Images, newest first.

@@ -54,6 +54,27 @@ pub(crate) struct Entity {
     pub published: Option<Published>,
 }
 
+impl Entity {
+    /// A kind stored as most are: archived when deleted, with no place among
+    /// siblings, no unique key, no references and no children, in small
+    /// rows, and not on the public site. Each kind in `records.rs` names
+    /// only what differs, with struct update syntax.
+    pub(crate) const fn new(kind: EntityKind, table: &'static str, noun: &'static str) -> Entity {
+        Entity {
+            kind,
+            table,
+            noun,
+            archived: true,
+            positioned: false,
+            unique: None,
+            parents: &[],
+            children: &[],
+            small: true,
+            published: None,
+        }
+    }
+}
+
 /// A column whose value no two live records share.
 #[derive(Debug)]
 pub(crate) struct Unique {

@@ -32,10 +32,6 @@ macro_rules! stamped {
 
 impl Record for Page {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::Page,
-        table: "pages",
-        noun: "page",
-        archived: true,
         positioned: true,
         unique: Some(Unique { column: "slug", within: None }),
         parents: &[Parent { column: "parent_id", field: "parentId", kind: EntityKind::Page, role: "parent page" }],
@@ -43,11 +39,11 @@ impl Record for Page {
             Child { kind: EntityKind::Section, column: "page_id", top_level: false },
             Child { kind: EntityKind::Page, column: "parent_id", top_level: false },
         ],
-        small: true,
         published: Some(Published {
             table: "published_pages",
             document: Document::Own { withdrawn: Some("unpublished") },
         }),
+        ..Entity::new(EntityKind::Page, "pages", "page")
     };
     stamped!(|p: &Self| p.slug.clone());
     columns!(Page { name, slug, parent_id, is_protected, meta: json, indexing, sort_order, status: wire });
@@ -57,16 +53,8 @@ impl Record for Page {
 
 impl Record for SectionTemplate {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::SectionTemplate,
-        table: "section_templates",
-        noun: "section template",
-        archived: true,
-        positioned: false,
         unique: Some(Unique { column: "key", within: None }),
-        parents: &[],
-        children: &[],
-        small: true,
-        published: None,
+        ..Entity::new(EntityKind::SectionTemplate, "section_templates", "section template")
     };
     stamped!(|t: &Self| t.key.clone());
     columns!(SectionTemplate { key, name, description, fields: json });
@@ -93,19 +81,14 @@ impl Record for SectionTemplate {
 
 impl Record for PageSection {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::Section,
-        table: "page_sections",
-        noun: "section",
-        archived: true,
         positioned: true,
-        unique: None,
         parents: &[Parent { column: "page_id", field: "pageId", kind: EntityKind::Page, role: "page" }],
-        children: &[],
         small: false,
         published: Some(Published {
             table: "published_page_sections",
             document: Document::Of { column: "page_id", kind: EntityKind::Page },
         }),
+        ..Entity::new(EntityKind::Section, "page_sections", "section")
     };
     stamped!(|s: &Self| match s.content.get("heading").and_then(Value::as_str) {
         Some(h) => format!("{}: {h}", s.template_key),
@@ -148,16 +131,9 @@ impl Record for PageSection {
 
 impl Record for Collection {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::Collection,
-        table: "collections",
-        noun: "collection",
-        archived: true,
-        positioned: false,
         unique: Some(Unique { column: "slug", within: None }),
-        parents: &[],
         children: &[Child { kind: EntityKind::Entry, column: "collection_id", top_level: false }],
-        small: true,
-        published: None,
+        ..Entity::new(EntityKind::Collection, "collections", "collection")
     };
     stamped!(|c: &Self| c.slug.clone());
     columns!(Collection { slug, name, kind: wire, fields: json });
@@ -167,11 +143,6 @@ impl Record for Collection {
 
 impl Record for Entry {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::Entry,
-        table: "entries",
-        noun: "entry",
-        archived: true,
-        positioned: false,
         unique: Some(Unique { column: "slug", within: Some("collection_id") }),
         parents: &[Parent {
             column: "collection_id",
@@ -179,9 +150,9 @@ impl Record for Entry {
             kind: EntityKind::Collection,
             role: "collection",
         }],
-        children: &[],
         small: false,
         published: Some(Published { table: "published_entries", document: Document::Own { withdrawn: Some("draft") } }),
+        ..Entity::new(EntityKind::Entry, "entries", "entry")
     };
     stamped!(|e: &Self| e.slug.clone());
     columns!(Entry {
@@ -212,18 +183,7 @@ impl Record for Entry {
 // ---------------------------------------------------------------- images
 
 impl Record for Image {
-    const ENTITY: Entity = Entity {
-        kind: EntityKind::Image,
-        table: "images",
-        noun: "image",
-        archived: true,
-        positioned: false,
-        unique: None,
-        parents: &[],
-        children: &[],
-        small: true,
-        published: None,
-    };
+    const ENTITY: Entity = Entity::new(EntityKind::Image, "images", "image");
     stamped!(|i: &Self| i.filename.clone());
     columns!(Image {
         url,
@@ -251,16 +211,10 @@ impl Record for Image {
 
 impl Record for Navigation {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::Navigation,
-        table: "navigations",
-        noun: "navigation",
-        archived: true,
-        positioned: false,
         unique: Some(Unique { column: "key", within: None }),
-        parents: &[],
         children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
-        small: true,
         published: Some(Published { table: "published_navigations", document: Document::Own { withdrawn: None } }),
+        ..Entity::new(EntityKind::Navigation, "navigations", "navigation")
     };
     stamped!(|n: &Self| n.key.clone());
     columns!(Navigation { key, name, max_items });
@@ -298,22 +252,17 @@ fn top_level_room(conn: &Conn, scope: &Scope, navigation_id: &str, item_id: &str
 
 impl Record for NavItem {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::NavItem,
-        table: "nav_items",
-        noun: "nav item",
-        archived: true,
         positioned: true,
-        unique: None,
         parents: &[
             Parent { column: "navigation_id", field: "navigationId", kind: EntityKind::Navigation, role: "navigation" },
             Parent { column: "parent_id", field: "parentId", kind: EntityKind::NavItem, role: "parent item" },
         ],
         children: &[Child { kind: EntityKind::NavItem, column: "parent_id", top_level: false }],
-        small: true,
         published: Some(Published {
             table: "published_nav_items",
             document: Document::Of { column: "navigation_id", kind: EntityKind::Navigation },
         }),
+        ..Entity::new(EntityKind::NavItem, "nav_items", "nav item")
     };
     stamped!(|n: &Self| n.label.clone());
     columns!(NavItem { navigation_id, parent_id, label, target_type: wire, target_id, url, sort_order, visible });
@@ -363,16 +312,9 @@ impl Record for NavItem {
 
 impl Record for Agent {
     const ENTITY: Entity = Entity {
-        kind: EntityKind::Agent,
-        table: "agents",
-        noun: "agent",
         archived: false,
-        positioned: false,
         unique: Some(Unique { column: "alias", within: None }),
-        parents: &[],
-        children: &[],
-        small: true,
-        published: None,
+        ..Entity::new(EntityKind::Agent, "agents", "agent")
     };
     stamped!(|a: &Self| a.alias.clone());
     columns!(Agent {

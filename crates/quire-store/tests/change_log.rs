@@ -4,7 +4,7 @@
 //! restore.
 
 use quire_core::input::{EntryPatch, NewEntry};
-use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Entry, Publishing, Surface};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Entry, Surface};
 use quire_store::seed::seed_demo;
 use quire_store::{ChangeFilter, Scope, Store};
 use serde_json::json;
@@ -123,7 +123,7 @@ async fn an_agent_turn_made_of_patches_is_undone() {
         surface: Surface::Agent,
         session_id: Some("session-1".into()),
         turn_id: Some("turn-1".into()),
-        publishing: Publishing::Direct,
+        ..ChangeContext::system()
     };
     store.update_entry(&turn, &scope, &created.id, retitle("Agent title".into())).await.unwrap();
     let body = EntryPatch { content: Some(json!({"body": "The agent's body."})), ..Default::default() };

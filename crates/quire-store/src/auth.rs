@@ -5,6 +5,7 @@
 //! one here and keeps per-request authentication cheap.
 
 use crate::db::{self, Row, read_row};
+use crate::record::found;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::access::Group;
@@ -376,10 +377,7 @@ impl Store {
             .bind(&site.id)
             .read_optional(&self.db)
             .await?;
-        match row {
-            Some(row) => token_of(&row),
-            None => Err(StoreError::not_found("token", id)),
-        }
+        found(row, token_of, "token", id)
     }
 
     /// Revokes a token of site `site` (id or slug) by id. A token of another
@@ -394,10 +392,7 @@ impl Store {
         .bind(&site.id)
         .write_optional(&self.db)
         .await?;
-        match row {
-            Some(row) => token_of(&row),
-            None => Err(StoreError::not_found("token", id)),
-        }
+        found(row, token_of, "token", id)
     }
 
     /// How many tokens have ever been revoked. Revocations are permanent, so

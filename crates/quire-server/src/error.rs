@@ -220,7 +220,21 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// On `/mcp` the shape is its protocol's: the MCP transport's plain-text
 /// refusals (and the body limit's) become JSON-RPC errors carrying that
 /// shape ([`ApiError::into_jsonrpc_response`]).
+///
+/// Under `/v1` (the OpenAI-compatible routes) every error then takes
+/// OpenAI's shape instead ([`OpenAiErrorBody`]), which its clients read.
 pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let openai = req.uri().path() == "/v1" || req.uri().path().starts_with("/v1/");
+    let response = one_shape(req, next).await;
+    let status = response.status();
+    if openai && (status.is_client_error() || status.is_server_error()) {
+        return openai_shape(response).await;
+    }
+    response
+}
+
+/// [`json_errors`] but for `/v1`'s shape.
+async fn one_shape(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let path = req.uri().path().to_string();
     let mcp = path == "/mcp" || path.starts_with("/mcp/");
     let method = req.method().clone();
@@ -278,4 +292,69 @@ fn is_json(headers: &axum::http::HeaderMap) -> bool {
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json") || v.contains("+json"))
+}
+
+/// OpenAI's error body, which every error under `/v1` answers: what its
+/// official clients read into their errors (`message`, `type`, `param`,
+/// `code`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct OpenAiErrorBody {
+    /// The error.
+    pub error: OpenAiError,
+}
+
+/// An error as OpenAI describes one.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct OpenAiError {
+    /// What went wrong, in words.
+    pub message: String,
+    /// `invalid_request_error`, `authentication_error`, `permission_error`,
+    /// `not_found_error`, `conflict_error`, `rate_limit_error` or `server_error`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The parameter at fault (a dotted path), when there is one.
+    pub param: Option<String>,
+    /// This API's code in lower case (`validation`, `conflict`, …);
+    /// `invalid_api_key` for a token that is not valid and `model_not_found`
+    /// for a model that names no agent the caller may use.
+    pub code: Option<String>,
+}
+
+/// The OpenAI error body of an error.
+pub fn openai_body(e: &ApiError) -> serde_json::Value {
+    serde_json::to_value(openai_error(e.status, &e.message, e.code, e.field.clone())).unwrap_or_default()
+}
+
+fn openai_error(status: StatusCode, message: &str, code: &str, param: Option<String>) -> OpenAiErrorBody {
+    let kind = match status.as_u16() {
+        401 => "authentication_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        409 => "conflict_error",
+        429 => "rate_limit_error",
+        500..=599 => "server_error",
+        _ => "invalid_request_error",
+    };
+    let code = if status == StatusCode::UNAUTHORIZED { "invalid_api_key".into() } else { code.to_lowercase() };
+    OpenAiErrorBody { error: OpenAiError { message: message.to_string(), kind, param, code: Some(code) } }
+}
+
+/// An error response in the one shape, rewritten in OpenAI's (headers kept).
+async fn openai_shape(response: Response) -> Response {
+    let (parts, body) = response.into_parts();
+    let body: serde_json::Value = match axum::body::to_bytes(body, 64 * 1024).await {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
+        Err(_) => serde_json::Value::Null,
+    };
+    let status = parts.status;
+    let message = body["error"].as_str().unwrap_or_else(|| status.canonical_reason().unwrap_or("error"));
+    let code = body["code"].as_str().unwrap_or_else(|| code_of(status));
+    let field = body["field"].as_str().map(str::to_string);
+    let mut answer = (status, Json(openai_error(status, message, code, field))).into_response();
+    for (name, value) in &parts.headers {
+        if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {
+            answer.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    answer
 }

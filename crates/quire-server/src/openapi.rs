@@ -40,6 +40,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::agents::list, routes::agents::create, routes::agents::read, routes::agents::update,
         routes::agents::chat, routes::agents::chat_stream, routes::agents::sessions, routes::agents::session, routes::agents::events, routes::agents::undo,
         routes::agui::run,
+        routes::openai::models, routes::openai::model, routes::openai::complete,
         routes::tokens::list, routes::tokens::create, routes::tokens::read, routes::tokens::revoke,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
@@ -58,6 +59,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "tools", description = "The tool registry: list, describe, invoke"),
         (name = "approvals", description = "Approving or rejecting destructive tool calls"),
         (name = "agents", description = "Agents, chat sessions, their event streams and undo"),
+        (name = "openai", description = "The agents as models of an OpenAI-compatible API (`/v1`, for OpenAI's clients): errors in OpenAI's shape"),
         (name = "tokens", description = "The site's API tokens: list, create, read, revoke (admins)"),
     )
 )]
@@ -85,7 +87,9 @@ struct ErrorResponses;
 
 impl Modify for ErrorResponses {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            // The OpenAI-compatible routes answer OpenAI's error shape.
+            let shape = if path.starts_with("/v1/") { "OpenAiErrorBody" } else { "ErrorBody" };
             let operations = [
                 &mut item.get,
                 &mut item.put,
@@ -100,7 +104,7 @@ impl Modify for ErrorResponses {
                 let body = operation.request_body.is_some();
                 let responses = &mut operation.responses.responses;
                 let mut add = |status: &str| {
-                    responses.entry(status.to_string()).or_insert_with(|| error_response(status).into());
+                    responses.entry(status.to_string()).or_insert_with(|| error_response(status, shape).into());
                 };
                 add("400");
                 if secured {
@@ -220,11 +224,11 @@ impl Modify for Links {
     }
 }
 
-/// An error response in the one JSON shape.
-fn error_response(status: &str) -> Response {
+/// An error response in the one JSON shape (`shape`: its schema's name).
+fn error_response(status: &str, shape: &str) -> Response {
     ResponseBuilder::new()
         .description(meaning(status))
-        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name(shape))).build())
         .build()
 }
 

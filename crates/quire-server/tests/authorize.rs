@@ -124,7 +124,8 @@ fn judge(what: &str, actor: &str, status: u16, body: &Value, decisions: &[Decisi
         return Some(format!("{what}: {status} with no decision of authorize: {body}"));
     }
     if status == 403 {
-        let error = body["error"].as_str().unwrap_or_default();
+        // `/v1` answers OpenAI's shape: `{ error: { message, … } }`.
+        let error = body["error"].as_str().or(body["error"]["message"].as_str()).unwrap_or_default();
         if !mine.iter().any(|d| !d.allowed && error.contains(&d.refused)) {
             return Some(format!("{what}: 403 \"{error}\" is not a refusal of authorize: {mine:?}"));
         }
@@ -175,7 +176,12 @@ async fn every_route_and_tool_is_decided_by_authorize() {
             continue;
         }
         let uri = common::concrete(path, &values);
-        let body = body_of(&doc, operation);
+        let mut body = body_of(&doc, operation);
+        // The agent a completion runs is named in its body, as path
+        // parameters name the others' records.
+        if path == "/v1/chat/completions" {
+            body = Some(json!({ "model": "editor", "messages": [{ "role": "user", "content": "probe" }] }));
+        }
         for caller in &callers {
             decisions.take();
             let reply = if path == "/api/v1/uploads" {

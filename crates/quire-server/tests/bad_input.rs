@@ -71,7 +71,9 @@ fn assert_error_shape(what: &str, reply: &Reply) {
         let b = &reply.body;
         let rest = b["error"].is_string() && b["code"].is_string();
         let tool = b["success"] == false && b["error"].is_string() && b["errorCode"].is_string();
-        assert!(rest || tool, "{what}: {status} is not the JSON error shape: {b}");
+        // `/v1` answers OpenAI's error shape, which its clients read.
+        let openai = b["error"]["message"].is_string() && b["error"]["type"].is_string();
+        assert!(rest || tool || openai, "{what}: {status} is not the JSON error shape: {b}");
     }
 }
 

@@ -244,7 +244,7 @@ async fn start_turn(
 }
 
 /// Longest a `wait: true` chat request waits for its turn.
-const CHAT_WAIT: Duration = Duration::from_secs(300);
+pub(super) const CHAT_WAIT: Duration = Duration::from_secs(300);
 
 /// Starts a turn and answers its events as Server-Sent Events (AG-UI 1.0
 /// names) until the turn ends or pauses; the stream then closes. The same
@@ -269,21 +269,25 @@ pub(super) fn run_stream(
     state: &AppState,
     session: &str,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>> + use<>> {
+    use futures_util::StreamExt;
+    let events = run_events(state, session);
+    Sse::new(events.map(|e| Ok(sse_event(&e)))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// The events of a session's latest run, ending right after its last event
+/// (`RUN_FINISHED` or `RUN_ERROR`) without waiting for another. Called
+/// once the run was announced, as [`run_stream`].
+pub(super) fn run_events(state: &AppState, session: &str) -> impl Stream<Item = quire_agent::Event> + use<> {
     let (backlog, receiver) = state.runtime().events().subscribe(session, None);
     use futures_util::StreamExt;
-    // Ends right after the run's last event, without waiting for another.
-    let events = futures_util::stream::unfold(
-        (Box::pin(event_stream(backlog, receiver)), false),
-        |(mut events, ended)| async move {
-            if ended {
-                return None;
-            }
-            let e = events.next().await?;
-            let last = matches!(e.kind(), "RUN_FINISHED" | "RUN_ERROR");
-            Some((e, (events, last)))
-        },
-    );
-    Sse::new(events.map(|e| Ok(sse_event(&e)))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    futures_util::stream::unfold((Box::pin(event_stream(backlog, receiver)), false), |(mut events, ended)| async move {
+        if ended {
+            return None;
+        }
+        let e = events.next().await?;
+        let last = matches!(e.kind(), "RUN_FINISHED" | "RUN_ERROR");
+        Some((e, (events, last)))
+    })
 }
 
 /// A session's backlog, then its live events (a slow reader skips what it

@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod images;
 pub mod jobs;
 pub mod navigation;
+pub mod openai;
 pub mod pages;
 pub mod publishing;
 pub mod sections;
@@ -43,6 +44,7 @@ pub fn router() -> Router<AppState> {
         .merge(tools::router())
         .merge(agents::router())
         .merge(agui::router())
+        .merge(openai::router())
         .merge(tokens::router())
 }
 

@@ -368,6 +368,7 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("tokens", _) => "token",
         ("turns", _) => return "1".into(),
         ("tools", _) => return "getPage".into(),
+        ("models", _) => return "editor".into(),
         ("revisions", "{entity}") => return "page".into(),
         (_, "{id}") if segments.get(index - 2) == Some(&"revisions") => "page",
         _ => panic!("no record for {param} after {before} in /{}", segments.join("/")),

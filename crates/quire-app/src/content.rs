@@ -14,7 +14,8 @@ use quire_core::input::*;
 use quire_core::model::*;
 use quire_store::Store;
 pub use quire_store::{
-    ChangeFilter, ChangeSummary, EntryFilter, EntryView, Listing, PageFilter, Publication, StoredMessage, Suggestion,
+    ChangeFilter, ChangeSummary, DocumentPreview, EntryFilter, EntryView, Listing, PageFilter, Publication,
+    PublishAction, StoredMessage, Suggestion,
 };
 /// What the approvals and tokens use cases answer, for the surfaces that
 /// show it: a destructive call waiting for a person, a token (never its
@@ -68,42 +69,49 @@ impl Content {
         Ok(archives.remove(0))
     }
 
-    /// The id of the document of `kind` that `name` names: its id, or a
-    /// menu's key.
-    async fn document_id(&self, kind: EntityKind, name: &str) -> AppResult<String> {
-        Ok(match kind {
-            EntityKind::Navigation => self.store.navigation(&self.actor.scope, name).await?.id,
-            _ => name.to_string(),
-        })
-    }
-
-    /// Where a document (a page, an entry, a menu by id or key) stands with
-    /// the public site: published or not, changed since or not.
+    /// Where a document (a page, an entry, a menu; by id, or a page's slug
+    /// or a menu's key) stands with the public site: published or not,
+    /// changed since or not.
     pub async fn publication(&self, kind: EntityKind, name: &str) -> AppResult<Publication> {
         authorize(&self.actor, Permission::Read)?;
-        let id = self.document_id(kind, name).await?;
-        Ok(self.store.publication(&self.actor.scope, kind, &id).await?)
+        let mut previews = self.store.publishing_preview(&self.actor.scope, kind, &[name.to_string()]).await?.0;
+        Ok(previews.remove(0).publication)
+    }
+
+    /// What publishing a document would change, record by record and field
+    /// by field.
+    pub async fn publishing_preview(&self, kind: EntityKind, name: &str) -> AppResult<DocumentPreview> {
+        authorize(&self.actor, Permission::Read)?;
+        let mut previews = self.store.publishing_preview(&self.actor.scope, kind, &[name.to_string()]).await?.0;
+        Ok(previews.remove(0))
     }
 
     /// Publishes a document as its draft is now, parts and all.
     pub async fn publish(&self, kind: EntityKind, name: &str) -> AppResult<Publication> {
-        authorize(&self.actor, Permission::Publish(kind))?;
-        let id = self.document_id(kind, name).await?;
-        Ok(self.store.publish(&self.actor.change_context(), &self.actor.scope, kind, &id).await?)
+        self.publishing(PublishAction::Publish, Permission::Publish(kind), kind, name).await
     }
 
     /// Takes a document off the public site.
     pub async fn unpublish(&self, kind: EntityKind, name: &str) -> AppResult<Publication> {
-        authorize(&self.actor, Permission::Publish(kind))?;
-        let id = self.document_id(kind, name).await?;
-        Ok(self.store.unpublish(&self.actor.change_context(), &self.actor.scope, kind, &id).await?)
+        self.publishing(PublishAction::Unpublish, Permission::Publish(kind), kind, name).await
     }
 
     /// Gives up a document's draft: it becomes what is published again.
     pub async fn discard_draft(&self, kind: EntityKind, name: &str) -> AppResult<Publication> {
-        authorize(&self.actor, Permission::Write(kind))?;
-        let id = self.document_id(kind, name).await?;
-        Ok(self.store.discard_draft(&self.actor.change_context(), &self.actor.scope, kind, &id).await?)
+        self.publishing(PublishAction::Discard, Permission::Write(kind), kind, name).await
+    }
+
+    async fn publishing(
+        &self,
+        action: PublishAction,
+        permission: Permission<'_>,
+        kind: EntityKind,
+        name: &str,
+    ) -> AppResult<Publication> {
+        authorize(&self.actor, permission)?;
+        let (ctx, scope, names) = (self.actor.change_context(), &self.actor.scope, [name.to_string()]);
+        let mut done = self.store.publishing(&ctx, scope, action, kind, &names, None).await?;
+        Ok(done.remove(0))
     }
 
     /// Adds a section to a page (not found when the page is not).

@@ -100,9 +100,7 @@ pub async fn delivered_entries(
 pub async fn post(services: &Services, actor: &Actor, slug: &str) -> AppResult<Entry> {
     let store = &services.store;
     for collection in posts_collections(services, actor).await? {
-        if let Ok(post) = store.entry_by_slug(&actor.scope, &collection, slug).await
-            && post.status == EntryStatus::Published
-        {
+        if let Ok(post) = store.delivery_entry(&actor.scope, &collection, slug).await {
             return Ok(post);
         }
     }

@@ -8,6 +8,7 @@
 //! the rule that was broken. It knows nothing of databases, HTTP or tools.
 
 pub mod access;
+pub mod diff;
 pub mod error;
 pub mod fields;
 mod group;

@@ -53,6 +53,7 @@ const GROUPS: &[(&str, &[Subject])] = &[
     ("posts", &[Subject::Post]),
     ("navigation", &[Subject::Record(EntityKind::NavItem)]),
     ("entries", &[Subject::Record(EntityKind::Entry)]),
+    ("publishing", &[Subject::Document]),
     ("archive", &[Subject::Archive]),
     ("vault", &[Subject::Record(EntityKind::Note), Subject::Folder]),
 ];
@@ -238,6 +239,12 @@ impl QuireMcp {
 pub fn approval_question(tool: &quire_tools::Tool, described: &str) -> String {
     let consequence = if tool.entity == Subject::Archive {
         "Approving restores these records as they were archived; they can be archived again with the matching delete tool."
+    } else if tool.entity == Subject::Document {
+        match tool.name {
+            "publishContent" => "Approving makes these drafts public; unpublishContent takes them off again.",
+            "unpublishContent" => "Approving takes these records off the public site; they stay as drafts.",
+            _ => "Approving gives these drafts up for what is published; each change stays in the history.",
+        }
     } else if tool.entity == Subject::HttpResponse {
         "Approving sends exactly this request to the outside; it cannot be taken back."
     } else {

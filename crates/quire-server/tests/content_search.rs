@@ -213,12 +213,12 @@ async fn meaning_ranks_pages_and_posts_and_follows_their_changes() {
     let found = names(&call(&app, "getPage", json!({"query": "people"})).await, "name");
     assert!(!found.contains(&"Evening in the Alps".to_string()), "{found:?}");
     // A section's change embeds its page again; a change outside the text
-    // (the status) only notes the vector is current.
+    // (whether search engines may index it) only notes the vector is current.
     let texts = fake.texts.load(Ordering::SeqCst);
     call(&app, "updateSection", json!({"pageSectionId": section, "content": {"body": "Staff photos."}})).await;
     assert_eq!(embed_pending(&app.store, embedder.as_ref(), 100).await.unwrap(), 1);
     assert_eq!(fake.texts.load(Ordering::SeqCst), texts + 1);
-    call(&app, "updatePage", json!({"id": alps, "status": "published"})).await;
+    call(&app, "updatePage", json!({"id": alps, "indexing": false})).await;
     assert_eq!(embed_pending(&app.store, embedder.as_ref(), 100).await.unwrap(), 0);
     assert_eq!(fake.texts.load(Ordering::SeqCst), texts + 1);
     // The section now speaks of people: the page is found by that meaning

@@ -48,6 +48,24 @@ impl Store {
         self.db.read_short(move |c| c.transaction(false, |c| published_page(c, &scope, &slug))).await
     }
 
+    /// The published entry `slug` of the collection with id `collection`.
+    pub async fn delivery_entry(&self, scope: &Scope, collection: &str, slug: &str) -> Result<Entry> {
+        let (scope, collection, slug) = (scope.clone(), collection.to_string(), slug.to_string());
+        self.db
+            .read_short(move |c| {
+                let row = db::query(
+                    "SELECT * FROM published_entries WHERE site_id = ?1 AND env = ?2 AND collection_id = ?3
+                     AND slug = ?4 AND archive_id IS NULL",
+                )
+                .bind_scope(&scope)
+                .bind(&collection)
+                .bind(&slug)
+                .fetch_optional(c)?;
+                found(row, Entry::from_row, "entry", &slug)
+            })
+            .await
+    }
+
     /// A navigation by id or key, with its visible items nested and hrefs
     /// resolved, read in one snapshot. Items whose target is unpublished
     /// or archived are left out.

@@ -4,12 +4,14 @@
 //! are `record/published.rs`'s.
 
 use crate::archive::{archive_in, restore_in};
+use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
 use crate::record::{
-    Record, Version, document, load_live, load_to_change, part_of, publish_document, root_of, same_content,
+    Record, Version, document, find, load_live, load_to_change, part_of, publish_document, root_of, same_content,
     unpublish_document, with_record, write_version,
 };
 use crate::{Result, Scope, Store, StoreError};
+use quire_core::diff::{Difference, differences};
 use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Publishing};
 use serde::Serialize;
 use serde_json::Value;
@@ -172,6 +174,66 @@ fn discard_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind,
     Ok(())
 }
 
+/// What a publishing call does to each document it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PublishAction {
+    /// Make the draft public.
+    Publish,
+    /// Take the document off the site.
+    Unpublish,
+    /// Give the draft up for what is public.
+    Discard,
+}
+
+/// What a publishing call would change for one document: for a person to
+/// approve, and for an editor to look at before publishing.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentPreview {
+    /// The document's kind.
+    pub entity: EntityKind,
+    /// Its id.
+    pub id: String,
+    /// Its readable name.
+    pub label: String,
+    /// Where it stands now.
+    pub publication: Publication,
+    /// What is published against the draft, record by record and field by
+    /// field (what a publish makes public, what a discard gives up).
+    pub differences: Vec<Difference>,
+}
+
+/// The id of the live document of `kind` that `name` names: its id, or its
+/// unique key (a page's slug, a navigation's key).
+fn resolve(conn: &Conn, scope: &Scope, kind: EntityKind, name: &str) -> Result<String> {
+    document_kind(kind)?;
+    with_record!(kind, |T| Ok(find::<T>(conn, scope, name)?.id().to_string()), else Err(StoreError::not_found("record", name)))
+}
+
+/// The preview of the document `id` of `kind`, and its records' versions.
+fn preview_in(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<(DocumentPreview, Fingerprint)> {
+    let noun = document_kind(kind)?;
+    let working = document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
+    let published = document(conn, scope, kind, id, Version::Published)?;
+    let publication = match &published {
+        Some(p) => Publication { published: true, changed: !same_content(&working, p) },
+        None => Publication::default(),
+    };
+    let label =
+        with_record!(kind, |T| Ok::<_, StoreError>(find::<T>(conn, scope, id)?.label()), else Ok(String::new()))?;
+    let version =
+        |v: &Value| (v["id"].as_str().unwrap_or_default().to_string(), v["version"].as_i64().unwrap_or_default());
+    let mut fingerprint = vec![(kind, version(&working["record"]).0, version(&working["record"]).1)];
+    if let Some((part, _, _)) = part_of(kind) {
+        for p in working["parts"].as_array().into_iter().flatten() {
+            let (id, v) = version(p);
+            fingerprint.push((part.kind, id, v));
+        }
+    }
+    let differences = differences(published.as_ref(), Some(&working));
+    Ok((DocumentPreview { entity: kind, id: id.to_string(), label, publication, differences }, fingerprint))
+}
+
 impl Store {
     /// Where the live document `id` of `kind` (page, entry or navigation)
     /// stands with the public site.
@@ -180,15 +242,91 @@ impl Store {
         self.db.read(move |c| c.transaction(false, |c| publication_in(c, &scope, kind, &id))).await
     }
 
-    /// Publishes the live document `id` of `kind` (page, entry or
-    /// navigation) as its working copy is now, parts and all, in one
-    /// transaction; a page's or an entry's status becomes published. Logged
-    /// as a `publish` change when it changed what is public.
-    pub async fn publish(&self, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
-        self.publishing_write(ctx, scope, kind, id, publish_in).await
+    /// What publishing (or unpublishing, or discarding the drafts of) the
+    /// documents of `kind` that `names` name (ids, or a page's slug, a
+    /// navigation's key) would change, and the versions of their records,
+    /// which the call itself checks.
+    pub async fn publishing_preview(
+        &self,
+        scope: &Scope,
+        kind: EntityKind,
+        names: &[String],
+    ) -> Result<(Vec<DocumentPreview>, Fingerprint)> {
+        let (scope, names) = (scope.clone(), names.to_vec());
+        self.db
+            .read(move |c| {
+                c.transaction(false, |c| {
+                    let (mut previews, mut fingerprint) = (Vec::new(), Vec::new());
+                    for name in &names {
+                        let (preview, versions) = preview_in(c, &scope, kind, &resolve(c, &scope, kind, name)?)?;
+                        previews.push(preview);
+                        fingerprint.extend(versions);
+                    }
+                    Ok((previews, fingerprint))
+                })
+            })
+            .await
     }
 
-    /// Takes the live document `id` of `kind` off the public site: a page
+    /// Does `action` to each document of `kind` that `names` name, in one
+    /// transaction; with `expected`, refuses (a conflict, changing nothing)
+    /// unless their records are at the versions of that preview. Answers
+    /// where each stands after.
+    pub async fn publishing(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        action: PublishAction,
+        kind: EntityKind,
+        names: &[String],
+        expected: Option<&Fingerprint>,
+    ) -> Result<Vec<Publication>> {
+        let (ctx, scope, names, expected) = (ctx.clone(), scope.clone(), names.to_vec(), expected.cloned());
+        let act = match action {
+            PublishAction::Publish => publish_in,
+            PublishAction::Unpublish => unpublish_in,
+            PublishAction::Discard => discard_in,
+        };
+        self.db
+            .write(move |c| {
+                let ids = names.iter().map(|n| resolve(c, &scope, kind, n)).collect::<Result<Vec<_>>>()?;
+                if let Some(expected) = &expected {
+                    let mut now = Vec::new();
+                    for id in &ids {
+                        now.extend(preview_in(c, &scope, kind, id)?.1);
+                    }
+                    if &now != expected {
+                        return Err(StoreError::conflict(
+                            None,
+                            "the records changed since the preview; preview again and ask for a new approval",
+                        ));
+                    }
+                }
+                ids.iter()
+                    .map(|id| {
+                        act(c, &ctx, &scope, kind, id)?;
+                        publication_in(c, &scope, kind, id)
+                    })
+                    .collect()
+            })
+            .await
+    }
+
+    /// Publishes the live document `name` of `kind` (page, entry or
+    /// navigation, by id or unique key) as its working copy is now, parts
+    /// and all; a page's or an entry's status becomes published. Logged as
+    /// a `publish` change when it changed what is public.
+    pub async fn publish(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        name: &str,
+    ) -> Result<Publication> {
+        self.publishing_one(ctx, scope, PublishAction::Publish, kind, name).await
+    }
+
+    /// Takes the live document `name` of `kind` off the public site: a page
     /// becomes unpublished, an entry a draft. Logged as an `unpublish`
     /// change holding what was public. A conflict when it is not published.
     pub async fn unpublish(
@@ -196,41 +334,35 @@ impl Store {
         ctx: &ChangeContext,
         scope: &Scope,
         kind: EntityKind,
-        id: &str,
+        name: &str,
     ) -> Result<Publication> {
-        self.publishing_write(ctx, scope, kind, id, unpublish_in).await
+        self.publishing_one(ctx, scope, PublishAction::Unpublish, kind, name).await
     }
 
-    /// Gives up the draft of the live document `id` of `kind`: its working
-    /// copy becomes what is published again, each record written back as
-    /// a revision (parts added since are archived, parts archived since are
-    /// restored). A conflict when it was never published.
+    /// Gives up the draft of the live document `name` of `kind`: its
+    /// working copy becomes what is published again, each record written
+    /// back as a revision (parts added since are archived, parts archived
+    /// since are restored). A conflict when it was never published.
     pub async fn discard_draft(
         &self,
         ctx: &ChangeContext,
         scope: &Scope,
         kind: EntityKind,
-        id: &str,
+        name: &str,
     ) -> Result<Publication> {
-        self.publishing_write(ctx, scope, kind, id, discard_in).await
+        self.publishing_one(ctx, scope, PublishAction::Discard, kind, name).await
     }
 
-    /// Runs `write` on the document, then answers where it stands, in one
-    /// transaction.
-    async fn publishing_write(
+    /// [`Store::publishing`] of one document, unchecked.
+    async fn publishing_one(
         &self,
         ctx: &ChangeContext,
         scope: &Scope,
+        action: PublishAction,
         kind: EntityKind,
-        id: &str,
-        write: fn(&Conn, &ChangeContext, &Scope, EntityKind, &str) -> Result<()>,
+        name: &str,
     ) -> Result<Publication> {
-        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
-        self.db
-            .write(move |c| {
-                write(c, &ctx, &scope, kind, &id)?;
-                publication_in(c, &scope, kind, &id)
-            })
-            .await
+        let mut done = self.publishing(ctx, scope, action, kind, &[name.to_string()], None).await?;
+        Ok(done.remove(0))
     }
 }

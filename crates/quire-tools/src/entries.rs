@@ -3,6 +3,7 @@
 use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
 use crate::posts::{entry_json, search_entries};
+use crate::publishing::with_publication;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::subject::Subject;
@@ -123,7 +124,11 @@ async fn get_entry(call: &Call<'_>, a: GetEntryArgs) -> ToolResult {
             (l.items, l.next_cursor)
         }
     };
-    Ok(items_result(entries.iter().map(|e| entry_json(e, content)).collect(), next))
+    let listed = items_result(entries.iter().map(|e| entry_json(e, content)).collect(), next);
+    match sel.0 {
+        "id" | "slug" => with_publication(call, EntityKind::Entry, listed).await,
+        _ => Ok(listed),
+    }
 }
 
 async fn create_entry(call: &Call<'_>, a: CreateEntryArgs) -> ToolResult {

@@ -25,6 +25,7 @@ mod openai;
 pub mod output;
 pub mod pages;
 pub mod posts;
+pub mod publishing;
 pub mod registry;
 pub mod scope;
 pub mod search;
@@ -45,7 +46,7 @@ pub use subject::Subject;
 pub use tool::{ApprovalPolicy, CallContext, Category, Effect, Progress, ProgressUpdate, Risk, Tool};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
-/// posts, navigation, entries, archive, vault, external.
+/// posts, navigation, entries, publishing, archive, vault, external.
 pub fn catalog() -> Vec<Tool> {
     let mut tools = defaults::tools();
     tools.extend(pages::tools());
@@ -54,6 +55,7 @@ pub fn catalog() -> Vec<Tool> {
     tools.extend(posts::tools());
     tools.extend(navigation::tools());
     tools.extend(entries::tools());
+    tools.extend(publishing::tools());
     tools.extend(archive::tools());
     tools.extend(notes::tools());
     tools.extend(external::tools());

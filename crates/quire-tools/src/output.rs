@@ -90,6 +90,9 @@ fn answer(tool: &Tool) -> Answer {
             &["item", "opened", "message"],
         )),
         (_, "listFolder") => Answer::List(vault_item()),
+        (_, "publishContent" | "unpublishContent" | "discardDraft") => {
+            Answer::Branches(vec![publishing_preview(), list_with_message(published())])
+        }
         (Subject::Record(EntityKind::Note) | Subject::Folder, _) => {
             Answer::Item { item: vault_change(), change_id: true }
         }
@@ -366,6 +369,7 @@ fn page() -> Value {
             ("meta", described(any_json(), "SEO metadata (with includeContent, and on writes).")),
             ("indexing", described(boolean(), "Search engines may index it (with includeContent, and on writes).")),
             ("sections", described(array(section()), "The page's sections with their content (with includeContent).")),
+            ("publication", publication_of("page")),
             (
                 "children",
                 described(
@@ -412,6 +416,7 @@ fn entry() -> Value {
             ("excerpt", nullable(string())),
             ("featuredImage", nullable(string())),
             ("publishedAt", nullable(timestamp())),
+            ("publication", publication_of("entry")),
             ("version", integer()),
             (
                 "content",
@@ -539,6 +544,65 @@ fn preview() -> Value {
         ],
         &["requiresConfirmation", "confirmationId", "message", "items", "expiresAt"],
     )
+}
+
+/// A publishing call's first answer: what would change, record by record.
+fn publishing_preview() -> Value {
+    let field =
+        object(&[("field", string()), ("before", any_json()), ("after", any_json())], &["field", "before", "after"]);
+    let difference = object(
+        &[
+            ("id", string()),
+            ("part", described(boolean(), "A section or a menu item, rather than the document itself.")),
+            ("change", json!({ "type": "string", "enum": ["added", "removed", "changed"] })),
+            ("fields", array(field)),
+        ],
+        &["id", "part", "change", "fields"],
+    );
+    let document = object(
+        &[
+            ("entity", enumeration::<EntityKind>()),
+            ("id", string()),
+            ("label", string()),
+            ("publication", publication()),
+            ("differences", described(array(difference), "What is published against the draft.")),
+        ],
+        &["entity", "id", "label", "publication", "differences"],
+    );
+    success(
+        &[
+            ("requiresConfirmation", json!({ "type": "boolean", "const": true })),
+            ("confirmationId", described(string(), "Approved by a person, then passed back with the same arguments.")),
+            ("message", string()),
+            ("items", described(array(document), "Each document and what publishing it would change.")),
+            ("expiresAt", timestamp()),
+        ],
+        &["requiresConfirmation", "confirmationId", "message", "items", "expiresAt"],
+    )
+}
+
+/// Where a record read by id or slug stands with the public site.
+fn publication_of(noun: &str) -> Value {
+    described(
+        publication(),
+        &format!("Whether the {noun} is on the public site and its draft differs (read by id or slug)."),
+    )
+}
+
+/// Where a document stands with the public site.
+fn publication() -> Value {
+    object(
+        &[
+            ("published", described(boolean(), "Whether the public site shows it.")),
+            ("changed", described(boolean(), "Whether its draft differs from what is published.")),
+        ],
+        &["published", "changed"],
+    )
+}
+
+/// A document a publishing call acted on, and where it stands now.
+fn published() -> Value {
+    object(&[("id", string()), ("publication", publication())], &["id", "publication"])
 }
 
 /// `{ success: false, error, errorCode, hint }`.

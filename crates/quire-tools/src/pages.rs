@@ -2,6 +2,7 @@
 
 use crate::archive::{archive_execute, archive_preview};
 use crate::args::parse;
+use crate::publishing::with_publication;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::subject::Subject;
@@ -164,7 +165,10 @@ async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
     if let Some(r) = ranking {
         out["ranking"] = json!(r);
     }
-    Ok(out)
+    match sel.0 {
+        "id" | "slug" => with_publication(call, EntityKind::Page, out).await,
+        _ => Ok(out),
+    }
 }
 
 /// Pages matching `query`, best first (at most `n`, only `status` if

@@ -3,6 +3,7 @@
 
 use crate::archive::{archive_execute, archive_preview, require_ids};
 use crate::args::parse;
+use crate::publishing::with_publication;
 use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::subject::Subject;
@@ -181,7 +182,11 @@ async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
             (l.items, l.next_cursor)
         }
     };
-    Ok(items_result(posts.iter().map(|p| entry_json(p, content)).collect(), next))
+    let listed = items_result(posts.iter().map(|p| entry_json(p, content)).collect(), next);
+    match sel.0 {
+        "slug" => with_publication(call, EntityKind::Entry, listed).await,
+        _ => Ok(listed),
+    }
 }
 
 /// Entries matching `query` that pass `filter`, best first (at most `n`),

@@ -326,8 +326,8 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
     for c in concepts(tool.description) {
         put(c, 0.5);
     }
-    if tool.entity == Subject::Archive {
-        // restoring brings back any kind of record
+    if matches!(tool.entity, Subject::Archive | Subject::Document) {
+        // restoring brings back, and publishing publishes, many kinds of record
         for entity in ["page", "post", "section", "image", "entry", "navItem"] {
             put(entity.to_string(), 1.0);
         }
@@ -377,7 +377,8 @@ fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[String], query_lo
         total += 1.0;
     }
     // A query that names no entity of the tool but its action alone scores low.
-    if !query.iter().any(|c| c == tool.entity.as_str()) && tool.entity != Subject::Archive {
+    if !query.iter().any(|c| c == tool.entity.as_str()) && !matches!(tool.entity, Subject::Archive | Subject::Document)
+    {
         total *= 0.8;
     }
     total

@@ -18,6 +18,9 @@ pub enum Subject {
     Folder,
     /// An archive: what one delete took away, restored as a whole.
     Archive,
+    /// A document the public site shows — a page with its sections, a post
+    /// or an entry, a navigation with its items — published whole.
+    Document,
     /// The conversation with the person (acknowledgeRequest, finalAnswer).
     Conversation,
     /// The tools themselves (searchTools).
@@ -40,6 +43,7 @@ impl Subject {
             Subject::Post => "post",
             Subject::Folder => "folder",
             Subject::Archive => "archive",
+            Subject::Document => "document",
             Subject::Conversation => "conversation",
             Subject::Tool => "tool",
             Subject::WebResult => "webResult",
@@ -50,11 +54,13 @@ impl Subject {
     }
 
     /// The kind of record the store keeps for it, if it is one: a post is
-    /// kept as an entry.
+    /// kept as an entry; a document is decided as a page is (who may change
+    /// or archive one kind may do so to each).
     pub fn record(self) -> Option<EntityKind> {
         match self {
             Subject::Record(kind) => Some(kind),
             Subject::Post => Some(EntityKind::Entry),
+            Subject::Document => Some(EntityKind::Page),
             _ => None,
         }
     }

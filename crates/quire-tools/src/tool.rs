@@ -111,7 +111,7 @@ impl CallContext {
             surface: self.surface,
             session_id: self.session_id.clone(),
             turn_id: self.turn_id.clone(),
-            publishing: Publishing::ByStatus,
+            publishing: Publishing::Separately,
         }
     }
 }

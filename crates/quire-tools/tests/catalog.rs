@@ -21,6 +21,7 @@ fn contract_tools() -> BTreeSet<String> {
                 "Posts",
                 "Navigation",
                 "Entries",
+                "Publishing",
                 "Archive",
                 "Vault",
                 "External",
@@ -43,7 +44,7 @@ fn contract_tools() -> BTreeSet<String> {
 fn registry_matches_the_contract() {
     let registry: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let contract = contract_tools();
-    assert_eq!(contract.len(), 46, "{contract:?}");
+    assert_eq!(contract.len(), 49, "{contract:?}");
     assert_eq!(registry, contract);
 }
 
@@ -105,8 +106,9 @@ fn metadata_is_consistent() {
         if tool.read_only {
             assert_eq!(tool.risk, Risk::Safe, "{}", tool.name);
         }
+        let changes_the_site = ["restoreArchive", "httpPost", "publishContent", "unpublishContent", "discardDraft"];
         assert_eq!(
-            tool.name.starts_with("delete") || tool.name == "restoreArchive" || tool.name == "httpPost",
+            tool.name.starts_with("delete") || changes_the_site.contains(&tool.name),
             tool.destructive,
             "{}",
             tool.name

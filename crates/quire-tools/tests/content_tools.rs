@@ -44,9 +44,11 @@ async fn create_and_update_page() {
     assert_eq!(created["item"]["status"], "draft");
     assert!(created["message"].as_str().unwrap().contains("Careers"));
     let id = created["item"]["id"].as_str().unwrap();
-    let updated =
-        ok(env.call("updatePage", json!({"id": id, "meta": {"description": null}, "status": "published"})).await);
+    let updated = ok(env.call("updatePage", json!({"id": id, "meta": {"description": null}})).await);
     assert_eq!(updated["item"]["meta"], json!({"title": "Jobs"}));
+    // A tool changes drafts; publishing is publishContent's, which a person approves.
+    let by_status = fails(&env.call("updatePage", json!({"id": id, "status": "published"})).await, "VALIDATION");
+    assert!(by_status.starts_with("status: ") && by_status.contains("publishContent"), "{by_status}");
     let bad = fails(&env.call("updatePage", json!({"id": id, "status": "live"})).await, "VALIDATION");
     assert_eq!(bad, "status: \"live\" is not one of draft, published, unpublished");
     let dup = fails(&env.call("createPage", json!({"name": "X", "slug": "about"})).await, "CONFLICT");
@@ -183,12 +185,12 @@ async fn posts_get_create_update() {
     );
     assert_eq!(missing_body, "content.body: required");
 
-    let published = ok(env
-        .call("updatePost", json!({"slug": "launch", "status": "published", "featuredImage": "/uploads/demo/hero-dawn.png", "content": {"cover": "/uploads/demo/hero-dawn.png"}}))
+    let covered = ok(env
+        .call("updatePost", json!({"slug": "launch", "featuredImage": "/uploads/demo/hero-dawn.png", "content": {"cover": "/uploads/demo/hero-dawn.png"}}))
         .await);
-    assert_eq!(published["item"]["status"], "published");
-    assert_eq!(published["item"]["content"]["body"], "We launched.");
-    assert!(published["item"]["publishedAt"].is_string());
+    assert_eq!(covered["item"]["status"], "draft");
+    assert_eq!(covered["item"]["content"]["body"], "We launched.");
+    fails(&env.call("updatePost", json!({"slug": "launch", "status": "published"})).await, "VALIDATION");
     fails(&env.call("updatePost", json!({"slug": "nope", "title": "x"})).await, "NOT_FOUND");
 }
 
@@ -251,7 +253,7 @@ async fn entries_get_create_update() {
     assert_eq!(maya["items"][0]["content"]["rating"], 5);
 
     let created = ok(env
-        .call("createEntry", json!({"collectionId": "testimonials", "slug": "lee", "title": "Lee", "content": {"quote": "Great.", "author": "Lee"}, "status": "published"}))
+        .call("createEntry", json!({"collectionId": "testimonials", "slug": "lee", "title": "Lee", "content": {"quote": "Great.", "author": "Lee"}}))
         .await);
     let bad = fails(
         &env.call("createEntry", json!({"collectionId": "testimonials", "slug": "kim", "title": "Kim", "content": {"quote": "Hi", "author": "Kim", "rating": 9}})).await,

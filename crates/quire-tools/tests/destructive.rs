@@ -389,3 +389,55 @@ async fn delete_section_archives_after_approval() {
     fails(&env.call("deleteSection", json!({"ids": [section.id]})).await, "NOT_FOUND");
     fails(&env.call("deleteSection", json!({"ids": []})).await, "VALIDATION");
 }
+
+#[tokio::test]
+async fn publishing_is_previewed_as_differences_and_runs_once_a_person_approves() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    ok(env.call("updatePage", json!({"id": about, "name": "About the harbour"})).await);
+    let delivered = || async { env.store.delivery_page(&env.scope, "about").await.unwrap().page.name };
+    assert_eq!(delivered().await, "About", "a tool's write changes the draft only");
+
+    let args = json!({"entity": "page", "ids": ["about"]});
+    let preview = ok(env.call("publishContent", args.clone()).await);
+    let id = confirmation_id(&preview);
+    let document = &preview["items"][0];
+    assert_eq!(document["publication"], json!({"published": true, "changed": true}));
+    assert_eq!(document["differences"][0]["fields"][0]["field"], "name");
+    assert_eq!(document["differences"][0]["fields"][0]["after"], "About the harbour");
+    assert!(preview["message"].as_str().unwrap().contains("Would publish page about"), "{preview}");
+    assert_eq!(delivered().await, "About", "the preview changed nothing");
+
+    env.registry.approve(&env.ctx(Group::Editor), &id).await.unwrap();
+    let mut approved = args.clone();
+    approved["confirmationId"] = json!(id);
+    let done = ok(env.call("publishContent", approved).await);
+    assert_eq!(done["items"][0]["publication"], json!({"published": true, "changed": false}));
+    assert_eq!(delivered().await, "About the harbour");
+
+    // A draft changed after its preview is not published by that approval.
+    let preview = ok(env.call("publishContent", args.clone()).await);
+    let id = confirmation_id(&preview);
+    env.registry.approve(&env.ctx(Group::Editor), &id).await.unwrap();
+    ok(env.call("updatePage", json!({"id": about, "name": "Changed after the preview"})).await);
+    let mut approved = args.clone();
+    approved["confirmationId"] = json!(id);
+    fails(&env.call("publishContent", approved).await, "CONFLICT");
+    assert_eq!(delivered().await, "About the harbour");
+
+    // Discard gives the draft up; unpublish takes the page off the site.
+    ok(approve_and_run(&env, "discardDraft", args.clone()).await);
+    assert_eq!(env.store.page(&env.scope, &about).await.unwrap().name, "About the harbour");
+    ok(approve_and_run(&env, "unpublishContent", args.clone()).await);
+    assert!(env.store.delivery_page(&env.scope, "about").await.is_err());
+    let post = ok(approve_and_run(
+        &env,
+        "publishContent",
+        json!({"entity": "post", "ids": [
+            env.store.entry_by_slug(&env.scope, "blog", "roadmap-draft").await.unwrap().id
+        ]}),
+    )
+    .await);
+    assert_eq!(post["items"][0]["publication"]["published"], true);
+    assert!(env.store.entry_by_slug(&env.scope, "blog", "roadmap-draft").await.unwrap().published_at.is_some());
+}

@@ -126,11 +126,10 @@ pub(crate) fn after_write(
         return Ok(());
     }
     if ctx.publishing == Publishing::Separately {
-        let noun = entity.noun;
-        let step = if is { "publish" } else { "unpublish" };
+        let step = if is { "publishContent" } else { "unpublishContent" };
         return Err(StoreError::invalid(
             "status",
-            format!("{step}ing a {noun} is a step of its own ({step} it by its id); this write changes its draft only"),
+            format!("this caller publishes separately: leave status out to change the draft, then call {step}"),
         ));
     }
     let id = text_of(value_of(after, "id")).unwrap_or_default();

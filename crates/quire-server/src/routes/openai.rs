@@ -55,7 +55,6 @@ const SESSION_REFERENCE: &str = "[quire-session]:";
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ModelList {
     /// Always `list`.
-    #[schema(pattern = "^list$")]
     pub object: &'static str,
     /// The agents the caller may use.
     pub data: Vec<Model>,
@@ -67,7 +66,6 @@ pub struct Model {
     /// The agent's alias, which `model` names.
     pub id: String,
     /// Always `model`.
-    #[schema(pattern = "^model$")]
     pub object: &'static str,
     /// When the agent was created (Unix seconds).
     pub created: i64,
@@ -216,7 +214,6 @@ pub struct ChatCompletion {
     /// `chatcmpl-` and the run's id.
     pub id: String,
     /// Always `chat.completion`.
-    #[schema(pattern = "^chat\\.completion$")]
     pub object: &'static str,
     /// When the answer was made (Unix seconds).
     pub created: i64,

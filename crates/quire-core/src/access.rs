@@ -279,6 +279,7 @@ mod tests {
             pinned: Vec::new(),
             allowed_groups: groups.to_vec(),
             approval_policy: crate::model::AgentPolicy::User,
+            write_mode: crate::model::WriteMode::Draft,
             enabled,
             version: 1,
             created_at: Default::default(),

@@ -524,6 +524,8 @@ pub struct NewAgent {
     pub allowed_groups: Option<Vec<crate::group::Group>>,
     /// user (default) or conversational.
     pub approval_policy: Option<AgentPolicy>,
+    /// draft (default): its writes change drafts; direct: each is published as it is made.
+    pub write_mode: Option<WriteMode>,
     /// Default true.
     pub enabled: Option<bool>,
 }
@@ -554,6 +556,8 @@ pub struct AgentPatch {
     pub allowed_groups: Option<Vec<crate::group::Group>>,
     /// New policy.
     pub approval_policy: Option<AgentPolicy>,
+    /// New write mode.
+    pub write_mode: Option<WriteMode>,
     /// Enable or disable (disabling is the agent's archive).
     pub enabled: Option<bool>,
 }
@@ -563,7 +567,7 @@ impl AgentPatch {
     pub fn apply(&self, agent: &Agent) -> Agent {
         let mut a = agent.clone();
         set_given!(self => a:
-            name, description, profile, system_prompt, tools, pinned, allowed_groups, approval_policy, enabled);
+            name, description, profile, system_prompt, tools, pinned, allowed_groups, approval_policy, write_mode, enabled);
         a
     }
 }

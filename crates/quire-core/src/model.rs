@@ -127,6 +127,28 @@ string_enum!(
     }
 );
 
+string_enum!(
+    /// Where an agent's writes go: its admin's choice.
+    WriteMode {
+        /// Each write is published as it is made, as its status says.
+        Direct = "direct",
+        /// Writes change drafts; publishing is a call of its own, which a
+        /// person approves unless the agent's policy lets it ask in the
+        /// conversation.
+        Draft = "draft",
+    }
+);
+
+impl WriteMode {
+    /// How the writes of an agent in this mode reach the public site.
+    pub fn publishing(self) -> Publishing {
+        match self {
+            WriteMode::Direct => Publishing::Direct,
+            WriteMode::Draft => Publishing::Separately,
+        }
+    }
+}
+
 /// The approval policy of any caller, token or agent: one set of values, so
 /// one type under the name the tool registry uses.
 pub type ApprovalPolicy = AgentPolicy;
@@ -280,6 +302,8 @@ pub struct Agent {
     pub allowed_groups: Vec<Group>,
     /// How its destructive calls are approved.
     pub approval_policy: AgentPolicy,
+    /// Where its writes go: drafts (the default) or straight to the site.
+    pub write_mode: WriteMode,
     /// Disabled agents cannot be chatted with; disabling is their archive.
     pub enabled: bool,
     /// Increases with every change.

@@ -129,3 +129,36 @@ async fn a_turn_still_running_is_not_undone() {
     let missing = app.send("POST", &format!("/api/v1/sessions/{session}/turns/7/undo"), Some(&app.editor), None).await;
     assert_eq!(missing.status, 404, "{}", missing.body);
 }
+
+#[tokio::test]
+async fn an_agent_writes_drafts_unless_its_admin_lets_it_publish_and_undo_puts_back_what_it_published() {
+    let (app, fake) = app().await;
+    let about = app.page_id("about").await;
+    let delivered = || async { app.send("GET", "/api/v1/delivery/pages/about", None, None).await.body["name"].clone() };
+
+    // In draft mode, the seeded agents' own, a rename waits for publishing.
+    let agent = app.get("/api/v1/agents/editor").await;
+    assert_eq!(agent.body["writeMode"], "draft");
+    let rename = json!({ "id": about, "name": "Drafted by the agent" }).to_string();
+    fake.push(openai_stream("", &[("u1", "updatePage", &rename)]));
+    fake.push(openai_stream("Renamed.", &[]));
+    turn(&app, "rename About", None).await;
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "Drafted by the agent");
+    assert_eq!(delivered().await, "About");
+
+    // Its admin lets it publish directly: each write goes public as it is made.
+    let direct =
+        app.send("PATCH", "/api/v1/agents/editor", Some(&app.admin), Some(json!({"writeMode": "direct"}))).await;
+    assert_eq!(direct.status, 200, "{}", direct.body);
+    let rename = json!({ "id": about, "name": "Published by the agent" }).to_string();
+    fake.push(openai_stream("", &[("u1", "updatePage", &rename)]));
+    fake.push(openai_stream("Renamed.", &[]));
+    let session = turn(&app, "rename About again", None).await;
+    assert_eq!(delivered().await, "Published by the agent");
+
+    // Undoing that turn puts back what was public before it, and the draft.
+    let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    assert_eq!(delivered().await, "About");
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "Drafted by the agent");
+}

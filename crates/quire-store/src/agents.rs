@@ -145,6 +145,7 @@ impl Store {
             pinned: input.pinned.unwrap_or_default(),
             allowed_groups: input.allowed_groups.unwrap_or_default(),
             approval_policy: input.approval_policy.unwrap_or(AgentPolicy::User),
+            write_mode: input.write_mode.unwrap_or(WriteMode::Draft),
             enabled: input.enabled.unwrap_or(true),
             version: 1,
             created_at: now,

@@ -327,6 +327,7 @@ impl Record for Agent {
         pinned: json,
         allowed_groups: json,
         approval_policy: wire,
+        write_mode: wire,
         enabled
     });
 }

@@ -79,6 +79,9 @@ pub struct CallContext {
     /// Where a long call reports how far it got, when the surface shows it
     /// (MCP, for a client that gave a progress token); none otherwise.
     pub progress: Option<Progress>,
+    /// How its writes reach the public site: separately (publishing is its
+    /// own, approved call), or directly for an agent in direct mode.
+    pub publishing: Publishing,
 }
 
 impl CallContext {
@@ -96,6 +99,7 @@ impl CallContext {
             policy: ApprovalPolicy::User,
             writer: None,
             progress: None,
+            publishing: Publishing::Separately,
         }
     }
 
@@ -111,7 +115,7 @@ impl CallContext {
             surface: self.surface,
             session_id: self.session_id.clone(),
             turn_id: self.turn_id.clone(),
-            publishing: Publishing::Separately,
+            publishing: self.publishing,
         }
     }
 }

@@ -15,7 +15,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
 use quire_core::access::{Group, Permission};
 use quire_core::input::AgentPatch;
-use quire_core::model::{Agent, AgentPolicy};
+use quire_core::model::{Agent, AgentPolicy, WriteMode};
 use quire_server::AppState;
 
 #[derive(Template)]
@@ -122,6 +122,10 @@ pub async fn update(
             Ok(p) => p,
             Err(e) => return Ok((current, Err(form::invalid(e)))),
         };
+        let write_mode = match WriteMode::parse("writeMode", &get("write_mode")) {
+            Ok(m) => m,
+            Err(e) => return Ok((current, Err(form::invalid(e)))),
+        };
         let patch = AgentPatch {
             name: Some(get("name").trim().to_string()),
             description: Some(get("description").trim().to_string()),
@@ -131,6 +135,7 @@ pub async fn update(
             pinned: Some(lines(&get("pinned"))),
             allowed_groups: Some(groups()),
             approval_policy: Some(policy),
+            write_mode: Some(write_mode),
             enabled: form::checked(&pairs, "enabled"),
         };
         // The store checks the version again inside its transaction.
@@ -151,6 +156,9 @@ pub async fn update(
             typed.allowed_groups = groups();
             if let Ok(policy) = AgentPolicy::parse("approvalPolicy", &get("approval_policy")) {
                 typed.approval_policy = policy;
+            }
+            if let Ok(mode) = WriteMode::parse("writeMode", &get("write_mode")) {
+                typed.write_mode = mode;
             }
             typed.enabled = form::checked(&pairs, "enabled").unwrap_or(typed.enabled);
             render(StatusCode::UNPROCESSABLE_ENTITY, &AgentPage::new(&state, &person, typed, agent_errors(&e), false))

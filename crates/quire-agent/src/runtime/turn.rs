@@ -155,6 +155,7 @@ impl Runtime {
             session_id: Some(session.id.clone()),
             turn_id: Some(session.turns.to_string()),
             policy: agent.approval_policy,
+            publishing: agent.write_mode.publishing(),
             writer,
             ..CallContext::new(session.actor.clone(), group, scope.clone(), Surface::Agent)
         };

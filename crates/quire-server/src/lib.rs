@@ -44,6 +44,8 @@ struct Inner {
     default_site: String,
     /// Whether people reach the server over https (session cookies are `Secure`).
     https: bool,
+    /// The address people reach the server at, when configured.
+    public_url: Option<String>,
     tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
     scopes: Mutex<HashMap<(String, String), (quire_store::Scope, Instant)>>,
     /// When this process last wrote each token's `last_used_at`.
@@ -92,6 +94,7 @@ impl AppState {
                 store,
                 default_site: default_site.into(),
                 https: false,
+                public_url: None,
                 tokens: Mutex::new(HashMap::new()),
                 scopes: Mutex::new(HashMap::new()),
                 touched: Mutex::new(HashMap::new()),
@@ -239,6 +242,21 @@ impl AppState {
     /// Whether people reach the server over https.
     pub fn https(&self) -> bool {
         self.inner.https
+    }
+
+    /// Names the address people reach the server at (`public_url`), for
+    /// answers that point a person to a page (where to approve a call).
+    /// Call before the state is shared.
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.public_url = url.map(|u| u.trim_end_matches('/').to_string()).filter(|u| !u.is_empty());
+        }
+        self
+    }
+
+    /// The address people reach the server at, when configured.
+    pub fn public_url(&self) -> Option<&str> {
+        self.inner.public_url.as_deref()
     }
 
     /// The site public delivery serves by default.

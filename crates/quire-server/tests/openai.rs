@@ -212,6 +212,20 @@ async fn a_paused_turn_says_what_waits_and_the_next_message_continues() {
 }
 
 #[tokio::test]
+async fn behind_a_proxy_a_pause_points_at_the_public_url() {
+    let (fake, base) = serve().await;
+    let app = TestApp::build(move |s| {
+        s.with_profiles(quire_agent::testing::fake_profiles(&base))
+            .with_public_url(Some("https://cms.example.com/".into()))
+    })
+    .await;
+    fake.push(openai_stream("", &[("d1", "deletePage", &json!({ "ids": [app.page_id("about").await] }).to_string())]));
+    let proxied = complete(&app, &app.editor, request(&[("user", "archive about")])).await;
+    let proxied = proxied.body["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(proxied.contains("in the back-office at https://cms.example.com/approvals,"), "{proxied}");
+}
+
+#[tokio::test]
 async fn a_streamed_pause_says_what_waits() {
     let (app, fake) = app().await;
     let contact = app.page_id("contact").await;

@@ -412,8 +412,11 @@ fn calls_of(pending: &Value) -> Vec<PendingCall> {
     serde_json::from_value(pending.clone()).unwrap_or_default()
 }
 
-/// Where people reach this server, from the request's Host.
+/// Where people reach this server: its `public_url`, or else the request's Host.
 fn base_url(state: &AppState, headers: &HeaderMap) -> String {
+    if let Some(url) = state.public_url() {
+        return url.to_string();
+    }
     let host = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
     format!("{}://{host}", if state.https() { "https" } else { "http" })
 }

@@ -108,6 +108,10 @@ describe("pages", () => {
     const draft = await api(server, "GET", "/api/v1/delivery/pages/spring-sale");
     assert.equal(draft.body.sections.length, 0, "the new section waits for the page to be published");
     await page.getByText("published, with changes not published yet").waitFor();
+    // The preview link shows the draft, the new section with it, to the signed-in editor.
+    const preview = await page.getByRole("link", { name: "Preview the draft" }).getAttribute("href");
+    const previewed = await page.evaluate(async (url) => (await fetch(url)).json(), preview);
+    assert.ok(previewed.sections.some((s) => s.content.heading === "Everything half price"), JSON.stringify(previewed));
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByText("Published.").waitFor();
     await noSeriousViolations(page, "page editor after publishing");

@@ -4,9 +4,9 @@
 //! and the menus and entry lists the delivery API serves anyone, in the
 //! scope its query names.
 
-use crate::{Actor, AppError, AppResult};
+use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::model::{CollectionKind, Entry, EntryStatus, Navigation, PublishStatus};
-use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, EntryView, Listing, PageFilter, Scope};
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, EntryView, Listing, PageFilter, Scope, Version};
 use quire_tools::Services;
 
 /// How many records a listing reads per store call.
@@ -60,32 +60,56 @@ pub async fn list(services: &Services, actor: &Actor) -> AppResult<Vec<Listed>> 
     Ok(out)
 }
 
+/// What a delivery request reads: a site and environment, in the version
+/// the public site shows or, for a preview, as drafted.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// The site and environment.
+    pub scope: Scope,
+    /// Published, or the drafts.
+    pub version: Version,
+}
+
+impl Reading {
+    /// What anyone may read of `scope`: what is published.
+    pub fn public(scope: Scope) -> Self {
+        Reading { scope, version: Version::Published }
+    }
+
+    /// A preview of the actor's site and environment as drafted: for an
+    /// actor who may read what is not public.
+    pub fn preview(actor: &Actor) -> AppResult<Self> {
+        authorize(actor, Permission::Read)?;
+        Ok(Reading { scope: actor.scope.clone(), version: Version::Working })
+    }
+}
+
 /// A published page with its published sections, as delivered.
 pub async fn page(services: &Services, actor: &Actor, slug: &str) -> AppResult<DeliveredPage> {
-    delivered_page(services, &actor.scope, slug).await
+    delivered_page(services, &Reading::public(actor.scope.clone()), slug).await
 }
 
-/// A published page of `scope` with its visible, published sections in
-/// order: what the delivery API serves anyone.
-pub async fn delivered_page(services: &Services, scope: &Scope, slug: &str) -> AppResult<DeliveredPage> {
-    Ok(services.store.delivery_page(scope, slug).await?)
+/// A page with its visible, published sections in order, as `reading`
+/// reads it: what the delivery API serves.
+pub async fn delivered_page(services: &Services, reading: &Reading, slug: &str) -> AppResult<DeliveredPage> {
+    Ok(services.store.delivered_page(&reading.scope, slug, reading.version).await?)
 }
 
-/// A menu of `scope` with its visible items nested and their links
-/// resolved (items whose target is not published are left out).
+/// A menu with its visible items nested and their links resolved (items
+/// whose target is not there to read are left out), as `reading` reads it.
 pub async fn delivered_navigation(
     services: &Services,
-    scope: &Scope,
+    reading: &Reading,
     key: &str,
 ) -> AppResult<(Navigation, Vec<DeliveredNavItem>)> {
-    Ok(services.store.delivery_navigation(scope, key).await?)
+    Ok(services.store.delivered_navigation(&reading.scope, key, reading.version).await?)
 }
 
-/// One page of the published entries of a collection of `scope`, newest
-/// first, of a category or with a tag when given.
+/// One page of the entries of a collection, newest first, of a category
+/// or with a tag when given, as `reading` reads them.
 pub async fn delivered_entries(
     services: &Services,
-    scope: &Scope,
+    reading: &Reading,
     collection: &str,
     category: Option<String>,
     tag: Option<String>,
@@ -93,7 +117,8 @@ pub async fn delivered_entries(
     cursor: Option<&str>,
 ) -> AppResult<Listing<EntryView>> {
     let filter = EntryFilter { status: None, category, tag };
-    Ok(services.store.published_entry_views(scope, collection, &filter, limit, cursor).await?)
+    let store = &services.store;
+    Ok(store.delivered_entry_views(&reading.scope, collection, &filter, limit, cursor, reading.version).await?)
 }
 
 /// A published post, from whichever posts collection has it.

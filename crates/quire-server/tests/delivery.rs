@@ -138,3 +138,48 @@ async fn openapi_document_and_docs_ui() {
     assert_status!(ui, 200);
     assert!(ui.body.as_str().unwrap().contains("swagger"), "docs UI is served from the binary");
 }
+
+#[tokio::test]
+async fn a_preview_shows_the_drafts_to_a_caller_who_may_read_them() {
+    let app = TestApp::new().await;
+    let about = app.page_id("about").await;
+    app.patch(&format!("/api/v1/pages/{about}"), json!({"name": "About, drafted"})).await;
+    let secret = app.post("/api/v1/pages", json!({"name": "Secret", "slug": "secret"})).await;
+    assert_status!(secret, 201);
+    app.post(
+        "/api/v1/navigations/footer/items",
+        json!({"label": "Secret", "targetType": "page", "targetId": secret.body["id"]}),
+    )
+    .await;
+
+    // The public site: what is published, whoever asks.
+    let public = app.send("GET", "/api/v1/delivery/pages/about", None, None).await;
+    assert_eq!(public.body["name"], "About");
+    let with_token = app.send("GET", "/api/v1/delivery/pages/about", Some(&app.admin), None).await;
+    assert_eq!(with_token.body["name"], "About", "a token alone does not preview");
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/secret", None, None).await, 404);
+
+    // A preview: the drafts, a page never published included, with the menu linking to it.
+    let preview = app.send("GET", "/api/v1/delivery/pages/about?preview=true", Some(&app.admin), None).await;
+    assert_status!(preview, 200);
+    assert_eq!(preview.body["name"], "About, drafted");
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/secret?preview=true", Some(&app.admin), None).await, 200);
+    let footer = app.send("GET", "/api/v1/delivery/navigations/footer?preview=true", Some(&app.admin), None).await;
+    let labels: Vec<&str> =
+        footer.body["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"Secret"), "{labels:?}");
+    let public_footer = app.send("GET", "/api/v1/delivery/navigations/footer", None, None).await;
+    assert!(!public_footer.body["items"].as_array().unwrap().iter().any(|i| i["label"] == "Secret"));
+    let draft_posts =
+        app.send("GET", "/api/v1/delivery/collections/blog/entries?preview=true", Some(&app.admin), None).await;
+    let public_posts = app.send("GET", "/api/v1/delivery/collections/blog/entries", None, None).await;
+    assert!(draft_posts.body["count"].as_u64() > public_posts.body["count"].as_u64(), "the draft post is previewed");
+
+    // No credential, or a bad one: no preview.
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/about?preview=true", None, None).await, 401);
+    assert_status!(app.send("GET", "/api/v1/delivery/pages/about?preview=true", Some("nope"), None).await, 401);
+    let elsewhere =
+        app.send("GET", "/api/v1/delivery/pages/about?preview=true&site=other", Some(&app.admin), None).await;
+    assert_status!(elsewhere, 400);
+    assert_eq!(elsewhere.body["field"], "site");
+}

@@ -1,9 +1,9 @@
-//! Reads for the public delivery API: the published copies only (see
-//! `record/published.rs`), each answer from one snapshot, shaped for a
-//! front end to render.
+//! Reads for the public delivery API: the published copies (see
+//! `record/published.rs`), or the drafts for a preview, each answer from
+//! one snapshot, shaped for a front end to render.
 
 use crate::db::{self, Conn};
-use crate::record::{Record, found};
+use crate::record::{Record, Version, found};
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::model::*;
 use serde::Serialize;
@@ -44,8 +44,14 @@ impl Store {
     /// read in one snapshot: never a page from before a write with
     /// sections from after it.
     pub async fn delivery_page(&self, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
+        self.delivered_page(scope, slug, Version::Published).await
+    }
+
+    /// A page by slug with its visible sections, in `version`: as
+    /// published, or as its draft would be published now (a preview).
+    pub async fn delivered_page(&self, scope: &Scope, slug: &str, version: Version) -> Result<DeliveredPage> {
         let (scope, slug) = (scope.clone(), slug.to_string());
-        self.db.read_short(move |c| c.transaction(false, |c| published_page(c, &scope, &slug))).await
+        self.db.read_short(move |c| c.transaction(false, |c| page_of(c, &scope, &slug, version))).await
     }
 
     /// The published entry `slug` of the collection with id `collection`.
@@ -70,24 +76,35 @@ impl Store {
     /// resolved, read in one snapshot. Items whose target is unpublished
     /// or archived are left out.
     pub async fn delivery_navigation(&self, scope: &Scope, key: &str) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
+        self.delivered_navigation(scope, key, Version::Published).await
+    }
+
+    /// A navigation by id or key with its visible items, in `version` (see
+    /// [`Store::delivery_navigation`]); in the working version, its items
+    /// link to live pages and entries whatever their status.
+    pub async fn delivered_navigation(
+        &self,
+        scope: &Scope,
+        key: &str,
+        version: Version,
+    ) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
         let (scope, key) = (scope.clone(), key.to_string());
-        self.db.read(move |c| c.transaction(false, |c| navigation_items(c, &scope, &key))).await
+        self.db.read(move |c| c.transaction(false, |c| navigation_items(c, &scope, &key, version))).await
     }
 }
 
-/// The published page `slug` with its visible sections (see
-/// [`Store::delivery_page`]).
-fn published_page(conn: &Conn, scope: &Scope, slug: &str) -> Result<DeliveredPage> {
-    let row =
-        db::query("SELECT * FROM published_pages WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL")
-            .bind_scope(scope)
-            .bind(slug)
-            .fetch_optional(conn)?;
+/// The page `slug` of `version` with its visible sections (see
+/// [`Store::delivered_page`]).
+fn page_of(conn: &Conn, scope: &Scope, slug: &str, version: Version) -> Result<DeliveredPage> {
+    let pages = version.table(EntityKind::Page);
+    let sql = format!("SELECT * FROM {pages} WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL");
+    let row = db::query(sql).bind_scope(scope).bind(slug).fetch_optional(conn)?;
     let page = found(row, Page::from_row, "page", slug)?;
-    let rows = db::query(
-        "SELECT * FROM published_page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3
+    let rows = db::query(format!(
+        "SELECT * FROM {} WHERE page_id = ?1 AND site_id = ?2 AND env = ?3
          AND archive_id IS NULL AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
-    )
+        version.table(EntityKind::Section)
+    ))
     .bind(&page.id)
     .bind_scope(scope)
     .fetch_all(conn)?;
@@ -95,28 +112,34 @@ fn published_page(conn: &Conn, scope: &Scope, slug: &str) -> Result<DeliveredPag
     let path = match &page.parent_id {
         None if page.slug == "home" => "/".to_string(),
         None => format!("/{}", page.slug),
-        Some(_) => {
-            page_path(conn, scope, &page.id, &mut HashMap::new())?.ok_or_else(|| StoreError::not_found("page", slug))?
-        }
+        Some(_) => page_path(conn, scope, &page.id, version, &mut HashMap::new())?
+            .ok_or_else(|| StoreError::not_found("page", slug))?,
     };
     Ok(DeliveredPage { page, path, sections })
 }
 
 /// The navigation `key` and its visible items, nested, with hrefs
 /// resolved (see [`Store::delivery_navigation`]).
-fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
-    let row = db::query(
-        "SELECT * FROM published_navigations WHERE site_id = ?1 AND env = ?2 AND (id = ?3 OR key = ?3)
+fn navigation_items(
+    conn: &Conn,
+    scope: &Scope,
+    key: &str,
+    version: Version,
+) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
+    let row = db::query(format!(
+        "SELECT * FROM {} WHERE site_id = ?1 AND env = ?2 AND (id = ?3 OR key = ?3)
          AND archive_id IS NULL ORDER BY id = ?3 DESC LIMIT 1",
-    )
+        version.table(EntityKind::Navigation)
+    ))
     .bind_scope(scope)
     .bind(key)
     .fetch_optional(conn)?;
     let nav = found(row, Navigation::from_row, "navigation", key)?;
-    let rows = db::query(
-        "SELECT * FROM published_nav_items WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+    let rows = db::query(format!(
+        "SELECT * FROM {} WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
          AND visible = 1 ORDER BY sort_order, id",
-    )
+        version.table(EntityKind::NavItem)
+    ))
     .bind(&nav.id)
     .bind_scope(scope)
     .fetch_all(conn)?;
@@ -125,7 +148,7 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation
     let mut page_paths = HashMap::new();
     for item in items.iter().filter(|i| i.target_type == NavTargetType::Page) {
         if let Some(target) = &item.target_id
-            && let Some(path) = page_path(conn, scope, target, &mut known)?
+            && let Some(path) = page_path(conn, scope, target, version, &mut known)?
         {
             page_paths.insert(target.clone(), path);
         }
@@ -141,12 +164,13 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation
         }
         match item.target_type {
             NavTargetType::Entry => {
-                if let Some((collection, slug)) = db::query_as::<(String, String)>(
-                    "SELECT c.slug, e.slug FROM published_entries e JOIN collections c
+                if let Some((collection, slug)) = db::query_as::<(String, String)>(format!(
+                    "SELECT c.slug, e.slug FROM {} e JOIN collections c
                      ON c.id = e.collection_id AND c.site_id = e.site_id AND c.env = e.env
                      WHERE e.id = ?1 AND e.site_id = ?2 AND e.env = ?3 AND e.archive_id IS NULL
                      AND c.archive_id IS NULL",
-                )
+                    version.table(EntityKind::Entry)
+                ))
                 .bind(target)
                 .bind_scope(scope)
                 .fetch_optional(conn)?
@@ -206,13 +230,15 @@ fn navigation_items(conn: &Conn, scope: &Scope, key: &str) -> Result<(Navigation
     Ok((nav, tree))
 }
 
-/// The path of a published page from its ancestors' slugs (`home` is
-/// `/`); `None` when the page or an ancestor is not published and live.
-/// `known` memoizes pages across calls: id → (slug, parent) of published pages.
+/// The path of a page of `version` from its ancestors' slugs (`home` is
+/// `/`); `None` when the page or an ancestor is not live in it (published,
+/// for the published version). `known` memoizes pages across calls: id →
+/// (slug, parent).
 fn page_path(
     conn: &Conn,
     scope: &Scope,
     page_id: &str,
+    version: Version,
     known: &mut HashMap<String, Option<(String, Option<String>)>>,
 ) -> Result<Option<String>> {
     let mut segments = Vec::new();
@@ -222,10 +248,10 @@ fn page_path(
             return Ok(None);
         }
         if !known.contains_key(&id) {
-            let row: Option<(String, Option<String>)> = db::query_as(
-                "SELECT slug, parent_id FROM published_pages WHERE id = ?1 AND site_id = ?2 AND env = ?3
-                 AND archive_id IS NULL",
-            )
+            let row: Option<(String, Option<String>)> = db::query_as(format!(
+                "SELECT slug, parent_id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
+                version.table(EntityKind::Page)
+            ))
             .bind(&id)
             .bind_scope(scope)
             .fetch_optional(conn)?;

@@ -45,6 +45,7 @@ pub use error::{DatabaseError, StoreError};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, job_payload};
 pub use publishing::{DocumentPreview, Publication, PublishAction};
+pub use record::Version;
 pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
 pub use transfer::TransferReport;

@@ -3,7 +3,7 @@
 //! rows are added.
 
 use crate::db::{QueryBuilder, Row, read_row};
-use crate::record::{Record, Unique};
+use crate::record::{Record, Unique, Version};
 use crate::{Result, Scope, Store, StoreError};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -344,18 +344,19 @@ impl Store {
         self.entry_page("entries", scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id).await
     }
 
-    /// Like [`Store::entry_views`], of the published copies: what the
-    /// public site shows.
-    pub async fn published_entry_views(
+    /// Like [`Store::entry_views`], of `version`: the published copies,
+    /// what the public site shows, or the drafts for a preview.
+    pub async fn delivered_entry_views(
         &self,
         scope: &Scope,
         collection: &str,
         filter: &EntryFilter,
         limit: u32,
         cursor: Option<&str>,
+        version: Version,
     ) -> Result<Listing<EntryView>> {
-        self.entry_page("published_entries", scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id)
-            .await
+        let table = version.table(EntityKind::Entry);
+        self.entry_page(table, scope, collection, filter, limit, cursor, EntryView::from_row, |e| &e.id).await
     }
 
     /// Images, newest first.

@@ -249,7 +249,8 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
             &page.id,
             format!("/pages/{}/publishing", page.id),
         )
-        .await?,
+        .await?
+        .previewed_at(format!("/api/v1/delivery/pages/{}?preview=true", page.slug)),
         sections,
         templates,
         errors,

@@ -23,13 +23,22 @@ pub struct Panel {
     pub state: Publication,
     /// What was just done, said to the person; empty when nothing was.
     pub done: &'static str,
+    /// Where the draft can be seen as it would be published; empty when
+    /// nowhere.
+    pub preview: String,
 }
 
 impl Panel {
     /// The panel of the document `id` of `kind`, posting to `action`.
     pub async fn of(person: &Person, kind: EntityKind, id: &str, action: String) -> Result<Panel, WebError> {
         let state = person.content.publication(kind, id).await?;
-        Ok(Panel { action, state, done: "" })
+        Ok(Panel { action, state, done: "", preview: String::new() })
+    }
+
+    /// The panel with a link to the draft as it would be published.
+    pub fn previewed_at(mut self, preview: String) -> Panel {
+        self.preview = preview;
+        self
     }
 
     /// The panel saying what `done` (an editor's `?done=`) was.

@@ -1,16 +1,21 @@
 //! `/api/v1/delivery`: public, read-only, published content for front ends.
 //! No token needed; `site` and `env` query parameters pick the site (default:
-//! the configured default site, production).
+//! the configured default site, production). With `preview=true` and a
+//! credential that may read the site (a token, or the back-office's
+//! session), the same routes show its drafts instead.
 
 use super::{ListResponse, Paging};
 use crate::AppState;
-use crate::error::{ApiResult, ErrorBody};
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{ApiPath, ApiQuery};
+use axum::extract::FromRequestParts;
 use axum::extract::State;
+use axum::http::request::Parts;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_app::published;
-use quire_store::{DeliveredNavItem, DeliveredPage, EntryView, Scope};
+use quire_app::published::{self, Reading};
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryView};
 use serde::{Deserialize, Serialize};
 
 /// Routes of this module.
@@ -30,23 +35,41 @@ pub struct SiteQuery {
     pub site: Option<String>,
     /// Environment (default: production).
     pub env: Option<String>,
+    /// Show the drafts instead of what is published: needs a token (or a
+    /// back-office session) that may read the site, whose site and
+    /// environment it then shows.
+    pub preview: Option<bool>,
 }
 
-async fn scope(state: &AppState, q: &SiteQuery) -> ApiResult<Scope> {
+/// What a request reads: the site its query names as published, or for a
+/// preview its caller's site as drafted.
+async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResult<Reading> {
+    if q.preview == Some(true) {
+        if q.site.is_some() || q.env.is_some() {
+            let field = if q.site.is_some() { "site" } else { "env" };
+            return Err(ApiError::bad_field(
+                field,
+                "a preview shows the caller's own site; leave site and env out (X-Quire-Env picks the environment)",
+            ));
+        }
+        let caller = Caller::from_request_parts(parts, state).await?;
+        return Ok(Reading::preview(&caller.acting())?);
+    }
     let site = q.site.as_deref().unwrap_or(state.default_site());
-    state.site_scope(site, q.env.as_deref().unwrap_or("production")).await
+    Ok(Reading::public(state.site_scope(site, q.env.as_deref().unwrap_or("production")).await?))
 }
 
 /// A published page with its visible, published sections in order.
 #[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", operation_id = "getDeliveredPage", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
-    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn page(
     State(state): State<AppState>,
+    mut parts: Parts,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<SiteQuery>,
 ) -> ApiResult<Json<DeliveredPage>> {
-    let scope = scope(&state, &q).await?;
-    Ok(Json(published::delivered_page(state.registry().services(), &scope, &slug).await?))
+    let reading = reading(&state, &mut parts, &q).await?;
+    Ok(Json(published::delivered_page(state.registry().services(), &reading, &slug).await?))
 }
 
 /// A navigation's visible items, nested, with resolved hrefs.
@@ -63,14 +86,15 @@ pub struct DeliveredNavigation {
 
 /// A navigation with its visible items nested and hrefs resolved.
 #[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", operation_id = "getDeliveredNavigation", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
-    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn navigation(
     State(state): State<AppState>,
+    mut parts: Parts,
     ApiPath(key): ApiPath<String>,
     ApiQuery(q): ApiQuery<SiteQuery>,
 ) -> ApiResult<Json<DeliveredNavigation>> {
-    let scope = scope(&state, &q).await?;
-    let (nav, items) = published::delivered_navigation(state.registry().services(), &scope, &key).await?;
+    let reading = reading(&state, &mut parts, &q).await?;
+    let (nav, items) = published::delivered_navigation(state.registry().services(), &reading, &key).await?;
     Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
 }
 
@@ -81,6 +105,8 @@ super::list_query! {
         site: Option<String>,
         /// Environment (default: production).
         env: Option<String>,
+        /// Show the drafts instead of what is published (see the page route).
+        preview: Option<bool>,
         /// Only entries in this category.
         category: Option<String>,
         /// Only entries with this tag.
@@ -91,17 +117,19 @@ super::list_query! {
 /// Published entries (posts) of a collection, newest first.
 #[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", operation_id = "listDeliveredEntries", tag = "delivery",
     params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
-    responses((status = 200, description = "One page of published entries, newest first", body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "One page of published entries, newest first", body = ListResponse<EntryView>), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn entries(
     State(state): State<AppState>,
+    mut parts: Parts,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<DeliveryListQuery>,
 ) -> ApiResult<Json<ListResponse<EntryView>>> {
-    let scope = scope(&state, &SiteQuery { site: q.site.clone(), env: q.env.clone() }).await?;
+    let site = SiteQuery { site: q.site.clone(), env: q.env.clone(), preview: q.preview };
+    let reading = reading(&state, &mut parts, &site).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let services = state.registry().services();
     let listing =
-        published::delivered_entries(services, &scope, &slug, q.category, q.tag, paging.limit()?, paging.cursor())
+        published::delivered_entries(services, &reading, &slug, q.category, q.tag, paging.limit()?, paging.cursor())
             .await?;
     Ok(Json(listing.into()))
 }

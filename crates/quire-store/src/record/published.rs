@@ -230,13 +230,26 @@ fn republish(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, 
     }
 }
 
-/// Which version of a document to read.
+/// Which version of the site's documents to read: what the public site
+/// shows, or the drafts (a preview).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Version {
+pub enum Version {
     /// The working copy: live rows of the working tables.
     Working,
     /// The published copy (live rows only).
     Published,
+}
+
+impl Version {
+    /// The table holding records of `kind` in this version (a kind with no
+    /// published copies has one table for both).
+    pub(crate) fn table(self, kind: EntityKind) -> &'static str {
+        let Some(entity) = entity_of(kind) else { return "" };
+        match (self, &entity.published) {
+            (Version::Published, Some(published)) => published.table,
+            _ => entity.table,
+        }
+    }
 }
 
 /// A document as the change log and comparisons hold it: `{record, parts}`

@@ -134,6 +134,24 @@ describe("pages", () => {
     await page.context().close();
   });
 
+  test("leaving a form with unsaved changes asks first, and saving it does not", async () => {
+    const page = await adminPage();
+    const pages = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items;
+    const contact = pages.find((p) => p.slug === "contact");
+    await page.goto(`${server.base}/pages/${contact.id}`);
+    await page.getByLabel("Meta title").pressSequentially("Write to us");
+    const asked = new Promise((resolve) => page.once("dialog", (d) => { resolve(d.type()); d.dismiss(); }));
+    await page.getByRole("link", { name: "Pages", exact: true }).first().click({ noWaitAfter: true });
+    assert.equal(await asked, "beforeunload");
+    assert.equal(new URL(page.url()).pathname, `/pages/${contact.id}`, "the person stayed, with their edit");
+    let dialogs = 0;
+    page.on("dialog", (d) => { dialogs += 1; d.accept(); });
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.getByText("Saved.").waitFor();
+    assert.equal(dialogs, 0, "saving asks nothing");
+    await page.context().close();
+  });
+
   test("the server's validation errors appear next to the fields they name, and nothing is saved", async () => {
     const page = await adminPage();
     await page.getByLabel("Name").fill("About us");

@@ -75,10 +75,18 @@
     ev.target.querySelectorAll("ol.items[data-list]").forEach(renumber);
   }, true);
 
-  // Forms with unsaved edits are not replaced under the person's hands.
+  // Forms with unsaved edits are not replaced under the person's hands,
+  // and leaving the screen with one asks first (saving it does not).
   document.addEventListener("input", function (ev) {
     var f = ev.target.closest && ev.target.closest("#main form[method=post]");
     if (f) f.dataset.dirty = "1";
+  });
+  var submitting = false;
+  document.addEventListener("submit", function () { submitting = true; });
+  window.addEventListener("beforeunload", function (ev) {
+    if (submitting || !document.querySelector("#main form[data-dirty]")) return;
+    ev.preventDefault();
+    ev.returnValue = "";
   });
 
   // ---- a new page's slug follows its name until edited by hand ----

@@ -33,17 +33,15 @@ after(async () => {
 
 /**
  * An HttpAgent for the editor agent with the admin token, set up as
- * docs/agent.md says: the session's id, which the first run's events carry,
- * becomes the thread.
+ * docs/agent.md says: nothing to set up, the thread id the client made
+ * becomes the session's.
  */
 function editor(fetchImpl) {
-  const agent = new HttpAgent({
+  return new HttpAgent({
     url: `${server.base}/api/v1/agents/editor/agui`,
     headers: { Authorization: `Bearer ${server.token}` },
     fetch: fetchImpl,
   });
-  agent.subscribe({ onRunStartedEvent: ({ event }) => { agent.threadId = event.threadId; } });
-  return agent;
 }
 
 /** The events of a text/event-stream body, from their `data:` lines. */
@@ -119,7 +117,10 @@ async function say(text, agent) {
 }
 
 test("a text answer", async () => {
-  const run = await say("hello");
+  const agent = editor();
+  const thread = agent.threadId;
+  assert.ok(thread, "the client made its own thread id");
+  const run = await say("hello", agent);
   assert.equal(run.error, undefined, String(run.error));
   const last = await conforms(run);
   assert.equal(last.type, "RUN_FINISHED");
@@ -130,10 +131,18 @@ test("a text answer", async () => {
   assert.equal(said.role, "assistant");
   assert.equal(said.content, "Hello from the scripted model.");
 
-  // The same thread goes on: the session's next turn.
+  assert.equal(run.events[0].threadId, thread, "the new session takes the client's thread id");
+
+  // The same thread goes on: the session's next turn, the client never
+  // having adopted anything of the server's.
   const again = await say("hello again", run.agent);
   await conforms(again);
-  assert.equal(again.events[0].threadId, run.events[0].threadId);
+  assert.equal(run.agent.threadId, thread);
+  assert.equal(again.request.threadId, thread);
+  assert.equal(again.events[0].threadId, thread);
+  const session = await api(server, "GET", `/api/v1/sessions/${thread}`);
+  assert.equal(session.status, 200);
+  assert.equal(session.body.session.turns, 2);
 });
 
 test("tool calls", async () => {
@@ -248,6 +257,9 @@ test("refusals come before the stream, in the API's one error shape", async () =
   const resume = await post({ ...input, resume: [{ interruptId: "nope", status: "resolved", payload: { approved: true } }] });
   assert.equal(resume.status, 422);
   assert.equal(resume.body.field, "resume");
+  const unruly = await post({ ...input, threadId: "not a thread id" });
+  assert.equal(unruly.status, 422);
+  assert.equal(unruly.body.field, "threadId");
   const anonymous = await post(input, "not-a-token");
   assert.equal(anonymous.status, 401);
 });

@@ -273,6 +273,7 @@ fn main() {
             .start_session(
                 &b.scope,
                 quire_store::NewSession {
+                    id: None,
                     agent_id: agent.id.clone(),
                     actor: b.person.actor.clone(),
                     group: Group::Editor,

@@ -32,6 +32,16 @@ pub struct Message {
 /// must be one the actor may see; one they may not (or that does not
 /// exist) is a rule of the message, so it is refused naming `sessionId`.
 pub async fn start(runtime: &Arc<Runtime>, actor: &Actor, message: Message) -> AppResult<TurnStarted> {
+    start_in(runtime, actor, message, None).await
+}
+
+/// [`start`], a new session taking `new_session_id` (checked) when given.
+async fn start_in(
+    runtime: &Arc<Runtime>,
+    actor: &Actor,
+    message: Message,
+    new_session_id: Option<String>,
+) -> AppResult<TurnStarted> {
     let content = Content::new(runtime.registry().services().store.clone(), actor.clone());
     let session = message.session.as_deref();
     content.continued_session(session).await.map_err(|e| match e.failure {
@@ -42,7 +52,8 @@ pub async fn start(runtime: &Arc<Runtime>, actor: &Actor, message: Message) -> A
     })?;
     let person = actor.person();
     let (agent, text, context) = (&message.agent, &message.text, message.context);
-    Ok(runtime.start_run(&person, agent, text, session, context, message.answer, message.run_id).await?)
+    let (answer, run_id) = (message.answer, message.run_id);
+    Ok(runtime.start_run(&person, agent, text, session, context, answer, run_id, new_session_id).await?)
 }
 
 /// A run of a thread, as a front end that keeps the conversation's thread
@@ -52,7 +63,9 @@ pub struct ThreadRun {
     /// The agent's alias.
     pub agent: String,
     /// The thread: a session of the actor's continues it; any other value
-    /// starts a new session.
+    /// starts a new session with that id (`threadId`'s rule,
+    /// [`quire_core::text::check_client_id`]), unless another actor or
+    /// site holds it.
     pub thread: String,
     /// The id the run takes.
     pub run_id: Option<String>,
@@ -71,14 +84,25 @@ pub struct ThreadRun {
 /// exactly those approvals: they are answered (each decided by
 /// `authorize`, as [`approvals::answer`] does) and the paused turn goes on
 /// in this run. Without, the text starts the session's next turn, or a new
-/// session when the thread names none of the actor's.
+/// session whose id is the thread when it names none of the actor's. A
+/// thread another actor or site holds is a conflict that says nothing of
+/// that session.
 pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -> AppResult<String> {
+    quire_core::text::check_client_id("threadId", &run.thread)
+        .map_err(|e| AppError::invalid("threadId", e.to_string()))?;
     let content = Content::new(runtime.registry().services().store.clone(), actor.clone());
     // The agent first: whether the actor may use it decides the rest.
     let agent = runtime.agent_for(&actor.person(), &run.agent).await?;
+    let taken = || AppError {
+        field: Some("threadId".into()),
+        ..AppError::conflict(format!("threadId: {} is taken; choose another threadId", run.thread))
+    };
     let session = match content.session(&run.thread).await {
-        Ok(session) => Some(session),
+        Ok(session) if session.actor == actor.id => Some(session),
+        // Someone else's (an admin may see it, not continue it).
+        Ok(_) => return Err(taken()),
         Err(e) if e.failure == Failure::NotFound => None,
+        Err(e) if e.failure == Failure::Forbidden => return Err(taken()),
         Err(e) => return Err(e),
     };
     if let Some(s) = session.as_ref().filter(|s| s.agent_id != agent.id) {
@@ -97,6 +121,7 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
     let Some(text) = run.text else {
         return Err(AppError::invalid("messages", "messages: the last message must be the person's, with text"));
     };
+    let new_session_id = session.is_none().then(|| run.thread.clone());
     let message = Message {
         agent: run.agent,
         text,
@@ -105,5 +130,10 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
         answer: None,
         run_id: run.run_id,
     };
-    Ok(start(runtime, actor, message).await?.session_id)
+    match start_in(runtime, actor, message, new_session_id).await {
+        Ok(started) => Ok(started.session_id),
+        // Another site holds the id (the store says only that it is taken).
+        Err(e) if e.failure == Failure::Conflict && e.field.as_deref() == Some("id") => Err(taken()),
+        Err(e) => Err(e),
+    }
 }

@@ -221,6 +221,35 @@ pub fn check_text(field: &str, value: &str, max: usize) -> Result<(), FieldError
     check_chars(field, value, true)
 }
 
+/// The longest id a client may choose for a record of its own.
+pub const MAX_CLIENT_ID: usize = 128;
+
+/// The pattern of an id a client chooses for a record of its own (an AG-UI
+/// client's `threadId`), as [`check_client_id`] checks it.
+pub const CLIENT_ID_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}(?![\\s\\S])";
+
+/// An id a client chose for a record of its own (an AG-UI thread, which
+/// becomes a session): 1 to [`MAX_CLIENT_ID`] ASCII letters, digits, `.`,
+/// `_`, `:` and `-`, beginning with a letter or digit, so it reads the same
+/// in a URL's path, a log line and a header.
+pub fn check_client_id(field: &str, value: &str) -> Result<(), FieldError> {
+    let rule = || {
+        FieldError::new(
+            field,
+            format!(
+                "1 to {MAX_CLIENT_ID} ASCII letters, digits, '.', '_', ':' and '-', beginning with a letter or digit"
+            ),
+        )
+    };
+    let mut chars = value.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'));
+    if !first_ok || !rest_ok || value.len() > MAX_CLIENT_ID {
+        return Err(rule());
+    }
+    Ok(())
+}
+
 /// A required single line of at most `MAX` characters ([`check_line`]), as
 /// the OpenAPI document shows it: `#[schema(value_type = Line<200>)]` on a
 /// `String` field. One component per length (`Line200`).

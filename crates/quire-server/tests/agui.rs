@@ -1,7 +1,8 @@
 //! The AG-UI route: a `RunAgentInput` runs the agent and answers the run's
 //! AG-UI 1.0 events (outcome objects, one interrupt per approval, no null
 //! optional field), and `resume` answers the interrupts and goes on with
-//! the same turn. The official client's suite is `tests/agui`.
+//! the same turn. The client's `threadId` is the session's id. The
+//! official client's suite is `tests/agui`.
 
 mod common;
 
@@ -14,9 +15,15 @@ async fn app() -> (TestApp, Fake) {
     (TestApp::with_llm(&base).await, fake)
 }
 
+static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A thread id no run used yet.
+fn fresh() -> String {
+    format!("thread-{}", RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
 /// A `RunAgentInput` on `thread` saying `text` (none: no message), with a run id of its own.
 fn input(thread: &str, text: Option<&str>) -> Value {
-    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let messages: Vec<Value> = text.map(|t| json!({ "id": "m1", "role": "user", "content": t })).into_iter().collect();
     json!({ "threadId": thread, "runId": format!("run-{run}"), "messages": messages,
@@ -57,7 +64,7 @@ async fn a_run_answers_agui_events_and_its_thread_goes_on() {
     assert_eq!(kinds.last(), Some(&"RUN_FINISHED"));
     assert_eq!(events[0]["runId"], run_id, "the run takes the client's id");
     let thread = events[0]["threadId"].as_str().unwrap().to_string();
-    assert_ne!(thread, "a-thread-of-the-client", "a new session, named by the events");
+    assert_eq!(thread, "a-thread-of-the-client", "the new session takes the client's thread id");
     let start = events.iter().find(|e| e["type"] == "TOOL_CALL_START").unwrap();
     assert_eq!(start["toolCallName"], "getPage");
     assert!(start.get("parentMessageId").is_none(), "no text before the call: absent");
@@ -89,7 +96,7 @@ async fn paused(app: &TestApp, fake: &Fake, after: &str) -> (String, Value) {
     let args = json!({ "ids": [contact] }).to_string();
     fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
     fake.push(openai_stream(after, &[]));
-    let (status, events, _) = run(app, &app.editor, input("new", Some("archive contact"))).await;
+    let (status, events, _) = run(app, &app.editor, input(&fresh(), Some("archive contact"))).await;
     assert_eq!(status, 200);
     no_nulls(&events);
     let finished = events.last().unwrap();
@@ -182,7 +189,7 @@ async fn resume_with_reject_tells_the_model_why() {
 async fn a_provider_error_ends_the_run_with_run_error() {
     let (app, fake) = app().await;
     fake.push(Reply::Status(400, None));
-    let (status, events, _) = run(&app, &app.editor, input("new", Some("hello"))).await;
+    let (status, events, _) = run(&app, &app.editor, input(&fresh(), Some("hello"))).await;
     assert_eq!(status, 200);
     no_nulls(&events);
     let last = events.last().unwrap();
@@ -196,21 +203,61 @@ async fn a_provider_error_ends_the_run_with_run_error() {
 #[tokio::test]
 async fn refusals_answer_the_error_shape_before_any_event() {
     let (app, _) = app().await;
-    let (status, _, error) = run(&app, &app.editor, input("new", None)).await;
+    let (status, _, error) = run(&app, &app.editor, input(&fresh(), None)).await;
     assert_eq!((status, error["field"].as_str()), (422, Some("messages")), "{error}");
-    let mut image = input("new", None);
+    let mut image = input(&fresh(), None);
     image["messages"] = json!([{ "id": "m1", "role": "user", "content": [
         { "type": "image", "source": { "type": "url", "value": "https://example.com/a.png" } }] }]);
     let (status, _, error) = run(&app, &app.editor, image).await;
     assert_eq!((status, error["field"].as_str()), (422, Some("messages.0.content")), "{error}");
     let missing = json!({ "runId": "r", "messages": [] });
     assert_eq!(run(&app, &app.editor, missing).await.0, 400);
-    let reply = app.send("POST", "/api/v1/agents/nobody/agui", Some(&app.editor), Some(input("new", Some("hi")))).await;
+    let reply =
+        app.send("POST", "/api/v1/agents/nobody/agui", Some(&app.editor), Some(input(&fresh(), Some("hi")))).await;
     assert_eq!(reply.status.as_u16(), 404);
     // Keys AG-UI may add are accepted; text parts are read.
-    let mut parts = input("new", None);
+    let mut parts = input(&fresh(), None);
     parts["messages"] = json!([{ "id": "m1", "role": "user", "content": [{ "type": "text", "text": "hello" }] }]);
     parts["protocolVersion"] = json!("1.0.0");
     parts["somethingNew"] = json!(true);
     assert_eq!(run(&app, &app.viewer, parts).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_thread_id_is_checked_and_never_shared() {
+    let (app, fake) = app().await;
+    // Its rule, refused before anything runs, and shown in the OpenAPI document.
+    for bad in ["", "has space", "../up", "-leading", &"x".repeat(129), "é"] {
+        let (status, _, error) = run(&app, &app.editor, input(bad, Some("hi"))).await;
+        assert_eq!((status, error["field"].as_str()), (422, Some("threadId")), "{bad:?}: {error}");
+    }
+    let doc = app.get("/api/openapi.json").await.body;
+    let schema = &doc["components"]["schemas"]["RunAgentInput"]["properties"]["threadId"];
+    assert_eq!(schema["pattern"], quire_core::text::CLIENT_ID_PATTERN, "{schema}");
+    assert_eq!(schema["maxLength"], quire_core::text::MAX_CLIENT_ID);
+
+    fake.push(openai_stream("Hi.", &[]));
+    let thread = "3f1c2a4e-9d7b-4c1a-8e2f-0a1b2c3d4e5f";
+    assert_eq!(run(&app, &app.editor, input(thread, Some("hi"))).await.0, 200);
+    // Another person of the site, and its admin: taken, nothing of it shown.
+    for token in [&app.author, &app.admin] {
+        let (status, events, error) = run(&app, token, input(thread, Some("mine now"))).await;
+        assert_eq!((status, error["field"].as_str()), (409, Some("threadId")), "{error}");
+        assert!(events.is_empty());
+        assert!(!error.to_string().contains("hi"), "{error}");
+    }
+    // Another site, with an agent of the same alias.
+    let agent = json!({ "alias": "editor", "name": "Editor" });
+    assert_eq!(app.send("POST", "/api/v1/agents", Some(&app.other_admin), Some(agent)).await.status.as_u16(), 201);
+    let reply =
+        app.send("POST", "/api/v1/agents/editor/agui", Some(&app.other_admin), Some(input(thread, Some("x")))).await;
+    assert_eq!(reply.status.as_u16(), 409, "{}", reply.body);
+    assert_eq!(reply.body["field"], "threadId");
+    let message = reply.body["error"].as_str().unwrap();
+    assert_eq!(message, format!("threadId: {thread} is taken; choose another threadId"));
+    let session = app.send("GET", &format!("/api/v1/sessions/{thread}"), Some(&app.other_admin), None).await;
+    assert_eq!(session.status.as_u16(), 404);
+    // The holder goes on.
+    fake.push(openai_stream("Again.", &[]));
+    assert_eq!(run(&app, &app.editor, input(thread, Some("again"))).await.0, 200);
 }

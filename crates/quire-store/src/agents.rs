@@ -86,6 +86,11 @@ impl QueuedWrite {
 /// What a new session starts with.
 #[derive(Debug, Clone)]
 pub struct NewSession {
+    /// The id the session takes when its client chose one (an AG-UI
+    /// client's `threadId`, checked by `quire_core::text::check_client_id`);
+    /// none: a new one. An id already taken, in any scope, is a conflict on
+    /// `id` that says nothing of the session holding it.
+    pub id: Option<String>,
     /// The agent.
     pub agent_id: String,
     /// Who chats.
@@ -310,8 +315,9 @@ impl Store {
     /// one write, in the next group commit.
     pub async fn start_session(&self, scope: &Scope, new: NewSession, message: &Value) -> Result<AgentSession> {
         let now = Utc::now();
+        let chosen = new.id.is_some();
         let session = AgentSession {
-            id: new_id(),
+            id: new.id.unwrap_or_else(new_id),
             agent_id: new.agent_id,
             actor: new.actor,
             group: new.group,
@@ -353,7 +359,13 @@ impl Store {
                     Ok(())
                 }
             })
-            .await?;
+            .await
+            .map_err(|e| match e {
+                e if chosen && e.is_unique_violation() => {
+                    StoreError::conflict(Some("id"), format!("session id {} is taken", session.id))
+                }
+                e => e,
+            })?;
         Ok(session)
     }
 

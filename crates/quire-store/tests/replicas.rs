@@ -199,6 +199,7 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
     let scope = seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let agent = a.agent(&scope, "editor").await.unwrap();
     let new = quire_store::NewSession {
+        id: None,
         agent_id: agent.id.clone(),
         actor: "token:t".into(),
         group: quire_core::access::Group::Editor,

@@ -65,11 +65,13 @@ impl Runtime {
         context: Option<Value>,
         answer: Option<PreviewAnswer>,
     ) -> Result<TurnStarted, AgentError> {
-        self.start_run(person, alias, message, session_id, context, answer, None).await
+        self.start_run(person, alias, message, session_id, context, answer, None, None).await
     }
 
     /// [`Runtime::start`], the run taking the id its caller chose (an AG-UI
-    /// client's `runId`) when given.
+    /// client's `runId`) when given, and a new session the id its client
+    /// chose (`new_session_id`, an AG-UI `threadId` already checked) when
+    /// given.
     #[allow(clippy::too_many_arguments)]
     pub async fn start_run(
         self: &Arc<Self>,
@@ -80,6 +82,7 @@ impl Runtime {
         context: Option<Value>,
         answer: Option<PreviewAnswer>,
         run_id: Option<String>,
+        new_session_id: Option<String>,
     ) -> Result<TurnStarted, AgentError> {
         if message.trim().is_empty() {
             return Err(AgentError::Invalid { field: "message", message: "required".into() });
@@ -106,6 +109,7 @@ impl Runtime {
             None => {
                 let title: String = message.trim().chars().take(80).collect();
                 let new = quire_store::NewSession {
+                    id: new_session_id,
                     agent_id: agent.id.clone(),
                     actor: person.actor.clone(),
                     group: person.group,

@@ -4,8 +4,8 @@
 //! (Server-Sent Events), ending with its `RUN_FINISHED` or `RUN_ERROR`.
 //!
 //! `threadId` is the session: one of the caller's continues it, any other
-//! value starts a new session, whose id the run's events carry as their
-//! `threadId`. The last message, the person's, starts the turn; a run
+//! value starts a new session with that id (so a client keeps its own
+//! thread id); an id another caller or site holds is refused (409). The last message, the person's, starts the turn; a run
 //! whose `resume` answers the interrupts of the last (every approval the
 //! session waits on: approve, or reject with a reason) goes on with the
 //! paused turn instead. `context` becomes what the person's screen shows;
@@ -39,7 +39,9 @@ pub fn router() -> Router<AppState> {
 #[serde(rename_all = "camelCase")]
 pub struct RunAgentInput {
     /// The session to continue; any value that names none of the caller's
-    /// sessions starts a new one (the run's events carry its id).
+    /// sessions starts a new one with that id (409 when another caller or
+    /// site holds it).
+    #[schema(min_length = 1, max_length = 128, pattern = "^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}(?![\\s\\S])")]
     pub thread_id: String,
     /// The run's id, which its events carry.
     pub run_id: String,
@@ -167,8 +169,8 @@ struct ApprovalAnswer {
 }
 
 /// Runs the agent as an AG-UI client asks: the person's last message
-/// starts a turn of the thread's session (a new one when `threadId` names
-/// none of the caller's), or `resume` answers the approvals its last run
+/// starts a turn of the thread's session (a new one, whose id is the
+/// `threadId`, when it names none of the caller's), or `resume` answers the approvals its last run
 /// paused on and the turn goes on. Answers the run's AG-UI events as
 /// Server-Sent Events until its `RUN_FINISHED` (outcome `success`, or
 /// `interrupt` with one interrupt per approval waited on) or `RUN_ERROR`.

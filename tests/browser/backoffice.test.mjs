@@ -135,6 +135,9 @@ describe("pages", () => {
   });
 
   test("leaving a form with unsaved changes asks first, and saving it does not", async () => {
+    const icon = await fetch(`${server.base}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get("content-type"), "image/svg+xml");
     const page = await adminPage();
     const pages = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items;
     const contact = pages.find((p) => p.slug === "contact");
@@ -394,10 +397,16 @@ describe("archive", () => {
     assert.match(await card.locator("ul li").innerText(), /^section /);
     await noSeriousViolations(page, "archive");
     await shot(page, "archive");
+    // Restoring asks first.
+    page.once("dialog", (d) => {
+      assert.match(d.message(), /^Restore page campaign and what was archived with it\?/);
+      d.accept();
+    });
     await card.getByRole("button", { name: /^Restore/ }).click();
     assert.match(await page.locator("#restore-error").innerText(), /campaign/);
     assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 404, "nothing restored");
     await api(server, "PATCH", `/api/v1/pages/${reuse.body.id}`, { slug: "campaign-2" });
+    page.once("dialog", (d) => d.accept());
     await page.locator("section.archive-item", { hasText: "Campaign" }).first().getByRole("button", { name: /^Restore/ }).click();
     await page.waitForURL(`${server.base}/archive`);
     assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 200);
@@ -450,6 +459,12 @@ describe("approvals and tokens", () => {
     await shot(page, "tokens");
     await page.goto(`${server.base}/tokens`);
     assert.equal(await page.getByText(secret).count(), 0, "the secret is shown once");
+    // Revoking asks first: declined, the token still works.
+    page.once("dialog", (d) => d.dismiss());
+    await page.getByRole("button", { name: "Revoke deploy script" }).click();
+    const kept = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+    assert.equal(kept.status, 200, "a declined revoke changes nothing");
+    page.once("dialog", (d) => d.accept());
     await page.getByRole("button", { name: "Revoke deploy script" }).click();
     await page.waitForURL(`${server.base}/tokens`);
     const after = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });

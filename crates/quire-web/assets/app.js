@@ -82,7 +82,12 @@
     if (f) f.dataset.dirty = "1";
   });
   var submitting = false;
-  document.addEventListener("submit", function () { submitting = true; });
+  // A form that says so asks before it is sent (restoring, revoking).
+  document.addEventListener("submit", function (ev) {
+    var ask = ev.target.dataset && ev.target.dataset.confirm;
+    if (ask && !window.confirm(ask)) { ev.preventDefault(); return; }
+    submitting = true;
+  });
   window.addEventListener("beforeunload", function (ev) {
     if (submitting || !document.querySelector("#main form[data-dirty]")) return;
     ev.preventDefault();

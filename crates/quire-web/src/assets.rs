@@ -20,6 +20,12 @@ pub fn url(name: &str) -> String {
     }
 }
 
+/// `GET /favicon.ico`: the icon, an SVG (every browser the back-office
+/// serves takes one, and no screen is left asking for a missing file).
+pub async fn favicon() -> Response {
+    serve(Path("icon.svg".to_string())).await
+}
+
 /// `GET /assets/{name}`.
 pub async fn serve(Path(name): Path<String>) -> Response {
     let Some(file) = Assets::get(&name) else {

@@ -320,8 +320,13 @@ pub fn patch(defs: &[FieldDef], read: Map<String, Value>) -> Value {
 }
 
 fn read_field(def: &FieldDef, path: &str, values: &HashMap<&str, &str>) -> Option<Value> {
-    let text =
-        |p: &str| values.get(p).map(|v| v.trim_end_matches(['\r', '\n']).to_string()).filter(|v| !v.trim().is_empty());
+    // Browsers send a textarea's line breaks as CRLF; content keeps `\n`.
+    let text = |p: &str| {
+        values
+            .get(p)
+            .map(|v| v.replace("\r\n", "\n").trim_end_matches('\n').to_string())
+            .filter(|v| !v.trim().is_empty())
+    };
     match def.kind {
         FieldKind::Text | FieldKind::Date | FieldKind::Select => {
             text(path).map(|v| Value::String(v.trim().to_string()))
@@ -519,7 +524,7 @@ mod tests {
             Value::Object(read),
             json!({
                 "title": "Hello",
-                "body": "# Hi\r\n\r\nthere",
+                "body": "# Hi\n\nthere",
                 "cta": { "href": "/start", "label": "Go" },
                 "featured": true,
                 "size": "large",

@@ -95,6 +95,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/tokens", get(admin::tokens).post(admin::create))
         .route("/tokens/{id}/revoke", post(admin::revoke))
         .route("/assets/{name}", get(assets::serve))
+        .route("/favicon.ico", get(assets::favicon))
         .layer(axum::Extension(throttle))
         .layer(middleware::from_fn_with_state(state, csrf_guard))
         .layer(middleware::from_fn(security_headers))

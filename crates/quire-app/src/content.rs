@@ -109,9 +109,7 @@ impl Content {
         name: &str,
     ) -> AppResult<Publication> {
         authorize(&self.actor, permission)?;
-        let (ctx, scope, names) = (self.actor.change_context(), &self.actor.scope, [name.to_string()]);
-        let mut done = self.store.publishing(&ctx, scope, action, kind, &names, None).await?;
-        Ok(done.remove(0))
+        Ok(self.store.publishing_one(&self.actor.change_context(), &self.actor.scope, action, kind, name).await?)
     }
 
     /// Adds a section to a page (not found when the page is not).

@@ -72,7 +72,7 @@ fn status_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<O
     with_record!(kind, |T| of::<T>(conn, scope, id), else Ok(None))
 }
 
-/// Publishes the live document `id` of `kind` (see [`Store::publish`]).
+/// Publishes the live document `id` of `kind` (see [`PublishAction::Publish`]).
 pub(crate) fn publish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
     document_kind(kind)?;
     match status_of(conn, scope, kind, id)? {
@@ -84,7 +84,7 @@ pub(crate) fn publish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: 
 }
 
 /// Takes the live document `id` of `kind` off the site (see
-/// [`Store::unpublish`]).
+/// [`PublishAction::Unpublish`]).
 fn unpublish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
     let noun = document_kind(kind)?;
     let status = status_of(conn, scope, kind, id)?;
@@ -141,7 +141,7 @@ fn write_back<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, publis
 }
 
 /// Gives up the draft of the live document `id` of `kind` (see
-/// [`Store::discard_draft`]).
+/// [`PublishAction::Discard`]).
 fn discard_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
     let noun = document_kind(kind)?;
     document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
@@ -177,11 +177,17 @@ fn discard_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind,
 /// What a publishing call does to each document it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PublishAction {
-    /// Make the draft public.
+    /// Make the draft public, parts and all; a page's or an entry's status
+    /// becomes published. Logged as a `publish` change when it changed what
+    /// is public.
     Publish,
-    /// Take the document off the site.
+    /// Take the document off the site: a page becomes unpublished, an entry
+    /// a draft. Logged as an `unpublish` change holding what was public; a
+    /// conflict when it is not published.
     Unpublish,
-    /// Give the draft up for what is public.
+    /// Give the draft up for what is public: each record is written back as
+    /// a revision (parts added since are archived, parts archived since are
+    /// restored). A conflict when it was never published.
     Discard,
 }
 
@@ -312,49 +318,9 @@ impl Store {
             .await
     }
 
-    /// Publishes the live document `name` of `kind` (page, entry or
-    /// navigation, by id or unique key) as its working copy is now, parts
-    /// and all; a page's or an entry's status becomes published. Logged as
-    /// a `publish` change when it changed what is public.
-    pub async fn publish(
-        &self,
-        ctx: &ChangeContext,
-        scope: &Scope,
-        kind: EntityKind,
-        name: &str,
-    ) -> Result<Publication> {
-        self.publishing_one(ctx, scope, PublishAction::Publish, kind, name).await
-    }
-
-    /// Takes the live document `name` of `kind` off the public site: a page
-    /// becomes unpublished, an entry a draft. Logged as an `unpublish`
-    /// change holding what was public. A conflict when it is not published.
-    pub async fn unpublish(
-        &self,
-        ctx: &ChangeContext,
-        scope: &Scope,
-        kind: EntityKind,
-        name: &str,
-    ) -> Result<Publication> {
-        self.publishing_one(ctx, scope, PublishAction::Unpublish, kind, name).await
-    }
-
-    /// Gives up the draft of the live document `name` of `kind`: its
-    /// working copy becomes what is published again, each record written
-    /// back as a revision (parts added since are archived, parts archived
-    /// since are restored). A conflict when it was never published.
-    pub async fn discard_draft(
-        &self,
-        ctx: &ChangeContext,
-        scope: &Scope,
-        kind: EntityKind,
-        name: &str,
-    ) -> Result<Publication> {
-        self.publishing_one(ctx, scope, PublishAction::Discard, kind, name).await
-    }
-
-    /// [`Store::publishing`] of one document, unchecked.
-    async fn publishing_one(
+    /// [`Store::publishing`] of one live document (page, entry or
+    /// navigation, by id or unique key), unchecked.
+    pub async fn publishing_one(
         &self,
         ctx: &ChangeContext,
         scope: &Scope,

@@ -6,8 +6,19 @@
 
 use quire_core::input::{NavItemPatch, NewPage, NewSection, PagePatch, SectionPatch};
 use quire_core::model::{ChangeAction, ChangeContext, EntityKind, PublishStatus, Publishing, Surface};
-use quire_store::{ChangeFilter, Scope, Store, StoreError};
+use quire_store::{ChangeFilter, Publication, PublishAction, Scope, Store, StoreError};
 use serde_json::json;
+
+/// Does `action` to the document `id` of `kind`, as a person.
+async fn act(
+    store: &Store,
+    scope: &Scope,
+    action: PublishAction,
+    kind: EntityKind,
+    id: &str,
+) -> Result<Publication, StoreError> {
+    store.publishing_one(&person(), scope, action, kind, id).await
+}
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
@@ -60,7 +71,7 @@ async fn a_draft_change_stays_off_the_site_until_its_document_is_published() {
     let state = store.publication(&scope, EntityKind::Page, &about.id).await.unwrap();
     assert!(state.published && state.changed, "{state:?}");
 
-    let state = store.publish(&person(), &scope, EntityKind::Page, &about.id).await.unwrap();
+    let state = act(&store, &scope, PublishAction::Publish, EntityKind::Page, &about.id).await.unwrap();
     assert!(state.published && !state.changed, "{state:?}");
     let page = store.delivery_page(&scope, "about").await.unwrap();
     assert_eq!(page.page.name, "About the harbour");
@@ -75,7 +86,7 @@ async fn a_draft_change_stays_off_the_site_until_its_document_is_published() {
     let parts = logged[0].after.as_ref().unwrap()["parts"].as_array().unwrap().len();
     assert_eq!(parts, sections_of(&store, &scope, &about.id).await);
     // Publishing what is public already changes and logs nothing.
-    store.publish(&person(), &scope, EntityKind::Page, &about.id).await.unwrap();
+    act(&store, &scope, PublishAction::Publish, EntityKind::Page, &about.id).await.unwrap();
     assert_eq!(publishes(&store, &scope, &about.id).await.len(), 1);
 }
 
@@ -137,22 +148,22 @@ async fn unpublish_takes_a_document_off_and_discard_returns_its_draft_to_what_is
     store.archive(&person(), &scope, EntityKind::Section, std::slice::from_ref(&gone.id)).await.unwrap();
     assert_eq!(store.delivery_page(&scope, "about").await.unwrap().sections.len(), before.sections.len());
 
-    let state = store.discard_draft(&person(), &scope, EntityKind::Page, &about.id).await.unwrap();
+    let state = act(&store, &scope, PublishAction::Discard, EntityKind::Page, &about.id).await.unwrap();
     assert!(state.published && !state.changed, "{state:?}");
     assert_eq!(store.page(&scope, &about.id).await.unwrap().name, before.page.name);
     assert_eq!(store.section(&scope, &first.id).await.unwrap().content, first.content);
     assert!(store.section(&scope, &added.id).await.is_err(), "a section added in the draft is archived");
     assert_eq!(store.section(&scope, &gone.id).await.unwrap().content, gone.content, "an archived one is back");
 
-    let state = store.unpublish(&person(), &scope, EntityKind::Page, &about.id).await.unwrap();
+    let state = act(&store, &scope, PublishAction::Unpublish, EntityKind::Page, &about.id).await.unwrap();
     assert!(!state.published, "{state:?}");
     assert_eq!(delivered_name(&store, &scope, "about").await, None);
     assert_eq!(store.page(&scope, &about.id).await.unwrap().status, PublishStatus::Unpublished);
-    let twice = store.unpublish(&person(), &scope, EntityKind::Page, &about.id).await.unwrap_err();
+    let twice = act(&store, &scope, PublishAction::Unpublish, EntityKind::Page, &about.id).await.unwrap_err();
     assert!(matches!(twice, StoreError::Conflict { .. }), "{twice}");
-    let never = store.discard_draft(&person(), &scope, EntityKind::Page, &about.id).await.unwrap_err();
+    let never = act(&store, &scope, PublishAction::Discard, EntityKind::Page, &about.id).await.unwrap_err();
     assert!(matches!(never, StoreError::Conflict { .. }), "{never}");
-    let part = store.publish(&person(), &scope, EntityKind::Section, &first.id).await.unwrap_err();
+    let part = act(&store, &scope, PublishAction::Publish, EntityKind::Section, &first.id).await.unwrap_err();
     assert!(matches!(part, StoreError::Validation(_)), "{part}");
 }
 
@@ -164,7 +175,7 @@ async fn a_menu_is_a_draft_until_published_and_a_slug_given_up_in_a_draft_stays_
     let patch = NavItemPatch { label: Some("Draft label".into()), ..Default::default() };
     store.update_nav_item(&person(), &scope, &first.id, patch).await.unwrap();
     assert_eq!(store.delivery_navigation(&scope, "header").await.unwrap().1[0].label, first.label);
-    store.publish(&person(), &scope, EntityKind::Navigation, &header.id).await.unwrap();
+    act(&store, &scope, PublishAction::Publish, EntityKind::Navigation, &header.id).await.unwrap();
     assert_eq!(store.delivery_navigation(&scope, "header").await.unwrap().1[0].label, "Draft label");
 
     // "about" renamed in a draft: the published page still holds its slug.
@@ -174,7 +185,7 @@ async fn a_menu_is_a_draft_until_published_and_a_slug_given_up_in_a_draft_stays_
     let taken: NewPage = input(json!({"name": "Other", "slug": "about"}));
     let refused = store.create_page(&person(), &scope, taken.clone()).await.unwrap_err();
     assert!(matches!(&refused, StoreError::Conflict { .. }), "{refused}");
-    store.publish(&person(), &scope, EntityKind::Page, &about.id).await.unwrap();
+    act(&store, &scope, PublishAction::Publish, EntityKind::Page, &about.id).await.unwrap();
     store.create_page(&person(), &scope, taken).await.unwrap();
 }
 

@@ -41,6 +41,28 @@ pub struct SiteQuery {
     pub preview: Option<bool>,
 }
 
+/// A request for one delivered document: what it reads ([`reading`] of its
+/// [`SiteQuery`]) and the services it reads through.
+pub struct Delivery {
+    state: AppState,
+    reading: Reading,
+}
+
+impl FromRequestParts<AppState> for Delivery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let ApiQuery(q) = ApiQuery::<SiteQuery>::from_request_parts(parts, state).await?;
+        Ok(Delivery { reading: reading(state, parts, &q).await?, state: state.clone() })
+    }
+}
+
+impl Delivery {
+    fn services(&self) -> &quire_tools::Services {
+        self.state.registry().services()
+    }
+}
+
 /// What a request reads: the site its query names as published, or for a
 /// preview its caller's site as drafted.
 async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResult<Reading> {
@@ -62,14 +84,8 @@ async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResul
 /// A published page with its visible, published sections in order.
 #[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", operation_id = "getDeliveredPage", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
     responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn page(
-    State(state): State<AppState>,
-    mut parts: Parts,
-    ApiPath(slug): ApiPath<String>,
-    ApiQuery(q): ApiQuery<SiteQuery>,
-) -> ApiResult<Json<DeliveredPage>> {
-    let reading = reading(&state, &mut parts, &q).await?;
-    Ok(Json(published::delivered_page(state.registry().services(), &reading, &slug).await?))
+pub async fn page(ApiPath(slug): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredPage>> {
+    Ok(Json(published::delivered_page(d.services(), &d.reading, &slug).await?))
 }
 
 /// A navigation's visible items, nested, with resolved hrefs.
@@ -87,14 +103,8 @@ pub struct DeliveredNavigation {
 /// A navigation with its visible items nested and hrefs resolved.
 #[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", operation_id = "getDeliveredNavigation", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
     responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn navigation(
-    State(state): State<AppState>,
-    mut parts: Parts,
-    ApiPath(key): ApiPath<String>,
-    ApiQuery(q): ApiQuery<SiteQuery>,
-) -> ApiResult<Json<DeliveredNavigation>> {
-    let reading = reading(&state, &mut parts, &q).await?;
-    let (nav, items) = published::delivered_navigation(state.registry().services(), &reading, &key).await?;
+pub async fn navigation(ApiPath(key): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredNavigation>> {
+    let (nav, items) = published::delivered_navigation(d.services(), &d.reading, &key).await?;
     Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
 }
 

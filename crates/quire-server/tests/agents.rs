@@ -142,9 +142,7 @@ async fn chat_streams_a_turn_as_ag_ui_events() {
 #[tokio::test]
 async fn approvals_over_rest_resume_the_turn() {
     let (app, fake) = app().await;
-    let contact = app.page_id("contact").await;
-    let args = json!({ "ids": [contact] }).to_string();
-    fake.push(openai_stream("", &[("d1", "deletePage", &args)]));
+    let contact = app.script_archive_contact(&fake, "").await;
     fake.push(openai_stream("Archived contact.", &[]));
     let started = app.chat(&app.editor, json!({ "message": "delete contact" })).await;
     let session = started.body["sessionId"].as_str().unwrap().to_string();

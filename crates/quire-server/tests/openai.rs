@@ -159,9 +159,7 @@ async fn a_streamed_completion_sends_chunks_then_done() {
 #[tokio::test]
 async fn a_paused_turn_says_what_waits_and_the_next_message_continues() {
     let (app, fake) = app().await;
-    let contact = app.page_id("contact").await;
-    let args = json!({ "ids": [contact] }).to_string();
-    fake.push(openai_stream("I'll archive it.", &[("d1", "deletePage", &args)]));
+    app.script_archive_contact(&fake, "I'll archive it.").await;
     let reply = complete(&app, &app.editor, request(&[("user", "archive contact")])).await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     let content = reply.body["choices"][0]["message"]["content"].as_str().unwrap().to_string();

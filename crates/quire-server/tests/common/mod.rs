@@ -9,7 +9,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use quire_agent::testing::{SseEvent, SseReader};
+use quire_agent::testing::{Fake, SseEvent, SseReader, openai_stream};
 use quire_core::access::Group;
 use quire_server::{AppState, router};
 use quire_store::seed::{seed_demo, seed_demo_into};
@@ -331,6 +331,15 @@ impl TestApp {
     /// Id of a demo page by slug.
     pub async fn page_id(&self, slug: &str) -> String {
         self.store.page_by_slug(&self.scope, slug).await.unwrap().id
+    }
+
+    /// Scripts the model's next step: `text` and a call archiving the
+    /// contact page, which waits for an approval. Answers the page's id.
+    pub async fn script_archive_contact(&self, fake: &Fake, text: &str) -> String {
+        let contact = self.page_id("contact").await;
+        let args = json!({ "ids": [contact] }).to_string();
+        fake.push(openai_stream(text, &[("d1", "deletePage", &args)]));
+        contact
     }
 }
 

@@ -88,11 +88,11 @@ pub struct ThreadRun {
 /// thread another actor or site holds is a conflict that says nothing of
 /// that session.
 pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -> AppResult<String> {
-    quire_core::text::check_client_id("threadId", &run.thread)
-        .map_err(|e| AppError::invalid("threadId", e.to_string()))?;
     let content = Content::new(runtime.registry().services().store.clone(), actor.clone());
     // The agent first: whether the actor may use it decides the rest.
     let agent = runtime.agent_for(&actor.person(), &run.agent).await?;
+    quire_core::text::check_client_id("threadId", &run.thread)
+        .map_err(|e| AppError::invalid("threadId", e.to_string()))?;
     let taken = || AppError {
         field: Some("threadId".into()),
         ..AppError::conflict(format!("threadId: {} is taken; choose another threadId", run.thread))

@@ -365,6 +365,11 @@ pub async fn complete(
 fn turn_refused(e: AppError, model: &str) -> ApiError {
     match (e.failure, e.field.as_deref()) {
         (Failure::NotFound, _) => model_not_found(model, &e.message),
+        (Failure::Invalid, Some("threadId")) if !e.message.contains("another agent") => AppError::invalid(
+            "messages",
+            format!("messages: the conversation's [quire-session] line names no session this server made ({})", e.message),
+        )
+        .into(),
         (Failure::Invalid, Some("threadId")) => AppError::invalid(
             "messages",
             format!(

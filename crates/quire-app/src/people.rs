@@ -9,11 +9,9 @@
 //! has one.
 
 use crate::AppResult;
-use quire_store::{Scope, Store};
+use quire_store::{Scope, SignInFailures, Store};
 pub use quire_store::{UserInfo, WebSession};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a browser session lasts at the most after signing in, however
 /// active (its cookie's `Max-Age`).
@@ -41,7 +39,8 @@ pub enum SignIn {
 /// Signs in with an email (compared without regard to case) and a
 /// password: a new session, which ends the session of `replacing` (the
 /// secret of a cookie the browser still holds), if it is live. Every
-/// attempt counts in `throttle` before the password is checked.
+/// attempt counts in `throttle` (in the database) before the password is
+/// checked.
 pub async fn sign_in(
     store: &Store,
     throttle: &Throttle,
@@ -50,12 +49,12 @@ pub async fn sign_in(
     replacing: Option<&str>,
 ) -> AppResult<SignIn> {
     let email = email.trim().to_lowercase();
-    if let Err(wait) = throttle.attempt(&email) {
+    if let Err(wait) = throttle.attempt(store, &email).await? {
         return Ok(SignIn::Locked(wait));
     }
     match store.check_sign_in(&email, password).await? {
         Some(user) => {
-            throttle.succeeded(&email);
+            throttle.succeeded(store, &email).await?;
             Ok(SignIn::SignedIn(Box::new(start(store, &user, replacing).await?)))
         }
         None => {
@@ -107,52 +106,61 @@ pub async fn switch(store: &Store, session: &WebSession, site: &str, env: &str) 
 }
 
 /// Failed sign-ins allowed per email within [`WINDOW`] before it is locked.
-const FREE_FAILURES: u32 = 5;
-/// How long failures are remembered.
-const WINDOW: Duration = Duration::from_secs(15 * 60);
-/// The first lock; each further failure doubles it, up to [`WINDOW`].
-const FIRST_LOCK: Duration = Duration::from_secs(30);
+const FREE_FAILURES: i64 = 5;
+/// How long failures are remembered, in seconds.
+const WINDOW: i64 = 15 * 60;
+/// The first lock, in seconds; each further failure doubles it, up to [`WINDOW`].
+const FIRST_LOCK: i64 = 30;
 
-/// Failed sign-ins per email, in this process: after [`FREE_FAILURES`]
-/// within [`WINDOW`], each attempt is refused until a lock that doubles
-/// with every further failure has passed. The lock is checked before the
-/// password, so a locked account costs no hashing.
-#[derive(Clone, Default)]
-pub struct Throttle(Arc<Mutex<HashMap<String, Failures>>>);
+/// Failed sign-ins per email, kept in the database so every replica
+/// counts the same tries and a restart forgets none: after
+/// [`FREE_FAILURES`] within [`WINDOW`], each attempt is refused until a
+/// lock that doubles with every further failure has passed. The lock is
+/// checked before the password, so a locked account costs no hashing.
+#[derive(Clone)]
+pub struct Throttle {
+    /// Failures allowed within the window before the email is locked.
+    free_failures: i64,
+}
 
-/// Failures of one email: how many, since when, and locked until when.
-type Failures = (u32, Instant, Option<Instant>);
+impl Default for Throttle {
+    fn default() -> Self {
+        Self { free_failures: FREE_FAILURES }
+    }
+}
 
 impl Throttle {
     /// Counts an attempt for `email` before its password is checked (so
-    /// attempts sent in parallel count too); refuses it with the time left
-    /// while the email is locked. A success forgets the count.
-    fn attempt(&self, email: &str) -> Result<(), Duration> {
-        let Ok(mut map) = self.0.lock() else { return Ok(()) };
-        if map.len() > 100_000 {
-            map.retain(|_, (_, first, _)| first.elapsed() < WINDOW);
-        }
-        let now = Instant::now();
-        let entry = map.entry(email.to_string()).or_insert((0, now, None));
-        if let Some(wait) = entry.2.and_then(|u| u.checked_duration_since(now)) {
-            return Err(wait);
-        }
-        if entry.1.elapsed() > WINDOW {
-            *entry = (0, now, None);
-        }
-        entry.0 += 1;
-        if entry.0 >= FREE_FAILURES {
-            let extra = (entry.0 - FREE_FAILURES).min(10);
-            entry.2 = Some(now + (FIRST_LOCK * 2u32.pow(extra)).min(WINDOW));
-        }
-        Ok(())
+    /// attempts sent in parallel, to any replica, count too); refuses it
+    /// with the time left while the email is locked.
+    async fn attempt(&self, store: &Store, email: &str) -> AppResult<Result<(), Duration>> {
+        let (now, free) = (chrono::Utc::now().timestamp(), self.free_failures);
+        Ok(store.count_sign_in(email, move |seen| attempt(seen, now, free)).await?)
     }
 
-    fn succeeded(&self, email: &str) {
-        if let Ok(mut map) = self.0.lock() {
-            map.remove(email);
-        }
+    /// A success forgets the count.
+    async fn succeeded(&self, store: &Store, email: &str) -> AppResult<()> {
+        Ok(store.forget_sign_in_failures(email).await?)
     }
+}
+
+/// The lockout rule: what an attempt at `now` (seconds) makes of the
+/// failures `seen`, and whether it may go on, `free` failures allowed.
+fn attempt(seen: Option<SignInFailures>, now: i64, free: i64) -> (SignInFailures, Result<(), Duration>) {
+    let fresh = SignInFailures { failures: 0, first_at: now, locked_until: None };
+    let mut f = seen.unwrap_or(fresh);
+    if let Some(until) = f.locked_until.filter(|u| *u > now) {
+        return (f, Err(Duration::from_secs((until - now) as u64)));
+    }
+    if now - f.first_at > WINDOW {
+        f = fresh;
+    }
+    f.failures += 1;
+    if f.failures >= free {
+        let extra = (f.failures - free).min(10) as u32;
+        f.locked_until = Some(now + (FIRST_LOCK * 2i64.pow(extra)).min(WINDOW));
+    }
+    (f, Ok(()))
 }
 
 #[cfg(test)]
@@ -161,14 +169,22 @@ mod tests {
 
     #[test]
     fn attempts_count_before_the_password_is_checked_and_a_lock_refuses_the_rest() {
-        let t = Throttle::default();
+        let mut seen = None;
         for _ in 0..FREE_FAILURES {
-            assert!(t.attempt("a@example.org").is_ok());
+            let (f, answer) = attempt(seen, 1_000, FREE_FAILURES);
+            assert!(answer.is_ok());
+            seen = Some(f);
         }
         // The fifth attempt set the lock, whatever its password turns out to be.
-        let wait = t.attempt("a@example.org").unwrap_err();
-        assert!(wait <= FIRST_LOCK && wait > FIRST_LOCK / 2, "{wait:?}");
-        assert!(t.attempt("b@example.org").is_ok(), "other emails are not locked");
-        t.succeeded("b@example.org");
+        let (f, answer) = attempt(seen, 1_010, FREE_FAILURES);
+        assert_eq!(answer, Err(Duration::from_secs(FIRST_LOCK as u64 - 10)));
+        assert_eq!(f, seen.unwrap(), "a refused attempt counts nothing");
+        // Once the lock passed, the next failure doubles it.
+        let (f, answer) = attempt(Some(f), 1_000 + FIRST_LOCK, FREE_FAILURES);
+        assert!(answer.is_ok());
+        assert_eq!(f.locked_until, Some(1_000 + 3 * FIRST_LOCK));
+        // Failures older than the window are forgotten.
+        let (f, _) = attempt(Some(f), 1_000 + 3 * FIRST_LOCK + WINDOW + 1, FREE_FAILURES);
+        assert_eq!((f.failures, f.locked_until), (1, None));
     }
 }

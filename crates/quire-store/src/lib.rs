@@ -19,6 +19,7 @@ mod confirm;
 mod db;
 mod delivery;
 mod error;
+mod limits;
 mod list;
 mod log;
 mod media;
@@ -36,6 +37,7 @@ pub mod users;
 mod vectors;
 
 pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
+pub use limits::{SignInFailures, UsageAdd};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};

@@ -194,32 +194,37 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let Some(secret) = bearer(parts) else {
-            return person(parts, state).await;
-        };
-        let grant = state.authenticate(secret).await?;
-        let Some(grant) = grant else {
-            return Err(ApiError::unauthorized("the token is not valid"));
-        };
-        if grant.expired {
-            return Err(ApiError::unauthorized("the token has expired"));
-        }
-        let env = match parts.headers.get(ENV_HEADER) {
-            None => None,
-            Some(v) => Some(v.to_str().map_err(|_| ApiError::bad_field(ENV_HEADER, "is not readable text"))?),
-        };
-        let Some(scope) = grant.scope(env) else {
-            return Err(ApiError::forbidden(format!(
-                "the token may not use environment \"{}\"",
-                env.unwrap_or_default()
-            )));
-        };
-        // The environment must exist for the token's site.
-        let scope = state.site_scope(&scope.site_id, &scope.env).await.map_err(|_| {
-            ApiError::forbidden(format!("environment \"{}\" does not exist for this token's site", scope.env))
-        })?;
-        Ok(Caller { who: Who::Token(grant.token), scope, session: client_session(&parts.headers) })
+        let caller = authenticate(parts, state).await?;
+        state.request_limits().admit(&caller.actor())?;
+        Ok(caller)
     }
+}
+
+/// The caller a request's credentials name: a bearer token, or else a
+/// person's browser session.
+async fn authenticate(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+    let Some(secret) = bearer(parts) else {
+        return person(parts, state).await;
+    };
+    let grant = state.authenticate(secret).await?;
+    let Some(grant) = grant else {
+        return Err(ApiError::unauthorized("the token is not valid"));
+    };
+    if grant.expired {
+        return Err(ApiError::unauthorized("the token has expired"));
+    }
+    let env = match parts.headers.get(ENV_HEADER) {
+        None => None,
+        Some(v) => Some(v.to_str().map_err(|_| ApiError::bad_field(ENV_HEADER, "is not readable text"))?),
+    };
+    let Some(scope) = grant.scope(env) else {
+        return Err(ApiError::forbidden(format!("the token may not use environment \"{}\"", env.unwrap_or_default())));
+    };
+    // The environment must exist for the token's site.
+    let scope = state.site_scope(&scope.site_id, &scope.env).await.map_err(|_| {
+        ApiError::forbidden(format!("environment \"{}\" does not exist for this token's site", scope.env))
+    })?;
+    Ok(Caller { who: Who::Token(grant.token), scope, session: client_session(&parts.headers) })
 }
 
 /// A caller without a bearer token: a person's browser session. Anything

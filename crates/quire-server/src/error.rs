@@ -20,6 +20,9 @@ pub struct ApiError {
     pub field: Option<String>,
     /// Every broken rule, when there are several.
     pub details: Vec<FieldError>,
+    /// Seconds until a refused request may be tried again (429): sent as
+    /// `Retry-After`.
+    pub retry_after: Option<u64>,
 }
 
 /// The JSON body of every error.
@@ -42,7 +45,11 @@ pub struct ErrorBody {
 
 impl ApiError {
     fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self { status, code, message: message.into(), field: None, details: Vec::new() }
+        Self { status, code, message: message.into(), field: None, details: Vec::new(), retry_after: None }
+    }
+    /// 429: a limit of fair use was reached; try again in `seconds`.
+    pub fn too_many(message: impl Into<String>, seconds: u64) -> Self {
+        Self { retry_after: Some(seconds.max(1)), ..Self::new(StatusCode::TOO_MANY_REQUESTS, "LIMIT", message) }
     }
     /// 400: the request could not be understood.
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -155,14 +162,19 @@ pub fn tool_error(e: quire_tools::ToolError) -> ApiError {
     if status == StatusCode::INTERNAL_SERVER_ERROR {
         return ApiError::internal(e.message);
     }
-    ApiError { status, code: e.code.as_str(), message: e.message, field: None, details: Vec::new() }
+    ApiError { code: e.code.as_str(), ..ApiError::new(status, "", e.message) }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status;
+        let retry_after = self.retry_after;
         let body = ErrorBody { error: self.message, code: self.code, field: self.field, details: self.details };
-        with_challenge((status, Json(body)).into_response())
+        let mut response = with_challenge((status, Json(body)).into_response());
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from(seconds));
+        }
+        response
     }
 }
 

@@ -11,6 +11,7 @@ pub mod auth;
 pub mod connections;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod mcp;
 pub mod multipart;
 pub mod openapi;
@@ -58,6 +59,8 @@ struct Inner {
     stopping: tokio::sync::watch::Sender<bool>,
     /// The background tasks [`AppState::spawn_background`] started.
     background: Mutex<Vec<tokio::task::AbortHandle>>,
+    /// Requests a minute per token or person, shared by the replicas.
+    request_limits: Arc<limits::RequestLimits>,
 }
 
 /// How long a looked-up token is trusted before it is read again. A
@@ -83,6 +86,7 @@ impl AppState {
     /// delivery requests that name no site.
     pub fn new(services: quire_tools::Services, default_site: impl Into<String>) -> Self {
         let store = services.store.clone();
+        let services_store = store.clone();
         let registry = Arc::new(quire_tools::Registry::new(services));
         Self {
             inner: Arc::new(Inner {
@@ -101,6 +105,7 @@ impl AppState {
                 revocations: tokio::sync::watch::Sender::new(0),
                 stopping: tokio::sync::watch::Sender::new(false),
                 background: Mutex::new(Vec::new()),
+                request_limits: Arc::new(limits::RequestLimits::new(services_store, 0)),
             }),
         }
     }
@@ -228,6 +233,20 @@ impl AppState {
             inner.mcp_test_fixture = on;
         }
         self
+    }
+
+    /// Limits each token and person to `per_minute` requests a minute
+    /// (0: no limit), shared by every replica. Call before the state is shared.
+    pub fn with_request_limit(mut self, per_minute: u32) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.request_limits = Arc::new(limits::RequestLimits::new(inner.store.clone(), per_minute));
+        }
+        self
+    }
+
+    /// The request limit of fair use.
+    pub fn request_limits(&self) -> &Arc<limits::RequestLimits> {
+        &self.inner.request_limits
     }
 
     /// Marks browser session cookies `Secure` (people reach the server

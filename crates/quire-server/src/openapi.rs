@@ -115,6 +115,10 @@ impl Modify for ErrorResponses {
                     add("413");
                     add("415");
                 }
+                if secured {
+                    // Fair use: requests a minute per token or person.
+                    responses.entry("429".to_string()).or_insert_with(|| limit_response(shape).into());
+                }
                 for (status, response) in responses.iter_mut() {
                     if let RefOr::T(response) = response
                         && response.description.is_empty()
@@ -232,6 +236,21 @@ fn error_response(status: &str, shape: &str) -> Response {
         .build()
 }
 
+/// 429 with its `Retry-After`: a limit of fair use was reached.
+fn limit_response(shape: &str) -> Response {
+    let seconds =
+        utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::schema::Type::Integer).minimum(Some(1));
+    let header = utoipa::openapi::HeaderBuilder::new()
+        .schema(Some(seconds))
+        .description(Some("Seconds until the request may be tried again"))
+        .build();
+    ResponseBuilder::new()
+        .description(meaning("429"))
+        .header("Retry-After", header)
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name(shape))).build())
+        .build()
+}
+
 /// What a status means in this API.
 fn meaning(status: &str) -> &'static str {
     match status {
@@ -247,7 +266,9 @@ fn meaning(status: &str) -> &'static str {
         "415" => "The body is not sent as application/json",
         "422" => "Validation failed: `field` and `details` name the broken rules",
         "428" => "The call waits for a person's approval",
-        "429" => "A limit was reached",
+        "429" => {
+            "A limit was reached (requests a minute per token or person, agent turns, a tool's own); `Retry-After` says when to try again when it is known"
+        }
         "500" => "Internal error; see the server log",
         "502" => "An outside service failed",
         _ => "See the error body",

@@ -424,6 +424,7 @@ async fn the_openapi_document_is_complete() {
         quire_core::text::MIME_PATTERN,
         quire_core::fields::UPLOAD_URL_PATTERN,
         quire_core::input::TOOL_SELECTOR_PATTERN,
+        quire_core::text::CLIENT_ID_PATTERN,
     ];
     fn patterns<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
         match v {

@@ -57,6 +57,10 @@ pub struct Config {
     /// default 16): refused from its header past it. A process decodes one
     /// image at a time, in about its decoded size plus up to 80 MB.
     pub max_image_megapixels: u64,
+    /// Requests a minute each token or person may make, shared by every
+    /// replica (`QUIRE_REQUESTS_PER_MINUTE`; 0, the default: no limit).
+    /// Past it, 429 with `Retry-After`.
+    pub requests_per_minute: u32,
     /// Seconds a request's line and headers may take to arrive, and a
     /// kept-alive connection may stay idle (`QUIRE_HEADER_TIMEOUT_SECS`, default 10).
     pub header_timeout_secs: u64,
@@ -230,6 +234,7 @@ impl Default for Config {
             vaults: BTreeMap::new(),
             max_upload_mb: 25,
             max_image_megapixels: quire_tools::media::DEFAULT_MAX_MEGAPIXELS,
+            requests_per_minute: 0,
             header_timeout_secs: 10,
             body_timeout_secs: 30,
             max_connections_per_address: 256,
@@ -244,7 +249,7 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 21] = [
     "addr",
     "data",
     "database_url",
@@ -260,6 +265,7 @@ const KEYS: [&str; 20] = [
     "vaults_dir",
     "max_upload_mb",
     "max_image_megapixels",
+    "requests_per_minute",
     "header_timeout_secs",
     "body_timeout_secs",
     "max_connections_per_address",

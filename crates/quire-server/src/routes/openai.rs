@@ -112,6 +112,7 @@ fn model_not_found(model: &str, why: &str) -> ApiError {
         message: format!("The model `{model}` does not exist or you do not have access to it: {why}"),
         field: Some("model".into()),
         details: Vec::new(),
+        retry_after: None,
     }
 }
 

@@ -51,7 +51,8 @@ pub async fn run(addr: Option<String>, no_seed: bool, config: &Config, data: &Da
         .with_mcp_test_fixture(fixture)
         .with_profiles(profiles)
         .with_https(base.starts_with("https://"))
-        .with_public_url(config.public_url.clone());
+        .with_public_url(config.public_url.clone())
+        .with_request_limit(config.requests_per_minute);
     tracing::info!(storage = %state.registry().services().storage.describe(), "published media");
     if matches!(store.location(), Location::File(_)) && data.options.synchronous == quire_store::Synchronous::Normal {
         tracing::info!("sqlite_synchronous = normal: commits survive a crash of the process, not a power loss");

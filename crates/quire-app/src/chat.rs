@@ -65,8 +65,8 @@ pub struct ThreadRun {
     /// The thread: a session of the actor's continues it; any other value
     /// starts a new session with that id (`threadId`'s rule,
     /// [`quire_core::text::check_client_id`]), unless another actor or
-    /// site holds it.
-    pub thread: String,
+    /// site holds it; none starts one with an id the server makes.
+    pub thread: Option<String>,
     /// The id the run takes.
     pub run_id: Option<String>,
     /// What the person says (the thread's last message), when the run does
@@ -91,13 +91,18 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
     let content = Content::new(runtime.registry().services().store.clone(), actor.clone());
     // The agent first: whether the actor may use it decides the rest.
     let agent = runtime.agent_for(&actor.person(), &run.agent).await?;
-    quire_core::text::check_client_id("threadId", &run.thread)
-        .map_err(|e| AppError::invalid("threadId", e.to_string()))?;
+    let fresh = run.thread.is_none();
+    let thread = run.thread.unwrap_or_default();
+    if !fresh {
+        quire_core::text::check_client_id("threadId", &thread)
+            .map_err(|e| AppError::invalid("threadId", e.to_string()))?;
+    }
     let taken = || AppError {
         field: Some("threadId".into()),
-        ..AppError::conflict(format!("threadId: {} is taken; choose another threadId", run.thread))
+        ..AppError::conflict(format!("threadId: {thread} is taken; choose another threadId"))
     };
-    let session = match content.session(&run.thread).await {
+    let session = match content.session(&thread).await {
+        _ if fresh => None,
         Ok(session) if session.actor == actor.id => Some(session),
         // Someone else's (an admin may see it, not continue it).
         Ok(_) => return Err(taken()),
@@ -112,7 +117,7 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
         let Some(session) = session else {
             return Err(AppError::invalid(
                 "resume",
-                format!("resume: thread {} is no session of yours, so it waits on no approval", run.thread),
+                format!("resume: thread {thread} is no session of yours, so it waits on no approval"),
             ));
         };
         approvals::answer_all(runtime, actor, &session, run.answers, run.run_id).await?;
@@ -121,7 +126,7 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
     let Some(text) = run.text else {
         return Err(AppError::invalid("messages", "messages: the last message must be the person's, with text"));
     };
-    let new_session_id = session.is_none().then(|| run.thread.clone());
+    let new_session_id = (session.is_none() && !fresh).then(|| thread.clone());
     let message = Message {
         agent: run.agent,
         text,

@@ -98,7 +98,8 @@ impl Content {
 
     /// Gives up a document's draft: it becomes what is published again.
     pub async fn discard_draft(&self, kind: EntityKind, name: &str) -> AppResult<Publication> {
-        self.publishing(PublishAction::Discard, Permission::Write(kind), kind, name).await
+        // It may archive parts added since and restore parts archived since.
+        self.publishing(PublishAction::Discard, Permission::Delete(kind), kind, name).await
     }
 
     async fn publishing(

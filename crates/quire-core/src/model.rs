@@ -716,6 +716,10 @@ pub enum Publishing {
     /// own, which waits for a person where the caller's policy says so.
     /// Tools.
     Separately,
+    /// Writes change working copies only, and a change of status touches
+    /// nothing public either: the undo of a turn, which puts back what
+    /// the turn published itself.
+    Never,
 }
 
 #[cfg(test)]

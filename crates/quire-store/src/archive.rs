@@ -331,7 +331,19 @@ pub(crate) fn restore_in(
             .bind(&archive.id)
             .bind_scope(scope)
             .execute(tx)?;
-        crate::record::restored(tx, scope, &archive.id)?;
+        crate::record::restored(tx, scope, &archive.id).map_err(|e| {
+            if e.is_unique_violation() {
+                StoreError::conflict(
+                    None,
+                    format!(
+                        "what {} {} had published holds a slug or key another published record now uses; rename that one first",
+                        archive.entity, archive.label
+                    ),
+                )
+            } else {
+                e
+            }
+        })?;
         archive.restored_at = Some(now);
         archive.restored_by = Some(ctx.actor.clone());
         restored.push(archive);

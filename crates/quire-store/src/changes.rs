@@ -379,8 +379,11 @@ fn undo_one<T: Record>(conn: &Conn, scope: &Scope, ctx: &ChangeContext, change: 
 /// Undoes a publication of a turn: puts back the published document it
 /// replaced (none: takes the document off the site), if what is published
 /// is still what it left.
-fn undo_publication(conn: &Conn, scope: &Scope, change: &Change) -> Result<()> {
+fn undo_publication(conn: &Conn, ctx: &ChangeContext, scope: &Scope, change: &Change) -> Result<()> {
     let label = format!("{} {}", change.entity, change.entity_id);
+    if document(conn, scope, change.entity, &change.entity_id, Version::Working)?.is_none() {
+        return Err(StoreError::conflict(None, format!("{label} was archived since; restore it first")));
+    }
     let now = document(conn, scope, change.entity, &change.entity_id, Version::Published)?;
     let left = change.after.as_ref();
     let unchanged = match (now.as_ref(), left) {
@@ -394,7 +397,18 @@ fn undo_publication(conn: &Conn, scope: &Scope, change: &Change) -> Result<()> {
             format!("{label} was published again since this turn; nothing was undone"),
         ));
     }
-    put_back(conn, scope, change.entity, &change.entity_id, change.before.as_ref())
+    put_back(conn, scope, change.entity, &change.entity_id, change.before.as_ref()).map_err(|e| {
+        if e.is_unique_violation() {
+            StoreError::conflict(
+                None,
+                format!("what {label} had published holds a key another published record now uses"),
+            )
+        } else {
+            e
+        }
+    })?;
+    let action = if change.before.is_some() { ChangeAction::Publish } else { ChangeAction::Unpublish };
+    logged(conn, scope, ctx, change.entity, &change.entity_id, action, now, change.before.clone()).map(drop)
 }
 
 impl Store {
@@ -431,6 +445,9 @@ fn undo_turn_in(
     .bind(turn_id)
     .fetch_all(conn)?;
     let changes = read_changes(conn, &rows)?;
+    // The undo's own writes publish nothing: what the turn published is
+    // put back by its publication changes, undone first (newest first).
+    let ctx = &ChangeContext { publishing: Publishing::Never, ..ctx.clone() };
     // The turn's destructive calls still waiting for (or holding) an
     // approval end with it: nothing of an undone turn may run later.
     let cancelled = cancel_turn_confirmations(conn, scope, ctx, session_id, turn_id)?;
@@ -474,7 +491,7 @@ fn undo_turn_in(
             continue;
         }
         if PUBLICATIONS.contains(&change.action) {
-            undo_publication(conn, scope, change)?;
+            undo_publication(conn, ctx, scope, change)?;
             continue;
         }
         if change.entity == EntityKind::Agent {

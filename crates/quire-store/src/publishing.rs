@@ -7,8 +7,8 @@ use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
 use crate::record::{
-    Record, Version, document, find, load_live, load_to_change, part_of, publish_document, root_of, same_content,
-    unpublish_document, with_record, write_version,
+    Record, Version, document, find, load_live, load_to_change, lock_document, part_of, publish_document, root_of,
+    same_content, unpublish_document, with_record, write_version,
 };
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::diff::{Difference, differences};
@@ -296,6 +296,13 @@ impl Store {
         self.db
             .write(move |c| {
                 let ids = names.iter().map(|n| resolve(c, &scope, kind, n)).collect::<Result<Vec<_>>>()?;
+                // In one order, before anything is read: the versions checked
+                // are the ones copied.
+                let mut locked = ids.clone();
+                locked.sort();
+                for id in &locked {
+                    lock_document(c, &scope, kind, id)?;
+                }
                 if let Some(expected) = &expected {
                     let mut now = Vec::new();
                     for id in &ids {

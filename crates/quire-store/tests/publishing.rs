@@ -226,3 +226,66 @@ async fn undoing_a_turn_that_published_directly_puts_back_what_was_public() {
     assert_eq!(delivered_name(&store, &scope, "agent-page").await, None);
     assert_eq!(store.page(&scope, &about.id).await.unwrap().name, "About");
 }
+
+/// An agent's turn, drafting: publishing is its own approved call.
+fn agent_turn() -> ChangeContext {
+    ChangeContext {
+        actor: "token:agent".into(),
+        surface: Surface::Agent,
+        session_id: Some("session-2".into()),
+        turn_id: Some("turn-1".into()),
+        publishing: Publishing::Separately,
+    }
+}
+
+#[tokio::test]
+async fn undoing_a_turn_that_unpublished_puts_back_what_was_public_and_publishes_no_draft() {
+    let (_dir, store, scope) = open().await;
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    let patch = PagePatch { name: Some("Unfinished draft".into()), ..Default::default() };
+    store.update_page(&person(), &scope, &about.id, patch).await.unwrap();
+    // The agent's approved unpublish: a status change, then the unpublish.
+    store.publishing_one(&agent_turn(), &scope, PublishAction::Unpublish, EntityKind::Page, &about.id).await.unwrap();
+    assert_eq!(delivered_name(&store, &scope, "about").await, None);
+
+    store.undo_turn(&person(), &scope, "session-2", "turn-1").await.unwrap();
+    assert_eq!(
+        delivered_name(&store, &scope, "about").await.as_deref(),
+        Some("About"),
+        "what was public, not the draft"
+    );
+    let page = store.page(&scope, &about.id).await.unwrap();
+    assert_eq!((page.name.as_str(), page.status), ("Unfinished draft", PublishStatus::Published));
+}
+
+#[tokio::test]
+async fn undoing_an_unpublish_of_a_document_archived_since_is_a_conflict() {
+    let (_dir, store, scope) = open().await;
+    let footer = store.navigation(&scope, "footer").await.unwrap();
+    store
+        .publishing_one(&agent_turn(), &scope, PublishAction::Unpublish, EntityKind::Navigation, &footer.id)
+        .await
+        .unwrap();
+    store.archive(&person(), &scope, EntityKind::Navigation, std::slice::from_ref(&footer.id)).await.unwrap();
+    let refused = store.undo_turn(&person(), &scope, "session-2", "turn-1").await.unwrap_err();
+    assert!(
+        matches!(&refused, StoreError::Conflict { message, .. } if message.contains("archived since")),
+        "{refused}"
+    );
+    assert!(store.delivery_navigation(&scope, "footer").await.is_err(), "still off the site");
+}
+
+#[tokio::test]
+async fn a_restore_whose_published_slug_is_taken_since_is_a_conflict() {
+    let (_dir, store, scope) = open().await;
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    let rename = PagePatch { slug: Some("about-us".into()), ..Default::default() };
+    store.update_page(&person(), &scope, &about.id, rename).await.unwrap();
+    let archives = store.archive(&person(), &scope, EntityKind::Page, std::slice::from_ref(&about.id)).await.unwrap();
+    let taken: NewPage = input(json!({"name": "Other", "slug": "about", "status": "published"}));
+    store.create_page(&person(), &scope, taken).await.unwrap();
+    let ids: Vec<String> = archives.iter().map(|a| a.id.clone()).collect();
+    let refused = store.restore(&person(), &scope, &ids).await.unwrap_err();
+    assert!(matches!(&refused, StoreError::Conflict { .. }), "{refused}");
+    assert!(store.page(&scope, &about.id).await.is_err(), "nothing restored");
+}

@@ -179,7 +179,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "deleteEntry",
             description: "Delete entries by ids, archiving them; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Archives. Consider status: archived instead.",
+            guidance: "Archives. Consider unpublishContent, which keeps the entry, instead.",
             tags: &["entry", "item", "record", "collection", "delete", "remove", "testimonial", "archive"],
             phrases: &["remove a testimonial", "delete a collection item", "delete the entry"],
             input_schema: schema::<DeleteEntryArgs>,

@@ -228,7 +228,7 @@ async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {
     };
     let post = call.store().create_entry(&call.ctx.change_context(), call.scope(), &collection.id, input).await?;
     let msg = format!(
-        "Created draft post \"{}\" in {}; publish with updatePost status: published.",
+        "Created draft post \"{}\" in {}; publishContent makes it public once a person approves.",
         post.title, collection.slug
     );
     Ok(item_result(entry_json(&post, true), msg))
@@ -289,7 +289,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "createPost",
             description: "Create a draft blog post from a slug, title and markdown content.body. Returns the post.",
-            guidance: "Publish with updatePost status: published. A cover goes in both featuredImage and content.cover.",
+            guidance: "It is a draft: publishContent publishes it. A cover goes in both featuredImage and content.cover.",
             tags: &["post", "blog", "article", "create", "write", "new", "draft"],
             phrases: &[
                 "write a blog post",
@@ -304,7 +304,7 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "updatePost",
-            description: "Update a blog post by slug; status publishes or unpublishes it. Returns the post.",
+            description: "Update a blog post's draft by slug; publishContent makes the changes public. Returns the post.",
             guidance: "A cover goes in both featuredImage and content.cover.",
             tags: &["post", "blog", "article", "update", "edit", "publish", "unpublish", "cover"],
             phrases: &[
@@ -322,7 +322,7 @@ pub fn tools() -> Vec<Tool> {
         Tool {
             name: "deletePost",
             description: "Delete blog posts by slugs, archiving them; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Consider updatePost status: archived instead.",
+            guidance: "Consider unpublishContent, which keeps the post, instead.",
             tags: &["post", "blog", "article", "delete", "remove", "archive"],
             phrases: &["delete the blog post", "remove an article", "take down the post"],
             input_schema: schema::<DeletePostArgs>,

@@ -191,7 +191,7 @@ pub async fn run(
         agent: alias,
         text: said(&input.messages)?,
         context: screen(&input.context),
-        thread: input.thread_id,
+        thread: Some(input.thread_id),
         run_id: Some(input.run_id),
         answers,
     };

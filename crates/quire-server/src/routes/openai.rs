@@ -296,11 +296,19 @@ pub async fn complete(
         return Err(ApiError::bad_field("n", "only one answer is made: leave n out or send 1"));
     }
     let said = said(&request.messages)?;
-    let session = session_named(&request.messages);
+    // A session the caller cannot see is none of theirs: a new one starts.
+    let session = match session_named(&request.messages) {
+        Some(id) => match records.session(&id).await {
+            Ok(_) => Some(id),
+            Err(e) if e.failure == Failure::NotFound => None,
+            Err(e) => return Err(e.into()),
+        },
+        None => None,
+    };
     let model = request.model.clone();
     let run = quire_app::chat::ThreadRun {
         agent: request.model.clone(),
-        thread: session.clone().unwrap_or_default(),
+        thread: session.clone(),
         text: Some(said),
         ..Default::default()
     };
@@ -366,6 +374,10 @@ pub async fn complete(
 fn turn_refused(e: AppError, model: &str) -> ApiError {
     match (e.failure, e.field.as_deref()) {
         (Failure::NotFound, _) => model_not_found(model, &e.message),
+        // Someone else's, which the caller may see (an admin) but not speak in.
+        (Failure::Conflict, Some("threadId")) => {
+            AppError::forbidden("this conversation's session belongs to someone else; start a new conversation").into()
+        }
         (Failure::Invalid, Some("threadId")) if !e.message.contains("another agent") => AppError::invalid(
             "messages",
             format!("messages: the conversation's [quire-session] line names no session this server made ({})", e.message),

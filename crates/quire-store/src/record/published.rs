@@ -90,6 +90,20 @@ fn says_published(columns: &Columns) -> bool {
     text_of(value_of(columns, "status")) == Some(PUBLISHED)
 }
 
+/// On PostgreSQL, holds the lock of the document `id` of `kind` until the
+/// transaction ends: a publish, an unpublish and every write of one of its
+/// records take it, so a publish copies rows no other writer is changing
+/// and checks an approval's versions against what it copies.
+pub(crate) fn lock_document(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    if !conn.is_postgres() {
+        return Ok(());
+    }
+    db::query("SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))")
+        .bind(format!("document:{}:{}:{kind}:{id}", scope.site_id, scope.env))
+        .execute(conn)?;
+    Ok(())
+}
+
 /// What a write of a record of `entity` does to the public site, given its
 /// columns before (none for a create) and after, in the write's
 /// transaction (see the module's documentation).
@@ -102,19 +116,23 @@ pub(crate) fn after_write(
     after: &Columns,
 ) -> Result<()> {
     let Some(published) = &entity.published else { return Ok(()) };
-    if ctx.publishing == Publishing::Direct {
-        let mut documents: Vec<(EntityKind, &str)> = Vec::new();
-        for columns in before.into_iter().chain([after]) {
-            let document = match published.document {
-                Document::Own { .. } => text_of(value_of(columns, "id")).map(|id| (entity.kind, id)),
-                Document::Of { column, kind } => text_of(value_of(columns, column)).map(|id| (kind, id)),
-            };
-            if let Some(document) = document
-                && !documents.contains(&document)
-            {
-                documents.push(document);
-            }
+    let mut documents: Vec<(EntityKind, &str)> = Vec::new();
+    for columns in before.into_iter().chain([after]) {
+        let document = match published.document {
+            Document::Own { .. } => text_of(value_of(columns, "id")).map(|id| (entity.kind, id)),
+            Document::Of { column, kind } => text_of(value_of(columns, column)).map(|id| (kind, id)),
+        };
+        if let Some(document) = document
+            && !documents.contains(&document)
+        {
+            lock_document(conn, scope, document.0, document.1)?;
+            documents.push(document);
         }
+    }
+    if ctx.publishing == Publishing::Never {
+        return Ok(());
+    }
+    if ctx.publishing == Publishing::Direct {
         for (kind, id) in documents {
             republish(conn, ctx, scope, kind, id)?;
         }
@@ -318,9 +336,15 @@ pub(crate) fn publish_document(
     id: &str,
 ) -> Result<Option<i64>> {
     let Some((root, table, _)) = root_of(kind) else { return Ok(None) };
+    lock_document(conn, scope, kind, id)?;
     let before = document(conn, scope, kind, id, Version::Published)?;
     withdraw(conn, scope, kind, id)?;
-    let copied = db::query(copy_rows(root, table, "id")).bind(id).bind_scope(scope).execute(conn)?.rows_affected();
+    let copied = db::query(copy_rows(root, table, "id"))
+        .bind(id)
+        .bind_scope(scope)
+        .execute(conn)
+        .map_err(|e| if e.is_unique_violation() { taken_when_published(root, id) } else { e })?
+        .rows_affected();
     if copied != 1 {
         return Err(StoreError::not_found(root.noun, id));
     }
@@ -357,6 +381,7 @@ pub(crate) fn unpublish_document(
     kind: EntityKind,
     id: &str,
 ) -> Result<Option<i64>> {
+    lock_document(conn, scope, kind, id)?;
     let Some(before) = document(conn, scope, kind, id, Version::Published)? else { return Ok(None) };
     withdraw(conn, scope, kind, id)?;
     logged(conn, scope, ctx, kind, id, ChangeAction::Unpublish, Some(before), None).map(Some)
@@ -390,6 +415,7 @@ pub(crate) fn put_back(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str, d
         let record: T = serde_json::from_value(record.clone())?;
         insert(conn, scope, table, &record.columns())
     }
+    lock_document(conn, scope, kind, id)?;
     withdraw(conn, scope, kind, id)?;
     let Some(document) = document else { return Ok(()) };
     let Some((_, table, _)) = root_of(kind) else { return Ok(()) };

@@ -48,6 +48,11 @@ impl RequestLimits {
         Self { per_minute, store, counts: Mutex::new(HashMap::new()), flushed_at: AtomicI64::new(0) }
     }
 
+    /// Whether requests are limited at all.
+    pub fn is_on(&self) -> bool {
+        self.per_minute > 0
+    }
+
     /// Counts a request of `actor` (`token:<id>` or `user:<id>`), or
     /// refuses it with 429 and the seconds until its window ends.
     pub fn admit(self: &Arc<Self>, actor: &str) -> Result<(), ApiError> {
@@ -59,7 +64,11 @@ impl RequestLimits {
         let window = now - now.rem_euclid(WINDOW);
         let admitted = match self.counts.lock() {
             Ok(mut counts) => {
-                let count = counts.entry(actor.to_string()).or_default();
+                // The key is copied only the first time it is seen.
+                if !counts.contains_key(actor) {
+                    counts.insert(actor.to_string(), Count::default());
+                }
+                let Some(count) = counts.get_mut(actor) else { return Ok(()) };
                 if count.window != window {
                     *count = Count { window, ..Count::default() };
                 }

@@ -82,10 +82,12 @@ pub async fn submit(
     match people::sign_in(state.store(), &throttle, &email, &form.password, replacing).await {
         Ok(SignIn::SignedIn(started)) => signed_in(&state, *started, &next, &headers),
         Ok(SignIn::Refused) => again("The email or password is not right.".into(), StatusCode::UNAUTHORIZED),
-        Ok(SignIn::Locked(wait)) => again(
-            format!("Too many failed sign-ins for this email; try again in {} s.", wait.as_secs().max(1)),
-            StatusCode::TOO_MANY_REQUESTS,
-        ),
+        Ok(SignIn::Locked(wait)) => {
+            let seconds = wait.as_secs().max(1);
+            let message = format!("Too many failed sign-ins for this email; try again in {seconds} s.");
+            ([(header::RETRY_AFTER, seconds.to_string())], again(message, StatusCode::TOO_MANY_REQUESTS))
+                .into_response()
+        }
         Err(e) => WebError::from(e).into_response(),
     }
 }

@@ -37,13 +37,13 @@ pub mod users;
 mod vectors;
 
 pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
-pub use limits::{SignInFailures, UsageAdd};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use db::{Location, Synchronous};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
 pub use error::{DatabaseError, StoreError};
+pub use limits::{SignInFailures, UsageAdd};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, job_payload};
 pub use publishing::{DocumentPreview, Publication, PublishAction};

@@ -180,6 +180,11 @@ async fn a_preview_shows_the_drafts_to_a_caller_who_may_read_them() {
     assert_status!(app.send("GET", "/api/v1/delivery/pages/about?preview=true", Some("nope"), None).await, 401);
     let elsewhere =
         app.send("GET", "/api/v1/delivery/pages/about?preview=true&site=other", Some(&app.admin), None).await;
-    assert_status!(elsewhere, 400);
-    assert_eq!(elsewhere.body["field"], "site");
+    assert_status!(elsewhere, 403);
+    assert!(elsewhere.error().starts_with("site: "), "{}", elsewhere.error());
+    // Its own site named, and an environment of it: the same preview.
+    let own = app
+        .send("GET", "/api/v1/delivery/pages/about?preview=true&site=demo&env=production", Some(&app.admin), None)
+        .await;
+    assert_eq!(own.body["name"], "About, drafted", "{}", own.body);
 }

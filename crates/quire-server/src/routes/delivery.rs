@@ -67,15 +67,25 @@ impl Delivery {
 /// preview its caller's site as drafted.
 async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResult<Reading> {
     if q.preview == Some(true) {
-        if q.site.is_some() || q.env.is_some() {
-            let field = if q.site.is_some() { "site" } else { "env" };
-            return Err(ApiError::bad_field(
-                field,
-                "a preview shows the caller's own site; leave site and env out (X-Quire-Env picks the environment)",
-            ));
-        }
         let caller = Caller::from_request_parts(parts, state).await?;
-        return Ok(Reading::preview(&caller.acting())?);
+        let mut actor = caller.acting();
+        // A preview is of the credential's own site, in an environment it
+        // may use: `site` may only name that site, `env` one of those.
+        if let Some(site) = q.site.as_deref() {
+            let named = state.site_scope(site, &actor.scope.env).await?;
+            if named.site_id != actor.scope.site_id {
+                return Err(ApiError::forbidden(format!(
+                    "site: this credential may preview its own site only, not {site}"
+                )));
+            }
+        }
+        if let Some(env) = q.env.as_deref().filter(|e| *e != actor.scope.env) {
+            if actor.environments.as_ref().is_some_and(|allowed| !allowed.iter().any(|a| a == env)) {
+                return Err(ApiError::forbidden(format!("env: this credential may not preview {env}")));
+            }
+            actor.scope = state.site_scope(&actor.scope.site_id.clone(), env).await?;
+        }
+        return Ok(Reading::preview(&actor)?);
     }
     let site = q.site.as_deref().unwrap_or(state.default_site());
     Ok(Reading::public(state.site_scope(site, q.env.as_deref().unwrap_or("production")).await?))
@@ -83,7 +93,7 @@ async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResul
 
 /// A published page with its visible, published sections in order.
 #[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", operation_id = "getDeliveredPage", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
-    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn page(ApiPath(slug): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredPage>> {
     Ok(Json(published::delivered_page(d.services(), &d.reading, &slug).await?))
 }
@@ -102,7 +112,7 @@ pub struct DeliveredNavigation {
 
 /// A navigation with its visible items nested and hrefs resolved.
 #[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", operation_id = "getDeliveredNavigation", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
-    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn navigation(ApiPath(key): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredNavigation>> {
     let (nav, items) = published::delivered_navigation(d.services(), &d.reading, &key).await?;
     Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
@@ -127,7 +137,7 @@ super::list_query! {
 /// Published entries (posts) of a collection, newest first.
 #[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", operation_id = "listDeliveredEntries", tag = "delivery",
     params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
-    responses((status = 200, description = "One page of published entries, newest first", body = ListResponse<EntryView>), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "One page of published entries, newest first", body = ListResponse<EntryView>), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn entries(
     State(state): State<AppState>,
     mut parts: Parts,

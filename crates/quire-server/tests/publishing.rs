@@ -7,6 +7,7 @@
 mod common;
 
 use common::TestApp;
+use quire_store::testing::Walk;
 use serde_json::{Value, json};
 
 /// What a page should be: its draft, and what was last published.
@@ -16,18 +17,6 @@ struct Model {
     draft_sections: usize,
     /// Name and section count published, if it is published.
     published: Option<(String, usize)>,
-}
-
-/// A small, seeded generator: the same walk on every run.
-struct Walk(u64);
-
-impl Walk {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % below
-    }
 }
 
 /// Runs a destructive tool call through its preview and a person's approval.

@@ -47,3 +47,18 @@ pub async fn demo(dir: &Path) -> Result<(Store, Scope)> {
     let scope = seeded.scope.ok_or_else(|| crate::StoreError::Corrupt("the demo seed made no site".into()))?;
     Ok((store, scope))
 }
+
+/// A small, seeded generator for tests that walk random sequences: the
+/// same walk on every run, so a failure names a step that happens again.
+#[derive(Debug, Clone)]
+pub struct Walk(pub u64);
+
+impl Walk {
+    /// The next number below `below` (xorshift).
+    pub fn next(&mut self, below: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % below as u64) as usize
+    }
+}

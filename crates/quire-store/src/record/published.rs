@@ -500,16 +500,7 @@ mod tests {
         Ok(())
     }
 
-    /// A small, seeded generator: the same walk on every run.
-    struct Walk(u64);
-    impl Walk {
-        fn next(&mut self, below: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % below as u64) as usize
-        }
-    }
+    use crate::testing::Walk;
 
     async fn ids(store: &Store, scope: &Scope, table: &'static str) -> Vec<String> {
         let scope = scope.clone();

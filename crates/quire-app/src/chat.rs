@@ -101,14 +101,17 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
         field: Some("threadId".into()),
         ..AppError::conflict(format!("threadId: {thread} is taken; choose another threadId"))
     };
-    let session = match content.session(&thread).await {
-        _ if fresh => None,
-        Ok(session) if session.actor == actor.id => Some(session),
-        // Someone else's (an admin may see it, not continue it).
-        Ok(_) => return Err(taken()),
-        Err(e) if e.failure == Failure::NotFound => None,
-        Err(e) if e.failure == Failure::Forbidden => return Err(taken()),
-        Err(e) => return Err(e),
+    let session = if fresh {
+        None
+    } else {
+        match content.session(&thread).await {
+            Ok(session) if session.actor == actor.id => Some(session),
+            // Someone else's (an admin may see it, not continue it).
+            Ok(_) => return Err(taken()),
+            Err(e) if e.failure == Failure::NotFound => None,
+            Err(e) if e.failure == Failure::Forbidden => return Err(taken()),
+            Err(e) => return Err(e),
+        }
     };
     if let Some(s) = session.as_ref().filter(|s| s.agent_id != agent.id) {
         return Err(AppError::invalid("threadId", format!("threadId: session {} is with another agent", s.id)));

@@ -149,6 +149,34 @@ impl WriteMode {
     }
 }
 
+string_enum!(
+    /// Where a release stands.
+    ReleaseState {
+        /// Being put together: documents are added and removed.
+        Open = "open",
+        /// Due to publish at its `publishAt`; unschedule it to change it.
+        Scheduled = "scheduled",
+        /// Published, all of it in one transaction.
+        Published = "published",
+        /// Published, then set back as one unit.
+        Reverted = "reverted",
+        /// Given up without publishing; kept, with its documents.
+        Discarded = "discarded",
+    }
+);
+
+string_enum!(
+    /// What publishing a release does to one of its documents.
+    ReleaseAction {
+        /// Makes the release's copy of the document public.
+        Publish = "publish",
+        /// Takes the document off the public site, keeping its draft.
+        Unpublish = "unpublish",
+        /// Archives the document.
+        Archive = "archive",
+    }
+);
+
 /// The approval policy of any caller, token or agent: one set of values, so
 /// one type under the name the tool registry uses.
 pub type ApprovalPolicy = AgentPolicy;

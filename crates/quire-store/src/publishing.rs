@@ -7,8 +7,8 @@ use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
 use crate::record::{
-    Record, Version, document, find, load_live, load_to_change, lock_document, part_of, publish_document, root_of,
-    same_content, unpublish_document, with_record, write_version,
+    Record, Version, create, document, find, load_live, load_to_change, lock_document, part_of, publish_document,
+    root_of, same_content, unpublish_document, with_record, write_version,
 };
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::diff::{Difference, differences};
@@ -28,7 +28,7 @@ pub struct Publication {
 }
 
 /// The kind's noun, or a refusal for a kind that is no document.
-fn document_kind(kind: EntityKind) -> Result<&'static str> {
+pub(crate) fn document_kind(kind: EntityKind) -> Result<&'static str> {
     match root_of(kind) {
         Some((entity, _, _)) => Ok(entity.noun),
         None => Err(StoreError::invalid(
@@ -39,7 +39,7 @@ fn document_kind(kind: EntityKind) -> Result<&'static str> {
 }
 
 /// Where the document `id` of `kind` stands; not found unless it is live.
-fn publication_in(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
+pub(crate) fn publication_in(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
     let noun = document_kind(kind)?;
     let working = document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
     Ok(match document(conn, scope, kind, id, Version::Published)? {
@@ -85,7 +85,7 @@ pub(crate) fn publish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: 
 
 /// Takes the live document `id` of `kind` off the site (see
 /// [`PublishAction::Unpublish`]).
-fn unpublish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+pub(crate) fn unpublish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
     let noun = document_kind(kind)?;
     let status = status_of(conn, scope, kind, id)?;
     if document(conn, scope, kind, id, Version::Published)?.is_none() {
@@ -99,10 +99,10 @@ fn unpublish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKin
     }
 }
 
-/// Writes `published`, a record of the published copy, back over its
-/// working record: a revision like any other. A working record archived
-/// by itself is restored first; one archived with something else is a
-/// conflict naming it.
+/// Writes `published`, a record of a document's copy (the published one,
+/// or a release's), over its working record: a revision like any other. A
+/// working record archived by itself is restored first; one archived with
+/// something else is a conflict naming it; one that never was is made.
 fn write_back<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, published: &Value) -> Result<()> {
     let mut target: T = serde_json::from_value(published.clone())?;
     let id = target.id().to_string();
@@ -128,7 +128,8 @@ fn write_back<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, publis
                     ),
                 ));
             }
-            None => return Err(StoreError::not_found(T::ENTITY.noun, id)),
+            // Never made outside a release: it is made now.
+            None => return create(conn, ctx, scope, &target),
         }
     }
     let mut current =
@@ -155,10 +156,24 @@ fn discard_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind,
     };
     // Writes made here change the draft only: it is already what is published.
     let ctx = &ChangeContext { publishing: Publishing::ByStatus, ..ctx.clone() };
-    with_record!(kind, |T| write_back::<T>(conn, ctx, scope, &published["record"])?, else {});
+    write_document(conn, ctx, scope, kind, id, &published)
+}
+
+/// Makes the working copy of the document `id` of `kind` what `copy` (a
+/// document as [`document`] reads it) holds, record by record, each write
+/// logged: parts it lacks are archived, parts archived since are restored,
+/// records it has that never were are made.
+pub(crate) fn write_document(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+    copy: &Value,
+) -> Result<()> {
+    with_record!(kind, |T| write_back::<T>(conn, ctx, scope, &copy["record"])?, else {});
     let Some((part, _, column)) = part_of(kind) else { return Ok(()) };
-    let kept: Vec<&str> =
-        published["parts"].as_array().into_iter().flatten().filter_map(|p| p["id"].as_str()).collect();
+    let kept: Vec<&str> = copy["parts"].as_array().into_iter().flatten().filter_map(|p| p["id"].as_str()).collect();
     let sql = format!(
         "SELECT id FROM {} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL ORDER BY id",
         part.table
@@ -168,7 +183,7 @@ fn discard_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: EntityKind,
     if !added.is_empty() {
         archive_in(conn, ctx, scope, part.kind, &added, None)?;
     }
-    for record in published["parts"].as_array().into_iter().flatten() {
+    for record in copy["parts"].as_array().into_iter().flatten() {
         with_record!(part.kind, |T| write_back::<T>(conn, ctx, scope, record)?, else {});
     }
     Ok(())
@@ -211,13 +226,18 @@ pub struct DocumentPreview {
 
 /// The id of the live document of `kind` that `name` names: its id, or its
 /// unique key (a page's slug, a navigation's key).
-fn resolve(conn: &Conn, scope: &Scope, kind: EntityKind, name: &str) -> Result<String> {
+pub(crate) fn resolve(conn: &Conn, scope: &Scope, kind: EntityKind, name: &str) -> Result<String> {
     document_kind(kind)?;
     with_record!(kind, |T| Ok(find::<T>(conn, scope, name)?.id().to_string()), else Err(StoreError::not_found("record", name)))
 }
 
 /// The preview of the document `id` of `kind`, and its records' versions.
-fn preview_in(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<(DocumentPreview, Fingerprint)> {
+pub(crate) fn preview_in(
+    conn: &Conn,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+) -> Result<(DocumentPreview, Fingerprint)> {
     let noun = document_kind(kind)?;
     let working = document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
     let published = document(conn, scope, kind, id, Version::Published)?;

@@ -1,0 +1,223 @@
+//! Releases: documents staged together publish together, in one
+//! transaction, and revert together; a document that moved since it was
+//! staged (or since the release published) stops the whole release, named,
+//! and nothing changes.
+
+use quire_core::input::{EntryPatch, NavItemPatch, PagePatch};
+use quire_core::model::{ChangeContext, EntityKind, Publishing, ReleaseAction, ReleaseState, Surface};
+use quire_store::{PublishAction, Scope, Store, StoreError};
+
+async fn open() -> (tempfile::TempDir, Store, Scope) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    (dir, store, scope)
+}
+
+/// A person writing through REST or the back-office.
+fn person() -> ChangeContext {
+    ChangeContext {
+        actor: "user:ana".into(),
+        surface: Surface::Web,
+        session_id: None,
+        turn_id: None,
+        publishing: Publishing::ByStatus,
+    }
+}
+
+/// What the public site shows of the documents these tests touch.
+#[derive(Debug, PartialEq)]
+struct Site {
+    about: Option<String>,
+    pricing: Option<String>,
+    post: Option<String>,
+    roadmap: Option<String>,
+    header: Vec<String>,
+}
+
+async fn site(store: &Store, scope: &Scope) -> Site {
+    let page = |slug: &'static str| async move {
+        match store.delivery_page(scope, slug).await {
+            Ok(p) => Some(p.page.name),
+            Err(StoreError::NotFound { .. }) => None,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let blog = store.collection(scope, "blog").await.unwrap().id;
+    let blog = &blog;
+    let post = |slug: &'static str| async move {
+        match store.delivery_entry(scope, blog, slug).await {
+            Ok(e) => Some(e.title),
+            Err(StoreError::NotFound { .. }) => None,
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let (_, items) = store.delivery_navigation(scope, "header").await.unwrap();
+    Site {
+        about: page("about").await,
+        pricing: page("pricing").await,
+        post: post("hello-quire").await,
+        roadmap: post("roadmap-draft").await,
+        header: items.iter().map(|i| i.label.clone()).collect(),
+    }
+}
+
+/// Stages a document by name, as a person.
+async fn stage(store: &Store, scope: &Scope, release: &str, kind: EntityKind, name: &str, action: ReleaseAction) {
+    store.stage(&person(), scope, release, kind, name, action, false).await.unwrap();
+}
+
+fn conflict_message(e: StoreError) -> String {
+    match e {
+        StoreError::Conflict { message, .. } => message,
+        other => panic!("expected a conflict, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn a_release_publishes_its_documents_together_and_reverts_them_together() {
+    let (_dir, store, scope) = open().await;
+    let ctx = person();
+    let before = site(&store, &scope).await;
+    assert_eq!(before.about.as_deref(), Some("About"));
+    assert_eq!(before.post.as_deref(), Some("Hello, Quire"));
+    assert!(before.roadmap.is_none(), "the roadmap is a draft");
+
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    store
+        .update_page(&ctx, &scope, &about.id, PagePatch { name: Some("About us".into()), ..Default::default() })
+        .await
+        .unwrap();
+    let blog = store.collection(&scope, "blog").await.unwrap();
+    let post = store.entry_by_slug(&scope, &blog.id, "hello-quire").await.unwrap();
+    let retitle = EntryPatch { title: Some("Hello again".into()), ..Default::default() };
+    store.update_entry(&ctx, &scope, &post.id, retitle).await.unwrap();
+    let roadmap = store.entry_by_slug(&scope, &blog.id, "roadmap-draft").await.unwrap();
+    let first = store.delivery_navigation(&scope, "header").await.unwrap().1.remove(0);
+    let relabel = NavItemPatch { label: Some("Start".into()), ..Default::default() };
+    store.update_nav_item(&ctx, &scope, &first.id, relabel).await.unwrap();
+    assert_eq!(site(&store, &scope).await, before, "drafts stay off the site");
+
+    let release = store.create_release(&ctx, &scope, "Spring launch", Some("About, a post, the menu")).await.unwrap();
+    assert_eq!(release.state, ReleaseState::Open);
+    stage(&store, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish).await;
+    stage(&store, &scope, &release.id, EntityKind::Entry, &post.id, ReleaseAction::Publish).await;
+    stage(&store, &scope, &release.id, EntityKind::Entry, &roadmap.id, ReleaseAction::Publish).await;
+    stage(&store, &scope, &release.id, EntityKind::Navigation, "header", ReleaseAction::Publish).await;
+    stage(&store, &scope, &release.id, EntityKind::Page, "pricing", ReleaseAction::Archive).await;
+    assert_eq!(site(&store, &scope).await, before, "staging changes nothing public");
+
+    let (review, fingerprint) = store.release_review(&scope, &release.id).await.unwrap();
+    assert_eq!(review.items.len(), 5);
+    assert!(review.items.iter().all(|i| i.conflict.is_none()), "{:?}", review.items);
+    let about_item = review.items.iter().find(|i| i.id == about.id).unwrap();
+    assert!(about_item.differences.iter().any(|d| d.fields.iter().any(|f| f.field == "name" && f.after == "About us")));
+    let roadmap_item = review.items.iter().find(|i| i.id == roadmap.id).unwrap();
+    assert!(!roadmap_item.differences.is_empty(), "a document never published differs whole");
+
+    let published = store.publish_release(&ctx, &scope, &release.id, Some(&fingerprint)).await.unwrap();
+    assert_eq!(published.state, ReleaseState::Published);
+    assert_eq!(published.published_by.as_deref(), Some("user:ana"));
+    let after = site(&store, &scope).await;
+    assert_eq!(after.about.as_deref(), Some("About us"));
+    assert_eq!(after.post.as_deref(), Some("Hello again"));
+    assert_eq!(after.roadmap.as_deref(), Some("Roadmap (draft)"));
+    assert_eq!(after.header.first().map(String::as_str), Some("Start"));
+    assert_eq!(after.pricing, None, "archived by the release");
+
+    let again = store.publish_release(&ctx, &scope, &release.id, None).await.unwrap_err();
+    assert!(conflict_message(again).contains("is published"));
+    let staged = store.stage(&ctx, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish, false);
+    assert!(matches!(staged.await, Err(StoreError::Conflict { .. })), "a published release is closed");
+
+    let reverted = store.revert_release(&ctx, &scope, &release.id, None).await.unwrap();
+    assert_eq!(reverted.state, ReleaseState::Reverted);
+    assert_eq!(site(&store, &scope).await, before, "the revert puts back what was public");
+    let roadmap_now = store.entry_by_slug(&scope, &blog.id, "roadmap-draft").await.unwrap();
+    assert_eq!(roadmap_now.status.as_str(), "draft", "what was never public is taken off again, kept as a draft");
+}
+
+#[tokio::test]
+async fn a_document_that_moved_since_it_was_staged_stops_the_release_and_nothing_changes() {
+    let (_dir, store, scope) = open().await;
+    let ctx = person();
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    let team = store.page_by_slug(&scope, "team").await.unwrap();
+    let rename = |name: &str| PagePatch { name: Some(name.into()), ..Default::default() };
+    store.update_page(&ctx, &scope, &about.id, rename("About one")).await.unwrap();
+    store.update_page(&ctx, &scope, &team.id, rename("Team one")).await.unwrap();
+    let release = store.create_release(&ctx, &scope, "Two pages", None).await.unwrap();
+    stage(&store, &scope, &release.id, EntityKind::Page, &about.id, ReleaseAction::Publish).await;
+    stage(&store, &scope, &release.id, EntityKind::Page, &team.id, ReleaseAction::Publish).await;
+
+    // The draft changes after staging; the other page is published directly.
+    store.update_page(&ctx, &scope, &about.id, rename("About two")).await.unwrap();
+    store.publishing_one(&ctx, &scope, PublishAction::Publish, EntityKind::Page, &team.id).await.unwrap();
+    let before = site(&store, &scope).await;
+    let (review, _) = store.release_review(&scope, &release.id).await.unwrap();
+    assert!(review.items.iter().all(|i| i.conflict.is_some()), "{:?}", review.items);
+
+    let refused = conflict_message(store.publish_release(&ctx, &scope, &release.id, None).await.unwrap_err());
+    assert!(refused.contains(&format!("{}) has draft changes", about.id)), "{refused}");
+    assert!(refused.contains(&format!("{}) was published", team.id)), "{refused}");
+    assert_eq!(site(&store, &scope).await, before);
+    assert_eq!(store.release(&scope, &release.id).await.unwrap().state, ReleaseState::Open);
+
+    // Settled: the new draft is taken for one, the release's copy kept for the other.
+    stage(&store, &scope, &release.id, EntityKind::Page, &about.id, ReleaseAction::Publish).await;
+    store.stage(&ctx, &scope, &release.id, EntityKind::Page, &team.id, ReleaseAction::Publish, true).await.unwrap();
+    store.publish_release(&ctx, &scope, &release.id, None).await.unwrap();
+    assert_eq!(site(&store, &scope).await.about.as_deref(), Some("About two"));
+    assert_eq!(store.delivery_page(&scope, "team").await.unwrap().page.name, "Team one");
+
+    // A draft changed after the release stops its revert.
+    store.update_page(&ctx, &scope, &about.id, rename("About three")).await.unwrap();
+    let refused = conflict_message(store.revert_release(&ctx, &scope, &release.id, None).await.unwrap_err());
+    assert!(refused.contains(&format!("{}) has draft changes", about.id)), "{refused}");
+    assert_eq!(store.delivery_page(&scope, "about").await.unwrap().page.name, "About two");
+}
+
+#[tokio::test]
+async fn releases_refuse_what_they_cannot_do_and_keep_what_they_held() {
+    let (_dir, store, scope) = open().await;
+    let ctx = person();
+    assert!(matches!(store.create_release(&ctx, &scope, "  ", None).await, Err(StoreError::Validation(_))));
+    let release = store.create_release(&ctx, &scope, "Odds and ends", None).await.unwrap();
+    let empty = conflict_message(store.publish_release(&ctx, &scope, &release.id, None).await.unwrap_err());
+    assert!(empty.contains("no documents"), "{empty}");
+
+    let section = store.delivery_page(&scope, "about").await.unwrap().sections.remove(0);
+    let refused =
+        store.stage(&ctx, &scope, &release.id, EntityKind::Section, &section.id, ReleaseAction::Publish, false);
+    match refused.await {
+        Err(StoreError::Validation(e)) => assert!(e.to_string().contains("publish its page"), "{e}"),
+        other => panic!("a section is no document of its own: {other:?}"),
+    }
+    let blog = store.collection(&scope, "blog").await.unwrap();
+    let roadmap = store.entry_by_slug(&scope, &blog.id, "roadmap-draft").await.unwrap();
+    let unpublish =
+        store.stage(&ctx, &scope, &release.id, EntityKind::Entry, &roadmap.id, ReleaseAction::Unpublish, false);
+    assert!(matches!(unpublish.await, Err(StoreError::Conflict { .. })), "a draft is not on the site");
+    let keep = store.stage(&ctx, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish, true);
+    assert!(matches!(keep.await, Err(StoreError::Conflict { .. })), "nothing to keep yet");
+
+    stage(&store, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish).await;
+    let (_, fingerprint) = store.release_review(&scope, &release.id).await.unwrap();
+    stage(&store, &scope, &release.id, EntityKind::Page, "team", ReleaseAction::Unpublish).await;
+    let stale = store.publish_release(&ctx, &scope, &release.id, Some(&fingerprint)).await.unwrap_err();
+    assert!(conflict_message(stale).contains("since the preview"));
+
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    let held = store.unstage(&ctx, &scope, &release.id, EntityKind::Page, &about.id).await.unwrap();
+    assert_eq!(held.items.len(), 1);
+    assert!(matches!(
+        store.unstage(&ctx, &scope, &release.id, EntityKind::Page, &about.id).await,
+        Err(StoreError::NotFound { .. })
+    ));
+    let discarded = store.discard_release(&ctx, &scope, &release.id).await.unwrap();
+    assert_eq!(discarded.state, ReleaseState::Discarded);
+    assert_eq!(discarded.items.len(), 1, "a discarded release keeps its documents");
+    assert!(store.delivery_page(&scope, "team").await.is_ok(), "discarding publishes nothing");
+    let listed = store.releases(&scope, Some(ReleaseState::Discarded)).await.unwrap();
+    assert_eq!(listed.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [release.id.as_str()]);
+    assert!(store.releases(&scope, Some(ReleaseState::Open)).await.unwrap().is_empty());
+}

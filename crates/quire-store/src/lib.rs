@@ -49,7 +49,7 @@ pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, job_payload};
 pub use publishing::{DocumentPreview, Publication, PublishAction};
 pub use record::Version;
-pub use releases::{ItemReview, Release, ReleaseItem, ReleasePatch, ReleaseReview};
+pub use releases::{ItemReview, Release, ReleaseItem, ReleasePatch, ReleaseReview, Stage};
 pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
 pub use transfer::TransferReport;

@@ -134,6 +134,22 @@ pub struct ReleasePatch {
     pub description: Option<String>,
 }
 
+/// A document to put into a release, and what publishing the release
+/// does to it.
+#[derive(Debug, Clone)]
+pub struct Stage {
+    /// Its kind: page, entry or navigation.
+    pub entity: EntityKind,
+    /// Its id, or a page's slug, a navigation's key.
+    pub name: String,
+    /// What publishing the release does to it.
+    pub action: ReleaseAction,
+    /// Keep the release's copy of it, taking its versions as they are now
+    /// (how a conflict is settled in the release's favour), rather than
+    /// copying its draft anew.
+    pub keep: bool,
+}
+
 /// An item as stored, with what the public views leave out.
 #[derive(Debug, Clone)]
 struct StoredItem {
@@ -345,16 +361,8 @@ fn check_name(name: &str) -> Result<String> {
 
 /// Stages the document `name` of `kind` in release `id` (see
 /// [`Store::stage`]).
-fn stage_in(
-    conn: &Conn,
-    ctx: &ChangeContext,
-    scope: &Scope,
-    id: &str,
-    kind: EntityKind,
-    name: &str,
-    action: ReleaseAction,
-    keep: bool,
-) -> Result<()> {
+fn stage_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, stage: &Stage) -> Result<()> {
+    let Stage { entity: kind, ref name, action, keep } = *stage;
     let (release, items) = load(conn, scope, id)?;
     require_state(&release, &[ReleaseState::Open], "changed")?;
     let noun = document_kind(kind)?;
@@ -638,27 +646,14 @@ impl Store {
             .await
     }
 
-    /// Puts the document `name` of `kind` (an id, a page's slug, a menu's
-    /// key) into open release `id`, with what publishing the release does
-    /// to it. Publishing takes a copy of its draft as it is now; staging it
-    /// again takes the draft anew. With `keep`, the release keeps the copy
-    /// it holds and takes the document's versions as they are now: how a
-    /// conflict is settled in the release's favour.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn stage(
-        &self,
-        ctx: &ChangeContext,
-        scope: &Scope,
-        id: &str,
-        kind: EntityKind,
-        name: &str,
-        action: ReleaseAction,
-        keep: bool,
-    ) -> Result<Release> {
-        let (ctx, scope, id, name) = (ctx.clone(), scope.clone(), id.to_string(), name.to_string());
+    /// Puts a document into open release `id` (see [`Stage`]). Publishing
+    /// takes a copy of its draft as it is now; staging it again takes the
+    /// draft anew.
+    pub async fn stage(&self, ctx: &ChangeContext, scope: &Scope, id: &str, stage: Stage) -> Result<Release> {
+        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
         self.db
             .write(move |c| {
-                stage_in(c, &ctx, &scope, &id, kind, &name, action, keep)?;
+                stage_in(c, &ctx, &scope, &id, &stage)?;
                 Ok(load(c, &scope, &id)?.0)
             })
             .await

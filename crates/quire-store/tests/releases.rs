@@ -5,7 +5,7 @@
 
 use quire_core::input::{EntryPatch, NavItemPatch, PagePatch};
 use quire_core::model::{ChangeContext, EntityKind, Publishing, ReleaseAction, ReleaseState, Surface};
-use quire_store::{PublishAction, Scope, Store, StoreError};
+use quire_store::{PublishAction, Scope, Stage, Store, StoreError};
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
@@ -63,7 +63,14 @@ async fn site(store: &Store, scope: &Scope) -> Site {
 
 /// Stages a document by name, as a person.
 async fn stage(store: &Store, scope: &Scope, release: &str, kind: EntityKind, name: &str, action: ReleaseAction) {
-    store.stage(&person(), scope, release, kind, name, action, false).await.unwrap();
+    store
+        .stage(&person(), scope, release, Stage { entity: kind, name: name.to_string(), action, keep: false })
+        .await
+        .unwrap();
+}
+
+fn item(entity: EntityKind, name: &str, action: ReleaseAction, keep: bool) -> Stage {
+    Stage { entity, name: name.to_string(), action, keep }
 }
 
 fn conflict_message(e: StoreError) -> String {
@@ -126,7 +133,7 @@ async fn a_release_publishes_its_documents_together_and_reverts_them_together() 
 
     let again = store.publish_release(&ctx, &scope, &release.id, None).await.unwrap_err();
     assert!(conflict_message(again).contains("is published"));
-    let staged = store.stage(&ctx, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish, false);
+    let staged = store.stage(&ctx, &scope, &release.id, item(EntityKind::Page, "about", ReleaseAction::Publish, false));
     assert!(matches!(staged.await, Err(StoreError::Conflict { .. })), "a published release is closed");
 
     let reverted = store.revert_release(&ctx, &scope, &release.id, None).await.unwrap();
@@ -164,7 +171,10 @@ async fn a_document_that_moved_since_it_was_staged_stops_the_release_and_nothing
 
     // Settled: the new draft is taken for one, the release's copy kept for the other.
     stage(&store, &scope, &release.id, EntityKind::Page, &about.id, ReleaseAction::Publish).await;
-    store.stage(&ctx, &scope, &release.id, EntityKind::Page, &team.id, ReleaseAction::Publish, true).await.unwrap();
+    store
+        .stage(&ctx, &scope, &release.id, item(EntityKind::Page, &team.id, ReleaseAction::Publish, true))
+        .await
+        .unwrap();
     store.publish_release(&ctx, &scope, &release.id, None).await.unwrap();
     assert_eq!(site(&store, &scope).await.about.as_deref(), Some("About two"));
     assert_eq!(store.delivery_page(&scope, "team").await.unwrap().page.name, "Team one");
@@ -187,7 +197,7 @@ async fn releases_refuse_what_they_cannot_do_and_keep_what_they_held() {
 
     let section = store.delivery_page(&scope, "about").await.unwrap().sections.remove(0);
     let refused =
-        store.stage(&ctx, &scope, &release.id, EntityKind::Section, &section.id, ReleaseAction::Publish, false);
+        store.stage(&ctx, &scope, &release.id, item(EntityKind::Section, &section.id, ReleaseAction::Publish, false));
     match refused.await {
         Err(StoreError::Validation(e)) => assert!(e.to_string().contains("publish its page"), "{e}"),
         other => panic!("a section is no document of its own: {other:?}"),
@@ -195,9 +205,9 @@ async fn releases_refuse_what_they_cannot_do_and_keep_what_they_held() {
     let blog = store.collection(&scope, "blog").await.unwrap();
     let roadmap = store.entry_by_slug(&scope, &blog.id, "roadmap-draft").await.unwrap();
     let unpublish =
-        store.stage(&ctx, &scope, &release.id, EntityKind::Entry, &roadmap.id, ReleaseAction::Unpublish, false);
+        store.stage(&ctx, &scope, &release.id, item(EntityKind::Entry, &roadmap.id, ReleaseAction::Unpublish, false));
     assert!(matches!(unpublish.await, Err(StoreError::Conflict { .. })), "a draft is not on the site");
-    let keep = store.stage(&ctx, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish, true);
+    let keep = store.stage(&ctx, &scope, &release.id, item(EntityKind::Page, "about", ReleaseAction::Publish, true));
     assert!(matches!(keep.await, Err(StoreError::Conflict { .. })), "nothing to keep yet");
 
     stage(&store, &scope, &release.id, EntityKind::Page, "about", ReleaseAction::Publish).await;

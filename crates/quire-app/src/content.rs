@@ -40,6 +40,11 @@ impl Content {
         &self.actor
     }
 
+    /// The store the records are kept in.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// Archives records of `kind` with what goes along (sections of a
     /// page, items of a menu); answers the archive of each.
     pub async fn archive(&self, kind: EntityKind, ids: &[String]) -> AppResult<Vec<Archive>> {

@@ -18,6 +18,7 @@ pub mod notes;
 pub mod people;
 mod permission;
 pub mod published;
+pub mod releases;
 pub mod restore;
 pub mod tokens;
 pub mod undo;

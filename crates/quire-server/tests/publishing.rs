@@ -1,8 +1,9 @@
 //! Drafts and publishing against a model: seeded random sequences of draft
 //! edits (over REST and through the tools), new sections, publishes (by
 //! the publishing route, by status, and through an approved tool call),
-//! unpublishes and discards. After every step the delivery API shows what
-//! the model says was last published, and a preview shows the drafts.
+//! unpublishes, discards, releases published and reverted (over REST and
+//! through approved tool calls). After every step the delivery API shows
+//! what the model says was last published, and a preview shows the drafts.
 
 mod common;
 
@@ -56,7 +57,40 @@ async fn check(app: &TestApp, slug: &str, id: &str, model: &Model, step: usize) 
     );
 }
 
-async fn walk(seed: u64, steps: usize) {
+/// The last release published: what was public before it, and the model
+/// right after it; whether anything touched the page since.
+struct Released {
+    id: String,
+    before: Option<(String, usize)>,
+    touched: bool,
+}
+
+/// Publishes a release holding the page, over REST or through the tools.
+async fn release(app: &TestApp, id: &str, step: usize, by_tools: bool) -> String {
+    let name = format!("Release {step}");
+    if by_tools {
+        let made = app.post("/api/v1/tools/createRelease/invoke", json!({"name": name})).await;
+        assert_eq!(made.status, 200, "{}", made.body);
+        let release = made.body["release"]["id"].as_str().unwrap().to_string();
+        let add = json!({"id": release, "add": [{"entity": "page", "id": id}]});
+        let added = app.post("/api/v1/tools/updateRelease/invoke", add).await;
+        assert_eq!(added.status, 200, "{}", added.body);
+        let done = approved_tool(app, "publishRelease", json!({"id": release})).await;
+        assert_eq!(done["release"]["state"], "published", "{done}");
+        return release;
+    }
+    let made = app.post("/api/v1/releases", json!({"name": name})).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let release = made.body["id"].as_str().unwrap().to_string();
+    let staged = app.post(&format!("/api/v1/releases/{release}/items"), json!({"entity": "page", "id": id})).await;
+    assert_eq!(staged.status, 200, "{}", staged.body);
+    let done = app.post(&format!("/api/v1/releases/{release}/publish"), json!({})).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    release
+}
+
+/// Answers how many releases it published and reverted.
+async fn walk(seed: u64, steps: usize) -> (usize, usize) {
     let app = TestApp::new().await;
     let (slug, id) = ("about", app.page_id("about").await);
     let delivered = app.send("GET", "/api/v1/delivery/pages/about", None, None).await.body;
@@ -65,9 +99,17 @@ async fn walk(seed: u64, steps: usize) {
         Model { draft: "About".into(), draft_sections: sections, published: Some(("About".into(), sections)) };
     check(&app, slug, &id, &model, 0).await;
     let mut walk = Walk(seed);
+    let mut released: Option<Released> = None;
+    let (mut published, mut reverts) = (0, 0);
     for step in 1..=steps {
         let name = format!("About {step}");
-        match walk.next(8) {
+        let pick = walk.next(11);
+        if let Some(last) = released.as_mut()
+            && pick < 10
+        {
+            last.touched = true;
+        }
+        match pick {
             0 => {
                 let r = app.patch(&format!("/api/v1/pages/{id}"), json!({"name": name})).await;
                 assert_eq!(r.status, 200, "{}", r.body);
@@ -106,6 +148,40 @@ async fn walk(seed: u64, steps: usize) {
                     assert_eq!(r.status, 409, "{}", r.body);
                 }
             }
+            8 | 9 => {
+                let before = model.published.clone();
+                let release = release(&app, &id, step, pick == 9).await;
+                model.published = Some((model.draft.clone(), model.draft_sections));
+                released = Some(Released { id: release, before, touched: false });
+                published += 1;
+            }
+            10 => {
+                let Some(last) = released.take() else { continue };
+                let reverted = if walk.next(2) == 0 {
+                    let r = app.post(&format!("/api/v1/releases/{}/revert", last.id), json!({})).await;
+                    assert!(r.status == 200 || (r.status == 409 && last.touched), "{}", r.body);
+                    r.status == 200
+                } else if last.touched {
+                    // Touched since: the preview names a conflict or there is none.
+                    let preview = app.post("/api/v1/tools/revertRelease/invoke", json!({"id": last.id})).await;
+                    let conflicted = preview.body["items"][0]["conflict"].is_string();
+                    if !conflicted {
+                        approved_tool(&app, "revertRelease", json!({"id": last.id})).await;
+                    }
+                    !conflicted
+                } else {
+                    approved_tool(&app, "revertRelease", json!({"id": last.id})).await;
+                    true
+                };
+                if reverted {
+                    reverts += 1;
+                    if let Some((name, sections)) = &last.before {
+                        model.draft = name.clone();
+                        model.draft_sections = *sections;
+                    }
+                    model.published = last.before;
+                }
+            }
             _ => {
                 let r = app.post(&format!("/api/v1/pages/{id}/discard"), json!({})).await;
                 match &model.published {
@@ -120,11 +196,15 @@ async fn walk(seed: u64, steps: usize) {
         }
         check(&app, slug, &id, &model, step).await;
     }
+    (published, reverts)
 }
 
 #[tokio::test]
 async fn delivery_follows_the_last_publication_and_the_preview_the_drafts() {
+    let (mut published, mut reverts) = (0, 0);
     for seed in [0x9e37_79b9_7f4a_7c15, 0xd1b5_4a32_d192_ed03, 0x2545_f491_4f6c_dd1d] {
-        walk(seed, 40).await;
+        let (p, r) = walk(seed, 40).await;
+        (published, reverts) = (published + p, reverts + r);
     }
+    assert!(published >= 3 && reverts >= 1, "releases published: {published}, reverted: {reverts}");
 }

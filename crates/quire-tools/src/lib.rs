@@ -27,6 +27,7 @@ pub mod pages;
 pub mod posts;
 pub mod publishing;
 pub mod registry;
+pub mod releases;
 pub mod scope;
 pub mod search;
 pub mod sections;
@@ -56,6 +57,7 @@ pub fn catalog() -> Vec<Tool> {
     tools.extend(navigation::tools());
     tools.extend(entries::tools());
     tools.extend(publishing::tools());
+    tools.extend(releases::tools());
     tools.extend(archive::tools());
     tools.extend(notes::tools());
     tools.extend(external::tools());

@@ -15,7 +15,9 @@
 
 use crate::subject::Subject;
 use crate::tool::{ErrorCode, Tool};
-use quire_core::model::{EntityKind, EntryStatus, ImageSource, ImageStatus, NavTargetType, PublishStatus};
+use quire_core::model::{
+    EntityKind, EntryStatus, ImageSource, ImageStatus, NavTargetType, PublishStatus, ReleaseAction, ReleaseState,
+};
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
@@ -93,6 +95,17 @@ fn answer(tool: &Tool) -> Answer {
         (_, "publishContent" | "unpublishContent" | "discardDraft") => {
             Answer::Branches(vec![publishing_preview(), list_with_message(published())])
         }
+        (_, "getRelease") => Answer::Branches(vec![
+            success(&[("release", release()), ("items", array(item_review()))], &["release", "items"]),
+            success(&[("count", integer()), ("items", array(release()))], &["count", "items"]),
+        ]),
+        (_, "createRelease" | "updateRelease" | "discardRelease") => {
+            Answer::Own(success(&[("release", release()), ("message", string())], &["release"]))
+        }
+        (_, "publishRelease" | "revertRelease") => Answer::Branches(vec![
+            release_preview(),
+            success(&[("release", release()), ("message", string())], &["release", "message"]),
+        ]),
         (Subject::Record(EntityKind::Note) | Subject::Folder, _) => {
             Answer::Item { item: vault_change(), change_id: true }
         }
@@ -546,11 +559,11 @@ fn preview() -> Value {
     )
 }
 
-/// A publishing call's first answer: what would change, record by record.
-fn publishing_preview() -> Value {
+/// One record that differs between two versions of a document.
+fn difference() -> Value {
     let field =
         object(&[("field", string()), ("before", any_json()), ("after", any_json())], &["field", "before", "after"]);
-    let difference = object(
+    object(
         &[
             ("id", string()),
             ("part", described(boolean(), "A section or a menu item, rather than the document itself.")),
@@ -558,26 +571,93 @@ fn publishing_preview() -> Value {
             ("fields", array(field)),
         ],
         &["id", "part", "change", "fields"],
-    );
+    )
+}
+
+/// A call's first answer when a person must approve it: nothing has
+/// changed yet; `items` says what would.
+fn awaiting(items: Value, about: &str) -> Value {
+    success(
+        &[
+            ("requiresConfirmation", json!({ "type": "boolean", "const": true })),
+            ("confirmationId", described(string(), "Approved by a person, then passed back with the same arguments.")),
+            ("message", string()),
+            ("items", described(array(items), about)),
+            ("expiresAt", timestamp()),
+        ],
+        &["requiresConfirmation", "confirmationId", "message", "items", "expiresAt"],
+    )
+}
+
+/// A publishing call's first answer: what would change, record by record.
+fn publishing_preview() -> Value {
     let document = object(
         &[
             ("entity", enumeration::<EntityKind>()),
             ("id", string()),
             ("label", string()),
             ("publication", publication()),
-            ("differences", described(array(difference), "What is published against the draft.")),
+            ("differences", described(array(difference()), "What is published against the draft.")),
         ],
         &["entity", "id", "label", "publication", "differences"],
     );
-    success(
+    awaiting(document, "Each document and what publishing it would change.")
+}
+
+/// A release's publish or revert, first answer: each document reviewed.
+fn release_preview() -> Value {
+    awaiting(item_review(), "Each document of the release, its differences and conflict.")
+}
+
+/// A release, as its tools answer it.
+fn release() -> Value {
+    let opt_time = || nullable(timestamp());
+    let opt_string = || nullable(string());
+    let item = object(
         &[
-            ("requiresConfirmation", json!({ "type": "boolean", "const": true })),
-            ("confirmationId", described(string(), "Approved by a person, then passed back with the same arguments.")),
-            ("message", string()),
-            ("items", described(array(document), "Each document and what publishing it would change.")),
-            ("expiresAt", timestamp()),
+            ("entity", enumeration::<EntityKind>()),
+            ("id", string()),
+            ("action", enumeration::<ReleaseAction>()),
+            ("label", string()),
+            ("addedBy", string()),
+            ("addedAt", timestamp()),
+            ("revision", integer()),
         ],
-        &["requiresConfirmation", "confirmationId", "message", "items", "expiresAt"],
+        &["entity", "id", "action", "label", "addedBy", "addedAt", "revision"],
+    );
+    object(
+        &[
+            ("id", string()),
+            ("name", string()),
+            ("description", string()),
+            ("state", enumeration::<ReleaseState>()),
+            ("publishAt", opt_time()),
+            ("createdBy", string()),
+            ("createdAt", timestamp()),
+            ("updatedAt", timestamp()),
+            ("publishedAt", opt_time()),
+            ("publishedBy", opt_string()),
+            ("revertedAt", opt_time()),
+            ("revertedBy", opt_string()),
+            ("version", integer()),
+            ("items", described(array(item), "Its documents, in the order they were added.")),
+        ],
+        &["id", "name", "description", "state", "createdBy", "createdAt", "updatedAt", "version", "items"],
+    )
+}
+
+/// A document of a release, reviewed.
+fn item_review() -> Value {
+    object(
+        &[
+            ("entity", enumeration::<EntityKind>()),
+            ("id", string()),
+            ("label", string()),
+            ("action", enumeration::<ReleaseAction>()),
+            ("differences", described(array(difference()), "What is public against what the release would leave.")),
+            ("conflict", described(nullable(string()), "Why the release cannot publish (or revert) as it stands.")),
+        ],
+        &["entity", "id", "label", "action", "differences", "conflict"],
     )
 }
 
@@ -793,8 +873,9 @@ mod tests {
             let schema = output_schema(&tool);
             assert_eq!(schema["type"], "object", "{}", tool.name);
             let branches = schema["anyOf"].as_array().unwrap();
-            // searchWeb answers quick results or a deep answer.
-            let expected = if tool.destructive || tool.name == "searchWeb" { 3 } else { 2 };
+            // searchWeb answers quick results or a deep answer; getRelease
+            // one release reviewed or a list.
+            let expected = if tool.destructive || ["searchWeb", "getRelease"].contains(&tool.name) { 3 } else { 2 };
             assert_eq!(branches.len(), expected, "{}", tool.name);
         }
     }

@@ -27,7 +27,7 @@ pub enum DocumentKind {
 }
 
 impl DocumentKind {
-    fn kind(self) -> EntityKind {
+    pub(crate) fn kind(self) -> EntityKind {
         match self {
             DocumentKind::Page => EntityKind::Page,
             DocumentKind::Post | DocumentKind::Entry => EntityKind::Entry,

@@ -22,6 +22,7 @@ fn contract_tools() -> BTreeSet<String> {
                 "Navigation",
                 "Entries",
                 "Publishing",
+                "Releases",
                 "Archive",
                 "Vault",
                 "External",
@@ -44,7 +45,7 @@ fn contract_tools() -> BTreeSet<String> {
 fn registry_matches_the_contract() {
     let registry: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let contract = contract_tools();
-    assert_eq!(contract.len(), 49, "{contract:?}");
+    assert_eq!(contract.len(), 55, "{contract:?}");
     assert_eq!(registry, contract);
 }
 
@@ -106,7 +107,15 @@ fn metadata_is_consistent() {
         if tool.read_only {
             assert_eq!(tool.risk, Risk::Safe, "{}", tool.name);
         }
-        let changes_the_site = ["restoreArchive", "httpPost", "publishContent", "unpublishContent", "discardDraft"];
+        let changes_the_site = [
+            "restoreArchive",
+            "httpPost",
+            "publishContent",
+            "unpublishContent",
+            "discardDraft",
+            "publishRelease",
+            "revertRelease",
+        ];
         assert_eq!(
             tool.name.starts_with("delete") || changes_the_site.contains(&tool.name),
             tool.destructive,

@@ -113,6 +113,26 @@ async fn every_tool_answers_within_its_schema() {
     assert_eq!(done["items"][0]["publication"]["published"], true, "{done}");
     destroy(&env, s, "discardDraft", json!({"entity": "page", "ids": ["home"]})).await;
     destroy(&env, s, "unpublishContent", json!({"entity": "navigation", "ids": ["footer"]})).await;
+    let about = env.store.page_by_slug(&env.scope, "about").await.unwrap().id;
+    call(&env, s, "updatePage", json!({"id": about, "name": "About the studio"})).await;
+    let made = call(&env, s, "createRelease", json!({"name": "Launch", "description": "The about page"})).await;
+    let release = made["release"]["id"].as_str().unwrap().to_string();
+    let add = json!({"id": release, "add": [{"entity": "page", "id": "about"}, {"entity": "post", "id": post_id}]});
+    call(&env, s, "updateRelease", add).await;
+    let remove = json!({"id": release, "name": "Spring launch", "remove": [{"entity": "post", "id": post_id}]});
+    let updated = call(&env, s, "updateRelease", remove).await;
+    assert_eq!(updated["release"]["items"].as_array().map(Vec::len), Some(1), "{updated}");
+    let reviewed = call(&env, s, "getRelease", json!({"id": release})).await;
+    assert!(reviewed["items"][0]["conflict"].is_null(), "{reviewed}");
+    call(&env, s, "getRelease", json!({"state": "open"})).await;
+    let (preview, done) = destroy(&env, s, "publishRelease", json!({"id": release})).await;
+    assert!(preview["message"].as_str().unwrap().contains("Spring launch"), "{preview}");
+    assert_eq!(done["release"]["state"], "published", "{done}");
+    let (_, done) = destroy(&env, s, "revertRelease", json!({"id": release})).await;
+    assert_eq!(done["release"]["state"], "reverted", "{done}");
+    let spare = call(&env, s, "createRelease", json!({"name": "Spare"})).await;
+    let discarded = call(&env, s, "discardRelease", json!({"id": spare["release"]["id"]})).await;
+    assert_eq!(discarded["release"]["state"], "discarded", "{discarded}");
     destroy(&env, s, "deleteSection", json!({"ids": [section_id]})).await;
     destroy(&env, s, "deleteImage", json!({"ids": [image_id]})).await;
     destroy(&env, s, "deletePost", json!({"slugs": ["schema-post"]})).await;
@@ -159,7 +179,7 @@ async fn every_tool_answers_within_its_schema() {
     let all: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let missing: Vec<&String> = all.difference(&seen).collect();
     assert!(missing.is_empty(), "tools never called here: {missing:?}");
-    assert_eq!(seen.len(), 49);
+    assert_eq!(seen.len(), 55);
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub mod navigation;
 pub mod openai;
 pub mod pages;
 pub mod publishing;
+pub mod releases;
 pub mod sections;
 pub mod system;
 pub mod templates;
@@ -38,6 +39,7 @@ pub fn router() -> Router<AppState> {
         .merge(jobs::router())
         .merge(navigation::router())
         .merge(publishing::router())
+        .merge(releases::router())
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())

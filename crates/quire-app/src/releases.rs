@@ -1,0 +1,112 @@
+//! Releases as one actor may make and publish them: a named set of
+//! documents published together, in one transaction, and reverted together.
+//!
+//! Reading needs [`Permission::Read`]. Making, renaming and discarding a
+//! release needs the right to publish some kind of document; staging a
+//! document needs the right to publish its kind (and to archive it, for an
+//! archive); publishing or reverting a release needs those rights for every
+//! document it holds, checked before anything is written.
+
+use crate::content::Content;
+use crate::{AppResult, Permission, authorize};
+use quire_core::model::{EntityKind, ReleaseAction, ReleaseState};
+use quire_store::Fingerprint;
+pub use quire_store::{ItemReview, Release, ReleaseItem, ReleasePatch, ReleaseReview, Stage};
+
+/// The kinds a release holds.
+const DOCUMENTS: [EntityKind; 3] = [EntityKind::Page, EntityKind::Entry, EntityKind::Navigation];
+
+impl Content {
+    /// The site's releases, newest first, in `state` if given.
+    pub async fn releases(&self, state: Option<ReleaseState>) -> AppResult<Vec<Release>> {
+        authorize(self.actor(), Permission::Read)?;
+        Ok(self.store().releases(&self.actor().scope, state).await?)
+    }
+
+    /// A release with each document's differences and conflicts, and what
+    /// an approval of its publish or revert is checked against.
+    pub async fn release_review(&self, id: &str) -> AppResult<(ReleaseReview, Fingerprint)> {
+        authorize(self.actor(), Permission::Read)?;
+        Ok(self.store().release_review(&self.actor().scope, id).await?)
+    }
+
+    /// Makes an open release.
+    pub async fn create_release(&self, name: &str, description: Option<&str>) -> AppResult<Release> {
+        self.may_publish_something()?;
+        let actor = self.actor();
+        Ok(self.store().create_release(&actor.change_context(), &actor.scope, name, description).await?)
+    }
+
+    /// Renames or redescribes a release not yet published.
+    pub async fn update_release(&self, id: &str, patch: ReleasePatch) -> AppResult<Release> {
+        self.may_publish_something()?;
+        let actor = self.actor();
+        Ok(self.store().update_release(&actor.change_context(), &actor.scope, id, patch).await?)
+    }
+
+    /// Gives up a release without publishing it (it is kept, discarded).
+    pub async fn discard_release(&self, id: &str) -> AppResult<Release> {
+        self.may_publish_something()?;
+        let actor = self.actor();
+        Ok(self.store().discard_release(&actor.change_context(), &actor.scope, id).await?)
+    }
+
+    /// Puts a document into an open release.
+    pub async fn stage(&self, id: &str, stage: Stage) -> AppResult<Release> {
+        self.may_do(stage.entity, stage.action)?;
+        let actor = self.actor();
+        Ok(self.store().stage(&actor.change_context(), &actor.scope, id, stage).await?)
+    }
+
+    /// Takes a document out of an open release.
+    pub async fn unstage(&self, id: &str, kind: EntityKind, document: &str) -> AppResult<Release> {
+        authorize(self.actor(), Permission::Publish(kind))?;
+        let actor = self.actor();
+        Ok(self.store().unstage(&actor.change_context(), &actor.scope, id, kind, document).await?)
+    }
+
+    /// Publishes an open release, all of it or nothing; with `expected`,
+    /// only if it still holds what that preview showed.
+    pub async fn publish_release(&self, id: &str, expected: Option<&Fingerprint>) -> AppResult<Release> {
+        self.may_do_all(id).await?;
+        let actor = self.actor();
+        Ok(self.store().publish_release(&actor.change_context(), &actor.scope, id, expected).await?)
+    }
+
+    /// Sets a published release back as one unit.
+    pub async fn revert_release(&self, id: &str, expected: Option<&Fingerprint>) -> AppResult<Release> {
+        self.may_do_all(id).await?;
+        let actor = self.actor();
+        Ok(self.store().revert_release(&actor.change_context(), &actor.scope, id, expected).await?)
+    }
+
+    /// Refuses unless the actor may publish pages, entries or navigations.
+    fn may_publish_something(&self) -> AppResult<()> {
+        let refusals: Vec<_> =
+            DOCUMENTS.iter().map(|kind| authorize(self.actor(), Permission::Publish(*kind))).collect();
+        match refusals.iter().any(Result::is_ok) {
+            true => Ok(()),
+            false => refusals.into_iter().find(Result::is_err).unwrap_or(Ok(())),
+        }
+    }
+
+    /// Refuses unless the actor may do `action` to documents of `kind`.
+    fn may_do(&self, kind: EntityKind, action: ReleaseAction) -> AppResult<()> {
+        authorize(self.actor(), Permission::Publish(kind))?;
+        if action == ReleaseAction::Archive {
+            authorize(self.actor(), Permission::Delete(kind))?;
+        }
+        Ok(())
+    }
+
+    /// Refuses unless the actor may do what release `id` does to each of
+    /// its documents.
+    async fn may_do_all(&self, id: &str) -> AppResult<()> {
+        self.may_publish_something()?;
+        let release = self.store().release(&self.actor().scope, id).await?;
+        for item in &release.items {
+            self.may_do(item.entity, item.action)?;
+        }
+        Ok(())
+    }
+}

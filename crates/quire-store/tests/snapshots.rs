@@ -107,9 +107,22 @@ async fn a_delivered_menu_is_never_a_mix_of_two_writes() {
 /// still in its old version.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn five_hundred_pages_go_public_at_once() {
+    go_public_at_once(false).await;
+}
+
+/// So is publishing a release of 500 pages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_release_of_five_hundred_pages_goes_public_at_once() {
+    go_public_at_once(true).await;
+}
+
+/// Publishes 500 pages, in one call or as one release, while readers poll.
+async fn go_public_at_once(as_release: bool) {
     use quire_core::input::{NewPage, PagePatch};
+    use quire_core::model::ReleaseAction;
     use quire_core::model::{PublishStatus, Publishing, Surface};
     use quire_store::PublishAction;
+    use quire_store::Stage;
     const PAGES: usize = 500;
     let dir = tempfile::tempdir().unwrap();
     let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
@@ -133,6 +146,16 @@ async fn five_hundred_pages_go_public_at_once() {
         store.update_page(&person, &scope, &page.id, patch).await.unwrap();
         ids.push(page.id);
     }
+    let mut release = None;
+    if as_release {
+        let made = store.create_release(&person, &scope, "Launch", None).await.unwrap();
+        for id in &ids {
+            let stage =
+                Stage { entity: EntityKind::Page, name: id.clone(), action: ReleaseAction::Publish, keep: false };
+            store.stage(&person, &scope, &made.id, stage).await.unwrap();
+        }
+        release = Some(made.id);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let mut readers = Vec::new();
     for r in 0..READERS {
@@ -153,7 +176,12 @@ async fn five_hundred_pages_go_public_at_once() {
     }
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let started = std::time::Instant::now();
-    store.publishing(&person, &scope, PublishAction::Publish, EntityKind::Page, &ids, None).await.unwrap();
+    match &release {
+        Some(release) => drop(store.publish_release(&person, &scope, release, None).await.unwrap()),
+        None => {
+            drop(store.publishing(&person, &scope, PublishAction::Publish, EntityKind::Page, &ids, None).await.unwrap())
+        }
+    }
     let took = started.elapsed();
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     stop.store(true, Ordering::Relaxed);
@@ -165,5 +193,6 @@ async fn five_hundred_pages_go_public_at_once() {
     for i in [0, PAGES / 2, PAGES - 1] {
         assert_eq!(store.delivery_page(&scope, &format!("launch-{i}")).await.unwrap().page.name, "new");
     }
-    eprintln!("published {PAGES} pages in one transaction in {took:?} while {READERS} readers made {reads} reads");
+    let how = if as_release { "a release of" } else { "one call publishing" };
+    eprintln!("{how} {PAGES} pages in one transaction took {took:?} while {READERS} readers made {reads} reads");
 }

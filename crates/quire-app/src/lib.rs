@@ -20,6 +20,7 @@ mod permission;
 pub mod published;
 pub mod releases;
 pub mod restore;
+pub mod schedules;
 pub mod tokens;
 pub mod undo;
 pub mod uploads;

@@ -68,14 +68,14 @@ impl Content {
     /// Publishes an open release, all of it or nothing; with `expected`,
     /// only if it still holds what that preview showed.
     pub async fn publish_release(&self, id: &str, expected: Option<&Fingerprint>) -> AppResult<Release> {
-        self.may_do_all(id).await?;
+        self.may_publish_release(id).await?;
         let actor = self.actor();
         Ok(self.store().publish_release(&actor.change_context(), &actor.scope, id, expected).await?)
     }
 
     /// Sets a published release back as one unit.
     pub async fn revert_release(&self, id: &str, expected: Option<&Fingerprint>) -> AppResult<Release> {
-        self.may_do_all(id).await?;
+        self.may_publish_release(id).await?;
         let actor = self.actor();
         Ok(self.store().revert_release(&actor.change_context(), &actor.scope, id, expected).await?)
     }
@@ -101,7 +101,7 @@ impl Content {
 
     /// Refuses unless the actor may do what release `id` does to each of
     /// its documents.
-    async fn may_do_all(&self, id: &str) -> AppResult<()> {
+    pub(crate) async fn may_publish_release(&self, id: &str) -> AppResult<()> {
         self.may_publish_something()?;
         let release = self.store().release(&self.actor().scope, id).await?;
         for item in &release.items {

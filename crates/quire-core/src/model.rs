@@ -220,8 +220,19 @@ string_enum!(
         ProcessImage = "image.process",
         /// Have a vision model write a processed image's alt text.
         DescribeImage = "image.describe",
+        /// Publish a release at its time.
+        PublishRelease = "publish.release",
+        /// Publish a document (or take it off the site) at a time.
+        PublishDocument = "publish.document",
     }
 );
+
+impl JobKind {
+    /// What the media worker runs.
+    pub const MEDIA: &'static [JobKind] = &[JobKind::ProcessImage, JobKind::DescribeImage];
+    /// What the scheduler runs: schedules.
+    pub const SCHEDULES: &'static [JobKind] = &[JobKind::PublishRelease, JobKind::PublishDocument];
+}
 
 string_enum!(
     /// Where a background job stands.
@@ -234,6 +245,8 @@ string_enum!(
         Done = "done",
         /// Gave up.
         Failed = "failed",
+        /// Called off before it ran (a schedule).
+        Cancelled = "cancelled",
     }
 );
 

@@ -171,8 +171,10 @@ impl AppState {
             }
         });
         let media = tokio::spawn(quire_tools::media::MediaWorker::new(services).run());
+        let schedules = tokio::spawn(quire_app::schedules::Scheduler::new(self.store().clone()).run());
         if let Ok(mut tasks) = self.inner.background.lock() {
-            tasks.extend([sweep, revocations, progress, media].iter().map(|t| t.abort_handle()));
+            let all = [sweep, revocations, progress, media, schedules];
+            tasks.extend(all.iter().map(|t| t.abort_handle()));
         }
     }
 

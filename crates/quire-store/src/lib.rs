@@ -29,6 +29,7 @@ mod publishing;
 mod record;
 mod records;
 mod releases;
+mod schedules;
 mod search;
 pub mod seed;
 mod suggest;
@@ -50,6 +51,7 @@ pub use media::{ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, job_
 pub use publishing::{DocumentPreview, Publication, PublishAction};
 pub use record::Version;
 pub use releases::{ItemReview, Release, ReleaseItem, ReleasePatch, ReleaseReview, Stage};
+pub use schedules::{Schedule, ScheduleTarget};
 pub use search::{SearchDocument, SearchFilter, Searched};
 pub use suggest::Suggestion;
 pub use transfer::TransferReport;

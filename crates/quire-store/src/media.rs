@@ -163,7 +163,7 @@ pub struct ImageFile {
     pub mime: String,
 }
 
-fn millis(t: DateTime<Utc>) -> i64 {
+pub(crate) fn millis(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 
@@ -405,17 +405,17 @@ impl Store {
             .await
     }
 
-    /// Claims the next due job — queued and due, or running with an expired
-    /// lease — for `lease`, counting an attempt.
-    pub async fn claim_job(&self, lease: Duration) -> Result<Option<Job>> {
+    /// Claims the next due job of `kinds` — queued and due, or running with
+    /// an expired lease — for `lease`, counting an attempt.
+    pub async fn claim_job(&self, kinds: &[JobKind], lease: Duration) -> Result<Option<Job>> {
         let now = Utc::now();
         // On PostgreSQL several processes claim at once: the row is locked
         // as it is picked, and one locked by another claim is passed over.
         // (SQLite's writer holds the whole database's lock already.)
         let lock = if self.db.is_postgres() { " FOR UPDATE SKIP LOCKED" } else { "" };
-        // Only the kinds this version runs: another's (a newer replica's)
-        // wait for it. The names are constants of `JobKind`.
-        let kinds = JobKind::ALL.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ");
+        // Only the kinds asked for, which this version runs: another's (a
+        // newer replica's) wait for it. The names are constants of `JobKind`.
+        let kinds = kinds.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(", ");
         let row = db::query(format!(
             "UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_until = ?1, updated_at = ?2,
              stage = 'starting', progress = 0

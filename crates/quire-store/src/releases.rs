@@ -152,7 +152,7 @@ pub struct Stage {
 
 /// An item as stored, with what the public views leave out.
 #[derive(Debug, Clone)]
-struct StoredItem {
+pub(crate) struct StoredItem {
     item: ReleaseItem,
     /// The document as the release publishes it (publish only).
     document: Option<Value>,
@@ -204,7 +204,7 @@ fn items_of(conn: &Conn, id: &str) -> Result<Vec<StoredItem>> {
 }
 
 /// Release `id` of the scope with its items; not found otherwise.
-fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<(Release, Vec<StoredItem>)> {
+pub(crate) fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<(Release, Vec<StoredItem>)> {
     let row =
         db::row_in("releases", scope, id).fetch_optional(conn)?.ok_or_else(|| StoreError::not_found("release", id))?;
     let items = items_of(conn, id)?;
@@ -319,7 +319,7 @@ fn fingerprint_of(items: &[StoredItem]) -> Fingerprint {
 }
 
 /// Refuses unless the release is in one of `states`, naming what it is.
-fn require_state(release: &Release, states: &[ReleaseState], doing: &str) -> Result<()> {
+pub(crate) fn require_state(release: &Release, states: &[ReleaseState], doing: &str) -> Result<()> {
     if states.contains(&release.state) {
         return Ok(());
     }
@@ -335,7 +335,7 @@ fn require_state(release: &Release, states: &[ReleaseState], doing: &str) -> Res
 
 /// Moves release `id` on a version, with `set` (SQL assignments, `?1`
 /// being the time) and its binds.
-fn touch(conn: &Conn, scope: &Scope, id: &str, set: &str, binds: Vec<db::Value>) -> Result<()> {
+pub(crate) fn touch(conn: &Conn, scope: &Scope, id: &str, set: &str, binds: Vec<db::Value>) -> Result<()> {
     let sql = format!(
         "UPDATE releases SET {set}{}updated_at = ?1, version = version + 1 WHERE id = ?2 AND site_id = ?3 AND env = ?4",
         if set.is_empty() { "" } else { ", " }
@@ -413,7 +413,7 @@ fn stage_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, stage: &S
 }
 
 /// Publishes release `id` (see [`Store::publish_release`]).
-fn publish_release_in(
+pub(crate) fn publish_release_in(
     conn: &Conn,
     ctx: &ChangeContext,
     scope: &Scope,
@@ -472,6 +472,7 @@ fn publish_release_in(
         .bind(doc_id)
         .execute(conn)?;
     }
+    cancel_waiting_schedules(conn, scope, id)?;
     touch(
         conn,
         scope,
@@ -496,6 +497,21 @@ fn lock_items(conn: &Conn, scope: &Scope, items: &[StoredItem]) -> Result<()> {
     for (kind, id) in documents {
         lock_document(conn, scope, kind, id)?;
     }
+    Ok(())
+}
+
+/// Cancels the schedules of release `id` still waiting: it was published
+/// or discarded otherwise.
+fn cancel_waiting_schedules(conn: &Conn, scope: &Scope, id: &str) -> Result<()> {
+    db::query(
+        "UPDATE jobs SET status = 'cancelled', updated_at = ?1 WHERE kind = ?2 AND subject_id = ?3 AND site_id = ?4
+         AND env = ?5 AND status = 'queued'",
+    )
+    .bind(Utc::now())
+    .bind(quire_core::model::JobKind::PublishRelease.as_str())
+    .bind(id)
+    .bind_scope(scope)
+    .execute(conn)?;
     Ok(())
 }
 
@@ -691,10 +707,10 @@ impl Store {
             .await
     }
 
-    /// Publishes open release `id` in one transaction: every document as
-    /// the release says, or none when one conflicts (the refusal names
-    /// each). With `expected`, refuses unless the release holds what that
-    /// preview showed.
+    /// Publishes open (or scheduled: now, its schedule cancelled) release
+    /// `id` in one transaction: every document as the release says, or none
+    /// when one conflicts (the refusal names each). With `expected`,
+    /// refuses unless the release holds what that preview showed.
     pub async fn publish_release(
         &self,
         ctx: &ChangeContext,
@@ -705,7 +721,8 @@ impl Store {
         let (ctx, scope, id, expected) = (ctx.clone(), scope.clone(), id.to_string(), expected.cloned());
         self.db
             .write(move |c| {
-                publish_release_in(c, &ctx, &scope, &id, expected.as_ref(), &[ReleaseState::Open])?;
+                let states = [ReleaseState::Open, ReleaseState::Scheduled];
+                publish_release_in(c, &ctx, &scope, &id, expected.as_ref(), &states)?;
                 Ok(load(c, &scope, &id)?.0)
             })
             .await
@@ -732,14 +749,15 @@ impl Store {
             .await
     }
 
-    /// Gives up an open or scheduled release without publishing it; it is
-    /// kept, with its documents, as discarded.
+    /// Gives up an open or scheduled release (its schedule cancelled)
+    /// without publishing it; it is kept, with its documents, as discarded.
     pub async fn discard_release(&self, ctx: &ChangeContext, scope: &Scope, id: &str) -> Result<Release> {
         let (_ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
         self.db
             .write(move |c| {
                 let (release, _) = load(c, &scope, &id)?;
                 require_state(&release, &[ReleaseState::Open, ReleaseState::Scheduled], "discarded")?;
+                cancel_waiting_schedules(c, &scope, &id)?;
                 touch(c, &scope, &id, "state = ?5, publish_at = NULL", vec![ReleaseState::Discarded.as_str().into()])?;
                 Ok(load(c, &scope, &id)?.0)
             })

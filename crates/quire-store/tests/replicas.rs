@@ -43,7 +43,7 @@ async fn a_job_is_claimed_by_exactly_one_store() {
     let claim_all = |store: Store| {
         tokio::spawn(async move {
             let mut mine = Vec::new();
-            while let Some(job) = store.claim_job(Duration::from_secs(60)).await.unwrap() {
+            while let Some(job) = store.claim_job(JobKind::MEDIA, Duration::from_secs(60)).await.unwrap() {
                 mine.push(job.id);
             }
             mine

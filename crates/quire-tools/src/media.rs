@@ -284,7 +284,7 @@ impl MediaWorker {
 
     /// Claims and runs one due job; false when none was due.
     pub async fn run_once(&self) -> Result<bool, StoreError> {
-        let Some(job) = self.services.store.claim_job(self.services.media.lease).await? else {
+        let Some(job) = self.services.store.claim_job(JobKind::MEDIA, self.services.media.lease).await? else {
             return Ok(false);
         };
         self.run_job(job).await?;

@@ -7,7 +7,7 @@ mod common;
 use base64::Engine as _;
 use common::{Env, fails, ok};
 use quire_core::access::Group;
-use quire_core::model::ImageStatus;
+use quire_core::model::{ImageStatus, JobKind};
 use quire_media::samples::{self, SECRET};
 use quire_tools::media::{MediaWorker, receive_bytes};
 use serde_json::{Value, json};
@@ -39,7 +39,7 @@ async fn create_id(env: &Env, bytes: &[u8], filename: &str) -> String {
 /// fails with the reason.
 async fn abandon_every_attempt(env: &Env, id: &str) {
     for _ in 0..3 {
-        env.store.claim_job(Duration::from_secs(60)).await.unwrap().unwrap();
+        env.store.claim_job(JobKind::MEDIA, Duration::from_secs(60)).await.unwrap().unwrap();
         env.store.expire_leases().await.unwrap();
     }
     assert_eq!(worker(env).drain().await.unwrap(), 1);
@@ -204,10 +204,10 @@ async fn a_job_running_when_its_process_stopped_runs_again() {
     let env = Env::new().await;
     let id = create_id(&env, &samples::png(50, 50), "restart.png").await;
     // A process claims the job and stops before finishing it.
-    let job = env.store.claim_job(Duration::from_secs(120)).await.unwrap().unwrap();
+    let job = env.store.claim_job(JobKind::MEDIA, Duration::from_secs(120)).await.unwrap().unwrap();
     assert_eq!((job.status.as_str(), job.attempts), ("running", 1));
     // Its lease holds: nobody else takes the job meanwhile.
-    assert!(env.store.claim_job(Duration::from_secs(120)).await.unwrap().is_none());
+    assert!(env.store.claim_job(JobKind::MEDIA, Duration::from_secs(120)).await.unwrap().is_none());
     assert_eq!(worker(&env).drain().await.unwrap(), 0);
     // The lease ends (as it does 120 s after a crash); the next worker runs it.
     env.store.expire_leases().await.unwrap();

@@ -14,6 +14,7 @@ pub mod openai;
 pub mod pages;
 pub mod publishing;
 pub mod releases;
+pub mod schedules;
 pub mod sections;
 pub mod system;
 pub mod templates;
@@ -40,6 +41,7 @@ pub fn router() -> Router<AppState> {
         .merge(navigation::router())
         .merge(publishing::router())
         .merge(releases::router())
+        .merge(schedules::router())
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())

@@ -2,8 +2,10 @@
 //! replicas behind a load balancer runs them: a chat started through one is
 //! streamed from the other, an approval answered on the other resumes the
 //! turn once, writes spread over both are all kept and logged once, a turn
-//! whose process is killed is finished by the other, and a token revoked
-//! through one is refused by the other within a second.
+//! whose process is killed is finished by the other, a token revoked
+//! through one is refused by the other within a second, and schedules due
+//! while both run are each published once, near their time — one due while
+//! both are stopped at the next start.
 //!
 //! They run where `QUIRE_TEST_DATABASE_URL` names a PostgreSQL server (as
 //! `scripts/test` does in its PostgreSQL pass).
@@ -23,6 +25,8 @@ struct Cluster {
     b: Server,
     fake: Fake,
     http: reqwest::Client,
+    /// The database both share, for a restart.
+    url: String,
     _dir: tempfile::TempDir,
 }
 
@@ -39,6 +43,7 @@ async fn cluster() -> Option<Cluster> {
     };
     let (fake, base) = serve().await;
     let root = dir.path().to_path_buf();
+    let shared = url.clone();
     let (a, b) = tokio::task::spawn_blocking(move || {
         let envs = [
             ("QUIRE_DATABASE_URL", url.as_str()),
@@ -55,7 +60,7 @@ async fn cluster() -> Option<Cluster> {
     .await
     .unwrap();
     let _ = rustls::crypto::ring::default_provider().install_default();
-    Some(Cluster { a, b, fake, http: reqwest::Client::new(), _dir: dir })
+    Some(Cluster { a, b, fake, http: reqwest::Client::new(), url: shared, _dir: dir })
 }
 
 impl Cluster {
@@ -296,4 +301,87 @@ async fn a_token_revoked_on_one_replica_is_refused_by_the_other_within_a_second(
         assert!(revoked.elapsed() < Duration::from_secs(1), "still accepted by B after {:?}", revoked.elapsed());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Waits until every schedule has run, read through a replica; answers them.
+async fn ran_schedules(c: &Cluster, on: &Server, count: usize, limit: Duration) -> Vec<Value> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let (_, body) = c.call(on, "GET", "/api/v1/schedules?all=true", ADMIN, None).await;
+        let items = body["items"].as_array().cloned().unwrap_or_default();
+        let waiting = items.iter().filter(|s| s["status"] == "queued" || s["status"] == "running").count();
+        if items.len() >= count && waiting == 0 {
+            return items;
+        }
+        assert!(Instant::now() < deadline, "{waiting} of {count} schedules still waiting: {}", on.log());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_schedules_on_two_replicas_publish_once_each_near_their_time() {
+    let Some(mut c) = cluster().await else { return };
+    const PAGES: usize = 100;
+    let mut ids = Vec::new();
+    for i in 0..PAGES {
+        let on = if i % 2 == 0 { &c.a } else { &c.b };
+        let page = json!({ "name": format!("Scheduled {i}"), "slug": format!("scheduled-{i}"), "status": "draft" });
+        let (status, body) = c.call(on, "POST", "/api/v1/pages", ADMIN, Some(page)).await;
+        assert_eq!(status, 201, "{body}");
+        ids.push(body["id"].as_str().unwrap().to_string());
+    }
+    // Due within two seconds of one another, scheduled through either replica.
+    let start = chrono::Utc::now() + chrono::Duration::seconds(2);
+    for (i, id) in ids.iter().enumerate() {
+        let on = if i % 2 == 0 { &c.b } else { &c.a };
+        let at = start + chrono::Duration::milliseconds((i % 20) as i64 * 100);
+        let body = json!({ "entity": "page", "id": id, "at": at.to_rfc3339() });
+        let (status, made) = c.call(on, "POST", "/api/v1/schedules", ADMIN, Some(body)).await;
+        assert_eq!(status, 201, "{made}");
+    }
+    let ran = ran_schedules(&c, &c.a, PAGES, Duration::from_secs(60)).await;
+    assert!(ran.iter().all(|s| s["status"] == "done"), "{ran:?}");
+    let mut late: Vec<i64> = ran.iter().map(|s| s["lateMs"].as_i64().unwrap()).collect();
+    late.sort();
+    eprintln!("100 schedules ran late by: median {} ms, max {} ms", late[late.len() / 2], late[late.len() - 1]);
+    assert!(late[late.len() - 1] < 1000, "each within a second of its time: {late:?}");
+    for (i, id) in ids.iter().enumerate() {
+        let on = if i % 2 == 0 { &c.a } else { &c.b };
+        let (status, _) = c.call(on, "GET", &format!("/api/v1/delivery/pages/scheduled-{i}"), ADMIN, None).await;
+        assert_eq!(status, 200, "page {i} is public");
+        let (_, log) = c.call(on, "GET", &format!("/api/v1/changes?entityId={id}&limit=100"), ADMIN, None).await;
+        let publishes = log["items"].as_array().unwrap().iter().filter(|ch| ch["action"] == "publish").count();
+        assert_eq!(publishes, 1, "page {i} published once: {log}");
+    }
+
+    // Due while both are stopped: run by the next start, which says how late.
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let body = json!({ "entity": "page", "id": "about", "action": "unpublish", "at": at.to_rfc3339() });
+    let (status, made) = c.call(&c.a, "POST", "/api/v1/schedules", ADMIN, Some(body)).await;
+    assert_eq!(status, 201, "{made}");
+    for server in [&mut c.a, &mut c.b] {
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let url = c.url.clone();
+    let root = c._dir.path().join("a");
+    c.a = tokio::task::spawn_blocking(move || {
+        start_with(root.to_str().unwrap(), Some(ADMIN), &[("QUIRE_DATABASE_URL", url.as_str())])
+    })
+    .await
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let schedule = loop {
+        let (_, body) =
+            c.call(&c.a, "GET", &format!("/api/v1/schedules/{}", made["id"].as_str().unwrap()), ADMIN, None).await;
+        if body["status"] == "done" {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "not run after the restart: {body} {}", c.a.log());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(schedule["lateMs"].as_i64().unwrap() >= 1000, "it says it ran late: {schedule}");
+    let (status, _) = c.call(&c.a, "GET", "/api/v1/delivery/pages/about", ADMIN, None).await;
+    assert_eq!(status, 404, "taken off the site");
 }

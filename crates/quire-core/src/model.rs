@@ -136,6 +136,10 @@ string_enum!(
         /// person approves unless the agent's policy lets it ask in the
         /// conversation.
         Draft = "draft",
+        /// Each turn's changes to pages, posts, entries and menus go into a
+        /// release of their own: neither the drafts nor the public site
+        /// move until a person publishes it.
+        Release = "release",
     }
 );
 
@@ -144,7 +148,7 @@ impl WriteMode {
     pub fn publishing(self) -> Publishing {
         match self {
             WriteMode::Direct => Publishing::Direct,
-            WriteMode::Draft => Publishing::Separately,
+            WriteMode::Draft | WriteMode::Release => Publishing::Separately,
         }
     }
 }

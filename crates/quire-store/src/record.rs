@@ -484,7 +484,7 @@ pub(crate) fn check_restore<T: Record>(conn: &Conn, scope: &Scope, record: &T, a
 }
 
 /// Inserts a record's columns into the scope.
-fn insert(conn: &Conn, scope: &Scope, table: &str, columns: &Columns) -> Result<()> {
+pub(crate) fn insert(conn: &Conn, scope: &Scope, table: &str, columns: &Columns) -> Result<()> {
     let mut sql = QueryBuilder::new(format!("INSERT INTO {table} (site_id, env"));
     for (name, _) in columns {
         sql.push(", ").push(name);

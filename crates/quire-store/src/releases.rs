@@ -153,11 +153,11 @@ pub struct Stage {
 /// An item as stored, with what the public views leave out.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredItem {
-    item: ReleaseItem,
+    pub item: ReleaseItem,
     /// The document as the release publishes it (publish only).
-    document: Option<Value>,
+    pub document: Option<Value>,
     /// `{working, published}`: the records' versions when staged.
-    staged: Value,
+    pub staged: Value,
     /// What was public before the release published (null: nothing).
     replaced: Option<Value>,
     /// What the release left: `{published, working}` versions, or `{archive}`.
@@ -192,7 +192,7 @@ fn item_from_row(row: &Row) -> Result<StoredItem> {
 }
 
 /// The live items of release `id`, in the order they were added.
-fn items_of(conn: &Conn, id: &str) -> Result<Vec<StoredItem>> {
+pub(crate) fn items_of(conn: &Conn, id: &str) -> Result<Vec<StoredItem>> {
     db::query(
         "SELECT * FROM release_items WHERE release_id = ?1 AND removed_at IS NULL ORDER BY added_at, kind, document_id",
     )
@@ -214,7 +214,7 @@ pub(crate) fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<(Release, Vec
 
 /// The ids and versions of a document's records (root, then parts by id);
 /// null when there is no such copy.
-fn versions(document: Option<&Value>) -> Value {
+pub(crate) fn versions(document: Option<&Value>) -> Value {
     let Some(document) = document else { return Value::Null };
     let version = |r: &Value| json!([r["id"], r["version"]]);
     let mut out = vec![version(&document["record"])];
@@ -235,7 +235,10 @@ fn staging_conflict(conn: &Conn, scope: &Scope, item: &StoredItem) -> Result<Opt
     let noun = document_kind(*kind)?;
     let now = versions_now(conn, scope, *kind, id)?;
     let what = format!("{noun} \"{label}\" ({id})");
-    Ok(if now["working"].is_null() {
+    Ok(if now["working"].is_null() && item.staged["working"].is_null() {
+        // Made in the release: it has no working copy until it publishes.
+        None
+    } else if now["working"].is_null() {
         Some(format!("{what} was archived since it was staged; restore it or remove it from the release"))
     } else if now["published"] != item.staged["published"] {
         Some(format!(
@@ -280,7 +283,7 @@ fn revert_conflict(conn: &Conn, scope: &Scope, item: &StoredItem) -> Result<Opti
 }
 
 /// The document's readable name.
-fn label_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<String> {
+pub(crate) fn label_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<String> {
     with_record!(kind, |T| Ok(find::<T>(conn, scope, id)?.label()), else Ok(String::new()))
 }
 

@@ -117,7 +117,13 @@ impl Conn {
     /// Runs `f` in a transaction of its own (`BEGIN IMMEDIATE` on SQLite
     /// when it writes; one snapshot on PostgreSQL when it reads): committed
     /// when `f` succeeds, rolled back when it fails. Not for the writer's closures, which already run inside one.
+    ///
+    /// Inside a transaction already (a read run on the writer, through an
+    /// overlay), `f` runs in that one, which is one snapshot too.
     pub fn transaction<T>(&self, writes: bool, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
+        if self.in_transaction() {
+            return f(self);
+        }
         match (writes, self.is_postgres()) {
             (true, _) => self.begin_write()?,
             // One snapshot for the whole read, as SQLite's read transaction is.

@@ -43,9 +43,9 @@ mod writer;
 pub use connection::Synchronous;
 pub(crate) use connection::{Conn, create_schema};
 pub use location::Location;
-pub(crate) use pool::Db;
 #[cfg(test)]
 pub(crate) use pool::READERS;
+pub(crate) use pool::{Db, Overlay};
 pub(crate) use query::{Query, QueryBuilder, query, query_as, query_scalar, row_in};
 pub(crate) use row::{FromRow, Row, read_row};
 pub(crate) use value::Value;

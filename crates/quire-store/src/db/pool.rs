@@ -14,6 +14,33 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 /// Connections that read at once.
 pub(crate) const READERS: usize = 4;
 
+/// A view laid over the database for one handle's reads and writes (a
+/// release seen over the working copies): each read runs on the writer's
+/// connection inside [`Overlay::read`], each write inside
+/// [`Overlay::write`], which decide what the database keeps.
+pub(crate) trait Overlay: Send + Sync {
+    /// Runs `f`, a read, with the view in place; keeps nothing.
+    fn read(&self, conn: &Conn, f: &mut dyn FnMut(&Conn) -> Result<()>) -> Result<()>;
+    /// Runs `f`, a write, with the view in place; keeps what the view says.
+    fn write(&self, conn: &Conn, f: &mut dyn FnMut(&Conn) -> Result<()>) -> Result<()>;
+}
+
+/// Runs `f` once inside `around` (an overlay's read or write), answering
+/// its value.
+fn through<T>(
+    conn: &Conn,
+    f: impl FnOnce(&Conn) -> Result<T>,
+    around: impl FnOnce(&Conn, &mut dyn FnMut(&Conn) -> Result<()>) -> Result<()>,
+) -> Result<T> {
+    let (mut f, mut out) = (Some(f), None);
+    around(conn, &mut |c| {
+        let f = f.take().ok_or_else(|| StoreError::Corrupt("an overlay ran a call twice".into()))?;
+        out = Some(f(c)?);
+        Ok(())
+    })?;
+    out.ok_or_else(|| StoreError::Corrupt("an overlay did not run its call".into()))
+}
+
 /// The connections and the writer's thread. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Db {
@@ -26,6 +53,8 @@ pub(crate) struct Db {
     shut: Arc<tokio::sync::OnceCell<()>>,
     at: Arc<Location>,
     synchronous: Synchronous,
+    /// The view this handle reads and writes through, if any.
+    overlay: Option<Arc<dyn Overlay>>,
 }
 
 impl std::fmt::Debug for Db {
@@ -76,7 +105,14 @@ impl Db {
             shut: Arc::default(),
             at,
             synchronous,
+            overlay: None,
         })
+    }
+
+    /// This database seen through `overlay`: a handle whose reads and
+    /// writes all run on the writer inside it.
+    pub fn with_overlay(&self, overlay: Arc<dyn Overlay>) -> Db {
+        Db { overlay: Some(overlay), ..self.clone() }
     }
 
     /// Where the database is.
@@ -104,6 +140,10 @@ impl Db {
 
     /// Runs `f` on a reader connection (one hand-off).
     pub async fn read<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
+        if let Some(overlay) = &self.overlay {
+            let overlay = Arc::clone(overlay);
+            return self.queue_plain(move |c| through(c, f, |c, f| overlay.read(c, f))).await?.done().await;
+        }
         let permit = Arc::clone(&self.permits).acquire_owned().await.map_err(|_| stopped())?;
         if self.is_closed() {
             return Err(stopped());
@@ -139,7 +179,7 @@ impl Db {
         &self,
         f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        if self.is_postgres() || self.is_closed() {
+        if self.is_postgres() || self.is_closed() || self.overlay.is_some() {
             return self.read(f).await;
         }
         // Answered at once, it would never let a loop of reads yield: it
@@ -165,6 +205,20 @@ impl Db {
     /// value once its transaction committed. Writes run in the order they
     /// were queued.
     pub async fn queue<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
+    ) -> Result<Queued<T>> {
+        match &self.overlay {
+            Some(overlay) => {
+                let overlay = Arc::clone(overlay);
+                self.queue_plain(move |c| through(c, f, |c, f| overlay.write(c, f))).await
+            }
+            None => self.queue_plain(f).await,
+        }
+    }
+
+    /// [`Db::queue`] with no overlay.
+    async fn queue_plain<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
     ) -> Result<Queued<T>> {

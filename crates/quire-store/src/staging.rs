@@ -48,6 +48,13 @@ fn hiding(release: &str) -> String {
     format!("staged:{release}")
 }
 
+/// A document a staged write changed: its kind, id, copy as the write left
+/// it (none: archived) and label.
+type Captured = (EntityKind, String, Option<Value>, String);
+
+/// A row of a turn's log of staged documents: release, kind, id, before, after.
+type StagedRow = (String, String, String, Option<String>, Option<String>);
+
 const SAVEPOINT: &str = "SAVEPOINT staging";
 const ROLLBACK: &str = "ROLLBACK TO SAVEPOINT staging; RELEASE SAVEPOINT staging";
 
@@ -153,7 +160,7 @@ impl Staging {
 
     /// Keeps what a write staged: `captured` holds each document it touched
     /// as the write left it (none: archived) with its label.
-    fn keep(&self, conn: &Conn, captured: Vec<(EntityKind, String, Option<Value>, String)>) -> Result<()> {
+    fn keep(&self, conn: &Conn, captured: Vec<Captured>) -> Result<()> {
         if captured.is_empty() {
             return Ok(());
         }
@@ -309,7 +316,7 @@ impl Overlay for Staging {
 
     fn write(&self, conn: &Conn, f: &mut dyn FnMut(&Conn) -> Result<()>) -> Result<()> {
         conn.batch(SAVEPOINT)?;
-        let staged = (|| -> Result<Vec<(EntityKind, String, Option<Value>, String)>> {
+        let staged = (|| -> Result<Vec<Captured>> {
             self.apply(conn)?;
             let mark: i64 = db::query_scalar("SELECT COALESCE(MAX(id), 0) FROM changes").fetch_one(conn)?;
             f(conn)?;
@@ -352,7 +359,7 @@ impl Store {
         let (scope, session_id, turn_id) = (scope.clone(), session_id.to_string(), turn_id.to_string());
         self.db
             .write(move |c| {
-                let rows: Vec<(String, String, String, Option<String>, Option<String>)> = db::query_as(
+                let rows: Vec<StagedRow> = db::query_as(
                     "SELECT release_id, kind, document_id, before, after FROM release_changes
                      WHERE session_id = ?1 AND turn_id = ?2 AND undone_at IS NULL ORDER BY at",
                 )

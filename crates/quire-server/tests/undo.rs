@@ -162,3 +162,78 @@ async fn an_agent_writes_drafts_unless_its_admin_lets_it_publish_and_undo_puts_b
     assert_eq!(delivered().await, "About");
     assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "Drafted by the agent");
 }
+
+#[tokio::test]
+async fn an_agent_in_release_mode_stages_its_turn_for_a_person_to_publish_and_revert() {
+    let (app, fake) = app().await;
+    let staged =
+        app.send("PATCH", "/api/v1/agents/editor", Some(&app.admin), Some(json!({"writeMode": "release"}))).await;
+    assert_eq!(staged.status, 200, "{}", staged.body);
+    let public = |slug: &'static str| {
+        let app = &app;
+        async move { app.send("GET", &format!("/api/v1/delivery/pages/{slug}"), None, None).await }
+    };
+    let (about, team, pricing, contact) = (
+        app.page_id("about").await,
+        app.page_id("team").await,
+        app.page_id("pricing").await,
+        app.page_id("contact").await,
+    );
+    let rename = |id: &str, name: &str| json!({ "id": id, "name": name }).to_string();
+    fake.push(openai_stream(
+        "",
+        &[
+            ("u1", "updatePage", &rename(&about, "About, staged")),
+            ("u2", "updatePage", &rename(&team, "Team, staged")),
+            ("u3", "updatePage", &rename(&pricing, "Pricing, staged")),
+            ("d1", "deletePage", &json!({ "ids": [contact] }).to_string()),
+        ],
+    ));
+    let session = turn(&app, "rename three pages and delete the contact page", None).await;
+    let pending = app.get("/api/v1/approvals").await;
+    let approval = pending.body["items"][0]["id"].as_str().unwrap().to_string();
+    fake.push(openai_stream("Staged four changes.", &[]));
+    let approved = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.editor), None).await;
+    assert_eq!(approved.status, 200, "{}", approved.body);
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+
+    // Neither the drafts nor the public site moved.
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About");
+    assert!(app.store.page(&app.scope, &contact).await.is_ok(), "the contact page is still a live draft");
+    assert_eq!(public("about").await.body["name"], "About");
+    assert_eq!(public("contact").await.status, 200);
+
+    // The turn's release holds four differences.
+    let release = format!("{session}.1");
+    let review = app.get(&format!("/api/v1/releases/{release}")).await;
+    assert_eq!(review.status, 200, "{}", review.body);
+    let items = review.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 4, "{}", review.body);
+    assert!(items.iter().all(|i| !i["differences"].as_array().unwrap().is_empty() && i["conflict"].is_null()));
+    let archived: Vec<&Value> = items.iter().filter(|i| i["action"] == "archive").collect();
+    assert_eq!(archived.len(), 1);
+    assert_eq!(archived[0]["id"], contact);
+
+    // A person publishes it: the public site changes at once; reverting puts it back.
+    let published = app.send("POST", &format!("/api/v1/releases/{release}/publish"), Some(&app.editor), None).await;
+    assert_eq!(published.status, 200, "{}", published.body);
+    assert_eq!(public("about").await.body["name"], "About, staged");
+    assert_eq!(public("pricing").await.body["name"], "Pricing, staged");
+    assert_eq!(public("contact").await.status, 404);
+    let reverted = app.send("POST", &format!("/api/v1/releases/{release}/revert"), Some(&app.editor), None).await;
+    assert_eq!(reverted.status, 200, "{}", reverted.body);
+    assert_eq!(public("about").await.body["name"], "About");
+    assert_eq!(public("team").await.body["name"], app.store.page(&app.scope, &team).await.unwrap().name);
+    assert_eq!(public("contact").await.status, 200);
+
+    // Another turn staged and undone: its documents leave its release.
+    fake.push(openai_stream("", &[("u4", "updatePage", &rename(&about, "About, again"))]));
+    fake.push(openai_stream("Staged.", &[]));
+    let second = turn(&app, "rename About again", None).await;
+    let release = format!("{second}.1");
+    assert_eq!(app.get(&format!("/api/v1/releases/{release}")).await.body["items"].as_array().unwrap().len(), 1);
+    let undo = app.send("POST", &format!("/api/v1/sessions/{second}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    assert_eq!(app.get(&format!("/api/v1/releases/{release}")).await.body["items"].as_array().unwrap().len(), 0);
+    assert_eq!(public("about").await.body["name"], "About");
+}

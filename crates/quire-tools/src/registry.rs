@@ -240,8 +240,15 @@ impl Registry {
                 "Ask a user with more rights, or choose a read-only tool.",
             ));
         }
+        if ctx.staging.is_some() && tool.entity == crate::Subject::Document && !tool.read_only {
+            return Err(ToolError::new(
+                ErrorCode::Forbidden,
+                format!("{} is not for an agent that stages its work in a release", tool.name),
+                "Finish the turn: a person reviews the release and publishes it.",
+            ));
+        }
         if !tool.destructive {
-            let call = Call { services: &self.services, ctx, registry: self, approved: None };
+            let call = Call::new(&self.services, ctx, self, None, tool);
             return (tool.execute)(&call, args).await.map(Outcome::Done);
         }
         let args = if args.is_null() { Value::Object(Map::new()) } else { args };
@@ -266,7 +273,7 @@ impl Registry {
             confirmed: matches!(approval, Some(Approval::Confirmed)).then_some(true),
         };
         let hash = args_hash(tool.name, &args);
-        let call = Call { services: &self.services, ctx, registry: self, approved: None };
+        let call = Call::new(&self.services, ctx, self, None, tool);
         let preview_fn =
             tool.preview.ok_or_else(|| ToolError::new(ErrorCode::Internal, "destructive tool without preview", ""))?;
 
@@ -396,7 +403,7 @@ impl Registry {
                 confirmation
             }
         };
-        let call = Call { services: &self.services, ctx, registry: self, approved: Some(&approved.fingerprint) };
+        let call = Call::new(&self.services, ctx, self, Some(&approved.fingerprint), tool);
         (tool.execute)(&call, args).await.map(Outcome::Done)
     }
 

@@ -82,6 +82,8 @@ pub struct CallContext {
     /// How its writes reach the public site: separately (publishing is its
     /// own, approved call), or directly for an agent in direct mode.
     pub publishing: Publishing,
+    /// For an agent in release mode: the release its turn stages in.
+    pub staging: Option<quire_store::Staging>,
 }
 
 impl CallContext {
@@ -100,6 +102,7 @@ impl CallContext {
             writer: None,
             progress: None,
             publishing: Publishing::Separately,
+            staging: None,
         }
     }
 
@@ -168,12 +171,28 @@ pub struct Call<'a> {
     pub registry: &'a dyn ToolSearch,
     /// For destructive tools: the fingerprint the approved preview described.
     pub approved: Option<&'a Fingerprint>,
+    /// The store as this call sees it, in release mode (see [`Call::new`]).
+    staged: Option<Store>,
 }
 
-impl Call<'_> {
-    /// The store.
+impl<'a> Call<'a> {
+    /// A call of `tool`. For a caller that stages its work in a release,
+    /// a tool of pages, sections, posts, entries, menus or archives reads
+    /// and writes through the release laid over the working copies.
+    pub fn new(
+        services: &'a Services,
+        ctx: &'a CallContext,
+        registry: &'a dyn ToolSearch,
+        approved: Option<&'a Fingerprint>,
+        tool: &Tool,
+    ) -> Self {
+        let staged = ctx.staging.clone().filter(|_| tool.stages()).map(|s| services.store.staged(s));
+        Call { services, ctx, registry, approved, staged }
+    }
+
+    /// The store (through the release, for a call that stages).
     pub fn store(&self) -> &Store {
-        &self.services.store
+        self.staged.as_ref().unwrap_or(&self.services.store)
     }
     /// The scope.
     pub fn scope(&self) -> &Scope {
@@ -310,6 +329,18 @@ impl Tool {
             },
             preview: None,
         }
+    }
+
+    /// Whether, for a caller in release mode, the tool works in the release:
+    /// a tool of pages, sections, posts, entries, menus or archives.
+    pub fn stages(&self) -> bool {
+        use quire_core::model::EntityKind as K;
+        matches!(
+            self.entity,
+            Subject::Record(K::Page | K::Section | K::Entry | K::Navigation | K::NavItem)
+                | Subject::Post
+                | Subject::Archive
+        )
     }
 
     /// Whether a call sends data out of Quire (httpPost): nothing can take

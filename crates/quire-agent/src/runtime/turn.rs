@@ -10,7 +10,7 @@ use crate::message::{Delta, Message};
 use crate::prompt::{self, StepInput};
 use crate::provider::{ModelWriter, NOT_CONFIGURED, Profile, Provider};
 use quire_core::access::{Group, Principal};
-use quire_core::model::{Agent, AgentSession, SessionStatus, Surface};
+use quire_core::model::{Agent, AgentSession, SessionStatus, Surface, WriteMode};
 use quire_store::Scope;
 use quire_tools::CallContext;
 use serde_json::json;
@@ -151,11 +151,22 @@ impl Runtime {
         let writer = resolved.as_ref().map(|(profile, client)| {
             Arc::new(ModelWriter::new(profile.clone(), Arc::clone(client))) as quire_tools::external::SharedWriter
         });
+        // In release mode the turn's changes to documents go into a release
+        // of its own, made on its first such change.
+        let staging = (agent.write_mode == WriteMode::Release).then(|| quire_store::Staging {
+            release: format!("{}.{}", session.id, session.turns),
+            name: format!("{}: {}, turn {}", agent.name, session.title, session.turns),
+            scope: scope.clone(),
+            actor: session.actor.clone(),
+            session_id: session.id.clone(),
+            turn_id: session.turns.to_string(),
+        });
         let ctx = CallContext {
             session_id: Some(session.id.clone()),
             turn_id: Some(session.turns.to_string()),
             policy: agent.approval_policy,
             publishing: agent.write_mode.publishing(),
+            staging,
             writer,
             ..CallContext::new(session.actor.clone(), group, scope.clone(), Surface::Agent)
         };

@@ -17,6 +17,9 @@ pub struct TurnUndone {
     pub reverted: Vec<Change>,
     /// How many of the turn's approvals, still open, were rejected.
     pub cancelled: u64,
+    /// How many documents a turn in release mode had staged went back to
+    /// what the release held before it.
+    pub staged: usize,
 }
 
 impl Runtime {
@@ -93,12 +96,15 @@ impl Runtime {
             }
         }
         quire_tools::notes::check_note_changes(services, scope, &note_changes).await.map_err(tool_failure)?;
+        // What a turn in release mode staged (nothing otherwise) comes out
+        // of its release first: the release is refused once published.
+        let staged = store.undo_staged_turn(scope, session_id, &turn.to_string()).await?;
         let report = store.undo_turn(ctx, scope, session_id, &turn.to_string()).await?;
         let mut reverted = report.reverted;
         let notes =
             quire_tools::notes::undo_note_changes(services, ctx, scope, &note_changes).await.map_err(tool_failure)?;
         reverted.extend(notes);
-        Ok(TurnUndone { reverted, cancelled: report.cancelled })
+        Ok(TurnUndone { reverted, cancelled: report.cancelled, staged })
     }
 
     /// Ends a paused turn whose changes were undone: each waiting call gets

@@ -117,14 +117,17 @@ impl Staging {
         Ok(())
     }
 
-    /// The documents the changes logged after `mark` touched, each once, in
-    /// order; a refusal when one is of anything else.
+    /// The documents the changes this session logged after `mark` touched
+    /// (another process's, committed meanwhile, are not this write's), each
+    /// once, in order; a refusal when one is of anything else.
     fn touched(&self, conn: &Conn, mark: i64) -> Result<Vec<(EntityKind, String)>> {
         let rows: Vec<(String, String, String)> = db::query_as(
-            "SELECT entity, entity_id, action FROM changes WHERE id > ?1 AND site_id = ?2 AND env = ?3 ORDER BY id",
+            "SELECT entity, entity_id, action FROM changes WHERE id > ?1 AND site_id = ?2 AND env = ?3
+             AND session_id = ?4 ORDER BY id",
         )
         .bind(mark)
         .bind_scope(&self.scope)
+        .bind(&self.session_id)
         .fetch_all(conn)?;
         let mut documents: Vec<(EntityKind, String)> = Vec::new();
         for (entity, id, action) in rows {

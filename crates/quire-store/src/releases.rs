@@ -643,39 +643,48 @@ impl Store {
         self.db.read(move |c| c.transaction(false, |c| Ok(load(c, &scope, &id)?.0))).await
     }
 
+    /// Runs `change` on release `id` of `scope` in one write; answers the
+    /// release after it.
+    async fn changing(
+        &self,
+        scope: &Scope,
+        id: &str,
+        change: impl FnOnce(&Conn, &Scope, &str) -> Result<()> + Send + 'static,
+    ) -> Result<Release> {
+        let (scope, id) = (scope.clone(), id.to_string());
+        self.db
+            .write(move |c| {
+                change(c, &scope, &id)?;
+                Ok(load(c, &scope, &id)?.0)
+            })
+            .await
+    }
+
     /// Renames or redescribes an open release.
     pub async fn update_release(
         &self,
-        ctx: &ChangeContext,
+        _ctx: &ChangeContext,
         scope: &Scope,
         id: &str,
         patch: ReleasePatch,
     ) -> Result<Release> {
         let name = patch.name.as_deref().map(check_name).transpose()?;
-        let (_ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
-        self.db
-            .write(move |c| {
-                let (release, _) = load(c, &scope, &id)?;
-                require_state(&release, &[ReleaseState::Open, ReleaseState::Scheduled], "changed")?;
-                let name = name.unwrap_or(release.name);
-                let description = patch.description.unwrap_or(release.description);
-                touch(c, &scope, &id, "name = ?5, description = ?6", vec![name.into(), description.into()])?;
-                Ok(load(c, &scope, &id)?.0)
-            })
-            .await
+        self.changing(scope, id, move |c, scope, id| {
+            let (release, _) = load(c, scope, id)?;
+            require_state(&release, &[ReleaseState::Open, ReleaseState::Scheduled], "changed")?;
+            let name = name.unwrap_or(release.name);
+            let description = patch.description.unwrap_or(release.description);
+            touch(c, scope, id, "name = ?5, description = ?6", vec![name.into(), description.into()])
+        })
+        .await
     }
 
     /// Puts a document into open release `id` (see [`Stage`]). Publishing
     /// takes a copy of its draft as it is now; staging it again takes the
     /// draft anew.
     pub async fn stage(&self, ctx: &ChangeContext, scope: &Scope, id: &str, stage: Stage) -> Result<Release> {
-        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
-        self.db
-            .write(move |c| {
-                stage_in(c, &ctx, &scope, &id, &stage)?;
-                Ok(load(c, &scope, &id)?.0)
-            })
-            .await
+        let ctx = ctx.clone();
+        self.changing(scope, id, move |c, scope, id| stage_in(c, &ctx, scope, id, &stage)).await
     }
 
     /// Takes the document `doc_id` of `kind` out of open release `id`.
@@ -687,27 +696,25 @@ impl Store {
         kind: EntityKind,
         doc_id: &str,
     ) -> Result<Release> {
-        let (scope, id, doc_id) = (scope.clone(), id.to_string(), doc_id.to_string());
-        self.db
-            .write(move |c| {
-                let (release, _) = load(c, &scope, &id)?;
-                require_state(&release, &[ReleaseState::Open], "changed")?;
-                let done = db::query(
-                    "UPDATE release_items SET removed_at = ?1 WHERE release_id = ?2 AND kind = ?3 AND document_id = ?4
-                     AND removed_at IS NULL",
-                )
-                .bind(Utc::now())
-                .bind(&id)
-                .bind(kind.as_str())
-                .bind(&doc_id)
-                .execute(c)?;
-                if done.rows_affected() == 0 {
-                    return Err(StoreError::not_found("release item", format!("{kind} {doc_id}")));
-                }
-                touch(c, &scope, &id, "", Vec::new())?;
-                Ok(load(c, &scope, &id)?.0)
-            })
-            .await
+        let doc_id = doc_id.to_string();
+        self.changing(scope, id, move |c, scope, id| {
+            let (release, _) = load(c, scope, id)?;
+            require_state(&release, &[ReleaseState::Open], "changed")?;
+            let done = db::query(
+                "UPDATE release_items SET removed_at = ?1 WHERE release_id = ?2 AND kind = ?3 AND document_id = ?4
+                 AND removed_at IS NULL",
+            )
+            .bind(Utc::now())
+            .bind(id)
+            .bind(kind.as_str())
+            .bind(&doc_id)
+            .execute(c)?;
+            if done.rows_affected() == 0 {
+                return Err(StoreError::not_found("release item", format!("{kind} {doc_id}")));
+            }
+            touch(c, scope, id, "", Vec::new())
+        })
+        .await
     }
 
     /// Publishes open (or scheduled: now, its schedule cancelled) release
@@ -721,13 +728,9 @@ impl Store {
         id: &str,
         expected: Option<&Fingerprint>,
     ) -> Result<Release> {
-        let (ctx, scope, id, expected) = (ctx.clone(), scope.clone(), id.to_string(), expected.cloned());
-        self.db
-            .write(move |c| {
-                let states = [ReleaseState::Open, ReleaseState::Scheduled];
-                publish_release_in(c, &ctx, &scope, &id, expected.as_ref(), &states)?;
-                Ok(load(c, &scope, &id)?.0)
-            })
+        let (ctx, expected) = (ctx.clone(), expected.cloned());
+        let states = [ReleaseState::Open, ReleaseState::Scheduled];
+        self.changing(scope, id, move |c, scope, id| publish_release_in(c, &ctx, scope, id, expected.as_ref(), &states))
             .await
     }
 
@@ -743,27 +746,19 @@ impl Store {
         id: &str,
         expected: Option<&Fingerprint>,
     ) -> Result<Release> {
-        let (ctx, scope, id, expected) = (ctx.clone(), scope.clone(), id.to_string(), expected.cloned());
-        self.db
-            .write(move |c| {
-                revert_release_in(c, &ctx, &scope, &id, expected.as_ref())?;
-                Ok(load(c, &scope, &id)?.0)
-            })
-            .await
+        let (ctx, expected) = (ctx.clone(), expected.cloned());
+        self.changing(scope, id, move |c, scope, id| revert_release_in(c, &ctx, scope, id, expected.as_ref())).await
     }
 
     /// Gives up an open or scheduled release (its schedule cancelled)
     /// without publishing it; it is kept, with its documents, as discarded.
-    pub async fn discard_release(&self, ctx: &ChangeContext, scope: &Scope, id: &str) -> Result<Release> {
-        let (_ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
-        self.db
-            .write(move |c| {
-                let (release, _) = load(c, &scope, &id)?;
-                require_state(&release, &[ReleaseState::Open, ReleaseState::Scheduled], "discarded")?;
-                cancel_waiting_schedules(c, &scope, &id)?;
-                touch(c, &scope, &id, "state = ?5, publish_at = NULL", vec![ReleaseState::Discarded.as_str().into()])?;
-                Ok(load(c, &scope, &id)?.0)
-            })
-            .await
+    pub async fn discard_release(&self, _ctx: &ChangeContext, scope: &Scope, id: &str) -> Result<Release> {
+        self.changing(scope, id, |c, scope, id| {
+            let (release, _) = load(c, scope, id)?;
+            require_state(&release, &[ReleaseState::Open, ReleaseState::Scheduled], "discarded")?;
+            cancel_waiting_schedules(c, scope, id)?;
+            touch(c, scope, id, "state = ?5, publish_at = NULL", vec![ReleaseState::Discarded.as_str().into()])
+        })
+        .await
     }
 }

@@ -48,6 +48,19 @@ pub async fn demo(dir: &Path) -> Result<(Store, Scope)> {
     Ok((store, scope))
 }
 
+/// A person writing through the back-office (`user:ana`): a status set to
+/// or from published publishes or unpublishes, as people's writes do.
+pub fn person() -> quire_core::model::ChangeContext {
+    use quire_core::model::{ChangeContext, Publishing, Surface};
+    ChangeContext {
+        actor: "user:ana".into(),
+        surface: Surface::Web,
+        session_id: None,
+        turn_id: None,
+        publishing: Publishing::ByStatus,
+    }
+}
+
 /// A small, seeded generator for tests that walk random sequences: the
 /// same walk on every run, so a failure names a step that happens again.
 #[derive(Debug, Clone)]

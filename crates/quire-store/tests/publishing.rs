@@ -26,16 +26,7 @@ async fn open() -> (tempfile::TempDir, Store, Scope) {
     (dir, store, scope)
 }
 
-/// A person writing through REST or the back-office.
-fn person() -> ChangeContext {
-    ChangeContext {
-        actor: "user:ana".into(),
-        surface: Surface::Web,
-        session_id: None,
-        turn_id: None,
-        publishing: Publishing::ByStatus,
-    }
-}
+use quire_store::testing::person;
 
 /// A tool call: publishing is a call of its own.
 fn tool() -> ChangeContext {

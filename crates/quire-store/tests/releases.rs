@@ -4,7 +4,7 @@
 //! and nothing changes.
 
 use quire_core::input::{EntryPatch, NavItemPatch, PagePatch};
-use quire_core::model::{ChangeContext, EntityKind, Publishing, ReleaseAction, ReleaseState, Surface};
+use quire_core::model::{EntityKind, ReleaseAction, ReleaseState};
 use quire_store::{PublishAction, Scope, Stage, Store, StoreError};
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
@@ -13,16 +13,7 @@ async fn open() -> (tempfile::TempDir, Store, Scope) {
     (dir, store, scope)
 }
 
-/// A person writing through REST or the back-office.
-fn person() -> ChangeContext {
-    ChangeContext {
-        actor: "user:ana".into(),
-        surface: Surface::Web,
-        session_id: None,
-        turn_id: None,
-        publishing: Publishing::ByStatus,
-    }
-}
+use quire_store::testing::person;
 
 /// What the public site shows of the documents these tests touch.
 #[derive(Debug, PartialEq)]

@@ -5,21 +5,13 @@
 
 use chrono::Utc;
 use quire_core::input::PagePatch;
-use quire_core::model::{ChangeContext, EntityKind, JobStatus, Publishing, ReleaseAction, ReleaseState, Surface};
+use quire_core::model::{EntityKind, JobStatus, ReleaseAction, ReleaseState};
 use quire_store::{ChangeFilter, PublishAction, ScheduleTarget, Scope, Stage, Store, StoreError};
 use std::time::Duration;
 
 const LEASE: Duration = Duration::from_secs(30);
 
-fn person() -> ChangeContext {
-    ChangeContext {
-        actor: "user:ana".into(),
-        surface: Surface::Web,
-        session_id: None,
-        turn_id: None,
-        publishing: Publishing::ByStatus,
-    }
-}
+use quire_store::testing::person;
 
 fn soon(ms: i64) -> chrono::DateTime<Utc> {
     Utc::now() + chrono::Duration::milliseconds(ms)

@@ -119,20 +119,14 @@ async fn a_release_of_five_hundred_pages_goes_public_at_once() {
 /// Publishes 500 pages, in one call or as one release, while readers poll.
 async fn go_public_at_once(as_release: bool) {
     use quire_core::input::{NewPage, PagePatch};
+    use quire_core::model::PublishStatus;
     use quire_core::model::ReleaseAction;
-    use quire_core::model::{PublishStatus, Publishing, Surface};
     use quire_store::PublishAction;
     use quire_store::Stage;
     const PAGES: usize = 500;
     let dir = tempfile::tempdir().unwrap();
     let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
-    let person = ChangeContext {
-        actor: "user:ana".into(),
-        surface: Surface::Web,
-        session_id: None,
-        turn_id: None,
-        publishing: Publishing::ByStatus,
-    };
+    let person = quire_store::testing::person();
     let mut ids = Vec::new();
     for i in 0..PAGES {
         let input = NewPage {

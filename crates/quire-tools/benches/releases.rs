@@ -6,7 +6,7 @@
 //! Run: `cargo bench -p quire-tools --bench releases` (prints medians).
 
 use quire_core::input::{NewPage, PagePatch};
-use quire_core::model::{ChangeContext, EntityKind, PublishStatus, Publishing, ReleaseAction, Surface};
+use quire_core::model::{EntityKind, PublishStatus, ReleaseAction};
 use quire_store::{PublishAction, Stage};
 use std::time::Instant;
 
@@ -19,13 +19,7 @@ const ROUNDS: usize = 5;
 #[tokio::main]
 async fn main() {
     let Demo { dir: _dir, store, scope, .. } = demo().await;
-    let person = ChangeContext {
-        actor: "user:bench".into(),
-        surface: Surface::Web,
-        session_id: None,
-        turn_id: None,
-        publishing: Publishing::ByStatus,
-    };
+    let person = quire_store::testing::person();
     let mut ids = Vec::new();
     for i in 0..PAGES {
         let input = NewPage {

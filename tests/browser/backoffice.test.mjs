@@ -155,6 +155,46 @@ describe("pages", () => {
     await page.context().close();
   });
 
+  test("a page's draft saves itself after typing stops, without publishing, and leaving then asks nothing", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Autosaved", slug: "autosaved", meta: { title: "As published" } });
+    assert.equal((await api(server, "POST", `/api/v1/pages/${made.body.id}/publish`)).status, 200);
+    const page = await adminPage();
+    await page.goto(`${server.base}/pages/${made.body.id}`);
+    await page.getByLabel("Meta title").fill("");
+    await page.getByLabel("Meta title").pressSequentially("Written, not yet published");
+    const status = page.locator("form[data-autosave] [role=status]");
+    assert.equal(await status.getAttribute("aria-live"), "polite");
+    await status.getByText(/^Draft saved at \d\d:\d\d$/).waitFor({ timeout: 10_000 });
+    await page.getByText("published, with changes not published yet").waitFor();
+
+    const stored = await api(server, "GET", `/api/v1/pages/${made.body.id}`);
+    assert.equal(stored.body.meta.title, "Written, not yet published", "the draft holds the edit");
+    assert.equal(await page.locator("[data-version]").innerText(), String(stored.body.version), "the screen shows the version saved");
+    const delivered = await api(server, "GET", "/api/v1/delivery/pages/autosaved");
+    assert.equal(delivered.body.meta.title, "As published", "the site still shows what was published");
+
+    // Saved: leaving asks nothing, and the value is there on return.
+    let dialogs = 0;
+    page.on("dialog", (d) => { dialogs += 1; d.dismiss(); });
+    await page.getByRole("link", { name: "Pages", exact: true }).first().click();
+    await page.waitForURL(`${server.base}/pages`);
+    assert.equal(dialogs, 0, "no leave-page warning after the autosave");
+    await page.goto(`${server.base}/pages/${made.body.id}`);
+    assert.equal(await page.getByLabel("Meta title").inputValue(), "Written, not yet published");
+
+    // The autosave took up the new version: a save by hand after it is not refused as stale.
+    await page.getByLabel("Meta description").fill("Typed after an autosave");
+    await status.getByText(/^Draft saved at/).waitFor({ timeout: 10_000 });
+    await page.getByLabel("Meta title").fill("Saved by hand");
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.getByText("Saved.").waitFor();
+    const after = await api(server, "GET", `/api/v1/pages/${made.body.id}`);
+    assert.equal(after.body.meta.title, "Saved by hand");
+    assert.equal(after.body.meta.description, "Typed after an autosave");
+    assert.equal((await api(server, "GET", "/api/v1/delivery/pages/autosaved")).body.meta.title, "As published");
+    await page.context().close();
+  });
+
   test("the server's validation errors appear next to the fields they name, and nothing is saved", async () => {
     const page = await adminPage();
     await page.getByLabel("Name").fill("About us");

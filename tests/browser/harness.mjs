@@ -153,3 +153,13 @@ export async function noSeriousViolations(page, what) {
     `${what}: serious or critical accessibility violations`,
   );
 }
+
+/** Fails on any axe-core violation of the screen, whatever its impact. */
+export async function noViolations(page, what) {
+  const results = await new AxeBuilder({ page }).analyze();
+  assert.deepEqual(
+    results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    [],
+    `${what}: accessibility violations`,
+  );
+}

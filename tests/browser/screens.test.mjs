@@ -1,13 +1,13 @@
 // The content screens beyond pages, in a real browser: posts and
-// collections, the media library (upload with progress, alt text,
-// archive), navigation menus with the target picker, moves among
-// siblings, agents (administrators only) and the notes vault; axe-core on
-// each. Screenshots are written to docs/screenshots when SCREENSHOTS=1.
+// collections, releases and schedules, autosaved drafts, the media library
+// (upload with progress, alt text, archive), navigation menus with the
+// target picker, moves among siblings, agents (administrators only) and
+// the notes vault; axe-core on each. Screenshots are written to docs/screenshots when SCREENSHOTS=1.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { deflateSync } from "node:zlib";
-import { api, chooseAdminPassword, launch, noSeriousViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, noSeriousViolations, noViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
 
 const ADMIN = "admin@localhost";
 const PASSWORD = "a long admin password";
@@ -125,6 +125,194 @@ describe("posts and collections", () => {
     assert.equal(post.category, "News");
     assert.match(JSON.stringify(post.content), /We shipped/);
     assert.equal(post.featuredImage, url);
+    await page.context().close();
+  });
+});
+
+describe("releases and schedules", () => {
+  test("a release made on its screen takes a page from the editor, shows the difference, settles a conflict, publishes and reverts", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Summer offer", slug: "summer-offer", meta: { title: "Summer" } });
+    assert.equal((await api(server, "POST", `/api/v1/pages/${made.body.id}/publish`)).status, 200);
+    const delivered = async () => (await api(server, "GET", "/api/v1/delivery/pages/summer-offer")).body.meta.title;
+    assert.equal(await delivered(), "Summer");
+
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Releases" }).click();
+    await page.waitForURL(`${server.base}/releases`);
+    // A release needs a name: refused, the error is beside the field.
+    await page.getByRole("button", { name: "Make release" }).click();
+    assert.equal(await page.getByLabel("Name", { exact: true }).getAttribute("aria-invalid"), "true");
+    await page.getByLabel("Name", { exact: true }).fill("Summer campaign");
+    await page.getByLabel("What it is for (optional)").fill("The summer prices, all at once.");
+    await page.getByRole("button", { name: "Make release" }).click();
+    await page.getByRole("heading", { name: /^Summer campaign/ }).waitFor();
+    await page.getByText("No documents yet.").waitFor();
+    await noViolations(page, "an empty release");
+
+    // The page's draft changes, then the page goes into the release from its editor.
+    await page.goto(`${server.base}/pages/${made.body.id}`);
+    await page.getByLabel("Meta title").fill("Summer, half price");
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.getByText("Saved.").waitFor();
+    await page.getByLabel("Release", { exact: true }).selectOption({ label: "Summer campaign" });
+    assert.equal(await page.getByLabel("Name of the new release").isVisible(), false, "a new release's name is asked for only when one is made");
+    await page.getByRole("button", { name: "Add to release" }).click();
+    await page.getByText("Added to the release").waitFor();
+    await page.locator(".publishing").getByText("which publishes it").waitFor();
+    await page.getByRole("link", { name: "“Summer campaign”" }).click();
+
+    const item = page.locator("section.release-item", { hasText: "Summer offer" });
+    const title = item.locator("table.diff tr", { has: page.getByRole("rowheader", { name: "meta.title" }) });
+    assert.equal(await title.locator("pre.before").innerText(), "Summer");
+    assert.equal(await title.locator("pre.after").innerText(), "Summer, half price");
+    assert.equal(await item.getByRole("link", { name: "Summer offer" }).getAttribute("href"), `/pages/${made.body.id}`);
+    await noViolations(page, "a release");
+    assert.equal(await delivered(), "Summer", "staged is not published");
+
+    // The draft moves on after staging: the release says so, and staging again takes it.
+    await api(server, "PATCH", `/api/v1/pages/${made.body.id}`, { meta: { title: "Summer, 40% off" } });
+    await page.reload();
+    const conflict = item.getByRole("group", { name: "Conflict of Summer offer" });
+    assert.match(await conflict.innerText(), /draft changes made since it was staged/);
+    await noViolations(page, "a release with a conflict");
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Publish now" }).click();
+    assert.match(await page.locator("#release-error").innerText(), /Summer offer/);
+    assert.equal(await delivered(), "Summer", "a release with a conflict publishes nothing");
+    await conflict.getByRole("button", { name: "Stage again" }).click();
+    await page.getByText("Staged again").waitFor();
+    assert.equal(await item.getByRole("group").count(), 0, "the conflict is settled");
+    assert.equal(await title.locator("pre.after").innerText(), "Summer, 40% off");
+
+    // Publishing asks first; declined, nothing changes.
+    page.once("dialog", (d) => d.dismiss());
+    await page.getByRole("button", { name: "Publish now" }).click();
+    assert.equal(await delivered(), "Summer");
+    page.once("dialog", (d) => { assert.match(d.message(), /^Publish the 1 document\(s\) of “Summer campaign”/); d.accept(); });
+    await page.getByRole("button", { name: "Publish now" }).click();
+    await page.getByText("Published: every document of the release is on the site.").waitFor();
+    assert.equal(await delivered(), "Summer, 40% off");
+    await shot(page, "release");
+
+    page.once("dialog", (d) => d.accept());
+    await page.getByRole("button", { name: "Revert" }).click();
+    await page.getByText("Reverted: the site shows what it showed before the release.").waitFor();
+    assert.equal(await delivered(), "Summer");
+
+    await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Releases" }).click();
+    const row = page.locator("table.list tr", { hasText: "Summer campaign" });
+    assert.deepEqual(
+      (await row.locator("td").allInnerTexts()).slice(0, 3).map((t) => t.trim()),
+      ["Summer campaign", "reverted", "1"],
+    );
+    await page.getByLabel("State").selectOption("open");
+    await page.getByRole("button", { name: "Filter" }).click();
+    assert.equal(await page.locator("table.list tr", { hasText: "Summer campaign" }).count(), 0, "filtered out");
+    await page.context().close();
+  });
+
+  test("a publish scheduled from an editor is read in the browser's time zone, listed, and cancelled", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Autumn offer", slug: "autumn-offer" });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Paris" });
+    const page = await context.newPage();
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(`${server.base}/pages`);
+    await page.goto(`${server.base}/pages/${made.body.id}`);
+    const time = page.getByLabel("Time (your time, Europe/Paris)");
+
+    // A time gone by is refused beside its input, and nothing is scheduled.
+    await time.fill("2001-01-01T09:00");
+    await page.getByRole("button", { name: "Schedule", exact: true }).click();
+    assert.equal(await page.locator("#e-pub-at").innerText(), "must be in the future");
+    assert.equal(await page.getByLabel(/^Time/).getAttribute("aria-invalid"), "true");
+    await noSeriousViolations(page, "a refused schedule");
+    assert.equal((await api(server, "GET", "/api/v1/schedules")).body.items.filter((s) => s.targetId === made.body.id).length, 0);
+
+    await page.getByLabel(/^Time/).fill("2031-03-01T12:00");
+    await page.getByRole("button", { name: "Schedule", exact: true }).click();
+    await page.getByText("Scheduled.").waitFor();
+    const waiting = (await api(server, "GET", "/api/v1/schedules")).body.items.filter((s) => s.targetId === made.body.id);
+    assert.equal(waiting.length, 1);
+    assert.equal(waiting[0].at, "2031-03-01T11:00:00Z", "noon in Paris is 11:00 UTC in March");
+    assert.equal(waiting[0].action, "publish");
+    const line = page.getByRole("list", { name: "Waiting schedules" }).getByRole("listitem");
+    assert.match(await line.innerText(), /^Publish at 2031-03-01 12:00, scheduled by Admin \(you\)/);
+
+    // The Releases screen lists it with what it publishes.
+    await page.getByRole("link", { name: "Releases" }).click();
+    const listed = page.locator("#schedules tr", { hasText: "Autumn offer" });
+    assert.match(await listed.innerText(), /2031-03-01 12:00\s+Page “Autumn offer”\s+Publish\s+Admin \(you\)/);
+    await noViolations(page, "releases");
+
+    await page.goto(`${server.base}/pages/${made.body.id}`);
+    await line.getByRole("button", { name: "Cancel" }).click();
+    await page.getByText("Schedule cancelled.").waitFor();
+    assert.equal(await line.count(), 0);
+    const all = (await api(server, "GET", "/api/v1/schedules?all=true")).body.items.find((s) => s.id === waiting[0].id);
+    assert.equal(all.status, "cancelled");
+    assert.equal((await api(server, "GET", "/api/v1/delivery/pages/autumn-offer")).status, 404, "never published");
+    await context.close();
+  });
+
+  test("past schedules show how they ended; a release is scheduled and unscheduled on its screen", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Flash sale", slug: "flash-sale" });
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const scheduled = await api(server, "POST", "/api/v1/schedules", { entity: "page", id: made.body.id, action: "publish", at: soon });
+    assert.equal(scheduled.status, 201, JSON.stringify(scheduled.body));
+    for (let i = 0; i < 40; i++) {
+      const s = (await api(server, "GET", `/api/v1/schedules/${scheduled.body.id}`)).body;
+      if (s.status === "done") break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.equal((await api(server, "GET", "/api/v1/delivery/pages/flash-sale")).status, 200, "published at its time");
+
+    const release = await api(server, "POST", "/api/v1/releases", { name: "Winter" });
+    await api(server, "POST", `/api/v1/releases/${release.body.id}/items`, { entity: "page", id: made.body.id, action: "unpublish" });
+
+    const page = await adminPage();
+    await page.goto(`${server.base}/releases`);
+    assert.equal(await page.locator("#schedules tr", { hasText: "Flash sale" }).count(), 0, "only waiting schedules at first");
+    await page.getByRole("link", { name: "Show past schedules too" }).click();
+    const past = page.locator("#schedules tr", { hasText: "Flash sale" });
+    assert.match(await past.innerText(), /done\s+(on time|\d+ s late)/);
+    await shot(page, "releases");
+
+    await page.getByRole("link", { name: "Winter" }).click();
+    await page.locator("section.release-item", { hasText: "Flash sale" }).getByText("When the release is published, it takes it off the site.").waitFor();
+    await page.getByLabel(/^Publish at/).fill("2031-12-01T08:30");
+    await page.getByRole("button", { name: "Schedule", exact: true }).click();
+    await page.getByText("Scheduled.").waitFor();
+    await page.getByRole("heading", { name: "Winter scheduled" }).waitFor();
+    assert.match(await page.locator("main").innerText(), /Due to publish at 2031-12-01 08:30/);
+    assert.equal((await api(server, "GET", `/api/v1/releases/${release.body.id}`)).body.release.publishAt, "2031-12-01T08:30:00Z");
+    await page.getByRole("button", { name: "Unschedule" }).click();
+    await page.getByText("Unscheduled: the release is open again.").waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/releases/${release.body.id}`)).body.release.state, "open");
+
+    // Discarding asks first.
+    page.once("dialog", (d) => { assert.match(d.message(), /^Discard “Winter”\?/); d.accept(); });
+    await page.getByRole("button", { name: "Discard this release" }).click();
+    await page.getByText("Discarded: the release will not be published.").waitFor();
+    assert.equal((await api(server, "GET", "/api/v1/delivery/pages/flash-sale")).status, 200, "a discarded release changed nothing");
+    await page.context().close();
+  });
+
+  test("an entry's draft saves itself without publishing, even with its status set to published", async () => {
+    const made = await api(server, "POST", "/api/v1/collections/blog/entries", { title: "Quiet draft", slug: "quiet-draft", content: { body: "Not yet." } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const page = await adminPage();
+    await page.goto(`${server.base}/entries/${made.body.id}`);
+    await page.getByLabel("Status").selectOption("published");
+    await page.getByLabel("Title", { exact: true }).fill("Quiet draft, edited");
+    await page.getByText(/^Draft saved at \d\d:\d\d$/).waitFor({ timeout: 10_000 });
+    const stored = (await api(server, "GET", `/api/v1/entries/${made.body.id}`)).body;
+    assert.equal(stored.title, "Quiet draft, edited");
+    assert.equal(stored.status, "draft", "an autosave never publishes");
+    const delivered = await fetch(`${server.base}/api/v1/delivery/collections/blog/entries`).then((r) => r.json());
+    assert.ok(!delivered.items.some((e) => e.slug === "quiet-draft"));
+    await page.reload();
+    assert.equal(await page.getByLabel("Title", { exact: true }).inputValue(), "Quiet draft, edited");
+    assert.equal(await page.getByLabel("Status").inputValue(), "draft");
     await page.context().close();
   });
 });

@@ -1,6 +1,7 @@
 // Quire back-office: progressive enhancement of server-rendered forms.
-// Everything works without this script; it adds list editing in place and
-// fills a new page's slug from its name.
+// Everything works without this script; it adds list editing in place,
+// fills a new page's slug from its name, saves drafts as the person types
+// and reads times in the browser's time zone.
 "use strict";
 
 (function () {
@@ -174,9 +175,137 @@
     });
   });
 
+  // ---- drafts save themselves: an editor's form marked data-autosave is
+  // sent in the background once the person has stopped typing for two
+  // seconds, as its Save button sends it but without an entry's status (so
+  // an autosave changes the draft only, never what is published). The
+  // version the server answers with is taken up, so the next save is not
+  // refused as stale, and leaving the screen no longer asks. ----
+  var AUTOSAVE_MS = 2000;
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function enhanceAutosave(root) {
+    root.querySelectorAll("form[data-autosave]").forEach(function (form) {
+      if (form.dataset.enhanced) return;
+      form.dataset.enhanced = "1";
+      var status = document.createElement("p");
+      status.className = "hint autosave";
+      status.setAttribute("role", "status");
+      status.setAttribute("aria-live", "polite");
+      var buttons = form.querySelectorAll("button[type=submit]");
+      var last = buttons[buttons.length - 1];
+      if (last) last.after(status); else form.appendChild(status);
+      var timer = null;
+      var busy = false;
+      var again = false;
+      var submitAfter = false;
+      var edits = 0;
+      function later() {
+        clearTimeout(timer);
+        timer = setTimeout(save, AUTOSAVE_MS);
+      }
+      function said(text, failed) {
+        status.textContent = text;
+        status.classList.toggle("error", !!failed);
+      }
+      function save() {
+        timer = null;
+        if (busy) { again = true; return; }
+        busy = true;
+        again = false;
+        var sent = edits;
+        form.querySelectorAll("ol.items[data-list]").forEach(renumber);
+        var data = new FormData(form);
+        data.delete("entry.status");
+        fetch(form.action, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "x-csrf-token": csrfMeta ? csrfMeta.getAttribute("content") : "" },
+          body: new URLSearchParams(data)
+        }).then(function (r) {
+          return r.text().then(function (html) {
+            var doc = new DOMParser().parseFromString(html, "text/html");
+            if (!r.ok) {
+              var why = doc.querySelector("#main .error, .error-message");
+              said("Draft not saved: " + (why ? why.textContent.trim() : "the server answered " + r.status) + ". Save to see why.", true);
+              return;
+            }
+            var fresh = doc.querySelector('form[action="' + form.getAttribute("action") + '"] input[name="_version"]');
+            var mine = form.querySelector('input[name="_version"]');
+            if (fresh && mine) mine.value = fresh.value;
+            // Where the document stands, and its version, as they are now.
+            ["[data-publication]", "[data-version]"].forEach(function (which) {
+              var latest = doc.querySelector(which);
+              var here = document.querySelector(which);
+              if (latest && here) here.replaceWith(document.importNode(latest, true));
+            });
+            var now = new Date();
+            said("Draft saved at " + pad(now.getHours()) + ":" + pad(now.getMinutes()));
+            if (edits === sent) delete form.dataset.dirty;
+          });
+        }).catch(function () {
+          said("Draft not saved: the server could not be reached.", true);
+        }).then(function () {
+          busy = false;
+          if (submitAfter) { submitAfter = false; form.requestSubmit(); }
+          else if (again) save();
+        });
+      }
+      form.addEventListener("input", function () { edits++; later(); });
+      form.addEventListener("change", function () { edits++; later(); });
+      form.addEventListener("submit", function (ev) {
+        clearTimeout(timer);
+        timer = null;
+        // Sent now, the form would carry the version before the autosave
+        // under way: it is sent once that has answered.
+        if (busy) { ev.preventDefault(); submitAfter = true; }
+      });
+    });
+  }
+
+  // ---- times: a time typed in a datetime-local input is the browser's
+  // local time, sent as UTC beside it (at_utc); without this script the
+  // server reads it as UTC, as its label says. Times shown are turned into
+  // local time too. ----
+  var zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { zone = ""; }
+  function enhanceTimes(root) {
+    root.querySelectorAll("input[data-local-time]").forEach(function (input) {
+      if (input.dataset.enhanced) return;
+      input.dataset.enhanced = "1";
+      var label = input.form && input.form.querySelector('label[for="' + input.id + '"]');
+      if (label) label.textContent = label.textContent.replace("(UTC)", "(your time" + (zone ? ", " + zone : "") + ")");
+      var utc = input.form && input.form.querySelector('input[name="at_utc"]');
+      if (!utc) return;
+      input.form.addEventListener("submit", function () {
+        var when = input.value ? new Date(input.value) : null;
+        utc.value = when && !isNaN(when.getTime()) ? when.toISOString() : "";
+      });
+    });
+    root.querySelectorAll("time[data-local]").forEach(function (t) {
+      if (t.dataset.enhanced) return;
+      t.dataset.enhanced = "1";
+      var when = new Date(t.getAttribute("datetime"));
+      if (isNaN(when.getTime())) return;
+      t.title = t.textContent;
+      t.textContent = when.getFullYear() + "-" + pad(when.getMonth() + 1) + "-" + pad(when.getDate()) + " " +
+        pad(when.getHours()) + ":" + pad(when.getMinutes());
+    });
+    // A new release's name is asked for only when "New release…" is chosen.
+    root.querySelectorAll("select[data-new-release]").forEach(function (select) {
+      var field = document.getElementById(select.dataset.newRelease);
+      if (!field || select.dataset.enhanced) return;
+      select.dataset.enhanced = "1";
+      function sync() { field.hidden = select.value !== ""; }
+      select.addEventListener("change", sync);
+      sync();
+    });
+  }
+
   window.quireEnhance = function (root) {
     root.querySelectorAll("ol.items[data-list]").forEach(enhanceList);
     enhanceMarkdown(root);
+    enhanceAutosave(root);
+    enhanceTimes(root);
   };
   window.quireEnhance(document);
 })();

@@ -7,6 +7,7 @@ use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, SavedQuery, library, refused};
+use crate::publishing::Outcome;
 use crate::{Person, actions};
 use askama::Template;
 use axum::Form;
@@ -202,7 +203,7 @@ impl EntryPage {
             format!("/entries/{}/publishing", stored.id),
         )
         .await?
-        .after(shown.done.as_deref());
+        .after(shown.done.as_deref(), shown.release.as_deref());
         Ok(EntryPage {
             head: Head::new(),
             frame: Frame::new(person, "/collections"),
@@ -254,6 +255,8 @@ struct Shown {
     saved: bool,
     /// What the publishing panel just did.
     done: Option<String>,
+    /// The release it just added the entry to.
+    release: Option<String>,
 }
 
 /// `GET /entries/{id}`: the entry (or post) editor.
@@ -263,8 +266,29 @@ pub async fn edit(
     Query(q): Query<SavedQuery>,
 ) -> Result<Html<String>, WebError> {
     let (entry, collection) = entry_in_place(&person.content, &id).await?;
-    let shown = Shown { errors: Errors::new(), saved: q.saved.is_some(), done: q.done };
+    let shown = Shown { errors: Errors::new(), saved: q.saved.is_some(), done: q.done, release: q.release };
     Ok(Html(EntryPage::new(&person, collection, entry.clone(), entry, shown).await?.render()?))
+}
+
+/// `POST /entries/{id}/publishing`: the publishing panel's forms, then
+/// back to the editor; refused, the editor again with the reason in its
+/// panel.
+pub async fn publishing(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
+    let refused = match crate::publishing::act(&person, EntityKind::Entry, &id, pairs).await {
+        Outcome::Done(query) => return Redirect::to(&format!("/entries/{id}?{query}")).into_response(),
+        Outcome::Failed(response) => return response,
+        Outcome::Refused(shown) => shown,
+    };
+    let status = refused.status;
+    let page = async {
+        let (entry, collection) = entry_in_place(&person.content, &id).await?;
+        let shown = Shown { errors: Errors::new(), saved: false, done: None, release: None };
+        let mut page = EntryPage::new(&person, collection, entry.clone(), entry, shown).await?;
+        page.publishing = refused.on(page.publishing);
+        Ok(page)
+    }
+    .await;
+    crate::pages::answered(status, page)
 }
 
 /// An entry with its collection.
@@ -351,7 +375,7 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
             typed.excerpt = form::optional(own(&pairs, "excerpt"));
             typed.featured_image = form::optional(own(&pairs, "featuredImage"));
             typed.content = Value::Object(read);
-            let shown = Shown { errors, saved: false, done: None };
+            let shown = Shown { errors, saved: false, done: None, release: None };
             refused(EntryPage::new(&person, collection, entry, typed, shown).await)
         }
     }

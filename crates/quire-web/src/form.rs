@@ -79,6 +79,25 @@ pub fn errors_of(e: &AppError, prefix: &str) -> Errors {
     out
 }
 
+/// The time a schedule form asks for: `at_utc`, which the browser's script
+/// fills with the local time typed turned into UTC, or else `at` (a
+/// `datetime-local` value) read as UTC.
+pub fn time<T: std::str::FromStr>(pairs: &[(String, String)]) -> Result<T, AppError> {
+    let utc = value(pairs, "at_utc").trim();
+    if !utc.is_empty() {
+        return utc.parse().map_err(|_| AppError::invalid("at", format!("at: \"{utc}\" is not a date and time")));
+    }
+    let typed = value(pairs, "at").trim();
+    if typed.is_empty() {
+        return Err(AppError::invalid("at", "at: required"));
+    }
+    // A datetime-local value has no seconds unless they were typed.
+    let seconds = if typed.matches(':').count() == 1 { ":00" } else { "" };
+    format!("{typed}{seconds}Z")
+        .parse()
+        .map_err(|_| AppError::invalid("at", format!("at: \"{typed}\" is not a date and time (YYYY-MM-DDTHH:MM)")))
+}
+
 /// A rule a value typed in a form broke, refused as the use cases refuse
 /// it (so it shows next to its input).
 pub fn invalid(e: FieldError) -> AppError {
@@ -567,5 +586,17 @@ mod tests {
     fn labels_read_as_words() {
         assert_eq!(label("backgroundImage"), "Background image");
         assert_eq!(label("title"), "Title");
+    }
+
+    #[test]
+    fn a_local_time_without_a_zone_is_read_as_utc_and_the_browsers_utc_wins() {
+        let pairs =
+            |list: &[(&str, &str)]| list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+        let at: Result<String, _> = time(&pairs(&[("at", "2030-06-01T10:00")]));
+        assert_eq!(at.unwrap(), "2030-06-01T10:00:00Z");
+        let at: Result<String, _> = time(&pairs(&[("at", "2030-06-01T10:00"), ("at_utc", "2030-06-01T08:00:00.000Z")]));
+        assert_eq!(at.unwrap(), "2030-06-01T08:00:00.000Z");
+        let missing: Result<String, _> = time(&pairs(&[("at", "")]));
+        assert_eq!(missing.unwrap_err().field.as_deref(), Some("at"));
     }
 }

@@ -13,11 +13,12 @@ use quire_server::AppState;
 use serde::Deserialize;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 10] = [
+const NAV: [(&str, &str); 11] = [
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
     ("/media", "Media"),
     ("/navigation", "Navigation"),
+    ("/releases", "Releases"),
     ("/notes", "Notes"),
     ("/history", "History"),
     ("/archive", "Archive"),
@@ -98,6 +99,26 @@ impl Frame {
             can_delete: may(Permission::Delete(EntityKind::Page)),
             can_edit_nav: may(Permission::Write(EntityKind::NavItem)),
         }
+    }
+}
+
+/// Who did something, in words: the person on screen by their name, anyone
+/// else as the change log names them.
+pub struct Who {
+    me: String,
+    name: String,
+}
+
+impl Who {
+    /// Names as `person` sees them.
+    pub fn of(person: &Person) -> Who {
+        let user = &person.session.user;
+        Who { me: format!("user:{}", user.id), name: user.display_name.clone() }
+    }
+
+    /// What `actor` (`user:<id>`, `token:<id>`) is called.
+    pub fn name(&self, actor: &str) -> String {
+        if actor == self.me { format!("{} (you)", self.name) } else { actor.to_string() }
     }
 }
 

@@ -124,15 +124,20 @@ fn diff(before: Option<&Value>, after: Option<&Value>) -> Vec<FieldDiff> {
     let mut keys: Vec<&String> = b.keys().chain(a.keys()).collect();
     keys.sort();
     keys.dedup();
-    let show = |v: Option<&Value>| match v {
-        None => "—".to_string(),
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
-    };
     keys.into_iter()
         .filter(|k| !matches!(k.as_str(), "version" | "updatedAt") && b.get(*k) != a.get(*k))
-        .map(|k| FieldDiff { key: k.clone(), before: show(b.get(k)), after: show(a.get(k)) })
+        .map(|k| FieldDiff { key: k.clone(), before: shown(b.get(k)), after: shown(a.get(k)) })
         .collect()
+}
+
+/// A field's value as a difference shows it: text as it is, none as a
+/// dash, anything else as JSON.
+pub(crate) fn shown(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => "—".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+    }
 }
 
 async fn change_page(person: &Person, id: i64, message: Option<String>) -> Result<ChangePage, WebError> {

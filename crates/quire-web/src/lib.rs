@@ -2,13 +2,13 @@
 //!
 //! Server-rendered HTML (askama templates, escaped by default) with plain
 //! forms that work without JavaScript, enhanced by one small script of our
-//! own (`assets/app.js`) for list fields and the chat sidebar. Every screen
-//! parses its input, calls the use cases of `quire_app` as the signed-in
-//! person (the [`quire_app::Actor`] of their browser session, as the REST
-//! API's) and renders the answer: the use cases decide who may do what and
-//! log each change as the person's, so no rule is written twice. A form
-//! the server refuses is shown again with each error next to the field it
-//! names.
+//! own (`assets/app.js`) for list fields, autosaving drafts and the chat
+//! sidebar. Every screen parses its input, calls the use cases of
+//! `quire_app` as the signed-in person (the [`quire_app::Actor`] of their
+//! browser session, as the REST API's) and renders the answer: the use
+//! cases decide who may do what and log each change as the person's, so
+//! no rule is written twice. A form the server refuses is shown again with
+//! each error next to the field it names.
 //!
 //! Security: a Content-Security-Policy without inline scripts or styles,
 //! framing refused, `nosniff`; the session cookie is HttpOnly and
@@ -31,6 +31,7 @@ mod notes;
 mod pages;
 mod preview;
 mod publishing;
+mod releases;
 mod sign_in;
 
 pub use error::WebError;
@@ -44,7 +45,6 @@ use axum::routing::{get, post};
 use quire_app::content::Content;
 use quire_app::people::WebSession;
 use quire_app::{Actor, Permission};
-use quire_core::model::EntityKind;
 use quire_server::AppState;
 use quire_server::auth::{Caller, same_secret};
 
@@ -60,9 +60,13 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/pages", get(pages::tree).post(pages::create))
         .route("/pages/{id}", get(pages::edit).post(pages::update))
         .route("/pages/{id}/move", post(pages::move_page))
-        .route("/pages/{id}/publishing", publishing::route(EntityKind::Page, "/pages"))
-        .route("/entries/{id}/publishing", publishing::route(EntityKind::Entry, "/entries"))
-        .route("/navigation/{id}/publishing", publishing::route(EntityKind::Navigation, "/navigation"))
+        .route("/pages/{id}/publishing", post(pages::publishing))
+        .route("/entries/{id}/publishing", post(entries::publishing))
+        .route("/navigation/{id}/publishing", post(navigation::publishing))
+        .route("/releases", get(releases::list).post(releases::create))
+        .route("/releases/{id}", get(releases::show).post(releases::update))
+        .route("/releases/{id}/{action}", post(releases::act))
+        .route("/schedules/{id}/cancel", post(releases::cancel_schedule))
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))

@@ -7,6 +7,7 @@ use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, MoveForm, refused};
+use crate::publishing::Outcome;
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query};
@@ -271,8 +272,25 @@ pub async fn show(
 ) -> Result<Html<String>, WebError> {
     let typed = Typed { target_type: "page".into(), visible: true, ..Default::default() };
     let mut page = menu_page(&person, &id, typed, Errors::new()).await?;
-    page.publishing = page.publishing.after(q.done.as_deref());
+    page.publishing = page.publishing.after(q.done.as_deref(), q.release.as_deref());
     Ok(Html(page.render()?))
+}
+
+/// `POST /navigation/{id}/publishing`: the publishing panel's forms, then
+/// back to the menu; refused, the menu again with the reason in its panel.
+pub async fn publishing(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
+    let shown = match crate::publishing::act(&person, EntityKind::Navigation, &id, pairs).await {
+        Outcome::Done(query) => return Redirect::to(&format!("/navigation/{id}?{query}")).into_response(),
+        Outcome::Failed(response) => return response,
+        Outcome::Refused(shown) => shown,
+    };
+    let status = shown.status;
+    let typed = Typed { target_type: "page".into(), visible: true, ..Default::default() };
+    let page = menu_page(&person, &id, typed, Errors::new()).await.map(|mut page| {
+        page.publishing = shown.on(page.publishing);
+        page
+    });
+    crate::pages::answered(status, page)
 }
 
 /// Reads an item form: label, target type, target (an id, or a URL for

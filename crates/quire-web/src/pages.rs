@@ -4,6 +4,7 @@
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
+use crate::publishing::Outcome;
 use crate::{Person, assets};
 use askama::Template;
 use axum::Form;
@@ -211,7 +212,7 @@ struct EditorPage {
 }
 
 /// A short line that says what a section holds: its first text value.
-fn summary(content: &Value) -> String {
+pub(crate) fn summary(content: &Value) -> String {
     let first = content.as_object().and_then(|m| m.values().find_map(Value::as_str)).unwrap_or("");
     let mut s: String = first.chars().take(80).collect();
     if first.chars().count() > 80 {
@@ -268,6 +269,9 @@ pub struct SavedQuery {
     /// What the publishing panel just did.
     #[serde(default)]
     pub done: Option<String>,
+    /// The release the publishing panel just added the document to.
+    #[serde(default)]
+    pub release: Option<String>,
 }
 
 /// `GET /pages/{id}`: the page editor.
@@ -278,8 +282,27 @@ pub async fn edit(
 ) -> Result<Html<String>, WebError> {
     let page = person.content.page(&id).await?;
     let mut editor = editor(&person, page, Errors::new(), q.saved.is_some()).await?;
-    editor.publishing = editor.publishing.after(q.done.as_deref());
+    editor.publishing = editor.publishing.after(q.done.as_deref(), q.release.as_deref());
     Ok(Html(editor.render()?))
+}
+
+/// `POST /pages/{id}/publishing`: the publishing panel's forms, then back
+/// to the editor; refused, the editor again with the reason in its panel.
+pub async fn publishing(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
+    let shown = match crate::publishing::act(&person, EntityKind::Page, &id, pairs).await {
+        Outcome::Done(query) => return Redirect::to(&format!("/pages/{id}?{query}")).into_response(),
+        Outcome::Failed(response) => return response,
+        Outcome::Refused(shown) => shown,
+    };
+    let status = shown.status;
+    let page = async {
+        let page = person.content.page(&id).await?;
+        let mut editor = editor(&person, page, Errors::new(), false).await?;
+        editor.publishing = shown.on(editor.publishing);
+        Ok(editor)
+    }
+    .await;
+    answered(status, page)
 }
 
 /// `POST /pages/{id}`: saves the page's own fields.

@@ -11,6 +11,7 @@ use quire_core::access::{Permission, authorize};
 use quire_core::model::EntityKind;
 use quire_server::AppState;
 use serde::Deserialize;
+use std::collections::HashMap;
 
 /// The screens of the navigation, in order: (path, label).
 const NAV: [(&str, &str); 11] = [
@@ -102,23 +103,42 @@ impl Frame {
     }
 }
 
-/// Who did something, in words: the person on screen by their name, anyone
-/// else as the change log names them.
+/// Who did something, in words: the person on screen by their name, an
+/// API token by its name (for those who may list tokens), anyone else as
+/// the change log names them.
 pub struct Who {
     me: String,
     name: String,
+    /// The site's API tokens: id → name.
+    tokens: HashMap<String, String>,
 }
 
 impl Who {
     /// Names as `person` sees them.
     pub fn of(person: &Person) -> Who {
         let user = &person.session.user;
-        Who { me: format!("user:{}", user.id), name: user.display_name.clone() }
+        Who { me: format!("user:{}", user.id), name: user.display_name.clone(), tokens: HashMap::new() }
+    }
+
+    /// Names as `person` sees them, with the site's API tokens by name
+    /// when they may list them (administrators).
+    pub async fn with_tokens(person: &Person, state: &AppState) -> Who {
+        let mut who = Who::of(person);
+        if let Ok(tokens) = quire_app::tokens::list(state.store(), person.actor()).await {
+            who.tokens = tokens.into_iter().map(|t| (t.id, t.name)).collect();
+        }
+        who
     }
 
     /// What `actor` (`user:<id>`, `token:<id>`) is called.
     pub fn name(&self, actor: &str) -> String {
-        if actor == self.me { format!("{} (you)", self.name) } else { actor.to_string() }
+        if actor == self.me {
+            return format!("{} (you)", self.name);
+        }
+        match actor.strip_prefix("token:").and_then(|id| self.tokens.get(id)) {
+            Some(token) => format!("API token “{token}”"),
+            None => actor.to_string(),
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use crate::pages::{Head, answered};
 use crate::publishing::does;
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query};
+use axum::extract::{Path, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::content::Content;
 use quire_app::releases::{ItemReview, Release, ReleasePatch, Stage};
@@ -23,6 +23,7 @@ use quire_app::schedules::{Schedule, ScheduleTarget};
 use quire_app::{AppError, Failure};
 use quire_core::diff::{Change, Difference};
 use quire_core::model::{EntityKind, JobStatus, ReleaseAction, ReleaseState};
+use quire_server::AppState;
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -95,9 +96,13 @@ pub struct ListQuery {
 }
 
 /// The site's schedules as a list shows them: what each publishes, named.
-async fn schedule_rows(person: &Person, all: bool, releases: &[Release]) -> Result<Vec<ScheduleRow>, WebError> {
+async fn schedule_rows(
+    person: &Person,
+    who: &Who,
+    all: bool,
+    releases: &[Release],
+) -> Result<Vec<ScheduleRow>, WebError> {
     let content = &person.content;
-    let who = Who::of(person);
     let mut rows = Vec::new();
     for schedule in content.schedules(all).await? {
         let (what, href) = match schedule.target.as_str() {
@@ -138,6 +143,7 @@ async fn document_name(content: &Content, kind: EntityKind, id: &str) -> Option<
 
 async fn releases_page(
     person: &Person,
+    app: &AppState,
     q: ListQuery,
     typed: (String, String),
     errors: Errors,
@@ -146,8 +152,8 @@ async fn releases_page(
     let state = form::choice(&q.state, |s| ReleaseState::parse("state", s)).map_err(WebError::listing)?;
     let all = content.releases(None).await?;
     let past = !q.past.is_empty();
-    let schedules = schedule_rows(person, past, &all).await?;
-    let who = Who::of(person);
+    let who = Who::with_tokens(person, app).await;
+    let schedules = schedule_rows(person, &who, past, &all).await?;
     let rows = all
         .into_iter()
         .filter(|r| state.is_none_or(|s| r.state == s))
@@ -169,8 +175,12 @@ async fn releases_page(
 
 /// `GET /releases`: the releases, newest first (of one state with
 /// `?state=`), the form to make one, and the schedules.
-pub async fn list(person: Person, Query(q): Query<ListQuery>) -> Result<Html<String>, WebError> {
-    Ok(Html(releases_page(&person, q, Default::default(), Errors::new()).await?.render()?))
+pub async fn list(
+    State(app): State<AppState>,
+    person: Person,
+    Query(q): Query<ListQuery>,
+) -> Result<Html<String>, WebError> {
+    Ok(Html(releases_page(&person, &app, q, Default::default(), Errors::new()).await?.render()?))
 }
 
 /// The new release form.
@@ -182,7 +192,7 @@ pub struct NewReleaseForm {
 }
 
 /// `POST /releases`: makes an open release and opens it.
-pub async fn create(person: Person, Form(f): Form<NewReleaseForm>) -> Response {
+pub async fn create(State(app): State<AppState>, person: Person, Form(f): Form<NewReleaseForm>) -> Response {
     let description = form::optional(&f.description);
     match person.content.create_release(&f.name, description.as_deref()).await {
         Ok(release) => Redirect::to(&format!("/releases/{}?done=created", release.id)).into_response(),
@@ -190,7 +200,7 @@ pub async fn create(person: Person, Form(f): Form<NewReleaseForm>) -> Response {
         Err(e) => {
             let status = refusal(&e).0;
             let errors = form::errors_of(&e, "");
-            answered(status, releases_page(&person, ListQuery::default(), (f.name, f.description), errors).await)
+            answered(status, releases_page(&person, &app, ListQuery::default(), (f.name, f.description), errors).await)
         }
     }
 }
@@ -198,6 +208,7 @@ pub async fn create(person: Person, Form(f): Form<NewReleaseForm>) -> Response {
 /// `POST /schedules/{id}/cancel`: cancels a schedule that has not run,
 /// then goes `back`.
 pub async fn cancel_schedule(
+    State(app): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
@@ -208,7 +219,7 @@ pub async fn cancel_schedule(
         Err(e) => {
             let status = refusal(&e).0;
             let errors = Errors::from([("schedules".to_string(), refusal(&e).1)]);
-            answered(status, releases_page(&person, ListQuery::default(), Default::default(), errors).await)
+            answered(status, releases_page(&person, &app, ListQuery::default(), Default::default(), errors).await)
         }
     }
 }
@@ -383,6 +394,7 @@ impl ReleasePage {
 
 async fn release_page(
     person: &Person,
+    app: &AppState,
     id: &str,
     done: Option<&str>,
     errors: Errors,
@@ -405,7 +417,7 @@ async fn release_page(
     };
     // The store's words name a document by its staged label and id.
     let errors = errors.into_iter().map(|(k, m)| (k, items.iter().fold(m, |m, i| i.named(&m)))).collect();
-    let who = Who::of(person);
+    let who = Who::with_tokens(person, app).await;
     let done = match done {
         Some("created") => "Release made: add documents from their editors' Publishing panel.",
         Some("saved") => "Saved.",
@@ -445,15 +457,21 @@ pub struct DoneQuery {
 /// `GET /releases/{id}`: a release with its documents and their
 /// differences.
 pub async fn show(
+    State(app): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<DoneQuery>,
 ) -> Result<Html<String>, WebError> {
-    Ok(Html(release_page(&person, &id, q.done.as_deref(), Errors::new(), Vec::new()).await?.render()?))
+    Ok(Html(release_page(&person, &app, &id, q.done.as_deref(), Errors::new(), Vec::new()).await?.render()?))
 }
 
 /// `POST /releases/{id}`: renames or redescribes an open release.
-pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
+pub async fn update(
+    State(app): State<AppState>,
+    person: Person,
+    Path(id): Path<String>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
     let result = async {
         let (review, _) = person.content.release_review(&id).await?;
         if let Some(e) = form::stale(&pairs, review.release.version) {
@@ -470,7 +488,7 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
         Ok(_) => Redirect::to(&format!("/releases/{id}?done=saved")).into_response(),
         Err(e) => {
             let errors = form::errors_of(&e, "");
-            refused(&person, &id, e, errors, pairs).await
+            refused(&person, &app, &id, e, errors, pairs).await
         }
     }
 }
@@ -478,7 +496,14 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
 /// The release screen again with why `e` refused what was asked, under the
 /// status REST gives it; a refusal to the person, or a release that is not
 /// there, is the error page.
-async fn refused(person: &Person, id: &str, e: AppError, mut errors: Errors, pairs: Vec<(String, String)>) -> Response {
+async fn refused(
+    person: &Person,
+    app: &AppState,
+    id: &str,
+    e: AppError,
+    mut errors: Errors,
+    pairs: Vec<(String, String)>,
+) -> Response {
     if matches!(e.failure, Failure::Forbidden | Failure::NotFound | Failure::Internal) {
         return WebError::from(e).into_response();
     }
@@ -487,13 +512,14 @@ async fn refused(person: &Person, id: &str, e: AppError, mut errors: Errors, pai
         errors.insert(String::new(), message);
     }
     let typed = pairs.into_iter().filter(|(k, _)| k != crate::CSRF_FIELD).collect();
-    answered(status, release_page(person, id, None, errors, typed).await)
+    answered(status, release_page(person, app, id, None, errors, typed).await)
 }
 
 /// `POST /releases/{id}/{action}`: stage (again, or keep the release's
 /// copy), unstage, publish, revert, discard, schedule or unschedule, then
 /// back to the release saying what was done.
 pub async fn act(
+    State(app): State<AppState>,
     person: Person,
     Path((id, action)): Path<(String, String)>,
     Form(pairs): Form<Vec<(String, String)>>,
@@ -552,7 +578,7 @@ pub async fn act(
                 Some("at") => Errors::from([("at".to_string(), rule_of(&e))]),
                 _ => Errors::new(),
             };
-            refused(&person, &id, e, errors, pairs).await
+            refused(&person, &app, &id, e, errors, pairs).await
         }
     }
 }

@@ -256,12 +256,18 @@ describe("releases and schedules", () => {
 
   test("past schedules show how they ended; a release is scheduled and unscheduled on its screen", async () => {
     const made = await api(server, "POST", "/api/v1/pages", { name: "Flash sale", slug: "flash-sale" });
+    // A release whose page changes after staging: due, it fails, and says why.
+    const doomed = await api(server, "POST", "/api/v1/pages", { name: "Doomed offer", slug: "doomed-offer" });
+    const broken = await api(server, "POST", "/api/v1/releases", { name: "Broken" });
+    await api(server, "POST", `/api/v1/releases/${broken.body.id}/items`, { entity: "page", id: doomed.body.id });
+    await api(server, "PATCH", `/api/v1/pages/${doomed.body.id}`, { name: "Doomed offer, changed" });
     const soon = new Date(Date.now() + 1500).toISOString();
     const scheduled = await api(server, "POST", "/api/v1/schedules", { entity: "page", id: made.body.id, action: "publish", at: soon });
     assert.equal(scheduled.status, 201, JSON.stringify(scheduled.body));
-    for (let i = 0; i < 40; i++) {
-      const s = (await api(server, "GET", `/api/v1/schedules/${scheduled.body.id}`)).body;
-      if (s.status === "done") break;
+    const failing = await api(server, "POST", "/api/v1/schedules", { entity: "release", id: broken.body.id, at: soon });
+    assert.equal(failing.status, 201, JSON.stringify(failing.body));
+    const ended = async (id) => ["done", "failed"].includes((await api(server, "GET", `/api/v1/schedules/${id}`)).body.status);
+    for (let i = 0; i < 40 && !((await ended(scheduled.body.id)) && (await ended(failing.body.id))); i++) {
       await new Promise((r) => setTimeout(r, 250));
     }
     assert.equal((await api(server, "GET", "/api/v1/delivery/pages/flash-sale")).status, 200, "published at its time");
@@ -275,6 +281,8 @@ describe("releases and schedules", () => {
     await page.getByRole("link", { name: "Show past schedules too" }).click();
     const past = page.locator("#schedules tr", { hasText: "Flash sale" });
     assert.match(await past.innerText(), /done\s+(on time|\d+ s late)/);
+    const failed = page.locator("#schedules tr", { hasText: "Release “Broken”" });
+    assert.match(await failed.innerText(), /failed\s+(on time|\d+ s late)\s+.*draft changes made since it was staged/);
     await shot(page, "releases");
 
     await page.getByRole("link", { name: "Winter" }).click();

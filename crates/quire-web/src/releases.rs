@@ -104,11 +104,16 @@ async fn schedule_rows(
 ) -> Result<Vec<ScheduleRow>, WebError> {
     let content = &person.content;
     let mut rows = Vec::new();
-    for schedule in content.schedules(all).await? {
+    for mut schedule in content.schedules(all).await? {
         let (what, href) = match schedule.target.as_str() {
             "release" => {
-                let name = releases.iter().find(|r| r.id == schedule.target_id).map(|r| r.name.clone());
-                (format!("Release “{}”", name.unwrap_or_default()), format!("/releases/{}", schedule.target_id))
+                let release = releases.iter().find(|r| r.id == schedule.target_id);
+                // Why it failed names each document with its id too; its label is enough here.
+                for item in release.map(|r| r.items.as_slice()).unwrap_or_default() {
+                    schedule.error = schedule.error.map(|e| e.replace(&format!(" ({})", item.id), ""));
+                }
+                let name = release.map(|r| r.name.clone()).unwrap_or_default();
+                (format!("Release “{name}”"), format!("/releases/{}", schedule.target_id))
             }
             kind => {
                 let kind = EntityKind::parse("target", kind).unwrap_or(EntityKind::Page);

@@ -227,3 +227,40 @@ async fn a_viewer_is_offered_no_release_controls_and_a_forced_one_is_refused() {
     assert_eq!(releases.len(), 1);
     assert_eq!(releases[0].state.as_str(), "open");
 }
+
+#[tokio::test]
+async fn an_entry_and_a_menu_go_into_a_release_from_their_panels_and_a_refusal_shows_their_editor_again() {
+    let site = site().await;
+    let editor = site.browser("ed@example.org", Group::Editor).await;
+    let blog = site.store.collection(&site.scope, "blog").await.unwrap();
+    let post = site.store.entry_by_slug(&site.scope, &blog.id, "hello-quire").await.unwrap().id;
+    let header = site.store.navigation(&site.scope, "header").await.unwrap().id;
+
+    let stage = |name| [("action", "stage"), ("release", ""), ("release_name", name), ("release_action", "publish")];
+    let ((status, _), to) = site.post(&editor, &format!("/entries/{post}/publishing"), &stage("Launch")).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert!(to.starts_with(&format!("/entries/{post}?done=staged&release=")), "{to}");
+    let launch = site.store.releases(&site.scope, None).await.unwrap().remove(0);
+    let into_launch = [("action", "stage"), ("release", launch.id.as_str()), ("release_action", "publish")];
+    let ((status, _), to) = site.post(&editor, &format!("/navigation/{header}/publishing"), &into_launch).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(to, format!("/navigation/{header}?done=staged&release={}", launch.id));
+    let held: Vec<(String, String)> = site.store.releases(&site.scope, None).await.unwrap()[0]
+        .items
+        .iter()
+        .map(|i| (i.entity.as_str().to_string(), i.id.clone()))
+        .collect();
+    assert_eq!(held, [("entry".to_string(), post.clone()), ("navigation".to_string(), header.clone())]);
+
+    // Refused, each editor is shown again with the reason in its panel.
+    for (panel, heading) in [
+        (format!("/entries/{post}/publishing"), "Hello, Quire"),
+        (format!("/navigation/{header}/publishing"), "Header"),
+    ] {
+        let past = [("action", "schedule"), ("schedule_action", "publish"), ("at", "2001-01-01T09:00")];
+        let ((status, body), _) = site.post(&editor, &panel, &past).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert!(body.contains(heading) && body.contains(r#"id="e-pub-at">must be in the future"#), "{body}");
+    }
+    assert!(site.store.schedules(&site.scope, true).await.unwrap().is_empty());
+}

@@ -17,6 +17,7 @@ pub mod images;
 pub mod notes;
 pub mod people;
 mod permission;
+pub mod previews;
 pub mod published;
 pub mod releases;
 pub mod restore;

@@ -76,6 +76,13 @@ impl Reading {
         Reading { scope, version: Version::Published }
     }
 
+    /// The drafts of the site and environment a preview link names; none
+    /// when the link is unknown or expired.
+    pub async fn preview_link(services: &Services, secret: &str) -> AppResult<Option<Self>> {
+        let scope = services.store.preview_link(secret).await?;
+        Ok(scope.map(|scope| Reading { scope, version: Version::Working }))
+    }
+
     /// A preview of the actor's site and environment as drafted: for an
     /// actor who may read what is not public.
     pub fn preview(actor: &Actor) -> AppResult<Self> {

@@ -371,6 +371,10 @@ pub struct Site {
     pub name: String,
     /// Environments of the site (`production`, `staging`).
     pub environments: Vec<String>,
+    /// Where the site's own front end shows a draft, with placeholders
+    /// (`{slug}`, `{collection}`, `{kind}`, `{id}`, `{token}`); none: the
+    /// delivery API shows it.
+    pub preview_url: Option<String>,
     /// When it was created.
     pub created_at: DateTime<Utc>,
 }

@@ -36,6 +36,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::releases::stage, routes::releases::unstage, routes::releases::publish, routes::releases::revert,
         routes::releases::discard,
         routes::schedules::list, routes::schedules::create, routes::schedules::read, routes::schedules::cancel,
+        routes::site::read, routes::site::update, routes::site::preview_link,
         routes::archive::list, routes::archive::read, routes::archive::restore, routes::archive::restore_many,
         routes::changes::list, routes::changes::read, routes::changes::revisions, routes::changes::restore,
         routes::delivery::page, routes::delivery::navigation, routes::delivery::entries,

@@ -105,6 +105,10 @@ fn minimal(doc: &Value, schema: &Value) -> Value {
         },
         Some("integer") | Some("number") => json!(schema["minimum"].as_i64().unwrap_or(1).max(1)),
         Some("boolean") => json!(false),
+        // A time to come: a schedule's (or a token's expiry) must lie ahead.
+        Some("string") if schema["format"] == "date-time" => {
+            json!((chrono::Utc::now() + chrono::Duration::days(1)).to_rfc3339())
+        }
         Some("string") => json!("probe"),
         _ => json!({}),
     }

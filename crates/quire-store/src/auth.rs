@@ -218,6 +218,7 @@ impl Store {
             slug: row.try_get("slug")?,
             name: row.try_get("name")?,
             environments,
+            preview_url: row.try_get("preview_url")?,
             created_at: row.try_get("created_at")?,
         })
     }

@@ -38,6 +38,9 @@ use serde_json::{Value, json};
 /// The longest name a release may have, in characters.
 const NAME_MAX: usize = 200;
 
+/// The longest description a release may have, in characters.
+const DESCRIPTION_MAX: usize = 2000;
+
 /// A release: a named set of documents published together.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -352,14 +355,13 @@ pub(crate) fn touch(conn: &Conn, scope: &Scope, id: &str, set: &str, binds: Vec<
 }
 
 fn check_name(name: &str) -> Result<String> {
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(StoreError::invalid("name", "required: a release needs a name"));
-    }
-    if name.chars().count() > NAME_MAX {
-        return Err(StoreError::invalid("name", format!("at most {NAME_MAX} characters")));
-    }
-    Ok(name.to_string())
+    quire_core::text::check_line("name", name, NAME_MAX)?;
+    Ok(name.trim().to_string())
+}
+
+fn check_description(description: &str) -> Result<String> {
+    quire_core::text::check_text("description", description, DESCRIPTION_MAX)?;
+    Ok(description.to_string())
 }
 
 /// Stages the document `name` of `kind` in release `id` (see
@@ -583,7 +585,8 @@ impl Store {
         description: Option<&str>,
     ) -> Result<Release> {
         let name = check_name(name)?;
-        let (ctx, scope, description) = (ctx.clone(), scope.clone(), description.unwrap_or_default().to_string());
+        let description = check_description(description.unwrap_or_default())?;
+        let (ctx, scope) = (ctx.clone(), scope.clone());
         self.db
             .write(move |c| {
                 let (id, now) = (new_id(), Utc::now());
@@ -669,11 +672,12 @@ impl Store {
         patch: ReleasePatch,
     ) -> Result<Release> {
         let name = patch.name.as_deref().map(check_name).transpose()?;
+        let description = patch.description.as_deref().map(check_description).transpose()?;
         self.changing(scope, id, move |c, scope, id| {
             let (release, _) = load(c, scope, id)?;
             require_state(&release, &[ReleaseState::Open, ReleaseState::Scheduled], "changed")?;
             let name = name.unwrap_or(release.name);
-            let description = patch.description.unwrap_or(release.description);
+            let description = description.unwrap_or(release.description);
             touch(c, scope, id, "name = ?5, description = ?6", vec![name.into(), description.into()])
         })
         .await

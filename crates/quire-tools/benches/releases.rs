@@ -18,7 +18,7 @@ const ROUNDS: usize = 5;
 
 #[tokio::main]
 async fn main() {
-    let Demo { dir: _dir, store, scope, .. } = demo().await;
+    let Demo { dir: _dir, store, scope, services: _services, ctx: _ctx } = demo().await;
     let person = quire_store::testing::person();
     let mut ids = Vec::new();
     for i in 0..PAGES {

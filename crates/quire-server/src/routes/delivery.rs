@@ -39,6 +39,11 @@ pub struct SiteQuery {
     /// back-office session) that may read the site, whose site and
     /// environment it then shows.
     pub preview: Option<bool>,
+    /// Show the drafts of the site and environment of a preview link
+    /// (`POST /api/v1/preview-links`), while it works; no other credential.
+    #[serde(rename = "previewToken")]
+    #[param(rename = "previewToken")]
+    pub preview_token: Option<String>,
 }
 
 /// A request for one delivered document: what it reads ([`reading`] of its
@@ -66,6 +71,11 @@ impl Delivery {
 /// What a request reads: the site its query names as published, or for a
 /// preview its caller's site as drafted.
 async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResult<Reading> {
+    if let Some(secret) = q.preview_token.as_deref() {
+        return Reading::preview_link(state.registry().services(), secret).await?.ok_or_else(|| {
+            ApiError::unauthorized("previewToken: this preview link is unknown or has expired; make a new one")
+        });
+    }
     if q.preview == Some(true) {
         let caller = Caller::from_request_parts(parts, state).await?;
         let mut actor = caller.acting();
@@ -127,6 +137,8 @@ super::list_query! {
         env: Option<String>,
         /// Show the drafts instead of what is published (see the page route).
         preview: Option<bool>,
+        /// Show the drafts of a preview link's site and environment (see the page route).
+        preview_token: Option<String>,
         /// Only entries in this category.
         category: Option<String>,
         /// Only entries with this tag.
@@ -144,7 +156,12 @@ pub async fn entries(
     ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<DeliveryListQuery>,
 ) -> ApiResult<Json<ListResponse<EntryView>>> {
-    let site = SiteQuery { site: q.site.clone(), env: q.env.clone(), preview: q.preview };
+    let site = SiteQuery {
+        site: q.site.clone(),
+        env: q.env.clone(),
+        preview: q.preview,
+        preview_token: q.preview_token.clone(),
+    };
     let reading = reading(&state, &mut parts, &site).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let services = state.registry().services();

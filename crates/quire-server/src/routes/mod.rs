@@ -16,6 +16,7 @@ pub mod publishing;
 pub mod releases;
 pub mod schedules;
 pub mod sections;
+pub mod site;
 pub mod system;
 pub mod templates;
 pub mod tokens;
@@ -42,6 +43,7 @@ pub fn router() -> Router<AppState> {
         .merge(publishing::router())
         .merge(releases::router())
         .merge(schedules::router())
+        .merge(site::router())
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())

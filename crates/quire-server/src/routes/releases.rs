@@ -50,13 +50,10 @@ pub async fn list(records: Records, ApiQuery(q): ApiQuery<ReleaseQuery>) -> ApiR
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewRelease {
     /// Its name, up to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
+    #[schema(value_type = quire_core::text::Line<200>)]
     pub name: String,
     /// What it is for.
+    #[schema(value_type = Option<quire_core::text::Text<2000>>)]
     pub description: Option<String>,
 }
 
@@ -81,13 +78,10 @@ pub async fn read(records: Records, ApiPath(id): ApiPath<String>) -> ApiResult<J
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ReleaseChange {
     /// A new name, up to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
+    #[schema(value_type = Option<quire_core::text::Line<200>>)]
     pub name: Option<String>,
     /// A new description.
+    #[schema(value_type = Option<quire_core::text::Text<2000>>)]
     pub description: Option<String>,
 }
 

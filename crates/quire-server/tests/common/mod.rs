@@ -323,6 +323,16 @@ impl TestApp {
             .unwrap();
         let job = self.store.jobs_of(&self.scope, &image).await.unwrap().remove(0).id;
         values.insert("job", job);
+        // an open release holding the home page, and a schedule waiting
+        let release = self.post("/api/v1/releases", json!({ "name": "Probe" })).await;
+        let release = release.body["id"].as_str().expect("a release made").to_string();
+        let staged = json!({ "entity": "page", "id": values["page"] });
+        assert_eq!(self.post(&format!("/api/v1/releases/{release}/items"), staged).await.status, 200);
+        values.insert("release", release);
+        let at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+        let schedule =
+            self.post("/api/v1/schedules", json!({ "entity": "page", "id": values["page"], "at": at })).await;
+        values.insert("schedule", schedule.body["id"].as_str().expect("a schedule made").to_string());
         let tokens = self.store.tokens("demo").await.unwrap();
         values.insert("token", tokens.iter().find(|t| t.group == Group::Editor).unwrap().id.clone());
         values
@@ -375,6 +385,10 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("sessions", _) => "session",
         ("approvals", _) => "confirmation",
         ("tokens", _) => "token",
+        ("releases", _) => "release",
+        ("schedules", _) => "schedule",
+        ("items", "{entity}") => return "page".into(),
+        (_, "{document}") => "page",
         ("turns", _) => return "1".into(),
         ("tools", _) => return "getPage".into(),
         ("models", _) => return "editor".into(),

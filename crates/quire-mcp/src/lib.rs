@@ -53,7 +53,7 @@ const GROUPS: &[(&str, &[Subject])] = &[
     ("posts", &[Subject::Post]),
     ("navigation", &[Subject::Record(EntityKind::NavItem)]),
     ("entries", &[Subject::Record(EntityKind::Entry)]),
-    ("publishing", &[Subject::Document]),
+    ("publishing", &[Subject::Document, Subject::Release]),
     ("archive", &[Subject::Archive]),
     ("vault", &[Subject::Record(EntityKind::Note), Subject::Folder]),
 ];
@@ -244,6 +244,11 @@ pub fn approval_question(tool: &quire_tools::Tool, described: &str) -> String {
             "publishContent" => "Approving makes these drafts public; unpublishContent takes them off again.",
             "unpublishContent" => "Approving takes these records off the public site; they stay as drafts.",
             _ => "Approving gives these drafts up for what is published; each change stays in the history.",
+        }
+    } else if tool.entity == Subject::Release {
+        match tool.name {
+            "publishRelease" => "Approving publishes every document of the release at once; revertRelease sets it back.",
+            _ => "Approving puts back what was public before the release, all of it at once.",
         }
     } else if tool.entity == Subject::HttpResponse {
         "Approving sends exactly this request to the outside; it cannot be taken back."

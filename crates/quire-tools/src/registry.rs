@@ -240,7 +240,7 @@ impl Registry {
                 "Ask a user with more rights, or choose a read-only tool.",
             ));
         }
-        if ctx.staging.is_some() && tool.entity == crate::Subject::Document && !tool.read_only {
+        if ctx.staging.is_some() && matches!(tool.entity, crate::Subject::Document | crate::Subject::Release) && !tool.read_only {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
                 format!("{} is not for an agent that stages its work in a release", tool.name),

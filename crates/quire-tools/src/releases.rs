@@ -222,7 +222,7 @@ async fn discard(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
 
 /// The release tools.
 pub fn tools() -> Vec<Tool> {
-    let base = |effect| Tool::base(Category::Internal, Subject::Document, effect);
+    let base = |effect| Tool::base(Category::Internal, Subject::Release, effect);
     vec![
         Tool {
             name: "getRelease",
@@ -236,7 +236,7 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "createRelease",
-            description: "Create an empty release: a named set of pages, posts, entries and navigations to publish together later. Nothing public changes.",
+            description: "Create an empty release: a named set of changes to publish together later, in one step. Nothing public changes.",
             guidance: "Add documents with updateRelease once their drafts are ready: it copies each draft as it is then.",
             tags: &["release", "launch", "bundle", "prepare", "together"],
             phrases: &["prepare a launch", "group these changes", "publish these together later", "make a release"],
@@ -246,10 +246,10 @@ pub fn tools() -> Vec<Tool> {
         },
         Tool {
             name: "updateRelease",
-            description: "Rename a release, add documents to it (copies of their drafts, or to unpublish or archive) or take documents out; only before it is published.",
+            description: "Rename a release or change which documents it holds (a copy of each draft as it is then, or to unpublish or archive); only before it is published.",
             guidance: "Adding a document again takes its current draft.",
-            tags: &["release", "add", "remove", "stage"],
-            phrases: &["add the page to the launch", "take the post out of the release", "rename the release"],
+            tags: &["release", "stage", "launch"],
+            phrases: &["put this in the launch", "take it out of the release", "rename the release"],
             input_schema: schema::<UpdateReleaseArgs>,
             execute: |call, v| Box::pin(async move { update(call, parse(v)?).await }),
             ..base(Effect::Write)

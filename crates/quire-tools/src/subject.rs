@@ -21,6 +21,8 @@ pub enum Subject {
     /// A document the public site shows — a page with its sections, a post
     /// or an entry, a navigation with its items — published whole.
     Document,
+    /// A release: documents published together.
+    Release,
     /// The conversation with the person (acknowledgeRequest, finalAnswer).
     Conversation,
     /// The tools themselves (searchTools).
@@ -44,6 +46,7 @@ impl Subject {
             Subject::Folder => "folder",
             Subject::Archive => "archive",
             Subject::Document => "document",
+            Subject::Release => "release",
             Subject::Conversation => "conversation",
             Subject::Tool => "tool",
             Subject::WebResult => "webResult",
@@ -54,13 +57,13 @@ impl Subject {
     }
 
     /// The kind of record the store keeps for it, if it is one: a post is
-    /// kept as an entry; a document is decided as a page is (who may change
-    /// or archive one kind may do so to each).
+    /// kept as an entry; a document, and a release of documents, is decided
+    /// as a page is (who may change or archive one kind may do so to each).
     pub fn record(self) -> Option<EntityKind> {
         match self {
             Subject::Record(kind) => Some(kind),
             Subject::Post => Some(EntityKind::Entry),
-            Subject::Document => Some(EntityKind::Page),
+            Subject::Document | Subject::Release => Some(EntityKind::Page),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 //
 //   "add a text section to <pageId>"  → searchTools, then createSection
 //   "archive page <pageId>"           → searchTools, then deletePage
+//   "rename page <pageId> to <name>"  → searchTools, then updatePage
 //
 // After the tool's result it answers in words, quoting a rejection's
 // reason, so a test can see that the model was told. Every request is kept
@@ -67,6 +68,9 @@ export async function startFakeModel() {
       const reason = result.match(/rejected this call: ([^"\\&]+)/);
       if (/REJECTED/.test(result)) return text(`Understood, I left it alone. You said: ${reason ? reason[1] : "no reason"}`);
       return text("The page is archived.");
+    }
+    if ((m = said.match(/rename page (\S+) to (.+)$/))) {
+      return step("updatePage", { id: m[1], name: m[2] }) ?? text(`I renamed the page to ${m[2]}.`);
     }
     if ((m = said.match(/^Summarize this (\w+)/))) return text(`Summary of the ${m[1]}: a short one.`);
     if ((m = said.match(/^Translate this (\w+) into (\w+)\. .*slug ending in -(\w+)/))) {

@@ -526,6 +526,13 @@ describe("agents", () => {
     await tools.fill(`${await tools.inputValue()}\nnoSuchTool`);
     await page.getByLabel(/^Instructions/).fill("Cite every source.");
     await page.getByLabel("editor").check();
+    // Each write mode is offered, with what it means.
+    const modes = page.getByRole("group", { name: "Where its changes go" }).getByRole("radio");
+    assert.deepEqual(await modes.evaluateAll((rs) => rs.map((r) => r.value)), ["draft", "release", "direct"]);
+    assert.equal(await page.getByRole("radio", { name: /^Drafts/ }).isChecked(), true);
+    const release = page.getByRole("radio", { name: /^A release for each turn/ });
+    assert.match(await release.evaluate((r) => document.getElementById(r.getAttribute("aria-describedby")).textContent), /release of their own/);
+    await release.check();
     await page.getByRole("button", { name: "Save agent" }).click();
     await page.getByText("Saved.").waitFor();
     await page.getByText("“noSuchTool” matches no tool").waitFor();
@@ -533,6 +540,8 @@ describe("agents", () => {
     assert.equal(agent.systemPrompt, "Cite every source.");
     assert.ok(agent.allowedGroups.includes("editor"));
     assert.ok(agent.tools.includes("noSuchTool"));
+    assert.equal(agent.writeMode, "release");
+    assert.equal(await page.getByRole("radio", { name: /^A release for each turn/ }).isChecked(), true);
     await page.context().close();
 
     quire(server.data, ["user", "create", "--email", "eddie@example.org", "--group", "editor", "--password-stdin"], "editor password 1\n");

@@ -3,8 +3,9 @@
 // approval answered inline (approved — the executed call, what it changed
 // and its undo shown, the screen following — then rejected with a reason
 // the model is told), a reopened conversation (each answer once, a waiting
-// approval answerable there), undoing a turn, and axe-core on the open
-// sidebar.
+// approval answerable there), undoing a turn, an agent in release mode
+// whose turn's release is shown under the turn and published (or
+// discarded) from there, and axe-core on the open sidebar.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -156,6 +157,66 @@ describe("the AI sidebar", () => {
     const told = model.requests.at(-1).messages.filter((m) => m.role === "tool").map((m) => m.content).join("\n");
     assert.match(told, /journalists still use it/);
     await page.context().close();
+  });
+
+  test("an agent in release mode leaves its turn's changes in a release shown under the turn, published from there", async () => {
+    const mode = await api(server, "PATCH", "/api/v1/agents/editor", { writeMode: "release" });
+    assert.equal(mode.status, 200, JSON.stringify(mode.body));
+    try {
+      const { page, id } = await onPage("Our people");
+      const published = await api(server, "POST", `/api/v1/pages/${id}/publish`);
+      assert.equal(published.status, 200, JSON.stringify(published.body));
+      const delivered = async () => (await fetch(`${server.base}/api/v1/delivery/pages/our-people`).then((r) => r.json())).name;
+
+      await say(page, `rename page ${id} to Our team`);
+      await page.locator(".ai-assistant", { hasText: "I renamed the page to Our team." }).waitFor();
+      const release = page.locator("#ai li.ai-release");
+      await release.waitFor();
+      assert.match(await release.locator(".ai-release-title").innerText(), /^Release Editor: .*turn 1 open$/);
+      const row = release.locator("table.ai-diff tbody tr", { has: page.locator("th", { hasText: /^name$/ }) });
+      assert.equal(await row.locator("pre.before").innerText(), "Our people");
+      assert.equal(await row.locator("pre.after").innerText(), "Our team");
+      assert.ok(await release.getByRole("link", { name: "Schedule…" }).isVisible());
+      assert.ok(await release.getByRole("link", { name: "Open the release" }).isVisible());
+      // Nothing moved: neither the site nor the draft.
+      assert.equal(await delivered(), "Our people");
+      assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Our people");
+
+      const axe = await new AxeBuilder({ page }).include("#ai").analyze();
+      assert.deepEqual(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), [], "sidebar with a release");
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "sidebar-release.png") });
+
+      // Shown again after a reload, under its turn.
+      await page.reload();
+      const again = page.locator("#ai li.ai-release");
+      await again.waitFor();
+      assert.equal(await again.locator("table.ai-diff pre.after").first().innerText(), "Our team");
+
+      let asked = "";
+      page.on("dialog", (d) => { asked = d.message(); d.accept(); });
+      await again.getByRole("button", { name: "Publish" }).click();
+      await page.locator("#ai .ai-release-status", { hasText: "Published: this turn's changes are on the site." }).waitFor();
+      assert.match(asked, /^Publish the 1 document\(s\) of “Editor: .*” on the site now\?$/);
+      assert.equal(await delivered(), "Our team");
+      assert.match(await page.locator("#ai li.ai-release .ai-release-title").innerText(), /published$/);
+      assert.equal(await page.locator("#ai li.ai-release").getByRole("button", { name: "Publish" }).count(), 0);
+      // The page on screen shows it published.
+      await page.locator("#main h1", { hasText: "Our team" }).waitFor();
+
+      // A second turn's release, discarded: the site stays as it is.
+      await say(page, `rename page ${id} to Crew`);
+      await page.locator(".ai-assistant", { hasText: "I renamed the page to Crew." }).waitFor();
+      const second = page.locator("#ai li.ai-release").nth(1);
+      await second.waitFor();
+      await second.getByRole("button", { name: "Discard" }).click();
+      await second.locator(".ai-release-status", { hasText: "Discarded" }).waitFor();
+      assert.match(await second.locator(".ai-release-title").innerText(), /discarded$/);
+      assert.equal(await delivered(), "Our team");
+      assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Our team");
+      await page.context().close();
+    } finally {
+      await api(server, "PATCH", "/api/v1/agents/editor", { writeMode: "draft" });
+    }
   });
 
   test("the record's AI actions start a turn with their task and the record as context", async () => {

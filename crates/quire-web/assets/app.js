@@ -84,10 +84,12 @@
   });
   var submitting = false;
   // A form that says so asks before it is sent (restoring, revoking).
+  // One sent in place (data-in-place, by the sidebar) leaves the screen as
+  // it is, so leaving it afterwards still asks.
   document.addEventListener("submit", function (ev) {
     var ask = ev.target.dataset && ev.target.dataset.confirm;
     if (ask && !window.confirm(ask)) { ev.preventDefault(); return; }
-    submitting = true;
+    if (!ev.target.hasAttribute("data-in-place")) submitting = true;
   });
   window.addEventListener("beforeunload", function (ev) {
     if (submitting || !document.querySelector("#main form[data-dirty]")) return;
@@ -443,8 +445,15 @@
   function finished() {
     state.busy = false;
     form.querySelector("button").disabled = false;
-    var turn = state.turn;
     var changed = state.changed.splice(0);
+    // The turn's number comes with the answer to the message that started
+    // it, which a quick turn's end can overtake on the stream.
+    Promise.resolve(state.sending).then(function () { turnEnded(state.turn, changed); });
+  }
+
+  // Under a finished turn: what it changed, with its undo, and the
+  // release it put its changes in (an agent in release mode).
+  function turnEnded(turn, changed) {
     if (changed.length && turn !== null) {
       var li = add(el("li", "ai-after"));
       li.appendChild(el("span", null, "Changed: "));
@@ -470,7 +479,78 @@
       });
       if (onScreen) refresh();
     }
+    if (turn !== null && state.session) showReleases(state.session, turn);
   }
+
+  // An agent in release mode puts a turn's changes into a release of its
+  // own: the server renders it (each document's differences, and what can
+  // be done to it), shown under its turn — after the last message of the
+  // turn in `ends` (turn → node), or at the end of the log. A release
+  // already shown is replaced in place.
+  function showReleases(session, turn, ends) {
+    var url = "/ai/sessions/" + encodeURIComponent(session) + "/releases";
+    if (turn !== null && turn !== undefined) url += "?turn=" + encodeURIComponent(turn);
+    return fetch(url, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var shown = [];
+      Array.prototype.forEach.call(doc.querySelectorAll("li.ai-release"), function (li) {
+        var node = document.importNode(li, true);
+        var old = Array.prototype.find.call(log.querySelectorAll("li.ai-release"), function (o) {
+          return o.dataset.release === li.dataset.release;
+        });
+        var end = ends && ends[li.dataset.turn];
+        if (old) old.replaceWith(node);
+        else if (end && end.parentNode === log) end.after(node);
+        else add(node);
+        window.quireEnhance && window.quireEnhance(node);
+        shown.push(node);
+      });
+      return shown;
+    }).catch(function (e) { note("The turn's release could not be shown: " + e.message, "ai-error"); return []; });
+  }
+
+  // A release's Publish and Discard are sent from the sidebar (after the
+  // confirm prompt the form carries), then the release is shown as it now
+  // stands; a refusal is said under it.
+  document.addEventListener("submit", function (ev) {
+    var f = ev.target;
+    if (ev.defaultPrevented || !f.matches || !f.matches("#ai-log li.ai-release form[data-in-place]")) return;
+    ev.preventDefault();
+    var li = f.closest("li.ai-release");
+    var status = li.querySelector(".ai-release-status");
+    var buttons = li.querySelectorAll("button");
+    Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
+    status.classList.remove("ai-error");
+    status.textContent = f.dataset.doing || "…";
+    fetch(f.action, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "x-csrf-token": csrf },
+      body: new URLSearchParams(new FormData(f)),
+    }).then(function (r) {
+      return r.text().then(function (html) {
+        if (r.ok) return;
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var why = doc.querySelector("#release-error, .error-message");
+        throw new Error(why ? why.textContent.trim() : "the server answered " + r.status);
+      });
+    }).then(function () {
+      return showReleases(li.dataset.session, li.dataset.turn).then(function (shown) {
+        var fresh = shown[0];
+        var said = fresh && fresh.querySelector(".ai-release-status");
+        if (said) said.textContent = f.dataset.done || "Done.";
+        // A document of the release is on screen: show it as it now stands.
+        if (fresh && fresh.querySelector('a[href="' + window.location.pathname + '"]')) refresh();
+      });
+    }).catch(function (e) {
+      Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
+      status.classList.add("ai-error");
+      status.textContent = "Not done: " + e.message;
+    });
+  });
 
   // Shows the screen's record as it is now: the screen is fetched again
   // and its main content replaced in place (the conversation stays).
@@ -577,7 +657,7 @@
     if (context) payload.context = context;
     state.busy = true;
     form.querySelector("button").disabled = true;
-    call("POST", "/api/v1/agents/" + encodeURIComponent(agentSelect.value) + "/chat", payload)
+    state.sending = call("POST", "/api/v1/agents/" + encodeURIComponent(agentSelect.value) + "/chat", payload)
       .then(function (r) {
         var same = r.sessionId === state.session;
         var fresh = !same || !state.source;
@@ -629,6 +709,7 @@
   function reopen(id, after) {
     call("GET", "/api/v1/sessions/" + encodeURIComponent(id)).then(function (r) {
       log.textContent = "";
+      var ends = {};
       (r.messages || []).forEach(function (m) {
         var b = m.body || {};
         if (b.role === "user") add(el("li", "ai-msg ai-user", typeof b.content === "string" ? b.content : short(b.content)));
@@ -643,7 +724,10 @@
         });
         if (b.role === "assistant" && b.content && said.indexOf(b.content) < 0) add(el("li", "ai-msg ai-assistant", b.content));
         said.forEach(function (t) { add(el("li", "ai-msg ai-assistant", t)); });
+        if (log.lastElementChild) ends[m.turn] = log.lastElementChild;
       });
+      // The releases its turns put their changes in, each under its turn.
+      showReleases(id, null, ends);
       var session = r.session || {};
       if (session.status === "paused") (session.pending || []).forEach(approval);
       state.session = id;

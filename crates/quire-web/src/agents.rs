@@ -44,6 +44,8 @@ struct AgentPage {
     pinned: String,
     groups: Vec<(&'static str, bool)>,
     policies: &'static [AgentPolicy],
+    /// Where its writes may go, each with its name and what it means.
+    write_modes: Vec<WriteModeChoice>,
     /// Selectors that match no tool (ignored when the agent runs).
     unknown: Vec<String>,
     errors: Errors,
@@ -59,11 +61,53 @@ impl AgentPage {
             pinned: agent.pinned.join("\n"),
             groups: Group::ALL.iter().map(|g| (g.as_str(), agent.allowed_groups.contains(g))).collect(),
             policies: AgentPolicy::ALL,
+            write_modes: WriteModeChoice::all(),
             unknown: quire_agent::prompt::unknown_selectors(&agent, state.registry()),
             agent,
             errors,
             saved,
         }
+    }
+}
+
+/// A write mode as the agent form offers it.
+struct WriteModeChoice {
+    mode: WriteMode,
+    /// Its name in the form.
+    name: &'static str,
+    /// What it means for the site, in one line.
+    means: &'static str,
+}
+
+impl WriteModeChoice {
+    /// Every write mode, the default first.
+    fn all() -> Vec<WriteModeChoice> {
+        let mut all: Vec<(u8, WriteModeChoice)> = WriteMode::ALL
+            .iter()
+            .map(|&mode| {
+                let (rank, name, means) = match mode {
+                    WriteMode::Draft => (
+                        0,
+                        "Drafts",
+                        "Its changes go to drafts; they reach the site only when a person approves publishing them.",
+                    ),
+                    WriteMode::Release => (
+                        1,
+                        "A release for each turn",
+                        "Each turn's changes wait in a release of their own, shown under the turn in the chat: \
+                         drafts and the site stay as they are until a person publishes it.",
+                    ),
+                    WriteMode::Direct => (
+                        2,
+                        "Straight to the site",
+                        "Each change is published as it is made; undoing the turn puts back what was on the site.",
+                    ),
+                };
+                (rank, WriteModeChoice { mode, name, means })
+            })
+            .collect();
+        all.sort_by_key(|(rank, _)| *rank);
+        all.into_iter().map(|(_, c)| c).collect()
     }
 }
 

@@ -32,6 +32,7 @@ mod pages;
 mod preview;
 mod publishing;
 mod releases;
+mod sidebar;
 mod sign_in;
 
 pub use error::WebError;
@@ -67,6 +68,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/releases/{id}", get(releases::show).post(releases::update))
         .route("/releases/{id}/{action}", post(releases::act))
         .route("/schedules/{id}/cancel", post(releases::cancel_schedule))
+        .route("/ai/sessions/{id}/releases", get(sidebar::releases))
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))

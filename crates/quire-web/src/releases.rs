@@ -308,7 +308,9 @@ fn part_title(d: &Difference) -> String {
     }
 }
 
-async fn item_view(content: &Content, item: ItemReview) -> ItemView {
+/// A document of a release as the screens show it: named as it is now,
+/// each of its records' differences field by field, and its conflict.
+pub(crate) async fn item_view(content: &Content, item: ItemReview) -> ItemView {
     let (href, noun) = editor_of(item.entity, &item.id);
     // Named as it is now (the release holds its name when it was staged).
     let label = document_name(content, item.entity, &item.id).await.unwrap_or_else(|| item.label.clone());

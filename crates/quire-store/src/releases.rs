@@ -27,7 +27,10 @@ use crate::confirm::Fingerprint;
 use crate::db::{self, Conn, Row};
 use crate::log::new_id;
 use crate::publishing::{document_kind, publish_in, resolve, unpublish_in, write_document};
-use crate::record::{Record, Version, document, enum_col, find, json_opt, lock_document, same_content, with_record};
+use crate::record::{
+    Record, Version, document, enum_col, find, json_opt, lock_document, lock_trees, part_of, root_of, same_content,
+    with_record,
+};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::diff::{Difference, differences};
@@ -204,6 +207,21 @@ pub(crate) fn items_of(conn: &Conn, id: &str) -> Result<Vec<StoredItem>> {
     .iter()
     .map(item_from_row)
     .collect()
+}
+
+/// Holds release `id` of the scope until the transaction ends, before it
+/// is read for a change: on PostgreSQL, where replicas write at once, its
+/// row is locked, so a document staged into it cannot land beside a
+/// publish, a discard or a schedule that read the release before (and be
+/// left out of it). SQLite has one writer.
+pub(crate) fn lock(conn: &Conn, scope: &Scope, id: &str) -> Result<()> {
+    if conn.is_postgres() {
+        db::query("SELECT id FROM releases WHERE id = ?1 AND site_id = ?2 AND env = ?3 FOR UPDATE")
+            .bind(id)
+            .bind_scope(scope)
+            .fetch_optional(conn)?;
+    }
+    Ok(())
 }
 
 /// Release `id` of the scope with its items; not found otherwise.
@@ -426,6 +444,7 @@ pub(crate) fn publish_release_in(
     expected: Option<&Fingerprint>,
     states: &[ReleaseState],
 ) -> Result<()> {
+    lock(conn, scope, id)?;
     let (release, items) = load(conn, scope, id)?;
     require_state(&release, states, "published")?;
     if items.is_empty() {
@@ -495,10 +514,38 @@ fn left_by_release(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Re
     Ok(json!({ "published": published, "working": versions(working.as_ref()) }))
 }
 
-/// Takes the locks of the items' documents, in one order.
+/// Takes what a release's publish (or revert) writes, in the order every
+/// write of a draft takes it (on PostgreSQL), so that a person's write on
+/// another replica and this one never each wait for the other: the trees'
+/// locks (`record::lock_trees`, which an archive takes too), then the
+/// documents' working rows, then their documents' locks, each in one order.
 fn lock_items(conn: &Conn, scope: &Scope, items: &[StoredItem]) -> Result<()> {
+    if !conn.is_postgres() {
+        return Ok(());
+    }
+    lock_trees(conn, scope)?;
     let mut documents: Vec<(EntityKind, &str)> = items.iter().map(|i| (i.item.entity, i.item.id.as_str())).collect();
     documents.sort_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
+    for (kind, id) in &documents {
+        let Some((root, _, _)) = root_of(*kind) else { continue };
+        db::query(format!(
+            "SELECT id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 FOR NO KEY UPDATE",
+            root.table
+        ))
+        .bind(*id)
+        .bind_scope(scope)
+        .fetch_all(conn)?;
+        if let Some((part, _, column)) = part_of(*kind) {
+            db::query(format!(
+                "SELECT id FROM {} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+                 ORDER BY id FOR NO KEY UPDATE",
+                part.table
+            ))
+            .bind(*id)
+            .bind_scope(scope)
+            .fetch_all(conn)?;
+        }
+    }
     for (kind, id) in documents {
         lock_document(conn, scope, kind, id)?;
     }
@@ -657,6 +704,7 @@ impl Store {
         let (scope, id) = (scope.clone(), id.to_string());
         self.db
             .write(move |c| {
+                lock(c, &scope, &id)?;
                 change(c, &scope, &id)?;
                 Ok(load(c, &scope, &id)?.0)
             })

@@ -18,7 +18,7 @@ use crate::log::new_id;
 use crate::media::millis;
 use crate::publishing::{PublishAction, document_kind, publish_in, resolve};
 use crate::record::{enum_col, json_col};
-use crate::releases::{load, publish_release_in, require_state, touch};
+use crate::releases::{load, lock, publish_release_in, require_state, touch};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, TimeZone, Utc};
 use quire_core::model::{ChangeContext, EntityKind, JobKind, JobStatus, Publishing, ReleaseState, Surface};
@@ -144,16 +144,29 @@ fn finish(conn: &Conn, job: &Schedule, attempts: i64, status: JobStatus, error: 
 /// open again.
 fn cancel_in(conn: &Conn, scope: &Scope, id: &str) -> Result<Schedule> {
     let schedule = load_schedule(conn, scope, id)?;
-    if schedule.status != JobStatus::Queued {
-        return Err(StoreError::conflict(
-            Some("status"),
-            format!("schedule {id} is {}, so it cannot be cancelled", schedule.status),
-        ));
+    if schedule.target == "release" {
+        // The release before the job, as a publish of it takes them.
+        lock(conn, scope, &schedule.target_id)?;
     }
-    db::query("UPDATE jobs SET status = 'cancelled', updated_at = ?2 WHERE id = ?1 AND status = 'queued'")
-        .bind(id)
-        .bind(Utc::now())
-        .execute(conn)?;
+    let not_waiting = |status: JobStatus| {
+        StoreError::conflict(Some("status"), format!("schedule {id} is {status}, so it cannot be cancelled"))
+    };
+    if schedule.status != JobStatus::Queued {
+        return Err(not_waiting(schedule.status));
+    }
+    let cancelled = db::query(
+        "UPDATE jobs SET status = 'cancelled', updated_at = ?2 WHERE id = ?1 AND site_id = ?3 AND env = ?4
+         AND status = 'queued'",
+    )
+    .bind(id)
+    .bind(Utc::now())
+    .bind_scope(scope)
+    .execute(conn)?;
+    // Claimed by a scheduler since it was read (another replica): it runs,
+    // and its release stays scheduled.
+    if cancelled.rows_affected() == 0 {
+        return Err(not_waiting(load_schedule(conn, scope, id)?.status));
+    }
     if schedule.target == "release" {
         reopen(conn, scope, &schedule.target_id)?;
     }
@@ -162,6 +175,7 @@ fn cancel_in(conn: &Conn, scope: &Scope, id: &str) -> Result<Schedule> {
 
 /// A scheduled release back to open.
 fn reopen(conn: &Conn, scope: &Scope, release: &str) -> Result<()> {
+    lock(conn, scope, release)?;
     let (found, _) = load(conn, scope, release)?;
     if found.state == ReleaseState::Scheduled {
         touch(conn, scope, release, "state = ?5, publish_at = NULL", vec![ReleaseState::Open.as_str().into()])?;
@@ -212,6 +226,7 @@ impl Store {
             .write(move |c| {
                 let id = match &target {
                     ScheduleTarget::Release(release) => {
+                        lock(c, &scope, release)?;
                         let (found, items) = load(c, &scope, release)?;
                         require_state(&found, &[ReleaseState::Open], "scheduled")?;
                         if items.is_empty() {

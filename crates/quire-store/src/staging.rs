@@ -17,7 +17,9 @@
 //! [decision 0046]: ../../../docs/decisions/0046-drafts-and-releases.md
 
 use crate::db::{self, Conn, Overlay, QueryBuilder};
-use crate::record::{Record, Version, document, entity_of, insert, part_of, root_of, with_record};
+use crate::record::{
+    Record, Version, document, entity_of, in_a_tree, insert, lock_trees, part_of, root_of, with_record,
+};
 use crate::releases::{items_of, label_of, load, versions};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -57,10 +59,16 @@ type StagedRow = (String, String, String, Option<String>, Option<String>);
 
 const SAVEPOINT: &str = "SAVEPOINT staging";
 const ROLLBACK: &str = "ROLLBACK TO SAVEPOINT staging; RELEASE SAVEPOINT staging";
+const ITEM: &str = "SAVEPOINT staged_item";
+const ITEM_KEPT: &str = "RELEASE SAVEPOINT staged_item";
+const ITEM_UNDONE: &str = "ROLLBACK TO SAVEPOINT staged_item; RELEASE SAVEPOINT staged_item";
 
 impl Staging {
-    /// Lays the release over the working rows (see the module's text).
-    fn apply(&self, conn: &Conn) -> Result<()> {
+    /// Lays the release over the working rows (see the module's text);
+    /// answers the documents whose copy could not be laid: a key of theirs
+    /// that a working record took since (a person's page of the same slug).
+    /// Those read as their working copies, and a write of one is refused.
+    fn apply(&self, conn: &Conn) -> Result<Vec<(EntityKind, String)>> {
         let scope = &self.scope;
         let exists: Option<String> =
             db::query_scalar("SELECT state FROM releases WHERE id = ?1 AND site_id = ?2 AND env = ?3")
@@ -68,11 +76,18 @@ impl Staging {
                 .bind_scope(scope)
                 .fetch_optional(conn)?;
         if exists.as_deref() != Some(ReleaseState::Open.as_str()) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let items = items_of(conn, &self.release)?;
         if items.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
+        }
+        // The trees' locks before any row of a page or a menu, as every
+        // write of one takes them (on PostgreSQL): a person's write of such
+        // a draft on another replica waits for this one, or this one for
+        // it, never each for the other (`record::lock_trees`).
+        if items.iter().any(|i| in_a_tree(i.item.entity)) {
+            lock_trees(conn, scope)?;
         }
         let hidden = hiding(&self.release);
         db::query(
@@ -83,38 +98,53 @@ impl Staging {
         .bind_scope(scope)
         .bind(Utc::now())
         .execute(conn)?;
-        for item in &items {
+        // What the release archives first: a copy may take a key one of
+        // them held.
+        for item in items.iter().filter(|i| i.item.action == ReleaseAction::Archive) {
             let (kind, id) = (item.item.entity, item.item.id.as_str());
-            match (item.item.action, &item.document) {
-                (ReleaseAction::Publish, Some(copy)) => {
-                    with_record!(kind, |T| put::<T>(conn, scope, &copy["record"])?, else {});
-                    if let Some((part, _, column)) = part_of(kind) {
-                        let kept: Vec<&str> =
-                            copy["parts"].as_array().into_iter().flatten().filter_map(|p| p["id"].as_str()).collect();
-                        hide_parts(conn, scope, part.table, column, id, &kept, &hidden)?;
-                        for record in copy["parts"].as_array().into_iter().flatten() {
-                            with_record!(part.kind, |T| put::<T>(conn, scope, record)?, else {});
-                        }
-                    }
-                }
-                (ReleaseAction::Archive, _) => {
-                    let Some((root, _, _)) = root_of(kind) else { continue };
-                    db::query(format!(
-                        "UPDATE {} SET archive_id = ?1 WHERE id = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
-                        root.table
-                    ))
-                    .bind(&hidden)
-                    .bind(id)
-                    .bind_scope(scope)
-                    .execute(conn)?;
-                    if let Some((part, _, column)) = part_of(kind) {
-                        hide_parts(conn, scope, part.table, column, id, &[], &hidden)?;
-                    }
-                }
-                _ => {}
+            let Some((root, _, _)) = root_of(kind) else { continue };
+            db::query(format!(
+                "UPDATE {} SET archive_id = ?1 WHERE id = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
+                root.table
+            ))
+            .bind(&hidden)
+            .bind(id)
+            .bind_scope(scope)
+            .execute(conn)?;
+            if let Some((part, _, column)) = part_of(kind) {
+                hide_parts(conn, scope, part.table, column, id, &[], &hidden)?;
             }
         }
-        Ok(())
+        let mut clashing = Vec::new();
+        for item in &items {
+            let (kind, id) = (item.item.entity, item.item.id.as_str());
+            let (ReleaseAction::Publish, Some(copy)) = (item.item.action, &item.document) else { continue };
+            conn.batch(ITEM)?;
+            let laid = (|| -> Result<()> {
+                with_record!(kind, |T| put::<T>(conn, scope, &copy["record"])?, else {});
+                if let Some((part, _, column)) = part_of(kind) {
+                    let kept: Vec<&str> =
+                        copy["parts"].as_array().into_iter().flatten().filter_map(|p| p["id"].as_str()).collect();
+                    hide_parts(conn, scope, part.table, column, id, &kept, &hidden)?;
+                    for record in copy["parts"].as_array().into_iter().flatten() {
+                        with_record!(part.kind, |T| put::<T>(conn, scope, record)?, else {});
+                    }
+                }
+                Ok(())
+            })();
+            match laid {
+                Ok(()) => conn.batch(ITEM_KEPT)?,
+                Err(e) if e.is_unique_violation() => {
+                    conn.batch(ITEM_UNDONE)?;
+                    clashing.push((kind, id.to_string()));
+                }
+                Err(e) => {
+                    conn.batch(ITEM_UNDONE)?;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(clashing)
     }
 
     /// The documents the changes this session logged after `mark` touched
@@ -312,19 +342,30 @@ fn hide_parts(
 impl Overlay for Staging {
     fn read(&self, conn: &Conn, f: &mut dyn FnMut(&Conn) -> Result<()>) -> Result<()> {
         conn.batch(SAVEPOINT)?;
-        let out = self.apply(conn).and_then(|()| f(conn));
+        let out = self.apply(conn).and_then(|_| f(conn));
         conn.batch(ROLLBACK)?;
         out
     }
 
     fn write(&self, conn: &Conn, f: &mut dyn FnMut(&Conn) -> Result<()>) -> Result<()> {
+        // Held first, as a publish of the release holds it before its
+        // documents: a write that lands in it cannot miss a publish.
+        crate::releases::lock(conn, &self.scope, &self.release)?;
         conn.batch(SAVEPOINT)?;
         let staged = (|| -> Result<Vec<Captured>> {
-            self.apply(conn)?;
+            let clashing = self.apply(conn)?;
             let mark: i64 = db::query_scalar("SELECT COALESCE(MAX(id), 0) FROM changes").fetch_one(conn)?;
             f(conn)?;
             let mut captured = Vec::new();
             for (kind, id) in self.touched(conn, mark)? {
+                // Written over its working copy, not the release's: the
+                // release's changes to it would be lost.
+                if clashing.contains(&(kind, id.clone())) {
+                    let noun = entity_of(kind).map_or(kind.as_str(), |e| e.noun);
+                    return Err(self.refusal(&format!(
+                        "the release's copy of {noun} {id} holds a key another {noun} took since; ask a person to settle it"
+                    )));
+                }
                 let copy = document(conn, &self.scope, kind, &id, Version::Working)?;
                 let label = match &copy {
                     Some(_) => label_of(conn, &self.scope, kind, &id)?,
@@ -369,12 +410,17 @@ impl Store {
                 .bind(&session_id)
                 .bind(&turn_id)
                 .fetch_all(c)?;
-                for (release_id, kind, id, before, _) in &rows {
-                    let (release, _) = load(c, &scope, release_id)?;
+                for (release_id, kind, id, before, after) in &rows {
+                    crate::releases::lock(c, &scope, release_id)?;
+                    let (release, items) = load(c, &scope, release_id)?;
                     if release.state != ReleaseState::Open {
+                        let instead = match release.state {
+                            ReleaseState::Scheduled => "unschedule it first",
+                            _ => "revert it instead",
+                        };
                         return Err(StoreError::conflict(
                             None,
-                            format!("release \"{}\" is {}: revert it instead", release.name, release.state),
+                            format!("release \"{}\" is {}: {instead}", release.name, release.state),
                         ));
                     }
                     let later: i64 = db::query_scalar(
@@ -394,12 +440,36 @@ impl Store {
                             format!("{kind} {id} was staged again since this turn; nothing was undone"),
                         ));
                     }
+                    // The item must still be what the turn left: a person who
+                    // staged the document again (or took it out) since made it
+                    // theirs, and an undo would silently throw that away.
+                    let now = items.iter().find(|i| i.item.entity.as_str() == kind && &i.item.id == id);
+                    let left: Option<Value> = after.as_deref().map(serde_json::from_str).transpose()?;
+                    let unchanged = match (&left, now) {
+                        (None, None) => true,
+                        (Some(left), Some(now)) => {
+                            left["action"] == json!(now.item.action)
+                                && left["document"] == now.document.clone().unwrap_or(Value::Null)
+                        }
+                        _ => false,
+                    };
+                    if !unchanged {
+                        return Err(StoreError::conflict(
+                            None,
+                            format!(
+                                "{kind} {id} changed in release \"{}\" since this turn staged it; nothing was undone",
+                                release.name
+                            ),
+                        ));
+                    }
                     let before: Option<Value> = before.as_deref().map(serde_json::from_str).transpose()?;
                     match before {
                         Some(b) => {
+                            // A new revision: an approval of the release's
+                            // publish previewed what the turn left.
                             db::query(
-                                "UPDATE release_items SET action = ?1, document = ?2, label = ?3, removed_at = NULL
-                                 WHERE release_id = ?4 AND kind = ?5 AND document_id = ?6",
+                                "UPDATE release_items SET action = ?1, document = ?2, label = ?3, removed_at = NULL,
+                                 revision = ?7 WHERE release_id = ?4 AND kind = ?5 AND document_id = ?6",
                             )
                             .bind(b["action"].as_str().unwrap_or("publish"))
                             .bind(Some(&b["document"]).filter(|d| !d.is_null()).map(Value::to_string))
@@ -407,6 +477,7 @@ impl Store {
                             .bind(release_id)
                             .bind(kind)
                             .bind(id)
+                            .bind(release.version + 1)
                             .execute(c)?;
                         }
                         None => {

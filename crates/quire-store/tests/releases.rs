@@ -6,6 +6,7 @@
 use quire_core::input::{EntryPatch, NavItemPatch, PagePatch};
 use quire_core::model::{EntityKind, ReleaseAction, ReleaseState};
 use quire_store::{PublishAction, Scope, Stage, Store, StoreError};
+use std::time::Duration;
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
     let dir = tempfile::tempdir().unwrap();
@@ -221,4 +222,157 @@ async fn releases_refuse_what_they_cannot_do_and_keep_what_they_held() {
     let listed = store.releases(&scope, Some(ReleaseState::Discarded)).await.unwrap();
     assert_eq!(listed.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [release.id.as_str()]);
     assert!(store.releases(&scope, Some(ReleaseState::Open)).await.unwrap().is_empty());
+}
+
+// Fails today: a revert writes what was public before over the draft,
+// which for an unpublish is the person's own work, untouched by the release.
+#[tokio::test]
+#[ignore = "review finding: the revert of an unpublish overwrites the draft the release left alone"]
+async fn reverting_a_release_that_took_a_page_off_the_site_keeps_the_draft_it_had() {
+    let (_dir, store, scope) = open().await;
+    let ctx = person();
+    let team = store.page_by_slug(&scope, "team").await.unwrap();
+    let public = store.delivery_page(&scope, "team").await.unwrap().page.name;
+    // Work in progress on a published page: the draft differs from what is public.
+    let patch = PagePatch { name: Some("Team, work in progress".into()), ..Default::default() };
+    store.update_page(&ctx, &scope, &team.id, patch).await.unwrap();
+    let release = store.create_release(&ctx, &scope, "Take team off", None).await.unwrap();
+    stage(&store, &scope, &release.id, EntityKind::Page, "team", ReleaseAction::Unpublish).await;
+    store.publish_release(&ctx, &scope, &release.id, None).await.unwrap();
+    assert!(store.delivery_page(&scope, "team").await.is_err(), "off the site");
+    assert_eq!(store.page(&scope, &team.id).await.unwrap().name, "Team, work in progress", "the draft stays");
+
+    store.revert_release(&ctx, &scope, &release.id, None).await.unwrap();
+    assert_eq!(store.delivery_page(&scope, "team").await.unwrap().page.name, public, "public again, as it was");
+    assert_eq!(
+        store.page(&scope, &team.id).await.unwrap().name,
+        "Team, work in progress",
+        "the revert wrote what was public over the person's draft"
+    );
+}
+
+/// Two processes on one PostgreSQL database (replicas): one stages pages
+/// into a release while the other publishes it. A page staged is either
+/// published with the release or refused, never listed in a published
+/// release without having been published by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_document_staged_on_one_replica_while_another_publishes_is_in_the_release_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let a = Store::open_at(at.clone()).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let b = Store::open_at(at).await.unwrap();
+    let ctx = person();
+    for round in 0..8 {
+        let mut slugs = Vec::new();
+        for i in 0..12 {
+            let slug = format!("race-{round}-{i}");
+            let page = serde_json::json!({ "name": format!("Race {round} {i}"), "slug": slug, "status": "draft" });
+            a.create_page(&ctx, &scope, serde_json::from_value(page).unwrap()).await.unwrap();
+            slugs.push(slug);
+        }
+        let release = a.create_release(&ctx, &scope, &format!("Race {round}"), None).await.unwrap();
+        stage(&a, &scope, &release.id, EntityKind::Page, &slugs[0], ReleaseAction::Publish).await;
+        let stager = {
+            let (a, scope, id, slugs) = (a.clone(), scope.clone(), release.id.clone(), slugs.clone());
+            tokio::spawn(async move {
+                for slug in &slugs[1..] {
+                    let s = Stage {
+                        entity: EntityKind::Page,
+                        name: slug.clone(),
+                        action: ReleaseAction::Publish,
+                        keep: false,
+                    };
+                    if a.stage(&person(), &scope, &id, s).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(round * 3)).await;
+        b.publish_release(&ctx, &scope, &release.id, None).await.unwrap();
+        stager.await.unwrap();
+        let published = a.release(&scope, &release.id).await.unwrap();
+        assert_eq!(published.state, ReleaseState::Published);
+        for item in &published.items {
+            let page = a.page(&scope, &item.id).await.unwrap();
+            assert!(
+                a.delivery_page(&scope, &page.slug).await.is_ok(),
+                "round {round}: {} is listed in the published release but was never published",
+                page.slug
+            );
+        }
+    }
+}
+
+/// Two processes on one PostgreSQL database (replicas): releases of a page
+/// publish through one while a person edits the page's draft through the
+/// other. A publish either goes through or names the draft's change; the
+/// two never wait each for the other (a deadlock the database breaks by
+/// failing one of them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_release_publishing_on_one_replica_while_a_draft_changes_on_another_fails_only_by_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let a = Store::open_at(at.clone()).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let b = Store::open_at(at).await.unwrap();
+    let about = a.page_by_slug(&scope, "about").await.unwrap().id;
+    let editing = {
+        let (b, scope, about) = (b.clone(), scope.clone(), about.clone());
+        tokio::spawn(async move {
+            for i in 0..60 {
+                let patch = PagePatch { name: Some(format!("Draft {i}")), ..Default::default() };
+                b.update_page(&person(), &scope, &about, patch).await.unwrap();
+            }
+        })
+    };
+    for round in 0..30 {
+        let release = a.create_release(&person(), &scope, &format!("Round {round}"), None).await.unwrap();
+        let s = Stage { entity: EntityKind::Page, name: about.clone(), action: ReleaseAction::Publish, keep: false };
+        match a.stage(&person(), &scope, &release.id, s).await {
+            Ok(_) | Err(StoreError::Conflict { .. }) => {}
+            Err(e) => panic!("round {round}: staging failed: {e}"),
+        }
+        match a.publish_release(&person(), &scope, &release.id, None).await {
+            Ok(_) | Err(StoreError::Conflict { .. }) => {}
+            Err(e) => panic!("round {round}: {e}"),
+        }
+    }
+    editing.await.unwrap();
+}
+
+/// As above, for a post: an entry is in no tree, and a write of its draft
+/// takes its row before its document's lock, so a release does too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_release_of_a_post_publishing_while_its_draft_changes_on_another_replica_fails_only_by_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let a = Store::open_at(at.clone()).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let b = Store::open_at(at).await.unwrap();
+    let blog = a.collection(&scope, "blog").await.unwrap().id;
+    let post = a.entry_by_slug(&scope, &blog, "hello-quire").await.unwrap().id;
+    let editing = {
+        let (b, scope, post) = (b.clone(), scope.clone(), post.clone());
+        tokio::spawn(async move {
+            for i in 0..60 {
+                let patch = EntryPatch { title: Some(format!("Draft {i}")), ..Default::default() };
+                b.update_entry(&person(), &scope, &post, patch).await.unwrap();
+            }
+        })
+    };
+    for round in 0..30 {
+        let release = a.create_release(&person(), &scope, &format!("Round {round}"), None).await.unwrap();
+        let s = Stage { entity: EntityKind::Entry, name: post.clone(), action: ReleaseAction::Publish, keep: false };
+        match a.stage(&person(), &scope, &release.id, s).await {
+            Ok(_) | Err(StoreError::Conflict { .. }) => {}
+            Err(e) => panic!("round {round}: staging failed: {e}"),
+        }
+        match a.publish_release(&person(), &scope, &release.id, None).await {
+            Ok(_) | Err(StoreError::Conflict { .. }) => {}
+            Err(e) => panic!("round {round}: {e}"),
+        }
+    }
+    editing.await.unwrap();
 }

@@ -137,3 +137,44 @@ async fn a_schedule_due_while_the_store_was_closed_runs_at_the_next_open_and_say
     assert!(ran.late_ms.is_some_and(|ms| ms >= 450), "it says it was late: {ran:?}");
     assert_eq!(delivered_name(&store, &scope, "about").await.as_deref(), Some("About, while away"));
 }
+
+/// Two processes on one database (replicas on PostgreSQL): one runs the
+/// schedules as they fall due while the other cancels them. A cancel that
+/// answers is one the schedule heard: cancelled, it never ran; a schedule
+/// that ran was not cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_schedule_cancelled_while_another_replica_claims_it_is_cancelled_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let a = Store::open_at(at.clone()).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let b = Store::open_at(at).await.unwrap();
+    let ctx = person();
+    let mut made = Vec::new();
+    for i in 0..40 {
+        let slug = format!("due-{i}");
+        let page = serde_json::json!({ "name": format!("Due {i}"), "slug": slug, "status": "draft" });
+        let page = a.create_page(&ctx, &scope, serde_json::from_value(page).unwrap()).await.unwrap();
+        let target =
+            ScheduleTarget::Document { entity: EntityKind::Page, name: page.id, action: PublishAction::Publish };
+        made.push((slug, a.schedule(&ctx, &scope, target, soon(200)).await.unwrap().id));
+    }
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let runner = tokio::spawn(async move { while b.run_due_schedule(LEASE).await.unwrap().is_some() {} });
+    let mut answers = Vec::new();
+    for (slug, id) in &made {
+        answers.push((slug.clone(), a.cancel_schedule(&scope, id).await));
+    }
+    runner.await.unwrap();
+    for (slug, answer) in answers {
+        let public = delivered_name(&a, &scope, &slug).await.is_some();
+        match answer {
+            Ok(s) => {
+                assert_eq!(s.status, JobStatus::Cancelled, "{slug}: a cancel answered {s:?}");
+                assert!(!public, "{slug}: cancelled, yet published");
+            }
+            Err(StoreError::Conflict { .. }) => assert!(public, "{slug}: refused, yet not run"),
+            Err(e) => panic!("{slug}: {e}"),
+        }
+    }
+}

@@ -5,7 +5,7 @@
 
 use quire_core::input::{NewPage, NewSection, PagePatch};
 use quire_core::model::{ChangeContext, EntityKind, Publishing, ReleaseAction, ReleaseState, Surface};
-use quire_store::{Scope, Staging, Store, StoreError};
+use quire_store::{Scope, Stage, Staging, Store, StoreError};
 
 fn agent() -> ChangeContext {
     ChangeContext {
@@ -116,4 +116,104 @@ async fn what_a_turn_staged_can_be_undone_and_other_records_are_refused() {
     let refused = view.update_image(&ctx, &scope, &image.id, patch).await.unwrap_err();
     assert!(matches!(&refused, StoreError::Conflict { message, .. } if message.contains("not staged")), "{refused}");
     assert_ne!(store.image(&scope, &image.id).await.unwrap().alt.as_deref(), Some("Staged alt"));
+}
+
+#[tokio::test]
+async fn undoing_a_turn_leaves_a_persons_later_staging_of_the_same_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    let patch = PagePatch { name: Some("About, by the agent".into()), ..Default::default() };
+    store.staged(staging(&scope, "1")).update_page(&agent(), &scope, &about.id, patch).await.unwrap();
+    // A person reviewing the turn's release stages the page again: the
+    // release now holds their copy of it (the draft), not the agent's.
+    let again = Stage { entity: EntityKind::Page, name: about.id.clone(), action: ReleaseAction::Publish, keep: false };
+    store.stage(&quire_store::testing::person(), &scope, "s1.1", again).await.unwrap();
+
+    let undone = store.undo_staged_turn(&scope, "s1", "1").await;
+    assert!(matches!(undone, Err(StoreError::Conflict { .. })), "the person's staging is not the turn's: {undone:?}");
+    let held = store.release(&scope, "s1.1").await.unwrap();
+    assert_eq!(held.items.len(), 1, "the person's staging stays");
+}
+
+#[tokio::test]
+async fn an_undo_that_changes_a_document_of_the_release_stops_an_approval_of_its_publish() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let ctx = agent();
+    let about = store.page_by_slug(&scope, "about").await.unwrap();
+    let rename = |name: &str| PagePatch { name: Some(name.into()), ..Default::default() };
+    store.staged(staging(&scope, "1")).update_page(&ctx, &scope, &about.id, rename("Turn one")).await.unwrap();
+    let second = Staging { release: "s1.1".into(), ..staging(&scope, "2") };
+    store.staged(second).update_page(&ctx, &scope, &about.id, rename("Turn two")).await.unwrap();
+    // A person previews the publish: the page as turn two left it.
+    let (review, fingerprint) = store.release_review(&scope, "s1.1").await.unwrap();
+    assert!(review.items[0].differences.iter().any(|d| d.fields.iter().any(|f| f.after == "Turn two")));
+
+    assert_eq!(store.undo_staged_turn(&scope, "s1", "2").await.unwrap(), 1);
+    // The release no longer holds what was approved.
+    let stale = store.publish_release(&quire_store::testing::person(), &scope, "s1.1", Some(&fingerprint)).await;
+    assert!(
+        matches!(&stale, Err(StoreError::Conflict { message, .. }) if message.contains("since the preview")),
+        "published under an approval of \"Turn two\": {:?}",
+        stale.map(|r| r.state)
+    );
+}
+
+#[tokio::test]
+async fn a_key_a_person_took_since_the_release_made_its_page_does_not_break_the_staged_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let staged = store.staged(staging(&scope, "1"));
+    let launch: NewPage = serde_json::from_value(serde_json::json!({"name": "Launch", "slug": "launch"})).unwrap();
+    let launch = staged.create_page(&agent(), &scope, launch).await.unwrap();
+    // The release's page is in no draft, so a person may take its slug.
+    let theirs: NewPage = serde_json::from_value(serde_json::json!({"name": "Theirs", "slug": "launch"})).unwrap();
+    store.create_page(&quire_store::testing::person(), &scope, theirs).await.unwrap();
+
+    // The agent can still read and write the rest of the site through its handle.
+    let about = staged.page_by_slug(&scope, "about").await;
+    assert!(about.is_ok(), "every read of the handle fails: {:?}", about.err());
+    let patch = PagePatch { name: Some("About, staged".into()), ..Default::default() };
+    staged.update_page(&agent(), &scope, &about.unwrap().id, patch).await.unwrap();
+    // A write of the clashing page is refused, and the release keeps its copy.
+    let patch = PagePatch { name: Some("Launch, renamed".into()), ..Default::default() };
+    let refused = staged.update_page(&agent(), &scope, &launch.id, patch).await.unwrap_err();
+    assert!(matches!(refused, StoreError::Conflict { .. } | StoreError::NotFound { .. }), "{refused}");
+    assert_eq!(store.release(&scope, "s1.1").await.unwrap().items.len(), 2);
+    // Publishing the release meets the clash and changes nothing.
+    let refused = store.publish_release(&quire_store::testing::person(), &scope, "s1.1", None).await.unwrap_err();
+    assert!(refused.to_string().contains("launch"), "{refused}");
+    assert_eq!(store.page_by_slug(&scope, "about").await.unwrap().name, "About");
+}
+
+/// Two processes on one PostgreSQL database (replicas): an agent stages
+/// changes of a page through one while a person edits the page's draft
+/// through the other. Each write waits for the other; none fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_staged_write_and_a_draft_write_of_one_page_on_two_replicas_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let a = Store::open_at(at.clone()).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let b = Store::open_at(at).await.unwrap();
+    let about = a.page_by_slug(&scope, "about").await.unwrap().id;
+    let staged = a.staged(staging(&scope, "1"));
+    let patch = |name: String| PagePatch { name: Some(name), ..Default::default() };
+    // In the release first: every staged write then lays the page over its draft.
+    staged.update_page(&agent(), &scope, &about, patch("Staged 0".into())).await.unwrap();
+    let agent_writes = {
+        let (staged, scope, about) = (staged.clone(), scope.clone(), about.clone());
+        tokio::spawn(async move {
+            for i in 1..40 {
+                staged.update_page(&agent(), &scope, &about, patch(format!("Staged {i}"))).await.unwrap();
+            }
+        })
+    };
+    for i in 0..40 {
+        b.update_page(&quire_store::testing::person(), &scope, &about, patch(format!("Draft {i}"))).await.unwrap();
+    }
+    agent_writes.await.unwrap();
+    assert_eq!(a.page(&scope, &about).await.unwrap().name, "Draft 39");
+    assert_eq!(staged.page(&scope, &about).await.unwrap().name, "Staged 39");
 }

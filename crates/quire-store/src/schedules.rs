@@ -197,7 +197,9 @@ fn run_in(conn: &Conn, job: &Schedule) -> Result<()> {
         return publish_release_in(conn, &ctx, scope, &job.target_id, None, &[ReleaseState::Scheduled]);
     }
     let kind = EntityKind::parse("target", &job.target).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    crate::record::lock_document(conn, scope, kind, &job.target_id)?;
+    // The document's lock is taken by the publish itself, after its rows as
+    // a write of the draft takes it: taken first, a person's write of the
+    // draft on another replica and this run would each wait for the other.
     match job.action.as_str() {
         "unpublish" => crate::publishing::unpublish_in(conn, &ctx, scope, kind, &job.target_id),
         _ => publish_in(conn, &ctx, scope, kind, &job.target_id),

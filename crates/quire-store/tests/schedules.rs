@@ -178,3 +178,40 @@ async fn a_schedule_cancelled_while_another_replica_claims_it_is_cancelled_or_re
         }
     }
 }
+
+/// Two processes on one PostgreSQL database (replicas): scheduled publishes
+/// of a post (and its unpublishes) run through one while a person edits the post's draft through
+/// the other. Each schedule is done; none fails for a wait on the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_scheduled_publish_while_the_draft_changes_on_another_replica_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = quire_store::testing::location(dir.path()).await.unwrap();
+    let a = Store::open_at(at.clone()).await.unwrap();
+    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let b = Store::open_at(at).await.unwrap();
+    let blog = a.collection(&scope, "blog").await.unwrap().id;
+    let post = a.entry_by_slug(&scope, &blog, "hello-quire").await.unwrap().id;
+    // Taken off and published again in turn: each run writes the post's status.
+    for i in 0..30 {
+        let action = if i % 2 == 0 { PublishAction::Unpublish } else { PublishAction::Publish };
+        let target = ScheduleTarget::Document { entity: EntityKind::Entry, name: post.clone(), action };
+        a.schedule(&person(), &scope, target, soon(100 + i)).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let editing = {
+        let (b, scope, post) = (b.clone(), scope.clone(), post.clone());
+        tokio::spawn(async move {
+            for i in 0..60 {
+                let patch = quire_core::input::EntryPatch { title: Some(format!("Draft {i}")), ..Default::default() };
+                b.update_entry(&person(), &scope, &post, patch).await.unwrap();
+            }
+        })
+    };
+    let mut ran = Vec::new();
+    while let Some(done) = a.run_due_schedule(LEASE).await.unwrap() {
+        ran.push(done);
+    }
+    editing.await.unwrap();
+    assert_eq!(ran.len(), 30);
+    assert!(ran.iter().all(|s| s.status == JobStatus::Done), "{:?}", ran.iter().find(|s| s.status != JobStatus::Done));
+}

@@ -466,7 +466,7 @@ pub(crate) fn publish_release_in(
     // each document is then published as a whole.
     let drafts = ChangeContext { publishing: Publishing::Never, ..ctx.clone() };
     let by_status = ChangeContext { publishing: Publishing::ByStatus, ..ctx.clone() };
-    for item in &items {
+    for item in writing_order(&items) {
         let (kind, doc_id) = (item.item.entity, item.item.id.as_str());
         let replaced = document(conn, scope, kind, doc_id, Version::Published)?;
         let outcome = match item.item.action {
@@ -504,6 +504,20 @@ pub(crate) fn publish_release_in(
         "state = ?5, published_at = ?1, published_by = ?6, publish_at = NULL",
         vec![ReleaseState::Published.as_str().into(), ctx.actor.clone().into()],
     )
+}
+
+/// The order a release writes its documents in: what it archives, then
+/// what it takes off the site, then what it publishes (each in the order
+/// they were added), so that a copy may take a key one of the others held;
+/// a revert goes the other way.
+fn writing_order(items: &[StoredItem]) -> Vec<&StoredItem> {
+    let mut ordered: Vec<&StoredItem> = items.iter().collect();
+    ordered.sort_by_key(|i| match i.item.action {
+        ReleaseAction::Archive => 0,
+        ReleaseAction::Unpublish => 1,
+        ReleaseAction::Publish => 2,
+    });
+    ordered
 }
 
 /// What a release left of a document: its published copy and the versions
@@ -595,7 +609,7 @@ fn revert_release_in(
     }
     let drafts = ChangeContext { publishing: Publishing::Never, ..ctx.clone() };
     let by_status = ChangeContext { publishing: Publishing::ByStatus, ..ctx.clone() };
-    for item in items.iter().rev() {
+    for item in writing_order(&items).into_iter().rev() {
         let (kind, doc_id) = (item.item.entity, item.item.id.as_str());
         match (item.item.action, &item.replaced) {
             (ReleaseAction::Archive, _) => {

@@ -217,3 +217,30 @@ async fn a_staged_write_and_a_draft_write_of_one_page_on_two_replicas_both_succe
     assert_eq!(a.page(&scope, &about).await.unwrap().name, "Draft 39");
     assert_eq!(staged.page(&scope, &about).await.unwrap().name, "Staged 39");
 }
+
+#[tokio::test]
+async fn a_page_that_takes_the_slug_of_a_page_the_release_archives_publishes_whatever_the_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let staged = store.staged(staging(&scope, "1"));
+    let ctx = agent();
+    let person = quire_store::testing::person();
+    let team = store.page_by_slug(&scope, "team").await.unwrap();
+    let public = store.delivery_page(&scope, "team").await.unwrap().page.name;
+    let old: NewPage = serde_json::from_value(serde_json::json!({"name": "Old plans", "slug": "plans"})).unwrap();
+    let old = store.create_page(&person, &scope, old).await.unwrap();
+    // The team page is staged first, then the old draft is archived and the
+    // team page takes its slug.
+    let rename = PagePatch { name: Some("Plans".into()), ..Default::default() };
+    staged.update_page(&ctx, &scope, &team.id, rename).await.unwrap();
+    staged.archive(&ctx, &scope, EntityKind::Page, std::slice::from_ref(&old.id)).await.unwrap();
+    let moved = PagePatch { slug: Some("plans".into()), ..Default::default() };
+    staged.update_page(&ctx, &scope, &team.id, moved).await.unwrap();
+
+    store.publish_release(&person, &scope, "s1.1", None).await.unwrap();
+    assert_eq!(store.delivery_page(&scope, "plans").await.unwrap().page.name, "Plans");
+    assert!(store.page(&scope, &old.id).await.is_err(), "archived by the release");
+    store.revert_release(&person, &scope, "s1.1", None).await.unwrap();
+    assert_eq!(store.delivery_page(&scope, "team").await.unwrap().page.name, public);
+    assert_eq!(store.page_by_slug(&scope, "plans").await.unwrap().id, old.id, "restored");
+}

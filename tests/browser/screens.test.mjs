@@ -1,11 +1,13 @@
 // The content screens beyond pages, in a real browser: posts and
 // collections, releases and schedules, autosaved drafts, the media library
 // (upload with progress, alt text, archive), navigation menus with the
-// target picker, moves among siblings, agents (administrators only) and
-// the notes vault; axe-core on each. Screenshots are written to docs/screenshots when SCREENSHOTS=1.
+// target picker, moves among siblings, agents (administrators only),
+// previews on the site's own front end or through delivery, and the notes
+// vault; axe-core on each. Screenshots are written to docs/screenshots when SCREENSHOTS=1.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import http from "node:http";
 import { deflateSync } from "node:zlib";
 import { api, chooseAdminPassword, launch, noSeriousViolations, noViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
 
@@ -553,6 +555,121 @@ describe("agents", () => {
     const res = await editor.goto(`${server.base}/agents/researcher`);
     assert.equal(res.status(), 403);
     await context.close();
+  });
+});
+
+describe("previews", () => {
+  test("an editor's preview opens the site's own front end with a fresh preview token, or delivery once that is cleared", async () => {
+    // The site's own front end: it reads the draft from delivery with the token it is given.
+    const frontEnd = http.createServer(async (req, res) => {
+      const url = new URL(req.url, "http://front.end");
+      const slug = url.pathname.split("/").pop();
+      const token = url.searchParams.get("preview");
+      const draft = await fetch(`${server.base}/api/v1/delivery/pages/${slug}?previewToken=${encodeURIComponent(token)}`).then((r) => r.json());
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html lang="en"><title>Front end</title><h1>${String(draft.name).replace(/[<&]/g, "")}</h1></html>`);
+    });
+    await new Promise((r) => frontEnd.listen(0, "127.0.0.1", r));
+    const front = `http://127.0.0.1:${frontEnd.address().port}`;
+    try {
+      const created = await api(server, "POST", "/api/v1/pages", { name: "Opening hours", slug: "opening-hours" });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const id = created.body.id;
+      assert.equal((await api(server, "POST", `/api/v1/pages/${id}/publish`)).status, 200);
+      await api(server, "PATCH", `/api/v1/pages/${id}`, { name: "Opening hours, summer" });
+
+      const page = await adminPage();
+      await page.getByRole("link", { name: "Site", exact: true }).click();
+      await page.waitForURL(`${server.base}/site`);
+      await noViolations(page, "the site screen");
+      const field = page.getByLabel(/^Preview address/);
+      // A refusal is said beside the field, and nothing changes.
+      await field.fill("ftp://example.com/{slug}");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.locator("#e-preview-url", { hasText: "an http or https URL" }).waitFor();
+      assert.equal(await field.getAttribute("aria-invalid"), "true");
+      assert.equal(await field.inputValue(), "ftp://example.com/{slug}", "what was typed is kept");
+      assert.equal((await api(server, "GET", "/api/v1/site")).body.previewUrl, null);
+      await noViolations(page, "the site screen with a refusal");
+
+      await field.fill("https://www.example.com/{kind}/{slug}?preview={token}");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByText("Saved.").waitFor();
+      await shot(page, "site");
+      await page.getByLabel(/^Preview address/).fill(`${front}/{kind}/{slug}?preview={token}`);
+      const saved = page.waitForResponse((r) => r.request().method() === "POST" && r.url() === `${server.base}/site`);
+      await page.getByRole("button", { name: "Save" }).click();
+      assert.equal((await saved).status(), 303);
+      await page.getByText("Saved.").waitFor();
+      assert.equal((await api(server, "GET", "/api/v1/site")).body.previewUrl, `${front}/{kind}/{slug}?preview={token}`);
+
+      // The editor's link makes a preview link as it is followed, and opens the front end.
+      await page.goto(`${server.base}/pages/${id}`);
+      await page.getByText("on the site's own front end").waitFor();
+      const link = page.getByRole("link", { name: "Preview the draft" });
+      assert.equal(await link.getAttribute("href"), `/pages/${id}/preview`);
+      const [shown] = await Promise.all([page.waitForEvent("popup"), link.click()]);
+      await shown.locator("h1", { hasText: "Opening hours, summer" }).waitFor();
+      const opened = new URL(shown.url());
+      assert.equal(`${opened.origin}${opened.pathname}`, `${front}/page/opening-hours`);
+      assert.match(opened.searchParams.get("preview"), /^qp_[0-9a-f]+$/);
+      await shown.close();
+      // Each time, a fresh one.
+      const [again] = await Promise.all([page.waitForEvent("popup"), link.click()]);
+      await again.waitForLoadState();
+      assert.notEqual(new URL(again.url()).searchParams.get("preview"), opened.searchParams.get("preview"));
+      await again.close();
+
+      // Cleared, the preview is the delivery API's, showing the draft.
+      await page.goto(`${server.base}/site`);
+      await page.getByLabel(/^Preview address/).fill("");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByText("Saved.").waitFor();
+      assert.equal((await api(server, "GET", "/api/v1/site")).body.previewUrl, null);
+      await page.goto(`${server.base}/pages/${id}`);
+      await page.getByText("as the delivery API would serve it").waitFor();
+      const [delivery] = await Promise.all([page.waitForEvent("popup"), page.getByRole("link", { name: "Preview the draft" }).click()]);
+      await delivery.waitForLoadState();
+      const served = new URL(delivery.url());
+      assert.equal(`${served.origin}${served.pathname}`, `${server.base}/api/v1/delivery/pages/opening-hours`);
+      assert.match(served.searchParams.get("previewToken"), /^qp_[0-9a-f]+$/);
+      assert.equal(JSON.parse(await delivery.locator("body").innerText()).name, "Opening hours, summer");
+      const published = await fetch(`${server.base}/api/v1/delivery/pages/opening-hours`).then((r) => r.json());
+      assert.equal(published.name, "Opening hours", "without the token, what is published");
+      await page.context().close();
+    } finally {
+      await new Promise((r) => frontEnd.close(r));
+    }
+  });
+
+  test("an entry's editor previews its draft too; an editor is not offered the site screen", async () => {
+    const post = (await api(server, "GET", "/api/v1/collections/blog/entries?limit=1")).body.items[0];
+    const page = await adminPage();
+    await page.goto(`${server.base}/entries/${post.id}`);
+    const link = page.getByRole("link", { name: "Preview the draft" });
+    assert.equal(await link.getAttribute("href"), `/entries/${post.id}/preview`);
+    const [shown] = await Promise.all([page.waitForEvent("popup"), link.click()]);
+    await shown.waitForLoadState();
+    const served = new URL(shown.url());
+    assert.equal(served.pathname, "/api/v1/delivery/collections/blog/entries");
+    assert.match(served.searchParams.get("previewToken"), /^qp_/);
+    const listed = JSON.parse(await shown.locator("body").innerText());
+    assert.ok(listed.items.some((e) => e.id === post.id), JSON.stringify(listed));
+    await page.context().close();
+
+    quire(server.data, ["user", "create", "--email", "penny@example.org", "--group", "editor", "--password-stdin"], "editor password 2\n");
+    const editor = await signedIn(browser, server, "penny@example.org", "editor password 2");
+    assert.equal(await editor.getByRole("link", { name: "Site", exact: true }).count(), 0);
+    assert.equal((await editor.goto(`${server.base}/site`)).status(), 403);
+    await editor.goto(`${server.base}/pages`);
+    const forced = await editor.evaluate(async () => {
+      const csrf = document.querySelector('meta[name="csrf-token"]').content;
+      const r = await fetch("/site", { method: "POST", body: new URLSearchParams({ _csrf: csrf, preview_url: "https://evil.example/{token}" }) });
+      return r.status;
+    });
+    assert.equal(forced, 403);
+    assert.equal((await api(server, "GET", "/api/v1/site")).body.previewUrl, null);
+    await editor.context().close();
   });
 });
 

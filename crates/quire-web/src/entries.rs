@@ -203,6 +203,8 @@ impl EntryPage {
             format!("/entries/{}/publishing", stored.id),
         )
         .await?
+        .previewed(person, EntityKind::Entry, &stored.id)
+        .await?
         .after(shown.done.as_deref(), shown.release.as_deref());
         Ok(EntryPage {
             head: Head::new(),

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 11] = [
+const NAV: [(&str, &str); 12] = [
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
     ("/media", "Media"),
@@ -26,10 +26,11 @@ const NAV: [(&str, &str); 11] = [
     ("/approvals", "Approvals"),
     ("/agents", "Agents"),
     ("/tokens", "API tokens"),
+    ("/site", "Site"),
 ];
 
 /// Screens only administrators see.
-const ADMIN_ONLY: [&str; 2] = ["/agents", "/tokens"];
+const ADMIN_ONLY: [&str; 3] = ["/agents", "/tokens", "/site"];
 
 /// One entry of the site and environment switcher.
 pub struct Place {

@@ -30,6 +30,7 @@ mod navigation;
 mod notes;
 mod pages;
 mod preview;
+mod previews;
 mod publishing;
 mod releases;
 mod sidebar;
@@ -62,6 +63,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/pages/{id}", get(pages::edit).post(pages::update))
         .route("/pages/{id}/move", post(pages::move_page))
         .route("/pages/{id}/publishing", post(pages::publishing))
+        .route("/pages/{id}/preview", get(previews::page))
+        .route("/entries/{id}/preview", get(previews::entry))
         .route("/entries/{id}/publishing", post(entries::publishing))
         .route("/navigation/{id}/publishing", post(navigation::publishing))
         .route("/releases", get(releases::list).post(releases::create))
@@ -99,6 +102,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/agents", get(agents::list))
         .route("/agents/{alias}", get(agents::edit).post(agents::update))
         .route("/tokens", get(admin::tokens).post(admin::create))
+        .route("/site", get(previews::show).post(previews::update))
         .route("/tokens/{id}/revoke", post(admin::revoke))
         .route("/assets/{name}", get(assets::serve))
         .route("/favicon.ico", get(assets::favicon))

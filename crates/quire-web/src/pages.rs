@@ -251,7 +251,8 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
             format!("/pages/{}/publishing", page.id),
         )
         .await?
-        .previewed_at(format!("/api/v1/delivery/pages/{}?preview=true", page.slug)),
+        .previewed(person, EntityKind::Page, &page.id)
+        .await?,
         sections,
         templates,
         errors,

@@ -57,6 +57,8 @@ pub struct Panel {
     /// Where the draft can be seen as it would be published; empty when
     /// nowhere.
     pub preview: String,
+    /// Whether that is the site's own front end (else the delivery API).
+    pub preview_on_site: bool,
     /// The open releases the document can be put into: (id, name).
     pub open: Vec<(String, String)>,
     /// The open or scheduled releases that hold it.
@@ -118,6 +120,7 @@ impl Panel {
             done: String::new(),
             done_release: None,
             preview: String::new(),
+            preview_on_site: false,
             open,
             holding,
             waiting,
@@ -126,10 +129,16 @@ impl Panel {
         })
     }
 
-    /// The panel with a link to the draft as it would be published.
-    pub fn previewed_at(mut self, preview: String) -> Panel {
-        self.preview = preview;
-        self
+    /// The panel with a link to the draft of `id` as it would be
+    /// published, where the site shows drafts: a route of the back-office
+    /// that makes the preview link when it is followed.
+    pub async fn previewed(mut self, person: &Person, kind: EntityKind, id: &str) -> Result<Panel, WebError> {
+        self.preview_on_site = person.content.site().await?.preview_url.is_some();
+        self.preview = match kind {
+            EntityKind::Entry => format!("/entries/{id}/preview"),
+            _ => format!("/pages/{id}/preview"),
+        };
+        Ok(self)
     }
 
     /// The panel saying what `done` (an editor's `?done=`) was; `release`

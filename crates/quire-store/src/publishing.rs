@@ -189,6 +189,45 @@ pub(crate) fn write_document(
     Ok(())
 }
 
+/// Takes what a publication of `documents` writes, in the order every write
+/// of a draft takes it (on PostgreSQL), so that a person's write on another
+/// replica and this one never each wait for the other: the trees' locks
+/// (`record::lock_trees`, which an archive takes too), then the documents'
+/// working rows, then their documents' locks, each in one order.
+pub(crate) fn lock_documents(conn: &Conn, scope: &Scope, documents: &[(EntityKind, &str)]) -> Result<()> {
+    if !conn.is_postgres() {
+        return Ok(());
+    }
+    crate::record::lock_trees(conn, scope)?;
+    let mut documents = documents.to_vec();
+    documents.sort_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
+    documents.dedup();
+    for (kind, id) in &documents {
+        let Some((root, _, _)) = root_of(*kind) else { continue };
+        db::query(format!(
+            "SELECT id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 FOR NO KEY UPDATE",
+            root.table
+        ))
+        .bind(*id)
+        .bind_scope(scope)
+        .fetch_all(conn)?;
+        if let Some((part, _, column)) = part_of(*kind) {
+            db::query(format!(
+                "SELECT id FROM {} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+                 ORDER BY id FOR NO KEY UPDATE",
+                part.table
+            ))
+            .bind(*id)
+            .bind_scope(scope)
+            .fetch_all(conn)?;
+        }
+    }
+    for (kind, id) in documents {
+        lock_document(conn, scope, kind, id)?;
+    }
+    Ok(())
+}
+
 /// What a publishing call does to each document it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PublishAction {
@@ -316,13 +355,10 @@ impl Store {
         self.db
             .write(move |c| {
                 let ids = names.iter().map(|n| resolve(c, &scope, kind, n)).collect::<Result<Vec<_>>>()?;
-                // In one order, before anything is read: the versions checked
-                // are the ones copied.
-                let mut locked = ids.clone();
-                locked.sort();
-                for id in &locked {
-                    lock_document(c, &scope, kind, id)?;
-                }
+                // Before anything is read, in a draft write's order: the
+                // versions checked are the ones copied.
+                let documents: Vec<(EntityKind, &str)> = ids.iter().map(|id| (kind, id.as_str())).collect();
+                lock_documents(c, &scope, &documents)?;
                 if let Some(expected) = &expected {
                     let mut now = Vec::new();
                     for id in &ids {

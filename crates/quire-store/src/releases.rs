@@ -27,10 +27,7 @@ use crate::confirm::Fingerprint;
 use crate::db::{self, Conn, Row};
 use crate::log::new_id;
 use crate::publishing::{document_kind, publish_in, resolve, unpublish_in, write_document};
-use crate::record::{
-    Record, Version, document, enum_col, find, json_opt, lock_document, lock_trees, part_of, root_of, same_content,
-    with_record,
-};
+use crate::record::{Record, Version, document, enum_col, find, json_opt, lock_document, same_content, with_record};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::diff::{Difference, differences};
@@ -528,42 +525,11 @@ fn left_by_release(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Re
     Ok(json!({ "published": published, "working": versions(working.as_ref()) }))
 }
 
-/// Takes what a release's publish (or revert) writes, in the order every
-/// write of a draft takes it (on PostgreSQL), so that a person's write on
-/// another replica and this one never each wait for the other: the trees'
-/// locks (`record::lock_trees`, which an archive takes too), then the
-/// documents' working rows, then their documents' locks, each in one order.
+/// Takes what a release's publish (or revert) writes in a draft write's
+/// order (see [`crate::publishing::lock_documents`]).
 fn lock_items(conn: &Conn, scope: &Scope, items: &[StoredItem]) -> Result<()> {
-    if !conn.is_postgres() {
-        return Ok(());
-    }
-    lock_trees(conn, scope)?;
-    let mut documents: Vec<(EntityKind, &str)> = items.iter().map(|i| (i.item.entity, i.item.id.as_str())).collect();
-    documents.sort_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
-    for (kind, id) in &documents {
-        let Some((root, _, _)) = root_of(*kind) else { continue };
-        db::query(format!(
-            "SELECT id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 FOR NO KEY UPDATE",
-            root.table
-        ))
-        .bind(*id)
-        .bind_scope(scope)
-        .fetch_all(conn)?;
-        if let Some((part, _, column)) = part_of(*kind) {
-            db::query(format!(
-                "SELECT id FROM {} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
-                 ORDER BY id FOR NO KEY UPDATE",
-                part.table
-            ))
-            .bind(*id)
-            .bind_scope(scope)
-            .fetch_all(conn)?;
-        }
-    }
-    for (kind, id) in documents {
-        lock_document(conn, scope, kind, id)?;
-    }
-    Ok(())
+    let documents: Vec<(EntityKind, &str)> = items.iter().map(|i| (i.item.entity, i.item.id.as_str())).collect();
+    crate::publishing::lock_documents(conn, scope, &documents)
 }
 
 /// Cancels the schedules of release `id` still waiting: it was published

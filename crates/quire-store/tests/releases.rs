@@ -381,7 +381,6 @@ async fn a_release_of_a_post_publishing_while_its_draft_changes_on_another_repli
 /// `Store::publishing` takes the document's lock before its rows, a write
 /// of the draft after them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "review finding: Store::publishing locks the document before its rows; a draft write after"]
 async fn a_post_published_and_taken_off_on_one_replica_while_its_draft_changes_on_another_never_deadlocks() {
     let dir = tempfile::tempdir().unwrap();
     let at = quire_store::testing::location(dir.path()).await.unwrap();

@@ -68,16 +68,20 @@ impl Content {
     /// Publishes an open release, all of it or nothing; with `expected`,
     /// only if it still holds what that preview showed.
     pub async fn publish_release(&self, id: &str, expected: Option<&Fingerprint>) -> AppResult<Release> {
-        self.may_publish_release(id).await?;
+        // What was checked is what publishes: a document staged meanwhile
+        // makes the publish refuse.
+        let checked = self.may_publish_release(id).await?;
+        let expected = expected.unwrap_or(&checked);
         let actor = self.actor();
-        Ok(self.store().publish_release(&actor.change_context(), &actor.scope, id, expected).await?)
+        Ok(self.store().publish_release(&actor.change_context(), &actor.scope, id, Some(expected)).await?)
     }
 
     /// Sets a published release back as one unit.
     pub async fn revert_release(&self, id: &str, expected: Option<&Fingerprint>) -> AppResult<Release> {
-        self.may_publish_release(id).await?;
+        let checked = self.may_publish_release(id).await?;
+        let expected = expected.unwrap_or(&checked);
         let actor = self.actor();
-        Ok(self.store().revert_release(&actor.change_context(), &actor.scope, id, expected).await?)
+        Ok(self.store().revert_release(&actor.change_context(), &actor.scope, id, Some(expected)).await?)
     }
 
     /// Refuses unless the actor may publish pages, entries or navigations.
@@ -100,13 +104,13 @@ impl Content {
     }
 
     /// Refuses unless the actor may do what release `id` does to each of
-    /// its documents.
-    pub(crate) async fn may_publish_release(&self, id: &str) -> AppResult<()> {
+    /// its documents; answers what was checked, for the write to hold to.
+    pub(crate) async fn may_publish_release(&self, id: &str) -> AppResult<Fingerprint> {
         self.may_publish_something()?;
-        let release = self.store().release(&self.actor().scope, id).await?;
-        for item in &release.items {
+        let (review, fingerprint) = self.store().release_review(&self.actor().scope, id).await?;
+        for item in &review.items {
             self.may_do(item.entity, item.action)?;
         }
-        Ok(())
+        Ok(fingerprint)
     }
 }

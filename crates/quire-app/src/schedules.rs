@@ -64,7 +64,7 @@ impl Content {
 
     async fn may_schedule(&self, target: &ScheduleTarget) -> AppResult<()> {
         match target {
-            ScheduleTarget::Release(id) => self.may_publish_release(id).await,
+            ScheduleTarget::Release(id) => self.may_publish_release(id).await.map(drop),
             ScheduleTarget::Document { entity, .. } => authorize(self.actor(), Permission::Publish(*entity)),
         }
     }

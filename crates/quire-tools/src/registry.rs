@@ -7,7 +7,7 @@ use crate::services::Services;
 use crate::tool::*;
 use chrono::{Duration, Utc};
 use quire_core::access::{Permission, Principal, authorize};
-use quire_core::model::Surface;
+use quire_core::model::{EntityKind, Surface};
 use quire_store::{Confirmation, ConfirmationStatus, NewConfirmation, Scope, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -240,11 +240,19 @@ impl Registry {
                 "Ask a user with more rights, or choose a read-only tool.",
             ));
         }
-        if ctx.staging.is_some() && matches!(tool.entity, crate::Subject::Document | crate::Subject::Release) && !tool.read_only {
+        // An agent that stages may not publish, nor change the media library,
+        // which the public site serves at once.
+        if ctx.staging.is_some()
+            && !tool.read_only
+            && matches!(
+                tool.entity,
+                crate::Subject::Document | crate::Subject::Release | crate::Subject::Record(EntityKind::Image)
+            )
+        {
             return Err(ToolError::new(
                 ErrorCode::Forbidden,
                 format!("{} is not for an agent that stages its work in a release", tool.name),
-                "Finish the turn: a person reviews the release and publishes it.",
+                "Finish the turn: a person reviews the release, publishes it, and changes images.",
             ));
         }
         if !tool.destructive {

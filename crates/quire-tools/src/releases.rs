@@ -10,7 +10,8 @@ use crate::publishing::DocumentKind;
 use crate::registry::schema;
 use crate::subject::Subject;
 use crate::tool::*;
-use quire_core::model::{ReleaseAction, ReleaseState};
+use quire_core::access::{Permission, authorize};
+use quire_core::model::{EntityKind, ReleaseAction, ReleaseState};
 use quire_store::{ReleasePatch, Stage};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -118,6 +119,29 @@ pub struct ReleaseIdArgs {
     pub id: String,
 }
 
+/// Refuses unless the caller may do `action` to documents of `kind`: publish
+/// that kind (and archive it, for an archive), as the REST routes decide.
+fn may(call: &Call<'_>, kind: EntityKind, action: ReleaseAction) -> Result<(), ToolError> {
+    let principal = call.ctx.principal();
+    let refused = |e: quire_core::access::Refusal| {
+        ToolError::new(ErrorCode::Forbidden, e.message, "Ask a person who may publish these documents.")
+    };
+    authorize(&principal, Permission::Publish(kind)).map_err(refused)?;
+    if action == ReleaseAction::Archive {
+        authorize(&principal, Permission::Delete(kind)).map_err(refused)?;
+    }
+    Ok(())
+}
+
+/// Refuses unless the caller may do what release `id` does to each of its
+/// documents.
+async fn may_all(call: &Call<'_>, id: &str) -> Result<(), ToolError> {
+    for item in call.store().release(call.scope(), id).await?.items {
+        may(call, item.entity, item.action)?;
+    }
+    Ok(())
+}
+
 fn state(s: StateArg) -> ReleaseState {
     match s {
         StateArg::Open => ReleaseState::Open,
@@ -139,9 +163,13 @@ async fn get(call: &Call<'_>, a: GetReleaseArgs) -> ToolResult {
 
 async fn stage_all(call: &Call<'_>, id: &str, documents: Vec<ReleaseDocumentArg>) -> ToolResult {
     let ctx = call.ctx.change_context();
+    let stages: Vec<Stage> = documents.into_iter().map(ReleaseDocumentArg::stage).collect();
+    for stage in &stages {
+        may(call, stage.entity, stage.action)?;
+    }
     let mut release = json!(null);
-    for document in documents {
-        release = json!(call.store().stage(&ctx, call.scope(), id, document.stage()).await?);
+    for stage in stages {
+        release = json!(call.store().stage(&ctx, call.scope(), id, stage).await?);
     }
     Ok(release)
 }
@@ -166,6 +194,7 @@ async fn update(call: &Call<'_>, a: UpdateReleaseArgs) -> ToolResult {
     }
     for removed in a.remove.unwrap_or_default() {
         let kind = removed.entity.kind();
+        may(call, kind, ReleaseAction::Publish)?;
         release = json!(store.unstage(&ctx, scope, &a.id, kind, &removed.id).await?);
     }
     let added = a.add.unwrap_or_default();
@@ -178,6 +207,7 @@ async fn update(call: &Call<'_>, a: UpdateReleaseArgs) -> ToolResult {
 /// What publishing (or reverting) the release would change, for the
 /// person who approves.
 async fn preview(call: &Call<'_>, a: ReleaseIdArgs, verb: &str) -> Result<Preview, ToolError> {
+    may_all(call, &a.id).await?;
     let (review, fingerprint) = call.store().release_review(call.scope(), &a.id).await?;
     let said: Vec<String> = review
         .items
@@ -195,6 +225,7 @@ async fn preview(call: &Call<'_>, a: ReleaseIdArgs, verb: &str) -> Result<Previe
 }
 
 async fn publish(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
+    may_all(call, &a.id).await?;
     let ctx = call.ctx.change_context();
     let release = call.store().publish_release(&ctx, call.scope(), &a.id, call.approved).await?;
     Ok(json!({
@@ -205,6 +236,7 @@ async fn publish(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
 }
 
 async fn revert(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
+    may_all(call, &a.id).await?;
     let ctx = call.ctx.change_context();
     let release = call.store().revert_release(&ctx, call.scope(), &a.id, call.approved).await?;
     Ok(json!({

@@ -402,3 +402,35 @@ async fn a_link_a_browser_would_read_as_another_site_is_refused() {
         assert!(err.starts_with("content.cta.href: "), "{url:?}: {err}");
     }
 }
+
+#[tokio::test]
+async fn release_tools_decide_each_document_and_a_staging_agent_leaves_images_alone() {
+    let env = Env::new().await;
+    // An author may stage pages but not publish menus nor archive.
+    let author = env.ctx(quire_core::access::Group::Author);
+    let made = ok(env.call_as(&author, "createRelease", json!({"name": "Author's"})).await);
+    let release = made["release"]["id"].as_str().unwrap().to_string();
+    let add = |entity: &str, id: &str, action: &str| json!({"id": release, "add": [{"entity": entity, "id": id, "action": action}]});
+    let menu = env.call_as(&author, "updateRelease", add("navigation", "footer", "publish")).await;
+    let archive = env.call_as(&author, "updateRelease", add("page", "about", "archive")).await;
+    let (menu, archive) = (fails(&menu, "FORBIDDEN"), fails(&archive, "FORBIDDEN"));
+    assert!(!menu.is_empty() && !archive.is_empty());
+    assert!(env.store.release(&env.scope, &release).await.unwrap().items.is_empty(), "nothing was staged");
+
+    // An agent in release mode may read images but not change them.
+    let mut agent = env.agent("s-9", quire_tools::ApprovalPolicy::User);
+    agent.staging = Some(quire_store::Staging {
+        release: "s-9.1".into(),
+        name: "Staged".into(),
+        scope: env.scope.clone(),
+        actor: agent.actor.clone(),
+        session_id: "s-9".into(),
+        turn_id: "1".into(),
+    });
+    let image = env.store.images(&env.scope, None, 1, None).await.unwrap().items.remove(0);
+    ok(env.call_as(&agent, "getImage", json!({"id": image.id})).await);
+    let changed = env.call_as(&agent, "updateImage", json!({"id": image.id, "alt": "Staged alt"})).await;
+    assert!(fails(&changed, "FORBIDDEN").contains("stages its work"), "{changed}");
+    let published = env.call_as(&agent, "publishContent", json!({"entity": "page", "ids": ["about"]})).await;
+    fails(&published, "FORBIDDEN");
+}

@@ -247,7 +247,9 @@ pub fn approval_question(tool: &quire_tools::Tool, described: &str) -> String {
         }
     } else if tool.entity == Subject::Release {
         match tool.name {
-            "publishRelease" => "Approving publishes every document of the release at once; revertRelease sets it back.",
+            "publishRelease" => {
+                "Approving publishes every document of the release at once; revertRelease sets it back."
+            }
             _ => "Approving puts back what was public before the release, all of it at once.",
         }
     } else if tool.entity == Subject::HttpResponse {

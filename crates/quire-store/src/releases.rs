@@ -447,18 +447,7 @@ pub(crate) fn publish_release_in(
     if items.is_empty() {
         return Err(StoreError::conflict(None, format!("release \"{}\" has no documents to publish", release.name)));
     }
-    lock_items(conn, scope, &items)?;
-    if expected.is_some_and(|e| e != &fingerprint_of(&items)) {
-        return Err(changed_since_preview());
-    }
-    let conflicts: Vec<String> =
-        items.iter().filter_map(|i| staging_conflict(conn, scope, i).transpose()).collect::<Result<_>>()?;
-    if !conflicts.is_empty() {
-        return Err(StoreError::conflict(
-            None,
-            format!("release \"{}\" cannot publish; nothing changed: {}", release.name, conflicts.join("; ")),
-        ));
-    }
+    check_items(conn, scope, &release, &items, expected, staging_conflict, "publish")?;
     // The release's copies reach the drafts without publishing on the way;
     // each document is then published as a whole.
     let drafts = ChangeContext { publishing: Publishing::Never, ..ctx.clone() };
@@ -547,6 +536,33 @@ fn cancel_waiting_schedules(conn: &Conn, scope: &Scope, id: &str) -> Result<()> 
     Ok(())
 }
 
+/// Before a release's publish or revert writes anything: takes its items'
+/// locks, refuses unless they are what an approval's preview (`expected`)
+/// showed, and refuses naming every item `conflict` finds.
+fn check_items(
+    conn: &Conn,
+    scope: &Scope,
+    release: &Release,
+    items: &[StoredItem],
+    expected: Option<&Fingerprint>,
+    conflict: fn(&Conn, &Scope, &StoredItem) -> Result<Option<String>>,
+    doing: &str,
+) -> Result<()> {
+    lock_items(conn, scope, items)?;
+    if expected.is_some_and(|e| e != &fingerprint_of(items)) {
+        return Err(changed_since_preview());
+    }
+    let conflicts: Vec<String> =
+        items.iter().filter_map(|i| conflict(conn, scope, i).transpose()).collect::<Result<_>>()?;
+    if conflicts.is_empty() {
+        return Ok(());
+    }
+    Err(StoreError::conflict(
+        None,
+        format!("release \"{}\" cannot {doing}; nothing changed: {}", release.name, conflicts.join("; ")),
+    ))
+}
+
 fn changed_since_preview() -> StoreError {
     StoreError::conflict(None, "the release changed since the preview; preview again and ask for a new approval")
 }
@@ -561,18 +577,7 @@ fn revert_release_in(
 ) -> Result<()> {
     let (release, items) = load(conn, scope, id)?;
     require_state(&release, &[ReleaseState::Published], "reverted")?;
-    lock_items(conn, scope, &items)?;
-    if expected.is_some_and(|e| e != &fingerprint_of(&items)) {
-        return Err(changed_since_preview());
-    }
-    let conflicts: Vec<String> =
-        items.iter().filter_map(|i| revert_conflict(conn, scope, i).transpose()).collect::<Result<_>>()?;
-    if !conflicts.is_empty() {
-        return Err(StoreError::conflict(
-            None,
-            format!("release \"{}\" cannot be reverted; nothing changed: {}", release.name, conflicts.join("; ")),
-        ));
-    }
+    check_items(conn, scope, &release, &items, expected, revert_conflict, "be reverted")?;
     let drafts = ChangeContext { publishing: Publishing::Never, ..ctx.clone() };
     let by_status = ChangeContext { publishing: Publishing::ByStatus, ..ctx.clone() };
     for item in writing_order(&items).into_iter().rev() {

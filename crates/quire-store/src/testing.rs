@@ -48,6 +48,18 @@ pub async fn demo(dir: &Path) -> Result<(Store, Scope)> {
     Ok((store, scope))
 }
 
+/// Two stores on one new database, as two processes (replicas) share one
+/// on PostgreSQL, the demo site seeded through the first; and its scope.
+/// On SQLite both open the same file.
+pub async fn replicas(dir: &Path) -> Result<(Store, Store, Scope)> {
+    let at = location(dir).await?;
+    let a = Store::open_at(at.clone()).await?;
+    let seeded = crate::seed::seed_demo(&a, &dir.join("uploads")).await?;
+    let scope = seeded.scope.ok_or_else(|| crate::StoreError::Corrupt("the demo seed made no site".into()))?;
+    let b = Store::open_at(at).await?;
+    Ok((a, b, scope))
+}
+
 /// A person writing through the back-office (`user:ana`): a status set to
 /// or from published publishes or unpublishes, as people's writes do.
 pub fn person() -> quire_core::model::ChangeContext {

@@ -258,10 +258,7 @@ async fn reverting_a_release_that_took_a_page_off_the_site_keeps_the_draft_it_ha
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_document_staged_on_one_replica_while_another_publishes_is_in_the_release_or_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let ctx = person();
     for round in 0..8 {
         let mut slugs = Vec::new();
@@ -313,10 +310,7 @@ async fn a_document_staged_on_one_replica_while_another_publishes_is_in_the_rele
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_release_publishing_on_one_replica_while_a_draft_changes_on_another_fails_only_by_a_conflict() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let about = a.page_by_slug(&scope, "about").await.unwrap().id;
     let editing = {
         let (b, scope, about) = (b.clone(), scope.clone(), about.clone());
@@ -347,10 +341,7 @@ async fn a_release_publishing_on_one_replica_while_a_draft_changes_on_another_fa
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_release_of_a_post_publishing_while_its_draft_changes_on_another_replica_fails_only_by_a_conflict() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let blog = a.collection(&scope, "blog").await.unwrap().id;
     let post = a.entry_by_slug(&scope, &blog, "hello-quire").await.unwrap().id;
     let editing = {
@@ -383,10 +374,7 @@ async fn a_release_of_a_post_publishing_while_its_draft_changes_on_another_repli
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_post_published_and_taken_off_on_one_replica_while_its_draft_changes_on_another_never_deadlocks() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let blog = a.collection(&scope, "blog").await.unwrap().id;
     let post = a.entry_by_slug(&scope, &blog, "hello-quire").await.unwrap().id;
     let editing = {

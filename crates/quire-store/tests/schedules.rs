@@ -145,10 +145,7 @@ async fn a_schedule_due_while_the_store_was_closed_runs_at_the_next_open_and_say
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_schedule_cancelled_while_another_replica_claims_it_is_cancelled_or_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let ctx = person();
     let mut made = Vec::new();
     for i in 0..40 {
@@ -185,10 +182,7 @@ async fn a_schedule_cancelled_while_another_replica_claims_it_is_cancelled_or_re
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_scheduled_publish_while_the_draft_changes_on_another_replica_is_done() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let blog = a.collection(&scope, "blog").await.unwrap().id;
     let post = a.entry_by_slug(&scope, &blog, "hello-quire").await.unwrap().id;
     // Taken off and published again in turn: each run writes the post's status.

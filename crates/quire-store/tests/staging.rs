@@ -193,10 +193,7 @@ async fn a_key_a_person_took_since_the_release_made_its_page_does_not_break_the_
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_staged_write_and_a_draft_write_of_one_page_on_two_replicas_both_succeed() {
     let dir = tempfile::tempdir().unwrap();
-    let at = quire_store::testing::location(dir.path()).await.unwrap();
-    let a = Store::open_at(at.clone()).await.unwrap();
-    let scope = quire_store::seed::seed_demo(&a, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let b = Store::open_at(at).await.unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
     let about = a.page_by_slug(&scope, "about").await.unwrap().id;
     let staged = a.staged(staging(&scope, "1"));
     let patch = |name: String| PagePatch { name: Some(name), ..Default::default() };

@@ -213,6 +213,24 @@ describe("the AI sidebar", () => {
       assert.match(await second.locator(".ai-release-title").innerText(), /discarded$/);
       assert.equal(await delivered(), "Our team");
       assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Our team");
+
+      // A third turn staged in a release the person chose in the sidebar.
+      const chosen = await api(server, "POST", "/api/v1/releases", { name: "Autumn launch" });
+      assert.equal(chosen.status, 201, JSON.stringify(chosen.body));
+      await page.reload();
+      const stageIn = page.getByLabel("Stage in");
+      await stageIn.waitFor();
+      await page.locator("#ai-release option", { hasText: "Autumn launch" }).waitFor({ state: "attached" });
+      await stageIn.selectOption({ label: "Autumn launch" });
+      await say(page, `rename page ${id} to Our folk`);
+      await page.locator(".ai-assistant", { hasText: "I renamed the page to Our folk." }).waitFor();
+      const third = page.locator("#ai li.ai-release").nth(2);
+      await third.waitFor();
+      assert.match(await third.locator(".ai-release-title").innerText(), /^Release Autumn launch open$/);
+      const held = await api(server, "GET", `/api/v1/releases/${chosen.body.id}`);
+      assert.deepEqual(held.body.items.map((i) => i.id), [id]);
+      assert.equal(await delivered(), "Our team");
+      await api(server, "POST", `/api/v1/releases/${chosen.body.id}/discard`);
       await page.context().close();
     } finally {
       await api(server, "PATCH", "/api/v1/agents/editor", { writeMode: "draft" });

@@ -6,7 +6,7 @@
 use crate::approvals::{self, Verdict};
 use crate::content::Content;
 use crate::{Actor, AppError, AppResult, Failure};
-use quire_agent::{PreviewAnswer, Runtime, TurnStarted};
+use quire_agent::{Ask, PreviewAnswer, Runtime, TurnStarted};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -26,6 +26,9 @@ pub struct Message {
     pub answer: Option<PreviewAnswer>,
     /// The id the turn's run takes (an AG-UI client's `runId`); none: a new one.
     pub run_id: Option<String>,
+    /// The open release the turn stages in, for an agent in release mode;
+    /// none: a release of the turn's own.
+    pub release: Option<String>,
 }
 
 /// Starts the turn `message` begins, as `actor`. The session it continues
@@ -50,10 +53,16 @@ async fn start_in(
         }
         _ => e,
     })?;
-    let person = actor.person();
-    let (agent, text, context) = (&message.agent, &message.text, message.context);
-    let (answer, run_id) = (message.answer, message.run_id);
-    Ok(runtime.start_run(&person, agent, text, session, context, answer, run_id, new_session_id).await?)
+    let ask = Ask {
+        message: message.text,
+        session: message.session,
+        context: message.context,
+        answer: message.answer,
+        run_id: message.run_id,
+        new_session: new_session_id,
+        release: message.release,
+    };
+    Ok(runtime.start_run(&actor.person(), &message.agent, ask).await?)
 }
 
 /// A run of a thread, as a front end that keeps the conversation's thread
@@ -137,6 +146,7 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
         context: run.context,
         answer: None,
         run_id: run.run_id,
+        release: None,
     };
     match start_in(runtime, actor, message, new_session_id).await {
         Ok(started) => Ok(started.session_id),

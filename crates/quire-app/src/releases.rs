@@ -30,6 +30,13 @@ impl Content {
         Ok(self.store().release_review(&self.actor().scope, id).await?)
     }
 
+    /// The releases the turns of session `session` (one the actor may see)
+    /// staged their changes in, as (turn, release id), in turn order.
+    pub async fn session_releases(&self, session: &str) -> AppResult<Vec<(i64, String)>> {
+        self.session(session).await?;
+        Ok(self.store().staged_releases(&self.actor().scope, session).await?)
+    }
+
     /// Makes an open release.
     pub async fn create_release(&self, name: &str, description: Option<&str>) -> AppResult<Release> {
         self.may_publish_something()?;

@@ -237,3 +237,70 @@ async fn an_agent_in_release_mode_stages_its_turn_for_a_person_to_publish_and_re
     assert_eq!(app.get(&format!("/api/v1/releases/{release}")).await.body["items"].as_array().unwrap().len(), 0);
     assert_eq!(public("about").await.body["name"], "About");
 }
+
+#[tokio::test]
+async fn an_agent_in_release_mode_stages_in_the_release_a_person_chose_and_keeps_it_after_a_pause() {
+    let (app, fake) = app().await;
+    let chat = |body: Value| app.chat(&app.editor, body);
+    // A release chosen for an agent that writes drafts is refused, naming the field.
+    let made = app.send("POST", "/api/v1/releases", Some(&app.editor), Some(json!({"name": "Spring launch"}))).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let launch = made.body["id"].as_str().unwrap().to_string();
+    let refused = chat(json!({"message": "rename about", "releaseId": launch})).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert_eq!(refused.body["field"], "releaseId", "{}", refused.body);
+    assert!(app.get("/api/v1/sessions").await.body["items"].as_array().unwrap().is_empty(), "no session was started");
+
+    let staged =
+        app.send("PATCH", "/api/v1/agents/editor", Some(&app.admin), Some(json!({"writeMode": "release"}))).await;
+    assert_eq!(staged.status, 200, "{}", staged.body);
+    // An unknown release, and one no longer open, are refused the same way.
+    let refused = chat(json!({"message": "rename about", "releaseId": "no-such-release"})).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(refused.body["error"].as_str().unwrap().contains("no release"), "{}", refused.body);
+    let other = app.send("POST", "/api/v1/releases", Some(&app.editor), Some(json!({"name": "Old"}))).await;
+    let old = other.body["id"].as_str().unwrap().to_string();
+    let discarded = app.send("POST", &format!("/api/v1/releases/{old}/discard"), Some(&app.editor), None).await;
+    assert_eq!(discarded.status, 200, "{}", discarded.body);
+    let refused = chat(json!({"message": "rename about", "releaseId": old})).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(refused.body["error"].as_str().unwrap().contains("discarded"), "{}", refused.body);
+
+    // The turn pauses on an archive, is approved, and everything lands in the chosen release.
+    let (about, contact) = (app.page_id("about").await, app.page_id("contact").await);
+    fake.push(openai_stream(
+        "",
+        &[
+            ("u1", "updatePage", &json!({ "id": about, "name": "About, for spring" }).to_string()),
+            ("d1", "deletePage", &json!({ "ids": [contact] }).to_string()),
+        ],
+    ));
+    let started = chat(json!({"message": "rename about and delete contact", "releaseId": launch})).await;
+    assert_eq!(started.status, 202, "{}", started.body);
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    let approval = app.get("/api/v1/approvals").await.body["items"][0]["id"].as_str().unwrap().to_string();
+    fake.push(openai_stream("Staged in Spring launch.", &[]));
+    let approved = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.editor), None).await;
+    assert_eq!(approved.status, 200, "{}", approved.body);
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+
+    let review = app.get(&format!("/api/v1/releases/{launch}")).await;
+    let items = review.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{}", review.body);
+    assert!(app.get(&format!("/api/v1/releases/{session}.1")).await.status == 404, "no release of the turn's own");
+    assert_eq!(app.store.page(&app.scope, &about).await.unwrap().name, "About");
+
+    // The next message without a choice stages in a release of its own turn.
+    fake.push(openai_stream("", &[("u2", "updatePage", &json!({ "id": about, "name": "About, later" }).to_string())]));
+    fake.push(openai_stream("Staged.", &[]));
+    turn(&app, "rename about again", Some(&session)).await;
+    let own = app.get(&format!("/api/v1/releases/{session}.2")).await;
+    assert_eq!(own.body["items"].as_array().unwrap().len(), 1, "{}", own.body);
+    assert_eq!(app.get(&format!("/api/v1/releases/{launch}")).await.body["items"].as_array().unwrap().len(), 2);
+
+    // Undoing the first turn takes its documents out of the chosen release.
+    let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    assert!(app.get(&format!("/api/v1/releases/{launch}")).await.body["items"].as_array().unwrap().is_empty());
+}

@@ -395,6 +395,73 @@ impl Store {
         Store { db: self.db.with_overlay(Arc::new(staging)), ..self.clone() }
     }
 
+    /// Chooses the release the turns of session `session_id` stage in from
+    /// now on (none: each turn makes one of its own). The release must be
+    /// open in the session's site and environment.
+    pub async fn choose_session_release(&self, scope: &Scope, session_id: &str, release: Option<&str>) -> Result<()> {
+        let (scope, session_id, release) = (scope.clone(), session_id.to_string(), release.map(str::to_string));
+        self.db
+            .write(move |c| {
+                if let Some(id) = &release {
+                    let release = load(c, &scope, id)?.0;
+                    if release.state != ReleaseState::Open {
+                        return Err(StoreError::conflict(
+                            Some("releaseId"),
+                            format!(
+                                "releaseId: release \"{}\" is {} and takes no more changes; choose an open one",
+                                release.name, release.state
+                            ),
+                        ));
+                    }
+                }
+                db::query("UPDATE agent_sessions SET release_id = ?1 WHERE id = ?2 AND site_id = ?3 AND env = ?4")
+                    .bind(&release)
+                    .bind(&session_id)
+                    .bind_scope(&scope)
+                    .execute(c)?;
+                Ok(())
+            })
+            .await
+    }
+
+    /// The release a person chose for session `session_id`'s turns, if any.
+    pub async fn session_release(&self, scope: &Scope, session_id: &str) -> Result<Option<String>> {
+        let (scope, session_id) = (scope.clone(), session_id.to_string());
+        self.db
+            .read(move |c| {
+                Ok(db::query_scalar::<Option<String>>(
+                    "SELECT release_id FROM agent_sessions WHERE id = ?1 AND site_id = ?2 AND env = ?3",
+                )
+                .bind(&session_id)
+                .bind_scope(&scope)
+                .fetch_optional(c)?
+                .flatten())
+            })
+            .await
+    }
+
+    /// The releases session `session_id`'s turns staged documents in, as
+    /// (turn, release id), in turn order.
+    pub async fn staged_releases(&self, scope: &Scope, session_id: &str) -> Result<Vec<(i64, String)>> {
+        let (scope, session_id) = (scope.clone(), session_id.to_string());
+        self.db
+            .read(move |c| {
+                let rows: Vec<(String, String)> = db::query_as(
+                    "SELECT DISTINCT c.turn_id, c.release_id FROM release_changes c
+                     JOIN releases r ON r.id = c.release_id AND r.site_id = ?2 AND r.env = ?3
+                     WHERE c.session_id = ?1",
+                )
+                .bind(&session_id)
+                .bind_scope(&scope)
+                .fetch_all(c)?;
+                let mut turns: Vec<(i64, String)> =
+                    rows.into_iter().filter_map(|(turn, release)| Some((turn.parse().ok()?, release))).collect();
+                turns.sort();
+                Ok(turns)
+            })
+            .await
+    }
+
     /// Undoes what a turn staged: each document it staged goes back to
     /// what the release held before the turn (or leaves it). Refused when
     /// the release was published (revert it instead) or a document was

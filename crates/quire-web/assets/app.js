@@ -375,17 +375,45 @@
   toggle.hidden = false;
   toggle.addEventListener("click", function () { open(aside.hidden); });
 
+  // An agent in release mode stages its turns in a release: a new one per
+  // turn, or an open one the person chooses here.
+  var staging = document.getElementById("ai-staging");
+  var releaseSelect = document.getElementById("ai-release");
+  var modes = {};
+  var releasesLoaded = false;
+  function showStaging() {
+    var staged = modes[agentSelect.value] === "release";
+    staging.hidden = !staged;
+    if (!staged || releasesLoaded) return;
+    releasesLoaded = true;
+    call("GET", "/api/v1/releases?state=open").then(function (list) {
+      list.items.forEach(function (r) {
+        var o = el("option", null, r.name);
+        o.value = r.id;
+        releaseSelect.appendChild(o);
+      });
+      var saved = store.getItem("quire.ai.release");
+      if (saved && list.items.some(function (r) { return r.id === saved; })) releaseSelect.value = saved;
+    }).catch(function (e) { note("Releases could not be loaded: " + e.message, "ai-error"); });
+  }
+  releaseSelect.addEventListener("change", function () { store.setItem("quire.ai.release", releaseSelect.value); });
+
   call("GET", "/api/v1/agents").then(function (list) {
     list.items.forEach(function (a) {
       var o = el("option", null, a.name + " (" + a.alias + ")");
       o.value = a.alias;
+      modes[a.alias] = a.writeMode;
       agentSelect.appendChild(o);
     });
     var saved = store.getItem("quire.ai.agent");
     if (saved) agentSelect.value = saved;
     if (!list.items.length) note("No agent is available to you.");
+    showStaging();
   }).catch(function (e) { note("Agents could not be loaded: " + e.message, "ai-error"); });
-  agentSelect.addEventListener("change", function () { store.setItem("quire.ai.agent", agentSelect.value); });
+  agentSelect.addEventListener("change", function () {
+    store.setItem("quire.ai.agent", agentSelect.value);
+    showStaging();
+  });
 
   function approval(p) {
     var li = add(el("li", "ai-approval"));
@@ -655,6 +683,7 @@
     var payload = { message: text };
     if (state.session) payload.sessionId = state.session;
     if (context) payload.context = context;
+    if (!staging.hidden && releaseSelect.value) payload.releaseId = releaseSelect.value;
     state.busy = true;
     form.querySelector("button").disabled = true;
     state.sending = call("POST", "/api/v1/agents/" + encodeURIComponent(agentSelect.value) + "/chat", payload)

@@ -1,7 +1,8 @@
 //! What the AI sidebar shows that the server renders: the release a turn of
-//! an agent in release mode put its changes in (id `<session>.<turn>`),
-//! with each document's differences against the site, field by field, and
-//! what can be done to it as it stands (publish, schedule, open, discard).
+//! an agent in release mode put its changes in (one of its own, or the one
+//! the person chose), with each document's differences against the site,
+//! field by field, and what can be done to it as it stands (publish,
+//! schedule, open, discard).
 //! The sidebar's script asks for it when a turn ends and when it shows a
 //! conversation again; its buttons post to the release screen's own routes.
 
@@ -76,20 +77,12 @@ pub async fn releases(
 ) -> Result<Html<String>, WebError> {
     let content = &person.content;
     // The person's own conversation (or any, for administrators).
-    content.session(&session).await?;
-    let mut turns: Vec<(i64, String)> = match q.turn {
-        Some(turn) => vec![(turn, format!("{session}.{turn}"))],
-        None => {
-            let prefix = format!("{session}.");
-            content
-                .releases(None)
-                .await?
-                .into_iter()
-                .filter_map(|r| r.id.strip_prefix(&prefix).and_then(|t| t.parse().ok()).map(|t| (t, r.id.clone())))
-                .collect()
-        }
-    };
-    turns.sort();
+    let turns: Vec<(i64, String)> = content
+        .session_releases(&session)
+        .await?
+        .into_iter()
+        .filter(|(turn, _)| q.turn.is_none_or(|t| t == *turn))
+        .collect();
     let mut shown = Vec::new();
     for (turn, id) in turns {
         let review = match content.release_review(&id).await {

@@ -6,7 +6,9 @@ use super::{Person, Runtime};
 use crate::message::Message;
 use crate::prompt;
 use quire_core::access::{Permission, Principal, authorize};
-use quire_core::model::{Agent, AgentPolicy, AgentSession, SessionStatus, Surface};
+use quire_core::model::{
+    Agent, AgentPolicy, AgentSession, EntityKind, ReleaseState, SessionStatus, Surface, WriteMode,
+};
 use quire_tools::CallContext;
 use serde_json::Value;
 use std::sync::Arc;
@@ -24,6 +26,27 @@ pub struct PreviewAnswer {
     /// Yes runs exactly the previewed call once the model asks again; no
     /// refuses it.
     pub approve: bool,
+}
+
+/// What a person asks of an agent's run.
+#[derive(Debug, Clone, Default)]
+pub struct Ask {
+    /// What they say.
+    pub message: String,
+    /// The session it continues; none starts one.
+    pub session: Option<String>,
+    /// What their screen shows, if it says.
+    pub context: Option<Value>,
+    /// Their answer to a preview the last turn showed.
+    pub answer: Option<PreviewAnswer>,
+    /// The id the run takes (an AG-UI client's `runId`); none: a new one.
+    pub run_id: Option<String>,
+    /// The id a new session takes (an AG-UI `threadId`, already checked);
+    /// none: one the server makes.
+    pub new_session: Option<String>,
+    /// The open release the turn stages in, for an agent in release mode;
+    /// none: a release of the turn's own.
+    pub release: Option<String>,
 }
 
 /// A turn that started.
@@ -65,25 +88,26 @@ impl Runtime {
         context: Option<Value>,
         answer: Option<PreviewAnswer>,
     ) -> Result<TurnStarted, AgentError> {
-        self.start_run(person, alias, message, session_id, context, answer, None, None).await
+        let ask = Ask {
+            message: message.to_string(),
+            session: session_id.map(str::to_string),
+            context,
+            answer,
+            ..Ask::default()
+        };
+        self.start_run(person, alias, ask).await
     }
 
-    /// [`Runtime::start`], the run taking the id its caller chose (an AG-UI
-    /// client's `runId`) when given, and a new session the id its client
-    /// chose (`new_session_id`, an AG-UI `threadId` already checked) when
-    /// given.
-    #[allow(clippy::too_many_arguments)]
+    /// [`Runtime::start`] with everything a person may ask of the run
+    /// ([`Ask`]).
     pub async fn start_run(
         self: &Arc<Self>,
         person: &Person,
         alias: &str,
-        message: &str,
-        session_id: Option<&str>,
-        context: Option<Value>,
-        answer: Option<PreviewAnswer>,
-        run_id: Option<String>,
-        new_session_id: Option<String>,
+        ask: Ask,
     ) -> Result<TurnStarted, AgentError> {
+        let Ask { message, session: session_id, context, answer, run_id, new_session, release } = ask;
+        let message = message.as_str();
         if message.trim().is_empty() {
             return Err(AgentError::Invalid { field: "message", message: "required".into() });
         }
@@ -95,9 +119,12 @@ impl Runtime {
             tracing::warn!(agent = %agent.alias, selector = %unknown, "agent tool selector matches no tool; ignored");
         }
         let scope = &person.scope;
+        if let Some(id) = &release {
+            self.check_release(person, &agent, id).await?;
+        }
         let user = Message::User { content: message.to_string() };
         let body = user.to_json();
-        let (session, history) = match session_id {
+        let (session, history) = match session_id.as_deref() {
             // The conversation so far is read when the run starts.
             Some(id) => (self.continue_session(person, &agent, id, message, &body, context, answer).await?, None),
             None if answer.is_some() => {
@@ -109,7 +136,7 @@ impl Runtime {
             None => {
                 let title: String = message.trim().chars().take(80).collect();
                 let new = quire_store::NewSession {
-                    id: new_session_id,
+                    id: new_session,
                     agent_id: agent.id.clone(),
                     actor: person.actor.clone(),
                     group: person.group,
@@ -119,9 +146,51 @@ impl Runtime {
                 (self.store().start_session(scope, new, &body).await?, Some(vec![user]))
             }
         };
+        // The turn stages in the release chosen with this message, or in
+        // one of its own; the choice outlives a pause for approval.
+        if agent.write_mode == WriteMode::Release {
+            self.store().choose_session_release(scope, &session.id, release.as_deref()).await?;
+        }
         let (session_id, turn) = (session.id.clone(), session.turns);
         let handle = self.launch(scope, session, agent, Vec::new(), history, run_id).await;
         Ok(TurnStarted { session_id, turn, handle })
+    }
+
+    /// Refuses a release chosen for an agent's turns unless the agent
+    /// stages its work ([`WriteMode::Release`]), the release is open in the
+    /// person's site and environment, and the person may put documents
+    /// into releases (publish some kind of document).
+    async fn check_release(&self, person: &Person, agent: &Agent, id: &str) -> Result<(), AgentError> {
+        if agent.write_mode != WriteMode::Release {
+            return Err(AgentError::Invalid {
+                field: "releaseId",
+                message: format!(
+                    "releaseId: agent \"{}\" writes in {} mode; only an agent in release mode stages its work in a release",
+                    agent.alias,
+                    agent.write_mode.as_str()
+                ),
+            });
+        }
+        let who = Principal { actor: &person.actor, group: person.group, surface: Surface::Agent };
+        let kinds = [EntityKind::Page, EntityKind::Entry, EntityKind::Navigation];
+        if !kinds.into_iter().any(|kind| authorize(&who, Permission::Publish(kind)).is_ok()) {
+            return Err(AgentError::Forbidden(
+                "releaseId: putting an agent's work into a chosen release needs the right to publish".into(),
+            ));
+        }
+        let Some(release) = found(self.store().release(&person.scope, id).await)? else {
+            return Err(AgentError::Invalid { field: "releaseId", message: format!("releaseId: no release {id}") });
+        };
+        if release.state != ReleaseState::Open {
+            return Err(AgentError::Invalid {
+                field: "releaseId",
+                message: format!(
+                    "releaseId: release \"{}\" is {} and takes no more changes; choose an open one",
+                    release.name, release.state
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Begins the next turn of session `id` with the person's message

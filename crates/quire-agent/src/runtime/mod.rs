@@ -26,7 +26,7 @@ mod turn;
 mod undo;
 
 pub use calls::PendingCall;
-pub use chat::{PreviewAnswer, TurnStarted};
+pub use chat::{Ask, PreviewAnswer, TurnStarted};
 pub use error::AgentError;
 pub use undo::TurnUndone;
 

@@ -151,10 +151,15 @@ impl Runtime {
         let writer = resolved.as_ref().map(|(profile, client)| {
             Arc::new(ModelWriter::new(profile.clone(), Arc::clone(client))) as quire_tools::external::SharedWriter
         });
-        // In release mode the turn's changes to documents go into a release
-        // of its own, made on its first such change.
-        let staging = (agent.write_mode == WriteMode::Release).then(|| quire_store::Staging {
-            release: format!("{}.{}", session.id, session.turns),
+        // In release mode the turn's changes to documents go into the
+        // release the person chose, or one of the turn's own, made on its
+        // first such change.
+        let staging = match agent.write_mode {
+            WriteMode::Release => Some(store.session_release(scope, &session.id).await?),
+            _ => None,
+        };
+        let staging = staging.map(|chosen| quire_store::Staging {
+            release: chosen.unwrap_or_else(|| format!("{}.{}", session.id, session.turns)),
             name: format!("{}: {}, turn {}", agent.name, session.title, session.turns),
             scope: scope.clone(),
             actor: session.actor.clone(),

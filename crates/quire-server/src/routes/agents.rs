@@ -128,6 +128,11 @@ pub struct ChatBody {
     /// previewed call; refusing ends it.
     #[serde(default)]
     pub confirm: Option<ConfirmBody>,
+    /// For an agent in release mode: the open release this turn stages its
+    /// changes in (omit: a release of the turn's own, named after it).
+    #[serde(default)]
+    #[schema(min_length = 1)]
+    pub release_id: Option<String>,
 }
 
 /// A person's explicit answer to one preview of the session.
@@ -239,6 +244,7 @@ async fn start_turn(
             .confirm
             .map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve }),
         run_id: None,
+        release: body.release_id,
     };
     Ok(quire_app::chat::start(state.runtime(), records.actor(), message).await?)
 }

@@ -6,9 +6,10 @@
 use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
+use crate::log::logged;
 use crate::record::{
     Record, Version, create, document, find, load_live, load_to_change, lock_document, part_of, publish_document,
-    root_of, same_content, unpublish_document, with_record, write_version,
+    put_back, root_of, same_content, unpublish_document, with_record, write_version,
 };
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::diff::{Difference, differences};
@@ -81,6 +82,36 @@ pub(crate) fn publish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind: 
         }
         _ => publish_document(conn, ctx, scope, kind, id).map(drop),
     }
+}
+
+/// Puts `copy`, a published copy document `id` of `kind` had (as
+/// [`document`] reads it), back on the site, logged as a publish. The
+/// working copy keeps its content: it only takes back the copy's status,
+/// which taking the document off the site had changed.
+pub(crate) fn republish_in(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    kind: EntityKind,
+    id: &str,
+    copy: &Value,
+) -> Result<()> {
+    let status = &copy["record"]["status"];
+    if let Some(mut working) = document(conn, scope, kind, id, Version::Working)?
+        && !status.is_null()
+        && working["record"]["status"] != *status
+    {
+        working["record"]["status"] = status.clone();
+        let drafts = ChangeContext { publishing: Publishing::Never, ..ctx.clone() };
+        write_document(conn, &drafts, scope, kind, id, &working)?;
+    }
+    let before = document(conn, scope, kind, id, Version::Published)?;
+    put_back(conn, scope, kind, id, Some(copy))?;
+    let after = document(conn, scope, kind, id, Version::Published)?;
+    if before != after {
+        logged(conn, scope, ctx, kind, id, ChangeAction::Publish, before, after)?;
+    }
+    Ok(())
 }
 
 /// Takes the live document `id` of `kind` off the site (see

@@ -26,7 +26,7 @@ use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn, Row};
 use crate::log::new_id;
-use crate::publishing::{document_kind, publish_in, resolve, unpublish_in, write_document};
+use crate::publishing::{document_kind, publish_in, republish_in, resolve, unpublish_in, write_document};
 use crate::record::{Record, Version, document, enum_col, find, json_opt, lock_document, same_content, with_record};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
@@ -587,6 +587,9 @@ fn revert_release_in(
                 let archive = item.outcome.as_ref().and_then(|o| o["archive"].as_str()).map(str::to_string);
                 restore_in(conn, &by_status, scope, &archive.into_iter().collect::<Vec<_>>(), None)?;
             }
+            // The release left the draft alone: only what was public
+            // comes back.
+            (ReleaseAction::Unpublish, Some(before)) => republish_in(conn, &by_status, scope, kind, doc_id, before)?,
             (_, Some(before)) => {
                 write_document(conn, &drafts, scope, kind, doc_id, before)?;
                 publish_in(conn, &by_status, scope, kind, doc_id)?;

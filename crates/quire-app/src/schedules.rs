@@ -8,10 +8,12 @@
 //! have published.
 
 use crate::content::Content;
-use crate::{AppError, AppResult, Permission, authorize};
+use crate::{Actor, AppError, AppResult, Failure, Permission, authorize};
 use chrono::{DateTime, Utc};
-use quire_store::Store;
+use quire_core::access::Group;
+use quire_core::model::{EntityKind, Surface};
 pub use quire_store::{Schedule, ScheduleTarget};
+use quire_store::{Scope, Store};
 use std::time::Duration;
 
 /// How long a scheduler holds a schedule it runs before another may take
@@ -82,13 +84,48 @@ impl Scheduler {
         Self { store }
     }
 
-    /// Runs every schedule due now; answers how many ran (done or failed).
+    /// Runs every schedule due now; answers how many were tried (done,
+    /// failed, or waiting to be tried again).
     pub async fn run_due(&self) -> AppResult<usize> {
         let mut ran = 0;
-        while self.store.run_due_schedule(LEASE).await?.is_some() {
+        while self
+            .store
+            .run_due_schedule(LEASE, async |scope, schedule| self.refusal(scope, schedule).await)
+            .await?
+            .is_some()
+        {
             ran += 1;
         }
         Ok(ran)
+    }
+
+    /// Why `schedule` may not run, if it may not: it runs as the person who
+    /// made it, with their rights as they are now, decided by [`authorize`]
+    /// as a request of theirs would be. A token revoked or expired since,
+    /// a person disabled, or one whose group no longer publishes what it
+    /// publishes, fails it with the reason.
+    async fn refusal(&self, scope: &Scope, schedule: &Schedule) -> quire_store::Result<Option<String>> {
+        let who = &schedule.created_by;
+        // Anyone but a token or a person (the local admin) keeps its group.
+        let Some(group) = self.store.live_actor_group(who, Group::Admin).await? else {
+            return Ok(Some(format!("{who}, who scheduled it, may no longer act here (revoked or disabled)")));
+        };
+        let actor = Actor { group, surface: Surface::System, ..Actor::local_admin(scope.clone()) };
+        let actor = Actor { id: who.clone(), ..actor };
+        let refused = match schedule.target.as_str() {
+            "release" => match Content::new(self.store.clone(), actor).may_publish_release(&schedule.target_id).await {
+                Ok(_) => None,
+                Err(e) if e.failure == Failure::Forbidden => Some(e.message),
+                // Anything else (a conflict, a release gone) the publish names.
+                Err(_) => None,
+            },
+            kind => {
+                let kind =
+                    EntityKind::parse("target", kind).map_err(|e| quire_store::StoreError::Corrupt(e.to_string()))?;
+                authorize(&actor, Permission::Publish(kind)).err().map(|e| e.message)
+            }
+        };
+        Ok(refused.map(|why| format!("{who}, who scheduled it, may no longer do it: {why}")))
     }
 
     /// Runs schedules as they fall due, until the task is dropped: sleeps

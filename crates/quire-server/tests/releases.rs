@@ -150,3 +150,39 @@ async fn schedules_over_rest_are_listed_cancelled_and_run() {
         .await;
     assert_eq!(viewer.status, 403, "{}", viewer.body);
 }
+
+/// A schedule runs with the rights of the person who made it as they are
+/// when it falls due: one whose token was revoked since fails, naming why,
+/// and publishes nothing; one whose token still holds runs.
+#[tokio::test]
+async fn a_schedule_whose_maker_was_revoked_since_fails_and_publishes_nothing() {
+    let app = TestApp::new().await;
+    let made = app.post("/api/v1/tokens", json!({"name": "night shift", "group": "editor"})).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let (token_id, secret) = (made.body["id"].as_str().unwrap(), made.body["secret"].as_str().unwrap().to_string());
+    let soon = (chrono::Utc::now() + chrono::Duration::milliseconds(200)).to_rfc3339();
+    let schedule = |id: &'static str| {
+        let (app, secret, soon) = (&app, secret.clone(), soon.clone());
+        async move {
+            let body = json!({"entity": "page", "id": id, "action": "unpublish", "at": soon});
+            app.send("POST", "/api/v1/schedules", Some(&secret), Some(body)).await
+        }
+    };
+    let revoked = schedule("team").await;
+    assert_eq!(revoked.status, 201, "{}", revoked.body);
+    let kept = app
+        .post("/api/v1/schedules", json!({"entity": "page", "id": "pricing", "action": "unpublish", "at": soon}))
+        .await;
+    assert_eq!(kept.status, 201, "{}", kept.body);
+    assert_eq!(app.delete(&format!("/api/v1/tokens/{token_id}")).await.status, 200);
+
+    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    assert_eq!(Scheduler::new(app.store.clone()).run_due().await.unwrap(), 2);
+    let failed = app.get(&format!("/api/v1/schedules/{}", revoked.body["id"].as_str().unwrap())).await;
+    assert_eq!(failed.body["status"], "failed", "{}", failed.body);
+    assert!(failed.body["error"].as_str().unwrap().contains("may no longer act"), "{}", failed.body);
+    assert_eq!(app.send("GET", "/api/v1/delivery/pages/team", None, None).await.status, 200, "still on the site");
+    let done = app.get(&format!("/api/v1/schedules/{}", kept.body["id"].as_str().unwrap())).await;
+    assert_eq!(done.body["status"], "done", "{}", done.body);
+    assert_eq!(app.send("GET", "/api/v1/delivery/pages/pricing", None, None).await.status, 404);
+}

@@ -140,6 +140,33 @@ fn finish(conn: &Conn, job: &Schedule, attempts: i64, status: JobStatus, error: 
     Ok(done.rows_affected() == 1)
 }
 
+/// How long a schedule the database failed waits, per attempt made,
+/// before it is tried again.
+pub const RETRY: Duration = Duration::from_secs(5);
+
+/// Whether `e` is the database failing rather than a rule of the content:
+/// the same publish may succeed when tried again.
+fn transient(e: &StoreError) -> bool {
+    matches!(e, StoreError::Database(_)) && !e.is_unique_violation()
+}
+
+/// Puts schedule `job` (attempt `attempts`) back in the queue, due at
+/// `after`, with why this attempt failed; false when another attempt holds
+/// it now.
+fn retry(conn: &Conn, job: &Schedule, attempts: i64, after: DateTime<Utc>, error: &str) -> Result<bool> {
+    let queued = db::query(
+        "UPDATE jobs SET status = 'queued', error = ?3, lease_until = NULL, run_after = ?4, updated_at = ?5,
+         stage = NULL WHERE id = ?1 AND attempts = ?2 AND status = 'running'",
+    )
+    .bind(&job.id)
+    .bind(attempts)
+    .bind(error)
+    .bind(millis(after))
+    .bind(Utc::now())
+    .execute(conn)?;
+    Ok(queued.rows_affected() == 1)
+}
+
 /// Cancels the queued schedule `id`; a release it would have published is
 /// open again.
 fn cancel_in(conn: &Conn, scope: &Scope, id: &str) -> Result<Schedule> {
@@ -327,38 +354,56 @@ impl Store {
     }
 
     /// Claims the next schedule due (one claimed by a process whose lease
-    /// ran out too) and runs it: its publish and the end of its attempt in
-    /// one transaction. Answers it as it ended, or none when nothing was
-    /// due. A publish that cannot happen fails the schedule with the reason
-    /// (its release is open again); an attempt another took over meanwhile
-    /// changes nothing.
-    pub async fn run_due_schedule(&self, lease: Duration) -> Result<Option<Schedule>> {
+    /// ran out too) and, unless `allowed` answers why not (the person who
+    /// scheduled it may no longer publish what it publishes), runs it: its publish and the end
+    /// of its attempt in one transaction. Answers it as it ended, or none
+    /// when nothing was due. A publish that cannot happen, or that
+    /// `allowed` refuses, fails the schedule with the reason (its release
+    /// is open again); one the database failed (a lost connection, a lock
+    /// waited out) waits [`RETRY`] per attempt made and is tried again, up
+    /// to the job's most attempts. An attempt another process took over
+    /// meanwhile changes nothing.
+    pub async fn run_due_schedule(
+        &self,
+        lease: Duration,
+        allowed: impl AsyncFnOnce(&Scope, &Schedule) -> Result<Option<String>>,
+    ) -> Result<Option<Schedule>> {
         let Some(job) = self.claim_job(JobKind::SCHEDULES, lease).await? else { return Ok(None) };
-        let attempts = job.attempts;
-        let scope = job.scope.clone();
-        let id = job.id.clone();
-        let outcome = self
-            .db
-            .write({
-                let (scope, id) = (scope.clone(), id.clone());
-                move |c| {
-                    let schedule = load_schedule(c, &scope, &id)?;
-                    if !finish(c, &schedule, attempts, JobStatus::Done, None)? {
-                        return Ok(false);
-                    }
-                    run_in(c, &schedule)?;
-                    Ok(true)
-                }
-            })
-            .await;
+        let (attempts, scope, id) = (job.attempts, job.scope.clone(), job.id.clone());
+        let schedule = {
+            let (scope, id) = (scope.clone(), id.clone());
+            self.db.read(move |c| load_schedule(c, &scope, &id)).await?
+        };
+        let outcome = match allowed(&scope, &schedule).await {
+            Err(e) => Err(e),
+            Ok(Some(refused)) => Err(StoreError::conflict(None, refused)),
+            Ok(None) => {
+                self.db
+                    .write({
+                        let (scope, id) = (scope.clone(), id.clone());
+                        move |c| {
+                            let schedule = load_schedule(c, &scope, &id)?;
+                            if finish(c, &schedule, attempts, JobStatus::Done, None)? {
+                                run_in(c, &schedule)?;
+                            }
+                            Ok(())
+                        }
+                    })
+                    .await
+            }
+        };
         if let Err(e) = outcome {
             let reason = e.to_string();
+            let again = transient(&e) && attempts < job.max_attempts;
             self.db
                 .write({
                     let (scope, id) = (scope.clone(), id.clone());
                     move |c| {
                         let schedule = load_schedule(c, &scope, &id)?;
-                        if finish(c, &schedule, attempts, JobStatus::Failed, Some(&reason))?
+                        if again {
+                            let after = Utc::now() + RETRY * attempts as u32;
+                            retry(c, &schedule, attempts, after, &reason)?;
+                        } else if finish(c, &schedule, attempts, JobStatus::Failed, Some(&reason))?
                             && schedule.target == "release"
                         {
                             reopen(c, &scope, &schedule.target_id)?;
@@ -371,4 +416,72 @@ impl Store {
         let (scope, id) = (scope.clone(), id.clone());
         Ok(Some(self.db.read(move |c| load_schedule(c, &scope, &id)).await?))
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{demo, person};
+
+    /// The database failing during a run (here its change log gone for a
+    /// moment) puts the schedule back in the queue with the error; tried
+    /// again, it publishes once. After its last attempt it fails.
+    #[tokio::test]
+    async fn a_schedule_the_database_failed_is_tried_again_until_its_last_attempt() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, scope) = demo(dir.path()).await.unwrap();
+        let page = store.page_by_slug(&scope, "team").await.unwrap();
+        let target = ScheduleTarget::Document {
+            entity: EntityKind::Page,
+            name: page.id.clone(),
+            action: PublishAction::Unpublish,
+        };
+        let made =
+            store.schedule(&person(), &scope, target, Utc::now() + chrono::Duration::milliseconds(20)).await.unwrap();
+        let break_log = async |_: &Scope, _: &Schedule| {
+            store.db.write(|c| c.batch("ALTER TABLE changes RENAME TO changes_away")).await?;
+            Ok(None)
+        };
+        let mend = || store.db.write(|c| c.batch("ALTER TABLE changes_away RENAME TO changes"));
+        let due_now = |id: String| {
+            store
+                .db
+                .write(move |c| db::query("UPDATE jobs SET run_after = 0 WHERE id = ?1").bind(&id).execute(c).map(drop))
+        };
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        let first = store.run_due_schedule(LEASE_FOR_TESTS, break_log).await.unwrap().expect("due");
+        mend().await.unwrap();
+        assert_eq!(first.status, JobStatus::Queued, "{first:?}");
+        assert!(first.error.as_deref().is_some_and(|e| e.contains("changes")), "{first:?}");
+        assert!(store.delivery_page(&scope, "team").await.is_ok(), "nothing was taken off the site");
+        // Not due again before its wait.
+        assert!(store.run_due_schedule(LEASE_FOR_TESTS, async |_, _| Ok(None)).await.unwrap().is_none());
+        due_now(made.id.clone()).await.unwrap();
+        let second = store.run_due_schedule(LEASE_FOR_TESTS, async |_, _| Ok(None)).await.unwrap().expect("due");
+        assert_eq!(second.status, JobStatus::Done, "{second:?}");
+        assert!(store.delivery_page(&scope, "team").await.is_err(), "taken off the site once");
+
+        // Three attempts failed: the schedule fails for good.
+        let page = store.page_by_slug(&scope, "about").await.unwrap();
+        let target =
+            ScheduleTarget::Document { entity: EntityKind::Page, name: page.id, action: PublishAction::Unpublish };
+        let made =
+            store.schedule(&person(), &scope, target, Utc::now() + chrono::Duration::milliseconds(20)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(40)).await;
+        let mut statuses = Vec::new();
+        for _ in 0..3 {
+            let break_log = async |_: &Scope, _: &Schedule| {
+                store.db.write(|c| c.batch("ALTER TABLE changes RENAME TO changes_away")).await?;
+                Ok(None)
+            };
+            let ran = store.run_due_schedule(LEASE_FOR_TESTS, break_log).await.unwrap().expect("due");
+            mend().await.unwrap();
+            statuses.push(ran.status);
+            due_now(made.id.clone()).await.unwrap();
+        }
+        assert_eq!(statuses, [JobStatus::Queued, JobStatus::Queued, JobStatus::Failed]);
+        assert!(store.delivery_page(&scope, "about").await.is_ok());
+    }
+
+    const LEASE_FOR_TESTS: Duration = Duration::from_secs(30);
 }

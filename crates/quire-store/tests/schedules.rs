@@ -13,6 +13,12 @@ const LEASE: Duration = Duration::from_secs(30);
 
 use quire_store::testing::person;
 
+/// Lets every schedule run (the back-office's scheduler asks the rights of
+/// the person who made it).
+async fn anyone(_: &Scope, _: &quire_store::Schedule) -> quire_store::Result<Option<String>> {
+    Ok(None)
+}
+
 fn soon(ms: i64) -> chrono::DateTime<Utc> {
     Utc::now() + chrono::Duration::milliseconds(ms)
 }
@@ -48,16 +54,16 @@ async fn a_scheduled_release_publishes_at_its_time_once() {
     let locked = store.stage(&ctx, &scope, &release.id, stage).await.unwrap_err();
     assert!(matches!(locked, StoreError::Conflict { ref message, .. } if message.contains("unschedule")), "{locked}");
 
-    assert!(store.run_due_schedule(LEASE).await.unwrap().is_none(), "not due yet");
+    assert!(store.run_due_schedule(LEASE, anyone).await.unwrap().is_none(), "not due yet");
     assert_eq!(delivered_name(&store, &scope, "about").await.as_deref(), Some("About"));
     tokio::time::sleep(Duration::from_millis(350)).await;
-    let ran = store.run_due_schedule(LEASE).await.unwrap().expect("due now");
+    let ran = store.run_due_schedule(LEASE, anyone).await.unwrap().expect("due now");
     assert_eq!(ran.status, JobStatus::Done, "{ran:?}");
     assert!(ran.late_ms.is_some_and(|ms| (0..5_000).contains(&ms)), "{ran:?}");
     assert_eq!(delivered_name(&store, &scope, "about").await.as_deref(), Some("About, scheduled"));
     let published = store.release(&scope, &release.id).await.unwrap();
     assert_eq!((published.state, published.published_by.as_deref()), (ReleaseState::Published, Some("user:ana")));
-    assert!(store.run_due_schedule(LEASE).await.unwrap().is_none(), "it ran once");
+    assert!(store.run_due_schedule(LEASE, anyone).await.unwrap().is_none(), "it ran once");
     assert!(store.schedules(&scope, false).await.unwrap().is_empty());
     assert_eq!(store.schedules(&scope, true).await.unwrap().len(), 1);
 }
@@ -98,7 +104,7 @@ async fn documents_are_published_and_taken_off_at_their_times_and_a_conflict_fai
 
     tokio::time::sleep(Duration::from_millis(250)).await;
     let mut ran = Vec::new();
-    while let Some(done) = store.run_due_schedule(LEASE).await.unwrap() {
+    while let Some(done) = store.run_due_schedule(LEASE, anyone).await.unwrap() {
         ran.push(done);
     }
     assert_eq!(ran.len(), 3, "{ran:?}");
@@ -132,7 +138,7 @@ async fn a_schedule_due_while_the_store_was_closed_runs_at_the_next_open_and_say
     tokio::time::sleep(Duration::from_millis(600)).await;
     let store = Store::open_at(location).await.unwrap();
     let scope = quire_store::seed::seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
-    let ran = store.run_due_schedule(LEASE).await.unwrap().expect("due while closed");
+    let ran = store.run_due_schedule(LEASE, anyone).await.unwrap().expect("due while closed");
     assert_eq!((ran.id.as_str(), ran.status), (id.as_str(), JobStatus::Done));
     assert!(ran.late_ms.is_some_and(|ms| ms >= 450), "it says it was late: {ran:?}");
     assert_eq!(delivered_name(&store, &scope, "about").await.as_deref(), Some("About, while away"));
@@ -157,7 +163,7 @@ async fn a_schedule_cancelled_while_another_replica_claims_it_is_cancelled_or_re
         made.push((slug, a.schedule(&ctx, &scope, target, soon(200)).await.unwrap().id));
     }
     tokio::time::sleep(Duration::from_millis(250)).await;
-    let runner = tokio::spawn(async move { while b.run_due_schedule(LEASE).await.unwrap().is_some() {} });
+    let runner = tokio::spawn(async move { while b.run_due_schedule(LEASE, anyone).await.unwrap().is_some() {} });
     let mut answers = Vec::new();
     for (slug, id) in &made {
         answers.push((slug.clone(), a.cancel_schedule(&scope, id).await));
@@ -202,10 +208,32 @@ async fn a_scheduled_publish_while_the_draft_changes_on_another_replica_is_done(
         })
     };
     let mut ran = Vec::new();
-    while let Some(done) = a.run_due_schedule(LEASE).await.unwrap() {
+    while let Some(done) = a.run_due_schedule(LEASE, anyone).await.unwrap() {
         ran.push(done);
     }
     editing.await.unwrap();
     assert_eq!(ran.len(), 30);
     assert!(ran.iter().all(|s| s.status == JobStatus::Done), "{:?}", ran.iter().find(|s| s.status != JobStatus::Done));
+}
+
+/// A schedule whose person may no longer publish fails with the reason:
+/// nothing is published and its release is open again.
+#[tokio::test]
+async fn a_schedule_refused_when_it_falls_due_fails_naming_why_and_publishes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, scope) = quire_store::testing::demo(dir.path()).await.unwrap();
+    let ctx = person();
+    rename(&store, &scope, "about", "About, refused").await;
+    let release = store.create_release(&ctx, &scope, "Refused", None).await.unwrap();
+    let stage = Stage { entity: EntityKind::Page, name: "about".into(), action: ReleaseAction::Publish, keep: false };
+    store.stage(&ctx, &scope, &release.id, stage).await.unwrap();
+    store.schedule(&ctx, &scope, ScheduleTarget::Release(release.id.clone()), soon(50)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    let refuse = async |_: &Scope, s: &quire_store::Schedule| Ok(Some(format!("{} was disabled", s.created_by)));
+    let ran = store.run_due_schedule(LEASE, refuse).await.unwrap().expect("due");
+    assert_eq!(ran.status, JobStatus::Failed, "{ran:?}");
+    assert_eq!(ran.error.as_deref(), Some("user:ana was disabled"));
+    assert_eq!(delivered_name(&store, &scope, "about").await.as_deref(), Some("About"));
+    assert_eq!(store.release(&scope, &release.id).await.unwrap().state, ReleaseState::Open);
+    assert!(store.run_due_schedule(LEASE, anyone).await.unwrap().is_none(), "it is not tried again");
 }

@@ -60,3 +60,22 @@ async fn a_preview_link_shows_the_draft_on_the_sites_front_end_or_through_delive
     let missing = app.post("/api/v1/preview-links", json!({"entity": "page", "id": "nope"})).await;
     assert_eq!(missing.status, 404, "{}", missing.body);
 }
+
+/// A preview link ends with the access of whoever made it: a token revoked
+/// since makes its links answer 401, as an expired one does.
+#[tokio::test]
+async fn a_preview_link_ends_when_its_makers_token_is_revoked() {
+    let app = TestApp::new().await;
+    let made = app.post("/api/v1/tokens", json!({"name": "previewer", "group": "editor"})).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let (token_id, secret) = (made.body["id"].as_str().unwrap(), made.body["secret"].as_str().unwrap());
+    let body = json!({"entity": "page", "id": "about"});
+    let link = app.send("POST", "/api/v1/preview-links", Some(secret), Some(body)).await;
+    assert_eq!(link.status, 201, "{}", link.body);
+    let url = link.body["url"].as_str().unwrap().to_string();
+    assert_eq!(app.send("GET", &url, None, None).await.status, 200, "the link works");
+    assert_eq!(app.delete(&format!("/api/v1/tokens/{token_id}")).await.status, 200);
+    let ended = app.send("GET", &url, None, None).await;
+    assert_eq!(ended.status, 401, "{}", ended.body);
+    assert!(ended.body["error"].as_str().unwrap().contains("access ended"), "{}", ended.body);
+}

@@ -6,6 +6,7 @@ use crate::auth::hash_secret;
 use crate::db;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Duration, Utc};
+use quire_core::access::Group;
 
 /// How long a preview link works.
 pub const PREVIEW_TTL: Duration = Duration::hours(1);
@@ -42,14 +43,23 @@ impl Store {
         Ok((secret, expires))
     }
 
-    /// The site and environment a preview link reads, while it works.
+    /// The site and environment a preview link reads, while it works: until
+    /// it expires, and while the one who made it may still act (a token
+    /// revoked or a person disabled since ends their links).
     pub async fn preview_link(&self, secret: &str) -> Result<Option<Scope>> {
-        let found: Option<(String, String, DateTime<Utc>)> =
-            db::query_as("SELECT site_id, env, expires_at FROM preview_links WHERE hash = ?1")
+        let found: Option<(String, String, DateTime<Utc>, String)> =
+            db::query_as("SELECT site_id, env, expires_at, created_by FROM preview_links WHERE hash = ?1")
                 .bind(hash_secret(secret))
                 .read_optional(&self.db)
                 .await?;
-        Ok(found.filter(|(_, _, expires)| *expires > Utc::now()).map(|(site, env, _)| Scope::new(site, env)))
+        let Some((site, env, _, maker)) = found.filter(|(_, _, expires, _)| *expires > Utc::now()) else {
+            return Ok(None);
+        };
+        // Anyone but a token or a person (the local admin) keeps what it had.
+        if self.live_actor_group(&maker, Group::Viewer).await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(Scope::new(site, env)))
     }
 
     /// Sets (or, with none, clears) where site `site_id`'s own front end

@@ -73,7 +73,9 @@ impl Delivery {
 async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResult<Reading> {
     if let Some(secret) = q.preview_token.as_deref() {
         return Reading::preview_link(state.registry().services(), secret).await?.ok_or_else(|| {
-            ApiError::unauthorized("previewToken: this preview link is unknown or has expired; make a new one")
+            ApiError::unauthorized(
+                "previewToken: this preview link is unknown, has expired, or its maker's access ended; make a new one",
+            )
         });
     }
     if q.preview == Some(true) {

@@ -1,9 +1,7 @@
 //! Archive tools: getArchive, restoreArchive.
 
-use crate::args::parse;
-use crate::registry::schema;
+use crate::catalog::{GetArchiveArgs, RestoreArchiveArgs};
 use crate::scope::{limit, select_one};
-use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::model::EntityKind;
 use schemars::JsonSchema;
@@ -42,31 +40,7 @@ impl From<ArchivedKind> for EntityKind {
     }
 }
 
-/// Arguments of getArchive.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetArchiveArgs {
-    /// Archive id.
-    pub id: Option<String>,
-    /// Only archives of this kind of record.
-    pub entity: Option<ArchivedKind>,
-    /// List all archives, newest first.
-    pub all: Option<bool>,
-    /// Max archives (default 20, max 100).
-    pub limit: Option<u32>,
-    /// nextCursor of the previous list.
-    pub cursor: Option<String>,
-}
-
-/// Arguments of restoreArchive.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RestoreArchiveArgs {
-    /// Archive ids to restore (always an array), from getArchive.
-    pub ids: Vec<String>,
-}
-
-async fn get_archive(call: &Call<'_>, a: GetArchiveArgs) -> ToolResult {
+pub(crate) async fn get_archive(call: &Call<'_>, a: GetArchiveArgs) -> ToolResult {
     let sel = select_one(&[("id", a.id.is_some()), ("entity", a.entity.is_some()), ("all", a.all == Some(true))])?;
     let store = call.store();
     let (archives, next) = match sel.0 {
@@ -81,7 +55,7 @@ async fn get_archive(call: &Call<'_>, a: GetArchiveArgs) -> ToolResult {
     Ok(items_result(archives.iter().map(|a| serde_json::to_value(a).unwrap_or_default()).collect(), next))
 }
 
-async fn preview_restore(call: &Call<'_>, a: RestoreArchiveArgs) -> Result<Preview, ToolError> {
+pub(crate) async fn preview_restore(call: &Call<'_>, a: RestoreArchiveArgs) -> Result<Preview, ToolError> {
     require_ids(&a.ids, "ids")?;
     let store = call.store();
     // A dry run checks every conflict exactly as the real restore will.
@@ -96,7 +70,7 @@ async fn preview_restore(call: &Call<'_>, a: RestoreArchiveArgs) -> Result<Previ
     })
 }
 
-async fn restore(call: &Call<'_>, a: RestoreArchiveArgs) -> ToolResult {
+pub(crate) async fn restore(call: &Call<'_>, a: RestoreArchiveArgs) -> ToolResult {
     let archives =
         call.store().restore_checked(&call.ctx.change_context(), call.scope(), &a.ids, call.approved, false).await?;
     let count: usize = archives.iter().map(|a| a.items.len()).sum();
@@ -153,37 +127,4 @@ pub(crate) async fn archive_execute(call: &Call<'_>, kind: EntityKind, ids: &[St
         "items": items,
         "message": format!("Archived {} {noun}(s), {count} record(s) in all. Restore with restoreArchive.", archives.len()),
     }))
-}
-
-/// The archive tools.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        Tool {
-            name: "getArchive",
-            description: "Get archived (deleted) records by archive id, entity or all: true, with when, who and what went along. Returns { items }.",
-            guidance: "Restore with restoreArchive using the archive id, not the record id.",
-            tags: &["archive", "trash", "deleted", "bin", "history", "read", "list"],
-            phrases: &["what was deleted", "show the trash", "recently removed pages", "find a deleted post"],
-            input_schema: schema::<GetArchiveArgs>,
-            execute: |call, v| Box::pin(async move { get_archive(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Archive, Effect::ReadOnly)
-        },
-        Tool {
-            name: "restoreArchive",
-            description: "Restore archives by ids, bringing back everything that was archived with them; a slug reused since is reported, not overwritten. The first call only previews and a person must approve.",
-            guidance: "Conflicts (a reused slug) are reported; rename the newer record first.",
-            tags: &["archive", "restore", "undelete", "recover", "undo", "trash", "bring back"],
-            phrases: &[
-                "undelete the page",
-                "restore from trash",
-                "bring back the deleted post",
-                "recover what I removed",
-                "undo the delete",
-            ],
-            input_schema: schema::<RestoreArchiveArgs>,
-            execute: |call, v| Box::pin(async move { restore(call, parse(v)?).await }),
-            preview: Some(|call, v| Box::pin(async move { preview_restore(call, parse(v)?).await })),
-            ..Tool::base(Category::Internal, Subject::Archive, Effect::Destructive)
-        },
-    ]
 }

@@ -1,86 +1,19 @@
 //! Image tools: getImage, createImage, updateImage, deleteImage.
 
 use crate::archive::{archive_execute, archive_preview};
-use crate::args::parse;
+use crate::catalog::{DeleteImageArgs, GetImageArgs, UpdateImageArgs};
 use crate::media::{MAX_INLINE_BYTES, clean_filename, receive_bytes};
-use crate::registry::schema;
 use crate::scope::{limit, select_one};
 use crate::services::Services;
-use crate::subject::Subject;
 use crate::tool::*;
 use base64::Engine as _;
 use quire_core::input::ImagePatch;
-use quire_core::model::{EntityKind, Image, ImageStatus, Upload};
+use quire_core::model::{EntityKind, Image, Upload};
 use quire_store::ImageMeta;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// Arguments of getImage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetImageArgs {
-    /// Image id.
-    pub id: Option<String>,
-    /// Words to find in file name, alt text, description and tags.
-    pub query: Option<String>,
-    /// List all images, newest first.
-    pub all: Option<bool>,
-    /// Only images with this processing status.
-    pub status: Option<ImageStatus>,
-    /// Max images (default 20, max 100).
-    pub limit: Option<u32>,
-    /// nextCursor of the previous list.
-    pub cursor: Option<String>,
-}
-
-/// Arguments of createImage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateImageArgs {
-    /// Id of a file uploaded earlier (POST /api/v1/uploads or quire images upload).
-    pub upload_id: Option<String>,
-    /// URL of a file uploaded earlier, e.g. "/uploads/<site>/incoming/<id>".
-    pub url: Option<String>,
-    /// The file itself, base64-encoded (at most 1.5 MB decoded); needs filename.
-    pub data: Option<String>,
-    /// File name (required with data; default: the upload's).
-    pub filename: Option<String>,
-    /// Alternative text describing the image.
-    pub alt: Option<String>,
-    /// Longer description.
-    pub description: Option<String>,
-    /// Tags.
-    pub tags: Option<Vec<String>>,
-}
-
-/// Arguments of updateImage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdateImageArgs {
-    /// Image id.
-    pub id: String,
-    /// Alternative text; null clears it.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub alt: Option<Option<String>>,
-    /// Description; null clears it.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub description: Option<Option<String>>,
-    /// Tags (replace the old ones).
-    pub tags: Option<Vec<String>>,
-    /// Categories (replace the old ones).
-    pub categories: Option<Vec<String>>,
-}
-
-/// Arguments of deleteImage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct DeleteImageArgs {
-    /// Image ids to archive (always an array).
-    pub ids: Vec<String>,
-}
+/// What [`create`] takes (createImage's arguments).
+pub use crate::catalog::CreateImageArgs;
 
 /// Image as listed.
 pub fn image_json(i: &Image) -> Value {
@@ -91,7 +24,7 @@ pub fn image_json(i: &Image) -> Value {
     })
 }
 
-async fn get_image(call: &Call<'_>, a: GetImageArgs) -> ToolResult {
+pub(crate) async fn get_image(call: &Call<'_>, a: GetImageArgs) -> ToolResult {
     let sel = select_one(&[("id", a.id.is_some()), ("query", a.query.is_some()), ("all", a.all == Some(true))])?;
     let store = call.store();
     let n = limit(a.limit, 20, 100)?;
@@ -222,7 +155,7 @@ pub async fn create_from_upload(
     Ok((image, created))
 }
 
-async fn create_image(call: &Call<'_>, a: CreateImageArgs) -> ToolResult {
+pub(crate) async fn create_image(call: &Call<'_>, a: CreateImageArgs) -> ToolResult {
     let (image, created) = create(call.services, call.ctx, a).await?;
     if !created {
         return Ok(item_result(
@@ -239,69 +172,16 @@ async fn create_image(call: &Call<'_>, a: CreateImageArgs) -> ToolResult {
     ))
 }
 
-async fn update_image(call: &Call<'_>, a: UpdateImageArgs) -> ToolResult {
+pub(crate) async fn update_image(call: &Call<'_>, a: UpdateImageArgs) -> ToolResult {
     let patch = ImagePatch { alt: a.alt, description: a.description, tags: a.tags, categories: a.categories };
     let image = call.store().update_image(&call.ctx.change_context(), call.scope(), &a.id, patch).await?;
     Ok(item_result(image_json(&image), format!("Updated image {}.", image.id)))
 }
 
-/// The image tools.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        Tool {
-            name: "getImage",
-            description: "Get images of the media library by id, by query (meaning and words of name, alt, description, tags) or all: true. Returns { items } with relative /uploads/ URLs; a query also says its ranking.",
-            guidance: "Use the exact `url` from results; look here before importing new images.",
-            tags: &["image", "images", "media", "photo", "picture", "library", "search", "find"],
-            phrases: &[
-                "find a photo",
-                "search the media library",
-                "team picture",
-                "list images",
-                "do we have a photo of the office",
-            ],
-            input_schema: schema::<GetImageArgs>,
-            execute: |call, v| Box::pin(async move { get_image(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::ReadOnly)
-        },
-        Tool {
-            name: "createImage",
-            description: "Create an image from an uploaded file (uploadId or its url) or small base64 data with a filename; the type comes from the bytes (PNG, JPEG, WebP, GIF). Returns the image with its id at once, status processing; a file already in the library returns that image.",
-            guidance: "Processing (variants, metadata removal) continues in the background; use the url once status is completed.",
-            tags: &["image", "create", "add", "media", "upload", "photo", "register"],
-            phrases: &["add an uploaded photo to the library", "register an image", "add a picture to media"],
-            input_schema: schema::<CreateImageArgs>,
-            execute: |call, v| Box::pin(async move { create_image(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::IdempotentWrite)
-        },
-        Tool {
-            name: "updateImage",
-            description: "Update an image's alt text, description, tags or categories by id. Returns the image.",
-            guidance: "Alt text describes the picture for people who cannot see it.",
-            tags: &["image", "update", "edit", "alt", "caption", "tag", "photo"],
-            phrases: &["set alt text", "describe the photo", "tag the picture", "change image description"],
-            input_schema: schema::<UpdateImageArgs>,
-            execute: |call, v| Box::pin(async move { update_image(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::IdempotentWrite)
-        },
-        Tool {
-            name: "deleteImage",
-            description: "Delete images by ids, archiving their records (files stay); the first call only previews. Nothing changes until a person approves.",
-            guidance: "Archives the record; pages using the image keep their URL.",
-            tags: &["image", "delete", "remove", "media", "photo", "archive"],
-            phrases: &["remove a photo", "delete the picture", "clean up the media library"],
-            input_schema: schema::<DeleteImageArgs>,
-            execute: |call, v| {
-                Box::pin(async move {
-                    archive_execute(call, EntityKind::Image, &parse::<DeleteImageArgs>(v)?.ids, "image").await
-                })
-            },
-            preview: Some(|call, v| {
-                Box::pin(async move {
-                    archive_preview(call, EntityKind::Image, &parse::<DeleteImageArgs>(v)?.ids, "image").await
-                })
-            }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Image), Effect::Destructive)
-        },
-    ]
+pub(crate) async fn delete(call: &Call<'_>, a: DeleteImageArgs) -> ToolResult {
+    archive_execute(call, EntityKind::Image, &a.ids, "image").await
+}
+
+pub(crate) async fn preview_delete(call: &Call<'_>, a: DeleteImageArgs) -> Result<Preview, ToolError> {
+    archive_preview(call, EntityKind::Image, &a.ids, "image").await
 }

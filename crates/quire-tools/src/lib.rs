@@ -3,13 +3,16 @@
 //! Every operation an agent, an MCP client, the CLI or a REST caller can
 //! perform on content is a [`Tool`]: a plain definition with its name,
 //! description, guidance, metadata, an input schema generated from its Rust
-//! argument type, and its execute function. [`catalog`] lists them all;
-//! [`Registry::call`] is the one entry point every surface goes through. It
+//! argument type, and its execute function. Each is described once in
+//! `catalog.toml`, from which `build.rs` generates the [`Tool`]s and their
+//! argument types ([`catalog`](mod@catalog)); the tool modules hold the
+//! handlers. [`catalog()`] lists them all; [`Registry::call`] is the one entry point every surface goes through. It
 //! enforces group permissions and the preview → approval → execute flow of
 //! destructive tools, and records which tools a session activated.
 
 pub mod archive;
 pub mod args;
+pub mod catalog;
 pub mod defaults;
 pub mod describe;
 pub mod embed;
@@ -47,19 +50,8 @@ pub use subject::Subject;
 pub use tool::{ApprovalPolicy, CallContext, Category, Effect, Progress, ProgressUpdate, Risk, Tool};
 
 /// Every tool, grouped as in TOOLS.md: default, pages, sections, images,
-/// posts, navigation, entries, publishing, archive, vault, external.
+/// posts, navigation, entries, publishing, releases, archive, vault,
+/// external ([`catalog::tools`], from `catalog.toml`).
 pub fn catalog() -> Vec<Tool> {
-    let mut tools = defaults::tools();
-    tools.extend(pages::tools());
-    tools.extend(sections::tools());
-    tools.extend(images::tools());
-    tools.extend(posts::tools());
-    tools.extend(navigation::tools());
-    tools.extend(entries::tools());
-    tools.extend(publishing::tools());
-    tools.extend(releases::tools());
-    tools.extend(archive::tools());
-    tools.extend(notes::tools());
-    tools.extend(external::tools());
-    tools
+    catalog::tools()
 }

@@ -3,103 +3,17 @@
 //! into the change log with the note's content before and after, so it can
 //! be reverted like any other change ([`undo_note_change`], [`restore_note_revision`]).
 
-use crate::args::parse;
-use crate::registry::schema;
+use crate::catalog::{
+    ListFolderArgs, MoveArgs, PathArgs, ReadNoteArgs, SearchNotesArgs, UpdateNoteArgs, WriteNoteArgs,
+};
 use crate::scope::limit;
 use crate::services::Services;
-use crate::subject::Subject;
 use crate::tool::*;
-use quire_core::model::{Change as LoggedChange, ChangeAction, ChangeContext, EntityKind, Surface};
+use quire_core::model::{Change as LoggedChange, ChangeAction, ChangeContext, Surface};
 use quire_store::Scope;
 use quire_vault::{Change, ChangeOp, ErrorKind, SearchHit, Vault, VaultError};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
-
-/// Arguments of readNote.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReadNoteArgs {
-    /// Note path in the vault, e.g. "projects/launch.md".
-    pub path: String,
-    /// First line to read (1-based); start where the relevant part is.
-    pub start_line: i64,
-    /// Last line to read, inclusive (default: the end).
-    pub end_line: Option<i64>,
-}
-
-/// Arguments of writeNote.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct WriteNoteArgs {
-    /// Note path, e.g. "inbox/idea.md" (folders are created).
-    pub path: String,
-    /// The whole content.
-    pub content: String,
-    /// Replace an existing note (default false).
-    pub overwrite: Option<bool>,
-}
-
-/// Arguments of updateNote.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdateNoteArgs {
-    /// Note path.
-    pub path: String,
-    /// Lines to insert or to replace the range with; "" with a range deletes it.
-    pub content: String,
-    /// Line to insert before or to start replacing at (1-based); -1 appends.
-    pub start_line: i64,
-    /// Last line to replace, inclusive; omit to insert.
-    pub end_line: Option<i64>,
-}
-
-/// Arguments of listFolder.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ListFolderArgs {
-    /// Folder path (default: the vault root).
-    pub path: Option<String>,
-    /// Glob on names, e.g. "*.md"; with "/" or "**" it matches paths and lists recursively.
-    pub filter: Option<String>,
-    /// Also show .archive and other hidden folders (default false).
-    pub include_hidden: Option<bool>,
-}
-
-/// Arguments of tools taking one path.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PathArgs {
-    /// Path in the vault.
-    pub path: String,
-}
-
-/// Arguments of moveItem and copyNote.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct MoveArgs {
-    /// Source path.
-    pub path: String,
-    /// Destination path.
-    pub new_path: String,
-    /// Replace an existing destination note (default false; the replaced note is archived).
-    pub overwrite: Option<bool>,
-}
-
-/// Arguments of searchNotes.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SearchNotesArgs {
-    /// Words or meaning to find.
-    pub query: String,
-    /// Only notes under this folder.
-    pub path: Option<String>,
-    /// Max hits (default 20, max 100).
-    pub limit: Option<u32>,
-    /// Also search .archive (default false).
-    pub include_archive: Option<bool>,
-}
 
 /// A vault error as a tool error: the message names the parameter.
 pub fn vault_error(e: VaultError) -> ToolError {
@@ -202,7 +116,7 @@ async fn log(
     Ok(store.log_note_change(ctx, scope, &entity, op, before, after).await?.id)
 }
 
-async fn read_note(call: &Call<'_>, a: ReadNoteArgs) -> ToolResult {
+pub(crate) async fn read_note(call: &Call<'_>, a: ReadNoteArgs) -> ToolResult {
     let v = vault(call).await?;
     let lines = blocking(v, move |v| v.read(&a.path, a.start_line, a.end_line)).await?;
     Ok(json!({
@@ -212,7 +126,7 @@ async fn read_note(call: &Call<'_>, a: ReadNoteArgs) -> ToolResult {
     }))
 }
 
-async fn write_note(call: &Call<'_>, a: WriteNoteArgs) -> ToolResult {
+pub(crate) async fn write_note(call: &Call<'_>, a: WriteNoteArgs) -> ToolResult {
     let v = vault(call).await?;
     let change = blocking(v, move |v| v.write(&a.path, &a.content, a.overwrite.unwrap_or(false))).await?;
     let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
@@ -222,7 +136,7 @@ async fn write_note(call: &Call<'_>, a: WriteNoteArgs) -> ToolResult {
     )
 }
 
-async fn update_note(call: &Call<'_>, a: UpdateNoteArgs) -> ToolResult {
+pub(crate) async fn update_note(call: &Call<'_>, a: UpdateNoteArgs) -> ToolResult {
     let v = vault(call).await?;
     let change = blocking(v, move |v| v.update(&a.path, &a.content, a.start_line, a.end_line)).await?;
     let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
@@ -235,7 +149,7 @@ async fn update_note(call: &Call<'_>, a: UpdateNoteArgs) -> ToolResult {
     }))
 }
 
-async fn list_folder(call: &Call<'_>, a: ListFolderArgs) -> ToolResult {
+pub(crate) async fn list_folder(call: &Call<'_>, a: ListFolderArgs) -> ToolResult {
     let v = vault(call).await?;
     let items =
         blocking(v, move |v| v.list(a.path.as_deref(), a.filter.as_deref(), a.include_hidden.unwrap_or(false))).await?;
@@ -243,7 +157,7 @@ async fn list_folder(call: &Call<'_>, a: ListFolderArgs) -> ToolResult {
     Ok(items_result(items, None))
 }
 
-async fn create_folder(call: &Call<'_>, a: PathArgs) -> ToolResult {
+pub(crate) async fn create_folder(call: &Call<'_>, a: PathArgs) -> ToolResult {
     let v = vault(call).await?;
     let change = blocking(v, move |v| v.create_folder(&a.path)).await?;
     let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
@@ -252,7 +166,7 @@ async fn create_folder(call: &Call<'_>, a: PathArgs) -> ToolResult {
     )
 }
 
-async fn move_item(call: &Call<'_>, a: MoveArgs) -> ToolResult {
+pub(crate) async fn move_item(call: &Call<'_>, a: MoveArgs) -> ToolResult {
     let v = vault(call).await?;
     let change = blocking(v, move |v| v.move_item(&a.path, &a.new_path, a.overwrite.unwrap_or(false))).await?;
     let ctx = call.ctx.change_context();
@@ -279,7 +193,7 @@ async fn move_item(call: &Call<'_>, a: MoveArgs) -> ToolResult {
     )
 }
 
-async fn copy_note(call: &Call<'_>, a: MoveArgs) -> ToolResult {
+pub(crate) async fn copy_note(call: &Call<'_>, a: MoveArgs) -> ToolResult {
     let v = vault(call).await?;
     let change = blocking(v, move |v| v.copy_note(&a.path, &a.new_path, a.overwrite.unwrap_or(false))).await?;
     let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
@@ -289,7 +203,7 @@ async fn copy_note(call: &Call<'_>, a: MoveArgs) -> ToolResult {
     )
 }
 
-async fn archive_item(call: &Call<'_>, a: PathArgs) -> ToolResult {
+pub(crate) async fn archive_item(call: &Call<'_>, a: PathArgs) -> ToolResult {
     let v = vault(call).await?;
     let change = blocking(v, move |v| v.archive(&a.path)).await?;
     let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
@@ -302,7 +216,7 @@ async fn archive_item(call: &Call<'_>, a: PathArgs) -> ToolResult {
     }))
 }
 
-async fn open_note(call: &Call<'_>, a: PathArgs) -> ToolResult {
+pub(crate) async fn open_note(call: &Call<'_>, a: PathArgs) -> ToolResult {
     let v = vault(call).await?;
     let path = a.path.clone();
     let exists = blocking(v, move |v| v.exists_note(&a.path)).await?;
@@ -324,7 +238,7 @@ async fn open_note(call: &Call<'_>, a: PathArgs) -> ToolResult {
     )
 }
 
-async fn search_notes(call: &Call<'_>, a: SearchNotesArgs) -> ToolResult {
+pub(crate) async fn search_notes(call: &Call<'_>, a: SearchNotesArgs) -> ToolResult {
     let n = limit(a.limit, 20, 100)? as usize;
     let v = vault(call).await?;
     let include_archive = a.include_archive.unwrap_or(false);
@@ -578,116 +492,4 @@ pub async fn seed_demo_vault(services: &Services, scope: &Scope) -> Result<usize
         Ok(notes.len())
     })
     .await
-}
-
-/// The vault tools.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        Tool {
-            name: "readNote",
-            description: "Read a note's lines from startLine (required, 1-based) to endLine. Returns numbered lines and the note's totalLines.",
-            guidance: "Start reading where the relevant part is; line numbers shift after every edit.",
-            tags: &["vault", "note", "notes", "read", "markdown", "lines"],
-            phrases: &["read my note", "open the note text", "what does the note say", "show lines of a note"],
-            input_schema: schema::<ReadNoteArgs>,
-            execute: |call, v| Box::pin(async move { read_note(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::ReadOnly)
-        },
-        Tool {
-            name: "writeNote",
-            description: "Create a note with the given content; replaces an existing note only with overwrite: true. Returns the path and changeId.",
-            guidance: "Prefer updateNote for edits; overwrite replaces the whole note.",
-            tags: &["vault", "note", "notes", "write", "create", "markdown"],
-            phrases: &["new note", "write a note", "save this as a note", "create markdown file"],
-            input_schema: schema::<WriteNoteArgs>,
-            execute: |call, v| Box::pin(async move { write_note(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::Write)
-        },
-        Tool {
-            name: "updateNote",
-            description: "Insert lines before startLine (-1 appends), or replace startLine..endLine; empty content with a range deletes it. Returns the new line count.",
-            guidance: "Read the lines first; one edit per call, then read again.",
-            tags: &["vault", "note", "notes", "edit", "insert", "append", "replace", "lines"],
-            phrases: &[
-                "add to my note",
-                "append to the note",
-                "change a line",
-                "remove lines from a note",
-                "edit note",
-            ],
-            input_schema: schema::<UpdateNoteArgs>,
-            execute: |call, v| Box::pin(async move { update_note(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::Write)
-        },
-        Tool {
-            name: "listFolder",
-            description: "List the files and folders of a vault folder, optionally filtered by a glob. Returns { items: [{ path, kind, size, modified }] }.",
-            guidance: ".archive is hidden unless includeHidden; filter \"*.md\" lists notes only.",
-            tags: &["vault", "folder", "notes", "list", "files", "directory"],
-            phrases: &["what notes do I have", "list my notes", "show the folder", "browse the vault"],
-            input_schema: schema::<ListFolderArgs>,
-            execute: |call, v| Box::pin(async move { list_folder(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Folder, Effect::ReadOnly)
-        },
-        Tool {
-            name: "createFolder",
-            description: "Create a folder in the vault (and its parents). Returns the path.",
-            guidance: "writeNote creates folders itself; use this for empty folders.",
-            tags: &["vault", "folder", "create", "directory", "organise"],
-            phrases: &["make a folder", "new folder for notes", "create directory"],
-            input_schema: schema::<PathArgs>,
-            execute: |call, v| Box::pin(async move { create_folder(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Folder, Effect::SafeWrite)
-        },
-        Tool {
-            name: "moveItem",
-            description: "Move or rename a note or folder; an existing target is replaced only with overwrite: true (and archived). Returns the new path.",
-            guidance: "Also restores from .archive: move the archived path back.",
-            tags: &["vault", "note", "folder", "move", "rename", "organise", "restore"],
-            phrases: &["rename the note", "move note to folder", "reorganise notes", "restore an archived note"],
-            input_schema: schema::<MoveArgs>,
-            execute: |call, v| Box::pin(async move { move_item(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::Write)
-        },
-        Tool {
-            name: "copyNote",
-            description: "Copy a note to a new path; an existing target is replaced only with overwrite: true. Returns the new path.",
-            guidance: "Good for templates: copy, then updateNote the copy.",
-            tags: &["vault", "note", "copy", "duplicate", "template"],
-            phrases: &["duplicate the note", "copy a note", "use note as template"],
-            input_schema: schema::<MoveArgs>,
-            execute: |call, v| Box::pin(async move { copy_note(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::SafeWrite)
-        },
-        Tool {
-            name: "archiveItem",
-            description: "Archive a note or folder: moves it to .archive/<date-time>/<path>, never deletes. Returns where it went.",
-            guidance: "The way to remove notes; moveItem brings them back.",
-            tags: &["vault", "note", "folder", "archive", "remove", "delete", "trash"],
-            phrases: &["delete the note", "remove this note", "archive notes", "clean up old notes"],
-            input_schema: schema::<PathArgs>,
-            execute: |call, v| Box::pin(async move { archive_item(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::Write)
-        },
-        Tool {
-            name: "openNote",
-            description: "Ask the user's screen to open a note (a stream event; nothing happens on surfaces without a screen). Returns whether it was sent.",
-            guidance: "Use after writing a note the user should look at.",
-            tags: &["vault", "note", "open", "show", "editor", "display"],
-            phrases: &["open the note", "show me the note", "bring up my note"],
-            input_schema: schema::<PathArgs>,
-            execute: |call, v| Box::pin(async move { open_note(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::ReadOnly)
-        },
-        Tool {
-            name: "searchNotes",
-            description: "Search the vault's notes by words and meaning, also finding edits made outside Quire. Returns { items: [{ path, line, snippet }], ranking }, best first.",
-            guidance: "Then readNote around the returned line.",
-            tags: &["vault", "note", "notes", "search", "find", "full-text", "grep"],
-            phrases: &["find in my notes", "search notes for", "which note mentions", "where did I write about"],
-            input_schema: schema::<SearchNotesArgs>,
-            execute: |call, v| Box::pin(async move { search_notes(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Note), Effect::ReadOnly)
-        },
-    ]
 }

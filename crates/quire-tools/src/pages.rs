@@ -1,98 +1,14 @@
 //! Page tools: getPage, createPage, updatePage, deletePage.
 
 use crate::archive::{archive_execute, archive_preview};
-use crate::args::parse;
+use crate::catalog::{CreatePageArgs, DeletePageArgs, GetPageArgs, UpdatePageArgs};
 use crate::publishing::with_publication;
-use crate::registry::schema;
 use crate::scope::{limit, select_one};
-use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::input::{NewPage, PagePatch};
 use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, Surface};
 use quire_store::{PageFilter, SearchFilter, Searched};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// Arguments of getPage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetPageArgs {
-    /// Page id.
-    pub id: Option<String>,
-    /// Page slug, e.g. "about".
-    pub slug: Option<String>,
-    /// Search by words or meaning (name, meta, sections), best first.
-    pub query: Option<String>,
-    /// List the children of this page id.
-    pub parent_id: Option<String>,
-    /// Include each page's direct children (id, name, slug).
-    pub include_children: Option<bool>,
-    /// List all pages (in tree order).
-    pub all: Option<bool>,
-    /// Include meta and the sections with their content.
-    pub include_content: Option<bool>,
-    /// Only pages with this status.
-    pub status: Option<PublishStatus>,
-    /// Max pages (default 20, max 100).
-    pub limit: Option<u32>,
-    /// nextCursor of the previous list.
-    pub cursor: Option<String>,
-}
-
-/// Arguments of createPage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreatePageArgs {
-    /// Display name.
-    pub name: String,
-    /// URL slug: lowercase words joined by hyphens, unique.
-    pub slug: String,
-    /// Parent page id; omit for a root page.
-    pub parent_id: Option<String>,
-    /// Protect from deletion and re-slugging by the agent.
-    pub is_protected: Option<bool>,
-    /// SEO metadata object: title, description, image.
-    pub meta: Option<Value>,
-    /// Let search engines index it (default true).
-    pub indexing: Option<bool>,
-    /// draft (default), published or unpublished.
-    pub status: Option<PublishStatus>,
-}
-
-/// Arguments of updatePage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdatePageArgs {
-    /// Page id.
-    pub id: String,
-    /// New name.
-    pub name: Option<String>,
-    /// New slug.
-    pub slug: Option<String>,
-    /// New parent page id; null moves the page to the root.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub parent_id: Option<Option<String>>,
-    /// Protection flag.
-    pub is_protected: Option<bool>,
-    /// Meta changes, merged; null removes a key.
-    pub meta: Option<Value>,
-    /// Indexing flag.
-    pub indexing: Option<bool>,
-    /// draft, published or unpublished.
-    pub status: Option<PublishStatus>,
-    /// Position among siblings.
-    pub sort_order: Option<i64>,
-}
-
-/// Arguments of deletePage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct DeletePageArgs {
-    /// Ids of the pages to archive (always an array).
-    pub ids: Vec<String>,
-}
 
 /// Page as listed: light unless content is asked for.
 pub fn page_json(p: &Page, include_content: bool) -> Value {
@@ -121,7 +37,7 @@ pub fn section_json(s: &PageSection, include_content: bool) -> Value {
     v
 }
 
-async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
+pub(crate) async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
     let sel = select_one(&[
         ("id", args.id.is_some()),
         ("slug", args.slug.is_some()),
@@ -197,7 +113,7 @@ async fn search(
     Ok((pages, ranking))
 }
 
-async fn create_page(call: &Call<'_>, a: CreatePageArgs) -> ToolResult {
+pub(crate) async fn create_page(call: &Call<'_>, a: CreatePageArgs) -> ToolResult {
     // Taken apart whole, so an argument added later cannot be left behind.
     let CreatePageArgs { name, slug, parent_id, is_protected, meta, indexing, status } = a;
     let input = NewPage { name, slug, parent_id, is_protected, meta, indexing, sort_order: None, status };
@@ -211,7 +127,7 @@ fn ai_surface(call: &Call<'_>) -> bool {
     matches!(call.ctx.surface, Surface::Agent | Surface::Mcp)
 }
 
-async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
+pub(crate) async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
     let store = call.store();
     if a.is_protected.is_some() && ai_surface(call) {
         let current = store.page(call.scope(), &a.id).await?;
@@ -239,7 +155,12 @@ async fn update_page(call: &Call<'_>, a: UpdatePageArgs) -> ToolResult {
     Ok(item_result(page_json(&page, true), format!("Updated page \"{}\" (version {}).", page.name, page.version)))
 }
 
-async fn preview_delete_page(call: &Call<'_>, a: DeletePageArgs) -> Result<Preview, ToolError> {
+pub(crate) async fn delete(call: &Call<'_>, a: DeletePageArgs) -> ToolResult {
+    archive_execute(call, EntityKind::Page, &a.ids, "page").await
+}
+
+/// Protection holds for every page the cascade would take along.
+pub(crate) async fn preview_delete(call: &Call<'_>, a: DeletePageArgs) -> Result<Preview, ToolError> {
     let preview = archive_preview(call, EntityKind::Page, &a.ids, "page").await?;
     if ai_surface(call) {
         // Protection holds for every page the cascade would take along.
@@ -255,73 +176,4 @@ async fn preview_delete_page(call: &Call<'_>, a: DeletePageArgs) -> Result<Previ
         }
     }
     Ok(preview)
-}
-
-/// The page tools.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        Tool {
-            name: "getPage",
-            description: "Get pages by id, slug, parentId (its children), query or all: true; includeContent adds meta and sections. Returns { items }.",
-            guidance: "Pages are not posts. Use includeContent only to edit sections.",
-            tags: &["page", "pages", "read", "list", "tree"],
-            phrases: &[
-                "show pages",
-                "list all pages",
-                "find a page",
-                "what pages exist",
-                "site structure",
-                "child pages",
-                "page tree",
-                "sitemap",
-                "read the home page",
-            ],
-            input_schema: schema::<GetPageArgs>,
-            execute: |call, v| Box::pin(async move { get_page(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::ReadOnly)
-        },
-        Tool {
-            name: "createPage",
-            description: "Create a page from a name and a unique slug, a draft unless status says otherwise. Returns the page.",
-            guidance: "Add content with createSection afterwards.",
-            tags: &["page", "create", "new", "landing"],
-            phrases: &["add a page", "new landing page", "make a page", "create a subpage", "new page under about"],
-            input_schema: schema::<CreatePageArgs>,
-            execute: |call, v| Box::pin(async move { create_page(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::Write)
-        },
-        Tool {
-            name: "updatePage",
-            description: "Update a page by id. Returns the page.",
-            guidance: "Protected pages keep their slug.",
-            tags: &["page", "update", "edit", "rename", "move", "publish", "seo", "meta"],
-            phrases: &[
-                "rename a page",
-                "change page title",
-                "move page",
-                "publish the page",
-                "edit seo description",
-                "change the slug",
-                "unpublish page",
-            ],
-            input_schema: schema::<UpdatePageArgs>,
-            execute: |call, v| Box::pin(async move { update_page(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::IdempotentWrite)
-        },
-        Tool {
-            name: "deletePage",
-            description: "Delete pages by ids, archiving each with its sections and child pages; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Protected pages cannot be deleted.",
-            tags: &["page", "delete", "remove", "archive", "trash"],
-            phrases: &["remove a page", "delete the page", "get rid of page", "trash this page", "take down a page"],
-            input_schema: schema::<DeletePageArgs>,
-            execute: |call, v| {
-                Box::pin(async move {
-                    archive_execute(call, EntityKind::Page, &parse::<DeletePageArgs>(v)?.ids, "page").await
-                })
-            },
-            preview: Some(|call, v| Box::pin(async move { preview_delete_page(call, parse(v)?).await })),
-            ..Tool::base(Category::Internal, Subject::Record(EntityKind::Page), Effect::Destructive)
-        },
-    ]
 }

@@ -2,11 +2,9 @@
 //! of a collection whose kind is posts (`blog` is seeded).
 
 use crate::archive::{archive_execute, archive_preview, require_ids};
-use crate::args::parse;
+use crate::catalog::{CreatePostArgs, DeletePostArgs, GetPostArgs, UpdatePostArgs};
 use crate::publishing::with_publication;
-use crate::registry::schema;
 use crate::scope::{limit, select_one};
-use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
@@ -14,30 +12,6 @@ use quire_store::{EntryFilter, SearchFilter, Searched};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// Arguments of getPost.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetPostArgs {
-    /// Post slug.
-    pub slug: Option<String>,
-    /// Search by words or meaning, best first.
-    pub query: Option<String>,
-    /// Posts collection (default: the first).
-    pub collection_slug: Option<String>,
-    /// Only this status.
-    pub status: Option<EntryStatus>,
-    /// Only this category.
-    pub category: Option<String>,
-    /// List posts.
-    pub all: Option<bool>,
-    /// Add body and cover.
-    pub include_content: Option<bool>,
-    /// Max posts (default 20, max 100).
-    pub limit: Option<u32>,
-    /// nextCursor of the previous list.
-    pub cursor: Option<String>,
-}
 
 /// Content of a post.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -47,74 +21,6 @@ pub struct PostContent {
     pub body: String,
     /// Cover image URL (/uploads/...).
     pub cover: Option<String>,
-}
-
-/// Arguments of createPost.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreatePostArgs {
-    /// Posts collection slug, e.g. "blog".
-    pub collection_slug: String,
-    /// URL slug, unique in the collection.
-    pub slug: String,
-    /// Title.
-    pub title: String,
-    /// Body and optional cover.
-    pub content: PostContent,
-    /// Author's name.
-    pub author: Option<String>,
-    /// One-paragraph summary.
-    pub excerpt: Option<String>,
-    /// Category.
-    pub category: Option<String>,
-    /// Tags.
-    pub tags: Option<Vec<String>>,
-    /// Featured image URL (/uploads/...).
-    pub featured_image: Option<String>,
-}
-
-/// Arguments of updatePost.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdatePostArgs {
-    /// Slug of the post to change.
-    pub slug: String,
-    /// Posts collection (default: the first).
-    pub collection_slug: Option<String>,
-    /// New title.
-    pub title: Option<String>,
-    /// Content changes, merged: body, cover.
-    pub content: Option<Value>,
-    /// draft, published or archived.
-    pub status: Option<EntryStatus>,
-    /// Category; null clears it.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub category: Option<Option<String>>,
-    /// Author; null clears it.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub author: Option<Option<String>>,
-    /// Featured image URL; null clears it.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub featured_image: Option<Option<String>>,
-    /// Summary; null clears it.
-    #[serde(default, deserialize_with = "quire_core::input::double_option")]
-    #[schemars(with = "Option<String>")]
-    pub excerpt: Option<Option<String>>,
-    /// Tags (replace the old ones).
-    pub tags: Option<Vec<String>>,
-}
-
-/// Arguments of deletePost.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct DeletePostArgs {
-    /// Slugs of the posts to archive (always an array).
-    pub slugs: Vec<String>,
-    /// Posts collection (default: the first).
-    pub collection_slug: Option<String>,
 }
 
 /// Entry or post as listed.
@@ -154,7 +60,7 @@ pub(crate) async fn posts_collection(call: &Call<'_>, slug: Option<&str>) -> Res
     Ok(collection)
 }
 
-async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
+pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
     let sel = select_one(&[("slug", a.slug.is_some()), ("query", a.query.is_some()), ("all", a.all == Some(true))])?;
     let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
     let store = call.store();
@@ -209,7 +115,7 @@ pub(crate) async fn search_entries(
     Ok((entries, ranking))
 }
 
-async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {
+pub(crate) async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {
     let collection = posts_collection(call, Some(&a.collection_slug)).await?;
     let mut content = json!({ "body": a.content.body });
     if let Some(cover) = a.content.cover {
@@ -234,7 +140,7 @@ async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {
     Ok(item_result(entry_json(&post, true), msg))
 }
 
-async fn update_post(call: &Call<'_>, a: UpdatePostArgs) -> ToolResult {
+pub(crate) async fn update_post(call: &Call<'_>, a: UpdatePostArgs) -> ToolResult {
     let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
     let store = call.store();
     let post = store.entry_by_slug(call.scope(), &collection.id, &a.slug).await?;
@@ -266,81 +172,10 @@ async fn post_ids(call: &Call<'_>, a: &DeletePostArgs) -> Result<Vec<String>, To
     Ok(ids)
 }
 
-/// The post tools.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        Tool {
-            name: "getPost",
-            description: "Get blog posts by slug, query or all: true (newest first); content only with includeContent. Returns { items }.",
-            guidance: "Posts are not pages.",
-            tags: &["post", "posts", "blog", "article", "read", "list", "news"],
-            phrases: &[
-                "list blog posts",
-                "show drafts",
-                "latest articles",
-                "find a post",
-                "which posts are published",
-                "read the article",
-            ],
-            input_schema: schema::<GetPostArgs>,
-            execute: |call, v| Box::pin(async move { get_post(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Post, Effect::ReadOnly)
-        },
-        Tool {
-            name: "createPost",
-            description: "Create a draft blog post from a slug, title and markdown content.body. Returns the post.",
-            guidance: "It is a draft: publishContent publishes it. A cover goes in both featuredImage and content.cover.",
-            tags: &["post", "blog", "article", "create", "write", "new", "draft"],
-            phrases: &[
-                "write a blog post",
-                "new article",
-                "draft a post about",
-                "publish a new post",
-                "add a news item",
-            ],
-            input_schema: schema::<CreatePostArgs>,
-            execute: |call, v| Box::pin(async move { create_post(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Post, Effect::Write)
-        },
-        Tool {
-            name: "updatePost",
-            description: "Update a blog post's draft by slug; publishContent makes the changes public. Returns the post.",
-            guidance: "A cover goes in both featuredImage and content.cover.",
-            tags: &["post", "blog", "article", "update", "edit", "publish", "unpublish", "cover"],
-            phrases: &[
-                "publish the post",
-                "edit the article",
-                "change the post title",
-                "set a cover image",
-                "fix a typo in the post",
-                "unpublish the article",
-            ],
-            input_schema: schema::<UpdatePostArgs>,
-            execute: |call, v| Box::pin(async move { update_post(call, parse(v)?).await }),
-            ..Tool::base(Category::Internal, Subject::Post, Effect::IdempotentWrite)
-        },
-        Tool {
-            name: "deletePost",
-            description: "Delete blog posts by slugs, archiving them; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Consider unpublishContent, which keeps the post, instead.",
-            tags: &["post", "blog", "article", "delete", "remove", "archive"],
-            phrases: &["delete the blog post", "remove an article", "take down the post"],
-            input_schema: schema::<DeletePostArgs>,
-            execute: |call, v| {
-                Box::pin(async move {
-                    let a: DeletePostArgs = parse(v)?;
-                    let ids = post_ids(call, &a).await?;
-                    archive_execute(call, EntityKind::Entry, &ids, "post").await
-                })
-            },
-            preview: Some(|call, v| {
-                Box::pin(async move {
-                    let a: DeletePostArgs = parse(v)?;
-                    let ids = post_ids(call, &a).await?;
-                    archive_preview(call, EntityKind::Entry, &ids, "post").await
-                })
-            }),
-            ..Tool::base(Category::Internal, Subject::Post, Effect::Destructive)
-        },
-    ]
+pub(crate) async fn delete(call: &Call<'_>, a: DeletePostArgs) -> ToolResult {
+    archive_execute(call, EntityKind::Entry, &post_ids(call, &a).await?, "post").await
+}
+
+pub(crate) async fn preview_delete(call: &Call<'_>, a: DeletePostArgs) -> Result<Preview, ToolError> {
+    archive_preview(call, EntityKind::Entry, &post_ids(call, &a).await?, "post").await
 }

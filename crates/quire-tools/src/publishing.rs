@@ -4,9 +4,7 @@
 //! field by field) and runs once a person approves, as archiving does.
 
 use crate::archive::require_ids;
-use crate::args::parse;
-use crate::registry::schema;
-use crate::subject::Subject;
+use crate::catalog::PublishingArgs;
 use crate::tool::*;
 use quire_core::model::EntityKind;
 use quire_store::PublishAction;
@@ -36,18 +34,8 @@ impl DocumentKind {
     }
 }
 
-/// Arguments of publishContent, unpublishContent and discardDraft.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PublishingArgs {
-    /// What the ids name: a page (published with its sections), a post or an entry, a navigation (with its items).
-    pub entity: DocumentKind,
-    /// Their ids (always an array); a page may be named by slug, a navigation by key.
-    pub ids: Vec<String>,
-}
-
 /// What `action` would change, for the person who approves.
-async fn preview(call: &Call<'_>, action: PublishAction, a: PublishingArgs) -> Result<Preview, ToolError> {
+pub(crate) async fn preview(call: &Call<'_>, a: PublishingArgs, action: PublishAction) -> Result<Preview, ToolError> {
     require_ids(&a.ids, "ids")?;
     let (previews, fingerprint) = call.store().publishing_preview(call.scope(), a.entity.kind(), &a.ids).await?;
     let said: Vec<String> = previews
@@ -71,7 +59,7 @@ async fn preview(call: &Call<'_>, action: PublishAction, a: PublishingArgs) -> R
 }
 
 /// Does `action` once approved, refusing if anything changed since the preview.
-async fn execute(call: &Call<'_>, action: PublishAction, a: PublishingArgs) -> ToolResult {
+pub(crate) async fn execute(call: &Call<'_>, a: PublishingArgs, action: PublishAction) -> ToolResult {
     let ctx = call.ctx.change_context();
     let done = call.store().publishing(&ctx, call.scope(), action, a.entity.kind(), &a.ids, call.approved).await?;
     let what = match action {
@@ -98,50 +86,4 @@ pub(crate) async fn with_publication(call: &Call<'_>, kind: EntityKind, mut list
         }
     }
     Ok(listed)
-}
-
-/// The publishing tools.
-pub fn tools() -> Vec<Tool> {
-    let base = || Tool::base(Category::Internal, Subject::Document, Effect::Destructive);
-    vec![
-        Tool {
-            name: "publishContent",
-            description: "Publish pages (with their sections), posts, entries or navigations by ids, making their drafts public; the first call only previews the differences. Nothing changes until a person approves.",
-            guidance: "Writes only change drafts; publish what the person asked to go live.",
-            tags: &["publish", "go live", "live", "release", "draft", "online"],
-            phrases: &[
-                "publish the page",
-                "make it live",
-                "put the post online",
-                "release the changes",
-                "publish the menu",
-            ],
-            input_schema: schema::<PublishingArgs>,
-            execute: |call, v| Box::pin(async move { execute(call, PublishAction::Publish, parse(v)?).await }),
-            preview: Some(|call, v| Box::pin(async move { preview(call, PublishAction::Publish, parse(v)?).await })),
-            ..base()
-        },
-        Tool {
-            name: "unpublishContent",
-            description: "Take pages, posts, entries or navigations off the public site by ids, keeping their drafts; the first call only previews. Nothing changes until a person approves.",
-            guidance: "The record stays, as a draft; deletePage and the like archive instead.",
-            tags: &["unpublish", "take down", "offline", "withdraw"],
-            phrases: &["take the page offline", "unpublish the post", "remove it from the site but keep it"],
-            input_schema: schema::<PublishingArgs>,
-            execute: |call, v| Box::pin(async move { execute(call, PublishAction::Unpublish, parse(v)?).await }),
-            preview: Some(|call, v| Box::pin(async move { preview(call, PublishAction::Unpublish, parse(v)?).await })),
-            ..base()
-        },
-        Tool {
-            name: "discardDraft",
-            description: "Discard the draft changes of published pages, posts, entries or navigations by ids, going back to what is published; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Only for records published before; each record goes back as a revision.",
-            tags: &["discard", "draft", "throw away", "published version"],
-            phrases: &["throw away my changes", "go back to the published version", "discard the draft"],
-            input_schema: schema::<PublishingArgs>,
-            execute: |call, v| Box::pin(async move { execute(call, PublishAction::Discard, parse(v)?).await }),
-            preview: Some(|call, v| Box::pin(async move { preview(call, PublishAction::Discard, parse(v)?).await })),
-            ..base()
-        },
-    ]
 }

@@ -133,7 +133,7 @@ pub fn approval_in(args: Value) -> Result<(Value, Option<Approval>), ToolError> 
 }
 
 impl Registry {
-    /// The registry of every tool in [`crate::catalog`].
+    /// The registry of every tool in [`crate::catalog()`].
     pub fn new(services: Services) -> Self {
         Self::with_tools(services, crate::catalog())
     }

@@ -5,10 +5,8 @@
 //! (every document's differences and conflicts) and runs once a person
 //! approves.
 
-use crate::args::parse;
+use crate::catalog::{CreateReleaseArgs, GetReleaseArgs, ReleaseIdArgs, UpdateReleaseArgs};
 use crate::publishing::DocumentKind;
-use crate::registry::schema;
-use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::access::{Permission, authorize};
 use quire_core::model::{EntityKind, ReleaseAction, ReleaseState};
@@ -65,42 +63,6 @@ impl ReleaseDocumentArg {
     }
 }
 
-/// Arguments of getRelease.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetReleaseArgs {
-    /// A release's id: it with each document's differences and conflicts. Without it, the releases are listed.
-    pub id: Option<String>,
-    /// When listing: only releases in this state.
-    pub state: Option<StateArg>,
-}
-
-/// Arguments of createRelease.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateReleaseArgs {
-    /// Its name (`Spring launch`), up to 200 characters.
-    pub name: String,
-    /// What it is for.
-    pub description: Option<String>,
-}
-
-/// Arguments of updateRelease.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UpdateReleaseArgs {
-    /// The release's id.
-    pub id: String,
-    /// A new name.
-    pub name: Option<String>,
-    /// A new description.
-    pub description: Option<String>,
-    /// Documents to put into it (again: copies their drafts anew).
-    pub add: Option<Vec<ReleaseDocumentArg>>,
-    /// Documents to take out of it.
-    pub remove: Option<Vec<RemovedDocumentArg>>,
-}
-
 /// A document to take out of a release.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -108,14 +70,6 @@ pub struct RemovedDocumentArg {
     /// Its kind.
     pub entity: DocumentKind,
     /// Its id.
-    pub id: String,
-}
-
-/// Arguments of publishRelease, revertRelease and discardRelease.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReleaseIdArgs {
-    /// The release's id.
     pub id: String,
 }
 
@@ -152,7 +106,7 @@ fn state(s: StateArg) -> ReleaseState {
     }
 }
 
-async fn get(call: &Call<'_>, a: GetReleaseArgs) -> ToolResult {
+pub(crate) async fn get(call: &Call<'_>, a: GetReleaseArgs) -> ToolResult {
     if let Some(id) = a.id {
         let (review, _) = call.store().release_review(call.scope(), &id).await?;
         return Ok(json!({ "success": true, "release": review.release, "items": review.items }));
@@ -174,7 +128,7 @@ async fn stage_all(call: &Call<'_>, id: &str, documents: Vec<ReleaseDocumentArg>
     Ok(release)
 }
 
-async fn create(call: &Call<'_>, a: CreateReleaseArgs) -> ToolResult {
+pub(crate) async fn create(call: &Call<'_>, a: CreateReleaseArgs) -> ToolResult {
     let ctx = call.ctx.change_context();
     let release = call.store().create_release(&ctx, call.scope(), &a.name, a.description.as_deref()).await?;
     Ok(json!({
@@ -184,7 +138,7 @@ async fn create(call: &Call<'_>, a: CreateReleaseArgs) -> ToolResult {
     }))
 }
 
-async fn update(call: &Call<'_>, a: UpdateReleaseArgs) -> ToolResult {
+pub(crate) async fn update(call: &Call<'_>, a: UpdateReleaseArgs) -> ToolResult {
     let ctx = call.ctx.change_context();
     let (store, scope) = (call.store(), call.scope());
     let mut release = json!(store.release(scope, &a.id).await?);
@@ -206,7 +160,7 @@ async fn update(call: &Call<'_>, a: UpdateReleaseArgs) -> ToolResult {
 
 /// What publishing (or reverting) the release would change, for the
 /// person who approves.
-async fn preview(call: &Call<'_>, a: ReleaseIdArgs, verb: &str) -> Result<Preview, ToolError> {
+pub(crate) async fn preview(call: &Call<'_>, a: ReleaseIdArgs, verb: &str) -> Result<Preview, ToolError> {
     may_all(call, &a.id).await?;
     let (review, fingerprint) = call.store().release_review(call.scope(), &a.id).await?;
     let said: Vec<String> = review
@@ -224,7 +178,7 @@ async fn preview(call: &Call<'_>, a: ReleaseIdArgs, verb: &str) -> Result<Previe
     })
 }
 
-async fn publish(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
+pub(crate) async fn publish(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
     may_all(call, &a.id).await?;
     let ctx = call.ctx.change_context();
     let release = call.store().publish_release(&ctx, call.scope(), &a.id, call.approved).await?;
@@ -235,7 +189,7 @@ async fn publish(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
     }))
 }
 
-async fn revert(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
+pub(crate) async fn revert(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
     may_all(call, &a.id).await?;
     let ctx = call.ctx.change_context();
     let release = call.store().revert_release(&ctx, call.scope(), &a.id, call.approved).await?;
@@ -246,77 +200,8 @@ async fn revert(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
     }))
 }
 
-async fn discard(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
+pub(crate) async fn discard(call: &Call<'_>, a: ReleaseIdArgs) -> ToolResult {
     let ctx = call.ctx.change_context();
     let release = call.store().discard_release(&ctx, call.scope(), &a.id).await?;
     Ok(json!({ "success": true, "release": release }))
-}
-
-/// The release tools.
-pub fn tools() -> Vec<Tool> {
-    let base = |effect| Tool::base(Category::Internal, Subject::Release, effect);
-    vec![
-        Tool {
-            name: "getRelease",
-            description: "Get a release by id with each document's differences against what is public and any conflict, or list the releases (by state).",
-            guidance: "A conflict names a document changed since it was staged; stage it again or keep the release's copy.",
-            tags: &["release", "launch", "bundle", "staged", "scheduled"],
-            phrases: &["what is in the launch", "show the release", "list the releases", "what would go live"],
-            input_schema: schema::<GetReleaseArgs>,
-            execute: |call, v| Box::pin(async move { get(call, parse(v)?).await }),
-            ..base(Effect::ReadOnly)
-        },
-        Tool {
-            name: "createRelease",
-            description: "Create an empty release: a named set of changes to publish together later, in one step. Nothing public changes.",
-            guidance: "Add documents with updateRelease once their drafts are ready: it copies each draft as it is then.",
-            tags: &["release", "launch", "bundle", "prepare", "together"],
-            phrases: &["prepare a launch", "group these changes", "publish these together later", "make a release"],
-            input_schema: schema::<CreateReleaseArgs>,
-            execute: |call, v| Box::pin(async move { create(call, parse(v)?).await }),
-            ..base(Effect::Write)
-        },
-        Tool {
-            name: "updateRelease",
-            description: "Rename a release or change which documents it holds (a copy of each draft as it is then, or to unpublish or archive); only before it is published.",
-            guidance: "Adding a document again takes its current draft.",
-            tags: &["release", "stage", "launch"],
-            phrases: &["put this in the launch", "take it out of the release", "rename the release"],
-            input_schema: schema::<UpdateReleaseArgs>,
-            execute: |call, v| Box::pin(async move { update(call, parse(v)?).await }),
-            ..base(Effect::Write)
-        },
-        Tool {
-            name: "publishRelease",
-            description: "Publish a release: all of its documents reach the public site in one step, or none when one conflicts; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Read getRelease first; conflicts must be settled before it can publish.",
-            tags: &["release", "publish", "launch", "go live"],
-            phrases: &["launch it", "publish the release", "ship the launch", "make the release live"],
-            input_schema: schema::<ReleaseIdArgs>,
-            execute: |call, v| Box::pin(async move { publish(call, parse(v)?).await }),
-            preview: Some(|call, v| Box::pin(async move { preview(call, parse(v)?, "publish").await })),
-            ..base(Effect::Destructive)
-        },
-        Tool {
-            name: "revertRelease",
-            description: "Revert a published release: what was public before it is public again, as one step; the first call only previews. Nothing changes until a person approves.",
-            guidance: "Refused when a document of it was changed or published since.",
-            tags: &["release", "revert", "roll back", "undo launch"],
-            phrases: &["roll back the launch", "revert the release", "undo the release"],
-            input_schema: schema::<ReleaseIdArgs>,
-            execute: |call, v| Box::pin(async move { revert(call, parse(v)?).await }),
-            preview: Some(|call, v| Box::pin(async move { preview(call, parse(v)?, "revert").await })),
-            ..base(Effect::Destructive)
-        },
-        Tool {
-            name: "discardRelease",
-            description: "Discard a release that is not published: nothing of it is published, and it is kept, discarded, with its documents.",
-            guidance: "Drafts are not touched; only the release is given up.",
-            tags: &["release", "discard", "cancel", "give up"],
-            phrases: &["cancel the launch", "drop the release", "forget this release"],
-            input_schema: schema::<ReleaseIdArgs>,
-            execute: |call, v| Box::pin(async move { discard(call, parse(v)?).await }),
-            ..base(Effect::Write)
-        },
-    ]
 }

@@ -10,7 +10,7 @@ pub mod photos;
 pub mod web;
 
 pub use crate::settings::{ExternalSettings, ProviderSettings, SharedWriter, WriteFuture, Writer, not_configured};
-use crate::tool::{ErrorCode, Tool, ToolError};
+use crate::tool::{ErrorCode, ToolError};
 use quire_core::text::escape_markup;
 use quire_net::NetError;
 
@@ -62,14 +62,6 @@ pub fn upstream_status(what: &str, status: u16, body: &str) -> ToolError {
         _ => "Try again later or use another provider.",
     };
     ToolError::new(ErrorCode::Upstream, format!("{what} answered {status}: {detail}"), hint)
-}
-
-/// The external tools.
-pub fn tools() -> Vec<Tool> {
-    let mut tools = photos::tools();
-    tools.extend(web::tools());
-    tools.extend(http::tools());
-    tools
 }
 
 #[cfg(test)]

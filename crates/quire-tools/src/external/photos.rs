@@ -2,14 +2,12 @@
 //! downloads one into the media library with its attribution.
 
 use super::{ExternalSettings, net_error, not_configured, upstream_status};
-use crate::args::parse;
+use crate::catalog::{BrowseImagesArgs, ImportImageArgs};
 use crate::images::{create_from_upload, image_json};
 use crate::media::{receive_bytes, settle};
-use crate::registry::schema;
-use crate::subject::Subject;
 use crate::tool::*;
 use quire_core::fields::is_href;
-use quire_core::model::{EntityKind, ImageSource};
+use quire_core::model::ImageSource;
 use quire_net::Request;
 use quire_store::ImageMeta;
 use schemars::JsonSchema;
@@ -58,32 +56,6 @@ pub enum Orientation {
     Portrait,
     // About as wide as tall.
     Square,
-}
-
-/// Arguments of browseImages.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BrowseImagesArgs {
-    /// What the photo should show, e.g. "team meeting in a bright office".
-    pub query: String,
-    /// pexels, unsplash or all (default: all configured services).
-    pub provider: Option<BrowseProvider>,
-    /// landscape, portrait or square.
-    pub orientation: Option<Orientation>,
-    /// Dominant colour, e.g. "blue", "black_and_white" (Unsplash) or "turquoise" (Pexels).
-    pub color: Option<String>,
-    /// Photos per service (default 10, max 30).
-    pub limit: Option<u32>,
-}
-
-/// Arguments of importImage.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ImportImageArgs {
-    /// pexels or unsplash, as browseImages answered.
-    pub provider: PhotoProvider,
-    /// The photoId browseImages answered.
-    pub photo_id: String,
 }
 
 const PEXELS_LICENSE: &str = "Pexels License (free to use, attribution appreciated): https://www.pexels.com/license/";
@@ -230,7 +202,7 @@ async fn search_unsplash(ext: &ExternalSettings, a: &BrowseImagesArgs, limit: u3
     Ok(photos.unwrap_or_default())
 }
 
-async fn browse_images(call: &Call<'_>, a: BrowseImagesArgs) -> ToolResult {
+pub(crate) async fn browse_images(call: &Call<'_>, a: BrowseImagesArgs) -> ToolResult {
     let ext = &call.services.external;
     if a.query.trim().is_empty() {
         return Err(ToolError::invalid("query: must not be blank", "Describe the photo you are looking for."));
@@ -385,7 +357,7 @@ fn attribution(listed: &Value) -> Value {
     })
 }
 
-async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
+pub(crate) async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
     let ext = &call.services.external;
     let id = a.photo_id.trim();
     if id.is_empty() || id.len() > 100 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
@@ -455,43 +427,6 @@ async fn import_image(call: &Call<'_>, a: ImportImageArgs) -> ToolResult {
     out["imageId"] = json!(image.id);
     out["url"] = json!(image.url);
     Ok(out)
-}
-
-/// browseImages and importImage.
-pub fn tools() -> Vec<Tool> {
-    vec![
-        Tool {
-            name: "browseImages",
-            description: "Browse stock photos on Pexels and Unsplash by query (provider, orientation, colour and limit optional), downloading nothing. Returns previews with provider, photoId, photographer and licence.",
-            guidance: "Look locally with getImage first; then importImage {provider, photoId} of the chosen photo.",
-            tags: &["image", "photo", "stock", "pexels", "unsplash", "browse", "search", "picture", "external"],
-            phrases: &[
-                "find a stock photo",
-                "search pexels",
-                "search unsplash",
-                "we need a new picture",
-                "browse free photos",
-            ],
-            input_schema: schema::<BrowseImagesArgs>,
-            execute: |call, v| Box::pin(async move { browse_images(call, parse(v)?).await }),
-            ..Tool::base(Category::External, Subject::StockPhoto, Effect::ReadOnly)
-        },
-        Tool {
-            name: "importImage",
-            description: "Import a stock photo by provider and photoId into the media library with the photographer's attribution, processed as uploads are. Returns the local imageId and its /uploads/ url.",
-            guidance: "Use the returned `url` (relative /uploads/...), never the provider's URL; credit the photographer.",
-            tags: &["image", "photo", "stock", "import", "download", "pexels", "unsplash", "media", "external"],
-            phrases: &[
-                "use this stock photo",
-                "import the photo",
-                "add the pexels picture",
-                "download the unsplash image",
-            ],
-            input_schema: schema::<ImportImageArgs>,
-            execute: |call, v| Box::pin(async move { import_image(call, parse(v)?).await }),
-            ..Tool::base(Category::External, Subject::Record(EntityKind::Image), Effect::IdempotentWrite)
-        },
-    ]
 }
 
 #[cfg(test)]

@@ -335,6 +335,9 @@ pub struct UndoReport {
     pub notes: Vec<Change>,
     /// How many of the turn's approvals, still open, were rejected.
     pub cancelled: u64,
+    /// How many documents a turn in release mode had staged went back to
+    /// what their release held before it.
+    pub staged: usize,
 }
 
 /// Undoes one change to a live record of kind `T`: an update goes back to
@@ -451,11 +454,14 @@ fn undo_turn_in(
     // The turn's destructive calls still waiting for (or holding) an
     // approval end with it: nothing of an undone turn may run later.
     let cancelled = cancel_turn_confirmations(conn, scope, ctx, session_id, turn_id)?;
+    // What a turn in release mode staged (nothing otherwise) comes out of
+    // its release: refused once the release is published.
+    let staged = crate::staging::undo_staged_in(conn, scope, session_id, turn_id)?;
     if changes.is_empty() {
-        return Ok(UndoReport { cancelled, ..UndoReport::default() });
+        return Ok(UndoReport { cancelled, staged, ..UndoReport::default() });
     }
     let first_new: i64 = db::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM changes").fetch_one(conn)?;
-    let mut report = UndoReport { cancelled, ..UndoReport::default() };
+    let mut report = UndoReport { cancelled, staged, ..UndoReport::default() };
     // Records this undo brought back with a whole archive: one archive
     // logs a change per record of its cascade, and restoring it for the
     // first of them restores them all.

@@ -461,113 +461,115 @@ impl Store {
             })
             .await
     }
+}
 
-    /// Undoes what a turn staged: each document it staged goes back to
-    /// what the release held before the turn (or leaves it). Refused when
-    /// the release was published (revert it instead) or a document was
-    /// staged again since by another turn; answers how many documents.
-    pub async fn undo_staged_turn(&self, scope: &Scope, session_id: &str, turn_id: &str) -> Result<usize> {
-        let (scope, session_id, turn_id) = (scope.clone(), session_id.to_string(), turn_id.to_string());
-        self.db
-            .write(move |c| {
-                let rows: Vec<StagedRow> = db::query_as(
-                    "SELECT release_id, kind, document_id, before, after FROM release_changes
-                     WHERE session_id = ?1 AND turn_id = ?2 AND undone_at IS NULL ORDER BY at",
+/// Undoes what a turn staged, inside the writer's transaction of the
+/// turn's undo: each document it staged goes back to what the release held
+/// before the turn (or leaves it). Refused when the release was published
+/// (revert it instead) or a document was staged again since by another
+/// turn; answers how many documents.
+pub(crate) fn undo_staged_in(c: &Conn, scope: &Scope, session_id: &str, turn_id: &str) -> Result<usize> {
+    let rows: Vec<StagedRow> = db::query_as(
+        "SELECT release_id, kind, document_id, before, after FROM release_changes
+         WHERE session_id = ?1 AND turn_id = ?2 AND undone_at IS NULL
+         AND release_id IN (SELECT id FROM releases WHERE site_id = ?3 AND env = ?4) ORDER BY at",
+    )
+    .bind(session_id)
+    .bind(turn_id)
+    .bind_scope(scope)
+    .fetch_all(c)?;
+    for (release_id, kind, id, before, after) in &rows {
+        crate::releases::lock(c, scope, release_id)?;
+        let (release, items) = load(c, scope, release_id)?;
+        if release.state != ReleaseState::Open {
+            let instead = match release.state {
+                ReleaseState::Scheduled => "unschedule it first",
+                _ => "revert it instead",
+            };
+            return Err(StoreError::conflict(
+                None,
+                format!("release \"{}\" is {}: {instead}", release.name, release.state),
+            ));
+        }
+        let later: i64 = db::query_scalar(
+            "SELECT COUNT(*) FROM release_changes WHERE release_id = ?1 AND kind = ?2 AND document_id = ?3
+             AND undone_at IS NULL AND at > (SELECT at FROM release_changes WHERE release_id = ?1 AND kind = ?2
+                       AND document_id = ?3 AND session_id = ?4 AND turn_id = ?5)",
+        )
+        .bind(release_id)
+        .bind(kind)
+        .bind(id)
+        .bind(session_id)
+        .bind(turn_id)
+        .fetch_one(c)?;
+        if later > 0 {
+            return Err(StoreError::conflict(
+                None,
+                format!("{kind} {id} was staged again since this turn; nothing was undone"),
+            ));
+        }
+        // The item must still be what the turn left: a person who
+        // staged the document again (or took it out) since made it
+        // theirs, and an undo would silently throw that away.
+        let now = items.iter().find(|i| i.item.entity.as_str() == kind && &i.item.id == id);
+        let left: Option<Value> = after.as_deref().map(serde_json::from_str).transpose()?;
+        let unchanged = match (&left, now) {
+            (None, None) => true,
+            (Some(left), Some(now)) => {
+                left["action"] == json!(now.item.action)
+                    && left["document"] == now.document.clone().unwrap_or(Value::Null)
+            }
+            _ => false,
+        };
+        if !unchanged {
+            return Err(StoreError::conflict(
+                None,
+                format!(
+                    "{kind} {id} changed in release \"{}\" since this turn staged it; nothing was undone",
+                    release.name
+                ),
+            ));
+        }
+        let before: Option<Value> = before.as_deref().map(serde_json::from_str).transpose()?;
+        match before {
+            Some(b) => {
+                // A new revision: an approval of the release's
+                // publish previewed what the turn left.
+                db::query(
+                    "UPDATE release_items SET action = ?1, document = ?2, label = ?3, removed_at = NULL,
+                     revision = ?7 WHERE release_id = ?4 AND kind = ?5 AND document_id = ?6",
                 )
-                .bind(&session_id)
-                .bind(&turn_id)
-                .fetch_all(c)?;
-                for (release_id, kind, id, before, after) in &rows {
-                    crate::releases::lock(c, &scope, release_id)?;
-                    let (release, items) = load(c, &scope, release_id)?;
-                    if release.state != ReleaseState::Open {
-                        let instead = match release.state {
-                            ReleaseState::Scheduled => "unschedule it first",
-                            _ => "revert it instead",
-                        };
-                        return Err(StoreError::conflict(
-                            None,
-                            format!("release \"{}\" is {}: {instead}", release.name, release.state),
-                        ));
-                    }
-                    let later: i64 = db::query_scalar(
-                        "SELECT COUNT(*) FROM release_changes WHERE release_id = ?1 AND kind = ?2 AND document_id = ?3
-                         AND undone_at IS NULL AND at > (SELECT at FROM release_changes WHERE release_id = ?1 AND kind = ?2
-                                   AND document_id = ?3 AND session_id = ?4 AND turn_id = ?5)",
-                    )
-                    .bind(release_id)
-                    .bind(kind)
-                    .bind(id)
-                    .bind(&session_id)
-                    .bind(&turn_id)
-                    .fetch_one(c)?;
-                    if later > 0 {
-                        return Err(StoreError::conflict(
-                            None,
-                            format!("{kind} {id} was staged again since this turn; nothing was undone"),
-                        ));
-                    }
-                    // The item must still be what the turn left: a person who
-                    // staged the document again (or took it out) since made it
-                    // theirs, and an undo would silently throw that away.
-                    let now = items.iter().find(|i| i.item.entity.as_str() == kind && &i.item.id == id);
-                    let left: Option<Value> = after.as_deref().map(serde_json::from_str).transpose()?;
-                    let unchanged = match (&left, now) {
-                        (None, None) => true,
-                        (Some(left), Some(now)) => {
-                            left["action"] == json!(now.item.action)
-                                && left["document"] == now.document.clone().unwrap_or(Value::Null)
-                        }
-                        _ => false,
-                    };
-                    if !unchanged {
-                        return Err(StoreError::conflict(
-                            None,
-                            format!(
-                                "{kind} {id} changed in release \"{}\" since this turn staged it; nothing was undone",
-                                release.name
-                            ),
-                        ));
-                    }
-                    let before: Option<Value> = before.as_deref().map(serde_json::from_str).transpose()?;
-                    match before {
-                        Some(b) => {
-                            // A new revision: an approval of the release's
-                            // publish previewed what the turn left.
-                            db::query(
-                                "UPDATE release_items SET action = ?1, document = ?2, label = ?3, removed_at = NULL,
-                                 revision = ?7 WHERE release_id = ?4 AND kind = ?5 AND document_id = ?6",
-                            )
-                            .bind(b["action"].as_str().unwrap_or("publish"))
-                            .bind(Some(&b["document"]).filter(|d| !d.is_null()).map(Value::to_string))
-                            .bind(b["label"].as_str().unwrap_or_default())
-                            .bind(release_id)
-                            .bind(kind)
-                            .bind(id)
-                            .bind(release.version + 1)
-                            .execute(c)?;
-                        }
-                        None => {
-                            db::query(
-                                "UPDATE release_items SET removed_at = ?1 WHERE release_id = ?2 AND kind = ?3
-                                 AND document_id = ?4",
-                            )
-                            .bind(Utc::now())
-                            .bind(release_id)
-                            .bind(kind)
-                            .bind(id)
-                            .execute(c)?;
-                        }
-                    }
-                    crate::releases::touch(c, &scope, release_id, "", Vec::new())?;
-                }
-                db::query("UPDATE release_changes SET undone_at = ?3 WHERE session_id = ?1 AND turn_id = ?2")
-                    .bind(&session_id)
-                    .bind(&turn_id)
-                    .bind(Utc::now())
-                    .execute(c)?;
-                Ok(rows.len())
-            })
-            .await
+                .bind(b["action"].as_str().unwrap_or("publish"))
+                .bind(Some(&b["document"]).filter(|d| !d.is_null()).map(Value::to_string))
+                .bind(b["label"].as_str().unwrap_or_default())
+                .bind(release_id)
+                .bind(kind)
+                .bind(id)
+                .bind(release.version + 1)
+                .execute(c)?;
+            }
+            None => {
+                db::query(
+                    "UPDATE release_items SET removed_at = ?1 WHERE release_id = ?2 AND kind = ?3
+                     AND document_id = ?4",
+                )
+                .bind(Utc::now())
+                .bind(release_id)
+                .bind(kind)
+                .bind(id)
+                .execute(c)?;
+            }
+        }
+        crate::releases::touch(c, scope, release_id, "", Vec::new())?;
     }
+    db::query(
+        "UPDATE release_changes SET undone_at = ?3 WHERE session_id = ?1 AND turn_id = ?2
+         AND release_id IN (SELECT id FROM releases WHERE site_id = ?4 AND env = ?5)",
+    )
+    .bind(session_id)
+    .bind(turn_id)
+    .bind(Utc::now())
+    .bind_scope(scope)
+    .execute(c)?;
+    Ok(rows.len())
 }

@@ -102,9 +102,10 @@ async fn what_a_turn_staged_can_be_undone_and_other_records_are_refused() {
     assert_eq!(store.release(&scope, "s1.1").await.unwrap().items.len(), 2);
 
     // Turn one cannot be undone over turn two's change of the same page.
-    let refused = store.undo_staged_turn(&scope, "s1", "1").await.unwrap_err();
+    let refused =
+        store.undo_turn(&quire_store::testing::person(), &scope, "s1", "1").await.map(|r| r.staged).unwrap_err();
     assert!(matches!(refused, StoreError::Conflict { .. }), "{refused}");
-    assert_eq!(store.undo_staged_turn(&scope, "s1", "2").await.unwrap(), 2);
+    assert_eq!(store.undo_turn(&quire_store::testing::person(), &scope, "s1", "2").await.map(|r| r.staged).unwrap(), 2);
     let view = store.staged(second.clone());
     assert_eq!(view.page(&scope, &about.id).await.unwrap().name, "Turn one");
     assert_eq!(view.page(&scope, &team.id).await.unwrap().name, team.name, "no longer in the release");
@@ -130,7 +131,7 @@ async fn undoing_a_turn_leaves_a_persons_later_staging_of_the_same_document() {
     let again = Stage { entity: EntityKind::Page, name: about.id.clone(), action: ReleaseAction::Publish, keep: false };
     store.stage(&quire_store::testing::person(), &scope, "s1.1", again).await.unwrap();
 
-    let undone = store.undo_staged_turn(&scope, "s1", "1").await;
+    let undone = store.undo_turn(&quire_store::testing::person(), &scope, "s1", "1").await.map(|r| r.staged);
     assert!(matches!(undone, Err(StoreError::Conflict { .. })), "the person's staging is not the turn's: {undone:?}");
     let held = store.release(&scope, "s1.1").await.unwrap();
     assert_eq!(held.items.len(), 1, "the person's staging stays");
@@ -150,7 +151,7 @@ async fn an_undo_that_changes_a_document_of_the_release_stops_an_approval_of_its
     let (review, fingerprint) = store.release_review(&scope, "s1.1").await.unwrap();
     assert!(review.items[0].differences.iter().any(|d| d.fields.iter().any(|f| f.after == "Turn two")));
 
-    assert_eq!(store.undo_staged_turn(&scope, "s1", "2").await.unwrap(), 1);
+    assert_eq!(store.undo_turn(&quire_store::testing::person(), &scope, "s1", "2").await.map(|r| r.staged).unwrap(), 1);
     // The release no longer holds what was approved.
     let stale = store.publish_release(&quire_store::testing::person(), &scope, "s1.1", Some(&fingerprint)).await;
     assert!(

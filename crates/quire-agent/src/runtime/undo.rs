@@ -96,15 +96,14 @@ impl Runtime {
             }
         }
         quire_tools::notes::check_note_changes(services, scope, &note_changes).await.map_err(tool_failure)?;
-        // What a turn in release mode staged (nothing otherwise) comes out
-        // of its release first: the release is refused once published.
-        let staged = store.undo_staged_turn(scope, session_id, &turn.to_string()).await?;
+        // The turn's records, and what it staged in release mode, in one
+        // transaction.
         let report = store.undo_turn(ctx, scope, session_id, &turn.to_string()).await?;
         let mut reverted = report.reverted;
         let notes =
             quire_tools::notes::undo_note_changes(services, ctx, scope, &note_changes).await.map_err(tool_failure)?;
         reverted.extend(notes);
-        Ok(TurnUndone { reverted, cancelled: report.cancelled, staged })
+        Ok(TurnUndone { reverted, cancelled: report.cancelled, staged: report.staged })
     }
 
     /// Ends a paused turn whose changes were undone: each waiting call gets

@@ -58,6 +58,22 @@ async fn blocking<T: Send + 'static>(
         .map_err(vault_error)
 }
 
+/// Runs a change off the async threads on the caller's vault and logs it:
+/// the change and the id of its log record.
+async fn logged(
+    call: &Call<'_>,
+    op: impl FnOnce(&Vault) -> Result<Change, VaultError> + Send + 'static,
+) -> Result<(Change, i64), ToolError> {
+    let change = blocking(vault(call).await?, op).await?;
+    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    Ok((change, id))
+}
+
+/// What a change answers: `{ success, item, changeId, message }`.
+fn changed(item: Value, id: i64, message: String) -> ToolResult {
+    Ok(json!({ "success": true, "item": item, "changeId": id, "message": message }))
+}
+
 fn state(path: &str, content: &Option<String>, folder: bool) -> Value {
     if folder { json!({ "path": path, "folder": true }) } else { json!({ "path": path, "content": content }) }
 }
@@ -127,26 +143,17 @@ pub(crate) async fn read_note(call: &Call<'_>, a: ReadNoteArgs) -> ToolResult {
 }
 
 pub(crate) async fn write_note(call: &Call<'_>, a: WriteNoteArgs) -> ToolResult {
-    let v = vault(call).await?;
-    let change = blocking(v, move |v| v.write(&a.path, &a.content, a.overwrite.unwrap_or(false))).await?;
-    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let (change, id) = logged(call, move |v| v.write(&a.path, &a.content, a.overwrite.unwrap_or(false))).await?;
     let verb = if change.before.is_some() { "Replaced" } else { "Created" };
-    Ok(
-        json!({ "success": true, "item": { "path": change.path }, "changeId": id, "message": format!("{verb} {}", change.path) }),
-    )
+    changed(json!({ "path": change.path }), id, format!("{verb} {}", change.path))
 }
 
 pub(crate) async fn update_note(call: &Call<'_>, a: UpdateNoteArgs) -> ToolResult {
-    let v = vault(call).await?;
-    let change = blocking(v, move |v| v.update(&a.path, &a.content, a.start_line, a.end_line)).await?;
-    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let (change, id) = logged(call, move |v| v.update(&a.path, &a.content, a.start_line, a.end_line)).await?;
     let lines = change.after.as_deref().map(|t| t.lines().count()).unwrap_or(0);
-    Ok(json!({
-        "success": true,
-        "item": { "path": change.path, "totalLines": lines },
-        "changeId": id,
-        "message": format!("Updated {}; it now has {lines} lines. Read it again before the next line edit.", change.path),
-    }))
+    let message =
+        format!("Updated {}; it now has {lines} lines. Read it again before the next line edit.", change.path);
+    changed(json!({ "path": change.path, "totalLines": lines }), id, message)
 }
 
 pub(crate) async fn list_folder(call: &Call<'_>, a: ListFolderArgs) -> ToolResult {
@@ -158,12 +165,8 @@ pub(crate) async fn list_folder(call: &Call<'_>, a: ListFolderArgs) -> ToolResul
 }
 
 pub(crate) async fn create_folder(call: &Call<'_>, a: PathArgs) -> ToolResult {
-    let v = vault(call).await?;
-    let change = blocking(v, move |v| v.create_folder(&a.path)).await?;
-    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
-    Ok(
-        json!({ "success": true, "item": { "path": change.path, "kind": "folder" }, "changeId": id, "message": format!("Created folder {}", change.path) }),
-    )
+    let (change, id) = logged(call, move |v| v.create_folder(&a.path)).await?;
+    changed(json!({ "path": change.path, "kind": "folder" }), id, format!("Created folder {}", change.path))
 }
 
 pub(crate) async fn move_item(call: &Call<'_>, a: MoveArgs) -> ToolResult {
@@ -188,32 +191,20 @@ pub(crate) async fn move_item(call: &Call<'_>, a: MoveArgs) -> ToolResult {
     if let Some(archived) = &change.archived_to {
         message.push_str(&format!("; the note it replaced is in {archived}"));
     }
-    Ok(
-        json!({ "success": true, "item": { "path": new_path, "from": change.path }, "changeId": id, "message": message }),
-    )
+    changed(json!({ "path": new_path, "from": change.path }), id, message)
 }
 
 pub(crate) async fn copy_note(call: &Call<'_>, a: MoveArgs) -> ToolResult {
-    let v = vault(call).await?;
-    let change = blocking(v, move |v| v.copy_note(&a.path, &a.new_path, a.overwrite.unwrap_or(false))).await?;
-    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let (change, id) = logged(call, move |v| v.copy_note(&a.path, &a.new_path, a.overwrite.unwrap_or(false))).await?;
     let new_path = change.new_path.clone().unwrap_or_default();
-    Ok(
-        json!({ "success": true, "item": { "path": new_path, "from": change.path }, "changeId": id, "message": format!("Copied {} to {new_path}", change.path) }),
-    )
+    changed(json!({ "path": new_path, "from": change.path }), id, format!("Copied {} to {new_path}", change.path))
 }
 
 pub(crate) async fn archive_item(call: &Call<'_>, a: PathArgs) -> ToolResult {
-    let v = vault(call).await?;
-    let change = blocking(v, move |v| v.archive(&a.path)).await?;
-    let id = log(call.store(), &call.ctx.change_context(), call.scope(), &change).await?;
+    let (change, id) = logged(call, move |v| v.archive(&a.path)).await?;
     let to = change.archived_to.clone().or(change.new_path.clone()).unwrap_or_default();
-    Ok(json!({
-        "success": true,
-        "item": { "path": change.path, "archivedTo": to },
-        "changeId": id,
-        "message": format!("Archived {} to {to}; moveItem brings it back", change.path),
-    }))
+    let message = format!("Archived {} to {to}; moveItem brings it back", change.path);
+    changed(json!({ "path": change.path, "archivedTo": to }), id, message)
 }
 
 pub(crate) async fn open_note(call: &Call<'_>, a: PathArgs) -> ToolResult {

@@ -121,6 +121,19 @@ impl QuireMcp {
         self
     }
 
+    /// What a listing lists: `listed`, with the test fixture's own after it
+    /// when the server has the fixture.
+    fn plus_fixture<T>(
+        &self,
+        mut listed: Vec<T>,
+        fixture: fn() -> Result<Vec<T>, ErrorData>,
+    ) -> Result<Vec<T>, ErrorData> {
+        if self.fixture {
+            listed.extend(fixture()?);
+        }
+        Ok(listed)
+    }
+
     async fn context(&self, request: &RequestContext<RoleServer>) -> Result<CallContext, ErrorData> {
         let session = Some(Self::session_of(request));
         match &self.caller {
@@ -416,10 +429,7 @@ impl ServerHandler for QuireMcp {
         if self.mode == ToolMode::Discover {
             tools.insert(1, use_tool());
         }
-        if self.fixture {
-            tools.extend(fixture::tools()?);
-        }
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(ListToolsResult::with_all_items(self.plus_fixture(tools, fixture::tools)?))
     }
 
     async fn call_tool(
@@ -444,11 +454,7 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let mut listed = prompts::list();
-        if self.fixture {
-            listed.extend(fixture::prompts()?);
-        }
-        Ok(ListPromptsResult::with_all_items(listed))
+        Ok(ListPromptsResult::with_all_items(self.plus_fixture(prompts::list(), fixture::prompts)?))
     }
 
     async fn get_prompt(
@@ -469,11 +475,8 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let ctx = self.context(&context).await?;
-        let mut listed = resources::list(self.registry.services(), &ctx).await?;
-        if self.fixture {
-            listed.extend(fixture::resources()?);
-        }
-        Ok(ListResourcesResult::with_all_items(listed))
+        let listed = resources::list(self.registry.services(), &ctx).await?;
+        Ok(ListResourcesResult::with_all_items(self.plus_fixture(listed, fixture::resources)?))
     }
 
     async fn read_resource(
@@ -494,11 +497,7 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         self.context(&context).await?;
-        let mut listed = resources::templates();
-        if self.fixture {
-            listed.extend(fixture::templates()?);
-        }
-        Ok(ListResourceTemplatesResult::with_all_items(listed))
+        Ok(ListResourceTemplatesResult::with_all_items(self.plus_fixture(resources::templates(), fixture::templates)?))
     }
 
     async fn complete(

@@ -21,6 +21,9 @@ pub enum Failure {
     Conflict,
     /// A destructive call's approval is missing, expired or used.
     ApprovalRequired,
+    /// Over a fair-use limit: tried again after `retry_after` seconds it
+    /// may pass.
+    Limited,
     /// A bug, or a store that failed.
     Internal,
 }
@@ -37,6 +40,8 @@ pub struct AppError {
     pub field: Option<String>,
     /// Every rule the input broke, when it broke more than one.
     pub details: Vec<quire_core::FieldError>,
+    /// For [`Failure::Limited`]: the seconds until it may pass.
+    pub retry_after: Option<u64>,
 }
 
 /// A use case's answer.
@@ -45,7 +50,7 @@ pub type AppResult<T> = Result<T, AppError>;
 impl AppError {
     /// A new error.
     pub fn new(failure: Failure, message: impl Into<String>) -> Self {
-        Self { failure, message: message.into(), field: None, details: Vec::new() }
+        Self { failure, message: message.into(), field: None, details: Vec::new(), retry_after: None }
     }
 
     /// The actor may not do this.
@@ -61,6 +66,11 @@ impl AppError {
     /// Not now.
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(Failure::Conflict, message)
+    }
+
+    /// Over a fair-use limit for `seconds` more.
+    pub fn limited(message: impl Into<String>, seconds: u64) -> Self {
+        Self { retry_after: Some(seconds.max(1)), ..Self::new(Failure::Limited, message) }
     }
 
     /// The input broke a rule of `field`.
@@ -92,11 +102,11 @@ impl From<StoreError> for AppError {
                 let first = errors.first().clone();
                 // A cursor is not content: a bad one is a malformed request.
                 let failure = if first.field == "cursor" { Failure::Malformed } else { Failure::Invalid };
+                let message = errors.to_string();
                 Self {
-                    failure,
-                    message: errors.to_string(),
                     field: Some(first.field),
                     details: if errors.0.len() > 1 { errors.0 } else { Vec::new() },
+                    ..Self::new(failure, message)
                 }
             }
             StoreError::Conflict { message, field } => Self { field, ..Self::conflict(message) },
@@ -113,6 +123,7 @@ impl From<AgentError> for AppError {
             AgentError::Conflict(m) => Self::conflict(m),
             AgentError::Invalid { field, message } => Self::invalid(field, format!("{field}: {message}")),
             AgentError::Store(e) => e.into(),
+            AgentError::Limited { message, retry_after } => Self::limited(message, retry_after),
             AgentError::Internal(m) => Self::new(Failure::Internal, m),
         }
     }

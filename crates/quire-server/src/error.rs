@@ -123,6 +123,7 @@ impl From<quire_app::AppError> for ApiError {
             Failure::Forbidden => (StatusCode::FORBIDDEN, "FORBIDDEN"),
             Failure::Conflict => (StatusCode::CONFLICT, "CONFLICT"),
             Failure::ApprovalRequired => (StatusCode::CONFLICT, "APPROVAL_REQUIRED"),
+            Failure::Limited => return ApiError::too_many(e.message, e.retry_after.unwrap_or(1)),
             Failure::Internal => return ApiError::internal(e.message),
         };
         ApiError { field: e.field, details: e.details, ..ApiError::new(status, code, e.message) }
@@ -203,7 +204,7 @@ impl ApiError {
     /// it never reached the protocol), under the HTTP status REST gives the
     /// same fault, its `data` the API's one error body.
     pub fn into_jsonrpc_response(self, rpc_code: i64) -> Response {
-        let status = self.status;
+        let (status, retry_after) = (self.status, self.retry_after);
         let message = self.message.clone();
         let data = ErrorBody { error: self.message, code: self.code, field: self.field, details: self.details };
         let body = serde_json::json!({
@@ -211,7 +212,11 @@ impl ApiError {
             "id": null,
             "error": { "code": rpc_code, "message": message, "data": data },
         });
-        with_challenge((status, Json(body)).into_response())
+        let mut response = with_challenge((status, Json(body)).into_response());
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from(seconds));
+        }
+        response
     }
 }
 

@@ -172,8 +172,17 @@ impl AppState {
         });
         let media = tokio::spawn(quire_tools::media::MediaWorker::new(services).run());
         let schedules = tokio::spawn(quire_app::schedules::Scheduler::new(self.store().clone()).run());
+        // Request counts reach the database on a clock too, so a process
+        // that falls quiet still shares what it admitted.
+        let limits = Arc::clone(&self.inner.request_limits);
+        let counts = tokio::spawn(async move {
+            while limits.is_on() {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                limits.flush().await;
+            }
+        });
         if let Ok(mut tasks) = self.inner.background.lock() {
-            let all = [sweep, revocations, progress, media, schedules];
+            let all = [sweep, revocations, progress, media, schedules, counts];
             tasks.extend(all.iter().map(|t| t.abort_handle()));
         }
     }

@@ -1,7 +1,7 @@
 //! `/mcp`: the MCP server over streamable HTTP. A request from a web page of
 //! another origin is refused (403, as the MCP specification requires), then
 //! every request needs a valid bearer token (401 without); the token decides
-//! the caller, as on REST. A message's body is read as REST reads one (JSON
+//! the caller, as on REST, and counts against its requests of fair use. A message's body is read as REST reads one (JSON
 //! declared as JSON, one value, no repeated key) before rmcp sees it. rmcp
 //! then checks the Host header (DNS rebinding).
 //!
@@ -86,8 +86,14 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
                         .into_jsonrpc_response(JSONRPC_SERVER_ERROR),
                 );
             };
-            if caller_of(state, secret).await.is_none() {
+            let Some(caller) = caller_of(state.clone(), secret).await else {
                 return Ok(ApiError::unauthorized("the token is not valid").into_jsonrpc_response(JSONRPC_SERVER_ERROR));
+            };
+            // Each message counts against the token's requests, as on REST.
+            if state.request_limits().is_on()
+                && let Err(limited) = state.request_limits().admit(&caller.actor)
+            {
+                return Ok(limited.into_jsonrpc_response(JSONRPC_SERVER_ERROR));
             }
             let req = match checked_message(req).await {
                 Ok(req) => req,

@@ -102,3 +102,111 @@ async fn the_sign_in_lockout_survives_a_restart() {
     assert!(matches!(answer, SignIn::Refused));
     store.close().await;
 }
+
+/// A test app whose agents run on `base`, with these limits of fair use.
+async fn limited(base: &str, limits: quire_agent::FairUse) -> TestApp {
+    let profiles = quire_agent::testing::fake_profiles(base);
+    TestApp::build(move |s| {
+        let s = s.with_profiles(profiles);
+        s.runtime().set_fair_use(limits);
+        s
+    })
+    .await
+}
+
+/// Starts a turn as `token` and waits for its end; answers the reply.
+async fn turn(app: &TestApp, token: &str, message: &str) -> common::Reply {
+    let started = app.chat(token, serde_json::json!({ "message": message })).await;
+    if started.status == 202 {
+        let id = started.body["sessionId"].as_str().unwrap();
+        app.sse(&format!("/api/v1/sessions/{id}/events"), token, None, "RUN_FINISHED").await;
+    }
+    started
+}
+
+#[tokio::test]
+async fn agent_turns_past_the_hours_limit_answer_429_per_token() {
+    use quire_agent::testing::{openai_stream, serve};
+    let (fake, base) = serve().await;
+    let app = limited(&base, quire_agent::FairUse { turns_per_hour: 2, model_tokens_per_day: 0 }).await;
+    for i in 0..2 {
+        fake.push(openai_stream(&format!("Answer {i}."), &[]));
+        assert_eq!(turn(&app, &app.editor, "hello").await.status, 202);
+    }
+    let refused = turn(&app, &app.editor, "once more").await;
+    assert_eq!((refused.status.as_u16(), refused.code()), (429, "LIMIT"), "{}", refused.body);
+    assert!(refused.body["error"].as_str().unwrap().contains("2 agent turns an hour"), "{}", refused.body);
+    let sessions = app.send("GET", "/api/v1/sessions", Some(&app.editor), None).await;
+    assert_eq!(sessions.body["items"].as_array().unwrap().len(), 2, "no session was started: {}", sessions.body);
+    // Another token has its own count.
+    fake.push(openai_stream("Answer for the admin.", &[]));
+    assert_eq!(turn(&app, &app.admin, "hello").await.status, 202);
+}
+
+#[tokio::test]
+async fn a_sites_daily_model_budget_stops_a_turn_before_its_next_call_and_refuses_the_next() {
+    use quire_agent::testing::{openai_stream, serve};
+    let (fake, base) = serve().await;
+    // Each scripted answer costs 110 tokens (100 in, 10 out).
+    let app = limited(&base, quire_agent::FairUse { turns_per_hour: 0, model_tokens_per_day: 100 }).await;
+    let about = app.page_id("about").await;
+    fake.push(openai_stream("", &[("g1", "getPage", &serde_json::json!({ "id": about }).to_string())]));
+    fake.push(openai_stream("Never asked for.", &[]));
+    let started = turn(&app, &app.editor, "read the about page").await;
+    assert_eq!(started.status, 202, "{}", started.body);
+    let session = app.get(&format!("/api/v1/sessions/{}", started.body["sessionId"].as_str().unwrap())).await;
+    let said = session.body.to_string();
+    assert!(said.contains("daily budget of 100 model tokens is spent"), "{said}");
+    assert_eq!(fake.requests().len(), 1, "the second model call was never made");
+
+    let refused = app.chat(&app.author, serde_json::json!({ "message": "hello" })).await;
+    assert_eq!((refused.status.as_u16(), refused.code()), (429, "LIMIT"), "{}", refused.body);
+    assert!(refused.body["error"].as_str().unwrap().contains("renews at 00:00 UTC"), "{}", refused.body);
+}
+
+/// Two replicas take agent turns from one count in the database: the
+/// limit holds whichever replica a turn starts on.
+#[tokio::test]
+async fn two_replicas_share_a_turn_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = quire_store::testing::open(dir.path()).await.unwrap();
+    let second = Store::open_at(first.location().clone()).await.unwrap();
+    let take = |by| quire_store::UsageAdd { key: "turns:user:shared".into(), window_start: 7_200, by };
+    let mut taken = Vec::new();
+    for i in 0..6 {
+        let store = if i % 2 == 0 { &first } else { &second };
+        taken.push(store.take_usage(take(1), 4).await.unwrap().is_some());
+    }
+    assert_eq!(taken, [true, true, true, true, false, false]);
+    assert_eq!(second.usage("turns:user:shared", 7_200).await.unwrap(), 4);
+    second.close().await;
+    first.close().await;
+}
+
+/// `/mcp` counts each message against the token's requests, as REST does,
+/// and refuses past the limit with a JSON-RPC error under 429 and `Retry-After`.
+#[tokio::test]
+async fn mcp_messages_count_against_the_request_limit() {
+    let app = TestApp::build(|s| s.with_request_limit(2)).await;
+    let post = || {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } },
+        });
+        Request::post("/mcp")
+            .header("authorization", format!("Bearer {}", app.editor))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("host", "127.0.0.1")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    for _ in 0..2 {
+        assert_eq!(app.raw(post()).await.status, 200);
+    }
+    let refused = app.raw(post()).await;
+    assert_eq!(refused.status, 429);
+    assert!(refused.headers.get("retry-after").is_some());
+    let body = refused.json();
+    assert_eq!(body["error"]["data"]["code"], "LIMIT", "{body}");
+}

@@ -52,6 +52,28 @@ impl Store {
             .await
     }
 
+    /// Adds `add` to its key's count unless the count would then pass
+    /// `limit`, in one statement (so replicas taking at once are counted one
+    /// after the other); answers the count after, or none when refused and
+    /// nothing was added.
+    pub async fn take_usage(&self, add: UsageAdd, limit: i64) -> Result<Option<i64>> {
+        if add.by > limit {
+            return Ok(None);
+        }
+        db::query_scalar(
+            "INSERT INTO usage_counts (key, window_start, count) VALUES (?1, ?2, ?3)
+             ON CONFLICT (key, window_start) DO UPDATE SET count = usage_counts.count + excluded.count
+             WHERE usage_counts.count + excluded.count <= ?4
+             RETURNING count",
+        )
+        .bind(add.key)
+        .bind(add.window_start)
+        .bind(add.by)
+        .bind(limit)
+        .write_optional(&self.db)
+        .await
+    }
+
     /// A key's count in a window (0 when nothing was counted).
     pub async fn usage(&self, key: &str, window_start: i64) -> Result<i64> {
         let count: Option<i64> =
@@ -131,6 +153,19 @@ fn add_one(conn: &Conn, add: &UsageAdd) -> Result<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_take_stops_at_its_limit_and_adds_nothing_then() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::testing::open(dir.path()).await.unwrap();
+        let take = |by| UsageAdd { key: "turns:user:a".into(), window_start: 3_600, by };
+        assert_eq!(store.take_usage(take(2), 3).await.unwrap(), Some(2));
+        assert_eq!(store.take_usage(take(2), 3).await.unwrap(), None, "2 + 2 passes 3");
+        assert_eq!(store.take_usage(take(1), 3).await.unwrap(), Some(3));
+        assert_eq!(store.take_usage(take(1), 3).await.unwrap(), None);
+        assert_eq!(store.usage("turns:user:a", 3_600).await.unwrap(), 3, "refusals add nothing");
+        assert_eq!(store.take_usage(take(5), 3).await.unwrap(), None, "more than the limit at once");
+    }
 
     #[tokio::test]
     async fn counts_add_up_per_key_and_window_and_old_windows_are_forgotten() {

@@ -67,6 +67,7 @@ pub fn refusal(e: &AppError) -> (StatusCode, String) {
         Failure::NotFound => StatusCode::NOT_FOUND,
         Failure::Forbidden => StatusCode::FORBIDDEN,
         Failure::Conflict | Failure::ApprovalRequired => StatusCode::CONFLICT,
+        Failure::Limited => StatusCode::TOO_MANY_REQUESTS,
         Failure::Internal => {
             tracing::error!(error = %e.message, "internal error");
             return (StatusCode::INTERNAL_SERVER_ERROR, "internal error; see the server log".into());

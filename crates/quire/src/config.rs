@@ -61,6 +61,15 @@ pub struct Config {
     /// replica (`QUIRE_REQUESTS_PER_MINUTE`; 0, the default: no limit).
     /// Past it, 429 with `Retry-After`.
     pub requests_per_minute: u32,
+    /// Agent turns an hour each token or person may start, shared by every
+    /// replica (`QUIRE_AGENT_TURNS_PER_HOUR`; 0, the default: no limit).
+    /// Past it, 429 with `Retry-After`.
+    pub agent_turns_per_hour: u32,
+    /// Model tokens (prompt and answer) a site's agents may use a day,
+    /// from 00:00 UTC (`QUIRE_MODEL_TOKENS_PER_DAY`; 0, the default: no
+    /// budget). Once spent, turns are refused with 429 and a running one
+    /// stops before its next model call.
+    pub model_tokens_per_day: u64,
     /// Seconds a request's line and headers may take to arrive, and a
     /// kept-alive connection may stay idle (`QUIRE_HEADER_TIMEOUT_SECS`, default 10).
     pub header_timeout_secs: u64,
@@ -235,6 +244,8 @@ impl Default for Config {
             max_upload_mb: 25,
             max_image_megapixels: quire_tools::media::DEFAULT_MAX_MEGAPIXELS,
             requests_per_minute: 0,
+            agent_turns_per_hour: 0,
+            model_tokens_per_day: 0,
             header_timeout_secs: 10,
             body_timeout_secs: 30,
             max_connections_per_address: 256,
@@ -266,6 +277,8 @@ const KEYS: [&str; 21] = [
     "max_upload_mb",
     "max_image_megapixels",
     "requests_per_minute",
+    "agent_turns_per_hour",
+    "model_tokens_per_day",
     "header_timeout_secs",
     "body_timeout_secs",
     "max_connections_per_address",

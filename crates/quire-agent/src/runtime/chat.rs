@@ -122,6 +122,8 @@ impl Runtime {
         if let Some(id) = &release {
             self.check_release(person, &agent, id).await?;
         }
+        // Every turn asked for counts, the last check before it starts.
+        self.take_turn(person).await?;
         let user = Message::User { content: message.to_string() };
         let body = user.to_json();
         let (session, history) = match session_id.as_deref() {

@@ -26,6 +26,14 @@ pub enum AgentError {
         /// What is wrong.
         message: String,
     },
+    /// Over a fair-use limit ([`crate::runtime::FairUse`]).
+    #[error("{message}")]
+    Limited {
+        /// Which limit, and when it passes, in words.
+        message: String,
+        /// Seconds until it may pass.
+        retry_after: u64,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

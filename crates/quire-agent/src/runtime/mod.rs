@@ -18,6 +18,7 @@ mod calls;
 mod chat;
 mod clients;
 mod error;
+mod fair_use;
 mod journal;
 mod relay;
 mod resume;
@@ -28,6 +29,7 @@ mod undo;
 pub use calls::PendingCall;
 pub use chat::{Ask, PreviewAnswer, TurnStarted};
 pub use error::AgentError;
+pub use fair_use::FairUse;
 pub use undo::TurnUndone;
 
 use crate::events::EventHub;
@@ -69,6 +71,10 @@ pub struct Runtime {
     flushing: tokio::sync::Mutex<()>,
     /// Stores of the relay's batch that failed in a row.
     flush_failures: AtomicU32,
+    /// Fair use ([`FairUse`]): agent turns an hour per token or person.
+    turns_per_hour: AtomicU64,
+    /// Fair use: model tokens a day per site.
+    model_tokens_per_day: AtomicU64,
 }
 
 /// A process silent this long is taken to have stopped: its running turns
@@ -92,6 +98,8 @@ impl Runtime {
             running: Arc::new(AtomicU64::new(0)),
             flushing: tokio::sync::Mutex::new(()),
             flush_failures: AtomicU32::new(0),
+            turns_per_hour: AtomicU64::new(0),
+            model_tokens_per_day: AtomicU64::new(0),
         });
         relay::start(&runtime);
         runtime

@@ -211,6 +211,10 @@ impl Runtime {
                 );
                 return Ok(self.finish_with(&thread, journal, text));
             }
+            // The site's model budget of the day, spent: no further call.
+            if let Some(spent) = self.budget_spent(scope).await? {
+                return Ok(self.finish_with(&thread, journal, format!("I stopped here: {spent}.")));
+            }
             let span =
                 tracing::info_span!("agent_step", session = %thread, turn = session.turns, step = session.steps + 1);
             let outcome = timed(span, "step ended", self.step(&turn_run, session, &mut messages, journal)).await;
@@ -260,6 +264,7 @@ impl Runtime {
         stream.finish();
         let response = response?;
         session.steps += 1;
+        self.spend(run.scope, response.usage).await?;
         session.input_tokens += response.usage.input_tokens as i64;
         session.output_tokens += response.usage.output_tokens as i64;
         self.hub.emit(

@@ -53,6 +53,10 @@ pub async fn run(addr: Option<String>, no_seed: bool, config: &Config, data: &Da
         .with_https(base.starts_with("https://"))
         .with_public_url(config.public_url.clone())
         .with_request_limit(config.requests_per_minute);
+    state.runtime().set_fair_use(quire_agent::FairUse {
+        turns_per_hour: config.agent_turns_per_hour,
+        model_tokens_per_day: config.model_tokens_per_day,
+    });
     tracing::info!(storage = %state.registry().services().storage.describe(), "published media");
     if matches!(store.location(), Location::File(_)) && data.options.synchronous == quire_store::Synchronous::Normal {
         tracing::info!("sqlite_synchronous = normal: commits survive a crash of the process, not a power loss");

@@ -260,7 +260,7 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 21] = [
+const KEYS: [&str; 23] = [
     "addr",
     "data",
     "database_url",

@@ -15,6 +15,7 @@ pub mod content;
 mod error;
 pub mod images;
 pub mod notes;
+pub mod oauth;
 pub mod people;
 mod permission;
 pub mod previews;

@@ -101,6 +101,9 @@ pub enum Permission<'a> {
         /// Its id, for the refusal.
         session: &'a str,
     },
+    /// Let an application act for the person (an OAuth grant) as `group`:
+    /// a person signed in to the back-office, never above their own group.
+    GrantAccess(Group),
     /// Put a record back as it was after a change: the right to change
     /// that kind of record and to restore it from the archive (a revision
     /// can bring back what was archived).
@@ -124,6 +127,7 @@ impl std::fmt::Display for Permission<'_> {
             Permission::AnswerApproval { tool, .. } => write!(f, "answer approval of {}", tool.name),
             Permission::SeeSession { session, .. } => write!(f, "see session {session}"),
             Permission::UndoTurn { session, .. } => write!(f, "undo a turn of {session}"),
+            Permission::GrantAccess(group) => write!(f, "grant access as {}", group.as_str()),
             Permission::RestoreRevision(kind) => write!(f, "restore revision of {kind}"),
             Permission::RestoreArchive(kind) => write!(f, "restore archived {kind}"),
         }
@@ -202,6 +206,11 @@ fn decide(principal: &Principal<'_>, permission: Permission<'_>) -> Result<(), R
         // Undoing changes content: the right to write it.
         Permission::UndoTurn { .. } if writes(group, EntityKind::Page) => Ok(()),
         Permission::UndoTurn { .. } => refuse("undo a turn (it changes content)".into()),
+        Permission::GrantAccess(_) if principal.surface != Surface::Web || !principal.actor.starts_with("user:") => {
+            Err(Refusal { hidden: false, message: "access is granted by a person signed in to the back-office".into() })
+        }
+        Permission::GrantAccess(asked) if asked <= group => Ok(()),
+        Permission::GrantAccess(asked) => refuse(format!("grant access as {}, above its own", asked.as_str())),
         Permission::RestoreRevision(kind) if writes(group, kind) && deletes(group, kind) => Ok(()),
         Permission::RestoreRevision(kind) => refuse(format!("restore revisions of {kind} records")),
         Permission::RestoreArchive(kind) if deletes(group, kind) => Ok(()),

@@ -85,8 +85,10 @@ impl ToolMode {
 /// The meta-tool of discover mode.
 pub const USE_TOOL: &str = "useTool";
 
-/// Resolves the caller of an HTTP request from its bearer token.
-pub type Authenticator = Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = Option<CallContext>> + Send>> + Send + Sync>;
+/// Resolves the caller of an HTTP request from its bearer token, and the
+/// tools its credential limits it to (an OAuth grant's choice), if any.
+pub type Authenticator =
+    Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = Option<(CallContext, Option<ToolMode>)>> + Send>> + Send + Sync>;
 
 /// How a server learns who is calling.
 #[derive(Clone)]
@@ -134,10 +136,12 @@ impl QuireMcp {
         Ok(listed)
     }
 
-    async fn context(&self, request: &RequestContext<RoleServer>) -> Result<CallContext, ErrorData> {
+    /// The caller of a request, and the tools it is offered: the server's
+    /// mode, or the one its credential limits it to.
+    async fn context(&self, request: &RequestContext<RoleServer>) -> Result<(CallContext, ToolMode), ErrorData> {
         let session = Some(Self::session_of(request));
         match &self.caller {
-            Caller::Fixed(ctx) => Ok(CallContext { session_id: session, ..(**ctx).clone() }),
+            Caller::Fixed(ctx) => Ok((CallContext { session_id: session, ..(**ctx).clone() }, self.mode.clone())),
             Caller::Bearer(auth) => {
                 let token = request
                     .extensions
@@ -147,20 +151,20 @@ impl QuireMcp {
                     .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
                     .map(|t| t.trim().to_string())
                     .ok_or_else(|| ErrorData::invalid_request("a bearer token is required", None))?;
-                let mut ctx =
+                let (mut ctx, limited) =
                     auth(token).await.ok_or_else(|| ErrorData::invalid_request("the token is not valid", None))?;
                 ctx.surface = Surface::Mcp;
                 ctx.session_id = session;
-                Ok(ctx)
+                Ok((ctx, limited.unwrap_or_else(|| self.mode.clone())))
             }
         }
     }
 
-    fn offered(&self, ctx: &CallContext, tool: &quire_tools::Tool) -> bool {
+    fn offered(&self, ctx: &CallContext, mode: &ToolMode, tool: &quire_tools::Tool) -> bool {
         if !quire_tools::permits(ctx, tool) {
             return false;
         }
-        match &self.mode {
+        match mode {
             ToolMode::All => true,
             ToolMode::ReadOnly => tool.read_only,
             ToolMode::Discover => {
@@ -414,19 +418,19 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let ctx = self.context(&context).await?;
+        let (ctx, mode) = self.context(&context).await?;
         let mut tools: Vec<Tool> = self
             .registry
             .tools()
             .iter()
-            .filter(|t| self.offered(&ctx, t))
+            .filter(|t| self.offered(&ctx, &mode, t))
             .filter_map(|t| {
                 let input = self.registry.schema(t.name)?;
                 let output = self.registry.output_schema(t.name)?;
                 Some(mcp_tool(t, input, output))
             })
             .collect();
-        if self.mode == ToolMode::Discover {
+        if mode == ToolMode::Discover {
             tools.insert(1, use_tool());
         }
         Ok(ListToolsResult::with_all_items(self.plus_fixture(tools, fixture::tools)?))
@@ -437,7 +441,7 @@ impl ServerHandler for QuireMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut ctx = self.context(&context).await?;
+        let (mut ctx, mode) = self.context(&context).await?;
         let updates = context.meta.get_progress_token().map(|token| {
             let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
             ctx.progress = Some(Progress::new(move |update| {
@@ -446,7 +450,7 @@ impl ServerHandler for QuireMcp {
             }));
             (receiver, token)
         });
-        forward_progress(updates, &context.peer, self.run_tool(&ctx, &context, request)).await
+        forward_progress(updates, &context.peer, self.run_tool(&ctx, &mode, &context, request)).await
     }
 
     async fn list_prompts(
@@ -474,7 +478,7 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let ctx = self.context(&context).await?;
+        let (ctx, _) = self.context(&context).await?;
         let listed = resources::list(self.registry.services(), &ctx).await?;
         Ok(ListResourcesResult::with_all_items(self.plus_fixture(listed, fixture::resources)?))
     }
@@ -484,7 +488,7 @@ impl ServerHandler for QuireMcp {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let ctx = self.context(&context).await?;
+        let (ctx, _) = self.context(&context).await?;
         if self.fixture && fixture::is_resource(&request.uri) {
             return fixture::read(&request.uri);
         }
@@ -505,7 +509,7 @@ impl ServerHandler for QuireMcp {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let ctx = self.context(&context).await?;
+        let (ctx, _) = self.context(&context).await?;
         if let Reference::Prompt(prompt) = &request.r#ref
             && self.fixture
             && fixture::is_prompt(&prompt.name)
@@ -609,6 +613,7 @@ impl QuireMcp {
     async fn run_tool(
         &self,
         ctx: &CallContext,
+        mode: &ToolMode,
         context: &RequestContext<RoleServer>,
         request: CallToolRequestParams,
     ) -> Result<CallToolResponse, ErrorData> {
@@ -618,7 +623,7 @@ impl QuireMcp {
             return fixture::call(&name, &arguments, ctx, context).await;
         }
         let mut args = Value::Object(arguments);
-        let discover = self.mode == ToolMode::Discover;
+        let discover = *mode == ToolMode::Discover;
         if discover && name == USE_TOOL {
             name = args.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
             args = args.get("arguments").cloned().unwrap_or(Value::Object(Default::default()));
@@ -627,7 +632,7 @@ impl QuireMcp {
             // useTool, a wrong name is that tool's result, for the model to read).
             match self.registry.get(&name) {
                 None => return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None)),
-                Some(tool) if !(self.offered(ctx, tool) || (discover && quire_tools::permits(ctx, tool))) => {
+                Some(tool) if !(self.offered(ctx, mode, tool) || (discover && quire_tools::permits(ctx, tool))) => {
                     return Err(ErrorData::invalid_params(
                         format!("{name} is not offered to this client: use one of the tools from tools/list"),
                         None,

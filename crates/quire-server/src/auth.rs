@@ -215,6 +215,12 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Caller, ApiErro
     if grant.expired {
         return Err(ApiError::unauthorized("the token has expired"));
     }
+    // An OAuth access token is bound to the resource it was asked for.
+    if let Some(resource) = &grant.resource {
+        return Err(ApiError::unauthorized(format!(
+            "this OAuth access token was issued for {resource} and works only there"
+        )));
+    }
     let env = match parts.headers.get(ENV_HEADER) {
         None => None,
         Some(v) => Some(v.to_str().map_err(|_| ApiError::bad_field(ENV_HEADER, "is not readable text"))?),

@@ -29,17 +29,41 @@ use std::sync::Arc;
 use tower::ServiceExt;
 use tower::util::BoxCloneSyncService;
 
+/// Who calls `/mcp` with a bearer secret that is valid: their call
+/// context, the tools their credential limits them to (an OAuth grant's
+/// choice), and the resource an OAuth access token is bound to.
+struct McpCaller {
+    ctx: CallContext,
+    tools: Option<ToolMode>,
+    resource: Option<String>,
+}
+
 /// The caller of an MCP request with this bearer secret, if it is valid.
-async fn caller_of(state: AppState, secret: String) -> Option<CallContext> {
+async fn caller_of(state: AppState, secret: String) -> Option<McpCaller> {
     let grant = state.authenticate(&secret).await.ok()??;
     if grant.expired {
         return None;
     }
     let scope = grant.scope(None)?;
-    Some(CallContext {
+    let tools = grant.token.mcp_tools.as_deref().and_then(|t| ToolMode::parse(t).ok());
+    let ctx = CallContext {
         policy: grant.token.approval_policy,
         ..CallContext::new(format!("token:{}", grant.token.id), grant.token.group, scope, Surface::Mcp)
-    })
+    };
+    Some(McpCaller { ctx, tools, resource: grant.resource })
+}
+
+/// A refusal of `/mcp`'s credentials: 401, whose challenge names the
+/// endpoint's protected-resource metadata (RFC 9728), where an OAuth
+/// client learns how to get a token.
+fn unauthorized(state: &AppState, headers: &axum::http::HeaderMap, why: &str) -> Response {
+    let mut response = ApiError::unauthorized(why).into_jsonrpc_response(JSONRPC_SERVER_ERROR);
+    let metadata =
+        format!("{}/.well-known/oauth-protected-resource/mcp", crate::routes::oauth::base_url(state, headers));
+    if let Ok(value) = axum::http::HeaderValue::from_str(&format!("Bearer resource_metadata=\"{metadata}\"")) {
+        response.headers_mut().insert(axum::http::header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 /// The `/mcp` service: bearer check, then rmcp's streamable HTTP transport.
@@ -47,7 +71,7 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
     let auth_state = state.clone();
     let authenticator: quire_mcp::Authenticator = Arc::new(move |secret| {
         let state = auth_state.clone();
-        Box::pin(caller_of(state, secret))
+        Box::pin(async move { caller_of(state, secret).await.map(|c| (c.ctx, c.tools)) })
     });
     let registry = state.inner.registry.clone();
     let fixture = state.inner.mcp_test_fixture;
@@ -81,14 +105,18 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
                 .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
                 .map(|(_, t)| t.trim().to_string());
             let Some(secret) = secret else {
-                return Ok::<_, Infallible>(
-                    ApiError::unauthorized("a bearer token is required for /mcp")
-                        .into_jsonrpc_response(JSONRPC_SERVER_ERROR),
-                );
+                return Ok::<_, Infallible>(unauthorized(&state, req.headers(), "a bearer token is required for /mcp"));
             };
             let Some(caller) = caller_of(state.clone(), secret).await else {
-                return Ok(ApiError::unauthorized("the token is not valid").into_jsonrpc_response(JSONRPC_SERVER_ERROR));
+                return Ok(unauthorized(&state, req.headers(), "the token is not valid"));
             };
+            // An OAuth access token works only at the resource it was issued for.
+            let here = crate::routes::oauth::mcp_resource(&state, req.headers());
+            if let Some(bound) = caller.resource.as_ref().filter(|r| **r != here) {
+                let why = format!("the token was issued for {bound}, not {here}");
+                return Ok(unauthorized(&state, req.headers(), &why));
+            }
+            let caller = caller.ctx;
             // Each message counts against the token's requests, as on REST.
             if state.request_limits().is_on()
                 && let Err(limited) = state.request_limits().admit(&caller.actor)

@@ -76,15 +76,24 @@ pub struct TokenInfo {
     pub approval_policy: ApprovalPolicy,
     /// When it was last presented, to the minute (never, when absent).
     pub last_used_at: Option<DateTime<Utc>>,
+    /// For an OAuth grant: the client it was granted to (its tokens are
+    /// issued by the token endpoint; this one's own secret is never shown).
+    pub oauth_client_id: Option<String>,
+    /// For an OAuth grant: which tools MCP offers it (`all`, `readonly`, `discover`).
+    pub mcp_tools: Option<String>,
 }
 
 /// What presenting a token grants.
 #[derive(Debug, Clone)]
 pub struct TokenGrant {
-    /// The token.
+    /// The token (for an OAuth access token, its grant, expiring when the
+    /// access token does).
     pub token: TokenInfo,
     /// Whether it has expired.
     pub expired: bool,
+    /// For an OAuth access token: the resource it is bound to (the MCP
+    /// endpoint's URL); it works nowhere else.
+    pub resource: Option<String>,
 }
 
 impl TokenGrant {
@@ -148,7 +157,7 @@ pub fn expiry_in_days(field: &str, days: i64) -> Result<DateTime<Utc>> {
 fn token_of(row: &Row) -> Result<TokenInfo> {
     let group: String = row.try_get("grp")?;
     Ok(read_row!(row => TokenInfo {
-        id, name, prefix, site_id, expires_at, created_at, last_used_at;
+        id, name, prefix, site_id, expires_at, created_at, last_used_at, oauth_client_id, mcp_tools;
         group: Group::parse(&group).map_err(StoreError::Corrupt)?,
         environments: crate::record::json_opt(row, "environments")?,
         approval_policy: crate::record::wire_col(row, "approval_policy")?,
@@ -278,6 +287,8 @@ impl Store {
             created_at: now,
             approval_policy,
             last_used_at: None,
+            oauth_client_id: None,
+            mcp_tools: None,
         };
         db::query(
             "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy, user_id)
@@ -302,16 +313,36 @@ impl Store {
         Ok((info, secret))
     }
 
-    /// Looks a presented secret up; `None` when unknown or revoked.
+    /// Looks a presented secret up: an API token, or an OAuth access token
+    /// of a grant (as its grant, expiring with it and bound to its
+    /// resource); `None` when unknown or revoked. A grant's own secret is
+    /// never presented, so it is not looked up.
     pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>> {
-        let row = db::query("SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL")
-            .bind(hash_secret(secret))
-            .read_optional(&self.db)
-            .await?;
+        let hash = hash_secret(secret);
+        let row = db::query(
+            "SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL AND oauth_client_id IS NULL",
+        )
+        .bind(&hash)
+        .read_optional(&self.db)
+        .await?;
+        if let Some(row) = row {
+            let token = token_of(&row)?;
+            let expired = token.expires_at.is_some_and(|t| t <= Utc::now());
+            return Ok(Some(TokenGrant { token, expired, resource: None }));
+        }
+        let row = db::query(
+            "SELECT a.*, t.resource AS bound_to, t.expires_at AS access_expires_at FROM oauth_tokens t
+             JOIN api_tokens a ON a.id = t.token_id WHERE t.hash = ?1 AND t.kind = 'access' AND a.revoked_at IS NULL",
+        )
+        .bind(&hash)
+        .read_optional(&self.db)
+        .await?;
         let Some(row) = row else { return Ok(None) };
-        let token = token_of(&row)?;
+        let mut token = token_of(&row)?;
+        let access: DateTime<Utc> = row.try_get("access_expires_at")?;
+        token.expires_at = Some(token.expires_at.map_or(access, |t| t.min(access)));
         let expired = token.expires_at.is_some_and(|t| t <= Utc::now());
-        Ok(Some(TokenGrant { token, expired }))
+        Ok(Some(TokenGrant { token, expired, resource: Some(row.try_get("bound_to")?) }))
     }
 
     /// The group of a token that is still valid (neither revoked nor

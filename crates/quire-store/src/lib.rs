@@ -24,6 +24,7 @@ mod list;
 mod log;
 mod media;
 mod migrate;
+mod oauth;
 mod ops;
 mod previews;
 mod publishing;
@@ -42,6 +43,7 @@ mod vectors;
 
 pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
+pub use oauth::{ACCESS_LIFETIME, NewGrant, OAuthClient, OAuthRefusal, OAuthTokens, pkce_matches};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use db::{Location, Synchronous};

@@ -28,6 +28,7 @@ mod history;
 mod media;
 mod navigation;
 mod notes;
+mod oauth;
 mod pages;
 mod preview;
 mod previews;
@@ -104,6 +105,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/tokens", get(admin::tokens).post(admin::create))
         .route("/site", get(previews::show).post(previews::update))
         .route("/tokens/{id}/revoke", post(admin::revoke))
+        .route("/oauth/authorize", get(oauth::form).post(oauth::submit))
         .route("/assets/{name}", get(assets::serve))
         .route("/favicon.ico", get(assets::favicon))
         .layer(axum::Extension(throttle))

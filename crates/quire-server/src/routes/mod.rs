@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod images;
 pub mod jobs;
 pub mod navigation;
+pub mod oauth;
 pub mod openai;
 pub mod pages;
 pub mod publishing;
@@ -52,6 +53,7 @@ pub fn router() -> Router<AppState> {
         .merge(agui::router())
         .merge(openai::router())
         .merge(tokens::router())
+        .merge(oauth::router())
 }
 
 /// Default page size of lists.

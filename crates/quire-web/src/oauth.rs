@@ -1,0 +1,153 @@
+//! The authorization endpoint of OAuth for remote MCP clients
+//! (`/oauth/authorize`, [decision 0048]): a person signed in to the
+//! back-office sees which application asks, and chooses the environment,
+//! the group it acts as (no higher than their own) and the tools it is
+//! offered, then allows or denies. The checks are `quire_app::oauth`'s.
+//!
+//! [decision 0048]: ../../../docs/decisions/0048-oauth-for-remote-mcp.md
+
+use crate::Person;
+use crate::error::WebError;
+use crate::frame::Frame;
+use crate::pages::Head;
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::{Form, http};
+use quire_app::oauth::{self, Authorization, AuthorizeQuery, AuthorizeRefusal, Consent, TOOL_MODES};
+use quire_core::access::Group;
+use quire_server::AppState;
+use quire_server::routes::oauth::{base_url, mcp_resource};
+use serde::Deserialize;
+
+#[derive(Template)]
+#[template(path = "oauth.html")]
+struct ConsentPage {
+    head: Head,
+    frame: Frame,
+    /// The client's name.
+    client: String,
+    /// Where the answer goes (its host, or the whole URI for an app's scheme).
+    returns_to: String,
+    site: String,
+    query: AuthorizeQuery,
+    environments: Vec<String>,
+    groups: Vec<&'static str>,
+    tool_modes: &'static [(&'static str, &'static str)],
+    error: Option<String>,
+}
+
+/// The form: the request's own fields, kept, and the person's choices.
+#[derive(Debug, Deserialize)]
+pub struct ConsentForm {
+    #[serde(flatten)]
+    query: AuthorizeQuery,
+    environment: Option<String>,
+    group: Option<String>,
+    tools: Option<String>,
+    decision: Option<String>,
+}
+
+/// Checks the request; a refusal is shown, or sent back to the client.
+async fn checked(state: &AppState, headers: &HeaderMap, query: &AuthorizeQuery) -> Result<Authorization, Response> {
+    match oauth::check(state.store(), query, &mcp_resource(state, headers)).await {
+        Ok(authorization) => Ok(authorization),
+        Err(AuthorizeRefusal::Redirect(url)) => Err(Redirect::to(&url).into_response()),
+        Err(AuthorizeRefusal::Show(why)) => Err(WebError::Status(
+            StatusCode::BAD_REQUEST,
+            format!("This application's request cannot be answered: {why}"),
+        )
+        .into_response()),
+    }
+}
+
+/// The screen for `authorization`, with `error` beside the choices.
+async fn screen(
+    person: &Person,
+    authorization: &Authorization,
+    query: AuthorizeQuery,
+    error: Option<String>,
+) -> Result<ConsentPage, WebError> {
+    let site = person.content.site().await?;
+    let allowed = person.actor().environments.clone();
+    let environments =
+        site.environments.iter().filter(|e| allowed.as_ref().is_none_or(|a| a.contains(e))).cloned().collect();
+    let own = person.actor().group;
+    let groups = [Group::Viewer, Group::Author, Group::Editor, Group::Admin]
+        .into_iter()
+        .filter(|g| *g <= own)
+        .map(Group::as_str)
+        .collect();
+    let returns_to = match http::Uri::try_from(authorization.redirect_uri.as_str()) {
+        Ok(uri) if matches!(uri.scheme_str(), Some("http" | "https")) => uri.host().unwrap_or_default().to_string(),
+        _ => authorization.redirect_uri.clone(),
+    };
+    Ok(ConsentPage {
+        head: Head::new(),
+        frame: Frame::new(person, "/tokens"),
+        client: authorization.client.name.clone(),
+        returns_to,
+        site: site.name,
+        query,
+        environments,
+        groups,
+        tool_modes: &TOOL_MODES,
+        error,
+    })
+}
+
+/// `GET /oauth/authorize`: the consent screen (after signing in).
+pub async fn form(
+    person: Person,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<AuthorizeQuery>,
+) -> Response {
+    let authorization = match checked(&state, &headers, &query).await {
+        Ok(a) => a,
+        Err(answer) => return answer,
+    };
+    match screen(&person, &authorization, query, None).await.and_then(|p| Ok(p.render()?)) {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /oauth/authorize`: allow (the grant is made and the client gets
+/// its code) or deny (it gets `access_denied`).
+pub async fn submit(
+    person: Person,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<ConsentForm>,
+) -> Response {
+    let authorization = match checked(&state, &headers, &form.query).await {
+        Ok(a) => a,
+        Err(answer) => return answer,
+    };
+    if form.decision.as_deref() != Some("allow") {
+        return Redirect::to(&oauth::denied(&authorization)).into_response();
+    }
+    let group = form.group.as_deref().map(Group::parse).transpose();
+    let consent = match (group, form.environment, form.tools) {
+        (Ok(Some(group)), Some(environment), Some(tools)) => Consent { environment, group, tools },
+        _ => {
+            let why = "Choose the environment, the group and the tools.".to_string();
+            return refused(&person, &authorization, form.query, why).await;
+        }
+    };
+    let issuer = base_url(&state, &headers);
+    match oauth::consent(state.store(), person.actor(), &issuer, &authorization, consent).await {
+        Ok(url) => Redirect::to(&url).into_response(),
+        Err(e) => refused(&person, &authorization, form.query, e.message).await,
+    }
+}
+
+/// The screen again with `why`, as 422.
+async fn refused(person: &Person, authorization: &Authorization, query: AuthorizeQuery, why: String) -> Response {
+    match screen(person, authorization, query, Some(why)).await.and_then(|p| Ok(p.render()?)) {
+        Ok(html) => (StatusCode::UNPROCESSABLE_ENTITY, Html(html)).into_response(),
+        Err(e) => e.into_response(),
+    }
+}

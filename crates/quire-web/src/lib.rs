@@ -113,17 +113,17 @@ pub fn router(state: AppState) -> Router<AppState> {
         .layer(middleware::from_fn(security_headers))
 }
 
+/// The back-office's content security policy.
+pub(crate) const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                              connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 /// Adds the headers every back-office response carries.
 async fn security_headers(req: Request, next: Next) -> Response {
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
-             form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        ),
-    );
+    // A screen may widen its own policy (the OAuth consent screen's form
+    // answers with a redirect to the application).
+    headers.entry(header::CONTENT_SECURITY_POLICY).or_insert(HeaderValue::from_static(CSP));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));

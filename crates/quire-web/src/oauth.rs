@@ -97,6 +97,25 @@ async fn screen(
     })
 }
 
+/// The consent screen as a response: its form's answer is a redirect to
+/// the application, so its policy lets a form lead there too.
+fn consent_screen(status: StatusCode, html: String, authorization: &Authorization) -> Response {
+    let mut response = (status, Html(html)).into_response();
+    let target = match http::Uri::try_from(authorization.redirect_uri.as_str()) {
+        Ok(uri) => match (uri.scheme_str(), uri.authority()) {
+            (Some(scheme @ ("http" | "https")), Some(authority)) => format!("{scheme}://{authority}"),
+            (Some(scheme), _) => format!("{scheme}:"),
+            _ => String::new(),
+        },
+        Err(_) => String::new(),
+    };
+    let policy = crate::CSP.replace("form-action 'self'", &format!("form-action 'self' {target}"));
+    if let Ok(value) = http::HeaderValue::from_str(&policy) {
+        response.headers_mut().insert(http::header::CONTENT_SECURITY_POLICY, value);
+    }
+    response
+}
+
 /// `GET /oauth/authorize`: the consent screen (after signing in).
 pub async fn form(
     person: Person,
@@ -109,7 +128,7 @@ pub async fn form(
         Err(answer) => return answer,
     };
     match screen(&person, &authorization, query, None).await.and_then(|p| Ok(p.render()?)) {
-        Ok(html) => Html(html).into_response(),
+        Ok(html) => consent_screen(StatusCode::OK, html, &authorization),
         Err(e) => e.into_response(),
     }
 }
@@ -147,7 +166,7 @@ pub async fn submit(
 /// The screen again with `why`, as 422.
 async fn refused(person: &Person, authorization: &Authorization, query: AuthorizeQuery, why: String) -> Response {
     match screen(person, authorization, query, Some(why)).await.and_then(|p| Ok(p.render()?)) {
-        Ok(html) => (StatusCode::UNPROCESSABLE_ENTITY, Html(html)).into_response(),
+        Ok(html) => consent_screen(StatusCode::UNPROCESSABLE_ENTITY, html, authorization),
         Err(e) => e.into_response(),
     }
 }

@@ -113,7 +113,7 @@ describe("pages", () => {
     const previewed = await page.evaluate(async (url) => (await fetch(url)).json(), preview);
     assert.ok(previewed.sections.some((s) => s.content.heading === "Everything half price"), JSON.stringify(previewed));
     await page.getByRole("button", { name: "Publish", exact: true }).click();
-    await page.getByText("Published.").waitFor();
+    await page.getByText("Published.", { exact: true }).waitFor();
     await noSeriousViolations(page, "page editor after publishing");
 
     const delivered = await api(server, "GET", "/api/v1/delivery/pages/spring-sale");
@@ -396,8 +396,9 @@ describe("history", () => {
     await page.getByRole("button", { name: "Save page" }).click();
     await page.getByText("Saved.").waitFor();
 
-    await page.getByRole("link", { name: "History" }).click();
-    await page.getByLabel("Record id").fill(id);
+    // The editor links to the page's history, which names it.
+    await page.getByRole("link", { name: "History of this page" }).click();
+    await page.getByRole("heading", { name: "History of the page “Versioned twice”" }).waitFor();
     await page.getByLabel("Through").selectOption("web");
     await page.getByRole("button", { name: "Filter" }).click();
     const rows = page.locator("table.list tbody tr");
@@ -406,7 +407,10 @@ describe("history", () => {
     assert.equal(await rows.nth(1).locator("td").nth(1).innerText(), "create");
     await noSeriousViolations(page, "history");
     await shot(page, "history");
-    await rows.nth(0).getByRole("link").click();
+    // The record by its name, with a link; the person by their name.
+    assert.equal(await rows.nth(0).getByRole("link", { name: "Versioned twice" }).getAttribute("href"), `/pages/${id}`);
+    assert.match(await rows.nth(0).locator("td").nth(3).innerText(), /\(you\)$/);
+    await rows.nth(0).getByRole("link").first().click();
     const name = page.locator("table.diff tr", { has: page.getByRole("rowheader", { name: "name" }) });
     assert.equal(await name.locator("pre.before").innerText(), "Versioned");
     assert.equal(await name.locator("pre.after").innerText(), "Versioned twice");
@@ -414,7 +418,7 @@ describe("history", () => {
     await shot(page, "change");
 
     await page.goBack();
-    await rows.nth(1).getByRole("link").click();
+    await rows.nth(1).getByRole("link").first().click();
     await page.getByRole("button", { name: "Restore the record as this change left it" }).click();
     await page.getByRole("heading", { name: /^restore|^update|^revert/i }).waitFor();
     const stored = await api(server, "GET", `/api/v1/pages/${id}`);

@@ -102,14 +102,14 @@ describe("posts and collections", () => {
     await page.getByLabel(/^Body/).fill("# Launch\n\nWe shipped **today**.");
     // The image picker shows the library; a pick fills the field, and the
     // cover's empty alt text with the image's.
-    await page.locator("#f-entry-featuredImage + button.pick").click();
-    const first = page.locator("#f-entry-featuredImage ~ .picker button[data-url]").first();
+    await page.locator("#f-entry-featuredImage ~ button.pick").click();
+    const first = page.locator(".image-choice:has(#f-entry-featuredImage) + .picker button[data-url]").first();
     await first.waitFor();
     const url = await first.getAttribute("data-url");
     await first.click();
     assert.equal(await page.locator("#f-entry-featuredImage").inputValue(), url);
-    await page.locator('[id="f-cover.url"] + button.pick').click();
-    const coverChoice = page.locator('[id="f-cover.url"] ~ .picker button[data-url]').first();
+    await page.locator('[id="f-cover.url"] ~ button.pick').click();
+    const coverChoice = page.locator('.image-choice:has([id="f-cover.url"]) + .picker button[data-url]').first();
     await coverChoice.waitFor();
     await coverChoice.click();
     const library = (await api(server, "GET", "/api/v1/images?limit=100")).body.items;
@@ -484,7 +484,7 @@ describe("navigation", () => {
     assert.ok(!(await order()).includes("Docs"), "the new item waits for the menu to be published");
     const publish = async () => {
       await page.getByRole("button", { name: "Publish", exact: true }).click();
-      await page.getByText("Published.").waitFor();
+      await page.getByText("Published.", { exact: true }).waitFor();
     };
     await publish();
     const before = await order();
@@ -756,7 +756,7 @@ describe("an author", () => {
       return r.status;
     }, [menu, csrf]);
     assert.equal(forced, 403);
-    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("link", { name: "History", exact: true }).click();
     await page.locator("table.list tbody tr a").first().click();
     assert.equal(await page.getByRole("button", { name: /Restore the record/ }).count(), 0);
     await context.close();

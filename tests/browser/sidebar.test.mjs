@@ -83,6 +83,10 @@ describe("the AI sidebar", () => {
     await page.locator(".ai-tool summary", { hasText: /^⚙ createSection / }).waitFor();
     const sections = await api(server, "GET", `/api/v1/pages/${id}/sections`);
     assert.equal(sections.body.items.length, 1);
+    // What the turn changed is named, with a link: a section by its template and page, never by its id.
+    const changed = page.locator(".ai-after").getByRole("link", { name: /^section “.+ on Agent made”$/ });
+    await changed.waitFor();
+    assert.equal(await changed.getAttribute("href"), `/sections/${sections.body.items[0].id}`);
     // The model got the screen's record as the turn's context.
     const last = model.requests.at(-1);
     assert.match(JSON.stringify(last.messages), new RegExp(id));
@@ -113,7 +117,7 @@ describe("the AI sidebar", () => {
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
     // The executed call, what it changed, and the way back.
     await widget.locator(".ai-approval-status", { hasText: /^Done: Archived 1 page\(s\)/ }).waitFor();
-    await page.locator(".ai-after", { hasText: "Changed: page old-campaign" }).waitFor();
+    await page.locator(".ai-after", { hasText: "Changed: page “old-campaign”" }).waitFor();
     // The screen no longer shows the archived page as it was.
     await page.locator("#main h1", { hasText: "Archived" }).waitFor();
     await page.getByRole("button", { name: "Undo this turn" }).click();

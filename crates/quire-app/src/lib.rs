@@ -14,6 +14,7 @@ pub mod chat;
 pub mod content;
 mod error;
 pub mod images;
+pub mod names;
 pub mod notes;
 pub mod oauth;
 pub mod people;

@@ -303,13 +303,88 @@
     });
   }
 
+  // ---- a long select (the parent page picker) gets a search box above
+  // it that narrows its options to those whose name holds what is typed ----
+  function enhanceFilterable(root) {
+    root.querySelectorAll("select[data-filterable]").forEach(function (select) {
+      if (select.dataset.enhanced || select.options.length < 8) return;
+      select.dataset.enhanced = "1";
+      var search = document.createElement("input");
+      search.type = "search";
+      search.className = "filter-options";
+      search.id = select.id + "-search";
+      search.placeholder = "Search the pages";
+      search.setAttribute("aria-label", "Search the choices of " + (select.labels[0] ? select.labels[0].textContent : "the list"));
+      search.setAttribute("aria-controls", select.id);
+      select.insertAdjacentElement("beforebegin", search);
+      search.addEventListener("input", function () {
+        var words = search.value.trim().toLowerCase();
+        var first = null;
+        Array.prototype.forEach.call(select.options, function (o) {
+          var shown = !words || !o.value || o.selected || o.textContent.toLowerCase().indexOf(words) >= 0;
+          o.hidden = !shown;
+          if (shown && o.value && !first && o.textContent.toLowerCase().indexOf(words) >= 0) first = o;
+        });
+        if (words && first) select.size = Math.min(8, select.querySelectorAll("option:not([hidden])").length + 1);
+        else select.removeAttribute("size");
+      });
+    });
+  }
+
   window.quireEnhance = function (root) {
     root.querySelectorAll("ol.items[data-list]").forEach(enhanceList);
     enhanceMarkdown(root);
     enhanceAutosave(root);
     enhanceTimes(root);
+    enhanceFilterable(root);
   };
   window.quireEnhance(document);
+})();
+
+// ---- the frame: the navigation folds behind Menu on a small screen, and
+// the colour theme follows the system's unless the person chose one here
+// (remembered in a cookie, so the server draws the screen in it) ----
+(function () {
+  var nav = document.getElementById("side-nav");
+  var menu = document.getElementById("nav-toggle");
+  if (nav && menu) {
+    document.body.classList.add("js-nav");
+    menu.hidden = false;
+    menu.addEventListener("click", function () {
+      var opened = nav.classList.toggle("open");
+      menu.setAttribute("aria-expanded", String(opened));
+      if (opened) { var first = nav.querySelector("a"); if (first) first.focus(); }
+    });
+    document.addEventListener("keydown", function (ev) {
+      if (ev.key !== "Escape" || !nav.classList.contains("open") || ev.defaultPrevented) return;
+      nav.classList.remove("open");
+      menu.setAttribute("aria-expanded", "false");
+      menu.focus();
+    });
+  }
+  var button = document.getElementById("theme-toggle");
+  if (!button) return;
+  var root = document.documentElement;
+  var system = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  function dark() { return root.dataset.theme ? root.dataset.theme === "dark" : !!(system && system.matches); }
+  function sync() {
+    button.setAttribute("aria-pressed", String(dark()));
+    button.value = dark() ? "light" : "dark";
+  }
+  sync();
+  if (system && system.addEventListener) system.addEventListener("change", sync);
+  button.form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var wanted = dark() ? "light" : "dark";
+    // Back to the system's own when that is what is wanted.
+    var follows = system && (system.matches ? "dark" : "light") === wanted;
+    if (follows) delete root.dataset.theme; else root.dataset.theme = wanted;
+    sync();
+    var data = new URLSearchParams(new FormData(button.form));
+    data.set("theme", follows ? "" : wanted);
+    fetch(button.form.action, { method: "POST", credentials: "same-origin", body: data, redirect: "manual" })
+      .catch(function () { /* remembered next time it works */ });
+  });
 })();
 
 // ---- the AI sidebar: chat with an agent over the REST API and its event
@@ -374,6 +449,16 @@
   }
   toggle.hidden = false;
   toggle.addEventListener("click", function () { open(aside.hidden); });
+  // Close (and Esc, wherever the focus is) puts the sidebar away, which on
+  // a small screen is a sheet over the whole screen, and gives the focus
+  // back to the button that opens it.
+  function close() { open(false); toggle.focus(); }
+  document.getElementById("ai-close").addEventListener("click", close);
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== "Escape" || aside.hidden || ev.defaultPrevented) return;
+    ev.preventDefault();
+    close();
+  });
 
   // An agent in release mode stages its turns in a release: a new one per
   // turn, or an open one the person chooses here.
@@ -485,12 +570,9 @@
     if (changed.length && turn !== null) {
       var li = add(el("li", "ai-after"));
       li.appendChild(el("span", null, "Changed: "));
-      changed.forEach(function (c, i) {
-        var link = c.entity === "page" ? "/pages/" + c.id : c.entity === "section" ? "/sections/" + c.id : null;
-        var label = c.entity + " " + (c.label || String(c.id).slice(0, 8));
-        li.appendChild(link ? Object.assign(el("a", null, label), { href: link }) : el("span", null, label));
-        if (i < changed.length - 1) li.appendChild(document.createTextNode(", "));
-      });
+      var names = el("span", "ai-changed");
+      li.appendChild(names);
+      nameChanged(names, changed);
       var undo = el("button", null, "Undo this turn");
       undo.type = "button";
       undo.addEventListener("click", function () {
@@ -508,6 +590,31 @@
       if (onScreen) refresh();
     }
     if (turn !== null && state.session) showReleases(state.session, turn);
+  }
+
+  // The records a turn changed, by name with a link to each (the server
+  // names them: a section by its template and page, an archived record by
+  // what its archive recorded); until it answers, by the name the event
+  // carried, never by an id.
+  function nameChanged(span, changed) {
+    function show(list) {
+      span.textContent = "";
+      list.forEach(function (c, i) {
+        var label = c.noun ? c.noun + " “" + c.label + "”" : c.entity + (c.label ? " “" + c.label + "”" : "");
+        span.appendChild(c.href ? Object.assign(el("a", null, label), { href: c.href }) : el("span", null, label));
+        if (i < list.length - 1) span.appendChild(document.createTextNode(", "));
+      });
+    }
+    show(changed);
+    var seen = {};
+    var query = changed.filter(function (c) {
+      var key = c.entity + ":" + c.id;
+      return seen[key] ? false : (seen[key] = true);
+    }).map(function (c) { return "r=" + encodeURIComponent(c.entity + ":" + c.id); }).join("&");
+    fetch("/names?" + query, { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (list) { if (list && list.length) show(list); })
+      .catch(function () { /* the names the events carried stay */ });
   }
 
   // An agent in release mode puts a turn's changes into a release of its
@@ -886,38 +993,71 @@
   });
 })();
 
-// Image fields: "Choose from the library" opens the library's recent
-// images as thumbnails; picking one fills the field (and an empty alt text
+// Image fields: a select of the library's images by name (which works
+// without this script), the chosen one's thumbnail beside it, a Clear
+// button, and "Choose from the library", which opens the library's recent
+// images as thumbnails; picking one chooses it (and fills an empty alt text
 // beside it). Clicks are handled for the whole document, so the copies a
 // list makes of an item work too.
 (function () {
-  function fillAlt(input, alt) {
-    var name = input.name.replace(/\.url$/, ".alt");
-    if (name === input.name || !alt) return;
-    var other = input.form && Array.prototype.find.call(input.form.elements, function (el) { return el.name === name; });
+  function fillAlt(select, alt) {
+    var name = select.name.replace(/\.url$/, ".alt");
+    if (name === select.name || !alt) return;
+    var other = select.form && Array.prototype.find.call(select.form.elements, function (el) { return el.name === name; });
     if (other && !other.value) other.value = alt;
   }
   function thumb(image) {
     var t = image.variants && image.variants.thumbnail;
     return (t && (t.webp || t.url)) || image.url;
   }
-  function picker(input) {
-    var next = input.nextElementSibling;
-    if (next && next.classList.contains("pick")) return;
+  function showThumb(select) {
+    var img = select.parentNode.querySelector("img.thumb");
+    var option = select.options[select.selectedIndex];
+    var src = option && option.value ? option.dataset.thumb || option.value : "";
+    if (img) { if (src) img.src = src; else img.removeAttribute("src"); img.hidden = !src; }
+    var clear = select.parentNode.querySelector("button.clear-image");
+    if (clear) clear.disabled = !select.value;
+  }
+  function picker(select) {
+    if (select.dataset.enhanced) return;
+    select.dataset.enhanced = "1";
+    var label = select.labels && select.labels[0] ? select.labels[0].textContent : "the image";
+    var clear = document.createElement("button");
+    clear.type = "button";
+    clear.className = "clear-image";
+    clear.textContent = "Clear";
+    clear.setAttribute("aria-label", "Clear " + label);
     var button = document.createElement("button");
     button.type = "button";
     button.className = "pick";
     button.textContent = "Choose from the library";
+    button.setAttribute("aria-expanded", "false");
     var grid = document.createElement("ul");
     grid.className = "picker";
     grid.hidden = true;
-    input.insertAdjacentElement("afterend", button);
-    button.insertAdjacentElement("afterend", grid);
+    select.insertAdjacentElement("afterend", clear);
+    clear.insertAdjacentElement("afterend", button);
+    select.parentNode.insertAdjacentElement("afterend", grid);
+    showThumb(select);
+  }
+  function choose(select, url, alt, thumbUrl) {
+    var option = Array.prototype.find.call(select.options, function (o) { return o.value === url; });
+    if (!option) {
+      option = new Option(alt || url.split("/").pop(), url);
+      option.dataset.thumb = thumbUrl || url;
+      select.add(option, 1);
+    }
+    select.value = url;
+    fillAlt(select, alt);
+    select.dispatchEvent(new Event("input", { bubbles: true }));
+    select.dispatchEvent(new Event("change", { bubbles: true }));
   }
   function open(button) {
-    var grid = button.nextElementSibling;
-    if (!grid.hidden) { grid.hidden = true; return; }
+    var select = button.parentNode.querySelector("select[data-image-picker]");
+    var grid = button.parentNode.nextElementSibling;
+    if (!grid.hidden) { grid.hidden = true; button.setAttribute("aria-expanded", "false"); return; }
     grid.hidden = false;
+    button.setAttribute("aria-expanded", "true");
     grid.textContent = "Loading…";
     fetch("/api/v1/images?status=completed&limit=48", { credentials: "same-origin" })
       .then(function (r) { return r.json(); })
@@ -930,7 +1070,9 @@
           pick.type = "button";
           pick.dataset.url = image.url;
           pick.dataset.alt = image.alt || "";
+          pick.dataset.thumb = thumb(image);
           pick.setAttribute("aria-label", "Use " + (image.alt || image.filename));
+          if (image.url === select.value) pick.setAttribute("aria-pressed", "true");
           var img = document.createElement("img");
           img.src = thumb(image);
           img.alt = "";
@@ -943,21 +1085,31 @@
       })
       .catch(function () { grid.textContent = "The library could not be loaded."; });
   }
+  document.addEventListener("change", function (ev) {
+    if (ev.target.matches && ev.target.matches("select[data-image-picker]")) showThumb(ev.target);
+  });
   document.addEventListener("click", function (ev) {
     var toggle = ev.target.closest("button.pick");
     if (toggle) { open(toggle); return; }
+    var clear = ev.target.closest("button.clear-image");
+    if (clear) {
+      var s = clear.parentNode.querySelector("select[data-image-picker]");
+      choose(s, "", "");
+      s.focus();
+      return;
+    }
     var choice = ev.target.closest(".picker button[data-url]");
     if (!choice) return;
     var grid = choice.closest(".picker");
-    var button = grid.previousElementSibling;
-    var input = button.previousElementSibling;
-    input.value = choice.dataset.url;
-    fillAlt(input, choice.dataset.alt);
-    input.dispatchEvent(new Event("input", { bubbles: true }));
+    var box = grid.previousElementSibling;
+    var select = box.querySelector("select[data-image-picker]");
+    choose(select, choice.dataset.url, choice.dataset.alt, choice.dataset.thumb);
     grid.hidden = true;
+    var button = box.querySelector("button.pick");
+    button.setAttribute("aria-expanded", "false");
     button.focus();
   });
-  function enhance(root) { root.querySelectorAll('input[list="library-images"]').forEach(picker); }
+  function enhance(root) { root.querySelectorAll("select[data-image-picker]").forEach(picker); }
   enhance(document);
   var previous = window.quireEnhance;
   window.quireEnhance = function (root) { if (previous) previous(root); enhance(root); };

@@ -3,7 +3,8 @@
 
 use crate::Person;
 use crate::error::{WebError, refusal};
-use crate::frame::Frame;
+use crate::frame::{Frame, Who};
+use crate::names::{Named, Records};
 use crate::pages::{Head, answered};
 use askama::Template;
 use axum::Form;
@@ -15,6 +16,7 @@ use quire_app::approvals::{Verdict, answer};
 use quire_app::content::{Confirmation, TokenInfo};
 use quire_app::tokens::{TokenRequest, create_token, revoke_token};
 use quire_core::access::Group;
+use quire_core::model::EntityKind;
 use quire_server::AppState;
 use serde::Deserialize;
 
@@ -24,6 +26,23 @@ pub struct Pending {
     pub args: String,
     pub preview: String,
     pub via: &'static str,
+    /// Who asked, in words.
+    pub by: String,
+    /// The records it would change, named.
+    pub records: Vec<Named>,
+}
+
+/// The records a preview lists (`items`: objects with an `entity` and an
+/// `id`), in its order.
+fn previewed(preview: &serde_json::Value) -> Vec<(EntityKind, String)> {
+    let items = preview.get("items").and_then(|i| i.as_array()).map(Vec::as_slice).unwrap_or_default();
+    items
+        .iter()
+        .filter_map(|i| {
+            let kind = EntityKind::parse("entity", i.get("entity")?.as_str()?).ok()?;
+            Some((kind, i.get("id")?.as_str()?.to_string()))
+        })
+        .collect()
 }
 
 #[derive(Template)]
@@ -37,12 +56,18 @@ struct Inbox {
 
 async fn inbox(state: &AppState, person: &Person, error: Option<String>) -> Result<Inbox, WebError> {
     let pending = quire_app::approvals::pending(state.runtime(), person.actor()).await?;
+    let who = Who::named(person, pending.iter().map(|c| c.requested_by.as_str())).await;
+    let listed: Vec<Vec<(EntityKind, String)>> = pending.iter().map(|c| previewed(&c.preview)).collect();
+    let records = Records::of(person, listed.iter().flatten().map(|(k, id)| (*k, id.as_str()))).await;
     let pending = pending
         .into_iter()
-        .map(|c| Pending {
+        .zip(&listed)
+        .map(|(c, listed)| Pending {
             args: serde_json::to_string_pretty(&c.args).unwrap_or_default(),
             preview: c.preview.get("message").and_then(|m| m.as_str()).unwrap_or_default().to_string(),
             via: c.requested_via.as_str(),
+            by: who.name(&c.requested_by),
+            records: listed.iter().map(|(kind, id)| records.named(*kind, id)).collect(),
             c,
         })
         .collect();

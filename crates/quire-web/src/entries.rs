@@ -179,6 +179,8 @@ struct EntryPage {
     saved: bool,
     actions: Vec<actions::Offered>,
     languages: &'static [(&'static str, &'static str)],
+    /// The media library's newest images, for the featured image.
+    library: Vec<form::LibraryImage>,
 }
 
 impl EntryPage {
@@ -194,7 +196,8 @@ impl EntryPage {
         entry: Entry,
         shown: Shown,
     ) -> Result<Self, WebError> {
-        let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library(person).await);
+        let library = library(person).await;
+        let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library);
         let noun = noun(&collection);
         let publishing = crate::publishing::Panel::of(
             person,
@@ -221,7 +224,20 @@ impl EntryPage {
             saved: shown.saved,
             actions: actions::offered(noun),
             languages: &actions::LANGUAGES,
+            library,
         })
+    }
+
+    /// The featured image picker's choices: the library's newest images,
+    /// with the current one first when they do not hold it.
+    fn image_choices(&self, value: &str) -> Vec<form::LibraryImage> {
+        let (other, library) = form::LibraryImage::choices(&self.library, value);
+        other.into_iter().chain(library.iter().cloned()).collect()
+    }
+
+    /// The thumbnail of the featured image chosen.
+    fn thumb(&self, value: &str) -> Option<String> {
+        form::LibraryImage::thumb_of(&self.library, value)
     }
 }
 
@@ -231,7 +247,7 @@ struct OwnField {
     name: &'static str,
     label: &'static str,
     value: String,
-    /// Whether the media library is offered as suggestions.
+    /// Whether it is an image, chosen from the media library.
     image: bool,
 }
 
@@ -245,7 +261,7 @@ impl OwnField {
             f("author", "Author", text(&e.author)),
             f("category", "Category", text(&e.category)),
             f("tags", "Tags (separated by commas)", e.tags.join(", ")),
-            OwnField { image: true, ..f("featuredImage", "Featured image (/uploads/…)", text(&e.featured_image)) },
+            OwnField { image: true, ..f("featuredImage", "Featured image", text(&e.featured_image)) },
         ]
     }
 }

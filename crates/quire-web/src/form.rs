@@ -104,22 +104,77 @@ pub fn invalid(e: FieldError) -> AppError {
     AppError::invalid(e.field.clone(), e.to_string())
 }
 
-/// The HTML of the inputs for `defs`, filled from `content`, with each
-/// error under its input. `images` are the media library's URLs, offered
-/// in image fields.
-pub fn render(defs: &[FieldDef], content: &Value, errors: &Errors, images: &[String]) -> String {
-    let mut out = String::new();
-    if !images.is_empty() {
-        out.push_str("<datalist id=\"library-images\">");
-        for url in images {
-            let _ = write!(out, "<option value=\"{}\"></option>", esc(url));
-        }
-        out.push_str("</datalist>");
+/// An image of the media library as the image picker offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryImage {
+    /// Its URL, the value an image field stores.
+    pub url: String,
+    /// How a person knows it: its alt text, or its file name.
+    pub label: String,
+    /// Its smallest file, shown as the thumbnail.
+    pub thumb: String,
+}
+
+impl LibraryImage {
+    /// The library's images as the picker offers them, with the current
+    /// `value` first when the library does not hold it (an image from
+    /// elsewhere, or one older than those offered).
+    pub fn choices<'a>(library: &'a [LibraryImage], value: &str) -> (Option<LibraryImage>, &'a [LibraryImage]) {
+        let other = (!value.is_empty() && !library.iter().any(|i| i.url == value)).then(|| LibraryImage {
+            url: value.to_string(),
+            label: format!("{} (not in the library's newest)", value.rsplit('/').next().unwrap_or(value)),
+            thumb: value.to_string(),
+        });
+        (other, library)
     }
+
+    /// The thumbnail of `value` (none when no image is chosen).
+    pub fn thumb_of(library: &[LibraryImage], value: &str) -> Option<String> {
+        if value.is_empty() {
+            return None;
+        }
+        Some(library.iter().find(|i| i.url == value).map_or_else(|| value.to_string(), |i| i.thumb.clone()))
+    }
+}
+
+/// The HTML of the inputs for `defs`, filled from `content`, with each
+/// error under its input. `images` are the media library's images, offered
+/// in image fields.
+pub fn render(defs: &[FieldDef], content: &Value, errors: &Errors, images: &[LibraryImage]) -> String {
+    let mut out = String::new();
     for def in defs {
-        field(&mut out, def, &def.name, content.get(&def.name), errors);
+        field(&mut out, def, &def.name, content.get(&def.name), errors, images);
     }
     out
+}
+
+/// An image field's picker: the thumbnail of the image chosen, and a select
+/// of the library's images by name ("None" clears it), which the script
+/// turns into a grid of thumbnails with a Clear button; a link to the
+/// library, where images are uploaded.
+fn image_picker(out: &mut String, p: &str, caption: &str, value: &str, extra: &str, images: &[LibraryImage]) {
+    let _ = write!(out, "<div class=\"field part image-field\"><label for=\"f-{}\">{}</label>", esc(p), esc(caption));
+    out.push_str("<div class=\"image-choice\">");
+    match LibraryImage::thumb_of(images, value) {
+        Some(t) => {
+            let _ = write!(out, "<img class=\"thumb\" src=\"{}\" alt=\"\" width=\"96\" height=\"72\">", esc(&t));
+        }
+        None => out.push_str("<img class=\"thumb\" alt=\"\" width=\"96\" height=\"72\" hidden>"),
+    }
+    let _ = write!(out, "<select id=\"f-{p}\" name=\"{p}\" data-image-picker{extra}>", p = esc(p));
+    out.push_str("<option value=\"\">None</option>");
+    let (other, library) = LibraryImage::choices(images, value);
+    for i in other.iter().chain(library) {
+        let sel = if i.url == value { " selected" } else { "" };
+        let _ = write!(
+            out,
+            "<option value=\"{}\" data-thumb=\"{}\"{sel}>{}</option>",
+            esc(&i.url),
+            esc(&i.thumb),
+            esc(&i.label)
+        );
+    }
+    out.push_str("</select></div><p class=\"hint\"><a href=\"/media\" target=\"_blank\">Open the media library</a> to upload an image, then choose it here.</p>");
 }
 
 fn describedby(path: &str, def: &FieldDef, errors: &Errors) -> String {
@@ -156,7 +211,14 @@ fn input(out: &mut String, kind: &str, path: &str, value: &str, extra: &str) {
     );
 }
 
-fn field(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, errors: &Errors) {
+fn field(
+    out: &mut String,
+    def: &FieldDef,
+    path: &str,
+    value: Option<&Value>,
+    errors: &Errors,
+    images: &[LibraryImage],
+) {
     let invalid = if errors.contains_key(path) { " aria-invalid=\"true\"" } else { "" };
     let required = if def.required { " <span class=\"req\" aria-hidden=\"true\">*</span>" } else { "" };
     let aria_required = if def.required { " aria-required=\"true\"" } else { "" };
@@ -181,7 +243,7 @@ fn field(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, er
                 FieldKind::Object => {
                     for sub in &def.fields {
                         let v = value.and_then(|v| v.get(&sub.name));
-                        field(out, sub, &format!("{path}.{}", sub.name), v, errors);
+                        field(out, sub, &format!("{path}.{}", sub.name), v, errors, images);
                     }
                 }
                 FieldKind::Link => {
@@ -199,10 +261,14 @@ fn field(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, er
                         Some(Value::String(s)) => (s.clone(), String::new()),
                         _ => (String::new(), String::new()),
                     };
-                    part(out, path, "url", "Image from the library (/uploads/…)", &url, "image", errors);
+                    let p = format!("{path}.url");
+                    let invalid = if errors.contains_key(&p) { " aria-invalid=\"true\"" } else { "" };
+                    image_picker(out, &p, "Image from the library", &url, invalid, images);
+                    error_line(out, &p, errors);
+                    out.push_str("</div>");
                     part(out, path, "alt", "Alternative text", &alt, "text", errors);
                 }
-                _ => list(out, def, path, value, errors),
+                _ => list(out, def, path, value, errors, images),
             }
             out.push_str("</fieldset>");
         }
@@ -259,13 +325,12 @@ fn field(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, er
     }
 }
 
-/// One named part of a compound field (a link's href, an image's alt).
+/// One named part of a compound field (a link's label and href, an image's alt).
 fn part(out: &mut String, path: &str, key: &str, caption: &str, value: &str, kind: &str, errors: &Errors) {
     let p = format!("{path}.{key}");
     let invalid = if errors.contains_key(&p) { " aria-invalid=\"true\"" } else { "" };
     let _ = write!(out, "<div class=\"field part\"><label for=\"f-{}\">{}</label>", esc(&p), esc(caption));
-    let extra = if kind == "image" { format!(" list=\"library-images\"{invalid}") } else { invalid.to_string() };
-    input(out, "text", &p, value, &extra);
+    input(out, kind, &p, value, invalid);
     error_line(out, &p, errors);
     out.push_str("</div>");
 }
@@ -273,7 +338,7 @@ fn part(out: &mut String, path: &str, key: &str, caption: &str, value: &str, kin
 /// A list: its items, then one blank item (filled in, it is added; left
 /// blank, it is ignored). The script adds, removes and reorders items and
 /// renumbers their names before the form is sent.
-fn list(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, errors: &Errors) {
+fn list(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, errors: &Errors, images: &[LibraryImage]) {
     let item_def = def.item.as_deref().cloned().unwrap_or_else(|| FieldDef::new("item", FieldKind::Text));
     let items = value.and_then(Value::as_array).cloned().unwrap_or_default();
     let _ = write!(out, "<ol class=\"items\" data-list=\"{}\">", esc(path));
@@ -284,7 +349,7 @@ fn list(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, err
         shown.name = if blank { "New item".into() } else { format!("Item {}", i + 1) };
         shown.required = false;
         let v = if blank { None } else { Some(item) };
-        field(out, &shown, &format!("{path}.{i}"), v, errors);
+        field(out, &shown, &format!("{path}.{i}"), v, errors, images);
         out.push_str(
             "<div class=\"item-actions\" hidden><button type=\"button\" data-act=\"up\">Move up</button>\
              <button type=\"button\" data-act=\"down\">Move down</button>\
@@ -572,14 +637,45 @@ mod tests {
         let content = json!({ "title": "<script>alert(1)</script>", "tiers": [{ "name": "\"><img src=x>" }] });
         let mut errors = Errors::new();
         errors.insert("tiers.0.price".into(), "must be a number".into());
-        let html = render(&defs(), &content, &errors, &["/uploads/a\".png".into()]);
+        let library = [LibraryImage { url: "/uploads/a\".png".into(), label: "A <b>".into(), thumb: "/t.webp".into() }];
+        let html = render(&defs(), &content, &errors, &library);
         assert!(!html.contains("<script>") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
-        assert!(!html.contains("\"><img") && html.contains("&quot;&gt;&lt;img src=x&gt;"));
+        assert!(!html.contains("\"><img src=x") && html.contains("&quot;&gt;&lt;img src=x&gt;"));
         assert!(html.contains("value=\"/uploads/a&quot;.png\""));
         assert!(html.contains("id=\"e-tiers.0.price\">must be a number</p>"), "{html}");
         assert!(html.contains("name=\"tiers.0.price\"") && html.contains("aria-invalid=\"true\""));
         // One blank item after the existing one.
         assert!(html.contains("name=\"tiers.1.name\"") && html.contains("data-blank"));
+    }
+
+    #[test]
+    fn an_image_field_offers_the_library_by_name_with_the_chosen_ones_thumbnail() {
+        let library = [
+            LibraryImage {
+                url: "/uploads/s/1/dog.png".into(),
+                label: "A dog".into(),
+                thumb: "/uploads/s/1/t.webp".into(),
+            },
+            LibraryImage {
+                url: "/uploads/s/2/cat.png".into(),
+                label: "A cat".into(),
+                thumb: "/uploads/s/2/t.webp".into(),
+            },
+        ];
+        let defs = [FieldDef::new("image", FieldKind::Image)];
+        let html =
+            render(&defs, &json!({ "image": { "url": "/uploads/s/2/cat.png", "alt": "" } }), &Errors::new(), &library);
+        assert!(html.contains("<select id=\"f-image.url\" name=\"image.url\" data-image-picker>"), "{html}");
+        assert!(html.contains("<option value=\"\">None</option>"), "{html}");
+        assert!(html.contains(">A dog</option>") && html.contains("selected>A cat</option>"), "{html}");
+        assert!(html.contains("<img class=\"thumb\" src=\"/uploads/s/2/t.webp\""), "{html}");
+        assert!(html.contains("href=\"/media\""), "{html}");
+        // An image the library's newest do not hold stays chosen, named by its file.
+        let html = render(&defs, &json!({ "image": "https://example.com/x/far.jpg" }), &Errors::new(), &library);
+        assert!(html.contains("selected>far.jpg (not in the library&#39;s newest)</option>"), "{html}");
+        // None chosen: no thumbnail shown.
+        let html = render(&defs, &json!({}), &Errors::new(), &library);
+        assert!(html.contains("<img class=\"thumb\" alt=\"\" width=\"96\" height=\"72\" hidden>"), "{html}");
     }
 
     #[test]

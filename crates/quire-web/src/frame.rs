@@ -46,6 +46,8 @@ pub struct Place {
 pub struct Frame {
     /// The person's display name.
     pub name: String,
+    /// Their user id (the change log knows them as `user:<id>`).
+    pub user_id: String,
     /// Their group.
     pub group: &'static str,
     /// The session's CSRF secret, for forms.
@@ -64,6 +66,9 @@ pub struct Frame {
     pub can_delete: bool,
     /// Whether they may change menus (editors and admins).
     pub can_edit_nav: bool,
+    /// The colour theme they chose (`dark`, `light`), or "" to follow
+    /// their system's.
+    pub theme: &'static str,
 }
 
 impl Frame {
@@ -86,6 +91,7 @@ impl Frame {
         let may = |permission| authorize(&who, permission).is_ok();
         Frame {
             name: session.user.display_name.clone(),
+            user_id: session.user.id.clone(),
             group: group.as_str(),
             csrf: session.csrf.clone(),
             csrf_field: CSRF_FIELD,
@@ -100,35 +106,48 @@ impl Frame {
             can_write: may(Permission::Write(EntityKind::Page)),
             can_delete: may(Permission::Delete(EntityKind::Page)),
             can_edit_nav: may(Permission::Write(EntityKind::NavItem)),
+            theme: person.theme,
         }
     }
 }
 
-/// Who did something, in words: the person on screen by their name, an
-/// API token by its name (for those who may list tokens), anyone else as
-/// the change log names them.
+/// Who did something, in words: the person on screen as "you", other
+/// people by their name, an API token by its name, read once for a screen
+/// (`quire_app`'s `actor_names`).
 pub struct Who {
     me: String,
     name: String,
-    /// The site's API tokens: id → name.
-    tokens: HashMap<String, String>,
+    /// Actor (`user:<id>`, `token:<id>`) → name.
+    names: HashMap<String, String>,
 }
 
 impl Who {
-    /// Names as `person` sees them.
+    /// Names as `person` sees them, knowing only themselves.
     pub fn of(person: &Person) -> Who {
         let user = &person.session.user;
-        Who { me: format!("user:{}", user.id), name: user.display_name.clone(), tokens: HashMap::new() }
+        Who { me: format!("user:{}", user.id), name: user.display_name.clone(), names: HashMap::new() }
     }
 
-    /// Names as `person` sees them, with the site's API tokens by name
-    /// when they may list them (administrators).
-    pub async fn with_tokens(person: &Person, state: &AppState) -> Who {
+    /// Names as `person` sees them, with the names of `actors` read at once.
+    pub async fn named<'a>(person: &Person, actors: impl IntoIterator<Item = &'a str>) -> Who {
         let mut who = Who::of(person);
-        if let Ok(tokens) = quire_app::tokens::list(state.store(), person.actor()).await {
-            who.tokens = tokens.into_iter().map(|t| (t.id, t.name)).collect();
-        }
+        who.learn(person, actors).await;
         who
+    }
+
+    /// Reads the names of those of `actors` not known yet (in one go). A
+    /// failure leaves them unnamed: names are a comfort, the screen still works.
+    pub async fn learn<'a>(&mut self, person: &Person, actors: impl IntoIterator<Item = &'a str>) {
+        let mut asked: Vec<String> =
+            actors.into_iter().filter(|a| *a != self.me && !self.names.contains_key(*a)).map(str::to_string).collect();
+        asked.sort();
+        asked.dedup();
+        if asked.is_empty() {
+            return;
+        }
+        if let Ok(names) = person.content.actor_names(&asked).await {
+            self.names.extend(names);
+        }
     }
 
     /// What `actor` (`user:<id>`, `token:<id>`) is called.
@@ -136,11 +155,62 @@ impl Who {
         if actor == self.me {
             return format!("{} (you)", self.name);
         }
-        match actor.strip_prefix("token:").and_then(|id| self.tokens.get(id)) {
-            Some(token) => format!("API token “{token}”"),
-            None => actor.to_string(),
+        if let Some(name) = self.names.get(actor) {
+            return name.clone();
+        }
+        match actor.split_once(':') {
+            Some(("user", _)) => "a person no longer on this site".to_string(),
+            Some(("token", _)) => "a revoked API token".to_string(),
+            _ => actor.to_string(),
         }
     }
+
+    /// Everyone named so far but the person on screen, by name: the
+    /// choices of a "by" filter.
+    pub fn known(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self.names.iter().map(|(a, n)| (a.clone(), n.clone())).collect();
+        out.sort_by_key(|(_, name)| name.to_lowercase());
+        out
+    }
+}
+
+/// The cookie that remembers a person's colour theme in this browser.
+pub const THEME_COOKIE: &str = "quire_theme";
+
+/// The theme a request's cookie chose: `dark`, `light`, or "" (the system's).
+pub fn theme_of(headers: &axum::http::HeaderMap) -> &'static str {
+    let cookies = headers.get_all(axum::http::header::COOKIE).iter().filter_map(|v| v.to_str().ok());
+    for pair in cookies.flat_map(|c| c.split(';')) {
+        match pair.trim().split_once('=') {
+            Some((THEME_COOKIE, "dark")) => return "dark",
+            Some((THEME_COOKIE, "light")) => return "light",
+            _ => {}
+        }
+    }
+    ""
+}
+
+/// The theme form.
+#[derive(Deserialize)]
+pub struct ThemeForm {
+    /// `dark`, `light`, or empty: follow the system's.
+    #[serde(default)]
+    theme: String,
+}
+
+/// `POST /theme`: remembers the colour theme in this browser (a cookie of
+/// a year; none: follow the system's), then back to the screen it was
+/// chosen on.
+pub async fn theme(_person: Person, headers: axum::http::HeaderMap, Form(form): Form<ThemeForm>) -> Response {
+    let cookie = match form.theme.as_str() {
+        t @ ("dark" | "light") => format!("{THEME_COOKIE}={t}; Path=/; Max-Age=31536000; SameSite=Lax"),
+        _ => format!("{THEME_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax"),
+    };
+    let referer = headers.get(axum::http::header::REFERER).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    // Only the path of a page of this site is gone back to.
+    let path = referer.split_once("://").and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
+    let back = safe_back(path);
+    ([(axum::http::header::SET_COOKIE, cookie)], Redirect::to(&back)).into_response()
 }
 
 /// `/`: the back-office's start, the page tree for now.

@@ -5,7 +5,8 @@
 
 use crate::Person;
 use crate::error::{WebError, refusal};
-use crate::frame::Frame;
+use crate::frame::{Frame, Who};
+use crate::names::{Named, Records};
 use crate::pages::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -48,9 +49,29 @@ struct HistoryPage {
     next: Option<String>,
     entities: &'static [EntityKind],
     surfaces: &'static [Surface],
+    who: Who,
+    records: Records,
+    /// The record the list is filtered to, named.
+    record: Option<Named>,
 }
 
 impl HistoryPage {
+    /// The record `change` changed, named.
+    fn record_of(&self, change: &Change) -> Named {
+        self.records.named(change.entity, &change.entity_id)
+    }
+
+    /// The people and tokens the "by" filter offers: those on this screen
+    /// and the one filtered by.
+    fn actors(&self) -> Vec<(String, String)> {
+        self.who.known()
+    }
+
+    /// Whether the list is filtered to the person's own changes.
+    fn mine(&self) -> bool {
+        self.q.actor.strip_prefix("user:") == Some(self.frame.user_id.as_str())
+    }
+
     /// The fields a change shows it changed: those an editor wrote, not the
     /// version and time every write bumps.
     fn fields(&self, change: &ChangeSummary) -> String {
@@ -85,14 +106,24 @@ pub async fn list(person: Person, Query(q): Query<HistoryQuery>) -> Result<Html<
     };
     let listing =
         person.content.change_summaries(&filter, PER_SCREEN, q.cursor.as_deref()).await.map_err(WebError::listing)?;
+    let changes = listing.items;
+    let actors = changes.iter().map(|c| c.change.actor.as_str()).chain(filter.actor.as_deref());
+    let who = Who::named(&person, actors).await;
+    let filtered = filter.entity.zip(filter.entity_id.as_deref());
+    let records =
+        Records::of(&person, changes.iter().map(|c| (c.change.entity, c.change.entity_id.as_str())).chain(filtered))
+            .await;
     let page = HistoryPage {
         head: Head::new(),
         frame: Frame::new(&person, "/history"),
+        record: filtered.map(|(kind, id)| records.named(kind, id)),
         q,
-        changes: listing.items,
+        changes,
         next: listing.next_cursor,
         entities: EntityKind::ALL,
         surfaces: Surface::ALL,
+        who,
+        records,
     };
     Ok(Html(page.render()?))
 }
@@ -114,6 +145,12 @@ struct ChangePage {
     before: String,
     after: String,
     message: Option<String>,
+    /// Who made it, in words.
+    by: String,
+    /// The record it changed, named.
+    record: Named,
+    /// The record's history.
+    history: String,
 }
 
 /// The top-level fields a change touched, with their values before and after.
@@ -142,6 +179,9 @@ pub(crate) fn shown(value: Option<&Value>) -> String {
 
 async fn change_page(person: &Person, id: i64, message: Option<String>) -> Result<ChangePage, WebError> {
     let change = person.content.change(id).await?;
+    let by = Who::named(person, [change.actor.as_str()]).await.name(&change.actor);
+    let record =
+        Records::of(person, [(change.entity, change.entity_id.as_str())]).await.named(change.entity, &change.entity_id);
     let pretty =
         |v: &Option<Value>| v.as_ref().map(|v| serde_json::to_string_pretty(v).unwrap_or_default()).unwrap_or_default();
     Ok(ChangePage {
@@ -150,6 +190,9 @@ async fn change_page(person: &Person, id: i64, message: Option<String>) -> Resul
         fields: diff(change.before.as_ref(), change.after.as_ref()),
         before: pretty(&change.before),
         after: pretty(&change.after),
+        history: crate::names::history_of(change.entity, &change.entity_id),
+        by,
+        record,
         change,
         message,
     })

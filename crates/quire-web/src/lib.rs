@@ -26,6 +26,7 @@ mod form;
 mod frame;
 mod history;
 mod media;
+mod names;
 mod navigation;
 mod notes;
 mod oauth;
@@ -60,6 +61,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/sign-in/link/{secret}", get(sign_in::link_form).post(sign_in::link_submit))
         .route("/sign-out", post(sign_in::sign_out))
         .route("/switch", post(frame::switch))
+        .route("/theme", post(frame::theme))
         .route("/pages", get(pages::tree).post(pages::create))
         .route("/pages/{id}", get(pages::edit).post(pages::update))
         .route("/pages/{id}/move", post(pages::move_page))
@@ -92,6 +94,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/notes/edit", get(notes::edit).post(notes::save))
         .route("/notes/archive", post(notes::archive))
         .route("/preview", post(preview::markdown))
+        .route("/names", get(names::lookup))
         .route("/history", get(history::list))
         .route("/history/{id}", get(history::show))
         .route("/history/{id}/restore", post(history::restore))
@@ -224,6 +227,8 @@ pub struct Person {
     /// session's site and environment; its actor is the one every other use
     /// case is called as.
     pub content: Content,
+    /// The colour theme chosen in this browser (`dark`, `light`; "": the system's).
+    pub theme: &'static str,
 }
 
 impl Person {
@@ -256,7 +261,8 @@ impl axum::extract::FromRequestParts<AppState> for Person {
                     scope: session.scope.clone(),
                     session: quire_server::auth::client_session(&parts.headers),
                 };
-                Ok(Person { content: Content::new(state.store().clone(), caller.acting()), session })
+                let theme = frame::theme_of(&parts.headers);
+                Ok(Person { content: Content::new(state.store().clone(), caller.acting()), session, theme })
             }
             None => {
                 let next = parts.uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_default();

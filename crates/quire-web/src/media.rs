@@ -38,7 +38,8 @@ pub struct Card {
 }
 
 impl Card {
-    fn of(image: Image) -> Card {
+    /// The card of `image`.
+    pub(crate) fn of(image: Image) -> Card {
         let v = &image.variants;
         let thumb = ["thumbnail", "medium"]
             .iter()

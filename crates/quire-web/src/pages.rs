@@ -15,12 +15,54 @@ use quire_app::AppError;
 use quire_app::content::{Content, PageFilter};
 use quire_core::access::Permission;
 use quire_core::input::{NewPage, NewSection, PagePatch, SectionPatch};
-use quire_core::model::{EntityKind, Page, PageSection, PublishStatus, SectionTemplate};
+use quire_core::model::{EntityKind, ImageStatus, Page, PageSection, PublishStatus, SectionTemplate};
 use serde::Deserialize;
 use serde_json::Value;
 
 /// Pages listed per screen of the tree.
 const PER_SCREEN: u32 = 50;
+
+/// Most pages the parent picker offers (a larger site's rest is reached
+/// from the tree, where a child page is created under its parent).
+const PICKABLE: u32 = 1000;
+
+/// A page the parent picker offers: its id, and its name indented by its
+/// depth in the tree, with its slug.
+pub struct Choice {
+    pub id: String,
+    pub label: String,
+}
+
+/// The pages that may be `page`'s parent (none: a new page's), in tree
+/// order, indented by depth: every page but `page` itself and the pages
+/// under it. One read.
+async fn parent_choices(content: &Content, page: Option<&str>) -> Result<Vec<Choice>, WebError> {
+    let filter = PageFilter { root_only: false, parent_id: None, status: None };
+    let pages = content.pages(&filter, PICKABLE, None).await.map_err(WebError::listing)?.items;
+    let mut children: std::collections::HashMap<Option<&str>, Vec<&Page>> = std::collections::HashMap::new();
+    let known: std::collections::HashSet<&str> = pages.iter().map(|p| p.id.as_str()).collect();
+    for p in &pages {
+        // A page whose parent is beyond the pages read shows at the top.
+        let parent = p.parent_id.as_deref().filter(|id| known.contains(id));
+        children.entry(parent).or_default().push(p);
+    }
+    for list in children.values_mut() {
+        list.sort_by(|a, b| (a.sort_order, &a.id).cmp(&(b.sort_order, &b.id)));
+    }
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Page, usize)> =
+        children.get(&None).map(|l| l.iter().rev().map(|p| (*p, 0)).collect()).unwrap_or_default();
+    while let Some((p, depth)) = stack.pop() {
+        if Some(p.id.as_str()) == page || depth > 64 {
+            continue;
+        }
+        out.push(Choice { id: p.id.clone(), label: format!("{}{} (/{})", "\u{2003}".repeat(depth), p.name, p.slug) });
+        if let Some(kids) = children.get(&Some(p.id.as_str())) {
+            stack.extend(kids.iter().rev().map(|k| (*k, depth + 1)));
+        }
+    }
+    Ok(out)
+}
 
 /// The stylesheet and script URLs of every page.
 pub struct Head {
@@ -55,6 +97,10 @@ struct TreePage {
     new_name: String,
     new_slug: String,
     errors: Errors,
+    /// The pages a new page may go under.
+    parents: Vec<Choice>,
+    /// The one it goes under unless another is chosen.
+    new_parent: String,
 }
 
 #[derive(Deserialize)]
@@ -83,7 +129,7 @@ async fn tree_page(
     person: &Person,
     parent_id: Option<String>,
     cursor: Option<String>,
-    new: (String, String),
+    new: (String, String, Option<String>),
     errors: Errors,
 ) -> Result<TreePage, WebError> {
     let content = &person.content;
@@ -92,6 +138,12 @@ async fn tree_page(
         None => None,
     };
     let first_screen = cursor.is_none();
+    let parents = if quire_app::authorize(person.actor(), Permission::Write(EntityKind::Page)).is_ok() {
+        parent_choices(content, None).await?
+    } else {
+        Vec::new()
+    };
+    let new_parent = new.2.or_else(|| parent_id.clone()).unwrap_or_default();
     let filter = PageFilter { root_only: parent_id.is_none(), parent_id, status: None };
     let listing = content.pages(&filter, PER_SCREEN, cursor.as_deref()).await.map_err(WebError::listing)?;
     let mut trail = trail(content, parent.as_ref()).await?;
@@ -110,6 +162,8 @@ async fn tree_page(
         new_name: new.0,
         new_slug: new.1,
         errors,
+        parents,
+        new_parent,
     })
 }
 
@@ -128,6 +182,9 @@ pub struct NewPageForm {
     parent_id: Option<String>,
     #[serde(default)]
     status: Option<String>,
+    /// The level of the tree the form was on.
+    #[serde(default)]
+    back: Option<String>,
 }
 
 /// Parses a page's or section's status from a form ("": unchanged).
@@ -157,7 +214,8 @@ pub async fn create(person: Person, Form(f): Form<NewPageForm>) -> Response {
         Ok(Ok(page)) => Redirect::to(&format!("/pages/{}", page.id)).into_response(),
         Ok(Err(e)) => {
             let errors = form::errors_of(&e, "");
-            refused(tree_page(&person, parent_id, None, (f.name, f.slug), errors).await)
+            let back = f.back.filter(|p| !p.is_empty());
+            refused(tree_page(&person, back, None, (f.name, f.slug, parent_id), errors).await)
         }
         Err(e) => e.into_response(),
     }
@@ -209,6 +267,8 @@ struct EditorPage {
     saved: bool,
     actions: Vec<crate::actions::Offered>,
     languages: &'static [(&'static str, &'static str)],
+    /// The pages it may be moved under.
+    parents: Vec<Choice>,
 }
 
 /// A short line that says what a section holds: its first text value.
@@ -238,6 +298,7 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
         })
         .collect();
     let meta_text = |key: &str| page.meta.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    let parents = parent_choices(content, Some(&page.id)).await?;
     Ok(EditorPage {
         head: Head::new(),
         frame: Frame::new(person, "/pages"),
@@ -260,6 +321,7 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
         page,
         actions: crate::actions::offered("page"),
         languages: &crate::actions::LANGUAGES,
+        parents,
     })
 }
 
@@ -406,13 +468,26 @@ impl SectionForm {
     }
 }
 
-/// The media library's URLs, offered in image fields (none when they
-/// cannot be read: the form still works without them).
-pub(crate) async fn library(person: &Person) -> Vec<String> {
-    match person.content.image_suggestions(100).await {
-        Ok(list) => list.into_iter().map(|i| i.place).collect(),
-        Err(_) => Vec::new(),
-    }
+/// Most images of the library an image field offers (the newest; the
+/// script's grid and the media screen reach the rest).
+const OFFERED_IMAGES: u32 = 40;
+
+/// The media library's newest images, offered in image fields (none when
+/// they cannot be read: the form still works without them).
+pub(crate) async fn library(person: &Person) -> Vec<form::LibraryImage> {
+    let images = match person.content.images(Some(ImageStatus::Completed), OFFERED_IMAGES, None).await {
+        Ok(list) => list.items,
+        Err(_) => return Vec::new(),
+    };
+    images
+        .into_iter()
+        .map(|image| {
+            let card = crate::media::Card::of(image);
+            let image = card.image;
+            let label = image.alt.clone().filter(|a| !a.trim().is_empty()).unwrap_or_else(|| image.filename.clone());
+            form::LibraryImage { thumb: card.thumb.unwrap_or_else(|| image.url.clone()), url: image.url, label }
+        })
+        .collect()
 }
 
 #[derive(Deserialize)]

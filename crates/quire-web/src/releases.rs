@@ -15,7 +15,7 @@ use crate::pages::{Head, answered};
 use crate::publishing::does;
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::content::Content;
 use quire_app::releases::{ItemReview, Release, ReleasePatch, Stage};
@@ -23,7 +23,6 @@ use quire_app::schedules::{Schedule, ScheduleTarget};
 use quire_app::{AppError, Failure};
 use quire_core::diff::{Change, Difference};
 use quire_core::model::{EntityKind, JobStatus, ReleaseAction, ReleaseState};
-use quire_server::AppState;
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -98,13 +97,15 @@ pub struct ListQuery {
 /// The site's schedules as a list shows them: what each publishes, named.
 async fn schedule_rows(
     person: &Person,
-    who: &Who,
+    who: &mut Who,
     all: bool,
     releases: &[Release],
 ) -> Result<Vec<ScheduleRow>, WebError> {
     let content = &person.content;
     let mut rows = Vec::new();
-    for mut schedule in content.schedules(all).await? {
+    let schedules = content.schedules(all).await?;
+    who.learn(person, schedules.iter().map(|s| s.created_by.as_str())).await;
+    for mut schedule in schedules {
         let (what, href) = match schedule.target.as_str() {
             "release" => {
                 let release = releases.iter().find(|r| r.id == schedule.target_id);
@@ -148,7 +149,6 @@ async fn document_name(content: &Content, kind: EntityKind, id: &str) -> Option<
 
 async fn releases_page(
     person: &Person,
-    app: &AppState,
     q: ListQuery,
     typed: (String, String),
     errors: Errors,
@@ -157,8 +157,8 @@ async fn releases_page(
     let state = form::choice(&q.state, |s| ReleaseState::parse("state", s)).map_err(WebError::listing)?;
     let all = content.releases(None).await?;
     let past = !q.past.is_empty();
-    let who = Who::with_tokens(person, app).await;
-    let schedules = schedule_rows(person, &who, past, &all).await?;
+    let mut who = Who::named(person, all.iter().map(|r| r.created_by.as_str())).await;
+    let schedules = schedule_rows(person, &mut who, past, &all).await?;
     let rows = all
         .into_iter()
         .filter(|r| state.is_none_or(|s| r.state == s))
@@ -180,12 +180,8 @@ async fn releases_page(
 
 /// `GET /releases`: the releases, newest first (of one state with
 /// `?state=`), the form to make one, and the schedules.
-pub async fn list(
-    State(app): State<AppState>,
-    person: Person,
-    Query(q): Query<ListQuery>,
-) -> Result<Html<String>, WebError> {
-    Ok(Html(releases_page(&person, &app, q, Default::default(), Errors::new()).await?.render()?))
+pub async fn list(person: Person, Query(q): Query<ListQuery>) -> Result<Html<String>, WebError> {
+    Ok(Html(releases_page(&person, q, Default::default(), Errors::new()).await?.render()?))
 }
 
 /// The new release form.
@@ -197,7 +193,7 @@ pub struct NewReleaseForm {
 }
 
 /// `POST /releases`: makes an open release and opens it.
-pub async fn create(State(app): State<AppState>, person: Person, Form(f): Form<NewReleaseForm>) -> Response {
+pub async fn create(person: Person, Form(f): Form<NewReleaseForm>) -> Response {
     let description = form::optional(&f.description);
     match person.content.create_release(&f.name, description.as_deref()).await {
         Ok(release) => Redirect::to(&format!("/releases/{}?done=created", release.id)).into_response(),
@@ -205,7 +201,7 @@ pub async fn create(State(app): State<AppState>, person: Person, Form(f): Form<N
         Err(e) => {
             let status = refusal(&e).0;
             let errors = form::errors_of(&e, "");
-            answered(status, releases_page(&person, &app, ListQuery::default(), (f.name, f.description), errors).await)
+            answered(status, releases_page(&person, ListQuery::default(), (f.name, f.description), errors).await)
         }
     }
 }
@@ -213,7 +209,6 @@ pub async fn create(State(app): State<AppState>, person: Person, Form(f): Form<N
 /// `POST /schedules/{id}/cancel`: cancels a schedule that has not run,
 /// then goes `back`.
 pub async fn cancel_schedule(
-    State(app): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
@@ -224,7 +219,7 @@ pub async fn cancel_schedule(
         Err(e) => {
             let status = refusal(&e).0;
             let errors = Errors::from([("schedules".to_string(), refusal(&e).1)]);
-            answered(status, releases_page(&person, &app, ListQuery::default(), Default::default(), errors).await)
+            answered(status, releases_page(&person, ListQuery::default(), Default::default(), errors).await)
         }
     }
 }
@@ -401,7 +396,6 @@ impl ReleasePage {
 
 async fn release_page(
     person: &Person,
-    app: &AppState,
     id: &str,
     done: Option<&str>,
     errors: Errors,
@@ -424,7 +418,12 @@ async fn release_page(
     };
     // The store's words name a document by its staged label and id.
     let errors = errors.into_iter().map(|(k, m)| (k, items.iter().fold(m, |m, i| i.named(&m)))).collect();
-    let who = Who::with_tokens(person, app).await;
+    let actors = [Some(&release.created_by), release.published_by.as_ref(), release.reverted_by.as_ref()];
+    let who = Who::named(
+        person,
+        actors.into_iter().flatten().map(String::as_str).chain(waiting.iter().map(|s| s.created_by.as_str())),
+    )
+    .await;
     let done = match done {
         Some("created") => "Release made: add documents from their editors' Publishing panel.",
         Some("saved") => "Saved.",
@@ -464,21 +463,15 @@ pub struct DoneQuery {
 /// `GET /releases/{id}`: a release with its documents and their
 /// differences.
 pub async fn show(
-    State(app): State<AppState>,
     person: Person,
     Path(id): Path<String>,
     Query(q): Query<DoneQuery>,
 ) -> Result<Html<String>, WebError> {
-    Ok(Html(release_page(&person, &app, &id, q.done.as_deref(), Errors::new(), Vec::new()).await?.render()?))
+    Ok(Html(release_page(&person, &id, q.done.as_deref(), Errors::new(), Vec::new()).await?.render()?))
 }
 
 /// `POST /releases/{id}`: renames or redescribes an open release.
-pub async fn update(
-    State(app): State<AppState>,
-    person: Person,
-    Path(id): Path<String>,
-    Form(pairs): Form<Vec<(String, String)>>,
-) -> Response {
+pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Vec<(String, String)>>) -> Response {
     let result = async {
         let (review, _) = person.content.release_review(&id).await?;
         if let Some(e) = form::stale(&pairs, review.release.version) {
@@ -495,7 +488,7 @@ pub async fn update(
         Ok(_) => Redirect::to(&format!("/releases/{id}?done=saved")).into_response(),
         Err(e) => {
             let errors = form::errors_of(&e, "");
-            refused(&person, &app, &id, e, errors, pairs).await
+            refused(&person, &id, e, errors, pairs).await
         }
     }
 }
@@ -503,14 +496,7 @@ pub async fn update(
 /// The release screen again with why `e` refused what was asked, under the
 /// status REST gives it; a refusal to the person, or a release that is not
 /// there, is the error page.
-async fn refused(
-    person: &Person,
-    app: &AppState,
-    id: &str,
-    e: AppError,
-    mut errors: Errors,
-    pairs: Vec<(String, String)>,
-) -> Response {
+async fn refused(person: &Person, id: &str, e: AppError, mut errors: Errors, pairs: Vec<(String, String)>) -> Response {
     if matches!(e.failure, Failure::Forbidden | Failure::NotFound | Failure::Internal) {
         return WebError::from(e).into_response();
     }
@@ -519,14 +505,13 @@ async fn refused(
         errors.insert(String::new(), message);
     }
     let typed = pairs.into_iter().filter(|(k, _)| k != crate::CSRF_FIELD).collect();
-    answered(status, release_page(person, app, id, None, errors, typed).await)
+    answered(status, release_page(person, id, None, errors, typed).await)
 }
 
 /// `POST /releases/{id}/{action}`: stage (again, or keep the release's
 /// copy), unstage, publish, revert, discard, schedule or unschedule, then
 /// back to the release saying what was done.
 pub async fn act(
-    State(app): State<AppState>,
     person: Person,
     Path((id, action)): Path<(String, String)>,
     Form(pairs): Form<Vec<(String, String)>>,
@@ -585,7 +570,7 @@ pub async fn act(
                 Some("at") => Errors::from([("at".to_string(), rule_of(&e))]),
                 _ => Errors::new(),
             };
-            refused(&person, &app, &id, e, errors, pairs).await
+            refused(&person, &id, e, errors, pairs).await
         }
     }
 }

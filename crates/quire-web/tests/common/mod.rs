@@ -88,6 +88,11 @@ impl Site {
         ((status, body), location)
     }
 
+    /// The router, to send a request whose whole response is read.
+    pub fn router(&self) -> Router {
+        self.app.clone()
+    }
+
     /// The id of the page `slug`.
     pub async fn page_id(&self, slug: &str) -> String {
         self.store.page_by_slug(&self.scope, slug).await.unwrap().id

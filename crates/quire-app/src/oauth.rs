@@ -164,7 +164,7 @@ pub async fn consent(
     }
     let site = store.site(&actor.scope.site_id).await?;
     let reachable = |env: &str| actor.environments.as_ref().is_none_or(|allowed| allowed.iter().any(|a| a == env));
-    if !site.environments.iter().any(|e| *e == consent.environment) || !reachable(&consent.environment) {
+    if !site.environments.contains(&consent.environment) || !reachable(&consent.environment) {
         return Err(AppError::invalid(
             "environment",
             format!("environment: {} is not one of this site's you may use", consent.environment),

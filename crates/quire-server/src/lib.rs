@@ -289,6 +289,21 @@ impl AppState {
         self.inner.public_url.as_deref()
     }
 
+    /// Where people reach this server: its `public_url`, or else the
+    /// request's Host (`headers`).
+    pub fn base_url(&self, headers: &axum::http::HeaderMap) -> String {
+        if let Some(url) = self.public_url() {
+            return url.trim_end_matches('/').to_string();
+        }
+        let host = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
+        format!("{}://{host}", if self.https() { "https" } else { "http" })
+    }
+
+    /// The MCP endpoint as an OAuth resource: what its tokens are bound to.
+    pub fn mcp_resource(&self, headers: &axum::http::HeaderMap) -> String {
+        format!("{}/mcp", self.base_url(headers))
+    }
+
     /// The site public delivery serves by default.
     pub fn default_site(&self) -> &str {
         &self.inner.default_site

@@ -58,8 +58,7 @@ async fn caller_of(state: AppState, secret: String) -> Option<McpCaller> {
 /// client learns how to get a token.
 fn unauthorized(state: &AppState, headers: &axum::http::HeaderMap, why: &str) -> Response {
     let mut response = ApiError::unauthorized(why).into_jsonrpc_response(JSONRPC_SERVER_ERROR);
-    let metadata =
-        format!("{}/.well-known/oauth-protected-resource/mcp", crate::routes::oauth::base_url(state, headers));
+    let metadata = format!("{}/.well-known/oauth-protected-resource/mcp", state.base_url(headers));
     if let Ok(value) = axum::http::HeaderValue::from_str(&format!("Bearer resource_metadata=\"{metadata}\"")) {
         response.headers_mut().insert(axum::http::header::WWW_AUTHENTICATE, value);
     }
@@ -111,7 +110,7 @@ pub fn service(state: &AppState) -> BoxCloneSyncService<Request, Response, Infal
                 return Ok(unauthorized(&state, req.headers(), "the token is not valid"));
             };
             // An OAuth access token works only at the resource it was issued for.
-            let here = crate::routes::oauth::mcp_resource(&state, req.headers());
+            let here = state.mcp_resource(req.headers());
             if let Some(bound) = caller.resource.as_ref().filter(|r| **r != here) {
                 let why = format!("the token was issued for {bound}, not {here}");
                 return Ok(unauthorized(&state, req.headers(), &why));

@@ -18,7 +18,6 @@ use axum::{Form, http};
 use quire_app::oauth::{self, Authorization, AuthorizeQuery, AuthorizeRefusal, Consent, TOOL_MODES};
 use quire_core::access::Group;
 use quire_server::AppState;
-use quire_server::routes::oauth::{base_url, mcp_resource};
 use serde::Deserialize;
 
 #[derive(Template)]
@@ -51,7 +50,7 @@ pub struct ConsentForm {
 
 /// Checks the request; a refusal is shown, or sent back to the client.
 async fn checked(state: &AppState, headers: &HeaderMap, query: &AuthorizeQuery) -> Result<Authorization, Response> {
-    match oauth::check(state.store(), query, &mcp_resource(state, headers)).await {
+    match oauth::check(state.store(), query, &state.mcp_resource(headers)).await {
         Ok(authorization) => Ok(authorization),
         Err(AuthorizeRefusal::Redirect(url)) => Err(Redirect::to(&url).into_response()),
         Err(AuthorizeRefusal::Show(why)) => Err(WebError::Status(
@@ -156,7 +155,7 @@ pub async fn submit(
             return refused(&person, &authorization, form.query, why).await;
         }
     };
-    let issuer = base_url(&state, &headers);
+    let issuer = state.base_url(&headers);
     match oauth::consent(state.store(), person.actor(), &issuer, &authorization, consent).await {
         Ok(url) => Redirect::to(&url).into_response(),
         Err(e) => refused(&person, &authorization, form.query, e.message).await,

@@ -30,20 +30,6 @@ pub fn router() -> Router<AppState> {
         .route("/oauth/token", post(token))
 }
 
-/// Where people reach this server: its `public_url`, or else the request's Host.
-pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = state.public_url() {
-        return url.trim_end_matches('/').to_string();
-    }
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
-    format!("{}://{host}", if state.https() { "https" } else { "http" })
-}
-
-/// The MCP endpoint as a resource: what its tokens are bound to.
-pub fn mcp_resource(state: &AppState, headers: &HeaderMap) -> String {
-    format!("{}/mcp", base_url(state, headers))
-}
-
 /// A JSON answer no cache keeps (RFC 6749 §5.1).
 fn uncached(status: StatusCode, body: serde_json::Value) -> Response {
     let mut response = (status, Json(body)).into_response();
@@ -64,9 +50,9 @@ fn refused(r: OAuthRefusal) -> Response {
 /// `GET /.well-known/oauth-protected-resource[/mcp]`: `/mcp` as a
 /// protected resource (RFC 9728).
 async fn protected_resource(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let base = base_url(&state, &headers);
+    let base = state.base_url(&headers);
     Json(json!({
-        "resource": mcp_resource(&state, &headers),
+        "resource": state.mcp_resource(&headers),
         "authorization_servers": [base],
         "bearer_methods_supported": ["header"],
         "scopes_supported": ["mcp"],
@@ -78,7 +64,7 @@ async fn protected_resource(State(state): State<AppState>, headers: HeaderMap) -
 /// `GET /.well-known/oauth-authorization-server`: this server as an
 /// authorization server (RFC 8414).
 async fn authorization_server(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let base = base_url(&state, &headers);
+    let base = state.base_url(&headers);
     Json(json!({
         "issuer": base,
         "authorization_endpoint": format!("{base}/oauth/authorize"),

@@ -315,7 +315,7 @@ pub async fn complete(
     let reply = Reply {
         model: model.clone(),
         created: chrono::Utc::now().timestamp(),
-        base: base_url(&state, &headers),
+        base: state.base_url(&headers),
         include_usage: request.stream_options.as_ref().and_then(|o| o.include_usage) == Some(true),
     };
     let stream = request.stream == Some(true);
@@ -428,15 +428,6 @@ fn session_named(messages: &[ChatMessage]) -> Option<String> {
 /// The calls a session's `pending` holds.
 fn calls_of(pending: &Value) -> Vec<PendingCall> {
     serde_json::from_value(pending.clone()).unwrap_or_default()
-}
-
-/// Where people reach this server: its `public_url`, or else the request's Host.
-fn base_url(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = state.public_url() {
-        return url.to_string();
-    }
-    let host = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
-    format!("{}://{host}", if state.https() { "https" } else { "http" })
 }
 
 /// What a run's events add up to.

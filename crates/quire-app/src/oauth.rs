@@ -76,7 +76,9 @@ pub enum AuthorizeRefusal {
 /// What a person chose on the consent screen.
 #[derive(Debug, Clone)]
 pub struct Consent {
-    /// The environment the client may use.
+    /// The site (slug or id) the client may use: one of the person's.
+    pub site: String,
+    /// The environment there, one the person may use.
     pub environment: String,
     /// The group it acts as.
     pub group: Group,
@@ -150,7 +152,8 @@ fn answer_url(redirect_uri: &str, params: &[(&str, &str)], state: Option<&str>) 
 /// Grants `authorization` as `actor` chose: the grant and a code for it;
 /// answers where to send the person (the client's redirect URI with the
 /// code and `iss`, RFC 9207). Only a person signed in to the back-office
-/// grants, never above their own group, in an environment they may use.
+/// grants, never above their own group, in a site and environment they
+/// may use.
 pub async fn consent(
     store: &Store,
     actor: &Actor,
@@ -162,23 +165,28 @@ pub async fn consent(
     if !TOOL_MODES.iter().any(|(m, _)| *m == consent.tools) {
         return Err(AppError::invalid("tools", format!("tools: {} is not all, readonly or discover", consent.tools)));
     }
-    let site = store.site(&actor.scope.site_id).await?;
-    let reachable = |env: &str| actor.environments.as_ref().is_none_or(|allowed| allowed.iter().any(|a| a == env));
-    if !site.environments.contains(&consent.environment) || !reachable(&consent.environment) {
-        return Err(AppError::invalid(
-            "environment",
-            format!("environment: {} is not one of this site's you may use", consent.environment),
-        ));
-    }
     let Some(user_id) = actor.user_id() else {
         return Err(AppError::forbidden("access is granted by a person signed in to the back-office"));
     };
+    let person = store.user(user_id).await?;
+    let place = person
+        .sites
+        .iter()
+        .find(|s| {
+            (s.slug == consent.site || s.site_id == consent.site) && s.environments.contains(&consent.environment)
+        })
+        .ok_or_else(|| {
+            AppError::invalid(
+                "place",
+                format!("place: {}/{} is not a site and environment you may use", consent.site, consent.environment),
+            )
+        })?;
     let code = store
         .grant_oauth(NewGrant {
             client: authorization.client.clone(),
             user_id: user_id.to_string(),
             group: consent.group,
-            site_id: site.id,
+            site_id: place.site_id.clone(),
             environment: consent.environment,
             tools: consent.tools,
             redirect_uri: authorization.redirect_uri.clone(),

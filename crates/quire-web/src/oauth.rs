@@ -1,6 +1,6 @@
 //! The authorization endpoint of OAuth for remote MCP clients
 //! (`/oauth/authorize`, [decision 0048]): a person signed in to the
-//! back-office sees which application asks, and chooses the environment,
+//! back-office sees which application asks, and chooses the site and environment,
 //! the group it acts as (no higher than their own) and the tools it is
 //! offered, then allows or denies. The checks are `quire_app::oauth`'s.
 //!
@@ -29,9 +29,7 @@ struct ConsentPage {
     client: String,
     /// Where the answer goes (its host, or the whole URI for an app's scheme).
     returns_to: String,
-    site: String,
     query: AuthorizeQuery,
-    environments: Vec<String>,
     groups: Vec<&'static str>,
     tool_modes: &'static [(&'static str, &'static str)],
     error: Option<String>,
@@ -42,7 +40,7 @@ struct ConsentPage {
 pub struct ConsentForm {
     #[serde(flatten)]
     query: AuthorizeQuery,
-    environment: Option<String>,
+    place: Option<String>,
     group: Option<String>,
     tools: Option<String>,
     decision: Option<String>,
@@ -68,10 +66,6 @@ async fn screen(
     query: AuthorizeQuery,
     error: Option<String>,
 ) -> Result<ConsentPage, WebError> {
-    let site = person.content.site().await?;
-    let allowed = person.actor().environments.clone();
-    let environments =
-        site.environments.iter().filter(|e| allowed.as_ref().is_none_or(|a| a.contains(e))).cloned().collect();
     let own = person.actor().group;
     let groups = [Group::Viewer, Group::Author, Group::Editor, Group::Admin]
         .into_iter()
@@ -87,9 +81,7 @@ async fn screen(
         frame: Frame::new(person, "/tokens"),
         client: authorization.client.name.clone(),
         returns_to,
-        site: site.name,
         query,
-        environments,
         groups,
         tool_modes: &TOOL_MODES,
         error,
@@ -148,10 +140,13 @@ pub async fn submit(
         return Redirect::to(&oauth::denied(&authorization)).into_response();
     }
     let group = form.group.as_deref().map(Group::parse).transpose();
-    let consent = match (group, form.environment, form.tools) {
-        (Ok(Some(group)), Some(environment), Some(tools)) => Consent { environment, group, tools },
+    let place = form.place.as_deref().and_then(|p| p.split_once('/'));
+    let consent = match (group, place, form.tools) {
+        (Ok(Some(group)), Some((site, environment)), Some(tools)) => {
+            Consent { site: site.to_string(), environment: environment.to_string(), group, tools }
+        }
         _ => {
-            let why = "Choose the environment, the group and the tools.".to_string();
+            let why = "Choose the site and environment, the group and the tools.".to_string();
             return refused(&person, &authorization, form.query, why).await;
         }
     };

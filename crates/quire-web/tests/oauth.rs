@@ -157,15 +157,19 @@ async fn a_client_discovers_registers_is_granted_by_a_person_and_calls_mcp_with_
         &editor,
         &client,
         &verifier,
-        &[("environment", "production"), ("group", "admin"), ("tools", "readonly"), ("decision", "allow")],
+        &[("place", "demo/production"), ("group", "admin"), ("tools", "readonly"), ("decision", "allow")],
     )
     .await;
     assert!(above.starts_with("no redirect: 422"), "{above}");
+    // A site the person does not belong to: refused the same way.
+    let elsewhere = [("place", "other/production"), ("group", "viewer"), ("tools", "readonly"), ("decision", "allow")];
+    let elsewhere = consent(&site, &editor, &client, &verifier, &elsewhere).await;
+    assert!(elsewhere.starts_with("no redirect: 422"), "{elsewhere}");
     // Denied: the client hears access_denied.
     let denied = consent(&site, &editor, &client, &verifier, &[("decision", "deny")]).await;
     assert_eq!(param(&denied, "error").as_deref(), Some("access_denied"), "{denied}");
 
-    let choices = [("environment", "production"), ("group", "editor"), ("tools", "readonly"), ("decision", "allow")];
+    let choices = [("place", "demo/production"), ("group", "editor"), ("tools", "readonly"), ("decision", "allow")];
     // A wrong verifier: invalid_grant.
     let answer = consent(&site, &editor, &client, &verifier, &choices).await;
     assert!(answer.starts_with(REDIRECT), "{answer}");
@@ -254,7 +258,7 @@ async fn a_grant_revoked_on_the_tokens_screen_ends_its_access_token_at_once() {
     let client = call(&site, register).await.2["client_id"].as_str().unwrap().to_string();
     let admin = site.browser("admin@example.com", Group::Admin).await;
     let verifier = "c".repeat(60);
-    let choices = [("environment", "production"), ("group", "viewer"), ("tools", "all"), ("decision", "allow")];
+    let choices = [("place", "demo/production"), ("group", "viewer"), ("tools", "all"), ("decision", "allow")];
     let code = param(&consent(&site, &admin, &client, &verifier, &choices).await, "code").unwrap();
     let fields = [
         ("grant_type", "authorization_code"),

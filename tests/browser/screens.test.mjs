@@ -2,8 +2,11 @@
 // collections, releases and schedules, autosaved drafts, the media library
 // (upload with progress, alt text, archive), navigation menus with the
 // target picker, moves among siblings, agents (administrators only),
-// previews on the site's own front end or through delivery, and the notes
-// vault; axe-core on each. Screenshots are written to docs/screenshots when SCREENSHOTS=1.
+// previews on the site's own front end or through delivery, the notes
+// vault, names instead of ids (History, a change, Approvals, Archive), the
+// parent page and image pickers, and comfort: 390 px, dark mode, focus, the
+// icon, the heaviest screen's weight; axe-core on each. Screenshots are
+// written to docs/screenshots when SCREENSHOTS=1.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -760,5 +763,223 @@ describe("an author", () => {
     await page.locator("table.list tbody tr a").first().click();
     assert.equal(await page.getByRole("button", { name: /Restore the record/ }).count(), 0);
     await context.close();
+  });
+});
+
+describe("names and pickers", () => {
+  test("history, a change, the approvals and the archive name people, tokens and records, with links", async () => {
+    // A token makes a page and asks to archive it.
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Token made", slug: "token-made" });
+    assert.equal(made.status, 201);
+    const id = made.body.id;
+    const asked = await api(server, "POST", "/api/v1/tools/deletePage/invoke", { ids: [id] });
+    assert.ok(asked.body.confirmationId, JSON.stringify(asked.body));
+    const page = await adminPage();
+    await page.goto(`${server.base}/history?entity=page&entity_id=${id}`);
+    await page.getByRole("heading", { name: "History of the page “Token made”" }).waitFor();
+    const row = page.locator("table.list tbody tr").first();
+    assert.match(await row.locator("td").nth(3).innerText(), /^API token “.+”$/, "the token by its name");
+    assert.equal(await row.getByRole("link", { name: "Token made" }).getAttribute("href"), `/pages/${id}`);
+    await noViolations(page, "a record's history");
+    // Filtered by the token, chosen by its name.
+    await page.goto(`${server.base}/history`);
+    const by = page.getByLabel("By");
+    const token = (await by.locator("option").allTextContents()).find((t) => t.startsWith("API token"));
+    assert.ok(token, "the by filter offers the token by its name");
+    await by.selectOption({ label: token });
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/actor=token%3A/);
+    assert.doesNotMatch(await page.locator("main").innerText(), /\b(user|token):[0-9a-f]{8}/);
+    await row.locator("a").first().click();
+    await page.getByRole("heading", { name: /of the page Token made$/ }).waitFor();
+    assert.match(await page.locator("main p.meta").first().innerText(), /by API token “.+” through rest/);
+    await noViolations(page, "a change");
+
+    await page.getByRole("link", { name: "Approvals" }).click();
+    const approval = page.locator("section.approval", { hasText: "Token made" });
+    assert.match(await approval.locator("h2 small").innerText(), /^asked by API token “.+” via rest$/);
+    assert.equal(await approval.getByRole("link", { name: "Token made" }).getAttribute("href"), `/pages/${id}`);
+    await noViolations(page, "approvals");
+    await approval.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Nothing is waiting for approval.").waitFor();
+    // Approved, the token's call goes through.
+    const done = await api(server, "POST", "/api/v1/tools/deletePage/invoke", { ids: [id], confirmationId: asked.body.confirmationId });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    await page.getByRole("link", { name: "Archive", exact: true }).click();
+    const archived = page.locator("section.archive-item", { hasText: "token-made" }).first();
+    assert.match(await archived.locator("p.meta").innerText(), /^Archived .* by API token “.+”/);
+    assert.doesNotMatch(await page.locator("main").innerText(), /\b(user|token):[0-9a-f]{8}/);
+    assert.match(await archived.getByRole("link", { name: /^History of the page$/ }).getAttribute("href"), new RegExp(id));
+    await noViolations(page, "the archive");
+    await page.context().close();
+  });
+
+  test("a child page is made anywhere with the parent picker, searched by name", async () => {
+    const page = await adminPage();
+    await page.getByLabel("Name", { exact: true }).fill("Studio hours");
+    const picker = page.getByLabel("Parent page", { exact: true });
+    assert.equal(await picker.inputValue(), "", "a root page unless another is chosen");
+    // The search box narrows the tree to the pages whose name holds the words.
+    await page.getByLabel("Search the choices of Parent page").fill("team");
+    const shown = await picker.locator("option:not([hidden])").allTextContents();
+    assert.ok(shown.some((t) => t.includes("Our team (/team)")), shown.join(" | "));
+    assert.ok(!shown.some((t) => t.startsWith("Pricing")), shown.join(" | "));
+    await picker.selectOption({ label: "\u2003Our team (/team)" });
+    await noViolations(page, "the new page form with its parent picker");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.waitForURL(/\/pages\/[^?]+$/);
+    const id = page.url().split("/pages/")[1];
+    const team = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "team");
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.parentId, team.id);
+    // The editor shows the parent chosen, and the crumbs its place in the tree.
+    assert.equal(await page.getByLabel("Parent page", { exact: true }).inputValue(), team.id);
+    await page.locator("nav.crumbs", { hasText: "Our team" }).waitFor();
+    await noViolations(page, "a page editor with its parent picker");
+    await page.context().close();
+  });
+
+  test("an image field shows the chosen image's thumbnail, is cleared, and chosen again from the library", async () => {
+    const page = await adminPage();
+    await page.getByRole("link", { name: "Home", exact: true }).click();
+    await page.locator("ol.sections a", { hasText: "Hero" }).first().click();
+    const select = page.locator('[id="f-backgroundImage.url"]');
+    const thumb = page.locator(".image-choice:has([id='f-backgroundImage.url']) img.thumb");
+    assert.ok(await thumb.isVisible(), "the chosen image's thumbnail");
+    assert.match(await select.locator("option:checked").innerText(), /dawn/i, "the image by its name");
+    await noViolations(page, "a section with an image field");
+    await page.getByRole("button", { name: "Clear Image from the library" }).click();
+    assert.equal(await select.inputValue(), "");
+    assert.ok(await thumb.isHidden(), "no thumbnail once cleared");
+    await page.locator(".image-choice:has([id='f-backgroundImage.url']) button.pick").click();
+    const tile = page.locator(".picker button[data-url]").first();
+    const url = await tile.getAttribute("data-url");
+    await tile.click();
+    assert.equal(await select.inputValue(), url);
+    assert.ok(await thumb.isVisible());
+    assert.ok(await tile.isHidden(), "the library's thumbnails fold away once one is chosen");
+    await shot(page, "image-picker");
+    await page.context().close();
+  });
+});
+
+describe("comfort", () => {
+  test("at 390 px the navigation folds behind Menu, and the sidebar is a sheet that Esc closes", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(`${server.base}/pages`);
+    const nav = page.getByRole("navigation", { name: "Screens" });
+    const menu = page.getByRole("button", { name: "Menu" });
+    assert.ok(await nav.isHidden(), "the navigation is folded");
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, "nothing wider than the screen");
+    await noViolations(page, "the page tree at 390 px");
+    await shot(page, "pages-390");
+    await menu.click();
+    assert.equal(await menu.getAttribute("aria-expanded"), "true");
+    await nav.getByRole("link", { name: "History" }).waitFor();
+    await noViolations(page, "the menu open at 390 px");
+    await page.keyboard.press("Escape");
+    assert.ok(await nav.isHidden());
+    assert.equal(await page.evaluate(() => document.activeElement.id), "nav-toggle");
+    await menu.click();
+    await nav.getByRole("link", { name: "History" }).click();
+    await page.waitForURL(/\/history/);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+    await noViolations(page, "history at 390 px");
+
+    // The sidebar covers the screen, and Esc gives it back.
+    await page.getByRole("link", { name: "Quire", exact: true }).click();
+    await page.locator("table.list a", { hasText: "Home" }).click();
+    await page.getByRole("button", { name: "AI assistant" }).click();
+    const sheet = page.getByRole("complementary", { name: "AI assistant" });
+    await sheet.waitFor();
+    const box = await sheet.boundingBox();
+    assert.deepEqual([box.x, box.y, box.width, box.height], [0, 0, 390, 844], "a sheet over the whole screen");
+    await noViolations(page, "the sidebar as a sheet");
+    await shot(page, "sidebar-390");
+    await page.keyboard.press("Escape");
+    assert.ok(await sheet.isHidden(), "Esc closes the sidebar");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "ai-toggle");
+    await page.getByRole("button", { name: "AI assistant" }).click();
+    await sheet.getByRole("button", { name: "Close the AI assistant" }).click();
+    assert.ok(await sheet.isHidden());
+    await context.close();
+  });
+
+  test("dark mode follows the system, the toggle is remembered, and every screen passes axe in it", async () => {
+    const page = await adminPage();
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.reload();
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    assert.equal(await background(), "rgb(21, 23, 27)", "dark, as the system asks");
+    const toggle = page.getByRole("button", { name: "Dark mode" });
+    assert.equal(await toggle.getAttribute("aria-pressed"), "true");
+    const home = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "home");
+    const hero = (await api(server, "GET", `/api/v1/pages/${home.id}/sections`)).body.items[0];
+    const post = (await api(server, "GET", "/api/v1/collections/blog/entries?limit=1")).body.items[0];
+    for (const path of ["/pages", `/pages/${home.id}`, `/sections/${hero.id}`, `/entries/${post.id}`, "/media", "/history", "/archive", "/approvals", "/releases", "/navigation", "/tokens"]) {
+      await page.goto(`${server.base}${path}`);
+      await noViolations(page, `${path} in dark mode`);
+    }
+    await page.goto(`${server.base}/pages/${home.id}`);
+    await shot(page, "page-editor-dark");
+
+    // Chosen light, it stays light on the next screen, whatever the system says.
+    await toggle.click();
+    assert.equal(await toggle.getAttribute("aria-pressed"), "false");
+    assert.equal(await background(), "rgb(246, 247, 249)");
+    await page.waitForTimeout(200);
+    await page.goto(`${server.base}/history`);
+    assert.equal(await page.locator("html").getAttribute("data-theme"), "light", "remembered");
+    assert.equal(await background(), "rgb(246, 247, 249)");
+    await noViolations(page, "history chosen light on a dark system");
+    // Chosen dark again, which is the system's: it follows the system again.
+    await page.getByRole("button", { name: "Dark mode" }).click();
+    await page.waitForTimeout(200);
+    await page.reload();
+    assert.equal(await page.locator("html").getAttribute("data-theme"), null);
+    assert.equal(await background(), "rgb(21, 23, 27)");
+    await page.context().close();
+  });
+
+  test("every control shows where the focus is, and the icon is served", async () => {
+    const page = await adminPage();
+    const home = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "home");
+    await page.goto(`${server.base}/pages/${home.id}`);
+    let seen = 0;
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press("Tab");
+      const focus = await page.evaluate(() => {
+        const el = document.activeElement;
+        const s = getComputedStyle(el);
+        return { what: `${el.tagName}#${el.id}.${el.className}`, style: s.outlineStyle, width: parseFloat(s.outlineWidth) };
+      });
+      if (focus.what.startsWith("BODY")) continue;
+      seen++;
+      assert.ok(focus.style !== "none" && focus.width >= 2, `${focus.what} shows its focus (${focus.style} ${focus.width}px)`);
+    }
+    assert.ok(seen > 40, `${seen} controls were focused`);
+    const icon = await fetch(`${server.base}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get("content-type"), "image/svg+xml");
+    assert.equal(await page.locator('link[rel="icon"]').getAttribute("href"), "/favicon.ico");
+    await page.context().close();
+  });
+
+  test("the heaviest screen with its stylesheet and script stays under 100 KB", async () => {
+    const page = await adminPage();
+    const home = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "home");
+    const hero = (await api(server, "GET", `/api/v1/pages/${home.id}/sections`)).body.items[0];
+    const post = (await api(server, "GET", "/api/v1/collections/blog/entries?limit=1")).body.items[0];
+    const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const size = async (path) => (await (await fetch(`${server.base}${path}`, { headers: { cookie } })).arrayBuffer()).byteLength;
+    const css = await page.locator('link[rel="stylesheet"]').getAttribute("href");
+    const js = await page.locator("script[src]").getAttribute("src");
+    const assets = (await size(css)) + (await size(js));
+    const screens = ["/pages", `/pages/${home.id}`, `/sections/${hero.id}`, `/entries/${post.id}`, "/media", "/history", "/releases"];
+    let heaviest = 0;
+    for (const path of screens) heaviest = Math.max(heaviest, await size(path));
+    assert.ok(heaviest + assets < 100 * 1024, `heaviest screen ${heaviest} B + assets ${assets} B`);
+    await page.context().close();
   });
 });

@@ -307,7 +307,7 @@
   // it that narrows its options to those whose name holds what is typed ----
   function enhanceFilterable(root) {
     root.querySelectorAll("select[data-filterable]").forEach(function (select) {
-      if (select.dataset.enhanced || select.options.length < 8) return;
+      if (select.dataset.enhanced || select.options.length < 6) return;
       select.dataset.enhanced = "1";
       var search = document.createElement("input");
       search.type = "search";

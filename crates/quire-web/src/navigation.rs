@@ -158,6 +158,31 @@ impl Picker {
         }
     }
 
+    /// The candidates of target type `kind`.
+    fn of(&self, kind: NavTargetType) -> &[Candidate] {
+        match kind {
+            NavTargetType::Page => &self.pages,
+            NavTargetType::Entry => &self.entries,
+            NavTargetType::Media => &self.media,
+            _ => &[],
+        }
+    }
+
+    /// What a form shows in the target box for `item`: the name of what it
+    /// points at as the suggestions offer it (so it reads as a name, and is
+    /// read back to the same id), its URL, or its id when unnamed.
+    fn typed_target(&self, item: &NavItem) -> String {
+        match (item.url.as_deref(), item.target_id.as_deref()) {
+            (Some(url), _) => url.to_string(),
+            (None, Some(id)) => self
+                .of(item.target_type)
+                .iter()
+                .find(|c| c.id == id)
+                .map_or_else(|| id.to_string(), |c| c.label.clone()),
+            (None, None) => String::new(),
+        }
+    }
+
     /// What `item` points at, in words.
     fn describe(&self, item: &NavItem) -> String {
         let named = |list: &[Candidate], id: &str| {
@@ -307,12 +332,13 @@ fn read(pairs: &[(String, String)]) -> Typed {
 }
 
 /// The target of a form: (type, target id, url). A page may be named by
-/// its slug (`/about`) and an entry by `collection/slug` instead of an id;
-/// anything else is passed on for the use case to check.
+/// its slug (`/about`), an entry by `collection/slug`, and any of them by
+/// its name as the suggestions offer it, instead of an id; anything else is
+/// passed on for the use case to check.
 async fn target(content: &Content, t: &Typed) -> Result<(NavTargetType, Option<String>, Option<String>), AppError> {
     let kind = NavTargetType::parse("targetType", &t.target_type).map_err(form::invalid)?;
     let value = Some(t.target.clone()).filter(|v| !v.is_empty());
-    Ok(match (kind, value) {
+    let found = match (kind, value) {
         (NavTargetType::Url, value) => (kind, None, value),
         (NavTargetType::Placeholder, _) => (kind, None, None),
         (NavTargetType::Page, Some(v)) if content.page(&v).await.is_err() => {
@@ -330,7 +356,29 @@ async fn target(content: &Content, t: &Typed) -> Result<(NavTargetType, Option<S
             (kind, Some(id), None)
         }
         (_, value) => (kind, value, None),
-    })
+    };
+    // Still not an id: a name as the suggestions offer it.
+    let named = matches!(kind, NavTargetType::Page | NavTargetType::Entry | NavTargetType::Media);
+    if let Some(v) = &found.1
+        && named
+        && !exists(content, kind, v).await
+    {
+        let picker = Picker::load(content).await.map_err(|_| AppError::invalid("targetId", "targetId: not found"))?;
+        if let Some(c) = picker.of(kind).iter().find(|c| c.label == *v) {
+            return Ok((kind, Some(c.id.clone()), None));
+        }
+    }
+    Ok(found)
+}
+
+/// Whether `id` names a live record a target of type `kind` may point at.
+async fn exists(content: &Content, kind: NavTargetType, id: &str) -> bool {
+    match kind {
+        NavTargetType::Page => content.page(id).await.is_ok(),
+        NavTargetType::Entry => content.entry(id).await.is_ok(),
+        NavTargetType::Media => content.image(id).await.is_ok(),
+        _ => true,
+    }
 }
 
 /// `POST /navigation/{id}/items`: adds an item.
@@ -382,10 +430,12 @@ async fn item_page(person: &Person, item: NavItem, typed: Option<Typed>, errors:
     let content = &person.content;
     let menu = content.navigation(&item.navigation_id).await?;
     let others = all_items(content, &menu.id).await?;
+    let mut picker = Picker::load(content).await?;
+    picker.name_targets(content, std::slice::from_ref(&item)).await;
     let typed = typed.unwrap_or_else(|| Typed {
         label: item.label.clone(),
         target_type: item.target_type.as_str().to_string(),
-        target: item.url.clone().or_else(|| item.target_id.clone()).unwrap_or_default(),
+        target: picker.typed_target(&item),
         parent_id: item.parent_id.clone().unwrap_or_default(),
         visible: item.visible,
     });
@@ -393,7 +443,7 @@ async fn item_page(person: &Person, item: NavItem, typed: Option<Typed>, errors:
         head: Head::new(),
         frame: Frame::new(person, "/navigation"),
         parents: others.into_iter().filter(|o| o.id != item.id).map(|o| (o.id, o.label)).collect(),
-        picker: Picker::load(content).await?,
+        picker,
         types: NavTargetType::ALL,
         menu,
         item,

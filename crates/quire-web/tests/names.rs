@@ -280,3 +280,37 @@ async fn the_theme_chosen_is_remembered_and_drawn_by_the_server() {
     assert!(html.contains("<html lang=\"en\" data-theme=\"dark\">"), "{html}");
     assert!(html.contains("value=\"light\" aria-pressed=\"true\">Dark mode</button>"), "{html}");
 }
+
+#[tokio::test]
+async fn a_menu_items_target_is_shown_and_chosen_by_name() {
+    let site = site().await;
+    let ada = site.browser("ada@example.org", Group::Editor).await;
+    let header = site.store.navigation(&site.scope, "header").await.unwrap();
+    let items = site.store.nav_items(&site.scope, &header.id, None, 100, None).await.unwrap().items;
+    let about_item = items.iter().find(|i| i.label == "About").unwrap();
+    let (about, pricing) = (site.page_id("about").await, site.page_id("pricing").await);
+    let (_, html) = site.get(&ada, &format!("/nav-items/{}", about_item.id)).await;
+    assert!(html.contains("name=\"target\" value=\"About (/about)\""), "the target by its name: {html}");
+    assert!(!html.contains(&format!("value=\"{about}\"")), "no id in the box: {html}");
+    assert!(html.contains("<option value=\"Pricing (/pricing)\"></option>"), "suggestions by name: {html}");
+
+    // Saved with a name the suggestions offer, the item points at that page.
+    let version = about_item.version.to_string();
+    let ((status, body), _) = site
+        .post(
+            &ada,
+            &format!("/nav-items/{}", about_item.id),
+            &[
+                ("_version", &version),
+                ("label", "About"),
+                ("target_type", "page"),
+                ("target", "Pricing (/pricing)"),
+                ("parent_id", ""),
+                ("visible", "true"),
+            ],
+        )
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let saved = site.store.nav_item(&site.scope, &about_item.id).await.unwrap();
+    assert_eq!(saved.target_id.as_deref(), Some(pricing.as_str()));
+}

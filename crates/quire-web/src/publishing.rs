@@ -87,7 +87,6 @@ impl Panel {
         let content = &person.content;
         let state = content.publication(kind, id).await?;
         let releases = content.releases(None).await?;
-        let who = Who::of(person);
         let pending = |r: &&Release| matches!(r.state, ReleaseState::Open | ReleaseState::Scheduled);
         let holding = releases
             .iter()
@@ -103,9 +102,10 @@ impl Panel {
             })
             .collect();
         let open = releases.into_iter().filter(|r| r.state == ReleaseState::Open).map(|r| (r.id, r.name)).collect();
-        let waiting = content
-            .schedules(false)
-            .await?
+        let schedules = content.schedules(false).await?;
+        let this_document = |s: &&quire_app::schedules::Schedule| s.target == kind.as_str() && s.target_id == id;
+        let who = Who::named(person, schedules.iter().filter(this_document).map(|s| s.created_by.as_str())).await;
+        let waiting = schedules
             .into_iter()
             .filter(|s| s.target == kind.as_str() && s.target_id == id)
             .map(|schedule| Waiting {

@@ -314,3 +314,23 @@ async fn a_menu_items_target_is_shown_and_chosen_by_name() {
     let saved = site.store.nav_item(&site.scope, &about_item.id).await.unwrap();
     assert_eq!(saved.target_id.as_deref(), Some(pricing.as_str()));
 }
+
+#[tokio::test]
+async fn a_schedule_in_the_publishing_panel_names_who_made_it() {
+    let site = site().await;
+    let ada = site.browser("ada@example.org", Group::Editor).await;
+    let bob = site.browser("bob@example.org", Group::Editor).await;
+    let about = site.page_id("about").await;
+    let ((status, body), _) = site
+        .post(
+            &bob,
+            &format!("/pages/{about}/publishing"),
+            &[("action", "schedule"), ("schedule_action", "publish"), ("at", "2099-01-01T10:00")],
+        )
+        .await;
+    assert_eq!(status, StatusCode::SEE_OTHER, "{body}");
+    let (_, html) = site.get(&ada, &format!("/pages/{about}")).await;
+    let waiting = html.split("<ul class=\"plain waiting\"").nth(1).unwrap_or_else(|| panic!("no schedule: {html}"));
+    assert!(waiting.contains("bob"), "who scheduled it, by name: {waiting}");
+    assert!(!waiting.contains("user:") && !waiting.contains("no longer"), "{waiting}");
+}

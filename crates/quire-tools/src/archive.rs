@@ -1,29 +1,11 @@
 //! Archive tools: getArchive, restoreArchive.
 
 use crate::catalog::{GetArchiveArgs, RestoreArchiveArgs};
+use crate::params::ArchivedKind;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::model::EntityKind;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
-
-// The kinds of record the database archives (agents are disabled instead;
-// vault notes are archived in the vault). Plain comments: doc comments would
-// turn the schema's enum into a oneOf of described constants.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum ArchivedKind {
-    Page,
-    Section,
-    SectionTemplate,
-    Collection,
-    Entry,
-    Image,
-    Navigation,
-    NavItem,
-}
 
 impl From<ArchivedKind> for EntityKind {
     fn from(k: ArchivedKind) -> Self {

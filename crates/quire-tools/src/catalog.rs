@@ -3,15 +3,12 @@
 //! metadata, its handler, the fields of its arguments). The tool modules
 //! hold the handlers; the types named by parameters are imported here.
 
-use crate::archive::ArchivedKind;
 use crate::args::parse;
-use crate::external::http::BodySchema;
-use crate::external::photos::{BrowseProvider, Orientation, PhotoProvider};
-use crate::external::web::{PageFormat, SearchMode, Topic};
-use crate::posts::PostContent;
-use crate::publishing::DocumentKind;
+use crate::params::{
+    ArchivedKind, BodySchema, BrowseProvider, DocumentKind, Orientation, PageFormat, PhotoProvider, PostContent,
+    ReleaseDocumentArg, RemovedDocumentArg, SearchMode, StateArg, Topic,
+};
 use crate::registry::schema;
-use crate::releases::{ReleaseDocumentArg, RemovedDocumentArg, StateArg};
 use crate::subject::Subject;
 use crate::tool::{Category, Effect, Tool};
 use quire_core::model::{EntityKind, EntryStatus, ImageStatus, NavTargetType, PublishStatus};

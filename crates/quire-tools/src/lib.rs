@@ -27,6 +27,7 @@ pub mod notes;
 mod openai;
 pub mod output;
 pub mod pages;
+pub mod params;
 pub mod posts;
 pub mod publishing;
 pub mod registry;

@@ -9,19 +9,7 @@ use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
 use quire_store::{EntryFilter, SearchFilter, Searched};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// Content of a post.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PostContent {
-    /// The post in markdown.
-    pub body: String,
-    /// Cover image URL (/uploads/...).
-    pub cover: Option<String>,
-}
 
 /// Entry or post as listed.
 pub fn entry_json(e: &Entry, include_content: bool) -> Value {

@@ -5,24 +5,11 @@
 
 use crate::archive::require_ids;
 use crate::catalog::PublishingArgs;
+use crate::params::DocumentKind;
 use crate::tool::*;
 use quire_core::model::EntityKind;
 use quire_store::PublishAction;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
-
-// What a publishing tool works on. Plain comments: doc comments would turn
-// the schema's enum into a oneOf of described constants.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum DocumentKind {
-    Page,
-    Post,
-    Entry,
-    Navigation,
-}
 
 impl DocumentKind {
     pub(crate) fn kind(self) -> EntityKind {

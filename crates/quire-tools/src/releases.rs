@@ -6,51 +6,13 @@
 //! approves.
 
 use crate::catalog::{CreateReleaseArgs, GetReleaseArgs, ReleaseIdArgs, UpdateReleaseArgs};
-use crate::publishing::DocumentKind;
+use crate::params::{ItemAction, ReleaseDocumentArg, StateArg};
+
 use crate::tool::*;
 use quire_core::access::{Permission, authorize};
 use quire_core::model::{EntityKind, ReleaseAction, ReleaseState};
 use quire_store::{ReleasePatch, Stage};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
-
-// What publishing the release does to a document. Plain comments: doc
-// comments would turn the schema's enum into a oneOf of described constants.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum ItemAction {
-    Publish,
-    Unpublish,
-    Archive,
-}
-
-// Where a release stands (see ReleaseState).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum StateArg {
-    Open,
-    Scheduled,
-    Published,
-    Reverted,
-    Discarded,
-}
-
-/// A document to put into a release.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReleaseDocumentArg {
-    /// Its kind.
-    pub entity: DocumentKind,
-    /// Its id, a page's slug or a navigation's key.
-    pub id: String,
-    /// Default publish: a copy of its draft as it is now.
-    pub action: Option<ItemAction>,
-    /// Keep the release's copy (settles a conflict) rather than copying the draft anew.
-    pub keep: Option<bool>,
-}
 
 impl ReleaseDocumentArg {
     fn stage(self) -> Stage {
@@ -61,16 +23,6 @@ impl ReleaseDocumentArg {
         };
         Stage { entity: self.entity.kind(), name: self.id, action, keep: self.keep.unwrap_or(false) }
     }
-}
-
-/// A document to take out of a release.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RemovedDocumentArg {
-    /// Its kind.
-    pub entity: DocumentKind,
-    /// Its id.
-    pub id: String,
 }
 
 /// Refuses unless the caller may do `action` to documents of `kind`: publish

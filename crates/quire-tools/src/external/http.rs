@@ -6,19 +6,8 @@ use super::{ExternalSettings, net_error};
 use crate::catalog::{HttpGetArgs, HttpPostArgs};
 use crate::tool::*;
 use quire_net::{Request, Response};
-use schemars::JsonSchema;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-
-/// The schema of `body`: an object or a string (every branch typed; other
-/// JSON values are sent as JSON too).
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-#[serde(untagged)]
-pub(crate) enum BodySchema {
-    Object(BTreeMap<String, Value>),
-    Text(String),
-}
 
 /// Largest answer httpGet and httpPost read.
 const MAX_BYTES: u64 = 1024 * 1024;

@@ -5,25 +5,14 @@ use super::{ExternalSettings, net_error, not_configured, upstream_status};
 use crate::catalog::{BrowseImagesArgs, ImportImageArgs};
 use crate::images::{create_from_upload, image_json};
 use crate::media::{receive_bytes, settle};
+use crate::params::{BrowseProvider, Orientation, PhotoProvider};
 use crate::tool::*;
 use quire_core::fields::is_href;
 use quire_core::model::ImageSource;
 use quire_net::Request;
 use quire_store::ImageMeta;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
-
-/// Which stock photo service.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PhotoProvider {
-    // Pexels.
-    Pexels,
-    // Unsplash.
-    Unsplash,
-}
 
 impl PhotoProvider {
     fn as_str(self) -> &'static str {
@@ -32,30 +21,6 @@ impl PhotoProvider {
             PhotoProvider::Unsplash => "unsplash",
         }
     }
-}
-
-/// Which services browseImages asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum BrowseProvider {
-    // Pexels only.
-    Pexels,
-    // Unsplash only.
-    Unsplash,
-    // Every configured service.
-    All,
-}
-
-/// Photo orientation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Orientation {
-    // Wider than tall.
-    Landscape,
-    // Taller than wide.
-    Portrait,
-    // About as wide as tall.
-    Square,
 }
 
 const PEXELS_LICENSE: &str = "Pexels License (free to use, attribution appreciated): https://www.pexels.com/license/";

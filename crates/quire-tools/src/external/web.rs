@@ -3,42 +3,10 @@
 
 use super::{ExternalSettings, net_error, not_configured, untrusted, upstream_status};
 use crate::catalog::{FetchContentArgs, SearchWebArgs};
+use crate::params::{PageFormat, SearchMode, Topic};
 use crate::tool::*;
 use quire_net::Request;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{Value, json};
-
-/// Quick results or a researched answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    // Titles, URLs and snippets.
-    Quick,
-    // Several queries, the best pages read, an answer with numbered citations.
-    Deep,
-}
-
-/// What kind of results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Topic {
-    // The whole web.
-    General,
-    // News articles.
-    News,
-}
-
-/// Page text format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PageFormat {
-    // Markdown with headings, lists and links (default).
-    #[default]
-    Markdown,
-    // Plain text.
-    Text,
-}
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,0 +1,170 @@
+//! The types tools' arguments are made of, beside the argument structs
+//! the catalog generates: kinds, modes and the documents a release names.
+//! The catalog and the tool modules both use them, so they live apart from
+//! both (no module circle).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+// The kinds of record the database archives (agents are disabled instead;
+// vault notes are archived in the vault). Plain comments: doc comments would
+// turn the schema's enum into a oneOf of described constants.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ArchivedKind {
+    Page,
+    Section,
+    SectionTemplate,
+    Collection,
+    Entry,
+    Image,
+    Navigation,
+    NavItem,
+}
+
+/// Content of a post.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PostContent {
+    /// The post in markdown.
+    pub body: String,
+    /// Cover image URL (/uploads/...).
+    pub cover: Option<String>,
+}
+
+// What a publishing tool works on. Plain comments: doc comments would turn
+// the schema's enum into a oneOf of described constants.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DocumentKind {
+    Page,
+    Post,
+    Entry,
+    Navigation,
+}
+
+// What publishing the release does to a document. Plain comments: doc
+// comments would turn the schema's enum into a oneOf of described constants.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ItemAction {
+    Publish,
+    Unpublish,
+    Archive,
+}
+
+// Where a release stands (see ReleaseState).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum StateArg {
+    Open,
+    Scheduled,
+    Published,
+    Reverted,
+    Discarded,
+}
+
+/// A document to put into a release.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReleaseDocumentArg {
+    /// Its kind.
+    pub entity: DocumentKind,
+    /// Its id, a page's slug or a navigation's key.
+    pub id: String,
+    /// Default publish: a copy of its draft as it is now.
+    pub action: Option<ItemAction>,
+    /// Keep the release's copy (settles a conflict) rather than copying the draft anew.
+    pub keep: Option<bool>,
+}
+
+/// A document to take out of a release.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RemovedDocumentArg {
+    /// Its kind.
+    pub entity: DocumentKind,
+    /// Its id.
+    pub id: String,
+}
+
+/// The schema of `body`: an object or a string (every branch typed; other
+/// JSON values are sent as JSON too).
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+#[serde(untagged)]
+pub enum BodySchema {
+    Object(BTreeMap<String, Value>),
+    Text(String),
+}
+
+/// Which stock photo service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PhotoProvider {
+    // Pexels.
+    Pexels,
+    // Unsplash.
+    Unsplash,
+}
+
+/// Which services browseImages asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BrowseProvider {
+    // Pexels only.
+    Pexels,
+    // Unsplash only.
+    Unsplash,
+    // Every configured service.
+    All,
+}
+
+/// Photo orientation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Orientation {
+    // Wider than tall.
+    Landscape,
+    // Taller than wide.
+    Portrait,
+    // About as wide as tall.
+    Square,
+}
+
+/// Quick results or a researched answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    // Titles, URLs and snippets.
+    Quick,
+    // Several queries, the best pages read, an answer with numbered citations.
+    Deep,
+}
+
+/// What kind of results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Topic {
+    // The whole web.
+    General,
+    // News articles.
+    News,
+}
+
+/// Page text format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PageFormat {
+    // Markdown with headings, lists and links (default).
+    #[default]
+    Markdown,
+    // Plain text.
+    Text,
+}

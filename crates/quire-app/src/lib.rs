@@ -27,6 +27,7 @@ pub mod schedules;
 pub mod tokens;
 pub mod undo;
 pub mod uploads;
+pub mod webhooks;
 
 pub use actor::Actor;
 pub use error::{AppError, AppResult, Failure};

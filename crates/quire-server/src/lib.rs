@@ -61,6 +61,8 @@ struct Inner {
     background: Mutex<Vec<tokio::task::AbortHandle>>,
     /// Requests a minute per token or person, shared by the replicas.
     request_limits: Arc<limits::RequestLimits>,
+    /// How long a webhook delivery waits after each failed attempt.
+    webhook_retries: Vec<Duration>,
 }
 
 /// How long a looked-up token is trusted before it is read again. A
@@ -106,6 +108,7 @@ impl AppState {
                 stopping: tokio::sync::watch::Sender::new(false),
                 background: Mutex::new(Vec::new()),
                 request_limits: Arc::new(limits::RequestLimits::new(services_store, 0)),
+                webhook_retries: quire_tools::webhooks::RETRIES.to_vec(),
             }),
         }
     }
@@ -170,8 +173,12 @@ impl AppState {
                 }
             }
         });
+        let net = services.external.net.clone();
         let media = tokio::spawn(quire_tools::media::MediaWorker::new(services).run());
         let schedules = tokio::spawn(quire_app::schedules::Scheduler::new(self.store().clone()).run());
+        let sender = quire_tools::webhooks::Sender::new(self.store().clone(), net)
+            .with_retries(self.inner.webhook_retries.clone());
+        let webhooks = tokio::spawn(sender.run());
         // Request counts reach the database on a clock too, so a process
         // that falls quiet still shares what it admitted.
         let limits = Arc::clone(&self.inner.request_limits);
@@ -182,7 +189,7 @@ impl AppState {
             }
         });
         if let Ok(mut tasks) = self.inner.background.lock() {
-            let all = [sweep, revocations, progress, media, schedules, counts];
+            let all = [sweep, revocations, progress, media, schedules, counts, webhooks];
             tasks.extend(all.iter().map(|t| t.abort_handle()));
         }
     }
@@ -251,6 +258,16 @@ impl AppState {
     pub fn with_request_limit(mut self, per_minute: u32) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.request_limits = Arc::new(limits::RequestLimits::new(inner.store.clone(), per_minute));
+        }
+        self
+    }
+
+    /// Webhook deliveries wait `retries` after each failed attempt (its
+    /// length is the number of retries) instead of the default schedule.
+    /// Call before the state is shared.
+    pub fn with_webhook_retries(mut self, retries: Vec<Duration>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.webhook_retries = retries;
         }
         self
     }

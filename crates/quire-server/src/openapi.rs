@@ -47,6 +47,8 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::agui::run,
         routes::openai::models, routes::openai::model, routes::openai::complete,
         routes::tokens::list, routes::tokens::create, routes::tokens::read, routes::tokens::revoke,
+        routes::webhooks::list, routes::webhooks::create, routes::webhooks::read, routes::webhooks::archive,
+        routes::webhooks::rotate, routes::webhooks::retire, routes::webhooks::deliveries, routes::webhooks::redeliver,
     ),
     components(schemas(ListResponse<Page>, Change, Archive, EntityKind)),
     modifiers(&BearerAuth, &ErrorResponses, &Links),
@@ -68,6 +70,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "agents", description = "Agents, chat sessions, their event streams and undo"),
         (name = "openai", description = "The agents as models of an OpenAI-compatible API (`/v1`, for OpenAI's clients): errors in OpenAI's shape"),
         (name = "tokens", description = "The site's API tokens: list, create, read, revoke (admins)"),
+        (name = "webhooks", description = "Subscriptions to the site's events, signed as Standard Webhooks, and their delivery log (admins)"),
     )
 )]
 pub struct ApiDoc;

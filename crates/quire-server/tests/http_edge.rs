@@ -254,12 +254,16 @@ async fn mcp_refuses_what_rest_refuses_with_the_same_status_as_jsonrpc_errors() 
     let (status, headers, reply) = call(&app, mcp_post(&app, "application/json", large)).await;
     assert_jsonrpc_error(status, &headers, &reply, 413, -32000, "PAYLOAD_TOO_LARGE");
 
-    // No token: 401 with its challenge, in the same shape.
+    // No token: 401 with its challenge (naming where an OAuth client
+    // learns to get one), in the same shape.
     let mut anonymous = mcp_post(&app, "application/json", body);
     anonymous.headers_mut().remove("authorization");
     let (status, headers, reply) = call(&app, anonymous).await;
     assert_jsonrpc_error(status, &headers, &reply, 401, -32000, "UNAUTHORIZED");
-    assert_eq!(headers["www-authenticate"], "Bearer");
+    assert_eq!(
+        headers["www-authenticate"],
+        "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource/mcp\""
+    );
 }
 
 #[tokio::test]

@@ -40,10 +40,10 @@ pub mod testing;
 mod transfer;
 pub mod users;
 mod vectors;
+mod webhooks;
 
 pub use agents::{NewSession, QueuedWrite, SessionUpdate, StoredMessage};
 pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, hash_secret};
-pub use oauth::{ACCESS_LIFETIME, NewGrant, OAuthClient, OAuthRefusal, OAuthTokens, pkce_matches};
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use db::{Location, Synchronous};
@@ -52,6 +52,7 @@ pub use error::{DatabaseError, StoreError};
 pub use limits::{SignInFailures, UsageAdd};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};
 pub use media::{ImageFile, ImageMeta, ImageResult, Job, JobInfo, NewUpload, job_payload};
+pub use oauth::{ACCESS_LIFETIME, NewGrant, OAuthClient, OAuthRefusal, OAuthTokens, pkce_matches};
 pub use previews::PREVIEW_TTL;
 pub use publishing::{DocumentPreview, Publication, PublishAction};
 pub use record::Version;
@@ -63,6 +64,7 @@ pub use suggest::Suggestion;
 pub use transfer::TransferReport;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 pub use vectors::NoteVectorStamp;
+pub use webhooks::{Claimed, Delivery, EVENTS as WEBHOOK_EVENTS, NewWebhook, Webhook};
 
 use std::path::Path;
 use std::time::Duration;

@@ -119,7 +119,7 @@ pub(crate) fn logged(
     after: Option<Value>,
 ) -> Result<i64> {
     let stored = stored(entity, action, before.as_ref(), after.as_ref());
-    db::query_scalar(
+    let seq: i64 = db::query_scalar(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",
     )
@@ -136,5 +136,9 @@ pub(crate) fn logged(
     .bind(stored.patch)
     .bind(stored.prior)
     .bind(Utc::now())
-    .fetch_one(conn)
+    .fetch_one(conn)?;
+    // Subscribers hear of it through the outbox, in this same transaction.
+    let record = after.as_ref().or(before.as_ref());
+    crate::webhooks::enqueue(conn, scope, ctx, seq, entity, entity_id, action, record)?;
+    Ok(seq)
 }

@@ -41,6 +41,7 @@ pub mod storage;
 pub mod subject;
 pub mod tool;
 pub mod vaults;
+pub mod webhooks;
 
 pub use error::{ErrorCode, ToolError};
 pub use guidance::{all_rules, render_guidance, render_rules};

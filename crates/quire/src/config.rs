@@ -70,6 +70,10 @@ pub struct Config {
     /// budget). Once spent, turns are refused with 429 and a running one
     /// stops before its next model call.
     pub model_tokens_per_day: u64,
+    /// Milliseconds a webhook delivery waits after each failed attempt,
+    /// one entry per retry (`QUIRE_WEBHOOK_RETRY_MS`; default 5 s, 5 min,
+    /// 30 min, 2 h, 5 h, 10 h, 10 h, 10 h: about a day and a half).
+    pub webhook_retry_ms: Vec<u64>,
     /// Seconds a request's line and headers may take to arrive, and a
     /// kept-alive connection may stay idle (`QUIRE_HEADER_TIMEOUT_SECS`, default 10).
     pub header_timeout_secs: u64,
@@ -246,6 +250,7 @@ impl Default for Config {
             requests_per_minute: 0,
             agent_turns_per_hour: 0,
             model_tokens_per_day: 0,
+            webhook_retry_ms: quire_tools::webhooks::RETRIES.iter().map(|d| d.as_millis() as u64).collect(),
             header_timeout_secs: 10,
             body_timeout_secs: 30,
             max_connections_per_address: 256,
@@ -260,7 +265,7 @@ impl Default for Config {
 }
 
 /// The keys settable from `QUIRE_*` variables.
-const KEYS: [&str; 23] = [
+const KEYS: [&str; 24] = [
     "addr",
     "data",
     "database_url",
@@ -279,6 +284,7 @@ const KEYS: [&str; 23] = [
     "requests_per_minute",
     "agent_turns_per_hour",
     "model_tokens_per_day",
+    "webhook_retry_ms",
     "header_timeout_secs",
     "body_timeout_secs",
     "max_connections_per_address",

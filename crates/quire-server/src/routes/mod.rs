@@ -23,6 +23,7 @@ pub mod templates;
 pub mod tokens;
 pub mod tools;
 pub mod uploads;
+pub mod webhooks;
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -54,6 +55,7 @@ pub fn router() -> Router<AppState> {
         .merge(openai::router())
         .merge(tokens::router())
         .merge(oauth::router())
+        .merge(webhooks::router())
 }
 
 /// Default page size of lists.

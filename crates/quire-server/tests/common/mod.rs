@@ -335,6 +335,13 @@ impl TestApp {
         values.insert("schedule", schedule.body["id"].as_str().expect("a schedule made").to_string());
         let tokens = self.store.tokens("demo").await.unwrap();
         values.insert("token", tokens.iter().find(|t| t.group == Group::Editor).unwrap().id.clone());
+        // a webhook, and a delivery of a change made after it
+        let hook = self.post("/api/v1/webhooks", json!({ "url": "https://hooks.example.invalid/probe" })).await;
+        let hook = hook.body["id"].as_str().expect("a webhook made").to_string();
+        self.patch(&format!("/api/v1/pages/{}", values["page"]), json!({ "name": "Home" })).await;
+        let deliveries = self.get(&format!("/api/v1/webhooks/{hook}/deliveries")).await;
+        values.insert("delivery", first(deliveries.body));
+        values.insert("webhook", hook);
         values
     }
 
@@ -387,6 +394,8 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("tokens", _) => "token",
         ("releases", _) => "release",
         ("schedules", _) => "schedule",
+        ("webhooks", _) => "webhook",
+        ("webhook-deliveries", _) => "delivery",
         ("items", "{entity}") => return "page".into(),
         (_, "{document}") => "page",
         ("turns", _) => return "1".into(),

@@ -52,7 +52,8 @@ pub async fn run(addr: Option<String>, no_seed: bool, config: &Config, data: &Da
         .with_profiles(profiles)
         .with_https(base.starts_with("https://"))
         .with_public_url(config.public_url.clone())
-        .with_request_limit(config.requests_per_minute);
+        .with_request_limit(config.requests_per_minute)
+        .with_webhook_retries(config.webhook_retry_ms.iter().map(|ms| std::time::Duration::from_millis(*ms)).collect());
     state.runtime().set_fair_use(quire_agent::FairUse {
         turns_per_hour: config.agent_turns_per_hour,
         model_tokens_per_day: config.model_tokens_per_day,

@@ -1,0 +1,181 @@
+//! Webhooks: a subscription hears of every change of its site through the
+//! outbox written with the change, signed as Standard Webhooks say, in the
+//! order of each record's changes, retried until the receiver takes it; a
+//! refused write sends nothing; an archived subscription hears nothing
+//! more; a delivery can be sent again with its id. (The signatures are
+//! checked by the `standardwebhooks` package too, in tests/webhooks.)
+
+mod common;
+
+use axum::http::HeaderMap;
+use common::TestApp;
+use quire_core::model::ChangeContext;
+use quire_store::NewWebhook;
+use quire_tools::webhooks::{Sender, new_secret, signature};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the receiver saw: every attempt's id, and the bodies it took.
+#[derive(Default)]
+struct Seen {
+    tries: HashMap<String, u32>,
+    taken: Vec<(HeaderMap, String)>,
+}
+
+/// A receiver on 127.0.0.1 that fails the first `fail` attempts of each
+/// delivery with 500; answers its URL and what it saw.
+async fn receiver(fail: u32) -> (String, Arc<Mutex<Seen>>) {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let kept = Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: String| {
+            let seen = Arc::clone(&kept);
+            async move {
+                let id = headers.get("webhook-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+                let mut seen = seen.lock().unwrap();
+                let tries = seen.tries.entry(id).or_default();
+                *tries += 1;
+                if *tries <= fail {
+                    return axum::http::StatusCode::INTERNAL_SERVER_ERROR;
+                }
+                seen.taken.push((headers, body));
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, seen)
+}
+
+/// A sender that may reach this machine and retries at once.
+fn sender(app: &TestApp) -> Sender {
+    let net = quire_net::NetClient::new(&["127.0.0.1".to_string()], quire_net::Limits::default()).unwrap();
+    Sender::new(app.store.clone(), net).with_retries(vec![Duration::ZERO; 8])
+}
+
+fn admin() -> ChangeContext {
+    quire_store::testing::person()
+}
+
+#[tokio::test]
+async fn every_change_reaches_the_subscriber_signed_in_order_per_record_despite_failures() {
+    let app = TestApp::new().await;
+    // Over REST a private address is refused, as the external tools' are.
+    let refused = app.post("/api/v1/webhooks", json!({ "url": "http://127.0.0.1:9/hook" })).await;
+    assert_eq!((refused.status.as_u16(), refused.body["field"].as_str()), (422, Some("url")), "{}", refused.body);
+    let bad =
+        app.post("/api/v1/webhooks", json!({ "url": "https://hooks.example.com/x", "events": ["exploded"] })).await;
+    assert_eq!((bad.status.as_u16(), bad.body["field"].as_str()), (422, Some("events")), "{}", bad.body);
+    let public = app.post("/api/v1/webhooks", json!({ "url": "https://hooks.example.com/x", "kinds": ["page"] })).await;
+    assert_eq!(public.status, 201, "{}", public.body);
+    assert!(public.body["secret"].as_str().unwrap().starts_with("whsec_"));
+    assert_eq!(app.send("GET", "/api/v1/webhooks", Some(&app.editor), None).await.status, 403, "admins only");
+    app.send("DELETE", &format!("/api/v1/webhooks/{}", public.body["id"].as_str().unwrap()), Some(&app.admin), None)
+        .await;
+
+    // A subscription to a receiver here (an operator's allow list would
+    // admit it), which fails the first two attempts of every delivery.
+    let (url, seen) = receiver(2).await;
+    let secret = new_secret().unwrap();
+    let new = NewWebhook {
+        env: None,
+        url,
+        events: Vec::new(),
+        kinds: Vec::new(),
+        description: "build the site".into(),
+        secret: secret.clone(),
+    };
+    let hook = app.store.create_webhook(&admin(), &app.scope, new).await.unwrap();
+    let before: i64 = app.get("/api/v1/changes?limit=1").await.body["items"][0]["id"].as_i64().unwrap();
+
+    let pages = [app.page_id("about").await, app.page_id("team").await, app.page_id("pricing").await];
+    for round in 0..20 {
+        for (i, page) in pages.iter().enumerate() {
+            let patched =
+                app.patch(&format!("/api/v1/pages/{page}"), json!({ "name": format!("Page {i}, take {round}") })).await;
+            assert_eq!(patched.status, 200, "{}", patched.body);
+        }
+    }
+    // A refused write logs nothing, so sends nothing.
+    let refused = app.patch(&format!("/api/v1/pages/{}", pages[0]), json!({ "slug": "Not A Slug!" })).await;
+    assert_eq!(refused.status, 422);
+    let published = app.post(&format!("/api/v1/pages/{}/publish", pages[1]), json!({})).await;
+    assert_eq!(published.status, 200, "{}", published.body);
+
+    let sender = sender(&app);
+    while sender.run_due().await.unwrap() > 0 {}
+    let changes = app.get("/api/v1/changes?limit=100").await.body["items"].as_array().unwrap().clone();
+    let logged: Vec<i64> = changes.iter().filter_map(|c| c["id"].as_i64()).filter(|id| *id > before).collect();
+
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.taken.len(), logged.len(), "one delivery per change");
+    assert!(seen.tries.values().all(|t| *t == 3), "each delivered on its third attempt");
+    let mut last: HashMap<String, i64> = HashMap::new();
+    let mut types = Vec::new();
+    for (headers, body) in &seen.taken {
+        let header = |n: &str| headers.get(n).unwrap().to_str().unwrap().to_string();
+        let (id, timestamp) = (header("webhook-id"), header("webhook-timestamp").parse::<i64>().unwrap());
+        assert_eq!(header("webhook-signature"), signature(std::slice::from_ref(&secret), &id, timestamp, body));
+        let payload: Value = serde_json::from_str(body).unwrap();
+        let record = payload["data"]["id"].as_str().unwrap().to_string();
+        let seq = payload["data"]["changeId"].as_i64().unwrap();
+        assert!(last.insert(record.clone(), seq).is_none_or(|prior| prior < seq), "{record}'s events in order");
+        types.push(payload["type"].as_str().unwrap().to_string());
+    }
+    assert!(types.contains(&"page.updated".to_string()) && types.contains(&"page.published".to_string()), "{types:?}");
+
+    // The delivery log, and a delivery sent again with its id.
+    let log = app.get(&format!("/api/v1/webhooks/{}/deliveries?limit=5", hook.id)).await;
+    let first = &log.body["items"][0];
+    assert_eq!((first["status"].as_str(), first["attempts"].as_i64()), (Some("delivered"), Some(3)), "{}", log.body);
+    let id = first["id"].as_str().unwrap().to_string();
+    drop(seen);
+    let again = app.post(&format!("/api/v1/webhook-deliveries/{id}/redeliver"), json!({})).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    while sender.run_due().await.unwrap() > 0 {}
+    let seen_now = app.store.webhook_deliveries(&app.scope, &hook.id, 1).await.unwrap();
+    assert_eq!(seen_now[0].attempts, 4);
+
+    // Archived: nothing more is enqueued.
+    let archived = app.send("DELETE", &format!("/api/v1/webhooks/{}", hook.id), Some(&app.admin), None).await;
+    assert_eq!(archived.status, 200, "{}", archived.body);
+    app.patch(&format!("/api/v1/pages/{}", pages[2]), json!({ "name": "After the archive" })).await;
+    assert!(app.store.claim_delivery(Duration::from_secs(1)).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_subscription_hears_only_its_events_and_kinds_and_a_rotation_signs_with_both_secrets() {
+    let app = TestApp::new().await;
+    let (url, seen) = receiver(0).await;
+    let old = new_secret().unwrap();
+    let new = NewWebhook {
+        env: Some(app.scope.env.clone()),
+        url,
+        events: vec!["published".into()],
+        kinds: vec!["page".into()],
+        description: String::new(),
+        secret: old.clone(),
+    };
+    let hook = app.store.create_webhook(&admin(), &app.scope, new).await.unwrap();
+    let rotated = app.post(&format!("/api/v1/webhooks/{}/secrets", hook.id), json!({})).await;
+    assert_eq!((rotated.status.as_u16(), rotated.body["secrets"].as_i64()), (201, Some(2)), "{}", rotated.body);
+    let newer = rotated.body["secret"].as_str().unwrap().to_string();
+    let about = app.page_id("about").await;
+    app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": "Not sent: an update" })).await;
+    app.post(&format!("/api/v1/pages/{about}/publish"), json!({})).await;
+    let sender = sender(&app);
+    while sender.run_due().await.unwrap() > 0 {}
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.taken.len(), 1, "only the page's publication");
+    let (headers, body) = &seen.taken[0];
+    let header = |n: &str| headers.get(n).unwrap().to_str().unwrap().to_string();
+    let (id, timestamp) = (header("webhook-id"), header("webhook-timestamp").parse::<i64>().unwrap());
+    assert_eq!(header("webhook-signature"), signature(&[newer, old], &id, timestamp, body));
+    let retired = app.send("DELETE", &format!("/api/v1/webhooks/{}/secrets", hook.id), Some(&app.admin), None).await;
+    assert_eq!(retired.body["secrets"], 1, "{}", retired.body);
+}

@@ -887,6 +887,16 @@ describe("comfort", () => {
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
     await noViolations(page, "history at 390 px");
 
+    // The editors fit the screen too.
+    const home = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "home");
+    const hero = (await api(server, "GET", `/api/v1/pages/${home.id}/sections`)).body.items[0];
+    const post = (await api(server, "GET", "/api/v1/collections/blog/entries?limit=1")).body.items[0];
+    for (const path of [`/sections/${hero.id}`, `/entries/${post.id}`, "/media", "/approvals"]) {
+      await page.goto(`${server.base}${path}`);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `${path} fits 390 px`);
+      await noViolations(page, `${path} at 390 px`);
+    }
+
     // The sidebar covers the screen, and Esc gives it back.
     await page.getByRole("link", { name: "Quire", exact: true }).click();
     await page.locator("table.list a", { hasText: "Home" }).click();
@@ -921,6 +931,8 @@ describe("comfort", () => {
       await page.goto(`${server.base}${path}`);
       await noViolations(page, `${path} in dark mode`);
     }
+    await page.goto(`${server.base}/sign-in`);
+    await noViolations(page, "the sign-in form in dark mode");
     await page.goto(`${server.base}/pages/${home.id}`);
     await shot(page, "page-editor-dark");
 

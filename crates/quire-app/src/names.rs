@@ -25,6 +25,9 @@ pub type RecordRef = (EntityKind, String);
 /// Most records of one kind named per call (the rest keep their ids).
 const MOST: usize = 200;
 
+/// Most images or menu items read in one go to name those asked about.
+const LISTED: u32 = 500;
+
 impl Content {
     /// The names of `records`, as the actor may read them: live records by
     /// their own name, archived ones by the name their archive recorded
@@ -93,14 +96,35 @@ impl Content {
                 live(EntityKind::Entry, e.id, e.title);
             }
         }
-        for id in ids_of(EntityKind::Image) {
-            if let Ok(i) = store.image(scope, &id).await {
-                live(EntityKind::Image, i.id, i.alt.filter(|a| !a.trim().is_empty()).unwrap_or(i.filename));
+        // Images and menu items: the newest of the site in one read each,
+        // then any older one asked about by itself.
+        if let Some(w) = wanted.get(&EntityKind::Image) {
+            let listed = store.image_suggestions(scope, LISTED).await?;
+            let mut named: HashMap<String, String> =
+                listed.into_iter().filter(|i| w.contains(&i.id)).map(|i| (i.id, i.label)).collect();
+            let older: Vec<&String> = w.iter().filter(|id| !named.contains_key(*id)).collect();
+            for id in older {
+                if let Ok(i) = store.image(scope, id).await {
+                    named.insert(i.id, i.alt.filter(|a| !a.trim().is_empty()).unwrap_or(i.filename));
+                }
+            }
+            for (id, label) in named {
+                live(EntityKind::Image, id, label);
             }
         }
-        for id in ids_of(EntityKind::NavItem) {
-            if let Ok(i) = store.nav_item(scope, &id).await {
-                live(EntityKind::NavItem, i.id, i.label);
+        if let Some(w) = wanted.get(&EntityKind::NavItem) {
+            // Every item's label holds the empty string: all items, in one read.
+            let listed = store.search_nav_items(scope, None, "", LISTED).await?;
+            let mut named: HashMap<String, String> =
+                listed.into_iter().filter(|i| w.contains(&i.id)).map(|i| (i.id, i.label)).collect();
+            let older: Vec<&String> = w.iter().filter(|id| !named.contains_key(*id)).collect();
+            for id in older {
+                if let Ok(i) = store.nav_item(scope, id).await {
+                    named.insert(i.id, i.label);
+                }
+            }
+            for (id, label) in named {
+                live(EntityKind::NavItem, id, label);
             }
         }
         if let Some(w) = wanted.get(&EntityKind::Navigation) {

@@ -92,6 +92,29 @@ async fn history_and_a_change_name_people_tokens_and_records_with_links() {
 }
 
 #[tokio::test]
+async fn history_names_images_menu_items_and_sections_too() {
+    let site = site().await;
+    let ada = site.browser("ada@example.org", Group::Editor).await;
+    let bob = site.browser("bob@example.org", Group::Editor).await;
+    let image = site.store.images(&site.scope, None, 1, None).await.unwrap().items.remove(0);
+    let patch = quire_core::input::ImagePatch { alt: Some(Some("A calm harbour".into())), ..Default::default() };
+    site.store.update_image(&by(&bob.actor), &site.scope, &image.id, patch).await.unwrap();
+    let header = site.store.navigation(&site.scope, "header").await.unwrap();
+    let item = site.store.nav_items(&site.scope, &header.id, None, 1, None).await.unwrap().items.remove(0);
+    let patch = quire_core::input::NavItemPatch { label: Some("Start here".into()), ..Default::default() };
+    site.store.update_nav_item(&by(&bob.actor), &site.scope, &item.id, patch).await.unwrap();
+    let home = site.page_id("home").await;
+    let hero = site.store.sections(&site.scope, &home, 1, None).await.unwrap().items.remove(0);
+    let patch = quire_core::input::SectionPatch { hidden: Some(true), ..Default::default() };
+    site.store.update_section(&by(&bob.actor), &site.scope, &hero.id, patch).await.unwrap();
+
+    let (_, html) = site.get(&ada, "/history").await;
+    assert!(html.contains(&format!("image <a href=\"/media/{}\">A calm harbour</a>", image.id)), "{html}");
+    assert!(html.contains(&format!("menu item <a href=\"/nav-items/{}\">Start here</a>", item.id)), "{html}");
+    assert!(html.contains(&format!("section <a href=\"/sections/{}\">Hero on Home</a>", hero.id)), "{html}");
+}
+
+#[tokio::test]
 async fn the_archive_and_approvals_name_who_and_what() {
     let site = site().await;
     let ada = site.browser("ada@example.org", Group::Editor).await;

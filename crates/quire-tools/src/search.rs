@@ -1,16 +1,30 @@
 //! Ranking tools for a capability query (searchTools).
 //!
-//! Words are folded onto concepts (entity words such as page / landing,
-//! action words such as edit / change), so "change the menu link" and
-//! "updateNavItem" meet on `update` + `navItem`. A tool's score sums, for each
-//! query concept, the strongest place the tool carries it: its entity and
-//! action (strong), its tags, its search phrases, then its description (weak).
-//! No I/O; a query over the whole catalog takes microseconds.
+//! Words and short phrases fold onto concepts through one vocabulary: the
+//! nouns people use for what a tool works on (menu, top bar → `navItem`;
+//! to-do list, journal → `note`) and the verbs for what it does (reword,
+//! tweak → `update`; scrap, bin → `delete`; clone → `copy`), so "change the
+//! menu link" and "updateNavItem" meet on `update` + `navItem`. Words take
+//! their plain form first (dropped → drop, photos → photo). A tool's score
+//! sums, for each query concept, the strongest place the tool carries it:
+//! what it works on and its action (strong), its name, its tags, its search
+//! phrases, then its description (weak); a tool that works on none of the
+//! things named, or does none of the actions asked, scores lower.
+//!
+//! A few cues of English weigh the query's concepts (`fold`): the first
+//! verb is what is asked, a question asks to read, a thing named just
+//! before another only qualifies it ("the hero picture"), as does what a
+//! thing is about or for, and where a change is made once what it changes
+//! is named ("the gallery on the about page"); a capitalised word inside a
+//! sentence is a label ("rename Home to Start"). No I/O; a query over the
+//! whole catalog takes microseconds. With an embedding model, searchTools
+//! fuses this ranking with the tools' similarity (`embed::rank_tools`).
 
 use crate::subject::Subject;
-use crate::tool::Tool;
+use crate::tool::{Category, Tool};
 use quire_core::model::EntityKind;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 /// Words that carry no capability.
 const STOPWORDS: &[&str] = &[
@@ -27,7 +41,6 @@ const STOPWORDS: &[&str] = &[
     "me",
     "please",
     "i",
-    "want",
     "can",
     "you",
     "with",
@@ -42,6 +55,7 @@ const STOPWORDS: &[&str] = &[
     "be",
     "do",
     "does",
+    "did",
     "we",
     "us",
     "at",
@@ -55,13 +69,11 @@ const STOPWORDS: &[&str] = &[
     "let",
     "lets",
     "would",
-    "like",
     "could",
     "should",
-    "need",
-    "needs",
     "have",
     "has",
+    "had",
     "just",
     "now",
     "also",
@@ -82,58 +94,197 @@ const STOPWORDS: &[&str] = &[
     "about",
     "called",
     "named",
-    "new",
     "every",
     "each",
     "currently",
     "site",
     "website",
+    "s",
+    "t",
+    "don",
+    "doesn",
+    "didn",
+    "isn",
+    "won",
+    "ll",
+    "re",
+    "ve",
+    "m",
+    "d",
+    "here",
+    "them",
+    "they",
+    "their",
+    "these",
+    "those",
+    "he",
+    "she",
+    "her",
+    "his",
+    "him",
+    "if",
+    "or",
+    "but",
+    "not",
+    "no",
+    "yet",
+    "still",
+    "too",
+    "very",
+    "really",
+    "much",
+    "more",
+    "up",
+    "out",
+    "off",
+    "down",
+    "away",
+    "over",
+    "under",
+    "again",
+    "will",
+    "go",
+    "going",
+    "got",
+    "take",
+    "bring",
+    "keep",
+    "way",
+    "thing",
+    "things",
+    "stuff",
+    "bit",
+    "okay",
+    "ok",
+    "hey",
+    "hi",
+    "thanks",
+    "thank",
+    "sure",
+    "right",
+    "well",
+    "maybe",
+    "anything",
+    "something",
+    "everything",
+    "when",
+    "why",
+    "whether",
 ];
 
-/// Word → concepts. A word may stand for an entity and an action at once
-/// ("trash" is both the archive and deleting). "new" is a stopword because
-/// "add a new X" already says create, while "new" alone is ambiguous.
-const CONCEPTS: &[(&str, &[&str])] = &[
-    // entities
+/// Word or phrase (a few words, each in its plain form) → the concepts it
+/// stands for: the one table of the verbs and nouns people use. A word may
+/// stand for a thing and an action at once ("trash" is the archive and
+/// deleting). Things are named as tools' subjects (`page`, `navItem`,
+/// `stockPhoto`); actions are those of [`ACTIONS`]. Stopwords count inside
+/// a phrase ("get rid of", "to do").
+///
+/// `verb … particle` is a phrasal verb whose words may stand apart ("take
+/// the FAQ off"). An action marked `?` counts only when the text says no
+/// other ("we need a page"); one marked `^` only when the word opens a
+/// request ("Draft an article", not "the drafts").
+const VOCABULARY: &[(&str, &[&str])] = &[
+    // pages
     ("page", &["page"]),
     ("landing", &["page"]),
-    ("webpage", &["page"]),
     ("subpage", &["page"]),
     ("homepage", &["page"]),
     ("home", &["page"]),
     ("tree", &["page"]),
     ("sitemap", &["page"]),
+    ("hierarchy", &["page"]),
+    ("structure", &["page"]),
+    ("structured", &["page"]),
     ("slug", &["page"]),
-    ("seo", &["page"]),
+    ("seo", &["page", "seo"]),
+    ("meta", &["page", "seo"]),
+    ("metadata", &["page", "seo"]),
+    ("indexing", &["page", "seo"]),
+    ("index", &["page", "seo"]),
+    ("noindex", &["page", "seo"]),
+    ("search engine", &["page", "seo"]),
+    ("url", &["url"]),
+    ("address", &["url"]),
+    ("web address", &["url"]),
+    ("permalink", &["url", "page"]),
+    ("live at", &["url", "?update"]),
+    ("child", &["page"]),
+    ("children", &["page"]),
+    ("parent", &["page"]),
+    ("child of", &["page", "move"]),
+    ("path", &["url"]),
+    // posts
     ("post", &["post"]),
     ("blog", &["post"]),
     ("article", &["post"]),
     ("news", &["post"]),
     ("story", &["post"]),
     ("blogpost", &["post"]),
-    ("draft", &["post", "create"]),
-    ("drafts", &["post"]),
+    ("write up", &["post", "create"]),
+    ("writeup", &["post"]),
+    ("announcement", &["post"]),
+    ("announce", &["post", "create"]),
+    ("excerpt", &["post", "field"]),
+    ("author", &["post"]),
+    ("byline", &["post"]),
+    ("cover", &["post"]),
+    ("draft", &["draft", "^create"]),
+    ("news item", &["post"]),
+    ("blog entry", &["post"]),
+    ("cover image", &["post", "cover"]),
+    ("featured image", &["post", "cover"]),
+    // navigation
     ("navigation", &["navItem"]),
     ("nav", &["navItem"]),
     ("menu", &["navItem"]),
-    ("link", &["navItem"]),
+    ("link", &["navItem", "^create"]),
     ("header", &["navItem"]),
     ("footer", &["navItem"]),
     ("navbar", &["navItem"]),
     ("submenu", &["navItem"]),
+    ("menu item", &["navItem"]),
+    ("nav item", &["navItem"]),
+    ("top bar", &["navItem"]),
+    ("topbar", &["navItem"]),
+    ("top navigation", &["navItem"]),
+    ("sidebar", &["navItem"]),
+    ("breadcrumb", &["navItem"]),
+    ("dropdown", &["navItem"]),
+    ("label", &["navItem", "field"]),
+    // images
     ("image", &["image"]),
     ("photo", &["image"]),
+    ("photograph", &["image"]),
     ("picture", &["image"]),
     ("pic", &["image"]),
     ("media", &["image"]),
     ("img", &["image"]),
     ("graphic", &["image"]),
     ("illustration", &["image"]),
-    ("alt", &["image"]),
-    ("upload", &["image"]),
-    ("uploaded", &["image"]),
-    ("library", &["image"]),
+    ("shot", &["image"]),
+    ("screenshot", &["image"]),
+    ("headshot", &["image"]),
+    ("portrait", &["image"]),
+    ("thumbnail", &["image"]),
+    ("icon", &["image"]),
     ("logo", &["image"]),
+    ("png", &["image"]),
+    ("jpg", &["image"]),
+    ("jpeg", &["image"]),
+    ("gif", &["image"]),
+    ("webp", &["image"]),
+    ("svg", &["image"]),
+    ("alt", &["image", "alt", "field"]),
+    ("alt text", &["image", "alt", "field"]),
+    ("screen reader", &["image", "alt"]),
+    ("accessibility", &["image", "alt"]),
+    ("accessible", &["image", "alt"]),
+    ("upload", &["image", "create"]),
+    ("uploaded", &["image"]),
+    ("attached", &["image"]),
+    ("attachment", &["image"]),
+    ("library", &["image"]),
+    // sections
     ("section", &["section"]),
     ("block", &["section"]),
     ("component", &["section"]),
@@ -142,44 +293,248 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ("faq", &["section"]),
     ("gallery", &["section"]),
     ("cta", &["section"]),
+    ("call to action", &["section"]),
     ("banner", &["section"]),
     ("heading", &["section"]),
     ("headline", &["section"]),
+    ("subtitle", &["section"]),
+    ("subheading", &["section"]),
+    ("intro", &["section"]),
+    ("paragraph", &["field"]),
+    ("sentence", &["field"]),
+    ("title", &["field"]),
+    ("description", &["field"]),
+    ("caption", &["image", "field"]),
+    ("slider", &["section"]),
+    ("carousel", &["section"]),
+    ("strip", &["section"]),
+    ("card", &["section"]),
+    ("what s on", &["read", "section"]),
+    ("what is on", &["read", "section"]),
+    ("button", &["section"]),
+    ("form", &["section"]),
+    ("table", &["section"]),
+    ("pricing table", &["section"]),
+    ("question and answer", &["section"]),
+    ("questions and answers", &["section"]),
+    // section templates
     ("template", &["sectionTemplate"]),
     ("layout", &["sectionTemplate"]),
     ("schema", &["sectionTemplate"]),
     ("field", &["sectionTemplate"]),
     ("type", &["sectionTemplate"]),
     ("kind", &["sectionTemplate"]),
+    ("option", &["sectionTemplate"]),
+    ("go into", &["sectionTemplate"]),
+    // collection entries
     ("entry", &["entry"]),
     ("item", &["entry"]),
-    ("record", &["entry"]),
+    ("record", &["entry", "^create"]),
     ("collection", &["entry"]),
     ("testimonial", &["entry"]),
     ("quote", &["entry"]),
+    ("review", &["entry"]),
+    ("product", &["entry"]),
+    ("member", &["entry"]),
+    ("staff", &["entry"]),
+    // the archive
     ("archive", &["archive"]),
     ("archived", &["archive"]),
-    ("trash", &["archive", "delete"]),
+    ("trash", &["archive", "^delete"]),
+    ("bin", &["archive", "^delete"]),
+    ("trash it", &["delete"]),
+    ("bin it", &["delete"]),
+    ("trash them", &["delete"]),
+    ("bin them", &["delete"]),
+    ("in the bin", &["archive"]),
+    ("in the trash", &["archive"]),
+    ("in the archive", &["archive"]),
     ("deleted", &["archive"]),
-    ("bin", &["archive"]),
+    ("deletion", &["archive"]),
     ("recycle", &["archive"]),
     ("removed", &["archive"]),
+    ("thrown away", &["archive"]),
+    ("trashed", &["archive"]),
+    ("binned", &["archive"]),
+    ("history", &["archive"]),
+    // publishing
+    ("publish", &["publish"]),
+    ("published", &["publish"]),
+    ("live", &["publish", "document"]),
+    ("go live", &["publish", "document"]),
+    ("push live", &["publish", "document"]),
+    ("public", &["document"]),
+    ("visitor", &["document"]),
+    ("visible", &["document", "publish"]),
+    ("unpublish", &["unpublish"]),
+    ("unpublished", &["unpublish"]),
+    ("offline", &["unpublish", "document"]),
+    ("take down", &["unpublish"]),
+    ("take … down", &["unpublish"]),
+    ("take … offline", &["unpublish"]),
+    ("off the site", &["unpublish", "document"]),
+    ("off the public site", &["unpublish", "document"]),
+    ("off the live site", &["unpublish", "document"]),
+    ("pull … from", &["unpublish"]),
+    ("withdraw", &["unpublish"]),
+    ("hide … from", &["unpublish", "document"]),
+    ("pull", &["unpublish"]),
+    ("discard", &["discard"]),
+    ("go back", &["discard"]),
+    ("throw away", &["discard", "delete"]),
+    ("throw … away", &["discard", "delete"]),
+    ("abandon", &["discard"]),
+    ("cancel", &["discard"]),
+    ("forget", &["discard"]),
+    ("give up", &["discard"]),
+    ("scrap", &["delete", "discard"]),
+    ("edits", &["update"]),
+    // releases
+    ("release", &["release"]),
+    ("stage", &["release", "update"]),
+    ("staged", &["release"]),
+    ("launch", &["release", "^publish"]),
+    ("bundle", &["release", "^create"]),
+    ("rollout", &["release"]),
+    ("together", &["release"]),
+    ("ship", &["publish"]),
+    ("push", &["^publish"]),
+    ("group", &["^create"]),
+    ("roll … back", &["revert", "restore"]),
+    ("roll back", &["revert", "restore"]),
+    ("rollback", &["revert", "restore"]),
+    ("revert", &["revert", "restore"]),
+    // notes and folders
+    ("note", &["note"]),
+    ("notebook", &["note"]),
+    ("vault", &["vault"]),
+    ("in the vault", &["vault", "folder"]),
+    ("in my vault", &["vault"]),
+    ("markdown", &["note"]),
+    ("md", &["note"]),
+    ("txt", &["note"]),
+    ("file", &["note", "^move"]),
+    ("memo", &["note"]),
+    ("journal", &["note"]),
+    ("diary", &["note"]),
+    ("checklist", &["note"]),
+    ("todo", &["note"]),
+    ("to do", &["note"]),
+    ("to do list", &["note"]),
+    ("task", &["note"]),
+    ("minute", &["note"]),
+    ("shopping list", &["note"]),
+    ("jot", &["note", "create"]),
+    ("take a note", &["note", "create"]),
+    ("make a note", &["note", "create"]),
+    ("my list", &["note"]),
+    ("packing list", &["note"]),
+    ("reading list", &["note"]),
+    ("wish list", &["note"]),
+    ("grocery list", &["note"]),
+    ("to my list", &["note", "append"]),
+    ("to the list", &["note", "append"]),
+    ("to my note", &["note", "append"]),
+    ("to the note", &["note", "append"]),
+    ("to my to do list", &["note", "append"]),
+    ("jot down", &["note", "create"]),
+    ("write down", &["note", "create"]),
+    ("note down", &["note", "create"]),
+    ("tick off", &["note", "update"]),
+    ("cross off", &["note", "update"]),
+    ("tick … off", &["note", "update"]),
+    ("cross … off", &["note", "update"]),
+    ("append", &["update", "append"]),
+    ("to the end", &["append"]),
+    ("line", &["line", "field"]),
+    ("folder", &["folder"]),
+    ("directory", &["folder"]),
+    ("dir", &["folder"]),
+    ("subfolder", &["folder"]),
+    ("tidy away", &["note", "delete"]),
+    ("tidy … away", &["note", "delete"]),
+    ("clear out", &["delete"]),
+    ("clean up", &["delete"]),
+    ("editor", &["open"]),
+    ("screen", &["open"]),
+    ("on screen", &["open"]),
+    ("on my screen", &["open"]),
+    ("pull up", &["open"]),
+    ("bring up", &["open"]),
+    ("pull … up", &["open"]),
+    ("bring … up", &["open"]),
+    ("open", &["open"]),
+    ("mention", &["search"]),
+    ("talk about", &["search"]),
+    ("grep", &["search"]),
+    ("contain", &["search"]),
+    ("where did i write", &["search", "note"]),
+    ("did i write", &["read", "note"]),
+    ("i wrote", &["read", "note"]),
+    // the outside world
+    ("online", &["external"]),
+    ("internet", &["external"]),
+    ("web", &["external"]),
+    ("outside", &["external"]),
+    ("stock", &["stockPhoto"]),
+    ("unsplash", &["stockPhoto"]),
+    ("pexels", &["stockPhoto"]),
+    ("royalty", &["stockPhoto"]),
+    ("royalty free", &["stockPhoto"]),
+    ("licence", &["stockPhoto"]),
+    ("license", &["stockPhoto"]),
+    ("photographer", &["stockPhoto"]),
+    ("google", &["webResult", "external"]),
+    ("bing", &["webResult", "external"]),
+    ("research", &["webResult"]),
+    ("look up", &["webResult", "read"]),
+    ("find out", &["webResult", "read"]),
+    ("competitor", &["webResult"]),
+    ("web page", &["webPage", "external"]),
+    ("webpage", &["webPage", "external"]),
+    ("https", &["webPage", "url"]),
+    ("http", &["webPage", "url"]),
+    ("www", &["webPage", "url"]),
+    ("this link", &["webPage", "url"]),
+    ("that link", &["webPage", "url"]),
+    ("scrape", &["webPage", "read"]),
+    ("summarise", &["webPage", "read"]),
+    ("summarize", &["webPage", "read"]),
+    ("summary", &["webPage", "read"]),
+    ("gist", &["webPage", "read"]),
+    ("main point", &["webPage", "read"]),
+    ("api", &["httpResponse"]),
+    ("endpoint", &["httpResponse"]),
+    ("json", &["httpResponse"]),
+    ("webhook", &["httpResponse", "send"]),
+    ("request", &["httpResponse"]),
+    ("send", &["send"]),
+    ("notify", &["send"]),
+    ("submit", &["send"]),
+    ("ping", &["send"]),
+    ("trigger", &["send"]),
+    ("fire", &["send"]),
     ("capability", &["tool"]),
     ("discover", &["tool"]),
-    // actions
+    // reading
     ("get", &["read"]),
-    ("find", &["read"]),
+    ("find", &["read", "search"]),
     ("list", &["read"]),
     ("show", &["read"]),
     ("read", &["read"]),
     ("fetch", &["read"]),
-    ("search", &["read"]),
+    ("search", &["read", "search"]),
     ("look", &["read"]),
+    ("look for", &["read", "search"]),
+    ("look through", &["read", "search"]),
+    ("go through", &["read", "search"]),
     ("view", &["read"]),
     ("see", &["read"]),
     ("browse", &["read"]),
     ("which", &["read"]),
     ("what", &["read"]),
+    ("where", &["read"]),
+    ("who", &["read"]),
     ("display", &["read"]),
     ("lookup", &["read"]),
     ("check", &["read"]),
@@ -187,6 +542,19 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ("exist", &["read"]),
     ("available", &["read"]),
     ("latest", &["read"]),
+    ("overview", &["read"]),
+    ("tell", &["read"]),
+    ("do we have", &["read"]),
+    ("have we got", &["read"]),
+    ("is there", &["read"]),
+    // creating
+    ("new", &["?create"]),
+    ("need", &["?create"]),
+    ("want", &["?create"]),
+    ("like", &["?create"]),
+    ("stick", &["create"]),
+    ("set … up", &["create"]),
+    ("spin … up", &["create"]),
     ("create", &["create"]),
     ("add", &["create"]),
     ("make", &["create"]),
@@ -196,45 +564,177 @@ const CONCEPTS: &[(&str, &[&str])] = &[
     ("register", &["create"]),
     ("put", &["create"]),
     ("build", &["create"]),
+    ("start", &["create"]),
+    ("set up", &["create"]),
+    ("spin up", &["create"]),
+    ("put together", &["create"]),
+    ("prepare", &["create"]),
+    ("generate", &["create"]),
+    ("save", &["create"]),
+    ("store", &["create"]),
+    // changing
     ("update", &["update"]),
     ("edit", &["update"]),
     ("change", &["update"]),
     ("modify", &["update"]),
-    ("rename", &["update"]),
+    ("rename", &["update", "move"]),
     ("set", &["update"]),
-    ("move", &["update"]),
-    ("reorder", &["update"]),
+    ("move", &["update", "move"]),
+    ("relocate", &["update", "move"]),
+    ("reorder", &["update", "move"]),
     ("attach", &["update"]),
     ("replace", &["update"]),
     ("hide", &["update"]),
     ("fix", &["update"]),
     ("tweak", &["update"]),
     ("adjust", &["update"]),
-    ("publish", &["update"]),
-    ("unpublish", &["update"]),
     ("swap", &["update"]),
     ("retitle", &["update"]),
-    ("tag", &["update"]),
+    ("tag", &["update", "field"]),
+    ("tagged", &["field"]),
     ("describe", &["update"]),
     ("sort", &["update"]),
     ("reposition", &["update"]),
     ("show/hide", &["update"]),
     ("correct", &["update"]),
+    ("reword", &["update"]),
+    ("rewrite", &["update"]),
+    ("rephrase", &["update"]),
+    ("shorten", &["update"]),
+    ("trim", &["update"]),
+    ("lengthen", &["update"]),
+    ("improve", &["update"]),
+    ("polish", &["update"]),
+    ("proofread", &["update"]),
+    ("point", &["update"]),
+    ("nest", &["update"]),
+    ("categorise", &["update"]),
+    ("categorize", &["update"]),
+    ("switch", &["update"]),
+    ("toggle", &["update"]),
+    ("typo", &["update"]),
+    ("wrong", &["update"]),
+    ("fill in", &["update"]),
+    ("give", &["?update"]),
+    ("make … say", &["update"]),
+    ("include", &["update"]),
+    ("exclude", &["update"]),
+    ("stop", &["update"]),
+    // removing
     ("delete", &["delete"]),
     ("remove", &["delete"]),
     ("drop", &["delete"]),
     ("destroy", &["delete"]),
     ("erase", &["delete"]),
     ("rid", &["delete"]),
+    ("get rid", &["delete"]),
     ("takedown", &["delete"]),
-    ("discard", &["delete"]),
+    ("ditch", &["delete"]),
+    ("kill", &["delete"]),
+    ("purge", &["delete"]),
+    ("lose", &["delete"]),
+    ("take out", &["delete"]),
+    ("take off", &["delete"]),
+    ("take … off", &["delete"]),
+    ("take … out", &["delete"]),
+    ("get … out", &["delete"]),
+    ("get … off", &["delete"]),
+    ("drop … onto", &["create"]),
+    ("drop … into", &["create"]),
+    ("don t need", &["delete"]),
+    ("doesn t need", &["delete"]),
+    ("no longer need", &["delete"]),
+    ("can go", &["delete"]),
+    ("should go", &["delete"]),
+    ("must go", &["delete"]),
+    ("has to go", &["delete"]),
+    // bringing back, copying, importing
     ("restore", &["restore"]),
     ("undelete", &["restore"]),
     ("recover", &["restore"]),
-    ("undo", &["restore"]),
-    ("revert", &["restore"]),
+    ("undo", &["restore", "revert"]),
     ("unarchive", &["restore"]),
-    ("back", &["restore"]),
+    ("retrieve", &["restore"]),
+    ("bring back", &["restore"]),
+    ("get back", &["restore"]),
+    ("put back", &["restore"]),
+    ("bring … back", &["restore"]),
+    ("get … back", &["restore"]),
+    ("put … back", &["restore"]),
+    ("make a copy", &["copy"]),
+    ("make a duplicate", &["copy"]),
+    ("bring … into", &["import"]),
+    ("copy", &["copy"]),
+    ("duplicate", &["copy"]),
+    ("clone", &["copy"]),
+    ("import", &["import"]),
+    ("download", &["import"]),
+];
+
+/// The concepts that name what a tool works on.
+const ENTITIES: &[&str] = &[
+    "page",
+    "post",
+    "navItem",
+    "image",
+    "section",
+    "sectionTemplate",
+    "entry",
+    "archive",
+    "note",
+    "folder",
+    "release",
+    "document",
+    "stockPhoto",
+    "webResult",
+    "webPage",
+    "httpResponse",
+    "external",
+];
+
+/// Words that open a question: reading is asked, not a change.
+const QUESTIONS: &[&str] =
+    &["is", "are", "do", "does", "did", "have", "has", "what", "which", "who", "where", "when", "how", "any"];
+
+/// Words that open a request phrased as a question ("can you add …?").
+const REQUESTS: &[&str] = &["can", "could", "would", "will", "please"];
+
+/// Words said before a request ("please, can you …").
+const POLITE: &[&str] = &[
+    "please", "can", "could", "would", "you", "i", "want", "to", "let", "lets", "s", "us", "just", "now", "ok", "okay",
+    "hey", "hi", "also", "then", "quickly",
+];
+
+/// Names a capitalised word keeps the meaning of.
+const PROPER: &[&str] = &["unsplash", "pexels", "google", "bing", "markdown", "i"];
+
+/// Words that may stand between a preposition and its noun.
+const DETERMINERS: &[&str] = &["the", "a", "an", "our", "my", "your", "this", "that", "these", "those", "its", "their"];
+
+/// Words that may stand before a noun without naming a thing.
+const ADJECTIVES: &[&str] = &["new", "old", "main", "next", "last", "first", "whole"];
+
+/// Nouns that name a record of any kind: after another thing's name, that
+/// thing is what is meant ("an image record").
+const GENERIC: &[&str] = &["item", "record", "entry", "object"];
+
+/// The concepts that say what to do.
+const ACTIONS: &[&str] = &[
+    "read",
+    "create",
+    "update",
+    "delete",
+    "restore",
+    "move",
+    "copy",
+    "open",
+    "search",
+    "publish",
+    "unpublish",
+    "discard",
+    "revert",
+    "import",
+    "send",
 ];
 
 /// The action a tool's name starts with.
@@ -246,6 +746,22 @@ fn action_of(name: &str) -> &'static str {
         ("delete", "delete"),
         ("restore", "restore"),
         ("search", "read"),
+        ("publish", "publish"),
+        ("unpublish", "unpublish"),
+        ("discard", "discard"),
+        ("revert", "revert"),
+        ("read", "read"),
+        ("write", "create"),
+        ("list", "read"),
+        ("move", "move"),
+        ("copy", "copy"),
+        ("archive", "delete"),
+        ("open", "open"),
+        ("browse", "read"),
+        ("import", "import"),
+        ("fetch", "read"),
+        ("httpGet", "read"),
+        ("httpPost", "send"),
     ] {
         if name.starts_with(prefix) {
             return action;
@@ -254,46 +770,307 @@ fn action_of(name: &str) -> &'static str {
     "other"
 }
 
-fn stem(word: &str) -> String {
-    let w = word.to_lowercase();
-    if w.len() > 4 {
-        if let Some(s) = w.strip_suffix("ies") {
-            return format!("{s}y");
-        }
-        for suffix in ["ing", "ed", "es", "s"] {
-            if let Some(s) = w.strip_suffix(suffix)
-                && (CONCEPTS.iter().any(|(k, _)| *k == s) || suffix == "s")
-            {
-                return s.to_string();
+/// The vocabulary by key, and every word its keys use.
+struct Vocabulary {
+    concepts: HashMap<&'static str, &'static [&'static str]>,
+    /// Phrasal verbs whose words may stand apart ("take the FAQ off"): first
+    /// word → (second word, concepts).
+    split: HashMap<&'static str, Vec<(&'static str, &'static [&'static str])>>,
+    words: HashSet<&'static str>,
+    longest: usize,
+}
+
+static VOCAB: LazyLock<Vocabulary> = LazyLock::new(|| {
+    let mut concepts = HashMap::new();
+    let mut split: HashMap<_, Vec<_>> = HashMap::new();
+    for &(key, cs) in VOCABULARY {
+        match key.split_once(" … ") {
+            Some((verb, particle)) => split.entry(verb).or_default().push((particle, cs)),
+            None => {
+                concepts.insert(key, cs);
             }
         }
     }
-    w
+    let words = VOCABULARY.iter().flat_map(|(k, _)| k.split(' ')).filter(|w| *w != "…").collect();
+    let longest = VOCABULARY.iter().map(|(k, _)| k.split(' ').count()).max().unwrap_or(1);
+    Vocabulary { concepts, split, words, longest }
+});
+
+/// A word's plain form: itself when the vocabulary knows it, else the first
+/// of its shorter forms it knows (reworded → reword, dropping → drop,
+/// stories → story), else without a plural `s`.
+fn plain(word: &str) -> String {
+    let known = |w: &str| VOCAB.words.contains(w);
+    if known(word) || word.len() <= 3 {
+        return word.to_string();
+    }
+    let mut candidates: Vec<String> = Vec::with_capacity(6);
+    if let Some(s) = word.strip_suffix("ies") {
+        candidates.push(format!("{s}y"));
+    }
+    for suffix in ["es", "s", "ing", "ed", "d"] {
+        if let Some(s) = word.strip_suffix(suffix) {
+            candidates.push(s.to_string());
+            if suffix == "ing" {
+                candidates.push(format!("{s}e"));
+            }
+            // dropped → drop, scrapping → scrap
+            let b = s.as_bytes();
+            if (suffix == "ing" || suffix == "ed") && b.len() > 2 && b[b.len() - 1] == b[b.len() - 2] {
+                candidates.push(s[..s.len() - 1].to_string());
+            }
+        }
+    }
+    if let Some(c) = candidates.into_iter().find(|c| known(c)) {
+        return c;
+    }
+    match word.strip_suffix('s') {
+        Some(s) if !s.ends_with('s') && !s.ends_with('u') && !s.ends_with('i') => s.to_string(),
+        _ => word.to_string(),
+    }
 }
 
-/// The concepts a text carries, in order, stopwords removed.
-pub fn concepts(text: &str) -> Vec<String> {
+/// Whether a whitespace-separated token is a web address.
+fn is_address(token: &str) -> bool {
+    let t = token.trim_matches(|c: char| !c.is_alphanumeric());
+    t.contains("://")
+        || t.starts_with("www.")
+        || t.split_once('/').is_some_and(|(host, _)| {
+            host.rsplit_once('.').is_some_and(|(name, tld)| {
+                !name.is_empty() && (2..=6).contains(&tld.len()) && tld.chars().all(|c| c.is_ascii_alphabetic())
+            })
+        })
+}
+
+/// The lower-case words of a text, camelCase split (updateNavItem → update
+/// nav item), each web address one word `https` and each path (`/team`)
+/// `path`; and which are names: a capitalised word inside a sentence
+/// ("rename Home to Start") is a label, not the thing its word names.
+fn words(text: &str) -> (Vec<String>, Vec<bool>) {
     let mut out = Vec::new();
-    // camelCase names split into words: updateNavItem → update nav item
-    let mut spaced = String::with_capacity(text.len() + 8);
-    for (i, c) in text.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            spaced.push(' ');
-        }
-        spaced.push(c);
-    }
-    for raw in spaced.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-        let lower = raw.to_lowercase();
-        if STOPWORDS.contains(&lower.as_str()) {
+    let mut names = Vec::new();
+    let mut opens = true;
+    for token in text.split_whitespace() {
+        let starts = std::mem::replace(&mut opens, token.ends_with(['.', '!', '?', ':']));
+        if is_address(token) {
+            out.push("https".to_string());
+            names.push(false);
             continue;
         }
-        let word = stem(&lower);
-        match CONCEPTS.iter().find(|(k, _)| *k == word || *k == lower) {
-            Some((_, cs)) => out.extend(cs.iter().map(|c| c.to_string())),
-            None => out.push(word),
+        if token.starts_with('/') && token.chars().nth(1).is_some_and(char::is_alphanumeric) {
+            out.push("path".to_string());
+            names.push(false);
+            continue;
+        }
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = bare.chars();
+        let name = !starts
+            && chars.next().is_some_and(char::is_uppercase)
+            && bare.chars().count() > 1
+            && chars.all(char::is_lowercase)
+            && !PROPER.contains(&bare.to_lowercase().as_str());
+        let before = out.len();
+        let mut word = String::new();
+        let mut prev_lower = false;
+        for c in token.chars() {
+            if !c.is_alphanumeric() {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+                prev_lower = false;
+                continue;
+            }
+            if c.is_uppercase() && prev_lower && !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            prev_lower = c.is_lowercase();
+            word.extend(c.to_lowercase());
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+        names.resize(out.len(), name && out.len() == before + 1);
+    }
+    (out, names)
+}
+
+fn is_action(concept: &str) -> bool {
+    ACTIONS.contains(&concept)
+}
+
+fn is_entity(concept: &str) -> bool {
+    ENTITIES.contains(&concept)
+}
+
+/// What one word or phrase of a text said: where it starts and ends (in
+/// words) and its concepts.
+struct Group {
+    start: usize,
+    end: usize,
+    concepts: &'static [&'static str],
+}
+
+/// The concepts of a text with how much each counts: 1, or less for a
+/// thing named only to qualify another ("the hero picture": the picture is
+/// what is meant; `modifier`) and for every action after the first (the
+/// first verb is what is asked; `later`). A weak action (`?create`) counts
+/// only when the text says no other action.
+fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
+    let (words, names) = words(text);
+    let words: Vec<String> = words.iter().map(|w| plain(w)).collect();
+    let mut groups: Vec<Group> = Vec::with_capacity(words.len());
+    let mut raw: Vec<(usize, String)> = Vec::new();
+    let mut taken = vec![false; words.len()];
+    let mut i = 0;
+    'words: while i < words.len() {
+        if taken[i] {
+            i += 1;
+            continue;
+        }
+        let word = words[i].as_str();
+        if names[i] {
+            raw.push((i, word.to_string()));
+            i += 1;
+            continue;
+        }
+        if VOCAB.words.contains(word) {
+            for n in (2..=VOCAB.longest.min(words.len() - i)).rev() {
+                if taken[i..i + n].iter().any(|t| *t) || names[i..i + n].iter().any(|n| *n) {
+                    continue;
+                }
+                let key = words[i..i + n].join(" ");
+                if let Some(cs) = VOCAB.concepts.get(key.as_str()) {
+                    groups.push(Group { start: i, end: i + n, concepts: cs });
+                    i += n;
+                    continue 'words;
+                }
+            }
+            if let Some(particles) = VOCAB.split.get(word) {
+                for j in i + 2..words.len().min(i + 6) {
+                    // a particle that opens a phrase of its own is that phrase's
+                    let opens_phrase = (j + 2..=words.len().min(j + VOCAB.longest))
+                        .any(|e| VOCAB.concepts.contains_key(words[j..e].join(" ").as_str()));
+                    if opens_phrase {
+                        continue;
+                    }
+                    if let Some((_, cs)) = particles.iter().find(|(p, _)| *p == words[j] && !taken[j]) {
+                        taken[j] = true;
+                        groups.push(Group { start: i, end: i + 1, concepts: cs });
+                        i += 1;
+                        continue 'words;
+                    }
+                }
+            }
+        }
+        i += 1;
+        if STOPWORDS.contains(&word) {
+            continue;
+        }
+        match VOCAB.concepts.get(word) {
+            Some(cs) => groups.push(Group { start: i - 1, end: i, concepts: cs }),
+            None => raw.push((i - 1, word.to_string())),
         }
     }
+    let strong = |g: &Group, read: bool| g.concepts.iter().any(|c| is_action(c) && (read || *c != "read"));
+    let question = words.first().is_some_and(|w| QUESTIONS.contains(&w.as_str()))
+        || (text.trim_end().ends_with('?') && !words.first().is_some_and(|w| REQUESTS.contains(&w.as_str())));
+    // The word a request opens with, polite words aside, when more follows.
+    let opening = words.iter().position(|w| !POLITE.contains(&w.as_str())).filter(|&o| o + 1 < words.len());
+    let weak_applies = |k: usize, c: &str| match c.as_bytes().first() {
+        Some(b'?') => !question && !groups.iter().any(|g| strong(g, true)),
+        Some(b'^') => !question && opening == Some(groups[k].start),
+        _ => true,
+    };
+    let mut said: Vec<Vec<&str>> = groups
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            g.concepts.iter().filter(|c| weak_applies(k, c)).map(|c| c.trim_start_matches(['?', '^'])).collect()
+        })
+        .collect();
+    let acts = |cs: &[&str], read: bool| cs.iter().any(|c| is_action(c) && (read || *c != "read"));
+    // The first verb is what is asked; a first "find" or "show" leaves it to the next.
+    // In a question, reading is asked ("what did we delete?").
+    let reading = || said.iter().position(|cs| cs.contains(&"read"));
+    let asks = question && reading().is_none();
+    let first_action =
+        if question { reading() } else { None }.or_else(|| said.iter().position(|cs| acts(cs, false))).or_else(reading);
+    // Making a field (alt text, a caption, a line) changes what holds it.
+    // Adding to the end of something changes it.
+    if let Some(f) = first_action
+        && said[f].contains(&"create")
+        && (said.get(f + 1).is_some_and(|next| next.contains(&"field")) || said.iter().any(|cs| cs.contains(&"append")))
+    {
+        said[f] = vec!["update"];
+    }
+    let generic = |g: &Group| g.end == g.start + 1 && GENERIC.contains(&words[g.start].as_str());
+    let mut out: Vec<(String, f32)> = Vec::with_capacity(groups.len() + raw.len());
+    let mut put = |c: &str, w: f32| match out.iter_mut().find(|(k, _)| k == c) {
+        Some((_, old)) => *old = old.max(w),
+        None => out.push((c.to_string(), w)),
+    };
+    let names_thing = |k: usize| said[k].iter().any(|c| is_entity(c));
+    // What a thing is about, or for once the thing is named, only qualifies
+    // it ("a post about our release", "a page for the autumn menu"); "the
+    // about page" is a name.
+    let aside = |k: usize| {
+        let mut p = groups[k].start;
+        let mut skipped = 0;
+        while p > 0 && skipped < 3 {
+            let w = words[p - 1].as_str();
+            let unknown = !VOCAB.words.contains(w) && !STOPWORDS.contains(&w);
+            if !DETERMINERS.contains(&w) && !ADJECTIVES.contains(&w) && !unknown {
+                break;
+            }
+            p -= 1;
+            skipped += 1;
+        }
+        let before = p.checked_sub(1).map(|b| words[b].as_str());
+        let named_before = (0..k).any(|j| said[j].iter().any(|c| is_entity(c)));
+        // the thing a change acts on, named after its verb
+        let object = first_action
+            .filter(|&f| !said[f].contains(&"read"))
+            .is_some_and(|f| (f..k).any(|j| said[j].iter().any(|c| is_entity(c))));
+        match before {
+            Some("about") if p == groups[k].start && matches!(words[p].as_str(), "page" | "us") => false,
+            Some("about" | "regarding") => true,
+            Some("for") => named_before,
+            // where a change is made, once what it changes is named
+            Some("in" | "on" | "at" | "from" | "inside" | "within" | "of") => object,
+            _ => false,
+        }
+    };
+    for (k, g) in groups.iter().enumerate() {
+        // A thing named just before another qualifies it ("the hero picture"),
+        // unless that other is a bare record or item ("an image record").
+        let next_adjacent = groups.get(k + 1).filter(|n| n.start == g.end && names_thing(k + 1) && names_thing(k));
+        let prev_adjacent = k.checked_sub(1).filter(|&p| groups[p].end == g.start && names_thing(p) && names_thing(k));
+        let qualifies =
+            next_adjacent.is_some_and(|n| !generic(n)) || (prev_adjacent.is_some() && generic(g)) || aside(k);
+        for c in &said[k] {
+            if is_entity(c) && qualifies {
+                put(c, modifier);
+            } else if is_action(c) && (asks || first_action.is_some_and(|f| f != k)) && !said[k].contains(&"field") {
+                put(c, later);
+            } else {
+                put(c, 1.0);
+            }
+        }
+    }
+    if asks {
+        put("read", 1.0);
+    }
+    for (_, w) in raw {
+        put(&w, 1.0);
+    }
     out
+}
+
+/// The concepts a text carries, stopwords removed: the longest phrase of
+/// the vocabulary at each word first, then the word, else the word itself
+/// in its plain form.
+pub fn concepts(text: &str) -> Vec<String> {
+    fold(text, 1.0, 1.0).into_iter().map(|(c, _)| c).filter(|c| !c.starts_with('?')).collect()
 }
 
 /// Where a tool carries each concept, with the strongest weight.
@@ -305,81 +1082,131 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
             *e = w;
         }
     };
-    put(tool.entity.as_str().to_string(), 4.0);
-    put(action_of(tool.name).to_string(), 4.0);
+    put(tool.entity.as_str().to_string(), W.entity);
+    put(action_of(tool.name).to_string(), W.entity);
+    if tool.category == Category::External {
+        put("external".to_string(), W.entity);
+    }
     // "nav item" from the name should not also read as a collection item.
     for c in concepts(tool.name) {
         if c != "entry" || tool.entity == Subject::Record(EntityKind::Entry) {
-            put(c, 2.5);
+            put(c, W.name);
         }
     }
     for tag in tool.tags {
         for c in concepts(tag) {
-            put(c, 2.0);
+            put(c, W.tag);
         }
     }
     for phrase in tool.phrases {
         for c in concepts(phrase) {
-            put(c, 1.5);
+            put(c, W.phrase);
         }
     }
     for c in concepts(tool.description) {
-        put(c, 0.5);
+        put(c, W.description);
     }
-    if matches!(tool.entity, Subject::Archive | Subject::Document) {
-        // restoring brings back, and publishing publishes, many kinds of record
-        for entity in ["page", "post", "section", "image", "entry", "navItem"] {
-            put(entity.to_string(), 1.0);
-        }
+    // Publishing publishes, and restoring brings back, many kinds of record.
+    let kinds: &[&str] = match tool.entity {
+        Subject::Document => &["page", "post", "entry", "navItem"],
+        Subject::Archive => &["page", "post", "section", "image", "entry", "navItem"],
+        _ => &[],
+    };
+    let w = if tool.entity == Subject::Document { W.documents } else { W.archived };
+    for kind in kinds {
+        put(kind.to_string(), w);
     }
     weights
 }
 
+/// How much each place counts.
+struct Weights {
+    entity: f32,
+    name: f32,
+    tag: f32,
+    phrase: f32,
+    description: f32,
+    documents: f32,
+    archived: f32,
+    modifier: f32,
+    later: f32,
+    elsewhere: f32,
+    otherwise: f32,
+}
+
+const W: Weights = Weights {
+    entity: 4.0,
+    name: 2.5,
+    tag: 2.0,
+    phrase: 1.5,
+    description: 0.5,
+    documents: 2.5,
+    archived: 1.0,
+    modifier: 0.5,
+    later: 0.6,
+    elsewhere: 0.6,
+    otherwise: 0.9,
+};
+
 /// Precomputed concept profiles of a list of tools, built once per registry.
 pub struct SearchIndex {
     profiles: Vec<HashMap<String, f32>>,
+    names: Vec<String>,
 }
 
 impl SearchIndex {
     /// Profiles every tool of `tools` (same order).
     pub fn new(tools: &[Tool]) -> Self {
-        Self { profiles: tools.iter().map(profile).collect() }
+        Self {
+            profiles: tools.iter().map(profile).collect(),
+            names: tools.iter().map(|t| t.name.to_lowercase()).collect(),
+        }
     }
 
     /// Every tool of `tools` (the list the index was built from), best match
     /// first (ties keep catalog order); tools that match nothing are left out.
     pub fn rank<'a>(&self, tools: &'a [Tool], query: &str) -> Vec<&'a Tool> {
-        let q = concepts(query);
+        self.scores(tools, query).into_iter().map(|(t, _)| t).collect()
+    }
+
+    /// [`SearchIndex::rank`] with each tool's score.
+    pub fn scores<'a>(&self, tools: &'a [Tool], query: &str) -> Vec<(&'a Tool, f32)> {
+        let mut q = fold(query, W.modifier, W.later);
+        q.truncate(64);
         let lowered = query.to_lowercase();
-        let mut scored: Vec<(f32, usize, &Tool)> =
-            tools.iter().zip(&self.profiles).enumerate().map(|(i, (t, p))| (score(t, p, &q, &lowered), i, t)).collect();
-        scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
-        scored.into_iter().filter(|(s, _, _)| *s > 0.0).map(|(_, _, t)| t).collect()
+        let mut scored: Vec<(f32, usize, &Tool)> = tools
+            .iter()
+            .zip(&self.profiles)
+            .enumerate()
+            .map(|(i, (t, p))| (score(t, p, &q, lowered.contains(&self.names[i])), i, t))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.into_iter().filter(|(s, _, _)| *s > 0.0).map(|(s, _, t)| (t, s)).collect()
     }
 }
 
-/// Scores one tool for the query's concepts.
-fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[String], query_lower: &str) -> f32 {
-    let mut total = 0.0;
-    let mut seen = std::collections::HashSet::new();
-    for c in query.iter().take(64) {
-        if seen.insert(c) {
-            total += profile.get(c).copied().unwrap_or(0.0);
-        }
-    }
+/// Scores one tool for the query's concepts (each once, with its weight).
+fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[(String, f32)], named: bool) -> f32 {
+    let mut total: f32 = query.iter().map(|(c, w)| w * profile.get(c).copied().unwrap_or(0.0)).sum();
     // An exact mention of the tool's name wins outright.
-    if query_lower.contains(&tool.name.to_lowercase()) {
+    if named {
         total += 10.0;
     }
     // Without an action word, reading is the safe guess.
-    let has_action = query.iter().any(|c| matches!(c.as_str(), "read" | "create" | "update" | "delete" | "restore"));
-    if !has_action && tool.read_only {
+    if !query.iter().any(|(c, _)| is_action(c)) && tool.read_only {
         total += 1.0;
     }
-    // A query that names no entity of the tool but its action alone scores low.
-    if !query.iter().any(|c| c == tool.entity.as_str()) && !matches!(tool.entity, Subject::Archive | Subject::Document)
-    {
-        total *= 0.8;
+    // A query that names things the tool does not work on scores lower.
+    let named_things = || query.iter().filter(|(c, _)| is_entity(c));
+    let works_on = named_things().any(|(c, _)| profile.get(c).is_some_and(|w| *w >= W.name));
+    if named_things().next().is_some() && !works_on && !matches!(tool.entity, Subject::Archive | Subject::Document) {
+        total *= W.elsewhere;
+    }
+    // So does one that asks for what the tool does not do.
+    let asked = || query.iter().filter(|(c, w)| *w >= 1.0 && is_action(c));
+    let does = asked().any(|(c, _)| profile.get(c).is_some_and(|w| *w >= W.name));
+    if asked().next().is_some() && !does {
+        total *= W.otherwise;
     }
     total
 }
@@ -396,8 +1223,40 @@ mod tests {
 
     #[test]
     fn folds_words_onto_concepts() {
-        assert_eq!(concepts("Change the menu links"), ["update", "navItem", "navItem"]);
-        assert_eq!(concepts("updateNavItem"), ["update", "navItem", "entry"]);
+        assert_eq!(concepts("Change the menu links"), ["update", "navItem"]);
+        assert_eq!(concepts("updateNavItem"), ["update", "navItem"]);
         assert_eq!(concepts("photos"), ["image"]);
+        assert_eq!(concepts("Get rid of the old to-do list"), ["delete", "note", "old"]);
+        assert_eq!(concepts("scrapped"), ["delete", "discard"]);
+        assert_eq!(concepts("summarise https://example.com/a"), ["webPage", "read", "url"]);
+        assert_eq!(concepts("take the FAQ section off the page"), ["delete", "section", "page"]);
+    }
+
+    fn weight(text: &str, concept: &str) -> f32 {
+        fold(text, W.modifier, W.later).into_iter().find(|(c, _)| c == concept).map_or(0.0, |(_, w)| w)
+    }
+
+    #[test]
+    fn the_words_around_a_concept_weigh_it() {
+        // the picture is meant; the hero only says which
+        assert_eq!(
+            (weight("Replace the hero picture", "section"), weight("Replace the hero picture", "image")),
+            (0.5, 1.0)
+        );
+        // "an image record" is an image
+        assert_eq!(weight("create image record", "image"), 1.0);
+        // a question asks to read
+        assert_eq!((weight("What did we delete?", "read"), weight("What did we delete?", "delete")), (1.0, 0.6));
+        // a weak action counts alone, a verb first only when it opens the request
+        assert_eq!(weight("We need a page for the shop", "create"), 1.0);
+        assert_eq!(weight("Do we need a page?", "create"), 0.0);
+        assert_eq!(weight("Draft an article about pricing", "create"), 1.0);
+        assert_eq!(weight("Show the drafts", "create"), 0.0);
+        // what a post is about only qualifies it
+        assert_eq!(weight("Write a post about our new release", "release"), 0.5);
+        // a label is not the thing its word names
+        assert_eq!(weight("rename Home to Start in the menu", "page"), 0.0);
+        // writing a field changes what holds it
+        assert_eq!(weight("Write alt text for the team photo", "update"), 1.0);
     }
 }

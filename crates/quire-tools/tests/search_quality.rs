@@ -1,9 +1,17 @@
 //! searchTools quality: recall@1 and recall@5 over queries as a model writes them
-//! (keywords) and as a user says them (natural requests). Run with
-//! --nocapture to see the figures and the misses.
+//! (keywords) and as a user says them (natural requests), and the ranking
+//! fused with an embedding model's. Run with --nocapture to see the figures
+//! and the misses.
 
+use quire_core::access::Group;
+use quire_core::model::Surface;
+use quire_store::Scope;
+use quire_tools::embed::{EmbedFuture, Embedder};
 use quire_tools::search::rank;
-use quire_tools::{Category, catalog};
+use quire_tools::{CallContext, Category, Registry, Services, catalog};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Short keyword queries, as a model writes them.
 const KEYWORD: &[(&str, &str)] = &[
@@ -535,4 +543,91 @@ fn recall_meets_the_bar_on_each_kind() {
     assert!(natural5 >= 0.95, "natural recall@5 {natural5:.3}: {natural_misses:#?}");
     assert!(keyword1 >= 0.80, "keyword recall@1 {keyword1:.3}");
     assert!(natural1 >= 0.80, "natural recall@1 {natural1:.3}");
+}
+
+/// An embedding model that knows a word no tool says: "zorblat" means
+/// searching the web. Other words count as a hashed bag of words.
+#[derive(Debug)]
+struct Zorblat {
+    model: &'static str,
+    calls: AtomicUsize,
+    broken: bool,
+}
+
+impl Zorblat {
+    fn new(model: &'static str, broken: bool) -> Arc<Self> {
+        Arc::new(Zorblat { model, calls: AtomicUsize::new(0), broken })
+    }
+}
+
+impl Embedder for Zorblat {
+    fn model(&self) -> &str {
+        self.model
+    }
+
+    fn embed<'a>(&'a self, texts: &'a [String]) -> EmbedFuture<'a> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move {
+            if self.broken {
+                return Err("the model is down".to_string());
+            }
+            let vector = |t: &String| {
+                let mut v = vec![0f32; 64];
+                if t.contains("zorblat") || t.starts_with("search web.") {
+                    v[0] = 10.0;
+                }
+                for w in t.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 2) {
+                    if w != "zorblat" {
+                        let h = w.bytes().fold(2166136261u32, |h, b| (h ^ u32::from(b)).wrapping_mul(16777619));
+                        v[1 + (h % 63) as usize] += 1.0;
+                    }
+                }
+                v
+            };
+            Ok(texts.iter().map(vector).collect())
+        })
+    }
+}
+
+/// searchTools over a registry with `embedder`: the names it answers.
+async fn search_with(embedder: Option<Arc<Zorblat>>, query: &str) -> (Vec<String>, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = quire_store::testing::open(dir.path()).await.unwrap();
+    let mut services = Services::new(store, dir.path());
+    services.embedder = embedder.map(|e| e as Arc<dyn Embedder>);
+    let registry = Registry::new(services);
+    let ctx = CallContext::new("user:admin", Group::Admin, Scope::new("site", ""), Surface::Cli);
+    let found = registry.call(&ctx, "searchTools", json!({ "query": query })).await;
+    assert_eq!(found["success"], true, "{found}");
+    let names = found["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect();
+    (names, found)
+}
+
+#[tokio::test]
+async fn an_embedding_model_joins_the_ranking_and_tools_are_embedded_once() {
+    let (words, alone) = search_with(None, "zorblat").await;
+    assert!(!words.contains(&"searchWeb".to_string()), "{words:?}");
+    let model = Zorblat::new("zorblat-1", false);
+    let (hybrid, fused) = search_with(Some(Arc::clone(&model)), "zorblat").await;
+    assert_eq!(hybrid[0], "searchWeb", "{hybrid:?}");
+    // the answer keeps its shape
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&alone), keys(&fused));
+    assert_eq!(keys(&alone["tools"][0]), keys(&fused["tools"][0]));
+    // the tools and the query, then the next query alone
+    assert_eq!(model.calls.load(Ordering::SeqCst), 2);
+    let (again, _) = search_with(Some(Arc::clone(&model)), "zorblat the news").await;
+    assert_eq!(model.calls.load(Ordering::SeqCst), 3);
+    assert!(again[..5].contains(&"searchWeb".to_string()), "{again:?}");
+    // what the words find well stays first
+    let (menu, _) = search_with(Some(model), "add a menu link").await;
+    assert_eq!(menu[0], "createNavItem", "{menu:?}");
+}
+
+#[tokio::test]
+async fn a_failing_embedding_model_leaves_the_words_ranking() {
+    let (words, _) = search_with(None, "bring back the page I deleted").await;
+    let (fallback, _) = search_with(Some(Zorblat::new("zorblat-down", true)), "bring back the page I deleted").await;
+    assert_eq!(words, fallback);
+    assert_eq!(words[0], "restoreArchive");
 }

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the receiver saw: every attempt's id, and the bodies it took.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Seen {
     tries: HashMap<String, u32>,
     taken: Vec<(HeaderMap, String)>,
@@ -112,7 +112,7 @@ async fn every_change_reaches_the_subscriber_signed_in_order_per_record_despite_
     let changes = app.get("/api/v1/changes?limit=100").await.body["items"].as_array().unwrap().clone();
     let logged: Vec<i64> = changes.iter().filter_map(|c| c["id"].as_i64()).filter(|id| *id > before).collect();
 
-    let seen = seen.lock().unwrap();
+    let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.taken.len(), logged.len(), "one delivery per change");
     assert!(seen.tries.values().all(|t| *t == 3), "each delivered on its third attempt");
     let mut last: HashMap<String, i64> = HashMap::new();
@@ -134,7 +134,6 @@ async fn every_change_reaches_the_subscriber_signed_in_order_per_record_despite_
     let first = &log.body["items"][0];
     assert_eq!((first["status"].as_str(), first["attempts"].as_i64()), (Some("delivered"), Some(3)), "{}", log.body);
     let id = first["id"].as_str().unwrap().to_string();
-    drop(seen);
     let again = app.post(&format!("/api/v1/webhook-deliveries/{id}/redeliver"), json!({})).await;
     assert_eq!(again.status, 200, "{}", again.body);
     while sender.run_due().await.unwrap() > 0 {}
@@ -170,7 +169,7 @@ async fn a_subscription_hears_only_its_events_and_kinds_and_a_rotation_signs_wit
     app.post(&format!("/api/v1/pages/{about}/publish"), json!({})).await;
     let sender = sender(&app);
     while sender.run_due().await.unwrap() > 0 {}
-    let seen = seen.lock().unwrap();
+    let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.taken.len(), 1, "only the page's publication");
     let (headers, body) = &seen.taken[0];
     let header = |n: &str| headers.get(n).unwrap().to_str().unwrap().to_string();
@@ -178,4 +177,84 @@ async fn a_subscription_hears_only_its_events_and_kinds_and_a_rotation_signs_wit
     assert_eq!(header("webhook-signature"), signature(&[newer, old], &id, timestamp, body));
     let retired = app.send("DELETE", &format!("/api/v1/webhooks/{}/secrets", hook.id), Some(&app.admin), None).await;
     assert_eq!(retired.body["secrets"], 1, "{}", retired.body);
+}
+
+/// Two replicas on one database (PostgreSQL with `QUIRE_TEST_DATABASE_URL`)
+/// write changes at once and both run senders: each change is enqueued
+/// once, and each delivery reaches the receiver, with one webhook-id per
+/// change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_replicas_enqueue_each_event_once_and_both_send() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, scope) = quire_store::testing::replicas(dir.path()).await.unwrap();
+    let (url, seen) = receiver(1).await;
+    let new = NewWebhook {
+        env: None,
+        url,
+        events: vec!["updated".into()],
+        kinds: vec!["page".into()],
+        description: String::new(),
+        secret: new_secret().unwrap(),
+    };
+    a.create_webhook(&admin(), &scope, new).await.unwrap();
+    let pages: Vec<String> = {
+        let listed = a.pages(&scope, &Default::default(), 10, None).await.unwrap().items;
+        listed.into_iter().map(|p| p.id).take(4).collect()
+    };
+    let write = |store: quire_store::Store, scope: quire_store::Scope, pages: Vec<String>, who: &'static str| {
+        tokio::spawn(async move {
+            for round in 0..15 {
+                for page in &pages {
+                    let patch =
+                        quire_core::input::PagePatch { name: Some(format!("{who} {round}")), ..Default::default() };
+                    // A conflict with the other replica's write is a refused write: nothing sent.
+                    let _ = store.update_page(&admin(), &scope, page, patch).await;
+                }
+            }
+        })
+    };
+    let (wa, wb) = (write(a.clone(), scope.clone(), pages.clone(), "a"), write(b.clone(), scope.clone(), pages, "b"));
+    wa.await.unwrap();
+    wb.await.unwrap();
+    let net = || quire_net::NetClient::new(&["127.0.0.1".to_string()], quire_net::Limits::default()).unwrap();
+    let (sa, sb) = (
+        Sender::new(a.clone(), net()).with_retries(vec![Duration::ZERO; 8]),
+        Sender::new(b.clone(), net()).with_retries(vec![Duration::ZERO; 8]),
+    );
+    let (ra, rb) = tokio::join!(async { while sa.run_due().await.unwrap() > 0 {} }, async {
+        while sb.run_due().await.unwrap() > 0 {}
+    });
+    let _ = (ra, rb);
+    while sa.run_due().await.unwrap() + sb.run_due().await.unwrap() > 0 {}
+    let filter = quire_store::ChangeFilter { entity: Some(quire_core::model::EntityKind::Page), ..Default::default() };
+    let mut updates = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = a.changes(&scope, &filter, 100, cursor.as_deref()).await.unwrap();
+        updates.extend(
+            page.items
+                .iter()
+                .filter(|c| c.action == quire_core::model::ChangeAction::Update && c.actor == "user:ana")
+                .map(|c| c.id),
+        );
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert!(updates.len() >= 60, "{} updates", updates.len());
+    let seen = seen.lock().unwrap().clone();
+    let mut delivered: Vec<i64> = seen
+        .taken
+        .iter()
+        .map(|(_, body)| serde_json::from_str::<Value>(body).unwrap()["data"]["changeId"].as_i64().unwrap())
+        .collect();
+    delivered.sort();
+    let mut ids: Vec<&String> = seen.tries.keys().collect();
+    ids.dedup();
+    assert_eq!(ids.len(), delivered.len(), "one webhook-id per delivery");
+    updates.sort();
+    assert_eq!(delivered, updates, "each update delivered once");
+    b.close().await;
+    a.close().await;
 }

@@ -14,8 +14,6 @@
 //! [decision 0049]: ../../../docs/decisions/0049-webhooks-outbox.md
 
 use crate::db::{self, Conn, Row};
-use crate::media::millis;
-use crate::record::{found, json_col};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::model::{ChangeAction, ChangeContext, EntityKind};
@@ -109,6 +107,14 @@ pub struct Claimed {
     pub payload: String,
     /// This attempt's number (from 1).
     pub attempt: i64,
+}
+
+/// A JSON column of `row`, decoded. (The record module's helpers are not
+/// used here: the record module writes through the change log, which
+/// calls this one.)
+fn json_col<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Result<T> {
+    let text: String = row.try_get(column)?;
+    Ok(serde_json::from_str(&text)?)
 }
 
 /// A new id (time-ordered, as the change log's). Made here rather than
@@ -226,7 +232,7 @@ pub(crate) fn enqueue(
         .bind(format!("{kind_name}:{id}"))
         .bind(seq)
         .bind(&payload)
-        .bind(millis(now))
+        .bind(now.timestamp_millis())
         .bind(now)
         .execute(conn)?;
     }
@@ -248,9 +254,9 @@ impl Store {
                 .bind(&scope.site_id)
                 .bind(&new.env)
                 .bind(&new.url)
-                .bind(crate::record::to_json(&new.events))
-                .bind(crate::record::to_json(&new.kinds))
-                .bind(crate::record::to_json(&vec![new.secret.clone()]))
+                .bind(to_json(&new.events))
+                .bind(to_json(&new.kinds))
+                .bind(to_json(&vec![new.secret.clone()]))
                 .bind(&new.description)
                 .bind(&ctx.actor)
                 .bind(Utc::now())
@@ -312,7 +318,7 @@ impl Store {
                 secrets.insert(0, secret);
                 secrets.truncate(3);
                 db::query("UPDATE webhooks SET secrets = ?1 WHERE id = ?2")
-                    .bind(crate::record::to_json(&secrets))
+                    .bind(to_json(&secrets))
                     .bind(&id)
                     .execute(c)?;
                 load(c, &scope, &id)
@@ -332,7 +338,7 @@ impl Store {
                     .and_then(|s| Ok(serde_json::from_str(&s)?))?;
                 let newest: Vec<String> = secrets.into_iter().take(1).collect();
                 db::query("UPDATE webhooks SET secrets = ?1 WHERE id = ?2")
-                    .bind(crate::record::to_json(&newest))
+                    .bind(to_json(&newest))
                     .bind(&id)
                     .execute(c)?;
                 load(c, &scope, &id)
@@ -379,7 +385,7 @@ impl Store {
                     "UPDATE webhook_deliveries SET status = 'pending', next_at = ?2, lease_until = NULL WHERE id = ?1",
                 )
                 .bind(&delivery)
-                .bind(millis(Utc::now()))
+                .bind(Utc::now().timestamp_millis())
                 .execute(c)?;
                 let row = db::query("SELECT * FROM webhook_deliveries WHERE id = ?1").bind(&delivery).fetch_one(c)?;
                 delivery_of(&row)
@@ -401,8 +407,8 @@ impl Store {
                          ORDER BY d.next_at, d.seq LIMIT 1{lock})
              RETURNING id, webhook_id, payload, attempts"
         ))
-        .bind(millis(Utc::now()) + lease.as_millis() as i64)
-        .bind(millis(Utc::now()))
+        .bind(Utc::now().timestamp_millis() + lease.as_millis() as i64)
+        .bind(Utc::now().timestamp_millis())
         .write_optional(&self.db)
         .await?;
         let Some(row) = row else { return Ok(None) };
@@ -434,9 +440,9 @@ impl Store {
     ) -> Result<()> {
         let now = Utc::now();
         let (next, state) = match (delivered, retry) {
-            (true, _) => (millis(now), "delivered"),
-            (false, Some(after)) => (millis(now) + after.as_millis() as i64, "pending"),
-            (false, None) => (millis(now), "failed"),
+            (true, _) => (now.timestamp_millis(), "delivered"),
+            (false, Some(after)) => (now.timestamp_millis() + after.as_millis() as i64, "pending"),
+            (false, None) => (now.timestamp_millis(), "failed"),
         };
         db::query(
             "UPDATE webhook_deliveries SET status = ?2, next_at = ?3, lease_until = NULL, last_status = ?4,
@@ -463,10 +469,14 @@ impl Store {
     }
 }
 
+fn to_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<Webhook> {
     let row = db::query("SELECT * FROM webhooks WHERE id = ?1 AND site_id = ?2 AND archived_at IS NULL")
         .bind(id)
         .bind(&scope.site_id)
         .fetch_optional(conn)?;
-    found(row, webhook_of, "webhook", id)
+    row.as_ref().map(webhook_of).transpose()?.ok_or_else(|| StoreError::not_found("webhook", id))
 }

@@ -3,12 +3,11 @@
 //! metadata, its handler, the fields of its arguments). The tool modules
 //! hold the handlers; the types named by parameters are imported here.
 
-use crate::args::parse;
+use crate::args::{parse, schema_of as schema};
 use crate::params::{
     ArchivedKind, BodySchema, BrowseProvider, DocumentKind, Orientation, PageFormat, PhotoProvider, PostContent,
     ReleaseDocumentArg, RemovedDocumentArg, SearchMode, StateArg, Topic,
 };
-use crate::registry::schema;
 use crate::subject::Subject;
 use crate::tool::{Category, Effect, Tool};
 use quire_core::model::{EntityKind, EntryStatus, ImageStatus, NavTargetType, PublishStatus};

@@ -22,7 +22,8 @@ pub(crate) async fn search_tools(call: &Call<'_>, a: SearchToolsArgs) -> ToolRes
     let n = limit(a.limit, 8, 20)? as usize;
     let registry = call.registry;
     let lexical = registry.search(&a.query);
-    let (ranked, _) = crate::embed::rank_tools(call.services.embedder.as_deref(), lexical, &a.query).await;
+    let (ranked, _) =
+        crate::search::rank_tools(call.services.embedder.as_deref(), registry.tools(), lexical, &a.query).await;
     let found: Vec<&Tool> =
         ranked.into_iter().filter(|t| t.category != Category::Default && permits(call.ctx, t)).take(n).collect();
     if let Some(session) = &call.ctx.session_id {

@@ -6,15 +6,13 @@
 
 use crate::error::ToolError;
 use crate::openai::Endpoint;
-use crate::tool::Tool;
 use quire_core::model::Image;
 use quire_store::{Scope, Searched, Store, StoreError};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A boxed future of vectors.
@@ -342,95 +340,6 @@ where
             Ok((fulltext, "fulltext"))
         }
     }
-}
-
-/// The text a tool is embedded from: its name as words, its description,
-/// tags and search phrases.
-pub fn tool_text(t: &Tool) -> String {
-    let mut name = String::new();
-    for c in t.name.chars() {
-        if c.is_uppercase() {
-            name.push(' ');
-        }
-        name.extend(c.to_lowercase());
-    }
-    format!("{name}. {} {}. {}.", t.description, t.tags.join(", "), t.phrases.join("; "))
-}
-
-/// The catalog's tools (the registry's), for the similarity side of
-/// searchTools' ranking.
-static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(crate::catalog);
-
-/// The unit vector of each of the catalog's tools, by name, for one model.
-type ToolVectors = Arc<Vec<(&'static str, Vec<f32>)>>;
-
-/// Each model's [`ToolVectors`]: embedded on the first search that needs
-/// them, then kept for the process.
-static TOOL_VECTORS: LazyLock<Mutex<HashMap<String, ToolVectors>>> = LazyLock::new(Default::default);
-
-/// The catalog's tools' vectors for `embedder`'s model, embedded (in one
-/// request) if this process has not yet.
-async fn tool_vectors(embedder: &dyn Embedder) -> Result<ToolVectors, String> {
-    let cached = TOOL_VECTORS.lock().ok().and_then(|m| m.get(embedder.model()).cloned());
-    if let Some(vectors) = cached {
-        return Ok(vectors);
-    }
-    let texts: Vec<String> = TOOLS.iter().map(tool_text).collect();
-    let vectors = embedder.embed(&texts).await?;
-    if vectors.len() != texts.len() {
-        return Err(format!("{} vectors for {} tools", vectors.len(), texts.len()));
-    }
-    let named: ToolVectors = Arc::new(TOOLS.iter().map(|t| t.name).zip(vectors.into_iter().map(normalise)).collect());
-    if let Ok(mut m) = TOOL_VECTORS.lock() {
-        m.insert(embedder.model().to_string(), Arc::clone(&named));
-    }
-    Ok(named)
-}
-
-/// Names of the catalog's tools by similarity to `query`, best first, none
-/// below [`MIN_SIMILARITY`].
-pub async fn similar_tools(embedder: &dyn Embedder, query: &str) -> Result<Vec<&'static str>, String> {
-    let (q, tools) = tokio::join!(query_vector(embedder, query), tool_vectors(embedder));
-    let (q, tools) = (q?, tools?);
-    let mut scored: Vec<(f32, &'static str)> = tools
-        .iter()
-        .filter(|(_, v)| v.len() == q.len())
-        .map(|(name, v)| (v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>(), *name))
-        .filter(|(s, _)| *s >= MIN_SIMILARITY)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    Ok(scored.into_iter().map(|(_, name)| name).collect())
-}
-
-/// searchTools' ranking: the words ranking `lexical` alone without an
-/// embedding model (`words`), else fused with the tools' similarity to
-/// `query` by reciprocal rank, as content search does (`hybrid`); a model
-/// that fails leaves the words ranking to answer.
-pub async fn rank_tools<'a>(
-    embedder: Option<&dyn Embedder>,
-    lexical: Vec<&'a Tool>,
-    query: &str,
-) -> (Vec<&'a Tool>, &'static str) {
-    let Some(embedder) = embedder else {
-        return (lexical, "words");
-    };
-    let similar = match similar_tools(embedder, query).await {
-        Ok(similar) => similar,
-        Err(e) => {
-            tracing::warn!(error = %e, "tool similarity unavailable; the words ranking alone answers");
-            return (lexical, "words");
-        }
-    };
-    let names: Vec<String> = lexical.iter().map(|t| t.name.to_string()).collect();
-    let similar: Vec<String> = similar.into_iter().map(str::to_string).collect();
-    let fused = fuse(&[names, similar], TOOLS.len());
-    let found = fused
-        .iter()
-        .filter_map(|name| {
-            lexical.iter().copied().find(|t| t.name == name).or_else(|| TOOLS.iter().find(|t| t.name == name))
-        })
-        .collect();
-    (found, "hybrid")
 }
 
 /// Reciprocal rank fusion of ranked id lists (k = 60): an id's score is

@@ -2,7 +2,6 @@
 //! surface goes through, the approval API for destructive calls, and the
 //! tools each session has activated.
 
-use crate::args::schema_of;
 use crate::services::Services;
 use crate::tool::*;
 use chrono::{Duration, Utc};
@@ -537,6 +536,10 @@ impl Registry {
 }
 
 impl ToolSearch for Registry {
+    fn tools(&self) -> &[Tool] {
+        Registry::tools(self)
+    }
+
     fn search(&self, query: &str) -> Vec<&Tool> {
         Registry::search(self, query)
     }
@@ -611,9 +614,4 @@ fn args_hash(tool: &str, args: &Value) -> String {
         }
     }
     hex::encode(Sha256::digest(format!("{tool}\n{}", canonical(args)).as_bytes()))
-}
-
-/// Schema helper for tool definitions.
-pub fn schema<T: schemars::JsonSchema>() -> Value {
-    schema_of::<T>()
 }

@@ -18,13 +18,14 @@
 //! is named ("the gallery on the about page"); a capitalised word inside a
 //! sentence is a label ("rename Home to Start"). No I/O; a query over the
 //! whole catalog takes microseconds. With an embedding model, searchTools
-//! fuses this ranking with the tools' similarity (`embed::rank_tools`).
+//! fuses this ranking with the tools' similarity (`rank_tools`).
 
+use crate::embed::{Embedder, MIN_SIMILARITY, fuse, normalise, query_vector};
 use crate::subject::Subject;
 use crate::tool::{Category, Tool};
 use quire_core::model::EntityKind;
 use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// Words that carry no capability.
 const STOPWORDS: &[&str] = &[
@@ -1217,6 +1218,92 @@ fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[(String, f32)], n
 /// one-off use; the registry keeps a prebuilt [`SearchIndex`]).
 pub fn rank<'a>(tools: &'a [Tool], query: &str) -> Vec<&'a Tool> {
     SearchIndex::new(tools).rank(tools, query)
+}
+
+/// The text a tool is embedded from: its name as words, its description,
+/// tags and search phrases.
+pub fn tool_text(t: &Tool) -> String {
+    let mut name = String::new();
+    for c in t.name.chars() {
+        if c.is_uppercase() {
+            name.push(' ');
+        }
+        name.extend(c.to_lowercase());
+    }
+    format!("{name}. {} {}. {}.", t.description, t.tags.join(", "), t.phrases.join("; "))
+}
+
+/// The unit vector of each of the catalog's tools, by name, for one model.
+type ToolVectors = Arc<Vec<(&'static str, Vec<f32>)>>;
+
+/// Each model's [`ToolVectors`]: embedded on the first search that needs
+/// them, then kept for the process.
+static TOOL_VECTORS: LazyLock<Mutex<HashMap<String, ToolVectors>>> = LazyLock::new(Default::default);
+
+/// The vectors of the registry's tools (`all`) for `embedder`'s model,
+/// embedded (in one request) if this process has not yet.
+async fn tool_vectors(embedder: &dyn Embedder, all: &[Tool]) -> Result<ToolVectors, String> {
+    let cached = TOOL_VECTORS.lock().ok().and_then(|m| m.get(embedder.model()).cloned());
+    if let Some(vectors) = cached {
+        return Ok(vectors);
+    }
+    let texts: Vec<String> = all.iter().map(tool_text).collect();
+    let vectors = embedder.embed(&texts).await?;
+    if vectors.len() != texts.len() {
+        return Err(format!("{} vectors for {} tools", vectors.len(), texts.len()));
+    }
+    let named: ToolVectors = Arc::new(all.iter().map(|t| t.name).zip(vectors.into_iter().map(normalise)).collect());
+    if let Ok(mut m) = TOOL_VECTORS.lock() {
+        m.insert(embedder.model().to_string(), Arc::clone(&named));
+    }
+    Ok(named)
+}
+
+/// Names of the registry's tools (`all`) by similarity to `query`, best
+/// first, none below [`MIN_SIMILARITY`].
+pub async fn similar_tools(embedder: &dyn Embedder, all: &[Tool], query: &str) -> Result<Vec<&'static str>, String> {
+    let (q, tools) = tokio::join!(query_vector(embedder, query), tool_vectors(embedder, all));
+    let (q, tools) = (q?, tools?);
+    let mut scored: Vec<(f32, &'static str)> = tools
+        .iter()
+        .filter(|(_, v)| v.len() == q.len())
+        .map(|(name, v)| (v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>(), *name))
+        .filter(|(s, _)| *s >= MIN_SIMILARITY)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    Ok(scored.into_iter().map(|(_, name)| name).collect())
+}
+
+/// searchTools' ranking of the registry's tools (`all`): the words ranking
+/// `lexical` alone without an embedding model (`words`), else fused with
+/// the tools' similarity to `query` by reciprocal rank, as content search
+/// does (`hybrid`); a model that fails leaves the words ranking to answer.
+pub async fn rank_tools<'a>(
+    embedder: Option<&dyn Embedder>,
+    all: &'a [Tool],
+    lexical: Vec<&'a Tool>,
+    query: &str,
+) -> (Vec<&'a Tool>, &'static str) {
+    let Some(embedder) = embedder else {
+        return (lexical, "words");
+    };
+    let similar = match similar_tools(embedder, all, query).await {
+        Ok(similar) => similar,
+        Err(e) => {
+            tracing::warn!(error = %e, "tool similarity unavailable; the words ranking alone answers");
+            return (lexical, "words");
+        }
+    };
+    let names: Vec<String> = lexical.iter().map(|t| t.name.to_string()).collect();
+    let similar: Vec<String> = similar.into_iter().map(str::to_string).collect();
+    let fused = fuse(&[names, similar], all.len());
+    let found = fused
+        .iter()
+        .filter_map(|name| {
+            lexical.iter().copied().find(|t| t.name == name).or_else(|| all.iter().find(|t| t.name == name))
+        })
+        .collect();
+    (found, "hybrid")
 }
 
 #[cfg(test)]

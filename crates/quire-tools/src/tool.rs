@@ -209,6 +209,8 @@ impl<'a> Call<'a> {
 /// What searchTools asks of the registry a call runs in. A trait, so that
 /// a tool's definition does not name the registry that lists it.
 pub trait ToolSearch: Sync {
+    /// Every tool, in the catalog's order.
+    fn tools(&self) -> &[Tool];
     /// Tools ranked for a capability query, best first.
     fn search(&self, query: &str) -> Vec<&Tool>;
     /// Marks tools active for a session.

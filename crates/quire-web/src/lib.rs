@@ -20,6 +20,7 @@ mod admin;
 mod agents;
 mod archive;
 mod assets;
+mod card;
 mod entries;
 mod error;
 mod form;

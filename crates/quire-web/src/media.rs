@@ -6,6 +6,7 @@
 //! the image's processing until it completes.
 
 use crate::Person;
+pub use crate::card::Card;
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
@@ -29,26 +30,6 @@ const PER_SCREEN: u32 = 48;
 
 /// The most hits of a search the grid pages through (ten screens).
 const SEARCH_HITS: usize = 10 * PER_SCREEN as usize;
-
-/// An image as a card of the grid shows it.
-pub struct Card {
-    pub image: Image,
-    /// The smallest file to show (the thumbnail, once processed).
-    pub thumb: Option<String>,
-}
-
-impl Card {
-    /// The card of `image`.
-    pub(crate) fn of(image: Image) -> Card {
-        let v = &image.variants;
-        let thumb = ["thumbnail", "medium"]
-            .iter()
-            .find_map(|n| v.get(n).and_then(|t| t.get("webp").or(t.get("url"))).and_then(Value::as_str))
-            .map(str::to_string)
-            .or_else(|| (image.status == ImageStatus::Completed).then(|| image.url.clone()));
-        Card { image, thumb }
-    }
-}
 
 #[derive(Template)]
 #[template(path = "media.html")]

@@ -482,7 +482,7 @@ pub(crate) async fn library(person: &Person) -> Vec<form::LibraryImage> {
     images
         .into_iter()
         .map(|image| {
-            let card = crate::media::Card::of(image);
+            let card = crate::card::Card::of(image);
             let image = card.image;
             let label = image.alt.clone().filter(|a| !a.trim().is_empty()).unwrap_or_else(|| image.filename.clone());
             form::LibraryImage { thumb: card.thumb.unwrap_or_else(|| image.url.clone()), url: image.url, label }

@@ -6,6 +6,9 @@
 #
 # Usage: bench/ab.sh BIN_A BIN_B     (ROUNDS=3 DURATION=8 CONNECTIONS=32 by default)
 # Build the two binaries first, e.g. from two commits, and copy them aside.
+# With B_WEBHOOK=1, B's site has one webhook subscribed to every event
+# (at a closed port of this machine, so each delivery is enqueued with its
+# change and its attempt fails at once): the cost of the outbox on writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -29,13 +32,20 @@ cp -r "$DATA" "$DATA-b"
 
 write_patch_lua "$OUT/patch.lua" "$TOKEN"
 
-one() { # label, binary, data folder
-  local label=$1 bin=$2 data=$3
-  QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN "$bin" serve --addr 127.0.0.1:$PORT --data "$data" >/dev/null 2>>"$OUT/server.log" &
+printf '[http]\nallow = ["127.0.0.1"]\n' > "$OUT/webhook.toml"
+
+one() { # label, binary, data folder, webhook (1: subscribe one)
+  local label=$1 bin=$2 data=$3 hook=${4:-0}
+  local config=()
+  [ "$hook" = 1 ] && config=(--config "$OUT/webhook.toml")
+  QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN "$bin" "${config[@]}" serve --addr 127.0.0.1:$PORT --data "$data" >/dev/null 2>>"$OUT/server.log" &
   local server=$!
   wait_healthy "$PORT"
   sleep 0.5
   local base=http://127.0.0.1:$PORT auth="Authorization: Bearer $TOKEN"
+  if [ "$hook" = 1 ] && ! curl -sf -H "$auth" "$base/api/v1/webhooks" | grep -q hook; then
+    curl -sf -H "$auth" -H 'content-type: application/json' -d '{"url":"http://127.0.0.1:9/hook"}' "$base/api/v1/webhooks" >/dev/null
+  fi
   local post page
   post=$(first_id "$base/api/v1/collections/blog/entries?limit=1" "$TOKEN")
   page=$(first_id "$base/api/v1/pages?limit=1&status=published" "$TOKEN")
@@ -54,7 +64,7 @@ one() { # label, binary, data folder
   echo "| --- | --- | --- | --- | --- |"
   for round in $(seq 1 "$ROUNDS"); do
     one "A round $round" "$A" "$DATA-a"
-    one "B round $round" "$B" "$DATA-b"
+    one "B round $round" "$B" "$DATA-b" "${B_WEBHOOK:-0}"
   done
   echo
   echo "A: $A  B: $B  machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback"

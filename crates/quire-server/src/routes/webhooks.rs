@@ -38,16 +38,39 @@ pub struct CreateWebhook {
     pub url: String,
     /// One environment of the site; omitted: every one.
     pub env: Option<String>,
-    /// Events to receive: created, updated, published, unpublished,
-    /// archived, restored, reverted; omitted or empty: all.
+    /// Events to receive; omitted or empty: all.
     #[serde(default)]
+    #[schema(value_type = Vec<WebhookEvent>)]
     pub events: Vec<String>,
-    /// Record kinds to receive (page, section, entry, navigation, …);
-    /// omitted or empty: all.
+    /// Record kinds to receive; omitted or empty: all.
     #[serde(default)]
+    #[schema(value_type = Vec<quire_core::model::EntityKind>)]
     pub kinds: Vec<String>,
     /// What it is for.
     pub description: Option<String>,
+}
+
+/// An event a subscription may receive (the document's names of
+/// `quire_store::WEBHOOK_EVENTS`; the body is read as text and checked by
+/// the use case, so a wrong name is a 422 naming the field).
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum WebhookEvent {
+    /// A record was made.
+    Created,
+    /// A record changed.
+    Updated,
+    /// A document was published.
+    Published,
+    /// A document was taken off the site.
+    Unpublished,
+    /// A record was archived.
+    Archived,
+    /// A record came back from the archive.
+    Restored,
+    /// A record was set back to a revision, or a turn was undone.
+    Reverted,
 }
 
 /// A subscription with a secret shown this once.

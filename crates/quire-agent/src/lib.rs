@@ -12,6 +12,7 @@
 //! restart. Every step streams as AG-UI events ([`events::EventHub`]).
 
 pub mod consent;
+pub mod eval;
 pub mod events;
 pub mod memory;
 pub mod message;

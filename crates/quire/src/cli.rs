@@ -117,6 +117,10 @@ pub enum Command {
         #[command(flatten)]
         caller: CallerArgs,
     },
+    /// Measure how well the configured model does the agent's job: run a
+    /// suite of tasks, each on a fresh demo site, and report success,
+    /// steps, tokens, time, tools and calls made without consent.
+    Eval(EvalArgs),
     /// Undo an agent's turn: every record and note change it made is taken
     /// back (what it created is archived, what it archived comes back), and
     /// its open approval requests are refused.
@@ -309,4 +313,33 @@ pub enum UserCommand {
         /// Email or id.
         user: String,
     },
+}
+
+/// What `quire eval` runs and where it writes the results.
+#[derive(Args)]
+pub struct EvalArgs {
+    /// The folder of task files (`*.toml`).
+    #[arg(long, default_value = "evals", value_name = "DIR")]
+    pub suite: PathBuf,
+    /// Run only tasks whose name contains this (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub task: Vec<String>,
+    /// Run only tasks with this tag (repeatable).
+    #[arg(long)]
+    pub tag: Vec<String>,
+    /// Run each task this many times, for a success rate with its spread.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write the results as an HTML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Seconds a task's conversation may take before it counts as failed.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub timeout: u64,
+    /// List the tasks (checking every file) and run nothing.
+    #[arg(long)]
+    pub list: bool,
 }

@@ -25,7 +25,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use cli::{CallerArgs, Cli, Command, ImagesCommand};
-use commands::{AnyResult, Outcome, chat, database, images, mcp, review, serve, token, tools, user};
+use commands::{AnyResult, Outcome, chat, database, eval, images, mcp, review, serve, token, tools, user};
 use config::Config;
 use quire_store::Location;
 use services::DataDir;
@@ -108,6 +108,7 @@ async fn dispatch(command: Command, config: &Config, data: &DataDir) -> AnyResul
         Command::Approvals { command, site, env, token } => {
             review::approvals(command, CallerArgs { site, env, token }, config, data).await?
         }
+        Command::Eval(args) => return eval::run(args, config).await,
         Command::Undo { session, turn, caller } => review::undo(session, turn, caller, config, data).await?,
         Command::Restore { id, caller } => review::restore(id, caller, config, data).await?,
     }

@@ -407,3 +407,68 @@ pub fn load_suite(dir: &FsPath, tools: &[&str]) -> Result<Vec<Task>, Vec<TaskErr
     }
     if errors.is_empty() { Ok(tasks) } else { Err(errors) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOOLS: &[&str] = &["getPage", "updatePage", "deletePage"];
+
+    fn parse(text: &str) -> Result<Task, String> {
+        Task::parse("t", text, TOOLS).map_err(|e| e.to_string())
+    }
+
+    const GOOD: &str = r#"
+description = "Rename"
+[[turn]]
+say = "Rename pricing"
+[[approval]]
+tool = "deletePage"
+answer = "reject"
+[[check]]
+tool = "getPage"
+args = { slug = "pricing" }
+path = "/items/0/name"
+equals = "Plans"
+[trajectory]
+must_call = ["updatePage|getPage"]
+max_steps = 3
+"#;
+
+    #[test]
+    fn a_task_reads_with_its_defaults() {
+        let task = parse(GOOD).unwrap();
+        assert_eq!(task.name, "t");
+        assert_eq!(task.agent, "editor");
+        assert_eq!(task.start, Start::Demo);
+        assert_eq!(task.turns.len(), 1);
+        assert_eq!(task.approvals[0].answer, Verdict::Reject);
+        assert_eq!(task.checks[0].args["slug"], "pricing");
+        assert_eq!(task.trajectory.max_steps, Some(3));
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let cases = [
+            (GOOD.replace("max_steps", "max_step"), "unknown field `max_step`"),
+            (GOOD.replace("tool = \"getPage\"", "tool = \"getPages\""), "check[0].tool: no tool named \"getPages\""),
+            (GOOD.replace("updatePage|getPage", "updatePage|nope"), "trajectory.must_call: no tool named \"nope\""),
+            (GOOD.replace("equals = \"Plans\"", ""), "check[0]: say what must hold"),
+            (GOOD.replace("path = \"/items/0/name\"", "path = \"items\""), "check[0].path"),
+            (GOOD.replace("answer = \"reject\"", "answer = \"maybe\""), "unknown variant `maybe`"),
+            (GOOD.replace("say = \"Rename pricing\"", "say = \" \""), "turn[0].say: required"),
+        ];
+        for (text, expected) in cases {
+            let error = parse(&text).unwrap_err();
+            assert!(error.contains(expected), "expected {expected:?} in {error:?}");
+        }
+    }
+
+    #[test]
+    fn web_addresses_are_filled_in() {
+        let text = GOOD.replace("Rename pricing", "Read {web}/a").replace("\"Plans\"", "\"{web}/b\"");
+        let task = parse(&text).unwrap().with_web("http://127.0.0.1:9");
+        assert_eq!(task.turns[0].say, "Read http://127.0.0.1:9/a");
+        assert_eq!(task.checks[0].equals.as_ref().unwrap(), "http://127.0.0.1:9/b");
+    }
+}

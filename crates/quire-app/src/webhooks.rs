@@ -8,7 +8,7 @@
 
 use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::model::EntityKind;
-use quire_store::{Delivery, NewWebhook, WEBHOOK_EVENTS, Webhook};
+use quire_store::{Delivery, NewWebhook, WEBHOOK_EVENTS, WEBHOOK_KINDS, Webhook};
 use quire_tools::Services;
 
 /// A subscription to make.
@@ -20,7 +20,7 @@ pub struct Subscribe {
     pub env: Option<String>,
     /// Events (see [`WEBHOOK_EVENTS`]); empty: all.
     pub events: Vec<String>,
-    /// Record kinds; empty: all.
+    /// Record kinds, or kinds of event (see [`WEBHOOK_KINDS`]); empty: all.
     pub kinds: Vec<String>,
     /// What it is for.
     pub description: Option<String>,
@@ -34,8 +34,9 @@ pub async fn subscribe(services: &Services, actor: &Actor, s: Subscribe) -> AppR
     if let Some(bad) = s.events.iter().find(|e| !WEBHOOK_EVENTS.contains(&e.as_str())) {
         return Err(AppError::invalid("events", format!("events: {bad} is not one of {}", WEBHOOK_EVENTS.join(", "))));
     }
-    for kind in &s.kinds {
-        EntityKind::parse("kinds", kind).map_err(|e| AppError::invalid("kinds", e.to_string()))?;
+    for kind in s.kinds.iter().filter(|k| !WEBHOOK_KINDS.contains(&k.as_str())) {
+        EntityKind::parse("kinds", kind)
+            .map_err(|e| AppError::invalid("kinds", format!("{e}, or one of {}", WEBHOOK_KINDS.join(", "))))?;
     }
     if let Some(env) = &s.env {
         let site = services.store.site(&actor.scope.site_id).await?;

@@ -9,6 +9,8 @@ mod common;
 
 use axum::http::HeaderMap;
 use common::TestApp;
+use quire_agent::testing::{openai_stream, serve};
+use quire_app::schedules::Scheduler;
 use quire_core::model::ChangeContext;
 use quire_store::NewWebhook;
 use quire_tools::webhooks::{Sender, new_secret, signature};
@@ -144,7 +146,7 @@ async fn every_change_reaches_the_subscriber_signed_in_order_per_record_despite_
     let archived = app.send("DELETE", &format!("/api/v1/webhooks/{}", hook.id), Some(&app.admin), None).await;
     assert_eq!(archived.status, 200, "{}", archived.body);
     app.patch(&format!("/api/v1/pages/{}", pages[2]), json!({ "name": "After the archive" })).await;
-    assert!(app.store.claim_delivery(Duration::from_secs(1)).await.unwrap().is_none());
+    assert!(app.store.claim_deliveries(Duration::from_secs(1), 8).await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -257,4 +259,111 @@ async fn two_replicas_enqueue_each_event_once_and_both_send() {
     assert_eq!(delivered, updates, "each update delivered once");
     b.close().await;
     a.close().await;
+}
+
+#[tokio::test]
+async fn only_the_head_of_a_records_queue_is_attempted_and_a_waiting_queue_does_not_keep_the_sender_busy() {
+    let app = TestApp::new().await;
+    // A receiver that never takes anything, and an hour between attempts.
+    let (url, seen) = receiver(u32::MAX).await;
+    let new = NewWebhook {
+        env: None,
+        url,
+        events: Vec::new(),
+        kinds: Vec::new(),
+        description: String::new(),
+        secret: new_secret().unwrap(),
+    };
+    let hook = app.store.create_webhook(&admin(), &app.scope, new).await.unwrap();
+    let (about, team) = (app.page_id("about").await, app.page_id("team").await);
+    for take in 0..3 {
+        app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": format!("About, take {take}") })).await;
+    }
+    app.patch(&format!("/api/v1/pages/{team}"), json!({ "name": "Team, again" })).await;
+
+    let hourly = sender(&app).with_retries(vec![Duration::from_secs(3600); 3]);
+    assert_eq!(hourly.run_due().await.unwrap(), 2, "one attempt per record: the oldest of each queue");
+    assert_eq!(seen.lock().unwrap().tries.len(), 2);
+    assert!(app.store.claim_deliveries(Duration::from_secs(60), 8).await.unwrap().is_empty(), "the rest wait");
+    let due = app.store.next_delivery_due().await.unwrap().expect("something waits");
+    assert!(due > chrono::Utc::now() + chrono::Duration::minutes(59), "next due in an hour, not now: {due}");
+
+    // A delivery sent again is due at once; when it fails for good, the
+    // record's next change heads its queue.
+    let log = app.store.webhook_deliveries(&app.scope, &hook.id, 10).await.unwrap();
+    let abouts: Vec<_> = log.iter().rev().filter(|d| d.payload["data"]["id"] == about.as_str()).collect();
+    assert_eq!(abouts.len(), 3);
+    app.post(&format!("/api/v1/webhook-deliveries/{}/redeliver", abouts[0].id), json!({})).await;
+    let claimed = app.store.claim_deliveries(Duration::from_secs(60), 8).await.unwrap();
+    assert_eq!(claimed.iter().map(|c| &c.id).collect::<Vec<_>>(), vec![&abouts[0].id]);
+    app.store.record_attempt(&claimed[0], false, Some(410), Some("gone"), None).await.unwrap();
+    let claimed = app.store.claim_deliveries(Duration::from_secs(60), 8).await.unwrap();
+    assert_eq!(claimed.iter().map(|c| &c.id).collect::<Vec<_>>(), vec![&abouts[1].id], "in the order of its changes");
+    assert_eq!(claimed[0].subject, format!("page:{about}"));
+}
+
+#[tokio::test]
+async fn releases_schedules_approvals_and_turns_are_announced_to_those_who_subscribe() {
+    let (fake, base) = serve().await;
+    let app = TestApp::with_llm(&base).await;
+    let (url, seen) = receiver(0).await;
+    let kinds: Vec<String> = quire_store::WEBHOOK_KINDS.iter().map(|k| k.to_string()).collect();
+    let new = NewWebhook {
+        env: None,
+        url,
+        events: Vec::new(),
+        kinds,
+        description: String::new(),
+        secret: new_secret().unwrap(),
+    };
+    app.store.create_webhook(&admin(), &app.scope, new).await.unwrap();
+    let bad = app.post("/api/v1/webhooks", json!({ "url": "https://hooks.example.com/x", "kinds": ["launch"] })).await;
+    assert_eq!((bad.status.as_u16(), bad.body["field"].as_str()), (422, Some("kinds")), "{}", bad.body);
+    assert!(bad.error().contains("release, schedule, turn, approval"), "{}", bad.body);
+
+    // A release published.
+    let about = app.page_id("about").await;
+    app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": "About us" })).await;
+    let release =
+        app.post("/api/v1/releases", json!({ "name": "Launch" })).await.body["id"].as_str().unwrap().to_string();
+    app.post(&format!("/api/v1/releases/{release}/items"), json!({ "entity": "page", "id": about })).await;
+    assert_eq!(app.post(&format!("/api/v1/releases/{release}/publish"), json!({})).await.status, 200);
+
+    // A schedule run.
+    let soon = (chrono::Utc::now() + chrono::Duration::milliseconds(200)).to_rfc3339();
+    let off = app
+        .post("/api/v1/schedules", json!({ "entity": "page", "id": "team", "action": "unpublish", "at": soon }))
+        .await;
+    assert_eq!(off.status, 201, "{}", off.body);
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(Scheduler::new(app.store.clone()).run_due().await.unwrap(), 1);
+
+    // An approval waiting, then the turn finished once it is answered.
+    app.script_archive_contact(&fake, "").await;
+    fake.push(openai_stream("Archived contact.", &[]));
+    let started = app.chat(&app.editor, json!({ "message": "delete contact" })).await;
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    let events = app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+    let (last, _, paused) = events.last().unwrap().clone();
+    let approval = paused["outcome"]["interrupts"][0]["id"].as_str().unwrap().to_string();
+    let ok = app.send("POST", &format!("/api/v1/approvals/{approval}/approve"), Some(&app.editor), None).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, Some(&last), "RUN_FINISHED").await;
+
+    let sender = sender(&app);
+    while sender.run_due().await.unwrap() > 0 {}
+    let mut taken: Vec<Value> =
+        seen.lock().unwrap().taken.iter().map(|(_, body)| serde_json::from_str(body).unwrap()).collect();
+    // Different subjects are sent at once: their order is the receiver's.
+    let order = ["release.published", "schedule.ran", "approval.waiting", "turn.finished"];
+    taken.sort_by_key(|p| order.iter().position(|t| p["type"] == *t));
+    let types: Vec<&str> = taken.iter().map(|p| p["type"].as_str().unwrap()).collect();
+    assert_eq!(types, order, "each once, and no record's change");
+    let data = |i: usize| &taken[i]["data"];
+    assert_eq!((data(0)["id"].as_str(), data(0)["name"].as_str()), (Some(release.as_str()), Some("Launch")));
+    assert_eq!(data(0)["documents"][0]["id"], about.as_str());
+    assert_eq!((data(1)["id"].as_str(), data(1)["outcome"].as_str()), (off.body["id"].as_str(), Some("done")));
+    assert_eq!((data(2)["id"].as_str(), data(2)["tool"].as_str()), (Some(approval.as_str()), Some("deletePage")));
+    assert_eq!((data(3)["sessionId"].as_str(), data(3)["status"].as_str()), (Some(session.as_str()), Some("idle")));
+    assert!(data(3)["steps"].as_i64().unwrap() >= 2, "{}", data(3));
 }

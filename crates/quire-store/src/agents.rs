@@ -461,6 +461,9 @@ impl Store {
                 if let Some(bodies) = bodies {
                     append_messages(conn, &id, turn, &bodies, now)?;
                 }
+                if matches!(status, Some("idle" | "failed")) {
+                    turn_finished(conn, &scope, &id, turn)?;
+                }
                 Ok(())
             })
             .await
@@ -671,4 +674,26 @@ impl Store {
             db::query("DELETE FROM agent_events WHERE id < ?1").bind(before.timestamp_micros()).write(&self.db).await?;
         Ok(done.rows_affected())
     }
+}
+
+/// Tells subscribers turn `turn` of session `id` finished (its session as
+/// it now stands: the status, steps and tokens so far).
+fn turn_finished(conn: &Conn, scope: &Scope, id: &str, turn: i64) -> Result<()> {
+    let row = db::query(
+        "SELECT actor, agent_id, status, steps, input_tokens, output_tokens, release_id FROM agent_sessions WHERE id = ?1",
+    )
+    .bind(id)
+    .fetch_one(conn)?;
+    let data = serde_json::json!({
+        "sessionId": id,
+        "turn": turn,
+        "agentId": row.try_get::<String, _>("agent_id")?,
+        "status": row.try_get::<String, _>("status")?,
+        "steps": row.try_get::<i64, _>("steps")?,
+        "inputTokens": row.try_get::<i64, _>("input_tokens")?,
+        "outputTokens": row.try_get::<i64, _>("output_tokens")?,
+        "releaseId": row.try_get::<Option<String>, _>("release_id")?,
+    });
+    let actor: String = row.try_get("actor")?;
+    crate::webhooks::announce(conn, scope, &actor, "turn", "finished", &format!("{id}.{turn}"), data)
 }

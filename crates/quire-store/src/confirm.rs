@@ -116,25 +116,38 @@ impl Store {
     /// Records a pending confirmation.
     pub async fn create_confirmation(&self, scope: &Scope, input: NewConfirmation) -> Result<Confirmation> {
         let id = format!("cf_{}", crate::log::new_id().replace('-', ""));
-        db::query(
-            "INSERT INTO confirmations (id, site_id, env, tool, args, args_hash, fingerprint, preview, requested_by, session_id,
-             turn_id, status, created_at, expires_at, requested_via)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13, ?14)",
-        )
-        .bind(&id)
-        .bind_scope(scope)
-        .bind(&input.tool)
-        .bind(input.args.to_string())
-        .bind(&input.args_hash)
-        .bind(serde_json::to_string(&input.fingerprint)?)
-        .bind(input.preview.to_string())
-        .bind(&input.requested_by)
-        .bind(&input.session_id)
-        .bind(&input.turn_id)
-        .bind(Utc::now())
-        .bind(input.expires_at)
-        .bind(input.requested_via.as_str())
-        .write(&self.db).await?;
+        let (cid, scope_in) = (id.clone(), scope.clone());
+        self.db
+            .write(move |c| {
+                db::query(
+                    "INSERT INTO confirmations (id, site_id, env, tool, args, args_hash, fingerprint, preview, requested_by, session_id,
+                     turn_id, status, created_at, expires_at, requested_via)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12, ?13, ?14)",
+                )
+                .bind(&cid)
+                .bind_scope(&scope_in)
+                .bind(&input.tool)
+                .bind(input.args.to_string())
+                .bind(&input.args_hash)
+                .bind(serde_json::to_string(&input.fingerprint)?)
+                .bind(input.preview.to_string())
+                .bind(&input.requested_by)
+                .bind(&input.session_id)
+                .bind(&input.turn_id)
+                .bind(Utc::now())
+                .bind(input.expires_at)
+                .bind(input.requested_via.as_str())
+                .execute(c)?;
+                let data = serde_json::json!({
+                    "tool": input.tool,
+                    "sessionId": input.session_id,
+                    "turnId": input.turn_id,
+                    "expiresAt": input.expires_at,
+                    "preview": input.preview,
+                });
+                crate::webhooks::announce(c, &scope_in, &input.requested_by, "approval", "waiting", &cid, data)
+            })
+            .await?;
         self.confirmation(scope, &id).await
     }
 

@@ -64,7 +64,7 @@ pub use suggest::Suggestion;
 pub use transfer::TransferReport;
 pub use users::{NewUser, UserInfo, UserSite, WebSession};
 pub use vectors::NoteVectorStamp;
-pub use webhooks::{Claimed, Delivery, EVENTS as WEBHOOK_EVENTS, NewWebhook, Webhook};
+pub use webhooks::{Claimed, Delivery, EVENTS as WEBHOOK_EVENTS, KINDS as WEBHOOK_KINDS, NewWebhook, Webhook};
 
 use std::path::Path;
 use std::time::Duration;

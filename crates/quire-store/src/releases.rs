@@ -483,6 +483,19 @@ pub(crate) fn publish_release_in(
         .execute(conn)?;
     }
     cancel_waiting_schedules(conn, scope, id)?;
+    let documents: Vec<Value> = items
+        .iter()
+        .map(|i| json!({ "kind": i.item.entity.as_str(), "id": i.item.id, "action": i.item.action }))
+        .collect();
+    crate::webhooks::announce(
+        conn,
+        scope,
+        &ctx.actor,
+        "release",
+        "published",
+        id,
+        json!({ "name": release.name, "documents": documents }),
+    )?;
     touch(
         conn,
         scope,

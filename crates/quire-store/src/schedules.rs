@@ -233,6 +233,18 @@ fn run_in(conn: &Conn, job: &Schedule) -> Result<()> {
     }
 }
 
+/// Tells subscribers schedule `job` ran: done, or failed for `reason`.
+fn announce_run(conn: &Conn, scope: &Scope, job: &Schedule, failed: Option<&str>) -> Result<()> {
+    let data = serde_json::json!({
+        "target": job.target,
+        "targetId": job.target_id,
+        "action": job.action,
+        "outcome": if failed.is_some() { "failed" } else { "done" },
+        "reason": failed,
+    });
+    crate::webhooks::announce(conn, scope, &job.created_by, "schedule", "ran", &job.id, data)
+}
+
 fn scope_of(conn: &Conn, job: &str) -> Result<Scope> {
     let (site_id, env): (String, String) =
         db::query_as("SELECT site_id, env FROM jobs WHERE id = ?1").bind(job).fetch_one(conn)?;
@@ -385,6 +397,7 @@ impl Store {
                             let schedule = load_schedule(c, &scope, &id)?;
                             if finish(c, &schedule, attempts, JobStatus::Done, None)? {
                                 run_in(c, &schedule)?;
+                                announce_run(c, &scope, &schedule, None)?;
                             }
                             Ok(())
                         }
@@ -403,10 +416,11 @@ impl Store {
                         if again {
                             let after = Utc::now() + RETRY * attempts as u32;
                             retry(c, &schedule, attempts, after, &reason)?;
-                        } else if finish(c, &schedule, attempts, JobStatus::Failed, Some(&reason))?
-                            && schedule.target == "release"
-                        {
-                            reopen(c, &scope, &schedule.target_id)?;
+                        } else if finish(c, &schedule, attempts, JobStatus::Failed, Some(&reason))? {
+                            if schedule.target == "release" {
+                                reopen(c, &scope, &schedule.target_id)?;
+                            }
+                            announce_run(c, &scope, &schedule, Some(&reason))?;
                         }
                         Ok(())
                     }

@@ -11,6 +11,14 @@
 //! events arrive in order; a failed attempt waits longer each time, up to
 //! the subscription's last attempt.
 //!
+//! Each record's deliveries to one subscription form a queue whose oldest
+//! pending delivery is marked its head (`head = 1`) when it is enqueued or
+//! when the one before it is delivered or fails for good; only heads are
+//! claimed, so what is due is one index range however long the queues
+//! behind them grow. On PostgreSQL, enqueueing locks the queue's pending
+//! deliveries (in order) so that a head finishing at the same moment hands
+//! on to the delivery being written and none is left without a head.
+//!
 //! [decision 0049]: ../../../docs/decisions/0049-webhooks-outbox.md
 
 use crate::db::{self, Conn, Row};
@@ -21,8 +29,25 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// The events a subscription may name.
-pub const EVENTS: [&str; 7] = ["created", "updated", "published", "unpublished", "archived", "restored", "reverted"];
+/// The events a subscription may name: a record's changes, and
+/// `published` of a release, `ran` of a schedule, `finished` of an agent's
+/// turn, `waiting` of an approval (see [`KINDS`]).
+pub const EVENTS: [&str; 10] = [
+    "created",
+    "updated",
+    "published",
+    "unpublished",
+    "archived",
+    "restored",
+    "reverted",
+    "ran",
+    "finished",
+    "waiting",
+];
+
+/// The kinds of event that are not a record's change, beside the record
+/// kinds a subscription may name.
+pub const KINDS: [&str; 4] = ["release", "schedule", "turn", "approval"];
 
 /// A site's subscription to events.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
@@ -57,7 +82,7 @@ pub struct NewWebhook {
     pub url: String,
     /// Events, each one of [`EVENTS`]; empty: all.
     pub events: Vec<String>,
-    /// Record kinds; empty: all.
+    /// Record kinds and [`KINDS`]; empty: all.
     pub kinds: Vec<String>,
     /// What it is for.
     pub description: String,
@@ -107,6 +132,10 @@ pub struct Claimed {
     pub payload: String,
     /// This attempt's number (from 1).
     pub attempt: i64,
+    /// The subscription.
+    pub webhook_id: String,
+    /// The record (`kind:id`) whose queue it heads.
+    pub subject: String,
 }
 
 /// A JSON column of `row`, decoded. (The record module's helpers are not
@@ -188,6 +217,62 @@ pub(crate) fn enqueue(
     if kind == EntityKind::Note {
         return Ok(());
     }
+    let payload = |now: DateTime<Utc>| {
+        json!({
+            "type": format!("{}.{event}", kind.as_str()),
+            "timestamp": now,
+            "data": {
+                "kind": kind.as_str(),
+                "id": id,
+                "site": scope.site_id,
+                "env": scope.env,
+                "changeId": seq,
+                "actor": ctx.actor,
+                "record": record,
+            },
+        })
+    };
+    fan_out(conn, scope, kind.as_str(), event, &format!("{}:{id}", kind.as_str()), seq, payload)
+}
+
+/// Writes a delivery of event `event` of `kind` (one of [`KINDS`]) about
+/// `id`, with `data`, for each subscription of `scope` that wants it, in the
+/// caller's transaction: a release published, a schedule run, an agent's
+/// turn finished, an approval waiting.
+pub(crate) fn announce(
+    conn: &Conn,
+    scope: &Scope,
+    actor: &str,
+    kind: &str,
+    event: &str,
+    id: &str,
+    data: Value,
+) -> Result<()> {
+    debug_assert!(KINDS.contains(&kind) && EVENTS.contains(&event));
+    let payload = |now: DateTime<Utc>| {
+        let mut about = json!({ "kind": kind, "id": id, "site": scope.site_id, "env": scope.env, "actor": actor });
+        if let (Some(about), Value::Object(data)) = (about.as_object_mut(), data) {
+            about.extend(data);
+        }
+        json!({ "type": format!("{kind}.{event}"), "timestamp": now, "data": about })
+    };
+    // Each is its subject's one event: its place in the queue is its time.
+    let seq = Utc::now().timestamp_micros();
+    fan_out(conn, scope, kind, event, &format!("{kind}:{id}"), seq, payload)
+}
+
+/// The one write of a delivery for each subscription of `scope` wanting
+/// `kind`'s `event`, at place `seq` of the queue of `subject`. The payload
+/// is made only when one does.
+fn fan_out(
+    conn: &Conn,
+    scope: &Scope,
+    kind: &str,
+    event: &str,
+    subject: &str,
+    seq: i64,
+    payload: impl FnOnce(DateTime<Utc>) -> Value,
+) -> Result<()> {
     let rows = db::query(
         "SELECT id, events, kinds FROM webhooks WHERE site_id = ?1 AND (env IS NULL OR env = ?2) AND archived_at IS NULL",
     )
@@ -197,43 +282,42 @@ pub(crate) fn enqueue(
         return Ok(());
     }
     let now = Utc::now();
-    let kind_name = kind.as_str();
-    let payload = json!({
-        "type": format!("{kind_name}.{event}"),
-        "timestamp": now,
-        "data": {
-            "kind": kind_name,
-            "id": id,
-            "site": scope.site_id,
-            "env": scope.env,
-            "changeId": seq,
-            "actor": ctx.actor,
-            "record": record,
-        },
-    })
-    .to_string();
+    let mut wanting = Vec::new();
     for row in &rows {
         let events: Vec<String> = json_col(row, "events")?;
         let kinds: Vec<String> = json_col(row, "kinds")?;
-        let wanted = (events.is_empty() || events.iter().any(|e| e == event))
-            && (kinds.is_empty() || kinds.iter().any(|k| k == kind_name));
-        if !wanted {
-            continue;
+        if (events.is_empty() || events.iter().any(|e| e == event))
+            && (kinds.is_empty() || kinds.iter().any(|k| k == kind))
+        {
+            wanting.push(row.try_get::<String, _>("id")?);
         }
-        let webhook: String = row.try_get("id")?;
+    }
+    if wanting.is_empty() {
+        return Ok(());
+    }
+    let payload = payload(now).to_string();
+    let lock = if conn.is_postgres() { " ORDER BY seq FOR UPDATE" } else { "" };
+    for webhook in &wanting {
+        let waiting = db::query(format!(
+            "SELECT id FROM webhook_deliveries WHERE webhook_id = ?1 AND subject = ?2 AND status = 'pending'{lock}"
+        ))
+        .bind(webhook)
+        .bind(subject)
+        .fetch_all(conn)?;
         db::query(
-            "INSERT INTO webhook_deliveries (id, webhook_id, site_id, env, event, subject, seq, payload, status, next_at, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10)",
+            "INSERT INTO webhook_deliveries (id, webhook_id, site_id, env, event, subject, seq, payload, status, next_at, created_at, head)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10, ?11)",
         )
         .bind(format!("msg_{}", new_id()))
-        .bind(&webhook)
+        .bind(webhook)
         .bind_scope(scope)
-        .bind(format!("{kind_name}.{event}"))
-        .bind(format!("{kind_name}:{id}"))
+        .bind(format!("{kind}.{event}"))
+        .bind(subject)
         .bind(seq)
         .bind(&payload)
         .bind(now.timestamp_millis())
         .bind(now)
+        .bind(i64::from(waiting.is_empty()))
         .execute(conn)?;
     }
     Ok(())
@@ -381,8 +465,15 @@ impl Store {
                 if live.is_none() {
                     return Err(StoreError::not_found("delivery", &delivery));
                 }
+                // It heads its queue again unless another delivery heads
+                // it now; then it is next (the oldest waiting).
                 db::query(
-                    "UPDATE webhook_deliveries SET status = 'pending', next_at = ?2, lease_until = NULL WHERE id = ?1",
+                    "UPDATE webhook_deliveries SET status = 'pending', next_at = ?2, lease_until = NULL,
+                     head = CASE WHEN EXISTS (SELECT 1 FROM webhook_deliveries o
+                                              WHERE o.webhook_id = webhook_deliveries.webhook_id
+                                                AND o.subject = webhook_deliveries.subject AND o.status = 'pending'
+                                                AND o.head = 1 AND o.id <> ?1) THEN 0 ELSE 1 END
+                     WHERE id = ?1",
                 )
                 .bind(&delivery)
                 .bind(Utc::now().timestamp_millis())
@@ -393,43 +484,55 @@ impl Store {
             .await
     }
 
-    /// Claims the next delivery due, for `lease`: the oldest of its record
-    /// and subscription still pending (a record's events go in order), not
-    /// held by another sender. None when nothing is due.
-    pub async fn claim_delivery(&self, lease: Duration) -> Result<Option<Claimed>> {
+    /// Claims up to `limit` deliveries due, each for `lease`: heads of
+    /// their queues (see the module's text), not held by another sender,
+    /// the longest due first. Empty when nothing is due.
+    pub async fn claim_deliveries(&self, lease: Duration, limit: usize) -> Result<Vec<Claimed>> {
         let lock = if self.db.is_postgres() { " FOR UPDATE SKIP LOCKED" } else { "" };
-        let row = db::query(format!(
+        let now = Utc::now().timestamp_millis();
+        let rows = db::query(format!(
             "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1
-             WHERE id = (SELECT d.id FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_at <= ?2
-                           AND (d.lease_until IS NULL OR d.lease_until <= ?2)
-                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id
-                                           AND e.subject = d.subject AND e.status = 'pending' AND e.seq < d.seq)
-                         ORDER BY d.next_at, d.seq LIMIT 1{lock})
-             RETURNING id, webhook_id, payload, attempts"
+             WHERE id IN (SELECT d.id FROM webhook_deliveries d
+                          WHERE d.status = 'pending' AND d.head = 1 AND d.next_at <= ?2
+                            AND (d.lease_until IS NULL OR d.lease_until <= ?2)
+                          ORDER BY d.next_at, d.seq LIMIT ?3{lock})
+             RETURNING id, webhook_id, subject, payload, attempts"
         ))
-        .bind(Utc::now().timestamp_millis() + lease.as_millis() as i64)
-        .bind(Utc::now().timestamp_millis())
-        .write_optional(&self.db)
+        .bind(now + lease.as_millis() as i64)
+        .bind(now)
+        .bind(limit as i64)
+        .write_all(&self.db)
         .await?;
-        let Some(row) = row else { return Ok(None) };
-        let webhook: String = row.try_get("webhook_id")?;
-        let hook = db::query("SELECT url, secrets FROM webhooks WHERE id = ?1")
-            .bind(&webhook)
-            .read_optional(&self.db)
-            .await?
-            .ok_or_else(|| StoreError::not_found("webhook", &webhook))?;
-        Ok(Some(Claimed {
-            id: row.try_get("id")?,
-            url: hook.try_get("url")?,
-            secrets: json_col(&hook, "secrets")?,
-            payload: row.try_get("payload")?,
-            attempt: row.try_get("attempts")?,
-        }))
+        let mut hooks: std::collections::HashMap<String, (String, Vec<String>)> = Default::default();
+        let mut claimed = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let webhook: String = row.try_get("webhook_id")?;
+            if !hooks.contains_key(&webhook) {
+                let hook = db::query("SELECT url, secrets FROM webhooks WHERE id = ?1")
+                    .bind(&webhook)
+                    .read_optional(&self.db)
+                    .await?
+                    .ok_or_else(|| StoreError::not_found("webhook", &webhook))?;
+                hooks.insert(webhook.clone(), (hook.try_get("url")?, json_col(&hook, "secrets")?));
+            }
+            let (url, secrets) = hooks[&webhook].clone();
+            claimed.push(Claimed {
+                id: row.try_get("id")?,
+                url,
+                secrets,
+                payload: row.try_get("payload")?,
+                attempt: row.try_get("attempts")?,
+                webhook_id: webhook,
+                subject: row.try_get("subject")?,
+            });
+        }
+        Ok(claimed)
     }
 
     /// Records an attempt of `claimed`: delivered, or failed with the
     /// status it got (if any) and why, then due again after `retry` (none:
-    /// it failed for good).
+    /// it failed for good). A delivery that is done hands its queue on to
+    /// the next delivery waiting in it, in the same transaction.
     pub async fn record_attempt(
         &self,
         claimed: &Claimed,
@@ -444,27 +547,47 @@ impl Store {
             (false, Some(after)) => (now.timestamp_millis() + after.as_millis() as i64, "pending"),
             (false, None) => (now.timestamp_millis(), "failed"),
         };
-        db::query(
-            "UPDATE webhook_deliveries SET status = ?2, next_at = ?3, lease_until = NULL, last_status = ?4,
-             last_error = ?5, delivered_at = ?6 WHERE id = ?1 AND attempts = ?7",
-        )
-        .bind(&claimed.id)
-        .bind(state)
-        .bind(next)
-        .bind(status.map(i64::from))
-        .bind(error)
-        .bind(delivered.then_some(now))
-        .bind(claimed.attempt)
-        .write(&self.db)
-        .await?;
-        Ok(())
+        let (claimed, error) = (claimed.clone(), error.map(str::to_string));
+        self.db
+            .write(move |c| {
+                let done = db::query(
+                    "UPDATE webhook_deliveries SET status = ?2, next_at = ?3, lease_until = NULL, last_status = ?4,
+                     last_error = ?5, delivered_at = ?6 WHERE id = ?1 AND attempts = ?7",
+                )
+                .bind(&claimed.id)
+                .bind(state)
+                .bind(next)
+                .bind(status.map(i64::from))
+                .bind(&error)
+                .bind(delivered.then_some(now))
+                .bind(claimed.attempt)
+                .execute(c)?;
+                if done.rows_affected() > 0 && state != "pending" {
+                    db::query(
+                        "UPDATE webhook_deliveries SET head = 1
+                         WHERE id = (SELECT n.id FROM webhook_deliveries n WHERE n.webhook_id = ?1 AND n.subject = ?2
+                                       AND n.status = 'pending' AND n.head = 0 ORDER BY n.seq LIMIT 1)
+                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries h WHERE h.webhook_id = ?1
+                                             AND h.subject = ?2 AND h.status = 'pending' AND h.head = 1)",
+                    )
+                    .bind(&claimed.webhook_id)
+                    .bind(&claimed.subject)
+                    .execute(c)?;
+                }
+                Ok(())
+            })
+            .await
     }
 
-    /// When the next delivery is due, if one waits.
+    /// When the next delivery is due (a head whose wait or lease runs
+    /// out), if one waits.
     pub async fn next_delivery_due(&self) -> Result<Option<DateTime<Utc>>> {
-        let at: Option<i64> = db::query_scalar("SELECT min(next_at) FROM webhook_deliveries WHERE status = 'pending'")
-            .read_one(&self.db)
-            .await?;
+        let at: Option<i64> = db::query_scalar(
+            "SELECT min(CASE WHEN lease_until > next_at THEN lease_until ELSE next_at END)
+             FROM webhook_deliveries WHERE status = 'pending' AND head = 1",
+        )
+        .read_one(&self.db)
+        .await?;
         Ok(at.and_then(DateTime::from_timestamp_millis))
     }
 }

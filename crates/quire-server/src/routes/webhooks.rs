@@ -42,9 +42,10 @@ pub struct CreateWebhook {
     #[serde(default)]
     #[schema(value_type = Vec<WebhookEvent>)]
     pub events: Vec<String>,
-    /// Record kinds to receive; omitted or empty: all.
+    /// Kinds to receive, of record (`page`, `entry`, …) or of event
+    /// (`release`, `schedule`, `turn`, `approval`); omitted or empty: all.
     #[serde(default)]
-    #[schema(value_type = Vec<quire_core::model::EntityKind>)]
+    #[schema(value_type = Vec<WebhookKind>)]
     pub kinds: Vec<String>,
     /// What it is for.
     pub description: Option<String>,
@@ -71,7 +72,27 @@ pub enum WebhookEvent {
     Restored,
     /// A record was set back to a revision, or a turn was undone.
     Reverted,
+    /// A schedule ran (done or failed).
+    Ran,
+    /// An agent's turn finished.
+    Finished,
+    /// An approval waits for a person.
+    Waiting,
 }
+
+/// A kind a subscription may receive: a record kind, or one of
+/// `quire_store::WEBHOOK_KINDS` (events that are not a record's change).
+pub struct WebhookKind;
+
+impl utoipa::PartialSchema for WebhookKind {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let records = quire_core::model::EntityKind::ALL.iter().map(|k| k.as_str());
+        let names: Vec<&str> = records.chain(quire_store::WEBHOOK_KINDS).collect();
+        utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::String).enum_values(Some(names)).into()
+    }
+}
+
+impl utoipa::ToSchema for WebhookKind {}
 
 /// A subscription with a secret shown this once.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

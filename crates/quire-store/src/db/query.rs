@@ -110,6 +110,10 @@ impl Query {
     pub async fn read_optional(self, db: &Db) -> Result<Option<Row>> {
         db.read(move |c| self.fetch_optional(c)).await
     }
+    /// Every row, in the writer's transaction (`RETURNING`).
+    pub async fn write_all(self, db: &Db) -> Result<Vec<Row>> {
+        db.write(move |c| self.fetch_all(c)).await
+    }
     /// The first row if any, in the writer's transaction.
     pub async fn write_optional(self, db: &Db) -> Result<Option<Row>> {
         db.write(move |c| self.fetch_optional(c)).await

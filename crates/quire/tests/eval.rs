@@ -48,6 +48,11 @@ tool = "getPost"
 args = { slug = "roadmap-draft" }
 path = "/items/0/title"
 equals = "Roadmap 2027"
+[[undone]]
+tool = "getPost"
+args = { slug = "roadmap-draft" }
+path = "/items/0/title"
+equals = "Roadmap (draft)"
 [trajectory]
 must_call = ["updatePost"]
 max_steps = 4
@@ -72,6 +77,12 @@ tool = "getPost"
 args = { slug = "roadmap-draft" }
 path = "/success"
 equals = false
+[[undone]]
+about = "undoing the turn restores the post"
+tool = "getPost"
+args = { slug = "roadmap-draft" }
+path = "/items/0/status"
+equals = "draft"
 "#;
 
 /// The fake's answers for one run of RETITLE (two steps).
@@ -118,6 +129,9 @@ async fn tasks_the_model_does_pass_and_are_measured() {
     assert_eq!(retitle["calls"][0]["tool"], "updatePost");
     assert_eq!(retitle["calls"][0]["ok"], true);
     assert_eq!(retitle["answer"], "Renamed it.");
+    // The person's undo, through the application, took the change back.
+    assert!(retitle["checks"][1]["about"].as_str().unwrap().starts_with("after undo: "), "{retitle:#}");
+    assert_eq!(retitle["checks"][1]["passed"], true, "{retitle:#}");
 
     // The approval was asked of the person and answered through the
     // application: the post really is archived.
@@ -126,6 +140,8 @@ async fn tasks_the_model_does_pass_and_are_measured() {
     assert_eq!(delete["calls"][0]["approved"], true);
     assert_eq!(delete["calls"][0]["destructive"], true);
     assert_eq!(delete["unconsented"].as_array().unwrap().len(), 0);
+    assert_eq!(delete["checks"][2]["about"], "after undo: undoing the turn restores the post");
+    assert_eq!(delete["checks"][2]["passed"], true, "{delete:#}");
 
     let totals = &report["totals"];
     assert_eq!(totals["runs"], 4);

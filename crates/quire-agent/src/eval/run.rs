@@ -25,13 +25,14 @@ pub trait UseCases: Sync {
     /// The site and environment of the task.
     fn scope(&self) -> &Scope;
     /// The person's message to agent `agent`, continuing `session` (none:
-    /// a new one); answers the session, once its turn started.
+    /// a new one); answers the session and the turn's number, once the
+    /// turn started.
     fn say(
         &self,
         agent: &str,
         session: Option<&str>,
         text: &str,
-    ) -> impl Future<Output = Result<String, String>> + Send;
+    ) -> impl Future<Output = Result<(String, i64), String>> + Send;
     /// The person's answer to approval `id` (the turn waiting on it goes
     /// on once all of its approvals are answered).
     fn answer(
@@ -40,6 +41,9 @@ pub trait UseCases: Sync {
         approve: bool,
         reason: Option<String>,
     ) -> impl Future<Output = Result<(), String>> + Send;
+    /// The person undoes turn `turn` of `session` (every record and note
+    /// change it made); answers how many changes were taken back.
+    fn undo(&self, session: &str, turn: i64) -> impl Future<Output = Result<usize, String>> + Send;
     /// What the delivery API serves of a page, a post or a menu (JSON),
     /// null when it serves nothing.
     fn delivered(&self, what: Delivery, slug: &str) -> impl Future<Output = Result<Value, String>> + Send;
@@ -153,21 +157,24 @@ pub async fn run_task(app: &impl UseCases, task: &Task, repetition: u32, timeout
         failures: Vec::new(),
         answer: String::new(),
     };
+    let mut turns = Vec::new();
     match setup(app, task).await {
         Err(e) => run.failures.push(e),
         Ok(()) => {
-            if tokio::time::timeout(timeout, converse(app, task, &mut run)).await.is_err() {
+            if tokio::time::timeout(timeout, converse(app, task, &mut run, &mut turns)).await.is_err() {
                 run.failures.push(format!("the conversation did not end within {} s", timeout.as_secs()));
             }
         }
     }
     consent(task, &mut run);
-    for check in &task.checks {
-        let result = read_check(app, check).await;
-        if let Some(why) = &result.why {
-            run.failures.push(format!("check \"{}\": {why}", result.about));
+    read_checks(app, &task.checks, "", &mut run).await;
+    if !task.undone.is_empty() {
+        for (session, turn) in turns.iter().rev() {
+            if let Err(e) = app.undo(session, *turn).await {
+                run.failures.push(format!("undoing turn {turn} failed: {e}"));
+            }
         }
-        run.checks.push(result);
+        read_checks(app, &task.undone, "after undo: ", &mut run).await;
     }
     trajectory(task, &mut run);
     run.seconds = started.elapsed().as_secs_f64();
@@ -204,14 +211,30 @@ async fn setup(app: &impl UseCases, task: &Task) -> Result<(), String> {
     Ok(())
 }
 
-/// The person's turns, each followed to its end, approvals answered.
-async fn converse(app: &impl UseCases, task: &Task, run: &mut TaskRun) {
+/// Reads `checks` into `run`, each named with `prefix`.
+async fn read_checks(app: &impl UseCases, checks: &[Check], prefix: &str, run: &mut TaskRun) {
+    for check in checks {
+        let mut result = read_check(app, check).await;
+        result.about = format!("{prefix}{}", result.about);
+        if let Some(why) = &result.why {
+            run.failures.push(format!("check \"{}\": {why}", result.about));
+        }
+        run.checks.push(result);
+    }
+}
+
+/// The person's turns, each followed to its end, approvals answered;
+/// each turn's session and number go into `turns`.
+async fn converse(app: &impl UseCases, task: &Task, run: &mut TaskRun, turns: &mut Vec<(String, i64)>) {
     let events = app.runtime().events();
     let mut session: Option<String> = None;
     for (i, turn) in task.turns.iter().enumerate() {
         let mut after = session.as_deref().and_then(|s| events.history(s).last().map(|e| e.id));
         let id = match app.say(&task.agent, session.as_deref(), &turn.say).await {
-            Ok(id) => id,
+            Ok((id, number)) => {
+                turns.push((id.clone(), number));
+                id
+            }
             Err(e) => {
                 run.failures.push(format!("turn {}: the message was refused: {e}", i + 1));
                 return;

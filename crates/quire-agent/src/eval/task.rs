@@ -47,6 +47,11 @@ pub struct Task {
     /// What must be true of the site at the end.
     #[serde(default, rename = "check")]
     pub checks: Vec<Check>,
+    /// What must be true once the person undoes every turn of the
+    /// conversation, newest first, as the back-office's Undo does (read
+    /// after the checks above).
+    #[serde(default)]
+    pub undone: Vec<Check>,
     /// What must be true of the way there.
     #[serde(default)]
     pub trajectory: Trajectory,
@@ -290,32 +295,10 @@ impl Task {
             return Err("check: a task checks something: add a [[check]] or a [trajectory]".into());
         }
         for (i, check) in self.checks.iter().enumerate() {
-            let place = format!("check[{i}]");
-            match (&check.tool, check.delivery) {
-                (Some(tool), None) => {
-                    known(tool, &format!("{place}.tool"))?;
-                    if check.slug.is_some() {
-                        return Err(format!("{place}.slug: only for delivery checks; put it in args"));
-                    }
-                }
-                (None, Some(_)) => {
-                    if check.slug.as_deref().is_none_or(|s| s.trim().is_empty()) {
-                        return Err(format!("{place}.slug: a delivery check names the slug (or the menu's key)"));
-                    }
-                }
-                _ => return Err(format!("{place}: exactly one of `tool` or `delivery`")),
-            }
-            if let Some(path) = &check.path {
-                Path::parse(path).map_err(|e| format!("{place}.path: {e}"))?;
-            }
-            let expects = check.equals.is_some()
-                || !check.contains.is_empty()
-                || !check.lacks.is_empty()
-                || check.count.is_some()
-                || check.exists.is_some();
-            if !expects {
-                return Err(format!("{place}: say what must hold (equals, contains, lacks, count or exists)"));
-            }
+            check.validate(&format!("check[{i}]"), &known)?;
+        }
+        for (i, check) in self.undone.iter().enumerate() {
+            check.validate(&format!("undone[{i}]"), &known)?;
         }
         for (list, place) in
             [(&self.trajectory.must_call, "must_call"), (&self.trajectory.must_not_call, "must_not_call")]
@@ -343,7 +326,7 @@ impl Task {
         for setup in &mut task.setup {
             replace_in(&mut setup.args, base);
         }
-        for check in &mut task.checks {
+        for check in task.checks.iter_mut().chain(task.undone.iter_mut()) {
             replace_in(&mut check.args, base);
             for s in check.contains.iter_mut().chain(check.lacks.iter_mut()) {
                 put(s);
@@ -356,6 +339,39 @@ impl Task {
             put(&mut page.body);
         }
         task
+    }
+}
+
+impl Check {
+    /// The rules a check follows beyond its shape; `place` names it in
+    /// errors, `known` checks a tool's name.
+    fn validate(&self, place: &str, known: &dyn Fn(&str, &str) -> Result<(), String>) -> Result<(), String> {
+        match (&self.tool, self.delivery) {
+            (Some(tool), None) => {
+                known(tool, &format!("{place}.tool"))?;
+                if self.slug.is_some() {
+                    return Err(format!("{place}.slug: only for delivery checks; put it in args"));
+                }
+            }
+            (None, Some(_)) => {
+                if self.slug.as_deref().is_none_or(|s| s.trim().is_empty()) {
+                    return Err(format!("{place}.slug: a delivery check names the slug (or the menu's key)"));
+                }
+            }
+            _ => return Err(format!("{place}: exactly one of `tool` or `delivery`")),
+        }
+        if let Some(path) = &self.path {
+            Path::parse(path).map_err(|e| format!("{place}.path: {e}"))?;
+        }
+        let expects = self.equals.is_some()
+            || !self.contains.is_empty()
+            || !self.lacks.is_empty()
+            || self.count.is_some()
+            || self.exists.is_some();
+        if !expects {
+            return Err(format!("{place}: say what must hold (equals, contains, lacks, count or exists)"));
+        }
+        Ok(())
     }
 }
 
@@ -457,6 +473,7 @@ max_steps = 3
             (GOOD.replace("path = \"/items/0/name\"", "path = \"items\""), "check[0].path"),
             (GOOD.replace("answer = \"reject\"", "answer = \"maybe\""), "unknown variant `maybe`"),
             (GOOD.replace("say = \"Rename pricing\"", "say = \" \""), "turn[0].say: required"),
+            (format!("{GOOD}[[undone]]\ntool = \"getPage\"\n"), "undone[0]: say what must hold"),
         ];
         for (text, expected) in cases {
             let error = parse(&text).unwrap_err();

@@ -36,7 +36,7 @@ impl UseCases for Site {
         &self.actor.scope
     }
 
-    async fn say(&self, agent: &str, session: Option<&str>, text: &str) -> Result<String, String> {
+    async fn say(&self, agent: &str, session: Option<&str>, text: &str) -> Result<(String, i64), String> {
         let message = quire_app::chat::Message {
             agent: agent.to_string(),
             text: text.to_string(),
@@ -44,13 +44,22 @@ impl UseCases for Site {
             ..Default::default()
         };
         let started = quire_app::chat::start(&self.runtime, &self.actor, message).await.map_err(|e| e.to_string())?;
-        Ok(started.session_id)
+        Ok((started.session_id, started.turn))
     }
 
     async fn answer(&self, id: &str, approve: bool, reason: Option<String>) -> Result<(), String> {
         let verdict = if approve { Verdict::Approve } else { Verdict::Reject(reason) };
         quire_app::approvals::answer(&self.runtime, &self.actor, id, verdict).await.map_err(|e| e.to_string())?;
         Ok(())
+    }
+
+    async fn undo(&self, session: &str, turn: i64) -> Result<usize, String> {
+        match quire_app::undo::undo_turn(&self.runtime, &self.actor, session, turn).await {
+            Ok(undone) => Ok(undone.reverted.len()),
+            // A turn that only read changed nothing: nothing to take back.
+            Err(e) if e.failure == Failure::Conflict => Ok(0),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     async fn delivered(&self, what: Delivery, slug: &str) -> Result<Value, String> {

@@ -28,6 +28,9 @@ const OPERATOR: &[&str] = &[
     "user link",
     "tools list",
     "tools show",
+    // Runs its tasks on scratch data directories of its own, each a fresh
+    // demo site; the operator's data directory is not opened.
+    "eval",
 ];
 
 /// The commands (`token create`) listed under "Commands:" in `help`.

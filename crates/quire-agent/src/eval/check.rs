@@ -1,9 +1,115 @@
-//! Checks on values: a path into a JSON value and what must hold there.
+//! Checks on values: what a task reads at the end ([`Check`]), a path
+//! into the JSON value read and what must hold there.
 //! Pure: the runner reads the value (a tool's answer, a delivered page)
 //! and asks this module whether the check holds, and why not.
 
-use super::task::Check;
+use serde::Deserialize;
 use serde_json::Value;
+
+/// What the delivery API is asked, as the public site reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Delivery {
+    /// A published page with its published sections, by slug.
+    Page,
+    /// A published post, by slug.
+    Post,
+    /// A menu with its visible items, by key.
+    Navigation,
+}
+
+/// A check on the site at the end: a value read (a tool's answer as the
+/// site's admin sees it, or what the delivery API shows), a place in it
+/// and what must hold there.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// What the check means, in words (shown when it fails).
+    #[serde(default)]
+    pub about: Option<String>,
+    /// Read with this tool (a read tool: get*, readNote, listFolder…).
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Its arguments.
+    #[serde(default = "empty_object")]
+    pub args: Value,
+    /// Or read from the delivery API: what is public (null when it serves nothing).
+    #[serde(default)]
+    pub delivery: Option<Delivery>,
+    /// The page's or post's slug, or the menu's key.
+    #[serde(default)]
+    pub slug: Option<String>,
+    /// Where in the value ([`Path`]: `/items/[slug=faq]/content/heading`);
+    /// default: the whole value.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The value there equals this.
+    #[serde(default)]
+    pub equals: Option<Value>,
+    /// The value there, as text, contains each of these (case does not count).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub contains: Vec<String>,
+    /// The value there, as text, contains none of these.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub lacks: Vec<String>,
+    /// The value there is an array of this many items.
+    #[serde(default)]
+    pub count: Option<usize>,
+    /// There is a value there (true) or none (false).
+    #[serde(default)]
+    pub exists: Option<bool>,
+}
+
+impl Check {
+    /// The rules a check follows beyond its shape; `place` names it in
+    /// errors, `known` checks a tool's name.
+    pub(super) fn validate(&self, place: &str, known: &dyn Fn(&str, &str) -> Result<(), String>) -> Result<(), String> {
+        match (&self.tool, self.delivery) {
+            (Some(tool), None) => {
+                known(tool, &format!("{place}.tool"))?;
+                if self.slug.is_some() {
+                    return Err(format!("{place}.slug: only for delivery checks; put it in args"));
+                }
+            }
+            (None, Some(_)) => {
+                if self.slug.as_deref().is_none_or(|s| s.trim().is_empty()) {
+                    return Err(format!("{place}.slug: a delivery check names the slug (or the menu's key)"));
+                }
+            }
+            _ => return Err(format!("{place}: exactly one of `tool` or `delivery`")),
+        }
+        if let Some(path) = &self.path {
+            Path::parse(path).map_err(|e| format!("{place}.path: {e}"))?;
+        }
+        let expects = self.equals.is_some()
+            || !self.contains.is_empty()
+            || !self.lacks.is_empty()
+            || self.count.is_some()
+            || self.exists.is_some();
+        if !expects {
+            return Err(format!("{place}: say what must hold (equals, contains, lacks, count or exists)"));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// A string or a list of strings.
+pub(super) fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
+}
 
 /// One step of a [`Path`].
 #[derive(Debug, Clone, PartialEq)]

@@ -19,11 +19,10 @@ mod run;
 mod task;
 mod web;
 
-pub use check::Path;
+pub use check::{Check, Delivery, Path};
 pub use report::{Report, TaskSummary, Totals};
 pub use run::{Call, CheckResult, TaskRun, Unconsented, UseCases, run_task};
 pub use task::{
-    ApprovalAnswer, Check, Delivery, Setup, Start, Task, TaskError, Trajectory, Turn, Verdict, WebPage, load_suite,
-    task_files,
+    ApprovalAnswer, Setup, Start, Task, TaskError, Trajectory, Turn, Verdict, WebPage, load_suite, task_files,
 };
 pub use web::Web;

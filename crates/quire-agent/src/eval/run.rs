@@ -3,8 +3,8 @@
 //! asks for answered as the task's person would, the turn followed on its
 //! event stream (tool calls, results, usage), then the checks read.
 
-use super::check::{includes, judge, shown};
-use super::task::{ApprovalAnswer, Check, Delivery, Task, Verdict};
+use super::check::{Check, Delivery, includes, judge, shown};
+use super::task::{ApprovalAnswer, Task, Verdict};
 use crate::Runtime;
 use quire_core::access::Group;
 use quire_core::model::Surface;

@@ -6,7 +6,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { api, chooseAdminPassword, launch, noSeriousViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, noSeriousViolations, noViolations, quire, shot, signIn, signedIn, startServer } from "./harness.mjs";
 
 const ADMIN = "admin@localhost";
 const PASSWORD = "a long admin password";
@@ -47,7 +47,8 @@ describe("signing in", () => {
     await page.getByText("The email or password is not right.").waitFor();
 
     await signIn(page, server.base, ADMIN, PASSWORD);
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === "quire_session");
     assert.ok(session, "a session cookie");
@@ -311,7 +312,8 @@ describe("who may do what", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page, server.base, "vera@example.org", "viewer password 1");
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     assert.equal(await page.getByRole("button", { name: "Create page" }).count(), 0);
     await page.getByRole("link", { name: "Home" }).click();
     assert.equal(await page.getByRole("button", { name: "Save page" }).count(), 0);
@@ -365,7 +367,8 @@ describe("who may do what", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page, server.base, "dora@example.org", "editor password 1");
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     quire(server.data, ["user", "disable", "dora@example.org"]);
     await page.goto(`${server.base}/pages`);
     assert.match(page.url(), /\/sign-in/);
@@ -379,7 +382,8 @@ describe("who may do what", () => {
     assert.equal(await page.locator(".env").innerText(), "production");
     await page.getByLabel("Site and environment").selectOption({ label: "Quire Demo · staging" });
     await page.getByRole("button", { name: "Switch" }).click();
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     assert.equal(await page.locator(".env").innerText(), "staging");
     await page.context().close();
   });
@@ -419,7 +423,12 @@ describe("history", () => {
 
     await page.goBack();
     await rows.nth(1).getByRole("link").first().click();
-    await page.getByRole("button", { name: "Restore the record as this change left it" }).click();
+    await page.getByRole("button", { name: "Restore the record as this change left it…" }).click();
+    // Asked first, on a screen of its own that works without the script.
+    await page.getByRole("heading", { name: /^Restore the page Versioned twice as it was after the change of/ }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Versioned twice", "asking changes nothing");
+    await noViolations(page, "restoring a revision, asked");
+    await page.getByRole("button", { name: "Restore this revision" }).click();
     await page.getByRole("heading", { name: /^restore|^update|^revert/i }).waitFor();
     const stored = await api(server, "GET", `/api/v1/pages/${id}`);
     assert.equal(stored.body.name, "Versioned");
@@ -441,17 +450,17 @@ describe("archive", () => {
     assert.match(await card.locator("ul li").innerText(), /^section /);
     await noSeriousViolations(page, "archive");
     await shot(page, "archive");
-    // Restoring asks first.
-    page.once("dialog", (d) => {
-      assert.match(d.message(), /^Restore page campaign and what was archived with it\?/);
-      d.accept();
-    });
+    // Restoring asks first, on a screen of its own.
     await card.getByRole("button", { name: /^Restore/ }).click();
+    await page.getByRole("heading", { name: "Restore the page Campaign and what was archived with it?" }).waitFor();
+    assert.match(await page.locator("ul.along").innerText(), /^section /);
+    await noViolations(page, "restoring an archive, asked");
+    await page.getByRole("button", { name: "Restore the page" }).click();
     assert.match(await page.locator("#restore-error").innerText(), /campaign/);
     assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 404, "nothing restored");
     await api(server, "PATCH", `/api/v1/pages/${reuse.body.id}`, { slug: "campaign-2" });
-    page.once("dialog", (d) => d.accept());
     await page.locator("section.archive-item", { hasText: "Campaign" }).first().getByRole("button", { name: /^Restore/ }).click();
+    await page.getByRole("button", { name: "Restore the page" }).click();
     await page.waitForURL(`${server.base}/archive`);
     assert.equal((await api(server, "GET", `/api/v1/pages/${made.body.id}`)).status, 200);
     const sections = await api(server, "GET", `/api/v1/pages/${made.body.id}/sections`);
@@ -503,13 +512,16 @@ describe("approvals and tokens", () => {
     await shot(page, "tokens");
     await page.goto(`${server.base}/tokens`);
     assert.equal(await page.getByText(secret).count(), 0, "the secret is shown once");
-    // Revoking asks first: declined, the token still works.
-    page.once("dialog", (d) => d.dismiss());
-    await page.getByRole("button", { name: "Revoke deploy script" }).click();
+    // Revoking asks first, on a screen of its own: cancelled, the token still works.
+    await page.getByRole("button", { name: "Revoke deploy script…" }).click();
+    await page.getByRole("heading", { name: "Revoke the API token deploy script?" }).waitFor();
+    await noViolations(page, "revoking a token, asked");
+    await page.getByRole("link", { name: "Cancel" }).click();
+    await page.waitForURL(`${server.base}/tokens`);
     const kept = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
     assert.equal(kept.status, 200, "a declined revoke changes nothing");
-    page.once("dialog", (d) => d.accept());
-    await page.getByRole("button", { name: "Revoke deploy script" }).click();
+    await page.getByRole("button", { name: "Revoke deploy script…" }).click();
+    await page.getByRole("button", { name: "Revoke the token" }).click();
     await page.waitForURL(`${server.base}/tokens`);
     const after = await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
     assert.equal(after.status, 401);

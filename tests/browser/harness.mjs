@@ -100,7 +100,8 @@ export async function chooseAdminPassword(browser, server, password) {
   await page.getByLabel("New password").fill(password);
   await page.getByLabel("Repeat it").fill(password);
   await page.getByRole("button", { name: "Set password and sign in" }).click();
-  await page.waitForURL(`${server.base}/pages`);
+  await page.waitForURL(`${server.base}/`);
+  await page.goto(`${server.base}/pages`);
   await page.close();
 }
 
@@ -130,7 +131,8 @@ export async function signedIn(browser, server, email, password) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await signIn(page, server.base, email, password);
-  await page.waitForURL(`${server.base}/pages`);
+  await page.waitForURL(`${server.base}/`);
+  await page.goto(`${server.base}/pages`);
   return page;
 }
 

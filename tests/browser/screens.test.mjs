@@ -5,8 +5,11 @@
 // previews on the site's own front end or through delivery, the notes
 // vault, names instead of ids (History, a change, Approvals, Archive), the
 // parent page and image pickers, and comfort: 390 px, dark mode, focus, the
-// icon, the heaviest screen's weight; axe-core on each. Screenshots are
-// written to docs/screenshots when SCREENSHOTS=1.
+// icon, the heaviest screen's weight; removing (archive from every editor,
+// asked first with what goes along, an archived record's URL, a page's
+// revision with its sections) and finding (the dashboard, search on the
+// lists and across the site, bulk actions); axe-core on each. Screenshots
+// are written to docs/screenshots when SCREENSHOTS=1.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -221,7 +224,8 @@ describe("releases and schedules", () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: "Europe/Paris" });
     const page = await context.newPage();
     await signIn(page, server.base, ADMIN, PASSWORD);
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     await page.goto(`${server.base}/pages/${made.body.id}`);
     const time = page.getByLabel("Time (your time, Europe/Paris)");
 
@@ -412,7 +416,8 @@ describe("media library", () => {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     await signIn(page, server.base, ADMIN, PASSWORD);
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     await page.goto(`${server.base}/media`);
     // A 2×1 PNG of its own, so the library does not answer with an earlier image.
     const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGPgqjjxX0MOAAkmApBqxkhhAAAAAElFTkSuQmCC", "base64");
@@ -507,7 +512,7 @@ describe("navigation", () => {
 describe("moving pages", () => {
   test("a root page moves up among its siblings", async () => {
     const page = await adminPage();
-    const names = async () => page.locator("table.list tbody tr td:first-child a").allTextContents();
+    const names = async () => page.locator('table.list tbody tr a[href^="/pages/"]').allTextContents();
     const before = await names();
     await page.getByRole("button", { name: `Move ${before[1]} up` }).click();
     await page.waitForURL(/\/pages/);
@@ -553,7 +558,8 @@ describe("agents", () => {
     const context = await browser.newContext();
     const editor = await context.newPage();
     await signIn(editor, server.base, "eddie@example.org", "editor password 1");
-    await editor.waitForURL(`${server.base}/pages`);
+    await editor.waitForURL(`${server.base}/`);
+    await editor.goto(`${server.base}/pages`);
     assert.equal(await editor.getByRole("link", { name: "Agents" }).count(), 0);
     const res = await editor.goto(`${server.base}/agents/researcher`);
     assert.equal(res.status(), 403);
@@ -725,7 +731,8 @@ describe("signing in again", () => {
     const page = await adminPage();
     const first = (await page.context().cookies()).find((c) => c.name === "quire_session").value;
     await signIn(page, server.base, ADMIN, PASSWORD);
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     const second = (await page.context().cookies()).find((c) => c.name === "quire_session").value;
     assert.notEqual(first, second);
     const old = await fetch(`${server.base}/pages`, { headers: { cookie: `quire_session=${first}` }, redirect: "manual" });
@@ -742,7 +749,8 @@ describe("an author", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page, server.base, "ann@example.org", "author password 1");
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     await page.getByRole("link", { name: "Media" }).click();
     await page.locator(".tile").first().getByRole("link").click();
     await page.getByRole("button", { name: "Save", exact: true }).waitFor();
@@ -867,7 +875,8 @@ describe("comfort", () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     await signIn(page, server.base, ADMIN, PASSWORD);
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     const nav = page.getByRole("navigation", { name: "Screens" });
     const menu = page.getByRole("button", { name: "Menu" });
     assert.ok(await nav.isHidden(), "the navigation is folded");
@@ -891,7 +900,7 @@ describe("comfort", () => {
     const home = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "home");
     const hero = (await api(server, "GET", `/api/v1/pages/${home.id}/sections`)).body.items[0];
     const post = (await api(server, "GET", "/api/v1/collections/blog/entries?limit=1")).body.items[0];
-    for (const path of [`/sections/${hero.id}`, `/entries/${post.id}`, "/media", "/approvals"]) {
+    for (const path of [`/sections/${hero.id}`, `/entries/${post.id}`, "/media", "/approvals", "/", "/search?q=home"]) {
       await page.goto(`${server.base}${path}`);
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `${path} fits 390 px`);
       await noViolations(page, `${path} at 390 px`);
@@ -899,6 +908,8 @@ describe("comfort", () => {
 
     // The sidebar covers the screen, and Esc gives it back.
     await page.getByRole("link", { name: "Quire", exact: true }).click();
+    await page.waitForURL(`${server.base}/`);
+    await page.goto(`${server.base}/pages`);
     await page.locator("table.list a", { hasText: "Home" }).click();
     await page.getByRole("button", { name: "AI assistant" }).click();
     const sheet = page.getByRole("complementary", { name: "AI assistant" });
@@ -992,6 +1003,231 @@ describe("comfort", () => {
     let heaviest = 0;
     for (const path of screens) heaviest = Math.max(heaviest, await size(path));
     assert.ok(heaviest + assets < 100 * 1024, `heaviest screen ${heaviest} B + assets ${assets} B`);
+    await page.context().close();
+  });
+});
+
+describe("removing", () => {
+  test("a page is archived from its editor after a question that counts its sections; its URL then says where it went", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Contact us", slug: "contact-us" });
+    const id = made.body.id;
+    for (const body of ["Write to us", "Call us"]) {
+      await api(server, "POST", `/api/v1/pages/${id}/sections`, { templateKey: "text", content: { body } });
+    }
+    const sectionId = (await api(server, "GET", `/api/v1/pages/${id}/sections`)).body.items[0].id;
+    const page = await adminPage();
+    await page.goto(`${server.base}/pages/${id}`);
+    await page.getByRole("button", { name: "Archive this page…" }).click();
+    await page.getByRole("heading", { name: "Archive the page Contact us and its 2 sections?" }).waitFor();
+    assert.equal(await page.locator("ul.along li").count(), 2, "each section that goes along is named");
+    await noViolations(page, "archiving a page, asked");
+    await shot(page, "archive-confirm");
+    // Cancel changes nothing.
+    await page.getByRole("link", { name: "Cancel" }).click();
+    await page.waitForURL(`${server.base}/pages/${id}`);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200);
+
+    await page.getByRole("button", { name: "Archive this page…" }).click();
+    await page.getByRole("button", { name: "Archive the page" }).click();
+    await page.waitForURL(`${server.base}/pages`);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404, "archived, as REST's DELETE does");
+    assert.equal((await api(server, "GET", `/api/v1/sections/${sectionId}`)).status, 404, "its sections with it");
+
+    // The editor's URL says the page is archived, not a bare 404.
+    const gone = await page.goto(`${server.base}/pages/${id}`);
+    assert.equal(gone.status(), 410);
+    await page.getByRole("heading", { name: "The page “Contact us” is archived" }).waitFor();
+    await noViolations(page, "an archived page's URL");
+    const section = await page.goto(`${server.base}/sections/${sectionId}`);
+    assert.equal(section.status(), 410);
+    await page.getByText("along with the page “Contact us”").waitFor();
+    assert.equal((await page.goto(`${server.base}/pages/no-such-page`)).status(), 404, "a page never here is still not found");
+
+    // From there to the Archive, and back, asked first.
+    await page.goto(`${server.base}/pages/${id}`);
+    await page.getByRole("link", { name: "Restore it" }).click();
+    await page.getByRole("heading", { name: "Restore the page Contact us and what was archived with it?" }).waitFor();
+    await page.getByRole("button", { name: "Restore the page" }).click();
+    await page.waitForURL(`${server.base}/archive`);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}/sections`)).body.items.length, 2);
+    await page.context().close();
+  });
+
+  test("without JavaScript a section and a post are archived from their screens, each asked first", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Plain archive", slug: "plain-archive" });
+    const section = await api(server, "POST", `/api/v1/pages/${made.body.id}/sections`, { templateKey: "text", content: { body: "Going" } });
+    const post = await api(server, "POST", "/api/v1/collections/blog/entries", { title: "Old news", slug: "old-news", content: { body: "Then." } });
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(/\/(pages)?$/);
+
+    await page.goto(`${server.base}/sections/${section.body.id}`);
+    await page.getByRole("button", { name: "Archive this section…" }).click();
+    await page.getByRole("heading", { name: "Archive the section Text on Plain archive?" }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/sections/${section.body.id}`)).status, 200, "asking changes nothing");
+    await page.getByRole("button", { name: "Archive the section" }).click();
+    await page.waitForURL(`${server.base}/pages/${made.body.id}#sections-h`);
+    assert.equal((await api(server, "GET", `/api/v1/sections/${section.body.id}`)).status, 404);
+    await page.getByText("No sections yet.").waitFor();
+
+    await page.goto(`${server.base}/entries/${post.body.id}`);
+    await page.getByRole("button", { name: "Archive this post…" }).click();
+    await page.getByRole("heading", { name: "Archive the entry Old news?" }).waitFor();
+    await page.getByRole("button", { name: "Archive the entry" }).click();
+    await page.waitForURL(`${server.base}/collections/blog`);
+    assert.equal((await api(server, "GET", `/api/v1/entries/${post.body.id}`)).status, 404);
+    assert.equal(await page.getByRole("link", { name: "Old news" }).count(), 0, "no longer listed");
+    await context.close();
+  });
+
+  test("restoring a page's revision brings its sections back as they were then", async () => {
+    const made = await api(server, "POST", "/api/v1/pages", { name: "Pricing", slug: "pricing-rev" });
+    const id = made.body.id;
+    const first = await api(server, "POST", `/api/v1/pages/${id}/sections`, { templateKey: "text", content: { body: "Three tiers" } });
+    const gone = await api(server, "POST", `/api/v1/pages/${id}/sections`, { templateKey: "text", content: { body: "Ask us" } });
+    await api(server, "PATCH", `/api/v1/pages/${id}`, { name: "Pricing 2026" });
+    // Since: a section rewritten, one archived, one added, the page renamed.
+    await api(server, "PATCH", `/api/v1/sections/${first.body.id}`, { content: { body: "Two tiers" } });
+    await api(server, "DELETE", `/api/v1/sections/${gone.body.id}`);
+    await api(server, "POST", `/api/v1/pages/${id}/sections`, { templateKey: "text", content: { body: "Added later" } });
+    await api(server, "PATCH", `/api/v1/pages/${id}`, { name: "Pricing 2027" });
+
+    const page = await adminPage();
+    await page.goto(`${server.base}/history?entity=page&entity_id=${id}`);
+    const rename = page.locator("table.list tbody tr").nth(1);
+    await rename.getByRole("link").first().click();
+    await page.getByRole("button", { name: "Restore the record as this change left it…" }).click();
+    await page.getByText("Its sections come back as they were then too").waitFor();
+    await page.getByRole("button", { name: "Restore this revision" }).click();
+    await page.getByRole("heading", { name: /^revert/ }).waitFor();
+
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Pricing 2026");
+    const sections = (await api(server, "GET", `/api/v1/pages/${id}/sections`)).body.items;
+    const ids = sections.map((s) => s.id).sort();
+    assert.deepEqual(ids, [first.body.id, gone.body.id].sort(), "the archived one is back, the new one gone");
+    const again = await api(server, "GET", `/api/v1/sections/${first.body.id}`);
+    assert.equal(again.body.content.body, "Three tiers");
+    await page.context().close();
+  });
+});
+
+describe("finding", () => {
+  test("sign-in lands on a dashboard of approvals, recent changes, unpublished drafts and images without alt text", async () => {
+    await api(server, "POST", "/api/v1/pages", { name: "Dashboard draft", slug: "dashboard-draft" });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await signIn(page, server.base, ADMIN, PASSWORD);
+    await page.waitForURL(`${server.base}/`);
+    await page.getByRole("heading", { name: "Dashboard", exact: true }).waitFor();
+    const drafts = page.locator("section", { has: page.getByRole("heading", { name: "Drafts not on the site" }) });
+    assert.equal(await drafts.getByRole("link", { name: "Dashboard draft" }).count(), 1, "a draft never published is listed by name");
+    const everyone = page.locator("section", { has: page.getByRole("heading", { name: "Everyone's recent changes" }) });
+    await everyone.getByRole("link", { name: "Dashboard draft" }).first().waitFor();
+    assert.doesNotMatch(await everyone.innerText(), /token:[0-9a-f-]{8}/, "people and tokens by name, not id");
+    for (const heading of ["Waiting for approval", "My recent changes", "Images without alt text"]) {
+      await page.getByRole("heading", { name: heading }).waitFor();
+    }
+    // A change of mine shows under mine.
+    await page.goto(`${server.base}/pages`);
+    await page.getByLabel("Name").fill("Mine today");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByRole("heading", { name: /Mine today/ }).waitFor();
+    await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+    const mine = page.locator("section", { has: page.getByRole("heading", { name: "My recent changes" }) });
+    await mine.getByRole("link", { name: "Mine today" }).waitFor();
+    await noViolations(page, "dashboard");
+    await shot(page, "dashboard");
+    await context.close();
+  });
+
+  test("the pages and posts lists find by the tools' search; / and Ctrl+K open the search across the site", async () => {
+    await api(server, "POST", "/api/v1/pages", { name: "Zeppelin tours", slug: "zeppelin-tours" });
+    await api(server, "POST", "/api/v1/collections/blog/entries", { title: "Zeppelin diary", slug: "zeppelin-diary", content: { body: "Up high." } });
+    const page = await adminPage();
+    await page.getByLabel("Find pages").fill("zeppelin");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await page.getByRole("heading", { name: "Pages matching “zeppelin”" }).waitFor();
+    assert.equal(await page.locator("table.list tbody tr").count(), 1);
+    await page.getByRole("link", { name: "Zeppelin tours" }).waitFor();
+    await noViolations(page, "pages found");
+    await page.getByLabel("Find pages").fill("xyzzyqq");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await page.getByText("No page matches “xyzzyqq”.").waitFor();
+
+    await page.goto(`${server.base}/collections/blog?q=zeppelin`);
+    await page.getByRole("link", { name: "Zeppelin diary" }).waitFor();
+    assert.equal(await page.locator("table.list tbody tr").count(), 1);
+    await noViolations(page, "posts found");
+
+    // `/` outside a field, then Ctrl+K inside one, put the cursor in the header's search.
+    await page.goto(`${server.base}/media`);
+    await page.keyboard.press("/");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "find-q");
+    await page.getByLabel("Find anything").fill("");
+    await page.locator("body").click();
+    await page.keyboard.press("Control+k");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "find-q");
+    await page.keyboard.type("zeppelin");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${server.base}/search?q=zeppelin`);
+    const pages = page.locator("section", { has: page.getByRole("heading", { name: "Pages" }) });
+    await pages.getByRole("link", { name: "Zeppelin tours" }).waitFor();
+    const entries = page.locator("section", { has: page.getByRole("heading", { name: "Posts and entries" }) });
+    await entries.getByRole("link", { name: "Zeppelin diary" }).waitFor();
+    await noViolations(page, "search");
+    await shot(page, "search");
+    // Screens are found by name, notes by their words.
+    await page.goto(`${server.base}/search?q=history`);
+    const screens = page.locator("section", { has: page.getByRole("heading", { name: "Screens" }) });
+    assert.equal(await screens.getByRole("link", { name: "History" }).getAttribute("href"), "/history");
+    await page.context().close();
+  });
+
+  test("bulk actions publish and archive the chosen pages in one request each, archiving asked first", async () => {
+    const ids = [];
+    for (const name of ["Bulk alpha", "Bulk beta"]) {
+      ids.push((await api(server, "POST", "/api/v1/pages", { name, slug: name.toLowerCase().replace(" ", "-") })).body.id);
+    }
+    const page = await adminPage();
+    await page.goto(`${server.base}/pages?q=bulk`);
+    await page.getByRole("checkbox", { name: "Choose Bulk alpha" }).check();
+    await page.getByRole("checkbox", { name: "Choose Bulk beta" }).check();
+    await page.getByLabel("With the chosen pages").selectOption("publish");
+    let posts = 0;
+    page.on("request", (r) => { if (r.method() === "POST") posts += 1; });
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Published 2 of the chosen pages.").waitFor();
+    assert.equal(posts, 1, "one request");
+    for (const id of ids) {
+      assert.equal((await api(server, "GET", `/api/v1/pages/${id}/publication`)).body.published ?? true, true);
+    }
+    const delivered = await api(server, "GET", "/api/v1/delivery/pages/bulk-alpha");
+    assert.equal(delivered.status, 200, "on the site");
+
+    await page.goto(`${server.base}/pages?q=bulk`);
+    await page.getByRole("checkbox", { name: "Choose Bulk alpha" }).check();
+    await page.getByRole("checkbox", { name: "Choose Bulk beta" }).check();
+    await page.getByLabel("With the chosen pages").selectOption("archive");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByRole("heading", { name: /^Archive 2 pages: “Bulk (alpha|beta)”, “Bulk (alpha|beta)”\?$/ }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${ids[0]}`)).status, 200, "asking changes nothing");
+    await noViolations(page, "bulk archive, asked");
+    await page.getByRole("button", { name: "Archive the pages" }).click();
+    await page.getByText("Archived 2 of the chosen pages.").waitFor();
+    for (const id of ids) assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
+
+    // Posts the same way, from their collection's list.
+    const post = await api(server, "POST", "/api/v1/collections/blog/entries", { title: "Bulk post", slug: "bulk-post", content: { body: "Out now." } });
+    await page.goto(`${server.base}/collections/blog?q=bulk`);
+    await page.getByRole("checkbox", { name: "Choose Bulk post" }).check();
+    await page.getByLabel("With the chosen posts").selectOption("publish");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("Published 1 of the chosen posts.").waitFor();
+    const onSite = await fetch(`${server.base}/api/v1/delivery/collections/blog/entries`).then((r) => r.json());
+    assert.ok(onSite.items.some((e) => e.slug === "bulk-post"), "on the site");
+    await noViolations(page, "posts after a bulk action");
+    assert.equal((await api(server, "GET", `/api/v1/entries/${post.body.id}`)).body.status, "published");
     await page.context().close();
   });
 });

@@ -49,7 +49,7 @@ async function onPage(name) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   await signIn(page, server.base, "admin@localhost", PASSWORD);
-  await page.waitForURL(`${server.base}/pages`);
+  await page.waitForURL(`${server.base}/`);
   await page.goto(`${server.base}/pages/${created.body.id}`);
   await page.getByRole("button", { name: "AI assistant" }).click();
   await page.getByLabel("Agent", { exact: true }).selectOption("editor");

@@ -695,7 +695,7 @@
       return;
     }
     fetch(window.location.href, { credentials: "same-origin" }).then(function (r) {
-      if (r.status === 404) {
+      if (r.status === 404 || r.status === 410) {
         // Archived by the turn: say so where the record was, until an undo brings it back.
         var main = document.getElementById("main");
         if (main) {
@@ -1113,4 +1113,21 @@
   enhance(document);
   var previous = window.quireEnhance;
   window.quireEnhance = function (root) { if (previous) previous(root); enhance(root); };
+})();
+
+// Search everywhere: `/` (outside a text field) or Ctrl+K / ⌘K puts the
+// cursor in the header's search field, which opens /search; without this
+// script the field and the /search screen work the same.
+(function () {
+  var field = document.getElementById("find-q");
+  if (!field) return;
+  document.addEventListener("keydown", function (ev) {
+    var t = ev.target, typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    var ctrlK = (ev.ctrlKey || ev.metaKey) && !ev.altKey && (ev.key === "k" || ev.key === "K");
+    if (ctrlK || (ev.key === "/" && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey)) {
+      ev.preventDefault();
+      field.focus();
+      field.select();
+    }
+  });
 })();

@@ -11,13 +11,14 @@ use crate::publishing::Outcome;
 use crate::{Person, actions};
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query};
+use axum::extract::{Path, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
 use quire_app::content::{Content, EntryFilter, EntryView};
 use quire_core::access::Permission;
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
+use quire_server::AppState;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -33,10 +34,44 @@ struct CollectionsPage {
     next: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub struct CursorQuery {
     cursor: Option<String>,
     status: Option<String>,
+    /// Words or meaning to find entries by (the tools' search).
+    #[serde(default)]
+    q: String,
+    #[serde(flatten)]
+    done: crate::finding::BulkDone,
+}
+
+/// Entries a search shows.
+const FOUND: u32 = 50;
+
+/// A value as the raw JSON a list row carries (the list never reads it).
+fn raw<T: serde::Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_default()
+}
+
+/// An entry as a list shows it.
+fn view_of(e: Entry) -> EntryView {
+    EntryView {
+        content: raw(&e.content),
+        tags: raw(&e.tags),
+        id: e.id,
+        collection_id: e.collection_id,
+        slug: e.slug,
+        title: e.title,
+        status: e.status,
+        author: e.author,
+        category: e.category,
+        excerpt: e.excerpt,
+        featured_image: e.featured_image,
+        published_at: e.published_at,
+        version: e.version,
+        created_at: e.created_at,
+        updated_at: e.updated_at,
+    }
 }
 
 /// `GET /collections`: every collection, posts first.
@@ -72,6 +107,10 @@ struct EntriesPage {
     /// Inputs of the content fields a new entry needs.
     fields: String,
     errors: Errors,
+    /// The search the rows answer ("": the newest).
+    query: String,
+    /// What a bulk action just did.
+    notice: String,
 }
 
 fn noun(c: &Collection) -> &'static str {
@@ -92,6 +131,7 @@ async fn entries_page(
     errors: Errors,
 ) -> Result<EntriesPage, WebError> {
     let collection = person.content.collection(slug).await?;
+    let notice = q.done.notice(if noun(&collection) == "post" { "posts" } else { "entries" });
     let status = q.status.unwrap_or_default();
     let filter = EntryFilter { status: entry_status(&status)?, ..Default::default() };
     let listing = person
@@ -113,16 +153,29 @@ async fn entries_page(
         new_title: new.0,
         new_slug: new.1,
         errors,
+        query: String::new(),
+        notice,
     })
 }
 
 /// `GET /collections/{slug}`: a collection's entries, newest first.
 pub async fn entries(
+    State(state): State<AppState>,
     person: Person,
     Path(slug): Path<String>,
-    Query(q): Query<CursorQuery>,
+    Query(mut q): Query<CursorQuery>,
 ) -> Result<Html<String>, WebError> {
-    Ok(Html(entries_page(&person, &slug, q, Default::default(), Value::Null, Errors::new()).await?.render()?))
+    let query = std::mem::take(&mut q.q).trim().to_string();
+    let mut page = entries_page(&person, &slug, q, Default::default(), Value::Null, Errors::new()).await?;
+    if !query.is_empty() {
+        let found =
+            quire_app::search::entries(state.registry(), person.actor(), Some(&page.collection.id), &query, FOUND)
+                .await?;
+        page.entries = found.into_iter().map(view_of).collect();
+        page.next = None;
+        page.query = query;
+    }
+    Ok(Html(page.render()?))
 }
 
 /// The content fields a new entry cannot be created without.
@@ -151,7 +204,7 @@ pub async fn create(person: Person, Path(slug): Path<String>, Form(pairs): Form<
         Ok(Ok(entry)) => Redirect::to(&format!("/entries/{}", entry.id)).into_response(),
         Ok(Err(e)) => {
             let errors = entry_errors(&e);
-            let q = CursorQuery { cursor: None, status: None };
+            let q = CursorQuery::default();
             refused(entries_page(&person, &slug, q, (title, entry_slug), content, errors).await)
         }
         Err(e) => e.into_response(),
@@ -278,14 +331,14 @@ struct Shown {
 }
 
 /// `GET /entries/{id}`: the entry (or post) editor.
-pub async fn edit(
-    person: Person,
-    Path(id): Path<String>,
-    Query(q): Query<SavedQuery>,
-) -> Result<Html<String>, WebError> {
-    let (entry, collection) = entry_in_place(&person.content, &id).await?;
-    let shown = Shown { errors: Errors::new(), saved: q.saved.is_some(), done: q.done, release: q.release };
-    Ok(Html(EntryPage::new(&person, collection, entry.clone(), entry, shown).await?.render()?))
+pub async fn edit(person: Person, Path(id): Path<String>, Query(q): Query<SavedQuery>) -> Response {
+    let screen = async {
+        let (entry, collection) = entry_in_place(&person.content, &id).await?;
+        let shown = Shown { errors: Errors::new(), saved: q.saved.is_some(), done: q.done, release: q.release };
+        Ok(Html(EntryPage::new(&person, collection, entry.clone(), entry, shown).await?.render()?))
+    }
+    .await;
+    crate::removal::or_archived(&person, EntityKind::Entry, &id, screen).await
 }
 
 /// `POST /entries/{id}/publishing`: the publishing panel's forms, then

@@ -14,7 +14,8 @@ use serde::Deserialize;
 use std::collections::HashMap;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 12] = [
+const NAV: [(&str, &str); 13] = [
+    ("/", "Dashboard"),
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
     ("/media", "Media"),
@@ -211,11 +212,6 @@ pub async fn theme(_person: Person, headers: axum::http::HeaderMap, Form(form): 
     let path = referer.split_once("://").and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]));
     let back = safe_back(path);
     ([(axum::http::header::SET_COOKIE, cookie)], Redirect::to(&back)).into_response()
-}
-
-/// `/`: the back-office's start, the page tree for now.
-pub async fn home(_person: Person) -> Redirect {
-    Redirect::to("/pages")
 }
 
 /// The switcher's form.

@@ -1,7 +1,7 @@
 //! History: the change log filtered by record, person, surface and agent
 //! session; one change with its before and after side by side; restoring a
-//! revision and undoing an agent turn, through the same functions as
-//! `/api/v1/changes/{id}/restore` and `/api/v1/sessions/{id}/turns/{n}/undo`.
+//! revision (a page's with its sections as they were) and undoing an agent
+//! turn, through the use cases of `quire_app` (`revisions`, `undo`).
 
 use crate::Person;
 use crate::error::{WebError, refusal};
@@ -14,7 +14,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
 use quire_app::content::{ChangeFilter, ChangeSummary};
-use quire_app::restore::restore_revision;
+use quire_app::revisions::restore_document_revision;
 use quire_app::undo::undo_turn;
 use quire_core::model::{Change, EntityKind, Surface};
 use quire_server::AppState;
@@ -205,8 +205,12 @@ pub async fn show(person: Person, Path(id): Path<i64>) -> Result<Html<String>, W
 
 /// `POST /history/{id}/restore`: the record as this change left it.
 pub async fn restore(State(state): State<AppState>, person: Person, Path(id): Path<i64>) -> Response {
-    match restore_revision(state.registry(), person.actor(), id).await {
-        Ok(done) => Redirect::to(&format!("/history/{}", done.id)).into_response(),
+    match restore_document_revision(state.registry(), person.actor(), id).await {
+        Ok(done) => match done.page {
+            Some(change) => Redirect::to(&format!("/history/{}", change.id)).into_response(),
+            // Only the sections moved: the page's history shows what did.
+            None => Redirect::to(&format!("/history/{id}")).into_response(),
+        },
         Err(e) => refused(&person, id, e).await,
     }
 }

@@ -23,6 +23,7 @@ mod assets;
 mod card;
 mod entries;
 mod error;
+mod finding;
 mod form;
 mod frame;
 mod history;
@@ -36,13 +37,14 @@ mod preview;
 mod previews;
 mod publishing;
 mod releases;
+mod removal;
 mod sidebar;
 mod sign_in;
 
 pub use error::WebError;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, Method, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -50,6 +52,7 @@ use axum::routing::{get, post};
 use quire_app::content::Content;
 use quire_app::people::WebSession;
 use quire_app::{Actor, Permission};
+use quire_core::model::EntityKind;
 use quire_server::AppState;
 use quire_server::auth::{Caller, same_secret};
 
@@ -57,7 +60,10 @@ use quire_server::auth::{Caller, same_secret};
 pub fn router(state: AppState) -> Router<AppState> {
     let throttle = quire_app::people::Throttle::default();
     Router::new()
-        .route("/", get(frame::home))
+        .route("/", get(finding::dashboard))
+        .route("/search", get(finding::search))
+        .route("/pages/bulk", post(finding::pages))
+        .route("/collections/{slug}/bulk", post(finding::entries))
         .route("/sign-in", get(sign_in::form).post(sign_in::submit))
         .route("/sign-in/link/{secret}", get(sign_in::link_form).post(sign_in::link_submit))
         .route("/sign-out", post(sign_in::sign_out))
@@ -98,23 +104,33 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/names", get(names::lookup))
         .route("/history", get(history::list))
         .route("/history/{id}", get(history::show))
-        .route("/history/{id}/restore", post(history::restore))
+        .route("/history/{id}/restore", get(removal::confirm_revision).post(history::restore))
         .route("/history/{id}/undo-turn", post(history::undo))
         .route("/archive", get(archive::list))
-        .route("/archive/{id}/restore", post(archive::restore))
+        .route("/archive/{id}/restore", get(removal::confirm_restore).post(archive::restore))
         .route("/approvals", get(admin::approvals))
         .route("/approvals/{id}", post(admin::answer_one))
         .route("/agents", get(agents::list))
         .route("/agents/{alias}", get(agents::edit).post(agents::update))
         .route("/tokens", get(admin::tokens).post(admin::create))
         .route("/site", get(previews::show).post(previews::update))
-        .route("/tokens/{id}/revoke", post(admin::revoke))
+        .route("/tokens/{id}/revoke", get(removal::confirm_revoke).post(admin::revoke))
+        .route("/pages/{id}/archive", archiving(EntityKind::Page))
+        .route("/sections/{id}/archive", archiving(EntityKind::Section))
+        .route("/entries/{id}/archive", archiving(EntityKind::Entry))
         .route("/oauth/authorize", get(oauth::form).post(oauth::submit))
         .route("/assets/{name}", get(assets::serve))
         .route("/favicon.ico", get(assets::favicon))
         .layer(axum::Extension(throttle))
         .layer(middleware::from_fn_with_state(state, csrf_guard))
         .layer(middleware::from_fn(security_headers))
+}
+
+/// The archive routes of an editor of `kind`: the confirmation, and the
+/// archive it confirms.
+fn archiving(kind: EntityKind) -> axum::routing::MethodRouter<AppState> {
+    get(move |person: Person, Path(id): Path<String>| removal::confirm_archive(person, kind, id))
+        .post(move |person: Person, Path(id): Path<String>| removal::archive(person, kind, id))
 }
 
 /// The back-office's content security policy.

@@ -55,6 +55,7 @@ impl Records {
 }
 
 /// A kind of record in words.
+#[allow(unreachable_patterns)] // the catch-all keeps kinds added later compiling
 pub fn noun(kind: impl std::borrow::Borrow<EntityKind>) -> &'static str {
     match kind.borrow() {
         EntityKind::Page => "page",
@@ -67,10 +68,13 @@ pub fn noun(kind: impl std::borrow::Borrow<EntityKind>) -> &'static str {
         EntityKind::NavItem => "menu item",
         EntityKind::Agent => "agent",
         EntityKind::Note => "note",
+        // A kind added later is named generically until it is given a word.
+        _ => "record",
     }
 }
 
 /// The screen that shows record `id` of `kind`, if it has one.
+#[allow(unreachable_patterns)] // the catch-all keeps kinds added later compiling
 pub fn screen_of(kind: EntityKind, id: &str) -> Option<String> {
     let id_part = urlencode(id);
     Some(match kind {
@@ -83,7 +87,8 @@ pub fn screen_of(kind: EntityKind, id: &str) -> Option<String> {
         EntityKind::Collection => format!("/collections/{id_part}"),
         EntityKind::Agent => format!("/agents/{id_part}"),
         EntityKind::Note => format!("/notes/edit?path={id_part}"),
-        EntityKind::SectionTemplate => return None,
+        // Templates, and kinds shown on another record's screen, have none.
+        _ => return None,
     })
 }
 

@@ -8,7 +8,7 @@ use crate::publishing::Outcome;
 use crate::{Person, assets};
 use askama::Template;
 use axum::Form;
-use axum::extract::{Path, Query};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
@@ -16,6 +16,7 @@ use quire_app::content::{Content, PageFilter};
 use quire_core::access::Permission;
 use quire_core::input::{NewPage, NewSection, PagePatch, SectionPatch};
 use quire_core::model::{EntityKind, ImageStatus, Page, PageSection, PublishStatus, SectionTemplate};
+use quire_server::AppState;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -101,12 +102,21 @@ struct TreePage {
     parents: Vec<Choice>,
     /// The one it goes under unless another is chosen.
     new_parent: String,
+    /// The search the rows answer ("": the level of the tree).
+    query: String,
+    /// What a bulk action just did.
+    notice: String,
 }
 
 #[derive(Deserialize)]
 pub struct TreeQuery {
     parent: Option<String>,
     cursor: Option<String>,
+    /// Words or meaning to find pages by (the tools' search).
+    #[serde(default)]
+    q: String,
+    #[serde(flatten)]
+    done: crate::finding::BulkDone,
 }
 
 /// The ancestors of `page`, root first.
@@ -164,13 +174,31 @@ async fn tree_page(
         errors,
         parents,
         new_parent,
+        query: String::new(),
+        notice: String::new(),
     })
 }
 
-/// `GET /pages?parent=ID`: one level of the tree.
-pub async fn tree(person: Person, Query(q): Query<TreeQuery>) -> Result<Html<String>, WebError> {
-    let page =
-        tree_page(&person, q.parent.filter(|p| !p.is_empty()), q.cursor, Default::default(), Errors::new()).await?;
+/// Pages a search shows.
+const FOUND: u32 = 50;
+
+/// `GET /pages?parent=ID`: one level of the tree; `?q=` the pages
+/// matching, best first, as the tools find them.
+pub async fn tree(
+    State(state): State<AppState>,
+    person: Person,
+    Query(q): Query<TreeQuery>,
+) -> Result<Html<String>, WebError> {
+    let query = q.q.trim().to_string();
+    let parent = if query.is_empty() { q.parent.filter(|p| !p.is_empty()) } else { None };
+    let mut page = tree_page(&person, parent, q.cursor, Default::default(), Errors::new()).await?;
+    if !query.is_empty() {
+        let found = quire_app::search::pages(state.registry(), person.actor(), &query, FOUND).await?;
+        page.rows = found.into_iter().map(|page| Row { status: page.status.as_str(), page }).collect();
+        page.next = None;
+        page.query = query;
+    }
+    page.notice = q.done.notice("pages");
     Ok(Html(page.render()?))
 }
 
@@ -338,15 +366,15 @@ pub struct SavedQuery {
 }
 
 /// `GET /pages/{id}`: the page editor.
-pub async fn edit(
-    person: Person,
-    Path(id): Path<String>,
-    Query(q): Query<SavedQuery>,
-) -> Result<Html<String>, WebError> {
-    let page = person.content.page(&id).await?;
-    let mut editor = editor(&person, page, Errors::new(), q.saved.is_some()).await?;
-    editor.publishing = editor.publishing.after(q.done.as_deref(), q.release.as_deref());
-    Ok(Html(editor.render()?))
+pub async fn edit(person: Person, Path(id): Path<String>, Query(q): Query<SavedQuery>) -> Response {
+    let screen = async {
+        let page = person.content.page(&id).await?;
+        let mut editor = editor(&person, page, Errors::new(), q.saved.is_some()).await?;
+        editor.publishing = editor.publishing.after(q.done.as_deref(), q.release.as_deref());
+        Ok(Html(editor.render()?))
+    }
+    .await;
+    crate::removal::or_archived(&person, EntityKind::Page, &id, screen).await
 }
 
 /// `POST /pages/{id}/publishing`: the publishing panel's forms, then back
@@ -541,21 +569,21 @@ pub async fn create_section(
 }
 
 /// `GET /sections/{id}`: the section's form.
-pub async fn edit_section(
-    person: Person,
-    Path(id): Path<String>,
-    Query(q): Query<SavedQuery>,
-) -> Result<Html<String>, WebError> {
-    let (section, page, template) = section_in_place(&person.content, &id).await?;
-    let shown = Shown {
-        content: section.content.clone(),
-        status: section.status.as_str(),
-        hidden: section.hidden,
-        errors: Errors::new(),
-        saved: q.saved.is_some(),
-    };
-    let view = SectionForm::new(&person, page, template, Some(section), shown).await;
-    Ok(Html(view.render()?))
+pub async fn edit_section(person: Person, Path(id): Path<String>, Query(q): Query<SavedQuery>) -> Response {
+    let screen = async {
+        let (section, page, template) = section_in_place(&person.content, &id).await?;
+        let shown = Shown {
+            content: section.content.clone(),
+            status: section.status.as_str(),
+            hidden: section.hidden,
+            errors: Errors::new(),
+            saved: q.saved.is_some(),
+        };
+        let view = SectionForm::new(&person, page, template, Some(section), shown).await;
+        Ok(Html(view.render()?))
+    }
+    .await;
+    crate::removal::or_archived(&person, EntityKind::Section, &id, screen).await
 }
 
 /// `POST /sections/{id}`: saves the section's content and settings.

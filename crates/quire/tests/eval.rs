@@ -256,7 +256,7 @@ fn id_in_last_result(body: &Value) -> String {
 fn web_base(body: &Value) -> String {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let said = messages.iter().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or_default();
-    let start = said.find("http://127.0.0.1:").unwrap_or_else(|| panic!("no web address in {said}"));
+    let start = said.find("http://127.").unwrap_or_else(|| panic!("no web address in {said}"));
     let rest = &said[start..];
     let end = rest[7..].find('/').map(|i| i + 7).unwrap_or(rest.len());
     rest[..end].to_string()

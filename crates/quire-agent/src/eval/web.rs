@@ -12,8 +12,13 @@ use tokio::task::JoinHandle;
 
 /// A running web server; it stops when dropped.
 pub struct Web {
-    /// Its address, `http://127.0.0.1:<port>`.
+    /// Its address, `http://<host>:<port>`.
     pub base: String,
+    /// The loopback address it listens on: the one address a run lets the
+    /// guarded client reach. `127.77.0.1` where the system routes all of
+    /// 127.0.0.0/8 to loopback (Linux), so a task's web is not the address
+    /// of every other local service; `127.0.0.1` elsewhere.
+    pub host: String,
     serving: JoinHandle<()>,
 }
 
@@ -26,8 +31,13 @@ impl Drop for Web {
 impl Web {
     /// Serves `pages` on a free local port.
     pub async fn serve(pages: Vec<WebPage>) -> std::io::Result<Web> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let base = format!("http://{}", listener.local_addr()?);
+        let listener = match TcpListener::bind("127.77.0.1:0").await {
+            Ok(listener) => listener,
+            Err(_) => TcpListener::bind("127.0.0.1:0").await?,
+        };
+        let addr = listener.local_addr()?;
+        let base = format!("http://{addr}");
+        let host = addr.ip().to_string();
         let pages = Arc::new(pages);
         let site = base.clone();
         let serving = tokio::spawn(async move {
@@ -56,7 +66,7 @@ impl Web {
                 });
             }
         });
-        Ok(Web { base, serving })
+        Ok(Web { base, host, serving })
     }
 }
 

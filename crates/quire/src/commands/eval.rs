@@ -181,8 +181,9 @@ async fn run_in(
     let web = if task.web.is_empty() { None } else { Some(Web::serve(task.web.clone()).await?) };
     let task = match &web {
         Some(web) => {
-            // The task's web is on this machine: the guarded client may reach it.
-            config.http.allow.push("127.0.0.1".into());
+            // The task's web is on this machine: the guarded client may
+            // reach its address (and, as ever, no other private one).
+            config.http.allow.push(web.host.clone());
             config.external.searxng_url = Some(web.base.clone());
             config.external.search = vec!["searxng".into()];
             task.with_web(&web.base)

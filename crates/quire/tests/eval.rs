@@ -682,3 +682,32 @@ async fn every_shipped_task_passes_when_done_right() {
     assert_eq!(report["totals"]["passed"], files.len());
     assert_eq!(report["totals"]["unconsented"], 0);
 }
+
+/// The same harness on an Anthropic model: its usage (input tokens at the
+/// start of a message, output tokens at its end) is what the run reports.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_anthropic_model_is_measured_the_same_way() {
+    use quire_agent::testing::anthropic_stream;
+    let (fake, base) = serve().await;
+    let dir = suite(&[("retitle", RETITLE)]);
+    fake.push(anthropic_stream("", &[("t1", "updatePost", r#"{"slug":"roadmap-draft","title":"Roadmap 2027"}"#)]));
+    fake.push(anthropic_stream("Renamed it.", &[]));
+    let report_file = dir.path().join("report.json");
+    let mut cmd = support::quire();
+    cmd.env("QUIRE_LLM_PROVIDER", "anthropic")
+        .env("QUIRE_LLM_BASE_URL", &base)
+        .env("QUIRE_LLM_API_KEY", "test-key")
+        .env("QUIRE_LLM_MODEL", "fake-model")
+        .stdin(Stdio::null())
+        .args(["eval", "--suite", dir.path().to_str().unwrap(), "--json", report_file.to_str().unwrap()]);
+    let (ok, out, err) = tokio::task::spawn_blocking(move || outcome(&mut cmd)).await.unwrap();
+    assert!(ok, "{out}\n{err}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report_file).unwrap()).unwrap();
+    let run = run_of(&report, "retitle", 1);
+    assert_eq!(run["passed"], true, "{run:#}");
+    assert_eq!(report["model"], "anthropic fake-model");
+    assert_eq!(run["steps"], 2);
+    assert_eq!(run["promptTokens"], 160, "80 input tokens a step: {run:#}");
+    assert!(run["completionTokens"].as_u64().unwrap() >= 24, "{run:#}");
+    assert!(fake.requests().iter().all(|r| r["model"] == "fake-model"));
+}

@@ -15,6 +15,7 @@ pub mod content;
 pub mod dashboard;
 mod error;
 pub mod images;
+pub mod locales;
 pub mod names;
 pub mod notes;
 pub mod oauth;

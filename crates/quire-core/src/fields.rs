@@ -99,6 +99,10 @@ pub struct FieldDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
     pub item: Option<Box<FieldDef>>,
+    /// Whether it has a value per locale (a top-level field of a template
+    /// or a collection); the rest have one value in every locale.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub localized: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -121,6 +125,7 @@ impl FieldDef {
             options: Vec::new(),
             fields: Vec::new(),
             item: None,
+            localized: false,
         }
     }
     /// Marks the field required.
@@ -158,6 +163,11 @@ impl FieldDef {
     /// Sets the item definition of a list.
     pub fn of(mut self, item: FieldDef) -> Self {
         self.item = Some(Box::new(item));
+        self
+    }
+    /// Marks the field localised.
+    pub fn localized(mut self) -> Self {
+        self.localized = true;
         self
     }
     /// Sets the description.

@@ -14,6 +14,7 @@ pub mod fields;
 mod group;
 pub mod input;
 pub mod json;
+pub mod locale;
 pub mod merge;
 pub mod model;
 pub mod rules;

@@ -104,6 +104,7 @@ string_enum!(
         NavItem = "navItem",
         Agent = "agent",
         Note = "note",
+        Translation = "translation",
     }
 );
 string_enum!(
@@ -377,6 +378,59 @@ pub struct Site {
     pub preview_url: Option<String>,
     /// When it was created.
     pub created_at: DateTime<Utc>,
+}
+
+/// One of a site's languages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SiteLocale {
+    /// Its BCP 47 tag (`en`, `de`, `pt-BR`).
+    pub tag: String,
+    /// The locale whose values fill what this one lacks; none: the
+    /// default's (the default locale itself has none).
+    pub fallback: Option<String>,
+    /// Whether it is the site's default: the records' own values are in it.
+    pub is_default: bool,
+}
+
+/// A document's values in one locale other than its site's default: its
+/// localised fields, drafted and published on its own ([decision 0050]).
+/// For a page, `name`, `slug`, `meta` and `sections` (each section's
+/// localised content by section id); for an entry, `title`, `slug`,
+/// `excerpt` and `content` (its localised fields); for a navigation,
+/// `items` (each item's `label` by item id).
+///
+/// [decision 0050]: ../../../docs/decisions/0050-locales.md
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Translation {
+    /// Identifier.
+    pub id: String,
+    /// The kind of the translated document: page, entry or navigation.
+    pub record_kind: EntityKind,
+    /// The translated document.
+    pub record_id: String,
+    /// Its locale (a BCP 47 tag of the site's).
+    pub locale: String,
+    /// Its slug in this locale (pages and entries), unique among the
+    /// locale's pages, or the locale's entries of a collection.
+    pub slug: Option<String>,
+    /// Where its slug is unique (`page:de`, `entry:<collection>:de`).
+    pub slug_scope: String,
+    /// The localised values (see the type's text).
+    #[schema(value_type = Object)]
+    pub fields: Value,
+    /// A digest of the default locale's values it was translated from:
+    /// when they change, the translation is stale.
+    pub source_hash: String,
+    /// draft, published or unpublished; delivery shows published ones.
+    pub status: PublishStatus,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
 }
 
 /// A page of the site tree.

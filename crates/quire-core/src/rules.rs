@@ -271,3 +271,40 @@ impl ValueRules for Agent {
         e.done()
     }
 }
+
+impl ValueRules for Translation {
+    fn value_errors(&self) -> Vec<FieldError> {
+        let mut e = Errors::default();
+        e.push(crate::locale::check_tag("locale", &self.locale));
+        if !crate::locale::TRANSLATED.contains(&self.record_kind) {
+            e.error(
+                "recordKind",
+                format!("{} has no translations (pages, entries and navigations have)", self.record_kind),
+            );
+        }
+        if let Some(slug) = &self.slug {
+            e.slug("fields.slug", slug);
+        }
+        let Value::Object(fields) = &self.fields else {
+            return e.error("fields", "must be an object").done();
+        };
+        for key in ["name", "title"] {
+            match fields.get(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) => {
+                    e.line(&format!("fields.{key}"), s, 200);
+                }
+                Some(_) => {
+                    e.error(format!("fields.{key}"), "must be text");
+                }
+            }
+        }
+        match fields.get("excerpt") {
+            None | Some(Value::Null) | Some(Value::String(_)) => {}
+            Some(_) => {
+                e.error("fields.excerpt", "must be text");
+            }
+        }
+        e.done()
+    }
+}

@@ -24,9 +24,31 @@ fn heading() -> FieldDef {
     text("heading", 120).describe("Section title")
 }
 
+/// Marks the fields of `fields` that hold words a reader reads localised
+/// (text, markdown, links and lists have a value per locale; images,
+/// numbers, selects, dates and switches one for every locale).
+fn localized(fields: Vec<FieldDef>) -> Vec<FieldDef> {
+    fields
+        .into_iter()
+        .map(|f| match f.kind {
+            Text | Markdown | Link | List | Object => f.localized(),
+            _ => f,
+        })
+        .collect()
+}
+
 /// The ten starter templates of the product: hero, text, image-text,
-/// feature-grid, cta, faq, pricing, testimonials, gallery, contact.
+/// feature-grid, cta, faq, pricing, testimonials, gallery, contact; their
+/// words localised (see [`localized`]).
 pub fn starter_templates() -> Vec<StarterTemplate> {
+    let mut templates = shipped();
+    for template in &mut templates {
+        template.fields = localized(std::mem::take(&mut template.fields));
+    }
+    templates
+}
+
+fn shipped() -> Vec<StarterTemplate> {
     vec![
         StarterTemplate {
             key: "hero",
@@ -152,18 +174,18 @@ pub fn starter_templates() -> Vec<StarterTemplate> {
 
 /// Fields of a posts collection: the markdown body and an optional cover.
 pub fn post_fields() -> Vec<FieldDef> {
-    vec![
+    localized(vec![
         FieldDef::new("body", Markdown).required().max_length(200_000).describe("The post, in markdown"),
         FieldDef::new("cover", Image).describe("Cover image; keep in step with featuredImage"),
-    ]
+    ])
 }
 
 /// Fields of the seeded testimonials collection.
 pub fn testimonial_fields() -> Vec<FieldDef> {
-    vec![
+    localized(vec![
         text("quote", 600).required(),
         text("author", 80).required(),
         text("role", 80),
         FieldDef::new("rating", Number).range(1.0, 5.0),
-    ]
+    ])
 }

@@ -32,6 +32,11 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::publishing::publish_entry, routes::publishing::unpublish_entry, routes::publishing::discard_entry, routes::publishing::entry_publication,
         routes::publishing::publish_navigation, routes::publishing::unpublish_navigation, routes::publishing::discard_navigation,
         routes::publishing::navigation_publication,
+        routes::publishing::publish_translation, routes::publishing::unpublish_translation,
+        routes::publishing::discard_translation,
+        routes::locales::list, routes::locales::set, routes::locales::page_translations, routes::locales::translate_page,
+        routes::locales::entry_translations, routes::locales::translate_entry,
+        routes::locales::navigation_translations, routes::locales::translate_navigation,
         routes::releases::list, routes::releases::create, routes::releases::read, routes::releases::update,
         routes::releases::stage, routes::releases::unstage, routes::releases::publish, routes::releases::revert,
         routes::releases::discard,
@@ -71,6 +76,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "openai", description = "The agents as models of an OpenAI-compatible API (`/v1`, for OpenAI's clients): errors in OpenAI's shape"),
         (name = "tokens", description = "The site's API tokens: list, create, read, revoke (admins)"),
         (name = "webhooks", description = "Subscriptions to the site's events, signed as Standard Webhooks, and their delivery log (admins)"),
+        (name = "locales", description = "The site's languages, and the translations of its pages, entries and navigations"),
     )
 )]
 pub struct ApiDoc;

@@ -171,7 +171,8 @@ fn random_secret() -> Result<String> {
 }
 
 impl Store {
-    /// Creates a site with environments (the first is the default).
+    /// Creates a site with environments (the first is the default), in
+    /// English (its default locale).
     pub async fn create_site(&self, slug: &str, name: &str, environments: &[&str]) -> Result<Site> {
         quire_core::slug::check_slug("slug", slug)?;
         quire_core::text::check_line("name", name, 120)?;
@@ -196,6 +197,14 @@ impl Store {
                     .bind(&name)
                     .bind(now)
                     .execute(c)?;
+                // Its default locale (decision 0050); the site's admins add others.
+                db::query(
+                    "INSERT INTO site_locales (site_id, tag, fallback, is_default, position, created_at)
+                     VALUES (?1, 'en', NULL, 1, 0, ?2)",
+                )
+                .bind(&id)
+                .bind(now)
+                .execute(c)?;
                 for env in &environments {
                     db::query("INSERT INTO environments (site_id, key, created_at) VALUES (?1, ?2, ?3)")
                         .bind(&id)

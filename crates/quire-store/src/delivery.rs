@@ -20,6 +20,14 @@ pub struct DeliveredPage {
     pub path: String,
     /// Its sections, in order.
     pub sections: Vec<PageSection>,
+    /// The locale asked for, when one other than the default was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// For a locale asked for: the locale each localised value came from
+    /// (`name`, `slug`, `meta`, `sections.<id>.<field>`), the asked one or
+    /// a fallback.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub locale_of: std::collections::BTreeMap<String, String>,
 }
 
 /// A visible navigation item with its resolved href and visible children.
@@ -95,7 +103,7 @@ impl Store {
 
 /// The page `slug` of `version` with its visible sections (see
 /// [`Store::delivered_page`]).
-fn page_of(conn: &Conn, scope: &Scope, slug: &str, version: Version) -> Result<DeliveredPage> {
+pub(crate) fn page_of(conn: &Conn, scope: &Scope, slug: &str, version: Version) -> Result<DeliveredPage> {
     let pages = version.table(EntityKind::Page);
     let sql = format!("SELECT * FROM {pages} WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL");
     let row = db::query(sql).bind_scope(scope).bind(slug).fetch_optional(conn)?;
@@ -115,7 +123,7 @@ fn page_of(conn: &Conn, scope: &Scope, slug: &str, version: Version) -> Result<D
         Some(_) => page_path(conn, scope, &page.id, version, &mut HashMap::new())?
             .ok_or_else(|| StoreError::not_found("page", slug))?,
     };
-    Ok(DeliveredPage { page, path, sections })
+    Ok(DeliveredPage { page, path, sections, locale: None, locale_of: Default::default() })
 }
 
 /// The navigation `key` and its visible items, nested, with hrefs

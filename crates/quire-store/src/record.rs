@@ -226,7 +226,8 @@ macro_rules! with_record {
     ($kind:expr, |$T:ident| $body:expr, else $other:expr) => {
         $crate::record::with_record!(@kinds $kind, $T, $body, $other;
             Page = Page, Section = PageSection, SectionTemplate = SectionTemplate, Collection = Collection,
-            Entry = Entry, Image = Image, Navigation = Navigation, NavItem = NavItem, Agent = Agent)
+            Entry = Entry, Image = Image, Navigation = Navigation, NavItem = NavItem, Agent = Agent,
+            Translation = Translation)
     };
     (@kinds $kind:expr, $T:ident, $body:expr, $other:expr; $($k:ident = $t:ident),+) => {
         match $kind {

@@ -38,6 +38,7 @@ impl Record for Page {
         children: &[
             Child { kind: EntityKind::Section, column: "page_id", top_level: false },
             Child { kind: EntityKind::Page, column: "parent_id", top_level: false },
+            Child { kind: EntityKind::Translation, column: "record_id", top_level: false },
         ],
         published: Some(Published {
             table: "published_pages",
@@ -150,6 +151,7 @@ impl Record for Entry {
             kind: EntityKind::Collection,
             role: "collection",
         }],
+        children: &[Child { kind: EntityKind::Translation, column: "record_id", top_level: false }],
         small: false,
         published: Some(Published { table: "published_entries", document: Document::Own { withdrawn: Some("draft") } }),
         ..Entity::new(EntityKind::Entry, "entries", "entry")
@@ -178,6 +180,171 @@ impl Record for Entry {
         let collection: Collection = find(conn, scope, &self.collection_id)?;
         Ok(validate_content("content", &collection.fields, &self.content))
     }
+}
+
+// ---------------------------------------------------------------- translations
+
+impl Record for Translation {
+    const ENTITY: Entity = Entity {
+        unique: Some(Unique { column: "slug", within: Some("slug_scope") }),
+        small: false,
+        published: Some(Published {
+            table: "published_translations",
+            document: Document::Own { withdrawn: Some("unpublished") },
+        }),
+        ..Entity::new(EntityKind::Translation, "translations", "translation")
+    };
+    stamped!(|t: &Self| format!("{} {} ({})", t.record_kind, t.record_id, t.locale));
+    columns!(Translation {
+        record_kind: wire,
+        record_id,
+        locale,
+        slug,
+        slug_scope,
+        fields: json,
+        source_hash,
+        status: wire
+    });
+
+    /// Its document is live, its locale one of the site's others, and its
+    /// fields are the document's localised ones (see [`Translation`]).
+    fn check_more(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<Vec<FieldError>> {
+        if before.is_some_and(|b| b.fields == self.fields && b.slug_scope == self.slug_scope) {
+            return Ok(Vec::new());
+        }
+        translation_errors(conn, scope, self)
+    }
+}
+
+/// The slug scope of a translation into `locale` of `document` (see
+/// [`Translation::slug_scope`]).
+pub(crate) fn slug_scope(kind: EntityKind, collection: Option<&str>, locale: &str) -> String {
+    match collection {
+        Some(collection) => format!("{kind}:{collection}:{locale}"),
+        None => format!("{kind}:{locale}"),
+    }
+}
+
+/// What is wrong with translation `t` beyond its own values: its locale is
+/// not one of the site's others, or a field is not a localised one of its
+/// document (or its sections', items'), or a value breaks its field's rules.
+fn translation_errors(conn: &Conn, scope: &Scope, t: &Translation) -> Result<Vec<FieldError>> {
+    let default: Option<i64> =
+        db::query_scalar("SELECT is_default FROM site_locales WHERE site_id = ?1 AND tag = ?2 AND archived_at IS NULL")
+            .bind(&scope.site_id)
+            .bind(&t.locale)
+            .fetch_optional(conn)?;
+    match default {
+        None => {
+            let tags: Vec<String> = db::query_scalar(
+                "SELECT tag FROM site_locales WHERE site_id = ?1 AND archived_at IS NULL ORDER BY position, tag",
+            )
+            .bind(&scope.site_id)
+            .fetch_all(conn)?;
+            return Err(StoreError::invalid(
+                "locale",
+                format!("{} is not one of the site's locales ({})", t.locale, tags.join(", ")),
+            ));
+        }
+        Some(1) => {
+            return Err(StoreError::invalid(
+                "locale",
+                format!("{} is the site's default locale: its values are the record's own", t.locale),
+            ));
+        }
+        Some(_) => {}
+    }
+    let Value::Object(fields) = &t.fields else { return Ok(Vec::new()) };
+    let mut errors = Vec::new();
+    let (allowed, collection): (&[&str], Option<String>) = match t.record_kind {
+        EntityKind::Page => {
+            load_live::<Page>(conn, scope, &t.record_id)?.ok_or_else(|| StoreError::not_found("page", &t.record_id))?;
+            (&["name", "slug", "meta", "sections"], None)
+        }
+        EntityKind::Entry => {
+            let entry = load_live::<Entry>(conn, scope, &t.record_id)?
+                .ok_or_else(|| StoreError::not_found("entry", &t.record_id))?;
+            (&["title", "slug", "excerpt", "content"], Some(entry.collection_id))
+        }
+        EntityKind::Navigation => {
+            load_live::<Navigation>(conn, scope, &t.record_id)?
+                .ok_or_else(|| StoreError::not_found("navigation", &t.record_id))?;
+            (&["items"], None)
+        }
+        _ => return Ok(Vec::new()),
+    };
+    if t.slug_scope != slug_scope(t.record_kind, collection.as_deref(), &t.locale) {
+        return Err(StoreError::invalid("slugScope", "does not match the translated record and locale"));
+    }
+    for key in fields.keys().filter(|k| !allowed.contains(&k.as_str())) {
+        errors.push(FieldError::new(
+            format!("fields.{key}"),
+            format!("not a localised field of a {} (localised: {})", t.record_kind, allowed.join(", ")),
+        ));
+    }
+    if fields.get("slug").and_then(Value::as_str) != t.slug.as_deref() {
+        errors.push(FieldError::new("fields.slug", "must be the translation's slug"));
+    }
+    if let Some(meta) = fields.get("meta")
+        && !meta.is_object()
+    {
+        errors.push(FieldError::new("fields.meta", "must be an object"));
+    }
+    let localized = |defs: &[quire_core::fields::FieldDef]| -> Vec<quire_core::fields::FieldDef> {
+        defs.iter()
+            .filter(|f| f.localized)
+            .map(|f| quire_core::fields::FieldDef { required: false, ..f.clone() })
+            .collect()
+    };
+    let parts = |key: &str| -> Option<&serde_json::Map<String, Value>> { fields.get(key).and_then(Value::as_object) };
+    for key in ["sections", "items", "content"] {
+        if fields.get(key).is_some_and(|v| !v.is_object()) {
+            errors.push(FieldError::new(format!("fields.{key}"), "must be an object"));
+        }
+    }
+    for (id, content) in parts("sections").into_iter().flatten() {
+        let here = format!("fields.sections.{id}");
+        match load_live::<PageSection>(conn, scope, id)? {
+            Some(section) if section.page_id == t.record_id => {
+                let template = by_key::<SectionTemplate>(conn, scope, &section.template_key)?;
+                let defs = localized(template.as_ref().map_or(&[][..], |t| &t.fields));
+                if defs.is_empty() {
+                    errors.push(FieldError::new(
+                        here,
+                        format!("template {} has no localised fields", section.template_key),
+                    ));
+                } else {
+                    errors.extend(validate_content(&here, &defs, content));
+                }
+            }
+            _ => errors.push(FieldError::new(here, "not a live section of this page")),
+        }
+    }
+    if let (Some(content), Some(collection)) = (fields.get("content"), &collection) {
+        let collection: Collection = find(conn, scope, collection)?;
+        let defs = localized(&collection.fields);
+        if defs.is_empty() {
+            errors.push(FieldError::new(
+                "fields.content",
+                format!("collection {} has no localised fields", collection.slug),
+            ));
+        } else {
+            errors.extend(validate_content("fields.content", &defs, content));
+        }
+    }
+    for (id, item) in parts("items").into_iter().flatten() {
+        let here = format!("fields.items.{id}");
+        match load_live::<NavItem>(conn, scope, id)? {
+            Some(found) if found.navigation_id == t.record_id => match item.get("label") {
+                Some(Value::String(label)) if item.as_object().is_some_and(|o| o.len() == 1) => {
+                    errors.extend(quire_core::text::check_line(&format!("{here}.label"), label, 120).err());
+                }
+                _ => errors.push(FieldError::new(here, "must be { \"label\": text }")),
+            },
+            _ => errors.push(FieldError::new(here, "not a live item of this navigation")),
+        }
+    }
+    Ok(errors)
 }
 
 // ---------------------------------------------------------------- images
@@ -212,7 +379,10 @@ impl Record for Image {
 impl Record for Navigation {
     const ENTITY: Entity = Entity {
         unique: Some(Unique { column: "key", within: None }),
-        children: &[Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true }],
+        children: &[
+            Child { kind: EntityKind::NavItem, column: "navigation_id", top_level: true },
+            Child { kind: EntityKind::Translation, column: "record_id", top_level: false },
+        ],
         published: Some(Published { table: "published_navigations", document: Document::Own { withdrawn: None } }),
         ..Entity::new(EntityKind::Navigation, "navigations", "navigation")
     };

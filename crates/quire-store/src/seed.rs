@@ -202,6 +202,37 @@ const IMAGES: &[(&str, &str, [u8; 3], [u8; 3])] = &[
 ];
 
 impl Seeder<'_> {
+    /// German beside English, and the home page in German, published.
+    async fn german(&mut self, home: &Page) -> Result<()> {
+        let locales = self.store.site_locales(&self.scope.site_id).await?;
+        if !locales.iter().any(|l| l.tag == "de") {
+            let mut wanted = locales;
+            wanted.push(SiteLocale { tag: "de".into(), fallback: None, is_default: false });
+            self.store.set_site_locales(&self.scope.site_id, wanted).await?;
+        }
+        if !self.store.translations(&self.scope, EntityKind::Page, &home.id).await?.translations.is_empty() {
+            return Ok(());
+        }
+        let sections = self.store.sections(&self.scope, &home.id, 10, None).await?.items;
+        let mut german = serde_json::Map::new();
+        for section in sections {
+            let words = match section.template_key.as_str() {
+                "hero" => {
+                    json!({"heading": "Ihre Website, im Gespräch bearbeitet", "subheading": "Quire ist ein Headless-CMS mit einem Agenten, der fragt, bevor er etwas löscht.", "cta": {"label": "Preise ansehen", "href": "/pricing"}})
+                }
+                "cta" => {
+                    json!({"heading": "Mit einem Befehl starten", "body": "Programm starten, Website öffnen, mit ihr sprechen."})
+                }
+                _ => continue,
+            };
+            german.insert(section.id, words);
+        }
+        let fields = json!({ "name": "Startseite", "meta": { "title": "Quire — Inhalte mit einem umsichtigen Agenten" }, "sections": german });
+        self.store.put_translation(&self.ctx, &self.scope, EntityKind::Page, &home.id, "de", fields, true).await?;
+        self.created += 1;
+        Ok(())
+    }
+
     async fn content<F: SeedFiles + ?Sized>(&mut self, files: &F) -> Result<()> {
         let mut urls = Vec::new();
         for (name, alt, a, b) in IMAGES {
@@ -327,7 +358,7 @@ impl Seeder<'_> {
                 self.nav(&footer.id, item).await?;
             }
         }
-        Ok(())
+        self.german(&home).await
     }
 
     /// Writes a gradient PNG (if missing) and records it; returns (id, url).

@@ -12,8 +12,10 @@ use crate::extract::{ApiPath, ApiQuery};
 use axum::extract::FromRequestParts;
 use axum::extract::State;
 use axum::http::request::Parts;
+use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
+use quire_app::locales;
 use quire_app::published::{self, Reading};
 use quire_store::{DeliveredNavItem, DeliveredPage, EntryView};
 use serde::{Deserialize, Serialize};
@@ -44,6 +46,12 @@ pub struct SiteQuery {
     #[serde(rename = "previewToken")]
     #[param(rename = "previewToken")]
     pub preview_token: Option<String>,
+    /// The locale to deliver a page in (one of the site's, `de`); without
+    /// it, the best of `Accept-Language`, else the default. What a
+    /// translation lacks comes from its fallbacks, and `localeOf` says
+    /// which locale each value came from. Pages only, for now: a menu or a
+    /// list asked for a locale answers 400.
+    pub locale: Option<String>,
 }
 
 /// A request for one delivered document: what it reads ([`reading`] of its
@@ -51,6 +59,10 @@ pub struct SiteQuery {
 pub struct Delivery {
     state: AppState,
     reading: Reading,
+    /// `?locale=`, if given.
+    locale: Option<String>,
+    /// The `Accept-Language` header, if sent.
+    accept: Option<String>,
 }
 
 impl FromRequestParts<AppState> for Delivery {
@@ -58,13 +70,23 @@ impl FromRequestParts<AppState> for Delivery {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let ApiQuery(q) = ApiQuery::<SiteQuery>::from_request_parts(parts, state).await?;
-        Ok(Delivery { reading: reading(state, parts, &q).await?, state: state.clone() })
+        let accept = parts.headers.get(axum::http::header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+        let accept = accept.map(str::to_string);
+        Ok(Delivery { reading: reading(state, parts, &q).await?, state: state.clone(), locale: q.locale, accept })
     }
 }
 
 impl Delivery {
     fn services(&self) -> &quire_tools::Services {
         self.state.registry().services()
+    }
+
+    /// Refuses `?locale=` where nothing is delivered by locale yet.
+    fn no_locale(&self, what: &str) -> ApiResult<()> {
+        match &self.locale {
+            Some(_) => Err(ApiError::bad_request(format!("locale: {what} are not delivered by locale yet; pages are"))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -105,9 +127,15 @@ async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResul
 
 /// A published page with its visible, published sections in order.
 #[utoipa::path(get, path = "/api/v1/delivery/pages/{slug}", operation_id = "getDeliveredPage", tag = "delivery", params(("slug" = String, Path, description = "Page slug"), SiteQuery),
-    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn page(ApiPath(slug): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredPage>> {
-    Ok(Json(published::delivered_page(d.services(), &d.reading, &slug).await?))
+    responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, description = "A locale the site does not have", body = ErrorBody)))]
+pub async fn page(ApiPath(slug): ApiPath<String>, d: Delivery) -> ApiResult<impl IntoResponse> {
+    let services = d.services();
+    let page = match locales::reader_locale(services, &d.reading, d.locale.as_deref(), d.accept.as_deref()).await? {
+        Some(chain) => locales::delivered_page(services, &d.reading, &slug, &chain).await?,
+        None => published::delivered_page(services, &d.reading, &slug).await?,
+    };
+    // What a cache keeps depends on the reader's languages.
+    Ok(([(axum::http::header::VARY, "Accept-Language")], Json(page)))
 }
 
 /// A navigation's visible items, nested, with resolved hrefs.
@@ -126,6 +154,7 @@ pub struct DeliveredNavigation {
 #[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", operation_id = "getDeliveredNavigation", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
     responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn navigation(ApiPath(key): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredNavigation>> {
+    d.no_locale("menus")?;
     let (nav, items) = published::delivered_navigation(d.services(), &d.reading, &key).await?;
     Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
 }
@@ -163,6 +192,7 @@ pub async fn entries(
         env: q.env.clone(),
         preview: q.preview,
         preview_token: q.preview_token.clone(),
+        locale: None,
     };
     let reading = reading(&state, &mut parts, &site).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };

@@ -9,6 +9,7 @@ pub mod collections;
 pub mod delivery;
 pub mod images;
 pub mod jobs;
+pub mod locales;
 pub mod navigation;
 pub mod oauth;
 pub mod openai;
@@ -56,6 +57,7 @@ pub fn router() -> Router<AppState> {
         .merge(tokens::router())
         .merge(oauth::router())
         .merge(webhooks::router())
+        .merge(locales::router())
 }
 
 /// Default page size of lists.

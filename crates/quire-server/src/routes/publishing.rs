@@ -73,4 +73,14 @@ publishing_routes! {
     /// Whether a navigation is published, and whether its draft differs from it.
     navigation_publication: get "/api/v1/navigations/{key}/publication" "getNavigationPublication" "navigation"
         ("key": "Navigation key or id") => publication(Navigation) "Where the navigation stands";
+
+    /// Publishes a translation (a document's values in one locale) as its draft is now.
+    publish_translation: post "/api/v1/translations/{id}/publish" "publishTranslation" "locales" ("id": "Translation id")
+        => publish(Translation) "The translation is published as its draft was";
+    /// Takes a translation off the public site: readers of its locale get the fallbacks' values.
+    unpublish_translation: post "/api/v1/translations/{id}/unpublish" "unpublishTranslation" "locales"
+        ("id": "Translation id") => unpublish(Translation) "The translation is off the public site";
+    /// Gives up a translation's draft: it becomes what is published again.
+    discard_translation: post "/api/v1/translations/{id}/discard" "discardTranslationDraft" "locales"
+        ("id": "Translation id") => discard_draft(Translation) "The translation's draft is what is published again";
 }

@@ -342,6 +342,10 @@ impl TestApp {
         let deliveries = self.get(&format!("/api/v1/webhooks/{hook}/deliveries")).await;
         values.insert("delivery", first(deliveries.body));
         values.insert("webhook", hook);
+        // the demo's German home page
+        let translations = self.get(&format!("/api/v1/pages/{}/translations", values["page"])).await;
+        let translation = translations.body["translations"][0]["translation"]["id"].as_str();
+        values.insert("translation", translation.expect("the demo's home page in German").to_string());
         values
     }
 
@@ -396,6 +400,8 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("schedules", _) => "schedule",
         ("webhooks", _) => "webhook",
         ("webhook-deliveries", _) => "delivery",
+        ("translations", "{locale}") => return "de".into(),
+        ("translations", _) => "translation",
         ("items", "{entity}") => return "page".into(),
         (_, "{document}") => "page",
         ("turns", _) => return "1".into(),

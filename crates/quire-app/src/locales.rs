@@ -1,0 +1,113 @@
+//! Locales ([decision 0050]): a site's languages (its admins set them),
+//! the translations of a document (whoever may change the document writes
+//! them, whoever may publish it publishes them), and which locale a
+//! delivery reader gets.
+//!
+//! [decision 0050]: ../../../docs/decisions/0050-locales.md
+
+use crate::published::Reading;
+use crate::{Actor, AppError, AppResult, Permission, authorize};
+use quire_core::locale::{TRANSLATED, canonical, chain, negotiate};
+use quire_core::model::{ChangeContext, EntityKind, SiteLocale, Translation};
+use quire_store::{DeliveredPage, Translations};
+use quire_tools::Services;
+use serde_json::Value;
+
+/// The site's locales, the default first.
+pub async fn locales(services: &Services, actor: &Actor) -> AppResult<Vec<SiteLocale>> {
+    authorize(actor, Permission::Read)?;
+    Ok(services.store.site_locales(&actor.scope.site_id).await?)
+}
+
+/// Sets the site's locales: those left out are kept with their
+/// translations, hidden, until added again.
+pub async fn set_locales(services: &Services, actor: &Actor, locales: Vec<SiteLocale>) -> AppResult<Vec<SiteLocale>> {
+    authorize(actor, Permission::Administer)?;
+    Ok(services.store.set_site_locales(&actor.scope.site_id, locales).await?)
+}
+
+/// The kind of a translated document, or a refusal naming the field.
+fn translated(kind: EntityKind) -> AppResult<EntityKind> {
+    if TRANSLATED.contains(&kind) {
+        Ok(kind)
+    } else {
+        Err(AppError::invalid("entity", format!("{kind} has no translations (pages, entries and navigations have)")))
+    }
+}
+
+/// The translations of a document (by id), with the locales it lacks and
+/// those gone stale.
+pub async fn translations(services: &Services, actor: &Actor, kind: EntityKind, id: &str) -> AppResult<Translations> {
+    authorize(actor, Permission::Read)?;
+    Ok(services.store.translations(&actor.scope, translated(kind)?, id).await?)
+}
+
+/// Writes a document's translation into `locale` (its localised fields,
+/// replacing what it had): a draft, or published at once with `publish`
+/// by whoever may publish the document.
+pub async fn translate(
+    services: &Services,
+    actor: &Actor,
+    kind: EntityKind,
+    id: &str,
+    locale: &str,
+    fields: Value,
+    publish: bool,
+) -> AppResult<Translation> {
+    let kind = translated(kind)?;
+    authorize(actor, Permission::Write(kind))?;
+    if publish {
+        authorize(actor, Permission::Publish(kind))?;
+    }
+    let ctx = ChangeContext { publishing: quire_core::model::Publishing::ByStatus, ..actor.change_context() };
+    Ok(services.store.put_translation(&ctx, &actor.scope, kind, id, locale, fields, publish).await?)
+}
+
+/// The locale a delivery reader gets: `asked` (`?locale=`, which must be
+/// one of the site's) or else the best of `accept` (`Accept-Language`);
+/// none for the default (the records' own values).
+pub async fn reader_locale(
+    services: &Services,
+    reading: &Reading,
+    asked: Option<&str>,
+    accept: Option<&str>,
+) -> AppResult<Option<Vec<String>>> {
+    if asked.is_none() && accept.is_none() {
+        return Ok(None);
+    }
+    let locales = services.store.site_locales(&reading.scope.site_id).await?;
+    let tag = match asked {
+        Some(asked) => {
+            let known = canonical(asked).and_then(|c| locales.iter().find(|l| l.tag == c));
+            match known {
+                Some(l) => l.tag.clone(),
+                None => {
+                    let tags: Vec<&str> = locales.iter().map(|l| l.tag.as_str()).collect();
+                    return Err(AppError::invalid(
+                        "locale",
+                        format!("locale: {asked} is not one of the site's locales ({})", tags.join(", ")),
+                    ));
+                }
+            }
+        }
+        None => match accept.and_then(|a| negotiate(a, &locales)) {
+            Some(tag) => tag,
+            None => return Ok(None),
+        },
+    };
+    if locales.iter().any(|l| l.tag == tag && l.is_default) {
+        return Ok(None);
+    }
+    Ok(Some(chain(&locales, &tag)))
+}
+
+/// A page as `reading` reads it, in the locales of `chain` (see
+/// [`reader_locale`]).
+pub async fn delivered_page(
+    services: &Services,
+    reading: &Reading,
+    slug: &str,
+    chain: &[String],
+) -> AppResult<DeliveredPage> {
+    Ok(services.store.delivered_page_in(&reading.scope, slug, reading.version, chain).await?)
+}

@@ -1,0 +1,198 @@
+//! Locales over REST: a site's languages set by its admins (bad tags,
+//! circles and a new default refused), a page translated as a draft then
+//! published on its own, delivery by `?locale=` and `Accept-Language` with
+//! the fallback chain and the locale of each value, paths by localised
+//! slugs, stale translations, a locale taken away and brought back with
+//! its translations, and a page's archive taking its translations along.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::TestApp;
+use serde_json::{Value, json};
+
+async fn set_locales(app: &TestApp, locales: Value) -> common::Reply {
+    app.send("PUT", "/api/v1/locales", Some(&app.admin), Some(json!({ "locales": locales }))).await
+}
+
+fn german() -> Value {
+    json!([
+        { "tag": "en", "isDefault": true },
+        { "tag": "de", "isDefault": false },
+        { "tag": "de-AT", "fallback": "de", "isDefault": false },
+    ])
+}
+
+/// The delivered page `slug` in `locale` (none: no `?locale=`), with an
+/// `Accept-Language` header if given: status, body and `Vary`.
+async fn delivered(app: &TestApp, slug: &str, locale: Option<&str>, accept: Option<&str>) -> (u16, Value, String) {
+    let query = locale.map(|l| format!("?locale={l}")).unwrap_or_default();
+    let mut req = Request::get(format!("/api/v1/delivery/pages/{slug}{query}"));
+    if let Some(accept) = accept {
+        req = req.header("accept-language", accept);
+    }
+    let raw = app.raw(req.body(Body::empty()).unwrap()).await;
+    (raw.status, raw.json(), raw.header("vary").to_string())
+}
+
+#[tokio::test]
+async fn a_site_has_locales_its_admins_set_and_bad_ones_are_refused_naming_the_field() {
+    let app = TestApp::new().await;
+    let listed = app.get("/api/v1/locales").await;
+    assert_status!(listed, 200);
+    assert_eq!(
+        listed.body["items"],
+        json!([{ "tag": "en", "fallback": null, "isDefault": true }, { "tag": "de", "fallback": null, "isDefault": false }]),
+        "the demo site is in English and German"
+    );
+
+    let by_editor = app.send("PUT", "/api/v1/locales", Some(&app.editor), Some(json!({ "locales": german() }))).await;
+    assert_status!(by_editor, 403);
+    let bad =
+        set_locales(&app, json!([{ "tag": "en", "isDefault": true }, { "tag": "deutsch", "isDefault": false }])).await;
+    assert_eq!((bad.status.as_u16(), bad.body["field"].as_str()), (422, Some("locales.1.tag")), "{}", bad.body);
+    let circle = set_locales(
+        &app,
+        json!([{ "tag": "en", "isDefault": true }, { "tag": "de", "fallback": "fr", "isDefault": false },
+               { "tag": "fr", "fallback": "de", "isDefault": false }]),
+    )
+    .await;
+    assert_status!(circle, 422);
+    assert!(circle.error().contains("circle"), "{}", circle.body);
+    let moved =
+        set_locales(&app, json!([{ "tag": "en", "isDefault": false }, { "tag": "de", "isDefault": true }])).await;
+    assert_status!(moved, 422);
+    assert!(moved.error().contains("stays en"), "{}", moved.body);
+    assert_eq!(app.get("/api/v1/locales").await.body["count"], 2, "nothing changed");
+
+    let set = set_locales(&app, german()).await;
+    assert_status!(set, 200);
+    let tags: Vec<&str> = set.body["items"].as_array().unwrap().iter().map(|l| l["tag"].as_str().unwrap()).collect();
+    assert_eq!(tags, ["en", "de", "de-AT"]);
+}
+
+#[tokio::test]
+async fn a_translated_page_is_drafted_published_and_delivered_by_locale_with_its_fallbacks() {
+    let app = TestApp::new().await;
+    assert_status!(set_locales(&app, german()).await, 200);
+    let about = app.page_id("about").await;
+    let sections = app.get(&format!("/api/v1/pages/{about}/sections")).await;
+    let section = sections.body["items"][0]["id"].as_str().unwrap().to_string();
+    let template = sections.body["items"][0]["templateKey"].as_str().unwrap().to_string();
+    assert_eq!(template, "text", "{}", sections.body);
+
+    // Bad translations change nothing and name what is wrong.
+    let put = |locale: &str, fields: Value| {
+        let path = format!("/api/v1/pages/{about}/translations/{locale}");
+        let app = &app;
+        async move { app.send("PUT", &path, Some(&app.editor), Some(json!({ "fields": fields }))).await }
+    };
+    let stray = put("de", json!({ "isProtected": true })).await;
+    assert_eq!(
+        (stray.status.as_u16(), stray.body["field"].as_str()),
+        (422, Some("fields.isProtected")),
+        "{}",
+        stray.body
+    );
+    let french = put("fr", json!({ "name": "À propos" })).await;
+    assert_eq!((french.status.as_u16(), french.body["field"].as_str()), (422, Some("locale")), "{}", french.body);
+    assert!(french.error().contains("en, de, de-AT"), "{}", french.body);
+    let english = put("en", json!({ "name": "About" })).await;
+    assert_status!(english, 422);
+    let unknown_field = put("de", json!({ "sections": { section.clone(): { "colour": "rot" } } })).await;
+    assert_status!(unknown_field, 422);
+    assert!(unknown_field.body["field"].as_str().unwrap().starts_with(&format!("fields.sections.{section}")));
+    let viewer = app
+        .send(
+            "PUT",
+            &format!("/api/v1/pages/{about}/translations/de"),
+            Some(&app.viewer),
+            Some(json!({ "fields": { "name": "Über uns" } })),
+        )
+        .await;
+    assert_status!(viewer, 403);
+
+    // A draft: the public site does not move.
+    let fields = json!({
+        "name": "Über uns",
+        "slug": "ueber-uns",
+        "meta": { "title": "Über uns" },
+        "sections": { section.clone(): { "heading": "Wer wir sind" } },
+    });
+    let drafted = put("de", fields).await;
+    assert_status!(drafted, 200);
+    assert_eq!((drafted.body["status"].as_str(), drafted.body["locale"].as_str()), (Some("draft"), Some("de")));
+    let translation = drafted.body["id"].as_str().unwrap().to_string();
+    let (status, page, vary) = delivered(&app, "about", Some("de"), None).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(vary, "Accept-Language");
+    assert_eq!((page["name"].as_str(), page["locale"].as_str()), (Some("About"), Some("de")), "{page}");
+    assert_eq!(page["localeOf"]["name"], "en", "a draft is not delivered: the default's value");
+
+    // Published on its own: the German page, its path and its section.
+    let published = app.post(&format!("/api/v1/translations/{translation}/publish"), json!({})).await;
+    assert_status!(published, 200);
+    let (status, page, _) = delivered(&app, "about", Some("de"), None).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        (page["name"].as_str(), page["slug"].as_str(), page["path"].as_str()),
+        (Some("Über uns"), Some("ueber-uns"), Some("/ueber-uns"))
+    );
+    let delivered_section = page["sections"].as_array().unwrap().iter().find(|s| s["id"] == section.as_str()).unwrap();
+    assert_eq!(delivered_section["content"]["heading"], "Wer wir sind");
+    assert!(delivered_section["content"]["body"].is_string(), "an untranslated value stays");
+    assert_eq!(page["localeOf"]["name"], "de");
+    assert_eq!(page["localeOf"][format!("sections.{section}.heading")], "de");
+    // By its German slug, and by Accept-Language: Austrian German falls back to German.
+    let (status, by_slug, _) = delivered(&app, "ueber-uns", Some("de"), None).await;
+    assert_eq!((status, by_slug["id"].as_str()), (200, Some(about.as_str())));
+    let (_, austrian, _) = delivered(&app, "about", None, Some("de-AT, en;q=0.5")).await;
+    assert_eq!((austrian["locale"].as_str(), austrian["name"].as_str()), (Some("de-AT"), Some("Über uns")));
+    assert_eq!(austrian["localeOf"]["name"], "de", "de-AT has none: its fallback's");
+    // Without a locale, or asking for the default: the page as it was.
+    let (_, plain, _) = delivered(&app, "about", None, None).await;
+    assert_eq!(plain["name"], "About");
+    assert!(plain.get("locale").is_none() && plain.get("localeOf").is_none(), "{plain}");
+    let (_, english, _) = delivered(&app, "about", None, Some("en-GB")).await;
+    assert_eq!(english["name"], "About");
+    let (status, unknown, _) = delivered(&app, "about", Some("fr"), None).await;
+    assert_eq!((status, unknown["field"].as_str()), (422, Some("locale")), "{unknown}");
+    let menu = app.send("GET", "/api/v1/delivery/navigations/header?locale=de", None, None).await;
+    assert_status!(menu, 400);
+
+    // Which locales it has, lacks and has gone stale.
+    let listed = app.get(&format!("/api/v1/pages/{about}/translations")).await;
+    assert_status!(listed, 200);
+    assert_eq!(listed.body["missing"], json!(["de-AT"]));
+    assert_eq!(listed.body["stale"], json!([]));
+    assert_eq!(listed.body["translations"][0]["published"], true);
+    assert_status!(app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": "About us" })).await, 200);
+    let listed = app.get(&format!("/api/v1/pages/{about}/translations")).await;
+    assert_eq!(listed.body["stale"], json!(["de"]), "the English changed since");
+
+    // Each write of a translation is in the change log.
+    let changes = app.get("/api/v1/changes?limit=10").await;
+    let kinds: Vec<&str> =
+        changes.body["items"].as_array().unwrap().iter().filter_map(|c| c["entity"].as_str()).collect();
+    assert!(kinds.contains(&"translation"), "{kinds:?}");
+
+    // A locale taken away hides its translations; brought back, they return.
+    assert_status!(set_locales(&app, json!([{ "tag": "en", "isDefault": true }])).await, 200);
+    let (status, _, _) = delivered(&app, "about", Some("de"), None).await;
+    assert_eq!(status, 422);
+    assert_status!(set_locales(&app, german()).await, 200);
+    let (_, back, _) = delivered(&app, "about", Some("de"), None).await;
+    assert_eq!(back["name"], "Über uns");
+
+    // The demo's home page is in German.
+    let (_, home, _) = delivered(&app, "home", Some("de"), None).await;
+    assert_eq!((home["name"].as_str(), home["path"].as_str()), (Some("Startseite"), Some("/")), "{home}");
+
+    // The page archived takes its translation along.
+    let archived = app.delete(&format!("/api/v1/pages/{about}")).await;
+    assert_status!(archived, 200);
+    let (status, _, _) = delivered(&app, "ueber-uns", Some("de"), None).await;
+    assert_eq!(status, 404);
+    assert_status!(app.get(&format!("/api/v1/pages/{about}/translations")).await, 404);
+}

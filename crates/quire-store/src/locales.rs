@@ -1,0 +1,450 @@
+//! Locales ([decision 0050]): a site's languages, and the translations of
+//! its documents into the ones beside the default.
+//!
+//! A translation is a record of its own (`records.rs`): its document's
+//! localised values in one locale, with a draft and a published copy,
+//! logged, archived with its document, restored, undone and staged in a
+//! release like any document. A locale taken off the site is kept, marked
+//! archived, with every translation into it: delivery no longer offers it,
+//! and adding it again brings them back.
+//!
+//! [decision 0050]: ../../../docs/decisions/0050-locales.md
+
+use crate::db::{self, Conn, Row};
+use crate::delivery::DeliveredPage;
+use crate::log::new_id;
+use crate::record::{Record, Version, create, load_live, load_to_change, write_version};
+use crate::records::slug_scope;
+use crate::{Result, Scope, Store, StoreError};
+use chrono::Utc;
+use quire_core::locale::{check_locales, digest, own_fields};
+use quire_core::model::*;
+use quire_core::{ValidationErrors, fields::FieldDef};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+fn locale_of(row: &Row) -> Result<SiteLocale> {
+    Ok(SiteLocale {
+        tag: row.try_get("tag")?,
+        fallback: row.try_get("fallback")?,
+        is_default: row.try_get::<i64, _>("is_default")? == 1,
+    })
+}
+
+/// The live locales of `site`, the default first.
+pub(crate) fn site_locales_in(conn: &Conn, site: &str) -> Result<Vec<SiteLocale>> {
+    let rows = db::query(
+        "SELECT tag, fallback, is_default FROM site_locales WHERE site_id = ?1 AND archived_at IS NULL
+         ORDER BY is_default DESC, position, tag",
+    )
+    .bind(site)
+    .fetch_all(conn)?;
+    rows.iter().map(locale_of).collect()
+}
+
+/// The default locale's values of the localised fields of document `id`
+/// of `kind` (what its translations are made from), for their digest.
+fn source_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Value> {
+    let localized = |defs: &[FieldDef], content: &Value| -> Value {
+        let picked: Map<String, Value> = defs
+            .iter()
+            .filter(|f| f.localized)
+            .filter_map(|f| content.get(&f.name).map(|v| (f.name.clone(), v.clone())))
+            .collect();
+        Value::Object(picked)
+    };
+    Ok(match kind {
+        EntityKind::Page => {
+            let page: Page = load_live(conn, scope, id)?.ok_or_else(|| StoreError::not_found("page", id))?;
+            let ids: Vec<String> = db::query_scalar(
+                "SELECT id FROM page_sections WHERE page_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
+                 ORDER BY sort_order, id",
+            )
+            .bind(id)
+            .bind_scope(scope)
+            .fetch_all(conn)?;
+            let mut sections = Map::new();
+            for section_id in ids {
+                let Some(section) = load_live::<PageSection>(conn, scope, &section_id)? else { continue };
+                let template = crate::record::by_key::<SectionTemplate>(conn, scope, &section.template_key)?;
+                let defs = template.map(|t| t.fields).unwrap_or_default();
+                sections.insert(section_id, localized(&defs, &section.content));
+            }
+            json!({ "name": page.name, "slug": page.slug, "meta": page.meta, "sections": sections })
+        }
+        EntityKind::Entry => {
+            let entry: Entry = load_live(conn, scope, id)?.ok_or_else(|| StoreError::not_found("entry", id))?;
+            let collection: Collection = crate::record::find(conn, scope, &entry.collection_id)?;
+            let content = localized(&collection.fields, &entry.content);
+            json!({ "title": entry.title, "slug": entry.slug, "excerpt": entry.excerpt, "content": content })
+        }
+        EntityKind::Navigation => {
+            load_live::<Navigation>(conn, scope, id)?.ok_or_else(|| StoreError::not_found("navigation", id))?;
+            let rows: Vec<(String, String)> = db::query_as(
+                "SELECT id, label FROM nav_items WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3
+                 AND archive_id IS NULL ORDER BY id",
+            )
+            .bind(id)
+            .bind_scope(scope)
+            .fetch_all(conn)?;
+            let items: Map<String, Value> =
+                rows.into_iter().map(|(id, label)| (id, json!({ "label": label }))).collect();
+            json!({ "items": items })
+        }
+        other => return Err(StoreError::invalid("entity", format!("{other} has no translations"))),
+    })
+}
+
+/// The live translation of document `id` into `locale`, as `version` holds
+/// it.
+fn translation_in(conn: &Conn, scope: &Scope, id: &str, locale: &str, version: Version) -> Result<Option<Translation>> {
+    let row = db::query(format!(
+        "SELECT * FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
+        version.table(EntityKind::Translation)
+    ))
+    .bind(id)
+    .bind(locale)
+    .bind_scope(scope)
+    .fetch_optional(conn)?;
+    row.as_ref().map(Translation::from_row).transpose()
+}
+
+/// Where a translation stands against its document now.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TranslationState {
+    /// The translation (its working copy).
+    pub translation: Translation,
+    /// Whether the default locale's values changed since it was written.
+    pub stale: bool,
+    /// Whether it is on the public site.
+    pub published: bool,
+}
+
+/// A document's locales: which of the site's others it has a translation
+/// in, which it lacks, and which are stale.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Translations {
+    /// The site's default locale (the document's own values).
+    pub default_locale: String,
+    /// Its translations, by locale.
+    pub translations: Vec<TranslationState>,
+    /// The site's other locales it has no translation in.
+    pub missing: Vec<String>,
+    /// The locales whose translation is stale.
+    pub stale: Vec<String>,
+}
+
+impl Store {
+    /// The live locales of `site` (id), the default first.
+    pub async fn site_locales(&self, site: &str) -> Result<Vec<SiteLocale>> {
+        let site = site.to_string();
+        self.db.read(move |c| site_locales_in(c, &site)).await
+    }
+
+    /// Sets the locales of `site` (id) to `locales`, in their order: new
+    /// ones are added, those left out are archived with their translations
+    /// kept (adding one again brings them back). The default stays: the
+    /// records' own values are in it.
+    pub async fn set_site_locales(&self, site: &str, locales: Vec<SiteLocale>) -> Result<Vec<SiteLocale>> {
+        ValidationErrors::check(check_locales(&locales))?;
+        let site = site.to_string();
+        self.db
+            .write(move |c| {
+                let now = site_locales_in(c, &site)?;
+                let default = now.iter().find(|l| l.is_default).map(|l| l.tag.clone());
+                let wanted = locales.iter().find(|l| l.is_default).map(|l| l.tag.clone());
+                if default.is_some() && default != wanted {
+                    return Err(StoreError::invalid(
+                        "locales",
+                        format!(
+                            "the default locale stays {}: the records' own values are in it",
+                            default.unwrap_or_default()
+                        ),
+                    ));
+                }
+                let at = Utc::now();
+                db::query("UPDATE site_locales SET archived_at = ?2 WHERE site_id = ?1 AND archived_at IS NULL")
+                    .bind(&site)
+                    .bind(at)
+                    .execute(c)?;
+                for (position, locale) in locales.iter().enumerate() {
+                    let done = db::query(
+                        "UPDATE site_locales SET fallback = ?3, is_default = ?4, position = ?5, archived_at = NULL
+                         WHERE site_id = ?1 AND tag = ?2",
+                    )
+                    .bind(&site)
+                    .bind(&locale.tag)
+                    .bind(&locale.fallback)
+                    .bind(i64::from(locale.is_default))
+                    .bind(position as i64)
+                    .execute(c)?;
+                    if done.rows_affected() == 0 {
+                        db::query(
+                            "INSERT INTO site_locales (site_id, tag, fallback, is_default, position, created_at)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        )
+                        .bind(&site)
+                        .bind(&locale.tag)
+                        .bind(&locale.fallback)
+                        .bind(i64::from(locale.is_default))
+                        .bind(position as i64)
+                        .bind(at)
+                        .execute(c)?;
+                    }
+                }
+                site_locales_in(c, &site)
+            })
+            .await
+    }
+
+    /// The translations of document `id` of `kind` (live), with which of
+    /// the site's locales it lacks and which went stale.
+    pub async fn translations(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<Translations> {
+        let (scope, id) = (scope.clone(), id.to_string());
+        self.db
+            .read(move |c| {
+                let source = digest(&source_of(c, &scope, kind, &id)?);
+                let locales = site_locales_in(c, &scope.site_id)?;
+                let mut out = Translations {
+                    default_locale: locales.iter().find(|l| l.is_default).map(|l| l.tag.clone()).unwrap_or_default(),
+                    translations: Vec::new(),
+                    missing: Vec::new(),
+                    stale: Vec::new(),
+                };
+                for locale in locales.iter().filter(|l| !l.is_default) {
+                    match translation_in(c, &scope, &id, &locale.tag, Version::Working)? {
+                        Some(t) => {
+                            let stale = t.source_hash != source;
+                            if stale {
+                                out.stale.push(locale.tag.clone());
+                            }
+                            let published = translation_in(c, &scope, &id, &locale.tag, Version::Published)?.is_some();
+                            out.translations.push(TranslationState { translation: t, stale, published });
+                        }
+                        None => out.missing.push(locale.tag.clone()),
+                    }
+                }
+                Ok(out)
+            })
+            .await
+    }
+
+    /// Writes the translation of document `id` of `kind` into `locale`:
+    /// its localised `fields` (replacing what it had), made from the
+    /// default locale's values as they are now. A new one is a draft; with
+    /// `publish` (and a caller who publishes by status) it is published in
+    /// the same transaction.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn put_translation(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        kind: EntityKind,
+        id: &str,
+        locale: &str,
+        fields: Value,
+        publish: bool,
+    ) -> Result<Translation> {
+        let (ctx, scope, id, locale) = (ctx.clone(), scope.clone(), id.to_string(), locale.to_string());
+        self.db
+            .write(move |c| {
+                let source = digest(&source_of(c, &scope, kind, &id)?);
+                let collection = match kind {
+                    EntityKind::Entry => load_live::<Entry>(c, &scope, &id)?.map(|e| e.collection_id),
+                    _ => None,
+                };
+                let slug = fields.get("slug").and_then(Value::as_str).map(str::to_string);
+                let status = if publish { PublishStatus::Published } else { PublishStatus::Draft };
+                let existing = translation_in(c, &scope, &id, &locale, Version::Working)?;
+                let written = match existing {
+                    None => {
+                        let now = Utc::now();
+                        let t = Translation {
+                            id: new_id(),
+                            record_kind: kind,
+                            record_id: id.clone(),
+                            locale: locale.clone(),
+                            slug,
+                            slug_scope: slug_scope(kind, collection.as_deref(), &locale),
+                            fields,
+                            source_hash: source,
+                            status,
+                            version: 1,
+                            created_at: now,
+                            updated_at: now,
+                        };
+                        create(c, &ctx, &scope, &t)?;
+                        t
+                    }
+                    Some(t) => {
+                        let before: Translation = load_to_change(c, &scope, &t.id)?
+                            .ok_or_else(|| StoreError::not_found("translation", &t.id))?;
+                        let mut after = before.clone();
+                        after.fields = fields;
+                        after.slug = slug;
+                        after.source_hash = source;
+                        if publish {
+                            after.status = PublishStatus::Published;
+                        }
+                        if after != before {
+                            write_version(c, &scope, &ctx, &before, &mut after, ChangeAction::Update)?;
+                        }
+                        after
+                    }
+                };
+                if publish && ctx.publishing == Publishing::ByStatus {
+                    crate::record::publish_document(c, &ctx, &scope, EntityKind::Translation, &written.id)?;
+                }
+                Ok(written)
+            })
+            .await
+    }
+
+    /// The page `slug` (its own, or its slug in one of `chain`'s locales)
+    /// as `version` holds it, with the values of `chain` laid over its own:
+    /// `chain` is the locales a reader gets, the asked one first, the
+    /// default last (see `quire_core::locale::chain`).
+    pub async fn delivered_page_in(
+        &self,
+        scope: &Scope,
+        slug: &str,
+        version: Version,
+        chain: &[String],
+    ) -> Result<DeliveredPage> {
+        let (scope, slug, chain) = (scope.clone(), slug.to_string(), chain.to_vec());
+        self.db
+            .read(move |c| {
+                c.transaction(false, |c| {
+                    let translated = chain.iter().take(chain.len().saturating_sub(1));
+                    let mut id = None;
+                    for locale in translated.clone() {
+                        let found: Option<String> = db::query_scalar(format!(
+                            "SELECT record_id FROM {} WHERE site_id = ?1 AND env = ?2 AND slug_scope = ?3 AND slug = ?4
+                             AND archive_id IS NULL",
+                            version.table(EntityKind::Translation)
+                        ))
+                        .bind_scope(&scope)
+                        .bind(slug_scope(EntityKind::Page, None, locale))
+                        .bind(&slug)
+                        .fetch_optional(c)?;
+                        if found.is_some() {
+                            id = found;
+                            break;
+                        }
+                    }
+                    let own_slug = match id {
+                        Some(id) => db::query_scalar::<String>(format!(
+                            "SELECT slug FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
+                            version.table(EntityKind::Page)
+                        ))
+                        .bind(&id)
+                        .bind_scope(&scope)
+                        .fetch_optional(c)?
+                        .ok_or_else(|| StoreError::not_found("page", &slug))?,
+                        None => slug.clone(),
+                    };
+                    let mut page = crate::delivery::page_of(c, &scope, &own_slug, version)?;
+                    localize_page(c, &scope, &mut page, version, &chain)?;
+                    Ok(page)
+                })
+            })
+            .await
+    }
+}
+
+/// Lays the translations of `chain` over delivered `page` (the default's
+/// values): each localised value from the first locale of the chain that
+/// has it, its path from its and its ancestors' slugs in the same way, and
+/// which locale each value came from.
+fn localize_page(
+    conn: &Conn,
+    scope: &Scope,
+    page: &mut DeliveredPage,
+    version: Version,
+    chain: &[String],
+) -> Result<()> {
+    let Some((default, translated)) = chain.split_last() else { return Ok(()) };
+    let mut from: BTreeMap<String, String> = BTreeMap::new();
+    let mut sources = Vec::new();
+    for locale in translated {
+        if let Some(t) = translation_in(conn, scope, &page.page.id, locale, version)? {
+            sources.push((locale.clone(), t.fields));
+        }
+    }
+    // The fields of the page itself.
+    for field in own_fields(EntityKind::Page) {
+        let found = sources.iter().find_map(|(l, f)| f.get(*field).filter(|v| !v.is_null()).map(|v| (l, v)));
+        let locale = match found {
+            Some((locale, value)) => {
+                match *field {
+                    "name" => page.page.name = value.as_str().unwrap_or_default().to_string(),
+                    "slug" => page.page.slug = value.as_str().unwrap_or_default().to_string(),
+                    _ => page.page.meta = value.clone(),
+                }
+                locale.clone()
+            }
+            None => default.clone(),
+        };
+        from.insert((*field).to_string(), locale);
+    }
+    // Each section's localised content.
+    for section in &mut page.sections {
+        let Value::Object(content) = &mut section.content else { continue };
+        let translated: Vec<(&String, &Map<String, Value>)> = sources
+            .iter()
+            .filter_map(|(l, f)| f.get("sections")?.get(&section.id)?.as_object().map(|m| (l, m)))
+            .collect();
+        let mut names: Vec<String> = translated.iter().flat_map(|(_, m)| m.keys().cloned()).collect();
+        names.sort();
+        names.dedup();
+        for name in &names {
+            let found = translated.iter().find_map(|(l, m)| m.get(name).filter(|v| !v.is_null()).map(|v| (*l, v)));
+            if let Some((locale, value)) = found {
+                content.insert(name.clone(), value.clone());
+                from.insert(format!("sections.{}.{name}", section.id), locale.clone());
+            }
+        }
+    }
+    page.path = localized_path(conn, scope, &page.page.id, version, chain)?.unwrap_or_else(|| page.path.clone());
+    page.locale = Some(chain[0].clone());
+    page.locale_of = from;
+    Ok(())
+}
+
+/// The path of page `id` from its and its ancestors' slugs, each in the
+/// first locale of `chain` that has one.
+fn localized_path(conn: &Conn, scope: &Scope, id: &str, version: Version, chain: &[String]) -> Result<Option<String>> {
+    let mut segments = Vec::new();
+    let mut cursor = Some(id.to_string());
+    while let Some(at) = cursor {
+        if segments.len() > 64 {
+            return Ok(None);
+        }
+        let row: Option<(String, Option<String>)> = db::query_as(format!(
+            "SELECT slug, parent_id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
+            version.table(EntityKind::Page)
+        ))
+        .bind(&at)
+        .bind_scope(scope)
+        .fetch_optional(conn)?;
+        let Some((own, parent)) = row else { return Ok(None) };
+        let mut slug = own.clone();
+        for locale in chain.iter().take(chain.len().saturating_sub(1)) {
+            if let Some(t) = translation_in(conn, scope, &at, locale, version)?
+                && let Some(s) = t.slug
+            {
+                slug = s;
+                break;
+            }
+        }
+        segments.push((own, slug));
+        cursor = parent;
+    }
+    segments.reverse();
+    if segments.len() == 1 && segments[0].0 == "home" {
+        return Ok(Some("/".to_string()));
+    }
+    Ok(Some(format!("/{}", segments.into_iter().map(|(_, s)| s).collect::<Vec<_>>().join("/"))))
+}

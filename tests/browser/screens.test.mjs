@@ -377,7 +377,9 @@ describe("media library", () => {
     await page.locator(".tile", { hasText: "dot.png" }).getByRole("link").click();
     const served = await fetch(`${server.base}${image.url}`);
     assert.equal(served.status, 200);
-    await page.getByRole("button", { name: "Archive this image" }).click();
+    await page.getByRole("button", { name: "Archive this image…" }).click();
+    await page.getByRole("heading", { name: /^Archive the image / }).waitFor();
+    await page.getByRole("button", { name: "Archive the image" }).click();
     await page.getByText("Archived.").waitFor();
     assert.equal((await fetch(`${server.base}${image.url}`)).status, 404);
     await page.context().close();
@@ -754,7 +756,7 @@ describe("an author", () => {
     await page.getByRole("link", { name: "Media" }).click();
     await page.locator(".tile").first().getByRole("link").click();
     await page.getByRole("button", { name: "Save", exact: true }).waitFor();
-    assert.equal(await page.getByRole("button", { name: "Archive this image" }).count(), 0);
+    assert.equal(await page.getByRole("button", { name: /^Archive this image/ }).count(), 0);
     await page.getByRole("link", { name: "Navigation" }).click();
     await page.getByRole("link", { name: "Header" }).click();
     assert.equal(await page.getByRole("button", { name: "Add item" }).count(), 0);
@@ -1078,6 +1080,17 @@ describe("removing", () => {
     await page.waitForURL(`${server.base}/collections/blog`);
     assert.equal((await api(server, "GET", `/api/v1/entries/${post.body.id}`)).status, 404);
     assert.equal(await page.getByRole("link", { name: "Old news" }).count(), 0, "no longer listed");
+
+    // A menu item, with the items under it.
+    const top = await api(server, "POST", "/api/v1/navigations/footer/items", { label: "Resources", targetType: "url", url: "https://example.com/r" });
+    assert.equal(top.status, 201, JSON.stringify(top.body));
+    await api(server, "POST", "/api/v1/navigations/footer/items", { label: "Guides", targetType: "url", url: "https://example.com/g", parentId: top.body.id });
+    await page.goto(`${server.base}/nav-items/${top.body.id}`);
+    await page.getByRole("button", { name: "Archive this item…" }).click();
+    await page.getByRole("heading", { name: "Archive the menu item Resources and its 1 item under it?" }).waitFor();
+    await page.getByRole("button", { name: "Archive the menu item" }).click();
+    await page.waitForURL(/\/navigation\//);
+    assert.equal((await api(server, "GET", `/api/v1/nav-items/${top.body.id}`)).status, 404);
     await context.close();
   });
 
@@ -1115,6 +1128,15 @@ describe("removing", () => {
 describe("finding", () => {
   test("sign-in lands on a dashboard of approvals, recent changes, unpublished drafts and images without alt text", async () => {
     await api(server, "POST", "/api/v1/pages", { name: "Dashboard draft", slug: "dashboard-draft" });
+    // An image uploaded without alt text, once it is ready.
+    const form = new FormData();
+    form.append("file", new Blob([pngOf([9, 99, 199])], { type: "image/png" }), "no-words.png");
+    const uploaded = await fetch(`${server.base}/api/v1/images`, { method: "POST", headers: { authorization: `Bearer ${server.token}` }, body: form });
+    assert.equal(uploaded.status, 202);
+    const imageId = (await uploaded.json()).id;
+    for (let i = 0; i < 100 && (await api(server, "GET", `/api/v1/images/${imageId}`)).body.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     await signIn(page, server.base, ADMIN, PASSWORD);
@@ -1125,9 +1147,11 @@ describe("finding", () => {
     const everyone = page.locator("section", { has: page.getByRole("heading", { name: "Everyone's recent changes" }) });
     await everyone.getByRole("link", { name: "Dashboard draft" }).first().waitFor();
     assert.doesNotMatch(await everyone.innerText(), /token:[0-9a-f-]{8}/, "people and tokens by name, not id");
-    for (const heading of ["Waiting for approval", "My recent changes", "Images without alt text"]) {
+    for (const heading of ["Waiting for approval", "My recent changes"]) {
       await page.getByRole("heading", { name: heading }).waitFor();
     }
+    const noAlt = page.locator("section", { has: page.getByRole("heading", { name: "Images without alt text" }) });
+    assert.equal(await noAlt.getByRole("link", { name: "no-words.png" }).getAttribute("href"), `/media/${imageId}`);
     // A change of mine shows under mine.
     await page.goto(`${server.base}/pages`);
     await page.getByLabel("Name").fill("Mine today");

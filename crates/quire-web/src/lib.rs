@@ -90,13 +90,13 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/entries/{id}", get(entries::edit).post(entries::update))
         .route("/media", get(media::grid))
         .route("/media/{id}", get(media::show).post(media::update))
-        .route("/media/{id}/archive", post(media::archive))
+        .route("/media/{id}/archive", confirming(EntityKind::Image).post(media::archive))
         .route("/navigation", get(navigation::list).post(navigation::create))
         .route("/navigation/{id}", get(navigation::show))
         .route("/navigation/{id}/items", post(navigation::add_item))
         .route("/nav-items/{id}", get(navigation::edit_item).post(navigation::update_item))
         .route("/nav-items/{id}/move", post(navigation::move_item))
-        .route("/nav-items/{id}/archive", post(navigation::archive_item))
+        .route("/nav-items/{id}/archive", confirming(EntityKind::NavItem).post(navigation::archive_item))
         .route("/notes", get(notes::folder).post(notes::create))
         .route("/notes/edit", get(notes::edit).post(notes::save))
         .route("/notes/archive", post(notes::archive))
@@ -126,11 +126,16 @@ pub fn router(state: AppState) -> Router<AppState> {
         .layer(middleware::from_fn(security_headers))
 }
 
-/// The archive routes of an editor of `kind`: the confirmation, and the
-/// archive it confirms.
-fn archiving(kind: EntityKind) -> axum::routing::MethodRouter<AppState> {
+/// The question archiving a record of `kind` asks first, at its editor's
+/// `…/archive`.
+fn confirming(kind: EntityKind) -> axum::routing::MethodRouter<AppState> {
     get(move |person: Person, Path(id): Path<String>| removal::confirm_archive(person, kind, id))
-        .post(move |person: Person, Path(id): Path<String>| removal::archive(person, kind, id))
+}
+
+/// The archive routes of an editor of `kind`: the question, and the
+/// archive it asks about.
+fn archiving(kind: EntityKind) -> axum::routing::MethodRouter<AppState> {
+    confirming(kind).post(move |person: Person, Path(id): Path<String>| removal::archive(person, kind, id))
 }
 
 /// The back-office's content security policy.

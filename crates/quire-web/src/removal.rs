@@ -1,5 +1,5 @@
-//! Removing, asked first: archiving a page, section or entry from its
-//! editor, restoring an archive, restoring a revision and revoking a token
+//! Removing, asked first: archiving a page, section, entry, image or menu
+//! item from its editor, restoring an archive, restoring a revision and revoking a token
 //! each open a confirmation screen (a plain `GET`, so it works without the
 //! script) that says what will happen — "Archive the page Contact and its
 //! 2 sections?" — and whose form does it. Archiving goes through
@@ -135,6 +135,8 @@ fn editor_of(kind: EntityKind, id: &str) -> Result<(&'static str, String), WebEr
         EntityKind::Page => ("/pages", format!("/pages/{part}")),
         EntityKind::Section => ("/pages", format!("/sections/{part}")),
         EntityKind::Entry => ("/collections", format!("/entries/{part}")),
+        EntityKind::Image => ("/media", format!("/media/{part}")),
+        EntityKind::NavItem => ("/navigation", format!("/nav-items/{part}")),
         other => {
             return Err(WebError::NotFound(format!("a {} is not archived from here", noun(other))));
         }

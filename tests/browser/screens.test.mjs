@@ -1128,6 +1128,10 @@ describe("removing", () => {
 describe("finding", () => {
   test("sign-in lands on a dashboard of approvals, recent changes, unpublished drafts and images without alt text", async () => {
     await api(server, "POST", "/api/v1/pages", { name: "Dashboard draft", slug: "dashboard-draft" });
+    // A destructive call waiting for a person.
+    const doomed = await api(server, "POST", "/api/v1/pages", { name: "Dashboard doomed", slug: "dashboard-doomed" });
+    const asked = await api(server, "POST", "/api/v1/tools/deletePage/invoke", { ids: [doomed.body.id] });
+    assert.equal(asked.body.requiresConfirmation, true, JSON.stringify(asked.body));
     // An image uploaded without alt text, once it is ready.
     const form = new FormData();
     form.append("file", new Blob([pngOf([9, 99, 199])], { type: "image/png" }), "no-words.png");
@@ -1147,9 +1151,10 @@ describe("finding", () => {
     const everyone = page.locator("section", { has: page.getByRole("heading", { name: "Everyone's recent changes" }) });
     await everyone.getByRole("link", { name: "Dashboard draft" }).first().waitFor();
     assert.doesNotMatch(await everyone.innerText(), /token:[0-9a-f-]{8}/, "people and tokens by name, not id");
-    for (const heading of ["Waiting for approval", "My recent changes"]) {
-      await page.getByRole("heading", { name: heading }).waitFor();
-    }
+    await page.getByRole("heading", { name: "My recent changes" }).waitFor();
+    const waiting = page.locator("section", { has: page.getByRole("heading", { name: "Waiting for approval" }) });
+    assert.match(await waiting.innerText(), /dashboard-doomed|Dashboard doomed/, "the pending call says what it would archive");
+    assert.equal(await waiting.getByRole("link", { name: "Answer them in Approvals" }).getAttribute("href"), "/approvals");
     const noAlt = page.locator("section", { has: page.getByRole("heading", { name: "Images without alt text" }) });
     assert.equal(await noAlt.getByRole("link", { name: "no-words.png" }).getAttribute("href"), `/media/${imageId}`);
     // A change of mine shows under mine.
@@ -1201,10 +1206,14 @@ describe("finding", () => {
     await entries.getByRole("link", { name: "Zeppelin diary" }).waitFor();
     await noViolations(page, "search");
     await shot(page, "search");
-    // Screens are found by name, notes by their words.
+    // Screens are found by name, notes by their words (the demo vault's kickoff names its attendees).
     await page.goto(`${server.base}/search?q=history`);
     const screens = page.locator("section", { has: page.getByRole("heading", { name: "Screens" }) });
     assert.equal(await screens.getByRole("link", { name: "History" }).getAttribute("href"), "/history");
+    await page.goto(`${server.base}/search?q=attendees`);
+    const notes = page.locator("section", { has: page.getByRole("heading", { name: "Notes" }) });
+    await notes.getByRole("link", { name: "meetings/2026-11-02 kickoff.md" }).waitFor();
+    assert.match(await notes.innerText(), /Attendees: Ana, Bo, Chen/);
     await page.context().close();
   });
 

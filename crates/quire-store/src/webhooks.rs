@@ -15,9 +15,9 @@
 //! pending delivery is marked its head (`head = 1`) when it is enqueued or
 //! when the one before it is delivered or fails for good; only heads are
 //! claimed, so what is due is one index range however long the queues
-//! behind them grow. On PostgreSQL, enqueueing locks the queue's pending
-//! deliveries (in order) so that a head finishing at the same moment hands
-//! on to the delivery being written and none is left without a head.
+//! behind them grow. On PostgreSQL, enqueueing locks the queue's oldest
+//! pending delivery, so that a head finishing at the same moment hands on
+//! to the delivery being written and none is left without a head.
 //!
 //! [decision 0049]: ../../../docs/decisions/0049-webhooks-outbox.md
 
@@ -296,14 +296,19 @@ fn fan_out(
         return Ok(());
     }
     let payload = payload(now).to_string();
-    let lock = if conn.is_postgres() { " ORDER BY seq FOR UPDATE" } else { "" };
+    // The oldest pending delivery of the queue, if any: on PostgreSQL,
+    // locked, so a head that finishes at the same moment hands on to this
+    // one after it commits, or (finished first) is passed over for the
+    // next it handed on to.
+    let lock = if conn.is_postgres() { " FOR UPDATE" } else { "" };
     for webhook in &wanting {
         let waiting = db::query(format!(
-            "SELECT id FROM webhook_deliveries WHERE webhook_id = ?1 AND subject = ?2 AND status = 'pending'{lock}"
+            "SELECT id FROM webhook_deliveries WHERE webhook_id = ?1 AND subject = ?2 AND status = 'pending'
+             ORDER BY seq LIMIT 1{lock}"
         ))
         .bind(webhook)
         .bind(subject)
-        .fetch_all(conn)?;
+        .fetch_optional(conn)?;
         db::query(
             "INSERT INTO webhook_deliveries (id, webhook_id, site_id, env, event, subject, seq, payload, status, next_at, created_at, head)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10, ?11)",
@@ -317,7 +322,7 @@ fn fan_out(
         .bind(&payload)
         .bind(now.timestamp_millis())
         .bind(now)
-        .bind(i64::from(waiting.is_empty()))
+        .bind(i64::from(waiting.is_none()))
         .execute(conn)?;
     }
     Ok(())

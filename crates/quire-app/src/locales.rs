@@ -8,8 +8,8 @@
 use crate::published::Reading;
 use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::locale::{TRANSLATED, canonical, chain, negotiate};
-use quire_core::model::{ChangeContext, EntityKind, SiteLocale, Translation};
-use quire_store::{DeliveredPage, Translations};
+use quire_core::model::{ChangeContext, EntityKind, Navigation, SiteLocale, Translation};
+use quire_store::{DeliveredNavItem, DeliveredPage, Translations};
 use quire_tools::Services;
 use serde_json::Value;
 
@@ -110,4 +110,15 @@ pub async fn delivered_page(
     chain: &[String],
 ) -> AppResult<DeliveredPage> {
     Ok(services.store.delivered_page_in(&reading.scope, slug, reading.version, chain).await?)
+}
+
+/// A menu as `reading` reads it, in the locales of `chain`: each label and
+/// page link from the first locale that has one.
+pub async fn delivered_navigation(
+    services: &Services,
+    reading: &Reading,
+    key: &str,
+    chain: &[String],
+) -> AppResult<(Navigation, Vec<DeliveredNavItem>)> {
+    Ok(services.store.delivered_navigation_in(&reading.scope, key, reading.version, chain).await?)
 }

@@ -158,8 +158,42 @@ async fn a_translated_page_is_drafted_published_and_delivered_by_locale_with_its
     assert_eq!(english["name"], "About");
     let (status, unknown, _) = delivered(&app, "about", Some("fr"), None).await;
     assert_eq!((status, unknown["field"].as_str()), (422, Some("locale")), "{unknown}");
-    let menu = app.send("GET", "/api/v1/delivery/navigations/header?locale=de", None, None).await;
-    assert_status!(menu, 400);
+    // The header menu in German: the translated label, and the link by the German slug.
+    let header = app.get("/api/v1/navigations/header/items?limit=100").await;
+    let item = header.body["items"].as_array().unwrap().iter().find(|i| i["targetId"] == about.as_str()).unwrap();
+    let item = item["id"].as_str().unwrap().to_string();
+    let header_id = app.get("/api/v1/navigations/header").await.body["id"].as_str().unwrap().to_string();
+    let labelled = app
+        .send(
+            "PUT",
+            &format!("/api/v1/navigations/{header_id}/translations/de"),
+            Some(&app.editor),
+            Some(json!({ "fields": { "items": { item.clone(): { "label": "Über uns" } } }, "publish": true })),
+        )
+        .await;
+    assert_status!(labelled, 200);
+    let menu = app.send("GET", "/api/v1/delivery/navigations/header?locale=de-AT", None, None).await;
+    assert_status!(menu, 200);
+    let items = menu.body["items"].as_array().unwrap();
+    let about_item = items.iter().find(|i| i["id"] == item.as_str()).unwrap();
+    assert_eq!((about_item["label"].as_str(), about_item["href"].as_str()), (Some("Über uns"), Some("/ueber-uns")));
+    assert_eq!(about_item["labelLocale"], "de");
+    let home_item = items.iter().find(|i| i["href"] == "/").unwrap();
+    assert_eq!((home_item["label"].as_str(), home_item["labelLocale"].as_str()), (Some("Home"), Some("en")));
+    assert_eq!(menu.body["locale"], "de-AT");
+    let bad_item = app
+        .send(
+            "PUT",
+            &format!("/api/v1/navigations/{header_id}/translations/de"),
+            Some(&app.editor),
+            Some(json!({ "fields": { "items": { about.clone(): { "label": "Falsch" } } } })),
+        )
+        .await;
+    assert_eq!(bad_item.body["field"], format!("fields.items.{about}"), "{}", bad_item.body);
+    let plain_menu = app.send("GET", "/api/v1/delivery/navigations/header", None, None).await;
+    assert!(plain_menu.body.get("locale").is_none() && plain_menu.body["items"][0].get("labelLocale").is_none());
+    let entries = app.send("GET", "/api/v1/delivery/collections/blog/entries?locale=de", None, None).await;
+    assert_status!(entries, 400);
 
     // Which locales it has, lacks and has gone stale.
     let listed = app.get(&format!("/api/v1/pages/{about}/translations")).await;

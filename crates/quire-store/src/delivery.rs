@@ -45,6 +45,10 @@ pub struct DeliveredNavItem {
     /// Nested items.
     #[schema(no_recursion)]
     pub children: Vec<DeliveredNavItem>,
+    /// For a locale asked for: the locale its label came from (the asked
+    /// one or a fallback).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_locale: Option<String>,
 }
 
 impl Store {
@@ -128,7 +132,7 @@ pub(crate) fn page_of(conn: &Conn, scope: &Scope, slug: &str, version: Version) 
 
 /// The navigation `key` and its visible items, nested, with hrefs
 /// resolved (see [`Store::delivery_navigation`]).
-fn navigation_items(
+pub(crate) fn navigation_items(
     conn: &Conn,
     scope: &Scope,
     key: &str,
@@ -230,6 +234,7 @@ fn navigation_items(
                     target_type: i.target_type,
                     href,
                     children: build(Some(&i.id), items, resolve, depth + 1),
+                    label_locale: None,
                 })
             })
             .collect()

@@ -11,7 +11,7 @@
 //! [decision 0050]: ../../../docs/decisions/0050-locales.md
 
 use crate::db::{self, Conn, Row};
-use crate::delivery::DeliveredPage;
+use crate::delivery::{DeliveredNavItem, DeliveredPage};
 use crate::log::new_id;
 use crate::record::{Record, Version, create, load_live, load_to_change, write_version};
 use crate::records::slug_scope;
@@ -302,6 +302,54 @@ impl Store {
             .await
     }
 
+    /// The navigation `key` with its visible items as `version` holds
+    /// them, in the locales of `chain` (see [`Store::delivered_page_in`]):
+    /// each label from the first locale of the chain that has it, each
+    /// page's link by its slugs in the same way.
+    pub async fn delivered_navigation_in(
+        &self,
+        scope: &Scope,
+        key: &str,
+        version: Version,
+        chain: &[String],
+    ) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
+        let (scope, key, chain) = (scope.clone(), key.to_string(), chain.to_vec());
+        self.db
+            .read(move |c| {
+                c.transaction(false, |c| {
+                    let (nav, mut items) = crate::delivery::navigation_items(c, &scope, &key, version)?;
+                    let Some((default, translated)) = chain.split_last() else { return Ok((nav, items)) };
+                    let mut labels: Vec<(String, Map<String, Value>)> = Vec::new();
+                    for locale in translated {
+                        if let Some(t) = translation_in(c, &scope, &nav.id, locale, version)?
+                            && let Some(items) = t.fields.get("items").and_then(Value::as_object)
+                        {
+                            labels.push((locale.clone(), items.clone()));
+                        }
+                    }
+                    let targets: BTreeMap<String, String> = db::query_as::<(String, String)>(format!(
+                        "SELECT id, target_id FROM {} WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3
+                         AND archive_id IS NULL AND target_type = 'page' AND target_id IS NOT NULL",
+                        version.table(EntityKind::NavItem)
+                    ))
+                    .bind(&nav.id)
+                    .bind_scope(&scope)
+                    .fetch_all(c)?
+                    .into_iter()
+                    .collect();
+                    let mut paths = BTreeMap::new();
+                    for (item, page) in &targets {
+                        if let Some(path) = localized_path(c, &scope, page, version, &chain)? {
+                            paths.insert(item.clone(), path);
+                        }
+                    }
+                    localize_items(&mut items, &labels, &paths, default);
+                    Ok((nav, items))
+                })
+            })
+            .await
+    }
+
     /// The page `slug` (its own, or its slug in one of `chain`'s locales)
     /// as `version` holds it, with the values of `chain` laid over its own:
     /// `chain` is the locales a reader gets, the asked one first, the
@@ -351,6 +399,29 @@ impl Store {
                 })
             })
             .await
+    }
+}
+
+/// Gives each of `items` (and their children) its label from the first
+/// of `labels` (by locale, in the chain's order) that has one, and its
+/// page's localised path from `paths`.
+fn localize_items(
+    items: &mut [DeliveredNavItem],
+    labels: &[(String, Map<String, Value>)],
+    paths: &BTreeMap<String, String>,
+    default: &str,
+) {
+    for item in items {
+        let found = labels.iter().find_map(|(locale, items)| {
+            items.get(&item.id)?.get("label")?.as_str().map(|label| (locale.as_str(), label))
+        });
+        let (locale, label) = found.unwrap_or((default, item.label.as_str()));
+        item.label = label.to_string();
+        item.label_locale = Some(locale.to_string());
+        if let Some(path) = paths.get(&item.id) {
+            item.href = Some(path.clone());
+        }
+        localize_items(&mut item.children, labels, paths, default);
     }
 }
 

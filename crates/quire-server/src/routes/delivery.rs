@@ -49,8 +49,9 @@ pub struct SiteQuery {
     /// The locale to deliver a page in (one of the site's, `de`); without
     /// it, the best of `Accept-Language`, else the default. What a
     /// translation lacks comes from its fallbacks, and `localeOf` says
-    /// which locale each value came from. Pages only, for now: a menu or a
-    /// list asked for a locale answers 400.
+    /// which locale each value came from; a menu's labels and links the same
+    /// way. Entry lists are not delivered by locale yet (`?locale=` there
+    /// is a 400).
     pub locale: Option<String>,
 }
 
@@ -79,14 +80,6 @@ impl FromRequestParts<AppState> for Delivery {
 impl Delivery {
     fn services(&self) -> &quire_tools::Services {
         self.state.registry().services()
-    }
-
-    /// Refuses `?locale=` where nothing is delivered by locale yet.
-    fn no_locale(&self, what: &str) -> ApiResult<()> {
-        match &self.locale {
-            Some(_) => Err(ApiError::bad_request(format!("locale: {what} are not delivered by locale yet; pages are"))),
-            None => Ok(()),
-        }
     }
 }
 
@@ -148,15 +141,29 @@ pub struct DeliveredNavigation {
     pub name: String,
     /// Top-level items with their children.
     pub items: Vec<DeliveredNavItem>,
+    /// The locale asked for, when one other than the default was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// A navigation with its visible items nested and hrefs resolved.
 #[utoipa::path(get, path = "/api/v1/delivery/navigations/{key}", operation_id = "getDeliveredNavigation", tag = "delivery", params(("key" = String, Path, description = "Navigation key"), SiteQuery),
-    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
-pub async fn navigation(ApiPath(key): ApiPath<String>, d: Delivery) -> ApiResult<Json<DeliveredNavigation>> {
-    d.no_locale("menus")?;
-    let (nav, items) = published::delivered_navigation(d.services(), &d.reading, &key).await?;
-    Ok(Json(DeliveredNavigation { key: nav.key, name: nav.name, items }))
+    responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, description = "A locale the site does not have", body = ErrorBody)))]
+pub async fn navigation(ApiPath(key): ApiPath<String>, d: Delivery) -> ApiResult<impl IntoResponse> {
+    let services = d.services();
+    let (nav, items, locale) =
+        match locales::reader_locale(services, &d.reading, d.locale.as_deref(), d.accept.as_deref()).await? {
+            Some(chain) => {
+                let (nav, items) = locales::delivered_navigation(services, &d.reading, &key, &chain).await?;
+                (nav, items, chain.first().cloned())
+            }
+            None => {
+                let (nav, items) = published::delivered_navigation(services, &d.reading, &key).await?;
+                (nav, items, None)
+            }
+        };
+    let menu = DeliveredNavigation { key: nav.key, name: nav.name, items, locale };
+    Ok(([(axum::http::header::VARY, "Accept-Language")], Json(menu)))
 }
 
 super::list_query! {

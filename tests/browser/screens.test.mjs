@@ -382,6 +382,9 @@ describe("media library", () => {
     await page.getByRole("button", { name: "Archive the image" }).click();
     await page.getByText("Archived.").waitFor();
     assert.equal((await fetch(`${server.base}${image.url}`)).status, 404);
+    // Its address says where it went.
+    assert.equal((await page.goto(`${server.base}/media/${id}`)).status(), 410);
+    await page.getByRole("heading", { name: /^The image “.+” is archived$/ }).waitFor();
     await page.context().close();
   });
 
@@ -1091,6 +1094,8 @@ describe("removing", () => {
     await page.getByRole("button", { name: "Archive the menu item" }).click();
     await page.waitForURL(/\/navigation\//);
     assert.equal((await api(server, "GET", `/api/v1/nav-items/${top.body.id}`)).status, 404);
+    assert.equal((await page.goto(`${server.base}/nav-items/${top.body.id}`)).status(), 410);
+    await page.getByRole("heading", { name: "The menu item “Resources” is archived" }).waitFor();
     await context.close();
   });
 

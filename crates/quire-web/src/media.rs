@@ -232,13 +232,13 @@ impl ImagePage {
 }
 
 /// `GET /media/{id}`: one image and its details.
-pub async fn show(
-    person: Person,
-    Path(id): Path<String>,
-    Query(q): Query<crate::pages::SavedQuery>,
-) -> Result<Html<String>, WebError> {
-    let image = person.content.image(&id).await?;
-    Ok(Html(ImagePage::new(&person, image, Errors::new(), q.saved.is_some()).render()?))
+pub async fn show(person: Person, Path(id): Path<String>, Query(q): Query<crate::pages::SavedQuery>) -> Response {
+    let screen = async {
+        let image = person.content.image(&id).await?;
+        Ok(Html(ImagePage::new(&person, image, Errors::new(), q.saved.is_some()).render()?))
+    }
+    .await;
+    crate::removal::or_archived(&person, EntityKind::Image, &id, screen).await
 }
 
 /// `POST /media/{id}`: saves alt text, description and tags.

@@ -453,9 +453,13 @@ async fn item_page(person: &Person, item: NavItem, typed: Option<Typed>, errors:
 }
 
 /// `GET /nav-items/{id}`: an item's form.
-pub async fn edit_item(person: Person, Path(id): Path<String>) -> Result<Html<String>, WebError> {
-    let item = person.content.nav_item(&id).await?;
-    Ok(Html(item_page(&person, item, None, Errors::new()).await?.render()?))
+pub async fn edit_item(person: Person, Path(id): Path<String>) -> Response {
+    let screen = async {
+        let item = person.content.nav_item(&id).await?;
+        Ok(Html(item_page(&person, item, None, Errors::new()).await?.render()?))
+    }
+    .await;
+    crate::removal::or_archived(&person, EntityKind::NavItem, &id, screen).await
 }
 
 /// `POST /nav-items/{id}`: saves an item.

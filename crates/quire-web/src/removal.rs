@@ -6,8 +6,9 @@
 //! `Content::archive`, the function and `authorize` REST's `DELETE` goes
 //! through; its preview is the store's own cascade, read by the use case.
 //!
-//! A record no longer live answers its editor's URL with a screen that
-//! says it was archived, when and by whom, with the way to the Archive.
+//! A record no longer live (a page, section, entry, image or menu item)
+//! answers its editor's URL with a screen that says it was archived, when
+//! and by whom, with the way to the Archive.
 
 use crate::Person;
 use crate::error::{WebError, refusal};
@@ -277,7 +278,9 @@ async fn name_before_archive(person: &Person, kind: EntityKind, id: &str) -> Opt
         quire_app::content::ChangeFilter { entity: Some(kind), entity_id: Some(id.to_string()), ..Default::default() };
     let last = person.content.changes(&filter, 1, None).await.ok()?.items.pop()?;
     let before = last.before.or(last.after)?;
-    ["name", "title"].iter().find_map(|k| before.get(*k).and_then(|v| v.as_str()).map(str::to_string))
+    ["name", "title", "label", "alt", "filename"]
+        .iter()
+        .find_map(|k| before.get(*k).and_then(|v| v.as_str()).filter(|v| !v.trim().is_empty()).map(str::to_string))
 }
 
 /// An editor's screen, or for a record that is no longer live the screen

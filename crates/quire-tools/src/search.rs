@@ -149,7 +149,6 @@ const STOPWORDS: &[&str] = &[
     "got",
     "take",
     "bring",
-    "keep",
     "way",
     "thing",
     "things",
@@ -672,6 +671,137 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("clone", &["copy"]),
     ("import", &["import"]),
     ("download", &["import"]),
+    // what is wrong with a thing asks for a change ("the tagline feels dated")
+    ("outdated", &["?update"]),
+    ("out of date", &["?update"]),
+    ("dated", &["?update"]),
+    ("stale", &["?update"]),
+    ("too long", &["?update"]),
+    ("too short", &["?update"]),
+    ("sloppy", &["?update"]),
+    ("incorrect", &["?update"]),
+    ("misspelled", &["?update"]),
+    ("misspelt", &["?update"]),
+    ("spelling", &["?update"]),
+    ("instead", &["update"]),
+    ("rather than", &["update"]),
+    ("from now on", &["update"]),
+    ("freshen", &["update"]),
+    ("tone … down", &["update"]),
+    ("tone down", &["update"]),
+    ("bump", &["update"]),
+    ("credit", &["update"]),
+    ("mark", &["update"]),
+    ("go up", &["update"]),
+    ("should say", &["update"]),
+    ("should mention", &["update"]),
+    ("lock", &["update"]),
+    ("protect", &["update"]),
+    ("sit", &["?update"]),
+    ("live under", &["page", "?update"]),
+    ("top level", &["page", "move"]),
+    ("can t find", &[]),
+    ("can t tell", &[]),
+    // removing, in other words
+    ("disappear", &["delete"]),
+    ("clean out", &["delete"]),
+    ("clean … out", &["delete"]),
+    ("clear … out", &["delete"]),
+    ("clear away", &["delete"]),
+    ("clear … away", &["delete"]),
+    ("put … away", &["delete"]),
+    ("done with", &["delete"]),
+    ("finished with", &["delete"]),
+    ("strip … off", &["delete"]),
+    ("strip … out", &["delete"]),
+    ("unlist", &["unpublish"]),
+    ("delist", &["unpublish"]),
+    ("call off", &["discard"]),
+    ("call … off", &["discard"]),
+    // wanting a thing back
+    ("need … back", &["restore"]),
+    ("want … back", &["restore"]),
+    ("have … back", &["restore"]),
+    ("didn t mean to", &["restore"]),
+    ("by mistake", &["restore"]),
+    ("accidentally", &["restore"]),
+    // going public
+    ("go public", &["publish", "document"]),
+    ("go out", &["publish"]),
+    ("let … see", &["publish", "document"]),
+    ("the world", &["document"]),
+    ("send … live", &["publish"]),
+    ("go ahead", &["publish"]),
+    ("flip the switch", &["publish"]),
+    // changes that go out together
+    ("at the same time", &["release"]),
+    ("in one go", &["release"]),
+    ("all at once", &["release"]),
+    ("batch", &["release", "^create"]),
+    ("campaign", &["release"]),
+    ("lined up", &["release"]),
+    ("line up", &["release", "create"]),
+    ("line … up", &["release", "create"]),
+    ("queue", &["release"]),
+    ("queued", &["release"]),
+    ("schedule", &["release", "^create"]),
+    ("scheduled", &["release"]),
+    ("plan", &["?create"]),
+    // notes and files
+    ("as done", &["note", "update"]),
+    ("tick", &["note", "update"]),
+    ("strike", &["update"]),
+    ("filename", &["note", "move"]),
+    ("file name", &["note", "move"]),
+    ("keep", &["?create"]),
+    ("keep … out", &["update"]),
+    ("keep a note", &["note", "create"]),
+    ("starting point", &["copy"]),
+    ("second copy", &["copy"]),
+    ("based on", &["copy"]),
+    // what a page says, and what shows it
+    ("tagline", &["section"]),
+    ("strapline", &["section"]),
+    ("slogan", &["section"]),
+    ("wording", &["field"]),
+    ("the copy", &["section"]),
+    ("our copy", &["section"]),
+    ("copy out", &["read"]),
+    ("opening line", &["section"]),
+    ("map", &["section"]),
+    ("timeline", &["section"]),
+    ("video", &["section"]),
+    ("feature", &["section"]),
+    ("row", &["section"]),
+    ("countdown", &["section"]),
+    ("background", &["section"]),
+    ("building block", &["section"]),
+    ("could use", &["create"]),
+    // a page's settings, named by where they show
+    ("share image", &["page", "seo"]),
+    ("social", &["page", "seo"]),
+    ("preview text", &["page", "seo"]),
+    ("search result", &["page", "seo"]),
+    ("browser tab", &["page", "seo"]),
+    // posts, collections and the outside world
+    ("piece", &["post"]),
+    ("pen", &["create"]),
+    ("category", &["field"]),
+    ("free to use", &["stockPhoto"]),
+    ("stock photo", &["stockPhoto"]),
+    ("stock picture", &["stockPhoto"]),
+    ("stock image", &["stockPhoto"]),
+    ("free stock", &["stockPhoto"]),
+    ("never mind", &["discard"]),
+    ("unpublished change", &["draft", "discard"]),
+    ("unsaved", &["draft"]),
+    ("to the bottom", &["append"]),
+    ("free photo", &["stockPhoto"]),
+    ("free picture", &["stockPhoto"]),
+    ("free image", &["stockPhoto"]),
+    ("source", &["webResult"]),
+    ("key point", &["webPage", "read"]),
+    ("health check", &["httpResponse"]),
 ];
 
 /// The concepts that name what a tool works on.
@@ -781,6 +911,20 @@ struct Vocabulary {
     split: HashMap<&'static str, Vec<(&'static str, &'static [&'static str])>>,
     words: HashSet<&'static str>,
     longest: usize,
+    /// Each long word of the vocabulary with one letter left out (not among
+    /// its last two) → that word; `None` where two words share the form.
+    slips: HashMap<String, Option<&'static str>>,
+}
+
+/// The shortest word a slip of the keyboard is looked for in.
+const MIN_SLIP_LEN: usize = 5;
+
+/// `word` without its `i`th byte (ASCII words only).
+fn without(word: &str, i: usize) -> String {
+    let mut w = String::with_capacity(word.len());
+    w.push_str(&word[..i]);
+    w.push_str(&word[i + 1..]);
+    w
 }
 
 static VOCAB: LazyLock<Vocabulary> = LazyLock::new(|| {
@@ -794,10 +938,38 @@ static VOCAB: LazyLock<Vocabulary> = LazyLock::new(|| {
             }
         }
     }
-    let words = VOCABULARY.iter().flat_map(|(k, _)| k.split(' ')).filter(|w| *w != "…").collect();
+    let words: HashSet<&'static str> =
+        VOCABULARY.iter().flat_map(|(k, _)| k.split(' ')).filter(|w| *w != "…").collect();
     let longest = VOCABULARY.iter().map(|(k, _)| k.split(' ').count()).max().unwrap_or(1);
-    Vocabulary { concepts, split, words, longest }
+    let mut slips: HashMap<String, Option<&'static str>> = HashMap::new();
+    for &w in &words {
+        if w.len() > MIN_SLIP_LEN && w.bytes().all(|b| b.is_ascii_lowercase()) {
+            for i in 0..w.len() - 2 {
+                slips.entry(without(w, i)).and_modify(|e| *e = e.filter(|known| *known == w)).or_insert(Some(w));
+            }
+        }
+    }
+    Vocabulary { concepts, split, words, longest, slips }
 });
+
+/// The word of the vocabulary `word` is one slip of the keyboard from (a
+/// letter left out or added, or two swapped, not among the last two, whose
+/// changes are most often a word's ending): "pubish" → publish. A letter
+/// changed is not a slip: it makes other words (working, wording).
+fn slip(word: &str) -> Option<&'static str> {
+    if word.len() < MIN_SLIP_LEN || !word.bytes().all(|b| b.is_ascii_lowercase()) || STOPWORDS.contains(&word) {
+        return None;
+    }
+    if let Some(&Some(w)) = VOCAB.slips.get(word) {
+        return Some(w);
+    }
+    let known = |w: &str| VOCAB.words.get(w).copied().filter(|w| w.len() >= MIN_SLIP_LEN);
+    (0..word.len() - 2).find_map(|i| {
+        let mut swapped = word.as_bytes().to_vec();
+        swapped.swap(i, i + 1);
+        known(&without(word, i)).or_else(|| std::str::from_utf8(&swapped).ok().and_then(known))
+    })
+}
 
 /// A word's plain form: itself when the vocabulary knows it, else the first
 /// of its shorter forms it knows (reworded → reword, dropping → drop,
@@ -826,6 +998,9 @@ fn plain(word: &str) -> String {
     }
     if let Some(c) = candidates.into_iter().find(|c| known(c)) {
         return c;
+    }
+    if let Some(w) = slip(word) {
+        return w.to_string();
     }
     match word.strip_suffix('s') {
         Some(s) if !s.ends_with('s') && !s.ends_with('u') && !s.ends_with('i') => s.to_string(),
@@ -1006,6 +1181,62 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     {
         said[f] = vec!["update"];
     }
+    // The word before a group, past determiners, adjectives and words the
+    // vocabulary does not know ("into the Black Friday release" → into), and
+    // whether an indefinite article was among them (a thing not made yet).
+    let before = |k: usize| {
+        let (mut p, mut indefinite) = (groups[k].start, false);
+        while p > 0 && groups[k].start - p < 4 {
+            let w = words[p - 1].as_str();
+            let unknown = !VOCAB.words.contains(w) && !STOPWORDS.contains(&w);
+            if !DETERMINERS.contains(&w) && !ADJECTIVES.contains(&w) && !unknown {
+                break;
+            }
+            indefinite |= matches!(w, "a" | "an");
+            p -= 1;
+        }
+        (p.checked_sub(1).map(|b| words[b].as_str()), indefinite)
+    };
+    // Adding a thing to a release, or taking it out, changes the release
+    // ("add the pricing page to the spring launch"): the release is what is
+    // changed and the thing only says which; not when the release is a new
+    // one ("bundle the shop changes into a release").
+    let staged = first_action
+        .filter(|&f| said[f].iter().any(|c| matches!(*c, "create" | "delete" | "update" | "move")))
+        .and_then(|f| {
+            (f + 1..groups.len()).find(|&k| {
+                let (word, indefinite) = before(k);
+                said[k].contains(&"release")
+                    && !indefinite
+                    && matches!(word, Some("in" | "into" | "to" | "from" | "of" | "out" | "with"))
+            })
+        });
+    if let (Some(f), Some(_)) = (first_action, staged) {
+        said[f] = vec!["update"];
+    }
+    // Adding a line to a note there is changes it ("put 'renew domain' on
+    // my to-do list").
+    if let Some(f) = first_action
+        && said[f] == ["create"]
+        && (f + 1..groups.len()).any(|k| {
+            let (word, indefinite) = before(k);
+            said[k].contains(&"note") && !indefinite && matches!(word, Some("to" | "on" | "onto"))
+        })
+    {
+        said[f] = vec!["update"];
+    }
+    // Putting a thing already there (the one named, or by its label) under,
+    // above or after another moves it; putting "a" thing there makes it.
+    const PLACES: &[&str] =
+        &["under", "above", "below", "beneath", "after", "before", "between", "beside", "next", "at"];
+    if let Some(f) = first_action
+        && said[f] == ["create"]
+        && words.get(groups[f].end).is_some_and(|w| matches!(w.as_str(), "the" | "my" | "our" | "this" | "that"))
+            | names.get(groups[f].end).is_some_and(|n| *n)
+        && words[groups[f].end..].iter().any(|w| PLACES.contains(&w.as_str()))
+    {
+        said[f] = vec!["update", "move"];
+    }
     let generic = |g: &Group| g.end == g.start + 1 && GENERIC.contains(&words[g.start].as_str());
     let mut out: Vec<(String, f32)> = Vec::with_capacity(groups.len() + raw.len());
     let mut put = |c: &str, w: f32| match out.iter_mut().find(|(k, _)| k == c) {
@@ -1048,8 +1279,10 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         // unless that other is a bare record or item ("an image record").
         let next_adjacent = groups.get(k + 1).filter(|n| n.start == g.end && names_thing(k + 1) && names_thing(k));
         let prev_adjacent = k.checked_sub(1).filter(|&p| groups[p].end == g.start && names_thing(p) && names_thing(k));
-        let qualifies =
-            next_adjacent.is_some_and(|n| !generic(n)) || (prev_adjacent.is_some() && generic(g)) || aside(k);
+        let qualifies = next_adjacent.is_some_and(|n| !generic(n))
+            || (prev_adjacent.is_some() && generic(g))
+            || staged.is_some_and(|r| r != k)
+            || (staged != Some(k) && aside(k));
         for c in &said[k] {
             if is_entity(c) && qualifies {
                 put(c, modifier);
@@ -1063,8 +1296,20 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     if asks {
         put("read", 1.0);
     }
-    for (_, w) in raw {
-        put(&w, 1.0);
+    let things: Vec<&str> = out.iter().map(|(c, _)| c.as_str()).filter(|c| is_entity(c)).collect();
+    // A question about a kind of block, on no page, asks what blocks can
+    // hold ("can a hero have a video?").
+    let kind = question && things == ["section"];
+    // A thing described with no verb is to be made ("a short post saying
+    // we're closed").
+    let acted = out.iter().any(|(c, _)| is_action(c));
+    let described = !question && !acted && words.first().is_some_and(|w| matches!(w.as_str(), "a" | "an"));
+    let implied = [("sectionTemplate", kind), ("create", described)];
+    for c in implied.iter().filter(|(_, said)| *said).map(|(c, _)| c.to_string()).chain(raw.into_iter().map(|(_, w)| w))
+    {
+        if !out.iter().any(|(k, _)| *k == c) {
+            out.push((c, 1.0));
+        }
     }
     out
 }
@@ -1087,8 +1332,11 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
     };
     put(tool.entity.as_str().to_string(), W.entity);
     put(action_of(tool.name).to_string(), W.entity);
+    // "Online" alone means searching the web; the other outside tools say
+    // more (a stock photo, a link, an API).
     if tool.category == Category::External {
-        put("external".to_string(), W.entity);
+        let w = if tool.entity == Subject::WebResult { W.entity } else { W.name };
+        put("external".to_string(), w);
     }
     // "nav item" from the name should not also read as a collection item.
     for c in concepts(tool.name) {
@@ -1347,5 +1595,26 @@ mod tests {
         assert_eq!(weight("rename Home to Start in the menu", "page"), 0.0);
         // writing a field changes what holds it
         assert_eq!(weight("Write alt text for the team photo", "update"), 1.0);
+        // adding to a release changes the release; the page only says what
+        let staged = "add the pricing page to the spring launch";
+        assert_eq!((weight(staged, "update"), weight(staged, "release"), weight(staged, "page")), (1.0, 1.0, 0.5));
+        assert_eq!(weight("bundle the shop changes into a release", "create"), 1.0);
+        // putting the one named somewhere moves it; putting "a" thing there makes it
+        assert_eq!(weight("Put the FAQ page under Support", "move"), 1.0);
+        assert_eq!(weight("Put an FAQ at the bottom of the pricing page", "create"), 1.0);
+        // a thing described with no verb is to be made
+        assert_eq!(weight("a short news post saying we're closed", "create"), 1.0);
+        // what is wrong asks for a change, unless another verb says what to do
+        assert_eq!(weight("the homepage tagline is outdated", "update"), 1.0);
+        assert_eq!(weight("that photo is outdated, bin it", "update"), 0.0);
+    }
+
+    #[test]
+    fn a_slip_of_the_keyboard_is_read_as_meant() {
+        assert!(concepts("pubish the about page").contains(&"publish".to_string()));
+        assert!(concepts("navigaton").contains(&"navItem".to_string()));
+        assert!(concepts("pubilsh").contains(&"publish".to_string()));
+        // a changed letter makes another word, not a slip
+        assert_eq!(concepts("working"), ["working"]);
     }
 }

@@ -556,13 +556,30 @@ const NATURAL: &[(&str, &str)] = &[
     ("send the van order to the supplier's webhook", "httpPost"),
 ];
 
+/// More natural requests, one `request<TAB>tool` a line: a fifth batch,
+/// written as editors and site owners speak (see its header).
+const PEOPLE: &str = include_str!("search_quality/people.tsv");
+
+/// The requests of a `request<TAB>tool` file; `#` lines are comments.
+fn requests(tsv: &'static str) -> Vec<(&'static str, &'static str)> {
+    tsv.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (request, tool) = line.split_once('\t').unwrap_or_else(|| panic!("no tab in {line:?}"));
+            (request.trim(), tool.trim())
+        })
+        .collect()
+}
+
 /// Recall@1 and recall@5 of `queries` (tools searchTools answers: the
-/// always-active ones left out), and the queries missed at 5.
-fn recall(queries: &[(&str, &str)]) -> (f64, f64, Vec<String>) {
+/// always-active ones left out), the queries missed at 5, and those found
+/// in the top 5 but not first.
+fn recall(queries: &[(&str, &str)]) -> (f64, f64, Vec<String>, Vec<String>) {
     let tools = catalog();
     let (mut at1, mut at5) = (0, 0);
-    let mut misses = Vec::new();
+    let (mut misses, mut second) = (Vec::new(), Vec::new());
     for (query, expected) in queries {
+        assert!(tools.iter().any(|t| t.name == *expected), "{query:?} is labelled {expected}, no tool of the catalog");
         let top: Vec<&str> = rank(&tools, query)
             .into_iter()
             .filter(|t| t.category != Category::Default)
@@ -572,23 +589,33 @@ fn recall(queries: &[(&str, &str)]) -> (f64, f64, Vec<String>) {
         at1 += usize::from(top.first() == Some(expected));
         if top.contains(expected) {
             at5 += 1;
+            if top.first() != Some(expected) {
+                second.push(format!("{query:?} → expected {expected}, got {top:?}"));
+            }
         } else {
             misses.push(format!("{query:?} → expected {expected}, got {top:?}"));
         }
     }
     let n = queries.len() as f64;
-    (at1 as f64 / n, at5 as f64 / n, misses)
+    (at1 as f64 / n, at5 as f64 / n, misses, second)
 }
 
 #[test]
 fn recall_meets_the_bar_on_each_kind() {
-    assert!(NATURAL.len() >= 200);
-    let (keyword1, keyword5, keyword_misses) = recall(KEYWORD);
-    let (natural1, natural5, natural_misses) = recall(NATURAL);
+    let people = requests(PEOPLE);
+    assert!(NATURAL.len() >= 200 && people.len() >= 150);
+    let natural: Vec<(&str, &str)> = NATURAL.iter().copied().chain(people.iter().copied()).collect();
+    let (keyword1, keyword5, keyword_misses, _) = recall(KEYWORD);
+    let (natural1, natural5, natural_misses, natural_second) = recall(&natural);
+    let (people1, people5, _, _) = recall(&people);
     println!("keyword queries: {} recall@1 = {keyword1:.3} recall@5 = {keyword5:.3}", KEYWORD.len());
-    println!("natural queries: {} recall@1 = {natural1:.3} recall@5 = {natural5:.3}", NATURAL.len());
+    println!("natural queries: {} recall@1 = {natural1:.3} recall@5 = {natural5:.3}", natural.len());
+    println!("  of which people.tsv: {} recall@1 = {people1:.3} recall@5 = {people5:.3}", people.len());
     for m in keyword_misses.iter().chain(&natural_misses) {
         println!("miss: {m}");
+    }
+    for m in &natural_second {
+        println!("not first: {m}");
     }
     assert!(keyword5 >= 0.99, "keyword recall@5 {keyword5:.3}: {keyword_misses:#?}");
     assert!(natural5 >= 0.95, "natural recall@5 {natural5:.3}: {natural_misses:#?}");

@@ -29,6 +29,7 @@ pub mod restore;
 pub mod revisions;
 pub mod schedules;
 pub mod search;
+pub mod sites;
 pub mod tokens;
 pub mod undo;
 pub mod uploads;

@@ -110,6 +110,13 @@ pub enum Permission<'a> {
     RestoreRevision(EntityKind),
     /// Bring an archived record back with what went along.
     RestoreArchive(EntityKind),
+    /// List, create, rename, archive and restore the instance's sites: its
+    /// administrator (`instance`: the caller is the local admin or holds a
+    /// token made for the instance's administrator), never a site's.
+    ManageSites {
+        /// Whether the caller is the instance's administrator.
+        instance: bool,
+    },
 }
 
 impl std::fmt::Display for Permission<'_> {
@@ -130,6 +137,7 @@ impl std::fmt::Display for Permission<'_> {
             Permission::GrantAccess(group) => write!(f, "grant access as {}", group.as_str()),
             Permission::RestoreRevision(kind) => write!(f, "restore revision of {kind}"),
             Permission::RestoreArchive(kind) => write!(f, "restore archived {kind}"),
+            Permission::ManageSites { .. } => write!(f, "manage sites"),
         }
     }
 }
@@ -211,6 +219,12 @@ fn decide(principal: &Principal<'_>, permission: Permission<'_>) -> Result<(), R
         }
         Permission::GrantAccess(asked) if asked <= group => Ok(()),
         Permission::GrantAccess(asked) => refuse(format!("grant access as {}, above its own", asked.as_str())),
+        Permission::ManageSites { instance: true } if group == Group::Admin => Ok(()),
+        Permission::ManageSites { .. } => Err(Refusal {
+            hidden: false,
+            message: "only the instance's administrator may manage sites (a site's administrators manage their own)"
+                .into(),
+        }),
         Permission::RestoreRevision(kind) if writes(group, kind) && deletes(group, kind) => Ok(()),
         Permission::RestoreRevision(kind) => refuse(format!("restore revisions of {kind} records")),
         Permission::RestoreArchive(kind) if deletes(group, kind) => Ok(()),

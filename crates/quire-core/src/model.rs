@@ -378,6 +378,10 @@ pub struct Site {
     pub preview_url: Option<String>,
     /// When it was created.
     pub created_at: DateTime<Utc>,
+    /// When it was archived, if it is (its tokens stop and nothing of it
+    /// is delivered; everything it holds is kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<DateTime<Utc>>,
 }
 
 /// One of a site's languages.

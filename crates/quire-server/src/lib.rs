@@ -415,11 +415,15 @@ impl AppState {
         Ok(scope)
     }
 
-    /// Forgets cached tokens (after a revocation), so the next request of
-    /// a revoked token is refused, and tells open event streams to re-check
-    /// theirs.
+    /// Forgets cached tokens and sites (after a revocation, or a site
+    /// archived or restored), so the next request of a revoked token, or of
+    /// an archived site, is refused, and tells open event streams to
+    /// re-check theirs.
     pub fn forget_tokens(&self) {
         if let Ok(mut cache) = self.inner.tokens.lock() {
+            cache.clear();
+        }
+        if let Ok(mut cache) = self.inner.scopes.lock() {
             cache.clear();
         }
         self.inner.revocations.send_modify(|n| *n = n.wrapping_add(1));

@@ -42,6 +42,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::releases::discard,
         routes::schedules::list, routes::schedules::create, routes::schedules::read, routes::schedules::cancel,
         routes::site::read, routes::site::update, routes::site::preview_link,
+        routes::sites::list, routes::sites::create, routes::sites::rename, routes::sites::archive, routes::sites::restore,
         routes::archive::list, routes::archive::read, routes::archive::restore, routes::archive::restore_many,
         routes::changes::list, routes::changes::read, routes::changes::revisions, routes::changes::restore,
         routes::delivery::page, routes::delivery::navigation, routes::delivery::entries,
@@ -76,6 +77,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "openai", description = "The agents as models of an OpenAI-compatible API (`/v1`, for OpenAI's clients): errors in OpenAI's shape"),
         (name = "tokens", description = "The site's API tokens: list, create, read, revoke (admins)"),
         (name = "webhooks", description = "Subscriptions to the site's events, signed as Standard Webhooks, and their delivery log (admins)"),
+        (name = "sites", description = "The instance's sites, for its administrator: list, create, rename, archive, restore"),
         (name = "locales", description = "The site's languages, and the translations of its pages, entries and navigations"),
     )
 )]

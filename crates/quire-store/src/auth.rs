@@ -31,6 +31,9 @@ pub struct NewToken {
     pub approval_policy: Option<ApprovalPolicy>,
     /// The person who created it, if a person did: disabling them revokes it.
     pub user_id: Option<String>,
+    /// Whether it is the instance's administrator's: it may manage every
+    /// site (an admin token of its own site besides).
+    pub instance_admin: bool,
 }
 
 impl NewToken {
@@ -47,6 +50,7 @@ impl NewToken {
             secret: None,
             approval_policy: None,
             user_id: None,
+            instance_admin: false,
         }
     }
 }
@@ -81,6 +85,8 @@ pub struct TokenInfo {
     pub oauth_client_id: Option<String>,
     /// For an OAuth grant: which tools MCP offers it (`all`, `readonly`, `discover`).
     pub mcp_tools: Option<String>,
+    /// Whether it is the instance's administrator's (it may manage every site).
+    pub instance_admin: bool,
 }
 
 /// What presenting a token grants.
@@ -161,6 +167,7 @@ fn token_of(row: &Row) -> Result<TokenInfo> {
         group: Group::parse(&group).map_err(StoreError::Corrupt)?,
         environments: crate::record::json_opt(row, "environments")?,
         approval_policy: crate::record::wire_col(row, "approval_policy")?,
+        instance_admin: row.try_get::<i64, _>("instance_admin")? == 1,
     }))
 }
 
@@ -218,9 +225,19 @@ impl Store {
         self.site(&created).await
     }
 
-    /// A site by id or slug.
+    /// A live site by id or slug.
     pub async fn site(&self, id_or_slug: &str) -> Result<Site> {
-        let row = db::query("SELECT * FROM sites WHERE id = ?1 OR slug = ?1")
+        self.site_of(id_or_slug, false).await
+    }
+
+    /// A site by id or slug, archived or not.
+    pub async fn any_site(&self, id_or_slug: &str) -> Result<Site> {
+        self.site_of(id_or_slug, true).await
+    }
+
+    async fn site_of(&self, id_or_slug: &str, archived: bool) -> Result<Site> {
+        let live = if archived { "" } else { " AND archived_at IS NULL" };
+        let row = db::query(format!("SELECT * FROM sites WHERE (id = ?1 OR slug = ?1){live}"))
             .bind(id_or_slug)
             .read_optional(&self.db)
             .await?
@@ -238,18 +255,78 @@ impl Store {
             environments,
             preview_url: row.try_get("preview_url")?,
             created_at: row.try_get("created_at")?,
+            archived_at: row.try_get("archived_at")?,
         })
     }
 
-    /// All sites.
+    /// The live sites.
     pub async fn sites(&self) -> Result<Vec<Site>> {
-        let slugs: Vec<String> =
-            db::query_scalar("SELECT slug FROM sites ORDER BY created_at, slug").read_all(&self.db).await?;
+        self.sites_of(false).await
+    }
+
+    /// Every site, the archived ones too.
+    pub async fn all_sites(&self) -> Result<Vec<Site>> {
+        self.sites_of(true).await
+    }
+
+    async fn sites_of(&self, archived: bool) -> Result<Vec<Site>> {
+        let live = if archived { "" } else { " WHERE archived_at IS NULL" };
+        let slugs: Vec<String> = db::query_scalar(format!("SELECT slug FROM sites{live} ORDER BY created_at, slug"))
+            .read_all(&self.db)
+            .await?;
         let mut out = Vec::new();
         for slug in slugs {
-            out.push(self.site(&slug).await?);
+            out.push(self.site_of(&slug, archived).await?);
         }
         Ok(out)
+    }
+
+    /// Renames a site (id or slug, archived or not).
+    pub async fn rename_site(&self, id_or_slug: &str, name: &str) -> Result<Site> {
+        quire_core::text::check_line("name", name, 120)?;
+        let site = self.any_site(id_or_slug).await?;
+        db::query("UPDATE sites SET name = ?1 WHERE id = ?2").bind(name).bind(&site.id).write(&self.db).await?;
+        self.any_site(&site.id).await
+    }
+
+    /// Archives a live site: its tokens stop working and its content is no
+    /// longer delivered; everything it holds stays, and [`Store::restore_site`]
+    /// brings it back. The last live site stays.
+    pub async fn archive_site(&self, id_or_slug: &str) -> Result<Site> {
+        let site = self.site(id_or_slug).await?;
+        let id = site.id.clone();
+        self.db
+            .write(move |c| {
+                let live: i64 =
+                    db::query_scalar("SELECT COUNT(*) FROM sites WHERE archived_at IS NULL").fetch_one(c)?;
+                if live <= 1 {
+                    return Err(StoreError::conflict(None, "the last live site stays; make another first"));
+                }
+                db::query("UPDATE sites SET archived_at = ?1 WHERE id = ?2").bind(Utc::now()).bind(&id).execute(c)?;
+                Ok(())
+            })
+            .await?;
+        self.any_site(&site.id).await
+    }
+
+    /// Brings an archived site back, with its tokens and content.
+    pub async fn restore_site(&self, id_or_slug: &str) -> Result<Site> {
+        let site = self.any_site(id_or_slug).await?;
+        if site.archived_at.is_none() {
+            return Err(StoreError::conflict(None, format!("site {} is not archived", site.slug)));
+        }
+        db::query("UPDATE sites SET archived_at = NULL WHERE id = ?1").bind(&site.id).write(&self.db).await?;
+        self.any_site(&site.id).await
+    }
+
+    /// Whether token `id` (live) is the instance's administrator's.
+    pub async fn is_instance_admin(&self, token: &str) -> Result<bool> {
+        let flag: Option<i64> =
+            db::query_scalar("SELECT instance_admin FROM api_tokens WHERE id = ?1 AND revoked_at IS NULL")
+                .bind(token)
+                .read_optional(&self.db)
+                .await?;
+        Ok(flag == Some(1))
     }
 
     /// The scope of a site (id or slug) and environment, checking both exist.
@@ -298,10 +375,12 @@ impl Store {
             last_used_at: None,
             oauth_client_id: None,
             mcp_tools: None,
+            instance_admin: input.instance_admin,
         };
         db::query(
-            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy, user_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO api_tokens (id, name, token_hash, prefix, grp, site_id, environments, expires_at, created_at, approval_policy, user_id,
+             instance_admin)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )
         .bind(&info.id)
         .bind(&info.name)
@@ -314,6 +393,7 @@ impl Store {
         .bind(now)
         .bind(info.approval_policy.as_str())
         .bind(&input.user_id)
+        .bind(i64::from(input.instance_admin))
         .write(&self.db).await
         .map_err(|e| match e {
             e if e.is_unique_violation() => StoreError::conflict(Some("token"), "that token already exists"),
@@ -329,7 +409,8 @@ impl Store {
     pub async fn authenticate(&self, secret: &str) -> Result<Option<TokenGrant>> {
         let hash = hash_secret(secret);
         let row = db::query(
-            "SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL AND oauth_client_id IS NULL",
+            "SELECT * FROM api_tokens WHERE token_hash = ?1 AND revoked_at IS NULL AND oauth_client_id IS NULL
+             AND site_id IN (SELECT id FROM sites WHERE archived_at IS NULL)",
         )
         .bind(&hash)
         .read_optional(&self.db)
@@ -341,7 +422,8 @@ impl Store {
         }
         let row = db::query(
             "SELECT a.*, t.resource AS bound_to, t.expires_at AS access_expires_at FROM oauth_tokens t
-             JOIN api_tokens a ON a.id = t.token_id WHERE t.hash = ?1 AND t.kind = 'access' AND a.revoked_at IS NULL",
+             JOIN api_tokens a ON a.id = t.token_id WHERE t.hash = ?1 AND t.kind = 'access' AND a.revoked_at IS NULL
+             AND a.site_id IN (SELECT id FROM sites WHERE archived_at IS NULL)",
         )
         .bind(&hash)
         .read_optional(&self.db)
@@ -440,11 +522,13 @@ impl Store {
     /// a change of this number means a token was revoked since it was last
     /// read; a serving process polls it to drop its cached tokens.
     /// Disabling a user counts too (it ends their sessions; enabling them
-    /// again changes the number as well, which only costs a re-check).
+    /// again changes the number as well, which only costs a re-check), and
+    /// so does archiving a site (its tokens stop) or restoring it.
     pub async fn revocation_count(&self) -> Result<i64> {
         db::query_scalar(
             "SELECT (SELECT COUNT(*) FROM api_tokens WHERE revoked_at IS NOT NULL)
-                  + (SELECT COUNT(*) FROM users WHERE disabled_at IS NOT NULL)",
+                  + (SELECT COUNT(*) FROM users WHERE disabled_at IS NOT NULL)
+                  + (SELECT COUNT(*) FROM sites WHERE archived_at IS NOT NULL)",
         )
         .read_one(&self.db)
         .await

@@ -173,6 +173,13 @@ pub async fn seed_demo_into<F: SeedFiles + ?Sized>(store: &Store, files: &F) -> 
         }
         Err(e) => return Err(e),
     };
+    seed_site_into(store, &site, files).await
+}
+
+/// Seeds the demo content into `site` (made beforehand, with its
+/// environments): templates and agents in each environment, the pages,
+/// posts, menus and images in production; what is there already stays.
+pub async fn seed_site_into<F: SeedFiles + ?Sized>(store: &Store, site: &Site, files: &F) -> Result<SeedReport> {
     let mut report = SeedReport::default();
     for env in &site.environments {
         report.created += ensure_templates(store, &Scope::new(&site.id, env)).await?;

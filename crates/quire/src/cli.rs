@@ -80,6 +80,11 @@ pub enum Command {
         #[command(subcommand)]
         command: TokenCommand,
     },
+    /// Manage the instance's sites.
+    Site {
+        #[command(subcommand)]
+        command: SiteCommand,
+    },
     /// List, describe and call the tools of the registry.
     Tools {
         #[command(subcommand)]
@@ -222,6 +227,48 @@ pub enum ToolsCommand {
         args: String,
         #[command(flatten)]
         caller: CallerArgs,
+    },
+}
+
+/// `quire site …`.
+#[derive(Subcommand)]
+pub enum SiteCommand {
+    /// List every site, archived ones too.
+    List {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make a site, empty (the starter templates and agents) or with the demo content.
+    Create {
+        /// Its slug: lowercase words joined by hyphens.
+        slug: String,
+        /// Its name.
+        #[arg(long)]
+        name: String,
+        /// Its environments, the first the default (repeatable; default: production and staging).
+        #[arg(long = "env")]
+        envs: Vec<String>,
+        /// Start with the demo site's pages, posts, menus and images.
+        #[arg(long)]
+        demo: bool,
+    },
+    /// Rename a site.
+    Rename {
+        /// Its slug or id.
+        site: String,
+        /// The new name.
+        name: String,
+    },
+    /// Archive a site: its tokens stop and nothing of it is delivered; all it holds is kept.
+    Archive {
+        /// Its slug or id.
+        site: String,
+    },
+    /// Bring an archived site back.
+    Restore {
+        /// Its slug or id.
+        site: String,
     },
 }
 

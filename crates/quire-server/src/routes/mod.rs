@@ -19,6 +19,7 @@ pub mod releases;
 pub mod schedules;
 pub mod sections;
 pub mod site;
+pub mod sites;
 pub mod system;
 pub mod templates;
 pub mod tokens;
@@ -47,6 +48,7 @@ pub fn router() -> Router<AppState> {
         .merge(releases::router())
         .merge(schedules::router())
         .merge(site::router())
+        .merge(sites::router())
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())

@@ -401,6 +401,7 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("webhooks", _) => "webhook",
         ("webhook-deliveries", _) => "delivery",
         ("translations", "{locale}") => return "de".into(),
+        ("sites", _) => return "demo".into(),
         ("translations", _) => "translation",
         ("items", "{entity}") => return "page".into(),
         (_, "{document}") => "page",

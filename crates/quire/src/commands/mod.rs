@@ -9,6 +9,7 @@ pub mod images;
 pub mod mcp;
 pub mod review;
 pub mod serve;
+pub mod site;
 pub mod token;
 pub mod tools;
 pub mod user;

@@ -97,13 +97,16 @@ async fn bootstrap_admin(store: &Store, config: &Config) -> AnyResult<Option<Str
             store
                 .create_token(NewToken {
                     secret: Some(secret.clone()),
+                    instance_admin: true,
                     ..NewToken::new("bootstrap", Group::Admin, site.clone())
                 })
                 .await?;
             eprintln!("Admin token set from QUIRE_BOOTSTRAP_TOKEN.");
         }
     } else if store.token_count().await? == 0 {
-        let (_, secret) = store.create_token(NewToken::new("admin", Group::Admin, site.clone())).await?;
+        // The first token is the instance's administrator's: it may manage sites.
+        let first = NewToken { instance_admin: true, ..NewToken::new("admin", Group::Admin, site.clone()) };
+        let (_, secret) = store.create_token(first).await?;
         outln!(
             "\nAdmin token (shown once, keep it safe):\n\n    {secret}\n\nUse it as:  Authorization: Bearer {secret}\n"
         )?;

@@ -1,0 +1,99 @@
+//! The instance's sites, for its administrator (the local admin of the
+//! machine, or a token made for the instance's administrator): list,
+//! create (empty, with the starter templates and agents, or with the demo
+//! content), rename, archive and restore. A site's own administrators
+//! manage their site and never see the others.
+
+use crate::{Actor, AppError, AppResult, Permission, authorize};
+use quire_core::model::Site;
+use quire_store::Scope;
+use quire_store::seed::{ensure_agents, ensure_templates, seed_site_into};
+use quire_tools::Services;
+
+/// What a new site starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Start {
+    /// The starter templates and agents, and no content.
+    #[default]
+    Empty,
+    /// The demo site's pages, posts, menus and images besides.
+    Demo,
+}
+
+/// A site to make.
+#[derive(Debug, Clone)]
+pub struct NewSite {
+    /// Its slug (`shop`), unique.
+    pub slug: String,
+    /// Its name.
+    pub name: String,
+    /// Its environments, the first the default; empty: production and staging.
+    pub environments: Vec<String>,
+    /// What it starts with.
+    pub start: Start,
+}
+
+/// Refuses anyone but the instance's administrator.
+async fn manage(services: &Services, actor: &Actor) -> AppResult<()> {
+    let instance = match actor.id.strip_prefix("token:") {
+        Some(token) => services.store.is_instance_admin(token).await?,
+        None => actor.id == "local:admin",
+    };
+    authorize(actor, Permission::ManageSites { instance })
+}
+
+/// Every site, the archived ones too, oldest first.
+pub async fn list(services: &Services, actor: &Actor) -> AppResult<Vec<Site>> {
+    manage(services, actor).await?;
+    Ok(services.store.all_sites().await?)
+}
+
+/// Makes a site (see [`Start`]); answers it.
+pub async fn create(services: &Services, actor: &Actor, new: NewSite) -> AppResult<Site> {
+    manage(services, actor).await?;
+    let environments: Vec<&str> = match new.environments.is_empty() {
+        true => vec!["production", "staging"],
+        false => new.environments.iter().map(String::as_str).collect(),
+    };
+    let store = &services.store;
+    let site = store.create_site(&new.slug, &new.name, &environments).await?;
+    match new.start {
+        Start::Empty => {
+            for env in &site.environments {
+                let scope = Scope::new(&site.id, env);
+                ensure_templates(store, &scope).await?;
+                ensure_agents(store, &scope).await?;
+            }
+        }
+        Start::Demo => {
+            seed_site_into(store, &site, &services.storage).await?;
+        }
+    }
+    Ok(site)
+}
+
+/// Renames a site.
+pub async fn rename(services: &Services, actor: &Actor, site: &str, name: &str) -> AppResult<Site> {
+    manage(services, actor).await?;
+    Ok(services.store.rename_site(site, name).await?)
+}
+
+/// Archives a site: its tokens stop and nothing of it is delivered;
+/// everything it holds is kept. The site the caller acts in stays.
+pub async fn archive(services: &Services, actor: &Actor, site: &str) -> AppResult<Site> {
+    manage(services, actor).await?;
+    let found = services.store.site(site).await?;
+    if found.id == actor.scope.site_id {
+        return Err(AppError::conflict(format!(
+            "site {} is the one this credential acts in; archive it from another site's",
+            found.slug
+        )));
+    }
+    Ok(services.store.archive_site(site).await?)
+}
+
+/// Brings an archived site back, its tokens and content with it.
+pub async fn restore(services: &Services, actor: &Actor, site: &str) -> AppResult<Site> {
+    manage(services, actor).await?;
+    Ok(services.store.restore_site(site).await?)
+}

@@ -130,6 +130,15 @@ async fn every_change_reaches_the_subscriber_signed_in_order_per_record_despite_
         types.push(payload["type"].as_str().unwrap().to_string());
     }
     assert!(types.contains(&"page.updated".to_string()) && types.contains(&"page.published".to_string()), "{types:?}");
+    // Each body carries the record as its change left it (built from the
+    // change log when sent): the last update of each page is its last name.
+    for (i, page) in pages.iter().enumerate() {
+        let last = seen.taken.iter().rev().find_map(|(_, body)| {
+            let payload: Value = serde_json::from_str(body).unwrap();
+            (payload["type"] == "page.updated" && payload["data"]["id"] == page.as_str()).then_some(payload)
+        });
+        assert_eq!(last.unwrap()["data"]["record"]["name"], format!("Page {i}, take 19"));
+    }
 
     // The delivery log, and a delivery sent again with its id.
     let log = app.get(&format!("/api/v1/webhooks/{}/deliveries?limit=5", hook.id)).await;

@@ -271,7 +271,7 @@ impl Store {
 }
 
 /// The change-log record `id` of the scope, rebuilt.
-fn change_in(conn: &Conn, scope: &Scope, id: i64) -> Result<Change> {
+pub(crate) fn change_in(conn: &Conn, scope: &Scope, id: i64) -> Result<Change> {
     let rows = db::query("SELECT * FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3")
         .bind(id)
         .bind_scope(scope)

@@ -27,6 +27,7 @@ mod media;
 mod migrate;
 mod oauth;
 mod ops;
+mod outbox;
 mod previews;
 mod publishing;
 mod record;

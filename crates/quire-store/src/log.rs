@@ -138,7 +138,6 @@ pub(crate) fn logged(
     .bind(Utc::now())
     .fetch_one(conn)?;
     // Subscribers hear of it through the outbox, in this same transaction.
-    let record = after.as_ref().or(before.as_ref());
-    crate::webhooks::enqueue(conn, scope, ctx, seq, entity, entity_id, action, record)?;
+    crate::webhooks::enqueue(conn, scope, seq, entity, entity_id, action)?;
     Ok(seq)
 }

@@ -27,7 +27,6 @@ use chrono::{DateTime, Utc};
 use quire_core::model::{ChangeAction, ChangeContext, EntityKind};
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::time::Duration;
 
 /// The events a subscription may name: a record's changes, and
 /// `published` of a release, `ran` of a schedule, `finished` of an agent's
@@ -141,7 +140,7 @@ pub struct Claimed {
 /// A JSON column of `row`, decoded. (The record module's helpers are not
 /// used here: the record module writes through the change log, which
 /// calls this one.)
-fn json_col<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Result<T> {
+pub(crate) fn json_col<T: serde::de::DeserializeOwned>(row: &Row, column: &str) -> Result<T> {
     let text: String = row.try_get(column)?;
     Ok(serde_json::from_str(&text)?)
 }
@@ -167,24 +166,6 @@ fn webhook_of(row: &Row) -> Result<Webhook> {
     })
 }
 
-fn delivery_of(row: &Row) -> Result<Delivery> {
-    let status: String = row.try_get("status")?;
-    let next: i64 = row.try_get("next_at")?;
-    Ok(Delivery {
-        id: row.try_get("id")?,
-        webhook_id: row.try_get("webhook_id")?,
-        event: row.try_get("event")?,
-        next_at: (status == "pending").then(|| DateTime::from_timestamp_millis(next)).flatten(),
-        status,
-        attempts: row.try_get("attempts")?,
-        last_status: row.try_get("last_status")?,
-        last_error: row.try_get("last_error")?,
-        created_at: row.try_get("created_at")?,
-        delivered_at: row.try_get("delivered_at")?,
-        payload: json_col(row, "payload")?,
-    })
-}
-
 /// The event a change is, if subscribers hear of it.
 fn event_of(action: ChangeAction) -> Option<&'static str> {
     Some(match action {
@@ -199,40 +180,26 @@ fn event_of(action: ChangeAction) -> Option<&'static str> {
     })
 }
 
-/// Writes a delivery of change `seq` for each subscription of its scope
-/// that wants it, in the change's transaction (see the module's text).
-#[allow(clippy::too_many_arguments)]
+/// Writes a delivery of change `seq` (`action` on record `id` of `kind`)
+/// for each subscription of its scope that wants it, in the change's
+/// transaction (see the module's text).
 pub(crate) fn enqueue(
     conn: &Conn,
     scope: &Scope,
-    ctx: &ChangeContext,
     seq: i64,
     kind: EntityKind,
     id: &str,
     action: ChangeAction,
-    record: Option<&Value>,
 ) -> Result<()> {
     let Some(event) = event_of(action) else { return Ok(()) };
     // Notes live in the vault, their changes logged but not sent.
     if kind == EntityKind::Note {
         return Ok(());
     }
-    let payload = |now: DateTime<Utc>| {
-        json!({
-            "type": format!("{}.{event}", kind.as_str()),
-            "timestamp": now,
-            "data": {
-                "kind": kind.as_str(),
-                "id": id,
-                "site": scope.site_id,
-                "env": scope.env,
-                "changeId": seq,
-                "actor": ctx.actor,
-                "record": record,
-            },
-        })
-    };
-    fan_out(conn, scope, kind.as_str(), event, &format!("{}:{id}", kind.as_str()), seq, payload)
+    // The body is built from the change log when it is sent (the same
+    // bytes on every attempt): the delivery row stays small.
+    let subject = format!("{}:{id}", kind.as_str());
+    fan_out(conn, scope, kind.as_str(), event, &subject, seq, None::<fn(DateTime<Utc>) -> Value>)
 }
 
 /// Writes a delivery of event `event` of `kind` (one of [`KINDS`]) about
@@ -258,12 +225,13 @@ pub(crate) fn announce(
     };
     // Each is its subject's one event: its place in the queue is its time.
     let seq = Utc::now().timestamp_micros();
-    fan_out(conn, scope, kind, event, &format!("{kind}:{id}"), seq, payload)
+    fan_out(conn, scope, kind, event, &format!("{kind}:{id}"), seq, Some(payload))
 }
 
 /// The one write of a delivery for each subscription of `scope` wanting
 /// `kind`'s `event`, at place `seq` of the queue of `subject`. The payload
-/// is made only when one does.
+/// is made only when one does; none: it is built from change `seq` when
+/// it is sent (`outbox.rs`).
 fn fan_out(
     conn: &Conn,
     scope: &Scope,
@@ -271,7 +239,7 @@ fn fan_out(
     event: &str,
     subject: &str,
     seq: i64,
-    payload: impl FnOnce(DateTime<Utc>) -> Value,
+    payload: Option<impl FnOnce(DateTime<Utc>) -> Value>,
 ) -> Result<()> {
     let rows = db::query(
         "SELECT id, events, kinds FROM webhooks WHERE site_id = ?1 AND (env IS NULL OR env = ?2) AND archived_at IS NULL",
@@ -295,7 +263,7 @@ fn fan_out(
     if wanting.is_empty() {
         return Ok(());
     }
-    let payload = payload(now).to_string();
+    let payload = payload.map(|p| p(now).to_string()).unwrap_or_default();
     // The oldest pending delivery of the queue, if any: on PostgreSQL,
     // locked, so a head that finishes at the same moment hands on to this
     // one after it commits, or (finished first) is passed over for the
@@ -434,174 +402,13 @@ impl Store {
             })
             .await
     }
-
-    /// A subscription's deliveries, newest first (at most `limit`).
-    pub async fn webhook_deliveries(&self, scope: &Scope, id: &str, limit: u32) -> Result<Vec<Delivery>> {
-        let (scope, id) = (scope.clone(), id.to_string());
-        self.db
-            .read(move |c| {
-                load(c, &scope, &id)?;
-                let rows = db::query(
-                    "SELECT * FROM webhook_deliveries WHERE webhook_id = ?1 AND site_id = ?2
-                     ORDER BY seq DESC, created_at DESC LIMIT ?3",
-                )
-                .bind(&id)
-                .bind(&scope.site_id)
-                .bind(i64::from(limit))
-                .fetch_all(c)?;
-                rows.iter().map(delivery_of).collect()
-            })
-            .await
-    }
-
-    /// Sends a delivery again (after a failure, or to replay one): it is
-    /// due now, with the same id and payload.
-    pub async fn redeliver(&self, scope: &Scope, delivery: &str) -> Result<Delivery> {
-        let (scope, delivery) = (scope.clone(), delivery.to_string());
-        self.db
-            .write(move |c| {
-                let live: Option<String> = db::query_scalar(
-                    "SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                     WHERE d.id = ?1 AND d.site_id = ?2 AND w.archived_at IS NULL",
-                )
-                .bind(&delivery)
-                .bind(&scope.site_id)
-                .fetch_optional(c)?;
-                if live.is_none() {
-                    return Err(StoreError::not_found("delivery", &delivery));
-                }
-                // It heads its queue again unless another delivery heads
-                // it now; then it is next (the oldest waiting).
-                db::query(
-                    "UPDATE webhook_deliveries SET status = 'pending', next_at = ?2, lease_until = NULL,
-                     head = CASE WHEN EXISTS (SELECT 1 FROM webhook_deliveries o
-                                              WHERE o.webhook_id = webhook_deliveries.webhook_id
-                                                AND o.subject = webhook_deliveries.subject AND o.status = 'pending'
-                                                AND o.head = 1 AND o.id <> ?1) THEN 0 ELSE 1 END
-                     WHERE id = ?1",
-                )
-                .bind(&delivery)
-                .bind(Utc::now().timestamp_millis())
-                .execute(c)?;
-                let row = db::query("SELECT * FROM webhook_deliveries WHERE id = ?1").bind(&delivery).fetch_one(c)?;
-                delivery_of(&row)
-            })
-            .await
-    }
-
-    /// Claims up to `limit` deliveries due, each for `lease`: heads of
-    /// their queues (see the module's text), not held by another sender,
-    /// the longest due first. Empty when nothing is due.
-    pub async fn claim_deliveries(&self, lease: Duration, limit: usize) -> Result<Vec<Claimed>> {
-        let lock = if self.db.is_postgres() { " FOR UPDATE SKIP LOCKED" } else { "" };
-        let now = Utc::now().timestamp_millis();
-        let rows = db::query(format!(
-            "UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = ?1
-             WHERE id IN (SELECT d.id FROM webhook_deliveries d
-                          WHERE d.status = 'pending' AND d.head = 1 AND d.next_at <= ?2
-                            AND (d.lease_until IS NULL OR d.lease_until <= ?2)
-                          ORDER BY d.next_at, d.seq LIMIT ?3{lock})
-             RETURNING id, webhook_id, subject, payload, attempts"
-        ))
-        .bind(now + lease.as_millis() as i64)
-        .bind(now)
-        .bind(limit as i64)
-        .write_all(&self.db)
-        .await?;
-        let mut hooks: std::collections::HashMap<String, (String, Vec<String>)> = Default::default();
-        let mut claimed = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let webhook: String = row.try_get("webhook_id")?;
-            if !hooks.contains_key(&webhook) {
-                let hook = db::query("SELECT url, secrets FROM webhooks WHERE id = ?1")
-                    .bind(&webhook)
-                    .read_optional(&self.db)
-                    .await?
-                    .ok_or_else(|| StoreError::not_found("webhook", &webhook))?;
-                hooks.insert(webhook.clone(), (hook.try_get("url")?, json_col(&hook, "secrets")?));
-            }
-            let (url, secrets) = hooks[&webhook].clone();
-            claimed.push(Claimed {
-                id: row.try_get("id")?,
-                url,
-                secrets,
-                payload: row.try_get("payload")?,
-                attempt: row.try_get("attempts")?,
-                webhook_id: webhook,
-                subject: row.try_get("subject")?,
-            });
-        }
-        Ok(claimed)
-    }
-
-    /// Records an attempt of `claimed`: delivered, or failed with the
-    /// status it got (if any) and why, then due again after `retry` (none:
-    /// it failed for good). A delivery that is done hands its queue on to
-    /// the next delivery waiting in it, in the same transaction.
-    pub async fn record_attempt(
-        &self,
-        claimed: &Claimed,
-        delivered: bool,
-        status: Option<u16>,
-        error: Option<&str>,
-        retry: Option<Duration>,
-    ) -> Result<()> {
-        let now = Utc::now();
-        let (next, state) = match (delivered, retry) {
-            (true, _) => (now.timestamp_millis(), "delivered"),
-            (false, Some(after)) => (now.timestamp_millis() + after.as_millis() as i64, "pending"),
-            (false, None) => (now.timestamp_millis(), "failed"),
-        };
-        let (claimed, error) = (claimed.clone(), error.map(str::to_string));
-        self.db
-            .write(move |c| {
-                let done = db::query(
-                    "UPDATE webhook_deliveries SET status = ?2, next_at = ?3, lease_until = NULL, last_status = ?4,
-                     last_error = ?5, delivered_at = ?6 WHERE id = ?1 AND attempts = ?7",
-                )
-                .bind(&claimed.id)
-                .bind(state)
-                .bind(next)
-                .bind(status.map(i64::from))
-                .bind(&error)
-                .bind(delivered.then_some(now))
-                .bind(claimed.attempt)
-                .execute(c)?;
-                if done.rows_affected() > 0 && state != "pending" {
-                    db::query(
-                        "UPDATE webhook_deliveries SET head = 1
-                         WHERE id = (SELECT n.id FROM webhook_deliveries n WHERE n.webhook_id = ?1 AND n.subject = ?2
-                                       AND n.status = 'pending' AND n.head = 0 ORDER BY n.seq LIMIT 1)
-                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries h WHERE h.webhook_id = ?1
-                                             AND h.subject = ?2 AND h.status = 'pending' AND h.head = 1)",
-                    )
-                    .bind(&claimed.webhook_id)
-                    .bind(&claimed.subject)
-                    .execute(c)?;
-                }
-                Ok(())
-            })
-            .await
-    }
-
-    /// When the next delivery is due (a head whose wait or lease runs
-    /// out), if one waits.
-    pub async fn next_delivery_due(&self) -> Result<Option<DateTime<Utc>>> {
-        let at: Option<i64> = db::query_scalar(
-            "SELECT min(CASE WHEN lease_until > next_at THEN lease_until ELSE next_at END)
-             FROM webhook_deliveries WHERE status = 'pending' AND head = 1",
-        )
-        .read_one(&self.db)
-        .await?;
-        Ok(at.and_then(DateTime::from_timestamp_millis))
-    }
 }
 
 fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<Webhook> {
+pub(crate) fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<Webhook> {
     let row = db::query("SELECT * FROM webhooks WHERE id = ?1 AND site_id = ?2 AND archived_at IS NULL")
         .bind(id)
         .bind(&scope.site_id)

@@ -1034,7 +1034,8 @@ describe("removing", () => {
 
     await page.getByRole("button", { name: "Archive this page…" }).click();
     await page.getByRole("button", { name: "Archive the page" }).click();
-    await page.waitForURL(`${server.base}/pages`);
+    await page.waitForURL(`${server.base}/pages?bulk=archived`);
+    await page.getByText("Archived, with what went along; the Archive can bring it back.").waitFor();
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404, "archived, as REST's DELETE does");
     assert.equal((await api(server, "GET", `/api/v1/sections/${sectionId}`)).status, 404, "its sections with it");
 
@@ -1080,7 +1081,7 @@ describe("removing", () => {
     await page.getByRole("button", { name: "Archive this post…" }).click();
     await page.getByRole("heading", { name: "Archive the entry Old news?" }).waitFor();
     await page.getByRole("button", { name: "Archive the entry" }).click();
-    await page.waitForURL(`${server.base}/collections/blog`);
+    await page.waitForURL(`${server.base}/collections/blog?bulk=archived`);
     assert.equal((await api(server, "GET", `/api/v1/entries/${post.body.id}`)).status, 404);
     assert.equal(await page.getByRole("link", { name: "Old news" }).count(), 0, "no longer listed");
 

@@ -339,6 +339,7 @@ impl BulkDone {
             "unpublish" => "Took off the site",
             "archive" => "Archived",
             "none" => return format!("Choose the {plural} to act on first."),
+            "archived" => return "Archived, with what went along; the Archive can bring it back.".into(),
             _ => return String::new(),
         };
         let count = |n: &str| n.parse::<usize>().unwrap_or(0);

@@ -196,13 +196,15 @@ pub async fn archive(person: Person, kind: EntityKind, id: String) -> Response {
         person.require(Permission::Delete(kind))?;
         let back = match kind {
             EntityKind::Section => format!("/pages/{}#sections-h", person.content.section(&id).await?.page_id),
+            // The lists say what was done (`finding::BulkDone`).
             EntityKind::Entry => {
                 let entry = person.content.entry(&id).await?;
-                format!("/collections/{}", person.content.collection(&entry.collection_id).await?.slug)
+                let slug = person.content.collection(&entry.collection_id).await?.slug;
+                format!("/collections/{}?bulk=archived", crate::error::urlencode(&slug))
             }
             _ => match person.content.page(&id).await?.parent_id {
-                Some(parent) => format!("/pages?parent={parent}"),
-                None => "/pages".to_string(),
+                Some(parent) => format!("/pages?parent={}&bulk=archived", crate::error::urlencode(&parent)),
+                None => "/pages?bulk=archived".to_string(),
             },
         };
         Ok::<_, WebError>((back, person.content.archive_one(kind, id.clone()).await))

@@ -42,7 +42,7 @@ pub struct CursorQuery {
     #[serde(default)]
     q: String,
     #[serde(flatten)]
-    done: crate::finding::BulkDone,
+    done: crate::bulk::BulkDone,
 }
 
 /// Entries a search shows.

@@ -20,6 +20,7 @@ mod admin;
 mod agents;
 mod archive;
 mod assets;
+mod bulk;
 mod card;
 mod entries;
 mod error;
@@ -38,6 +39,7 @@ mod previews;
 mod publishing;
 mod releases;
 mod removal;
+mod screen;
 mod sidebar;
 mod sign_in;
 

@@ -55,7 +55,6 @@ impl Records {
 }
 
 /// A kind of record in words.
-#[allow(unreachable_patterns)] // the catch-all keeps kinds added later compiling
 pub fn noun(kind: impl std::borrow::Borrow<EntityKind>) -> &'static str {
     match kind.borrow() {
         EntityKind::Page => "page",
@@ -68,13 +67,11 @@ pub fn noun(kind: impl std::borrow::Borrow<EntityKind>) -> &'static str {
         EntityKind::NavItem => "menu item",
         EntityKind::Agent => "agent",
         EntityKind::Note => "note",
-        // A kind added later is named generically until it is given a word.
-        _ => "record",
+        EntityKind::Translation => "translation",
     }
 }
 
 /// The screen that shows record `id` of `kind`, if it has one.
-#[allow(unreachable_patterns)] // the catch-all keeps kinds added later compiling
 pub fn screen_of(kind: EntityKind, id: &str) -> Option<String> {
     let id_part = urlencode(id);
     Some(match kind {
@@ -87,8 +84,8 @@ pub fn screen_of(kind: EntityKind, id: &str) -> Option<String> {
         EntityKind::Collection => format!("/collections/{id_part}"),
         EntityKind::Agent => format!("/agents/{id_part}"),
         EntityKind::Note => format!("/notes/edit?path={id_part}"),
-        // Templates, and kinds shown on another record's screen, have none.
-        _ => return None,
+        // Templates, and translations (shown with their document), have none.
+        EntityKind::SectionTemplate | EntityKind::Translation => return None,
     })
 }
 

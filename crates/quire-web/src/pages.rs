@@ -1,11 +1,12 @@
 //! Pages: the tree (one level at a time, paginated), the page editor with
 //! its sections, and section forms generated from their templates.
 
+use crate::Person;
 use crate::error::WebError;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::publishing::Outcome;
-use crate::{Person, assets};
+pub(crate) use crate::screen::{Head, answered, refused, render};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Path, Query, State};
@@ -65,18 +66,6 @@ async fn parent_choices(content: &Content, page: Option<&str>) -> Result<Vec<Cho
     Ok(out)
 }
 
-/// The stylesheet and script URLs of every page.
-pub struct Head {
-    pub css: String,
-    pub js: String,
-}
-
-impl Head {
-    pub fn new() -> Self {
-        Head { css: assets::url("app.css"), js: assets::url("app.js") }
-    }
-}
-
 /// A page in a list, with what the row shows.
 pub struct Row {
     pub page: Page,
@@ -116,7 +105,7 @@ pub struct TreeQuery {
     #[serde(default)]
     q: String,
     #[serde(flatten)]
-    done: crate::finding::BulkDone,
+    done: crate::bulk::BulkDone,
 }
 
 /// The ancestors of `page`, root first.
@@ -247,29 +236,6 @@ pub async fn create(person: Person, Form(f): Form<NewPageForm>) -> Response {
         }
         Err(e) => e.into_response(),
     }
-}
-
-/// A screen answered with `status`.
-pub(crate) fn render<T: Template>(status: StatusCode, page: &T) -> Response {
-    match page.render() {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(e) => WebError::from(e).into_response(),
-    }
-}
-
-/// A screen answered with `status`, or the error that kept it from being
-/// built.
-pub(crate) fn answered<T: Template>(status: StatusCode, page: Result<T, WebError>) -> Response {
-    match page {
-        Ok(page) => render(status, &page),
-        Err(e) => e.into_response(),
-    }
-}
-
-/// A refused form's screen shown again (422) with what was typed and the
-/// errors, or the error that kept the screen from being built.
-pub(crate) fn refused<T: Template>(page: Result<T, WebError>) -> Response {
-    answered(StatusCode::UNPROCESSABLE_ENTITY, page)
 }
 
 /// A section in the editor's list.

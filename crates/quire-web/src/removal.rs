@@ -14,7 +14,7 @@ use crate::Person;
 use crate::error::{WebError, refusal};
 use crate::frame::{Frame, Who};
 use crate::names::{Records, noun};
-use crate::pages::{Head, answered};
+use crate::screen::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -196,7 +196,7 @@ pub async fn archive(person: Person, kind: EntityKind, id: String) -> Response {
         person.require(Permission::Delete(kind))?;
         let back = match kind {
             EntityKind::Section => format!("/pages/{}#sections-h", person.content.section(&id).await?.page_id),
-            // The lists say what was done (`finding::BulkDone`).
+            // The lists say what was done (`bulk::BulkDone`).
             EntityKind::Entry => {
                 let entry = person.content.entry(&id).await?;
                 let slug = person.content.collection(&entry.collection_id).await?.slug;

@@ -231,6 +231,48 @@ impl Store {
             .await
     }
 
+    /// The working copies of document `id`'s translations into each of
+    /// `locales` it has, in their order.
+    pub async fn translations_in(&self, scope: &Scope, id: &str, locales: &[String]) -> Result<Vec<Translation>> {
+        let (scope, id, locales) = (scope.clone(), id.to_string(), locales.to_vec());
+        self.db
+            .read(move |c| {
+                let mut out = Vec::new();
+                for locale in &locales {
+                    out.extend(translation_in(c, &scope, &id, locale, Version::Working)?);
+                }
+                Ok(out)
+            })
+            .await
+    }
+
+    /// The document of `kind` (within `collection`, for entries) whose
+    /// working translation into `locale` has slug `slug`, if one has.
+    pub async fn translated_by_slug(
+        &self,
+        scope: &Scope,
+        kind: EntityKind,
+        collection: Option<&str>,
+        locale: &str,
+        slug: &str,
+    ) -> Result<Option<String>> {
+        let (scope, slug) = (scope.clone(), slug.to_string());
+        let within = slug_scope(kind, collection, locale);
+        self.db
+            .read(move |c| {
+                db::query_scalar(format!(
+                    "SELECT record_id FROM {} WHERE site_id = ?1 AND env = ?2 AND slug_scope = ?3 AND slug = ?4
+                     AND archive_id IS NULL",
+                    Version::Working.table(EntityKind::Translation)
+                ))
+                .bind_scope(&scope)
+                .bind(within)
+                .bind(&slug)
+                .fetch_optional(c)
+            })
+            .await
+    }
+
     /// Writes the translation of document `id` of `kind` into `locale`:
     /// its localised `fields` (replacing what it had), made from the
     /// default locale's values as they are now. A new one is a draft; with

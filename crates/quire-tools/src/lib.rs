@@ -21,6 +21,7 @@ pub mod error;
 pub mod external;
 pub mod guidance;
 pub mod images;
+mod locales;
 pub mod media;
 pub mod navigation;
 pub mod notes;

@@ -364,7 +364,65 @@ fn record(entity: Subject) -> Option<Value> {
         Subject::Archive => archive(),
         _ => return None,
     };
-    Some(record)
+    Some(match entity {
+        Subject::Record(EntityKind::Page | EntityKind::Entry) | Subject::Post => localizable(record, true),
+        Subject::Record(EntityKind::Section | EntityKind::NavItem) => localizable(record, false),
+        _ => record,
+    })
+}
+
+/// `record` (a page, section, entry or menu item) with what a read or a
+/// write in a locale adds, and, for a document (`document`), what a read
+/// by id or slug says of its locales.
+fn localizable(mut record: Value, document: bool) -> Value {
+    let mut props = vec![
+        ("locale", described(string(), "The locale read or written in (with a locale other than the site's default).")),
+        (
+            "localeOf",
+            described(
+                object(&[], &[]),
+                "With a locale: the locale each localised value came from (that locale, a fallback, or the default), by field; content fields as content.<name>.",
+            ),
+        ),
+        (
+            "translation",
+            described(
+                object(
+                    &[
+                        ("id", string()),
+                        ("locale", string()),
+                        ("status", enumeration::<PublishStatus>()),
+                        ("version", integer()),
+                    ],
+                    &["id", "locale", "status", "version"],
+                ),
+                "After a write in a locale: the translation written (its document's, for a section or a menu item).",
+            ),
+        ),
+    ];
+    if document {
+        let tags = |d: &str| described(array(string()), d);
+        props.push((
+            "locales",
+            described(
+                object(
+                    &[
+                        ("default", described(string(), "The site's default locale: the record's own values.")),
+                        ("translated", tags("The locales it has a translation in.")),
+                        ("published", tags("Those whose translation is on the public site.")),
+                        ("missing", tags("The site's other locales it has no translation in.")),
+                        ("stale", tags("Those whose translation predates the default's values now.")),
+                    ],
+                    &["default", "translated", "published", "missing", "stale"],
+                ),
+                "Read by id or slug on a site of several locales: its translations.",
+            ),
+        ));
+    }
+    if let Some(properties) = record["properties"].as_object_mut() {
+        properties.extend(props.into_iter().map(|(k, v)| (k.to_string(), v)));
+    }
+    record
 }
 
 fn page() -> Value {

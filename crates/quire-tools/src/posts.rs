@@ -3,13 +3,15 @@
 
 use crate::archive::{archive_execute, archive_preview, require_ids};
 use crate::catalog::{CreatePostArgs, DeletePostArgs, GetPostArgs, UpdatePostArgs};
+use crate::locales::{self, InLocale, Overlay, with_locales};
+use crate::pages::created_untranslated;
 use crate::publishing::with_publication;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
-use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
+use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus, Translation};
 use quire_store::{EntryFilter, SearchFilter, Searched};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// Entry or post as listed.
 pub fn entry_json(e: &Entry, include_content: bool) -> Value {
@@ -51,6 +53,7 @@ pub(crate) async fn posts_collection(call: &Call<'_>, slug: Option<&str>) -> Res
 pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
     let sel = select_one(&[("slug", a.slug.is_some()), ("query", a.query.is_some()), ("all", a.all == Some(true))])?;
     let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
+    let in_locale = locales::asked(call, a.locale.as_deref()).await?;
     let store = call.store();
     let content = a.include_content == Some(true);
     let (posts, next) = match sel.0 {
@@ -60,14 +63,14 @@ pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
                 entries: EntryFilter { status: a.status, category: a.category, tag: None },
             };
             let (posts, ranking) = search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
-            let mut out = items_result(posts.iter().map(|p| entry_json(p, content)).collect(), None);
+            let mut out = items_result(entries_in(call, in_locale.as_ref(), &posts, content).await?, None);
             out["ranking"] = json!(ranking);
             return Ok(out);
         }
-        "slug" => (
-            vec![store.entry_by_slug(call.scope(), &collection.id, a.slug.as_deref().unwrap_or_default()).await?],
-            None,
-        ),
+        "slug" => {
+            let slug = a.slug.as_deref().unwrap_or_default();
+            (vec![entry_by_slug(call, in_locale.as_ref(), &collection.id, slug).await?], None)
+        }
         _ => {
             let filter = EntryFilter { status: a.status, category: a.category, tag: None };
             let l = store
@@ -76,11 +79,135 @@ pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
             (l.items, l.next_cursor)
         }
     };
-    let listed = items_result(posts.iter().map(|p| entry_json(p, content)).collect(), next);
+    let listed = items_result(entries_in(call, in_locale.as_ref(), &posts, content).await?, next);
     match sel.0 {
-        "slug" => with_publication(call, EntityKind::Entry, listed).await,
+        "slug" => with_locales(call, EntityKind::Entry, with_publication(call, EntityKind::Entry, listed).await?).await,
         _ => Ok(listed),
     }
+}
+
+/// Entries or posts as listed, in locale `l` when one is asked.
+pub(crate) async fn entries_in(
+    call: &Call<'_>,
+    l: Option<&InLocale>,
+    entries: &[Entry],
+    content: bool,
+) -> Result<Vec<Value>, ToolError> {
+    let mut items: Vec<Value> = entries.iter().map(|e| entry_json(e, content)).collect();
+    if let Some(l) = l {
+        let mut overlay = Overlay::new(l);
+        for item in &mut items {
+            overlay.entry(call, item).await?;
+        }
+    }
+    Ok(items)
+}
+
+/// The entry of `collection` (id) whose slug is `slug`: its own, or, in
+/// locale `l`, its slug there (or in a fallback of it).
+pub(crate) async fn entry_by_slug(
+    call: &Call<'_>,
+    l: Option<&InLocale>,
+    collection: &str,
+    slug: &str,
+) -> Result<Entry, ToolError> {
+    let translated = match l {
+        Some(l) => locales::by_translated_slug(call, l, EntityKind::Entry, Some(collection), slug).await?,
+        None => None,
+    };
+    Ok(match translated {
+        Some(id) => call.store().entry(call.scope(), &id).await?,
+        None => call.store().entry_by_slug(call.scope(), collection, slug).await?,
+    })
+}
+
+/// The answer of a write in locale `l`: `entry` as that locale reads it,
+/// with the translation written.
+pub(crate) async fn entry_in(
+    call: &Call<'_>,
+    l: &InLocale,
+    entry: &Entry,
+    written: &Translation,
+    msg: String,
+) -> ToolResult {
+    let mut item = entry_json(entry, true);
+    Overlay::new(l).entry(call, &mut item).await?;
+    item["translation"] = locales::translation_json(written);
+    Ok(item_result(item, msg))
+}
+
+/// The localised values of a new entry's or post's texts: what its
+/// translation into the call's locale starts with.
+pub(crate) async fn texts_of(call: &Call<'_>, entry: &Entry) -> Result<Map<String, Value>, ToolError> {
+    let localized = locales::collection_fields(call, &entry.collection_id).await?;
+    let content: Map<String, Value> = entry
+        .content
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| localized.contains(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut fields = Map::new();
+    fields.insert("title".into(), json!(entry.title));
+    fields.insert("slug".into(), json!(entry.slug));
+    if let Some(excerpt) = &entry.excerpt {
+        fields.insert("excerpt".into(), json!(excerpt));
+    }
+    if !content.is_empty() {
+        fields.insert("content".into(), Value::Object(content));
+    }
+    Ok(fields)
+}
+
+/// Writes `title`, `slug`, `excerpt` and `content` (changes, merged) of
+/// `entry` into its translation in locale `l`, after refusing content
+/// fields its collection does not localise.
+pub(crate) async fn translate_entry(
+    call: &Call<'_>,
+    l: &InLocale,
+    entry: &Entry,
+    texts: EntryTexts,
+) -> Result<Translation, ToolError> {
+    let localized = locales::collection_fields(call, &entry.collection_id).await?;
+    let collection = call.store().collection(call.scope(), &entry.collection_id).await?;
+    locales::only_localized_content(l, &format!("collection {}", collection.slug), texts.content.as_ref(), &localized)?;
+    locales::write(call, l, EntityKind::Entry, &entry.id, |fields| {
+        for (key, value) in [("title", texts.title), ("slug", texts.slug)] {
+            if let Some(value) = value {
+                fields.insert(key.into(), json!(value));
+            }
+        }
+        match texts.excerpt {
+            Some(Some(excerpt)) => {
+                fields.insert("excerpt".into(), json!(excerpt));
+            }
+            Some(None) => {
+                fields.remove("excerpt");
+            }
+            None => {}
+        }
+        if let Some(patch) = texts.content {
+            let mut mine = match fields.remove("content") {
+                Some(Value::Object(mine)) => mine,
+                _ => Map::new(),
+            };
+            locales::merge_content(&mut mine, &entry.content, &patch);
+            if !mine.is_empty() {
+                fields.insert("content".into(), Value::Object(mine));
+            }
+        }
+    })
+    .await
+}
+
+/// The localised texts of an entry or a post a write in a locale changes.
+pub(crate) struct EntryTexts {
+    pub title: Option<String>,
+    pub slug: Option<String>,
+    /// Absent, cleared (falls back) or set.
+    pub excerpt: Option<Option<String>>,
+    pub content: Option<Value>,
 }
 
 /// Entries matching `query` that pass `filter`, best first (at most `n`),
@@ -105,6 +232,7 @@ pub(crate) async fn search_entries(
 
 pub(crate) async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResult {
     let collection = posts_collection(call, Some(&a.collection_slug)).await?;
+    let in_locale = locales::asked(call, a.locale.as_deref()).await?;
     let mut content = json!({ "body": a.content.body });
     if let Some(cover) = a.content.cover {
         content["cover"] = Value::String(cover);
@@ -125,13 +253,42 @@ pub(crate) async fn create_post(call: &Call<'_>, a: CreatePostArgs) -> ToolResul
         "Created draft post \"{}\" in {}; publishContent makes it public once a person approves.",
         post.title, collection.slug
     );
-    Ok(item_result(entry_json(&post, true), msg))
+    let Some(l) = in_locale else { return Ok(item_result(entry_json(&post, true), msg)) };
+    let texts = texts_of(call, &post).await?;
+    let written = locales::write(call, &l, EntityKind::Entry, &post.id, |fields| fields.extend(texts))
+        .await
+        .map_err(|e| created_untranslated(e, "post", &post.id, &l))?;
+    let msg = format!("{msg} Its {} translation holds the same texts, as a draft.", l.tag);
+    entry_in(call, &l, &post, &written, msg).await
 }
 
 pub(crate) async fn update_post(call: &Call<'_>, a: UpdatePostArgs) -> ToolResult {
     let collection = posts_collection(call, a.collection_slug.as_deref()).await?;
+    let in_locale = locales::asked(call, a.locale.as_deref()).await?;
     let store = call.store();
-    let post = store.entry_by_slug(call.scope(), &collection.id, &a.slug).await?;
+    let post = entry_by_slug(call, in_locale.as_ref(), &collection.id, &a.slug).await?;
+    if let Some(l) = &in_locale {
+        let given = [
+            ("status", a.status.is_some()),
+            ("category", a.category.is_some()),
+            ("author", a.author.is_some()),
+            ("featuredImage", a.featured_image.is_some()),
+            ("tags", a.tags.is_some()),
+        ];
+        locales::only_localized(
+            l,
+            "post",
+            &given,
+            &["title", "excerpt", "content (the collection's localised fields)"],
+        )?;
+        let texts = EntryTexts { title: a.title, slug: None, excerpt: a.excerpt, content: a.content };
+        let written = translate_entry(call, l, &post, texts).await?;
+        let msg = format!(
+            "Wrote the {} translation of post {} ({}, version {}).",
+            l.tag, post.slug, written.status, written.version
+        );
+        return entry_in(call, l, &post, &written, msg).await;
+    }
     let patch = EntryPatch {
         slug: None,
         title: a.title,

@@ -178,7 +178,9 @@ fn token_budget() {
     let rules = bpe.encode_with_special_tokens(&quire_tools::all_rules()).len();
     println!("| tool | definition tokens | guidance tokens |\n| --- | --- | --- |\n{}", rows.join("\n"));
     println!("catalog total: {total} tokens; rules block: {rules} tokens");
-    assert!(total <= 8000, "the catalog costs {total} tokens");
+    // The locale argument of the fifteen tools that read and write pages,
+    // sections, posts, entries and menus costs about 300 of these.
+    assert!(total <= 8250, "the catalog costs {total} tokens");
     assert!(rules <= 250, "rules cost {rules} tokens");
 }
 

@@ -3,13 +3,16 @@
 //! published on its own, delivery by `?locale=` and `Accept-Language` with
 //! the fallback chain and the locale of each value, paths by localised
 //! slugs, stale translations, a locale taken away and brought back with
-//! its translations, and a page's archive taking its translations along.
+//! its translations, and a page's archive taking its translations along;
+//! the tools in a locale over REST and in an agent's turn, whose German
+//! translation is logged, read back, published on its own and undone.
 
 mod common;
 
 use axum::body::Body;
 use axum::http::Request;
 use common::TestApp;
+use quire_agent::testing::{openai_stream, serve};
 use serde_json::{Value, json};
 
 async fn set_locales(app: &TestApp, locales: Value) -> common::Reply {
@@ -229,4 +232,86 @@ async fn a_translated_page_is_drafted_published_and_delivered_by_locale_with_its
     let (status, _, _) = delivered(&app, "ueber-uns", Some("de"), None).await;
     assert_eq!(status, 404);
     assert_status!(app.get(&format!("/api/v1/pages/{about}/translations")).await, 404);
+}
+
+/// Calls tool `name` over REST as the editor: status and answer.
+async fn invoke(app: &TestApp, name: &str, args: Value) -> (u16, Value) {
+    let reply = app.send("POST", &format!("/api/v1/tools/{name}/invoke"), Some(&app.editor), Some(args)).await;
+    (reply.status.as_u16(), reply.body)
+}
+
+#[tokio::test]
+async fn the_tools_read_and_write_a_locale_and_an_agents_german_translation_is_undone() {
+    let (fake, base) = serve().await;
+    let app = TestApp::with_llm(&base).await;
+    let about = app.page_id("about").await;
+    let sections = app.get(&format!("/api/v1/pages/{about}/sections")).await;
+    let section = sections.body["items"][0]["id"].as_str().unwrap().to_string();
+
+    // Over REST: an unknown locale and a field with one value are 422s naming them.
+    let (status, unknown) = invoke(&app, "getPage", json!({ "id": about, "locale": "fr" })).await;
+    assert_eq!((status, unknown["errorCode"].as_str()), (422, Some("VALIDATION")), "{unknown}");
+    assert!(unknown["error"].as_str().unwrap().contains("(en, de)"), "{unknown}");
+    let (status, stray) = invoke(&app, "updatePage", json!({ "id": about, "locale": "de", "indexing": false })).await;
+    assert_eq!(status, 422, "{stray}");
+    assert!(stray["error"].as_str().unwrap().contains("indexing is not localised"), "{stray}");
+    let (status, plain) = invoke(&app, "getPage", json!({ "id": about })).await;
+    assert_eq!(status, 200);
+    assert_eq!(plain["items"][0]["locales"]["missing"], json!(["de"]), "{plain}");
+
+    // An agent's turn writes the page's German translation through the tools.
+    let rename = json!({ "id": about, "locale": "de", "name": "Über uns", "slug": "ueber-uns" }).to_string();
+    let heading =
+        json!({ "pageSectionId": section, "locale": "de", "content": { "heading": "Wer wir sind" } }).to_string();
+    fake.push(openai_stream("", &[("u1", "updatePage", &rename), ("u2", "updateSection", &heading)]));
+    fake.push(openai_stream("Übersetzt.", &[]));
+    let started = app.chat(&app.editor, json!({ "message": "translate About into German" })).await;
+    assert_eq!(started.status, 202, "{}", started.body);
+    let session = started.body["sessionId"].as_str().unwrap().to_string();
+    app.sse(&format!("/api/v1/sessions/{session}/events"), &app.editor, None, "RUN_FINISHED").await;
+
+    // Read back in German by the tools, and as the translations list it: a draft.
+    let (_, german) =
+        invoke(&app, "getPage", json!({ "slug": "ueber-uns", "locale": "de", "includeContent": true })).await;
+    let page = &german["items"][0];
+    assert_eq!((page["id"].as_str(), page["name"].as_str()), (Some(about.as_str()), Some("Über uns")), "{german}");
+    assert_eq!(page["localeOf"]["name"], "de");
+    assert_eq!(page["sections"][0]["content"]["heading"], "Wer wir sind");
+    assert_eq!(page["locales"]["translated"], json!(["de"]));
+    let listed = app.get(&format!("/api/v1/pages/{about}/translations")).await;
+    let translation = &listed.body["translations"][0];
+    assert_eq!(
+        (translation["translation"]["status"].as_str(), translation["published"].as_bool()),
+        (Some("draft"), Some(false))
+    );
+    let translation_id = translation["translation"]["id"].as_str().unwrap().to_string();
+    let (_, english) = invoke(&app, "getPage", json!({ "id": about })).await;
+    assert_eq!(english["items"][0]["name"], "About", "the default locale's values are untouched");
+    let (_, public, _) = delivered(&app, "about", Some("de"), None).await;
+    assert_eq!(public["name"], "About", "a draft is not delivered");
+    // The change log says which locale changed, in the turn.
+    let changes = app.get(&format!("/api/v1/changes?sessionId={session}&limit=10")).await;
+    let logged: Vec<&Value> = changes.body["items"].as_array().unwrap().iter().collect();
+    assert_eq!(logged.len(), 2, "{}", changes.body);
+    for change in logged {
+        let read = app.get(&format!("/api/v1/changes/{}", change["id"])).await;
+        assert_status!(read, 200);
+        let change = &read.body;
+        assert_eq!(
+            (change["entity"].as_str(), change["entityId"].as_str()),
+            (Some("translation"), Some(translation_id.as_str()))
+        );
+        assert_eq!(change["after"]["locale"], "de", "{change}");
+    }
+
+    // Undone: the translation goes, the page and its English stay.
+    let undo = app.send("POST", &format!("/api/v1/sessions/{session}/turns/1/undo"), Some(&app.editor), None).await;
+    assert_eq!(undo.status, 200, "{}", undo.body);
+    let (_, after) = invoke(&app, "getPage", json!({ "id": about, "locale": "de", "includeContent": true })).await;
+    let page = &after["items"][0];
+    assert_eq!((page["name"].as_str(), page["localeOf"]["name"].as_str()), (Some("About"), Some("en")), "{after}");
+    assert_eq!(page["sections"][0]["content"]["heading"], "Our story");
+    assert_eq!(page["locales"]["missing"], json!(["de"]));
+    let (status, _) = invoke(&app, "getPage", json!({ "slug": "ueber-uns", "locale": "de" })).await;
+    assert_eq!(status, 404, "its German slug went with it");
 }

@@ -422,12 +422,12 @@ fn lay_content(
 /// values changed since they were written); nothing on a site of one
 /// locale.
 pub(crate) async fn with_locales(call: &Call<'_>, kind: EntityKind, mut listed: Value) -> ToolResult {
+    if call.store().site_locales(&call.scope().site_id).await?.len() < 2 {
+        return Ok(listed);
+    }
     for item in listed["items"].as_array_mut().into_iter().flatten() {
         let Some(id) = item["id"].as_str() else { continue };
         let t = call.store().translations(call.scope(), kind, id).await?;
-        if t.translations.is_empty() && t.missing.is_empty() {
-            continue;
-        }
         let tags = |published: bool| -> Vec<&str> {
             t.translations.iter().filter(|s| !published || s.published).map(|s| s.translation.locale.as_str()).collect()
         };

@@ -47,6 +47,16 @@ async fn the_default_locale_or_none_answers_as_before_and_an_unknown_one_names_t
     let bad_tag = fails(&env.call("getPage", json!({ "id": about, "locale": "deutsch" })).await, "VALIDATION");
     assert!(bad_tag.starts_with("locale: deutsch"), "{bad_tag}");
     assert_eq!(env.store.translations(&env.scope, EntityKind::Page, &about).await.unwrap().translations.len(), 0);
+
+    // Which locales a record has is said on a site of several, and only there.
+    let two = ok(env.call("getPage", json!({ "id": about })).await);
+    assert_eq!(two["items"][0]["locales"]["missing"], json!(["de"]));
+    let english = vec![SiteLocale { tag: "en".into(), fallback: None, is_default: true }];
+    env.store.set_site_locales(&env.scope.site_id, english).await.unwrap();
+    let one = ok(env.call("getPage", json!({ "id": about })).await);
+    assert!(one["items"][0].get("locales").is_none(), "{one}");
+    let refused = fails(&env.call("getPage", json!({ "id": about, "locale": "de" })).await, "VALIDATION");
+    assert_eq!(refused, "locale: de is not one of the site's locales (en)");
 }
 
 #[tokio::test]

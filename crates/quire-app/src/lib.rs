@@ -13,6 +13,7 @@ pub mod approvals;
 pub mod chat;
 pub mod content;
 pub mod dashboard;
+pub mod environments;
 mod error;
 pub mod images;
 pub mod locales;

@@ -43,6 +43,9 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::schedules::list, routes::schedules::create, routes::schedules::read, routes::schedules::cancel,
         routes::site::read, routes::site::update, routes::site::preview_link,
         routes::sites::list, routes::sites::create, routes::sites::rename, routes::sites::archive, routes::sites::restore,
+        routes::environments::list, routes::environments::create, routes::environments::one, routes::environments::update,
+        routes::environments::archive, routes::environments::restore, routes::environments::compare, routes::environments::promote,
+        routes::environments::promotions, routes::environments::undo,
         routes::archive::list, routes::archive::read, routes::archive::restore, routes::archive::restore_many,
         routes::changes::list, routes::changes::read, routes::changes::revisions, routes::changes::restore,
         routes::delivery::page, routes::delivery::navigation, routes::delivery::entries,
@@ -77,6 +80,7 @@ use utoipa_swagger_ui::SwaggerUi;
         (name = "openai", description = "The agents as models of an OpenAI-compatible API (`/v1`, for OpenAI's clients): errors in OpenAI's shape"),
         (name = "tokens", description = "The site's API tokens: list, create, read, revoke (admins)"),
         (name = "webhooks", description = "Subscriptions to the site's events, signed as Standard Webhooks, and their delivery log (admins)"),
+        (name = "environments", description = "The site's environments: make, copy, rename, lock, archive; compare two and promote what differs"),
         (name = "sites", description = "The instance's sites, for its administrator: list, create, rename, archive, restore"),
         (name = "locales", description = "The site's languages, and the translations of its pages, entries and navigations"),
     )

@@ -243,11 +243,12 @@ impl Store {
             .await?
             .ok_or_else(|| StoreError::not_found("site", id_or_slug))?;
         let id: String = row.try_get("id")?;
-        let environments: Vec<String> =
-            db::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
-                .bind(&id)
-                .read_all(&self.db)
-                .await?;
+        let environments: Vec<String> = db::query_scalar(
+            "SELECT key FROM environments WHERE site_id = ?1 AND archived_at IS NULL ORDER BY created_at, key",
+        )
+        .bind(&id)
+        .read_all(&self.db)
+        .await?;
         Ok(Site {
             id,
             slug: row.try_get("slug")?,

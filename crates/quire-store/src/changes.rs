@@ -433,7 +433,7 @@ impl Store {
 }
 
 /// Undoes one agent turn inside the writer's transaction (see [`Store::undo_turn`]).
-fn undo_turn_in(
+pub(crate) fn undo_turn_in(
     conn: &Conn,
     ctx: &ChangeContext,
     scope: &Scope,

@@ -18,6 +18,7 @@ mod changes;
 mod confirm;
 mod db;
 mod delivery;
+mod environments;
 mod error;
 mod limits;
 mod list;
@@ -50,6 +51,9 @@ pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use db::{Location, Synchronous};
 pub use delivery::{DeliveredNavItem, DeliveredPage};
+pub use environments::{
+    ChangedIn, EnvChange, EnvDifference, Environment, PromotedItem, Promotion, PromotionRequest, Resolution,
+};
 pub use error::{DatabaseError, StoreError};
 pub use limits::{SignInFailures, UsageAdd};
 pub use list::{ChangeFilter, EntryFilter, EntryView, Listing, PageFilter};

@@ -118,6 +118,22 @@ pub(crate) fn logged(
     before: Option<Value>,
     after: Option<Value>,
 ) -> Result<i64> {
+    // A locked environment takes content only from a promotion; notes are
+    // the site's, not an environment's.
+    if entity != EntityKind::Note && !conn.promoting() {
+        let locked: Option<i64> = db::query_scalar("SELECT locked FROM environments WHERE site_id = ?1 AND key = ?2")
+            .bind_scope(scope)
+            .fetch_optional(conn)?;
+        if locked == Some(1) {
+            return Err(crate::StoreError::conflict(
+                None,
+                format!(
+                    "environment {} is locked: content reaches it only by promotion from another environment",
+                    scope.env
+                ),
+            ));
+        }
+    }
     let stored = stored(entity, action, before.as_ref(), after.as_ref());
     let seq: i64 = db::query_scalar(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)

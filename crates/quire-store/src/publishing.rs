@@ -134,7 +134,7 @@ pub(crate) fn unpublish_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, kind
 /// or a release's), over its working record: a revision like any other. A
 /// working record archived by itself is restored first; one archived with
 /// something else is a conflict naming it; one that never was is made.
-fn write_back<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, published: &Value) -> Result<()> {
+pub(crate) fn write_back<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope, published: &Value) -> Result<()> {
     let mut target: T = serde_json::from_value(published.clone())?;
     let id = target.id().to_string();
     if load_live::<T>(conn, scope, &id)?.is_none() {

@@ -253,6 +253,13 @@ pub(crate) fn table_of(kind: EntityKind) -> Result<&'static str> {
         .ok_or_else(|| StoreError::Corrupt(format!("{kind} records are not held in the database")))
 }
 
+/// Every live record of kind `T` in the scope, by id.
+pub(crate) fn live_records<T: Record>(conn: &Conn, scope: &Scope) -> Result<Vec<T>> {
+    let e = &T::ENTITY;
+    let sql = format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2{} ORDER BY id", e.table, live(e));
+    db::query(sql).bind_scope(scope).fetch_all(conn)?.iter().map(T::from_row).collect()
+}
+
 /// Loads a live record of kind `T` by id.
 pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
     let e = &T::ENTITY;

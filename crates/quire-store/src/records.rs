@@ -317,6 +317,8 @@ fn translation_errors(conn: &Conn, scope: &Scope, t: &Translation) -> Result<Vec
                     errors.extend(validate_content(&here, &defs, content));
                 }
             }
+            // A promotion brings what its source holds: values of sections archived there since.
+            _ if conn.promoting() => {}
             _ => errors.push(FieldError::new(here, "not a live section of this page")),
         }
     }
@@ -341,6 +343,7 @@ fn translation_errors(conn: &Conn, scope: &Scope, t: &Translation) -> Result<Vec
                 }
                 _ => errors.push(FieldError::new(here, "must be { \"label\": text }")),
             },
+            _ if conn.promoting() => {}
             _ => errors.push(FieldError::new(here, "not a live item of this navigation")),
         }
     }
@@ -446,7 +449,9 @@ impl Record for NavItem {
             top_level_room(conn, scope, &self.navigation_id, &self.id)?;
         }
         let same_target = before.is_some_and(|b| b.target_id == self.target_id && b.target_type == self.target_type);
-        if let Some(target) = self.target_id.as_ref().filter(|_| !same_target) {
+        // A promotion brings what its source holds, whose target may have
+        // been archived there since.
+        if let Some(target) = self.target_id.as_ref().filter(|_| !same_target && !conn.promoting()) {
             let found = match self.target_type {
                 NavTargetType::Page => load_live::<Page>(conn, scope, target)?.is_some(),
                 NavTargetType::Entry => load_live::<Entry>(conn, scope, target)?.is_some(),

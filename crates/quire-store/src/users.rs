@@ -269,11 +269,12 @@ impl Store {
         for site in rows {
             let site_id: String = site.try_get("id")?;
             let allowed: Option<Vec<String>> = crate::record::json_opt(&site, "environments")?;
-            let all: Vec<String> =
-                db::query_scalar("SELECT key FROM environments WHERE site_id = ?1 ORDER BY created_at, key")
-                    .bind(&site_id)
-                    .read_all(&self.db)
-                    .await?;
+            let all: Vec<String> = db::query_scalar(
+                "SELECT key FROM environments WHERE site_id = ?1 AND archived_at IS NULL ORDER BY created_at, key",
+            )
+            .bind(&site_id)
+            .read_all(&self.db)
+            .await?;
             let environments = match allowed {
                 Some(list) => all.into_iter().filter(|e| list.contains(e)).collect(),
                 None => all,

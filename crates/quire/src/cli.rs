@@ -85,6 +85,18 @@ pub enum Command {
         #[command(subcommand)]
         command: SiteCommand,
     },
+    /// Manage a site's environments: make one as a copy of another, compare
+    /// two, promote what differs, lock, rename, archive.
+    Env {
+        #[command(subcommand)]
+        command: EnvCommand,
+        /// Site slug or id (default: the default site).
+        #[arg(long, global = true)]
+        site: Option<String>,
+        /// Act as the holder of this API token instead of the local admin.
+        #[arg(long, global = true, env = "QUIRE_TOKEN")]
+        token: Option<String>,
+    },
     /// List, describe and call the tools of the registry.
     Tools {
         #[command(subcommand)]
@@ -269,6 +281,86 @@ pub enum SiteCommand {
     Restore {
         /// Its slug or id.
         site: String,
+    },
+}
+
+/// `quire env …`.
+#[derive(Subcommand)]
+pub enum EnvCommand {
+    /// List the site's environments, archived ones too.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make an environment: a copy of another (--from), or empty with the starter templates and agents.
+    Create {
+        /// Its key: lowercase words joined by hyphens.
+        key: String,
+        /// Its display name (default: the key).
+        #[arg(long)]
+        name: Option<String>,
+        /// The environment it is a copy of.
+        #[arg(long)]
+        from: Option<String>,
+    },
+    /// Rename an environment (its key stays).
+    Rename {
+        /// Its key.
+        key: String,
+        /// The new display name.
+        name: String,
+    },
+    /// Lock an environment: content reaches it only by promotion.
+    Lock {
+        /// Its key.
+        key: String,
+    },
+    /// Unlock an environment.
+    Unlock {
+        /// Its key.
+        key: String,
+    },
+    /// Archive an environment: its tokens stop; all it holds is kept.
+    Archive {
+        /// Its key.
+        key: String,
+    },
+    /// Bring an archived environment back.
+    Restore {
+        /// Its key.
+        key: String,
+    },
+    /// Show what differs between two environments, record by record.
+    Compare {
+        /// The environment whose changes would be promoted.
+        from: String,
+        /// The environment they would be promoted into.
+        to: String,
+        /// Print JSON (with the field-by-field differences) instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Promote what differs (or the named records) from one environment into another, as one change set.
+    Promote {
+        /// The environment promoted from.
+        from: String,
+        /// The environment promoted into.
+        to: String,
+        /// Promote only this record (lineage or id; repeatable).
+        #[arg(long = "item")]
+        items: Vec<String>,
+        /// Settle a conflict for the source's record (lineage or id; repeatable).
+        #[arg(long = "take-source")]
+        source: Vec<String>,
+        /// Settle a conflict by keeping the target's record (lineage or id; repeatable).
+        #[arg(long = "keep-target")]
+        target: Vec<String>,
+    },
+    /// Undo a promotion: its target goes back to what it held before.
+    Undo {
+        /// The promotion's id.
+        id: String,
     },
 }
 

@@ -25,7 +25,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use cli::{CallerArgs, Cli, Command, ImagesCommand};
-use commands::{AnyResult, Outcome, chat, database, eval, images, mcp, review, serve, site, token, tools, user};
+use commands::{AnyResult, Outcome, chat, database, env, eval, images, mcp, review, serve, site, token, tools, user};
 use config::Config;
 use quire_store::Location;
 use services::DataDir;
@@ -98,6 +98,9 @@ async fn dispatch(command: Command, config: &Config, data: &DataDir) -> AnyResul
         Command::User { command } => user::run(command, config, data).await?,
         Command::Token { command } => token::run(command, config, data).await?,
         Command::Site { command } => site::run(command, config, data).await?,
+        Command::Env { command, site, token } => {
+            env::run(command, CallerArgs { site, env: None, token }, config, data).await?
+        }
         Command::Tools { command } => return tools::run(command, config, data).await,
         Command::Images { command: ImagesCommand::Upload { files, alt, no_wait, caller } } => {
             return images::upload(files, alt, no_wait, caller, config, data).await;

@@ -707,3 +707,45 @@ fn a_site_moves_to_a_new_data_directory_by_export_and_import() {
     let (ok, _, err) = run(&["export", "--data", dir.path().join("none").to_str().unwrap()]);
     assert!(!ok && err.contains("no data directory"), "{err}");
 }
+
+#[test]
+fn an_environment_is_copied_compared_promoted_and_the_promotion_undone_from_the_command_line() {
+    let dir = seeded();
+    let data = dir.path().to_str().unwrap();
+    let (ok, out, err) = run(&["env", "create", "next", "--from", "production", "--name", "Next", "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("copied ") && out.contains("from production"), "{out}");
+    let (ok, out, err) = run(&["env", "compare", "next", "production", "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("0 difference(s) from next to production"), "{out}");
+    // A change in the copy, by a token of its own.
+    let (ok, token, err) = run(&["token", "create", "--group", "admin", "--env", "next", "--data", data]);
+    assert!(ok, "{err}");
+    let token = token.trim();
+    let (ok, page, err) =
+        run(&["tools", "call", "getPage", "--args", r#"{"slug":"about"}"#, "--token", token, "--data", data]);
+    assert!(ok, "{err}");
+    let page: serde_json::Value = serde_json::from_str(&page).unwrap();
+    let id = page["items"][0]["id"].as_str().unwrap_or_else(|| panic!("{page}"));
+    let args = serde_json::json!({ "id": id, "name": "About the studio" }).to_string();
+    let (ok, _, err) = run(&["tools", "call", "updatePage", "--args", &args, "--token", token, "--data", data]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = run(&["env", "compare", "next", "production", "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("about") && out.contains("1 difference(s)"), "{out}");
+    let (ok, out, err) = run(&["env", "lock", "production", "--data", data]);
+    assert!(ok && out.contains("locked"), "{out}{err}");
+    let (ok, out, err) = run(&["env", "promote", "next", "production", "--data", data]);
+    assert!(ok, "{err}");
+    let promotion = out.split("(promotion ").nth(1).unwrap().trim().trim_end_matches(')').to_string();
+    let (ok, out, _) = run(&["env", "compare", "next", "production", "--data", data]);
+    assert!(ok && out.contains("0 difference(s)"), "{out}");
+    let (ok, out, err) = run(&["env", "undo", &promotion, "--data", data]);
+    assert!(ok, "{err}");
+    assert!(out.contains("undid promotion"), "{out}");
+    let (ok, out, _) = run(&["env", "compare", "next", "production", "--data", data]);
+    assert!(ok && out.contains("1 difference(s)"), "{out}");
+    let (ok, out, _) = run(&["env", "list", "--data", data]);
+    assert!(ok);
+    assert!(out.contains("next") && out.contains("production") && out.contains("locked"), "{out}");
+}

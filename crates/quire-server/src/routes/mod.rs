@@ -7,6 +7,7 @@ pub mod archive;
 pub mod changes;
 pub mod collections;
 pub mod delivery;
+pub mod environments;
 pub mod images;
 pub mod jobs;
 pub mod locales;
@@ -49,6 +50,7 @@ pub fn router() -> Router<AppState> {
         .merge(schedules::router())
         .merge(site::router())
         .merge(sites::router())
+        .merge(environments::router())
         .merge(archive::router())
         .merge(changes::router())
         .merge(delivery::router())

@@ -342,6 +342,12 @@ impl TestApp {
         let deliveries = self.get(&format!("/api/v1/webhooks/{hook}/deliveries")).await;
         values.insert("delivery", first(deliveries.body));
         values.insert("webhook", hook);
+        // a promotion: production copied into an environment of its own
+        let copy = self.post("/api/v1/environments", json!({ "key": "probe", "from": "production" })).await;
+        values.insert(
+            "promotion",
+            copy.body["promotion"]["id"].as_str().unwrap_or_else(|| panic!("a copy made: {}", copy.body)).to_string(),
+        );
         // the demo's German home page
         let translations = self.get(&format!("/api/v1/pages/{}/translations", values["page"])).await;
         let translation = translations.body["translations"][0]["translation"]["id"].as_str();
@@ -402,6 +408,8 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("webhook-deliveries", _) => "delivery",
         ("translations", "{locale}") => return "de".into(),
         ("sites", _) => return "demo".into(),
+        ("environments", _) => return "staging".into(),
+        ("promotions", _) => "promotion",
         ("translations", _) => "translation",
         ("items", "{entity}") => return "page".into(),
         (_, "{document}") => "page",

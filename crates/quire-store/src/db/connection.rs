@@ -77,6 +77,9 @@ pub(crate) fn create_schema(url: &str, name: &str) -> Result<()> {
 #[derive(Debug)]
 pub(crate) struct Conn {
     inner: Driver,
+    /// Set while a promotion between environments writes (see
+    /// [`Conn::promoting`]): the only writer a locked environment takes.
+    promoting: std::cell::Cell<bool>,
 }
 
 #[derive(Debug)]
@@ -101,6 +104,20 @@ impl Conn {
             Driver::Sqlite(_) => false,
             Driver::Postgres(c) => c.is_closed(),
         }
+    }
+
+    /// Runs `f` as a promotion between environments: its writes may reach
+    /// a locked environment (`crate::log::logged` refuses every other).
+    pub fn as_promotion<T>(&self, f: impl FnOnce(&Conn) -> Result<T>) -> Result<T> {
+        let before = self.promoting.replace(true);
+        let out = f(self);
+        self.promoting.set(before);
+        out
+    }
+
+    /// Whether a promotion is writing (see [`Conn::as_promotion`]).
+    pub fn promoting(&self) -> bool {
+        self.promoting.get()
     }
 
     /// Whether this is a PostgreSQL connection.
@@ -216,7 +233,10 @@ impl Conn {
     pub(super) fn open(at: &Location, synchronous: Synchronous, read_only: bool) -> Result<Conn> {
         match at {
             Location::File(path) => Conn::open_file(path, synchronous, read_only),
-            Location::Postgres(url) => Ok(Conn { inner: Driver::Postgres(Box::new(postgres::PgConn::connect(url)?)) }),
+            Location::Postgres(url) => Ok(Conn {
+                inner: Driver::Postgres(Box::new(postgres::PgConn::connect(url)?)),
+                promoting: Default::default(),
+            }),
         }
     }
 
@@ -240,7 +260,7 @@ impl Conn {
         // are gathered (no ANALYZE), so plans lose at most what a bound
         // LIMIT or a bound small integer would have told the planner.
         inner.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-        let conn = Conn { inner: Driver::Sqlite(inner) };
+        let conn = Conn { inner: Driver::Sqlite(inner), promoting: Default::default() };
         if !read_only {
             conn.batch(&format!(
                 "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = {}; PRAGMA wal_autocheckpoint = 0;",

@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod database;
+pub mod env;
 pub mod eval;
 pub mod images;
 pub mod mcp;

@@ -67,7 +67,13 @@ pub struct FieldDef {
     /// Whether the key must be present and non-empty.
     #[serde(default, skip_serializing_if = "is_false")]
     pub required: bool,
-    /// A short explanation for editors and the agent.
+    /// What editors read as the field's name ("Call to action"); without
+    /// one, its name in words ([`words_of`]: `backgroundImage` reads
+    /// "Background image").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The field's help: a short explanation shown to editors under its
+    /// input, and to the agent with the template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Longest accepted text, in characters (text, markdown).
@@ -116,6 +122,7 @@ impl FieldDef {
             name: name.to_string(),
             kind,
             required: false,
+            label: None,
             description: None,
             max_length: None,
             min: None,
@@ -170,11 +177,87 @@ impl FieldDef {
         self.localized = true;
         self
     }
-    /// Sets the description.
+    /// Sets the description (the field's help).
     pub fn describe(mut self, text: &str) -> Self {
         self.description = Some(text.to_string());
         self
     }
+    /// Sets the label editors read.
+    pub fn label(mut self, text: &str) -> Self {
+        self.label = Some(text.to_string());
+        self
+    }
+    /// The label editors read: the one set, or the name in words.
+    pub fn display_label(&self) -> String {
+        match self.label.as_deref().map(str::trim) {
+            Some(label) if !label.is_empty() => label.to_string(),
+            _ => words_of(&self.name),
+        }
+    }
+}
+
+/// A field's name in words, for a field defined without a label:
+/// `backgroundImage` reads "Background image", `cta` "Call to action",
+/// `imageUrl` "Image URL".
+pub fn words_of(name: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == ' ' || (c.is_uppercase() && !word.is_empty()) {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            if c == '_' || c == '-' || c == ' ' {
+                continue;
+            }
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let words: Vec<String> = words
+        .into_iter()
+        .map(|w| match w.as_str() {
+            "cta" => "call to action".to_string(),
+            "url" | "id" | "faq" | "seo" | "html" | "api" => w.to_uppercase(),
+            _ => w,
+        })
+        .collect();
+    let text = words.join(" ");
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// `fields` with each label and help (description) they lack taken from
+/// `shipped`, the definitions they were made from (a starter template's,
+/// a seeded collection's), field by field of the same name and kind, at
+/// every depth. A site made before its definitions had labels reads them
+/// this way; a label or help of its own is kept.
+pub fn with_shipped_words(fields: &[FieldDef], shipped: &[FieldDef]) -> Vec<FieldDef> {
+    fields
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            if let Some(s) = shipped.iter().find(|s| s.name == f.name && s.kind == f.kind) {
+                f.label = f.label.or_else(|| s.label.clone());
+                f.description = f.description.or_else(|| s.description.clone());
+                f.fields = with_shipped_words(&f.fields, &s.fields);
+                if let (Some(item), Some(shipped_item)) = (&f.item, &s.item) {
+                    let mut item = (**item).clone();
+                    let mut from = (**shipped_item).clone();
+                    // A list's item is matched whatever its name.
+                    from.name = item.name.clone();
+                    item = with_shipped_words(std::slice::from_ref(&item), std::slice::from_ref(&from)).remove(0);
+                    f.item = Some(Box::new(item));
+                }
+            }
+            f
+        })
+        .collect()
 }
 
 /// Checks that a list of field definitions is itself well formed: unique
@@ -209,6 +292,9 @@ pub fn check_definitions(path: &str, fields: &[FieldDef]) -> Vec<FieldError> {
                 errors.push(FieldError::new(format!("{here}.options"), "a select field needs options"))
             }
             _ => {}
+        }
+        if let Some(label) = &f.label {
+            errors.extend(check_line(&format!("{here}.label"), label, 80).err());
         }
         // An option is a value content is compared with: two that look alike
         // must be the same.
@@ -440,6 +526,47 @@ mod tests {
 
     fn messages(errors: Vec<FieldError>) -> Vec<String> {
         errors.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_field_reads_by_its_label_or_its_name_in_words() {
+        assert_eq!(words_of("backgroundImage"), "Background image");
+        assert_eq!(words_of("cta"), "Call to action");
+        assert_eq!(words_of("imageUrl"), "Image URL");
+        assert_eq!(words_of("show_form"), "Show form");
+        assert_eq!(words_of("title"), "Title");
+        assert_eq!(FieldDef::new("cta", FieldKind::Link).label("Button").display_label(), "Button");
+        assert_eq!(FieldDef::new("cta", FieldKind::Link).label("  ").display_label(), "Call to action");
+        // Every starter template's field has a label and help of its own.
+        for template in crate::templates::starter_templates() {
+            for f in &template.fields {
+                assert!(f.label.is_some() && f.description.is_some(), "{}.{}", template.key, f.name);
+            }
+        }
+    }
+
+    #[test]
+    fn labels_come_from_the_shipped_definitions_where_a_site_has_none() {
+        let stored: Vec<FieldDef> = serde_json::from_value(json!([
+            { "name": "heading", "kind": "text", "label": "Title of the banner" },
+            { "name": "cta", "kind": "link" },
+            { "name": "backgroundImage", "kind": "text" }
+        ]))
+        .unwrap();
+        let read = with_shipped_words(&stored, &hero());
+        assert_eq!(read[0].display_label(), "Title of the banner", "its own label is kept");
+        assert_eq!(read[1].display_label(), "Call to action");
+        assert!(read[1].description.is_some());
+        assert_eq!(read[2].label, None, "another kind is another field");
+        let faq = crate::templates::starter_templates().into_iter().find(|t| t.key == "faq").unwrap().fields;
+        let bare: Vec<FieldDef> = serde_json::from_value(json!([{ "name": "items", "kind": "list",
+            "item": { "name": "x", "kind": "object", "fields": [{ "name": "question", "kind": "text" }] } }]))
+        .unwrap();
+        let read = with_shipped_words(&bare, &faq);
+        assert_eq!(read[0].item.as_ref().unwrap().fields[0].display_label(), "Question");
+        assert_eq!(read[0].display_label(), faq[1].display_label());
+        let long = vec![FieldDef::new("a", FieldKind::Text).label(&"x".repeat(81))];
+        assert_eq!(messages(check_definitions("fields", &long)), ["fields.0.label: at most 80 characters"]);
     }
 
     #[test]

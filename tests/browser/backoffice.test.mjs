@@ -211,7 +211,7 @@ describe("pages", () => {
 
     const heading = page.getByLabel(/^Heading\b/);
     assert.equal(await heading.getAttribute("aria-invalid"), "true");
-    assert.equal(await page.locator("#e-heading").innerText(), "required");
+    assert.equal(await page.locator("#e-heading").innerText(), "Heading: required", "the error names the field by its label");
     assert.match(await page.locator('[id="e-cta.href"]').innerText(), /http|relative|path/i);
     assert.equal(await page.getByLabel("Subheading").inputValue(), "No heading given", "what was typed is kept");
     const after = await api(server, "GET", "/api/v1/changes?entity=section");

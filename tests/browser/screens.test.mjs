@@ -106,23 +106,15 @@ describe("posts and collections", () => {
     await page.getByLabel("Category").fill("News");
     await page.getByLabel("Status").selectOption("published");
     await page.getByLabel(/^Body/).fill("# Launch\n\nWe shipped **today**.");
-    // The image picker shows the library; a pick fills the field, and the
-    // cover's empty alt text with the image's.
+    // The image picker shows the library; a pick fills the field. The
+    // featured image is the post's one image: no second one to keep equal.
     await page.locator("#f-entry-featuredImage ~ button.pick").click();
     const first = page.locator(".image-choice:has(#f-entry-featuredImage) + .picker button[data-url]").first();
     await first.waitFor();
     const url = await first.getAttribute("data-url");
     await first.click();
     assert.equal(await page.locator("#f-entry-featuredImage").inputValue(), url);
-    await page.locator('[id="f-cover.url"] ~ button.pick').click();
-    const coverChoice = page.locator('.image-choice:has([id="f-cover.url"]) + .picker button[data-url]').first();
-    await coverChoice.waitFor();
-    await coverChoice.click();
-    const library = (await api(server, "GET", "/api/v1/images?limit=100")).body.items;
-    const coverUrl = await page.locator('[id="f-cover.url"]').inputValue();
-    const chosen = library.find((i) => i.url === coverUrl);
-    assert.ok(chosen, "the cover is an image of the library");
-    assert.equal(await page.locator('[id="f-cover.alt"]').inputValue(), chosen.alt ?? "");
+    assert.equal(await page.locator('[id="f-cover.url"]').count(), 0, "no cover field beside it");
     await shot(page, "post-editor");
     await page.getByRole("button", { name: "Save post" }).click();
     await page.getByText("Saved.").waitFor();
@@ -133,7 +125,103 @@ describe("posts and collections", () => {
     assert.equal(post.category, "News");
     assert.match(JSON.stringify(post.content), /We shipped/);
     assert.equal(post.featuredImage, url);
+    assert.equal(post.content.cover, url, "the cover follows the featured image");
     await page.context().close();
+  });
+
+  test("markdown is written with the toolbar and shortcuts, previewed beside the text, and a pasted or dropped image is uploaded and inserted", async () => {
+    const page = await adminPage();
+    await page.goto(`${server.base}/pages`);
+    await page.getByLabel("Name").fill("Writing check");
+    await page.getByRole("button", { name: "Create page" }).click();
+    await page.getByLabel("Add a section").selectOption("text");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    const body = page.getByLabel(/^Body/);
+    const toolbar = page.getByRole("toolbar", { name: "Formatting" });
+    await body.fill("Plan");
+    await body.evaluate((a) => a.setSelectionRange(0, 4));
+    await toolbar.getByRole("button", { name: "Bold" }).click();
+    assert.equal(await body.inputValue(), "**Plan**");
+    // The same shortcut again takes the marks off; Undo brings them back.
+    await body.press("Control+b");
+    assert.equal(await body.inputValue(), "Plan");
+    await body.press("Control+z");
+    assert.equal(await body.inputValue(), "**Plan**");
+    await body.press("Control+Shift+H");
+    assert.equal(await body.inputValue(), "## **Plan**");
+    await body.press("End");
+    await body.press("Enter");
+    await toolbar.getByRole("button", { name: "Tasks" }).click();
+    await body.pressSequentially("call");
+    // Enter in a task starts the next one.
+    await body.press("Enter");
+    await body.pressSequentially("mail");
+    await body.press("Enter");
+    await body.press("Enter");
+    await body.pressSequentially("See the team");
+    await body.evaluate((a) => a.setSelectionRange(a.value.length - 4, a.value.length));
+    await body.press("Control+k");
+    await page.keyboard.type("/team");
+    assert.equal(await body.inputValue(), "## **Plan**\n- [ ] call\n- [ ] mail\n\nSee the [team](/team)");
+    assert.equal(await page.locator("#find-q").evaluate((f) => f === document.activeElement), false, "Ctrl+K in the text makes a link, not a search");
+
+    // The preview, beside the text, is the server's: tasks are checkboxes.
+    await toolbar.getByRole("button", { name: "Preview" }).click();
+    assert.equal(await toolbar.getByRole("button", { name: "Preview" }).getAttribute("aria-pressed"), "true");
+    const preview = page.getByRole("region", { name: "Preview" });
+    await preview.locator("h2").waitFor();
+    assert.equal(await preview.locator("input[type=checkbox][disabled]").count(), 2);
+    assert.equal(await preview.getByRole("link", { name: "team" }).getAttribute("href"), "/team");
+    const [left, right] = [await body.boundingBox(), await preview.boundingBox()];
+    assert.ok(right.x > left.x + left.width - 1 && Math.abs(right.y - left.y) < 5, "side by side");
+    await noViolations(page, "the markdown editor with its preview");
+
+    // An image pasted into the text goes into the library and into the text.
+    const paste = async (type, name, rgb) => {
+      await body.evaluate((area, [type, name, bytes]) => {
+        const data = new DataTransfer();
+        data.items.add(new File([new Uint8Array(bytes)], name, { type: "image/png" }));
+        area.setSelectionRange(area.value.length, area.value.length);
+        area.dispatchEvent(type === "paste"
+          ? new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true })
+          : new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+      }, [type, name, [...pngOf(rgb)]]);
+    };
+    await body.press("Control+End");
+    await body.press("Enter");
+    await paste("paste", "front-door.png", [10, 200, 30]);
+    await page.waitForFunction(() => /!\[front door\]\(\/uploads\/[^)]+\)/.test(document.querySelector("textarea[data-markdown]").value), null, { timeout: 30_000 });
+    assert.doesNotMatch(await body.inputValue(), /Uploading/);
+    await paste("drop", "back-door.png", [200, 10, 30]);
+    await page.waitForFunction(() => /!\[back door\]\(\/uploads\//.test(document.querySelector("textarea[data-markdown]").value), null, { timeout: 30_000 });
+    await preview.locator("img[alt='back door']").waitFor();
+    const library = (await api(server, "GET", "/api/v1/images?limit=100")).body.items;
+    const pasted = (await body.inputValue()).match(/!\[front door\]\((\/uploads\/[^)]+)\)/)[1];
+    assert.ok(library.some((i) => i.url === pasted), "the pasted image is in the library");
+    // And one from the library, by the toolbar.
+    await toolbar.getByRole("button", { name: "Image" }).click();
+    await page.getByRole("button", { name: "Insert back door" }).first().click();
+    assert.equal((await body.inputValue()).match(/!\[back door\]/g).length, 2);
+    await noViolations(page, "the markdown editor after inserting images");
+
+    await page.getByRole("button", { name: "Add section" }).click();
+    await page.getByText("Saved.").waitFor();
+    const pageId = new URL(page.url()).pathname.split("/")[2];
+    const sections = (await api(server, "GET", `/api/v1/pages/${pageId}/sections`)).body.items;
+    const saved = sections.find((s) => s.templateKey === "text").content.body;
+    assert.match(saved, /^## \*\*Plan\*\*\n- \[ \] call\n- \[ \] mail\n\nSee the \[team\]\(\/team\)\n!\[front door\]/);
+    assert.doesNotMatch(saved, /\r/);
+    await page.context().close();
+
+    // Without the script the field is a plain text area, and saves the same.
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const plain = await context.newPage();
+    await signIn(plain, server.base, ADMIN, PASSWORD);
+    const section = sections.find((s) => s.templateKey === "text");
+    await plain.goto(`${server.base}/sections/${section.id}`);
+    assert.equal(await plain.getByRole("toolbar").count(), 0);
+    assert.equal(await plain.getByLabel(/^Body/).inputValue(), saved);
+    await context.close();
   });
 });
 

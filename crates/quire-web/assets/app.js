@@ -110,17 +110,21 @@
     from.addEventListener("input", function () { if (!touched) slug.value = slugify(from.value); });
   });
 
-  // ---- markdown fields: a preview beside the text, rendered by the
-  // server (POST /preview), so its links follow the rule every stored link
-  // follows; the fragment it answers holds no markup the person typed ----
+  // ---- markdown fields: a toolbar with shortcuts, a live preview beside
+  // the text rendered by the server (POST /preview, the renderer and rule
+  // of links the server keeps; the fragment it answers holds no markup the
+  // person typed), images from the library, and an image pasted or dropped
+  // uploaded into the library (as the Media screen uploads) and inserted.
+  // Without the script the field is a plain textarea. ----
   var csrfMeta = document.querySelector('meta[name="csrf-token"]');
+  function csrfToken() { return csrfMeta ? csrfMeta.getAttribute("content") : ""; }
   function markdown(target, source) {
     var seq = String((Number(target.dataset.seq) || 0) + 1);
     target.dataset.seq = seq;
     fetch("/preview", {
       method: "POST",
       credentials: "same-origin",
-      headers: { "x-csrf-token": csrfMeta ? csrfMeta.getAttribute("content") : "" },
+      headers: { "x-csrf-token": csrfToken() },
       body: new URLSearchParams({ text: source })
     }).then(function (r) {
       if (!r.ok) throw new Error("preview " + r.status);
@@ -133,34 +137,258 @@
       if (target.dataset.seq === seq) target.textContent = "The preview could not be made; the text is unchanged.";
     });
   }
+
+  // Replaces the text from `start` to `end` with `text` as typing would
+  // (so Undo takes it back), then selects `from`..`to` of what was put in.
+  function put(area, start, end, text, from, to) {
+    area.focus();
+    area.setSelectionRange(start, end);
+    if (!document.execCommand || !document.execCommand("insertText", false, text)) {
+      area.setRangeText(text, start, end, "end");
+      area.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    area.setSelectionRange(start + (from === undefined ? text.length : from), start + (to === undefined ? text.length : to));
+  }
+  // Around the selection (or a placeholder): **bold**, _italic_, `code`;
+  // said twice, the marks come off.
+  function wrap(area, mark, placeholder) {
+    var v = area.value, s = area.selectionStart, e = area.selectionEnd, n = mark.length;
+    if (v.slice(s - n, s) === mark && v.slice(e, e + n) === mark) {
+      put(area, s - n, e + n, v.slice(s, e), 0, e - s);
+      return;
+    }
+    var inner = v.slice(s, e) || placeholder;
+    put(area, s, e, mark + inner + mark, n, n + inner.length);
+  }
+  // Each line of the selection starts with `prefix` (a heading, a list
+  // item, a task, a quote); when every one already does, it comes off.
+  function lines(area, prefix) {
+    var v = area.value, s = v.lastIndexOf("\n", area.selectionStart - 1) + 1;
+    var e = v.indexOf("\n", area.selectionEnd); if (e < 0) e = v.length;
+    var rows = v.slice(s, e).split("\n");
+    var all = rows.every(function (r) { return r.indexOf(prefix) === 0; });
+    var text = rows.map(function (r) { return all ? r.slice(prefix.length) : prefix + r.replace(/^(#{1,6} |> |- \[[ xX]\] |[-*+] )/, ""); }).join("\n");
+    put(area, s, e, text);
+  }
+  function link(area) {
+    var v = area.value, s = area.selectionStart, e = area.selectionEnd, chosen = v.slice(s, e);
+    if (/^(https?:\/\/|\/)\S*$/.test(chosen)) { put(area, s, e, "[](" + chosen + ")", 1, 1); return; }
+    var words = chosen || "words";
+    put(area, s, e, "[" + words + "](https://)", words.length + 3, words.length + 11);
+  }
+  function code(area) {
+    var chosen = area.value.slice(area.selectionStart, area.selectionEnd);
+    if (chosen.indexOf("\n") < 0) { wrap(area, "`", "code"); return; }
+    put(area, area.selectionStart, area.selectionEnd, "```\n" + chosen.replace(/\n$/, "") + "\n```\n");
+  }
+  // What an image is called in the text: its alt text, or its file's
+  // name in words; then its markdown.
+  function imageWords(alt, filename) {
+    return (alt || String(filename || "image").replace(/\.[a-z0-9]+$/i, "").replace(/[-_]+/g, " ")).replace(/[\[\]]/g, "");
+  }
+  function imageText(words, url) { return "![" + words + "](" + url + ")"; }
+
+  var TOOLS = [
+    ["Bold", "B", function (a) { wrap(a, "**", "bold"); }],
+    ["Italic", "I", function (a) { wrap(a, "_", "italic"); }],
+    ["Heading", "Shift+H", function (a) { lines(a, "## "); }],
+    ["Link", "K", link],
+    ["List", "Shift+8", function (a) { lines(a, "- "); }],
+    ["Tasks", "Shift+L", function (a) { lines(a, "- [ ] "); }],
+    ["Quote", "Shift+.", function (a) { lines(a, "> "); }],
+    ["Code", "E", code]
+  ];
+  var mac = /Mac|iP(hone|ad)/.test(navigator.platform);
+  function keysOf(tool) { return (mac ? "Meta+" : "Control+") + tool[1].replace(".", "Period"); }
+  function toolFor(ev) {
+    if (!(mac ? ev.metaKey : ev.ctrlKey) || ev.altKey) return null;
+    var key = ev.code === "Digit8" ? "8" : ev.code === "Period" ? "." : ev.key.toUpperCase();
+    return TOOLS.filter(function (t) { return t[1] === (ev.shiftKey ? "Shift+" : "") + key; })[0];
+  }
+
   function enhanceMarkdown(root) {
     root.querySelectorAll("textarea[data-markdown]").forEach(function (area) {
       if (area.dataset.enhanced) return;
       area.dataset.enhanced = "1";
-      var btn = document.createElement("button");
-      btn.type = "button";
-      btn.className = "preview-toggle";
-      btn.textContent = "Preview";
-      btn.setAttribute("aria-expanded", "false");
+      var editor = document.createElement("div");
+      editor.className = "md-editor";
+      var bar = document.createElement("div");
+      bar.className = "md-toolbar";
+      bar.setAttribute("role", "toolbar");
+      bar.setAttribute("aria-label", "Formatting");
+      bar.setAttribute("aria-controls", area.id);
+      function button(text, title) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = text;
+        if (title) b.title = title;
+        bar.appendChild(b);
+        return b;
+      }
+      TOOLS.forEach(function (tool) {
+        var b = button(tool[0], tool[0] + " (" + (mac ? "⌘" : "Ctrl+") + tool[1] + ")");
+        b.setAttribute("aria-keyshortcuts", keysOf(tool));
+        b.addEventListener("click", function () { tool[2](area); });
+      });
+      var image = button("Image", "An image from the library, or paste or drop one in the text");
+      image.setAttribute("aria-expanded", "false");
+      var toggle = button("Preview");
+      toggle.className = "preview-toggle";
+      toggle.setAttribute("aria-pressed", "false");
+      var status = document.createElement("p");
+      status.className = "hint md-status";
+      status.setAttribute("role", "status");
+      var grid = document.createElement("ul");
+      grid.className = "picker";
+      grid.hidden = true;
       var view = document.createElement("div");
       view.className = "md-preview";
       view.hidden = true;
+      view.tabIndex = 0;
       view.setAttribute("aria-label", "Preview");
       view.setAttribute("role", "region");
-      btn.addEventListener("click", function () {
-        var show = view.hidden;
-        if (show) markdown(view, area.value);
-        view.hidden = !show;
-        btn.setAttribute("aria-expanded", String(show));
-        btn.textContent = show ? "Hide preview" : "Preview";
+      area.before(editor);
+      editor.append(bar, grid, area, view);
+      editor.after(status);
+
+      function show(on) {
+        view.hidden = !on;
+        editor.classList.toggle("md-split", on);
+        toggle.setAttribute("aria-pressed", String(on));
+        if (on) markdown(view, area.value);
+      }
+      toggle.addEventListener("click", function () {
+        var on = view.hidden;
+        try { localStorage.setItem("quire.preview", on ? "1" : ""); } catch (e) { /* private mode */ }
+        show(on);
       });
+      try { if (localStorage.getItem("quire.preview")) show(true); } catch (e) { /* private mode */ }
       var pending = null;
       area.addEventListener("input", function () {
         if (view.hidden) return;
         clearTimeout(pending);
         pending = setTimeout(function () { markdown(view, area.value); }, 250);
       });
-      area.after(btn, view);
+
+      area.addEventListener("keydown", function (ev) {
+        var tool = toolFor(ev);
+        if (tool) {
+          ev.preventDefault();
+          ev.stopPropagation();
+          tool[2](area);
+          return;
+        }
+        // Enter in a list item starts the next one; in an empty one, ends
+        // the list with a blank line.
+        if (ev.key !== "Enter" || ev.shiftKey || ev.ctrlKey || ev.metaKey || ev.altKey || area.selectionStart !== area.selectionEnd) return;
+        var v = area.value, at = area.selectionStart, s = v.lastIndexOf("\n", at - 1) + 1;
+        var m = /^(\s*)(- \[[ xX]\] |[-*+] |(\d+)\. |> )/.exec(v.slice(s, at));
+        if (!m) return;
+        ev.preventDefault();
+        if (v.slice(s, at) === m[0]) { put(area, s, at, "\n"); return; }
+        var next = m[3] ? (Number(m[3]) + 1) + ". " : m[2].replace(/\[[xX]\]/, "[ ]");
+        put(area, at, at, "\n" + m[1] + next);
+      });
+
+      image.addEventListener("click", function () {
+        if (!grid.hidden) { grid.hidden = true; image.setAttribute("aria-expanded", "false"); return; }
+        grid.hidden = false;
+        image.setAttribute("aria-expanded", "true");
+        grid.textContent = "Loading…";
+        fetch("/api/v1/images?status=completed&limit=48", { credentials: "same-origin" })
+          .then(function (r) { return r.json(); })
+          .then(function (list) {
+            grid.textContent = "";
+            if (!list.items || !list.items.length) { grid.textContent = "The library has no images yet: paste or drop one in the text."; return; }
+            list.items.forEach(function (img) {
+              var li = document.createElement("li");
+              var pick = document.createElement("button");
+              pick.type = "button";
+              var words = imageWords(img.alt, img.filename);
+              pick.setAttribute("aria-label", "Insert " + words);
+              var t = document.createElement("img");
+              var small = img.variants && img.variants.thumbnail;
+              t.src = (small && (small.webp || small.url)) || img.url;
+              t.alt = "";
+              t.width = 96;
+              t.height = 72;
+              pick.appendChild(t);
+              pick.addEventListener("click", function () {
+                grid.hidden = true;
+                image.setAttribute("aria-expanded", "false");
+                put(area, area.selectionStart, area.selectionEnd, imageText(words, img.url));
+              });
+              li.appendChild(pick);
+              grid.appendChild(li);
+            });
+          })
+          .catch(function () { grid.textContent = "The library could not be loaded."; });
+      });
+
+      // An image file pasted or dropped: uploaded into the library, its
+      // place in the text held by a note the finished image replaces.
+      var uploads = 0;
+      function upload(file) {
+        var mark = "![Uploading " + file.name.replace(/[\[\]()]/g, "") + "…](#upload-" + (++uploads) + ")";
+        put(area, area.selectionStart, area.selectionEnd, mark);
+        status.textContent = "Uploading " + file.name + "…";
+        function done(text, said) {
+          // Replaced where the person's cursor is not, wherever it is now.
+          var at = area.value.indexOf(mark), end = at + mark.length, d = text.length - mark.length;
+          if (at >= 0) {
+            var s = area.selectionStart, e = area.selectionEnd;
+            area.setRangeText(text, at, end);
+            area.setSelectionRange(s >= end ? s + d : Math.min(s, at), e >= end ? e + d : Math.min(e, at));
+            area.dispatchEvent(new Event("input", { bubbles: true }));
+          }
+          status.textContent = said;
+        }
+        function ready(img, tries) {
+          if (img.status === "completed") { done(imageText(imageWords(img.alt, file.name), img.url), file.name + " is in the library and the text."); return; }
+          if (img.status !== "processing" || tries > 120) { done("", file.name + " could not be processed: " + (img.error || img.status)); return; }
+          setTimeout(function () {
+            fetch("/api/v1/images/" + encodeURIComponent(img.id), { credentials: "same-origin" })
+              .then(function (r) { return r.json(); })
+              .then(function (next) { ready(next, tries + 1); })
+              .catch(function () { ready(img, tries + 1); });
+          }, 500);
+        }
+        var data = new FormData();
+        data.append("file", file);
+        fetch("/api/v1/images", { method: "POST", credentials: "same-origin", headers: { "x-csrf-token": csrfToken() }, body: data })
+          .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
+          .then(function (r) {
+            if (r.ok) ready(r.body, 0); else done("", file.name + " was refused: " + (r.body.error || "not an image"));
+          })
+          .catch(function () { done("", file.name + " did not reach the server."); });
+      }
+      function images(list) {
+        return Array.prototype.filter.call(list || [], function (f) { return /^image\//.test(f.type); });
+      }
+      area.addEventListener("paste", function (ev) {
+        var files = images(ev.clipboardData && ev.clipboardData.files);
+        if (!files.length) return;
+        ev.preventDefault();
+        files.forEach(upload);
+      });
+      area.addEventListener("dragover", function (ev) {
+        if (ev.dataTransfer && Array.prototype.indexOf.call(ev.dataTransfer.types, "Files") >= 0) ev.preventDefault();
+      });
+      area.addEventListener("drop", function (ev) {
+        var files = images(ev.dataTransfer && ev.dataTransfer.files);
+        if (!files.length) return;
+        ev.preventDefault();
+        files.forEach(upload);
+      });
+    });
+  }
+
+  // ---- the template chosen for a new section says what it is for ----
+  var template = document.getElementById("template"), about = document.getElementById("template-about");
+  if (template && about) {
+    template.addEventListener("change", function () {
+      var dd = document.querySelector('dd[data-template="' + CSS.escape(template.value) + '"]');
+      about.textContent = dd ? dd.textContent : "What each one is for is listed below.";
     });
   }
 

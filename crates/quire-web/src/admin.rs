@@ -3,11 +3,11 @@
 
 use crate::Person;
 use crate::error::{WebError, refusal};
+use crate::form::Form;
 use crate::frame::{Frame, Who};
 use crate::names::{Named, Records};
 use crate::pages::{Head, answered};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};

@@ -4,11 +4,11 @@
 
 use crate::Person;
 use crate::error::WebError;
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, SavedQuery, render};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};

@@ -1,5 +1,7 @@
 //! The back-office's own script and stylesheet, embedded in the binary.
 //! Their URLs carry the content's hash, so they are cached for a year.
+//! They are served without what only a reader of the source needs: the
+//! script's comment lines, and the indentation and blank lines of both.
 
 use axum::extract::Path;
 use axum::http::{StatusCode, header};
@@ -26,6 +28,37 @@ pub async fn favicon() -> Response {
     serve(Path("icon.svg".to_string())).await
 }
 
+/// The text of a script or stylesheet as it is served: each line without
+/// its indentation, without blank lines and, in a script, without the
+/// lines that are a `//` comment alone. (The script has no string that
+/// spans lines, so no line of a string is taken for a comment.)
+fn served_text(text: &str, script: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || (script && line.starts_with("//")) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The served bytes of each script and stylesheet, made once.
+static SERVED: std::sync::LazyLock<std::collections::HashMap<String, Vec<u8>>> = std::sync::LazyLock::new(|| {
+    Assets::iter()
+        .filter_map(|name| {
+            let script = name.ends_with(".js");
+            if !script && !name.ends_with(".css") {
+                return None;
+            }
+            let file = Assets::get(&name)?;
+            let text = std::str::from_utf8(&file.data).ok()?;
+            Some((name.to_string(), served_text(text, script).into_bytes()))
+        })
+        .collect()
+});
+
 /// `GET /assets/{name}`.
 pub async fn serve(Path(name): Path<String>) -> Response {
     let Some(file) = Assets::get(&name) else {
@@ -40,7 +73,25 @@ pub async fn serve(Path(name): Path<String>) -> Response {
     (
         StatusCode::OK,
         [(header::CONTENT_TYPE, mime), (header::CACHE_CONTROL, "public, max-age=31536000, immutable")],
-        file.data.into_owned(),
+        SERVED.get(&name).cloned().unwrap_or_else(|| file.data.into_owned()),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_is_served_with_every_line_of_code_and_no_comment_line() {
+        let source = String::from_utf8(Assets::get("app.js").unwrap().data.into_owned()).unwrap();
+        let served = String::from_utf8(SERVED["app.js"].clone()).unwrap();
+        let code: Vec<&str> = source.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect();
+        assert_eq!(served.lines().collect::<Vec<_>>(), code);
+        assert!(served.starts_with("\"use strict\";\n"), "{}", &served[..40]);
+        assert!(served.len() < source.len() * 9 / 10, "{} of {}", served.len(), source.len());
+        let css = String::from_utf8(SERVED["app.css"].clone()).unwrap();
+        assert!(css.lines().all(|l| !l.is_empty() && !l.starts_with(' ')));
+        assert_eq!(served_text("  a {\n\n    b: c;\n  }\n", false), "a {\nb: c;\n}\n");
+    }
 }

@@ -4,20 +4,22 @@
 //! content, a form generated from the collection's field definitions.
 
 use crate::error::WebError;
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, SavedQuery, library, refused};
 use crate::publishing::Outcome;
 use crate::{Person, actions};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
 use quire_app::content::{Content, EntryFilter, EntryView};
 use quire_core::access::Permission;
+use quire_core::fields::{FieldDef, FieldKind, is_upload_url};
 use quire_core::input::{EntryPatch, NewEntry};
 use quire_core::model::{Collection, CollectionKind, EntityKind, Entry, EntryStatus};
+use quire_core::templates::POST_COVER;
 use quire_server::AppState;
 use serde::Deserialize;
 use serde_json::Value;
@@ -179,8 +181,52 @@ pub async fn entries(
 }
 
 /// The content fields a new entry cannot be created without.
-fn required(c: &Collection) -> Vec<quire_core::fields::FieldDef> {
-    c.fields.iter().filter(|f| f.required).cloned().collect()
+fn required(c: &Collection) -> Vec<FieldDef> {
+    shown_fields(c).into_iter().filter(|f| f.required).collect()
+}
+
+/// Whether the collection keeps a copy of the featured image in its
+/// content: a posts collection's cover. The featured image is the post's
+/// one image; the editor shows it alone and writes the cover from it.
+fn copies_featured_image(c: &Collection) -> bool {
+    c.kind == CollectionKind::Posts && c.fields.iter().any(|f| f.name == POST_COVER && f.kind == FieldKind::Image)
+}
+
+/// The content fields the entry's form shows, labelled: the collection's,
+/// but a post's cover, which follows its featured image.
+fn shown_fields(c: &Collection) -> Vec<FieldDef> {
+    let copy = copies_featured_image(c);
+    form::collection_fields(c).into_iter().filter(|f| !(copy && f.name == POST_COVER)).collect()
+}
+
+/// The URL of an image field's value (a URL, or `{ url, … }`).
+fn image_url(value: Option<&Value>) -> Option<String> {
+    match value? {
+        Value::String(url) => Some(url.clone()),
+        Value::Object(m) => m.get("url").and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    }
+    .filter(|u| !u.trim().is_empty())
+}
+
+/// The entry's featured image as its editor shows it: its own, or else
+/// the cover of a post that has one (kept in its content before the
+/// featured image was the post's one image), so saving makes it so.
+fn featured_image(c: &Collection, e: &Entry) -> Option<String> {
+    let cover = || copies_featured_image(c).then(|| image_url(e.content.get(POST_COVER))).flatten();
+    e.featured_image.clone().or_else(cover)
+}
+
+/// The merge patch of an entry's content from its form: every field shown,
+/// and a post's cover set to its featured image (or removed with it).
+fn content_patch(c: &Collection, read: serde_json::Map<String, Value>, featured: Option<&str>) -> Value {
+    let mut patch = form::patch(&shown_fields(c), read);
+    if copies_featured_image(c) {
+        // An image the featured image's rule refuses is refused there, once.
+        let cover = featured.filter(|url| is_upload_url(url)).map_or(Value::Null, |url| Value::String(url.into()));
+        patch[POST_COVER] = cover;
+    }
+    patch
 }
 
 /// `POST /collections/{slug}`: creates a draft and opens it.
@@ -250,7 +296,7 @@ impl EntryPage {
         shown: Shown,
     ) -> Result<Self, WebError> {
         let library = library(person).await;
-        let fields = form::render(&collection.fields, &entry.content, &shown.errors, &library);
+        let fields = form::render(&shown_fields(&collection), &entry.content, &shown.errors, &library);
         let noun = noun(&collection);
         let publishing = crate::publishing::Panel::of(
             person,
@@ -265,7 +311,7 @@ impl EntryPage {
         Ok(EntryPage {
             head: Head::new(),
             frame: Frame::new(person, "/collections"),
-            own: OwnField::all(&entry),
+            own: OwnField::all(&entry, featured_image(&collection, &entry)),
             noun,
             collection,
             stored,
@@ -305,7 +351,7 @@ struct OwnField {
 }
 
 impl OwnField {
-    fn all(e: &Entry) -> Vec<OwnField> {
+    fn all(e: &Entry, featured: Option<String>) -> Vec<OwnField> {
         let text = |o: &Option<String>| o.clone().unwrap_or_default();
         let f = |name, label, value| OwnField { name, label, value, image: false };
         vec![
@@ -314,7 +360,7 @@ impl OwnField {
             f("author", "Author", text(&e.author)),
             f("category", "Category", text(&e.category)),
             f("tags", "Tags (separated by commas)", e.tags.join(", ")),
-            OwnField { image: true, ..f("featuredImage", "Featured image", text(&e.featured_image)) },
+            OwnField { image: true, ..f("featuredImage", "Featured image", featured.unwrap_or_default()) },
         ]
     }
 }
@@ -408,7 +454,8 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
         Ok(p) => p,
         Err(e) => return e.into_response(),
     };
-    let read = form::read(&collection.fields, &pairs);
+    let read = form::read(&shown_fields(&collection), &pairs);
+    let featured = form::optional(own(&pairs, "featuredImage"));
     let result = match (form::stale(&pairs, entry.version), entry_status(own(&pairs, "status"))) {
         (Some(e), _) | (None, Err(e)) => Err(e),
         (None, Ok(status)) => {
@@ -418,13 +465,13 @@ pub async fn update(person: Person, Path(id): Path<String>, Form(pairs): Form<Ve
             let patch = EntryPatch {
                 slug: Some(own(&pairs, "slug").to_string()),
                 title: Some(own(&pairs, "title").to_string()),
-                content: Some(form::patch(&collection.fields, read.clone())),
+                content: Some(content_patch(&collection, read.clone(), featured.as_deref())),
                 status,
                 author: Some(form::optional(own(&pairs, "author"))),
                 category: Some(form::optional(own(&pairs, "category"))),
                 tags: Some(form::tags(own(&pairs, "tags"))),
                 excerpt: Some(form::optional(own(&pairs, "excerpt"))),
-                featured_image: Some(form::optional(own(&pairs, "featuredImage"))),
+                featured_image: Some(featured.clone()),
             };
             person.content.update_entry(&id, patch).await
         }

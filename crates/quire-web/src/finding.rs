@@ -294,7 +294,7 @@ async fn archive_question(
 }
 
 /// `POST /pages/bulk`: publish, unpublish or archive the chosen pages.
-pub async fn pages(person: Person, axum::Form(pairs): axum::Form<Vec<(String, String)>>) -> Response {
+pub async fn pages(person: Person, crate::form::Form(pairs): crate::form::Form<Vec<(String, String)>>) -> Response {
     let back = pairs.iter().find(|(k, _)| k == "back").map(|(_, v)| v.as_str()).unwrap_or("");
     let back =
         if back.is_empty() { "/pages".to_string() } else { format!("/pages?parent={}", crate::error::urlencode(back)) };
@@ -305,7 +305,7 @@ pub async fn pages(person: Person, axum::Form(pairs): axum::Form<Vec<(String, St
 pub async fn entries(
     person: Person,
     Path(slug): Path<String>,
-    axum::Form(pairs): axum::Form<Vec<(String, String)>>,
+    crate::form::Form(pairs): crate::form::Form<Vec<(String, String)>>,
 ) -> Response {
     let slug = crate::error::urlencode(&slug);
     act(

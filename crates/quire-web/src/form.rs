@@ -9,6 +9,8 @@
 //! the text `abc`) and the store's validator, the one every surface uses,
 //! says what is wrong.
 
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
 use quire_app::{AppError, Failure};
 use quire_core::FieldError;
 use quire_core::fields::{FieldDef, FieldKind};
@@ -25,22 +27,101 @@ pub fn esc(text: &str) -> String {
     })
 }
 
-/// A field's label: `backgroundImage` reads "Background image".
+/// A submitted form (`application/x-www-form-urlencoded`), every value
+/// with its line endings made `\n`: browsers send a textarea's line breaks
+/// as CRLF, and text is stored with `\n` whichever form it came from (a
+/// markdown field, an excerpt, a note, an image's description). Every
+/// back-office handler reads its form through this extractor, never
+/// through `axum::Form`.
+pub struct Form<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Form<T> {
+    type Rejection = crate::WebError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let urlencoded = req
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+        if !urlencoded {
+            return Err(crate::WebError::Status(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "a form is sent as application/x-www-form-urlencoded".into(),
+            ));
+        }
+        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|_| crate::WebError::TooLarge)?;
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(&bytes)
+            .map_err(|e| crate::WebError::Status(StatusCode::BAD_REQUEST, format!("the form cannot be read: {e}")))?;
+        let pairs: Vec<(String, String)> = pairs.into_iter().map(|(k, v)| (k, unix_lines(&v))).collect();
+        let encoded = serde_urlencoded::to_string(&pairs)
+            .map_err(|e| crate::WebError::Status(StatusCode::BAD_REQUEST, format!("the form cannot be read: {e}")))?;
+        serde_urlencoded::from_str(&encoded).map(Form).map_err(|e| {
+            crate::WebError::Status(StatusCode::UNPROCESSABLE_ENTITY, format!("the form is not complete: {e}"))
+        })
+    }
+}
+
+/// `text` with every line ending (`\r\n`, or a lone `\r`) made `\n`.
+pub fn unix_lines(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_string();
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// A name in words, for what no definition labels (a key of an image's
+/// generated fields): `backgroundImage` reads "Background image".
 pub fn label(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push(' ');
-            out.extend(c.to_lowercase());
-        } else if i == 0 {
-            out.extend(c.to_uppercase());
-        } else if c == '_' || c == '-' {
-            out.push(' ');
-        } else {
-            out.push(c);
+    quire_core::fields::words_of(name)
+}
+
+/// What a person reads for the value at `path` (`items.2.question`) of
+/// content of `defs`: each field by its label, an item of a list by its
+/// number ("Questions › Item 3 › Question"); a path the definitions do
+/// not hold, in words.
+pub fn label_at(defs: &[FieldDef], path: &str) -> String {
+    let mut parts = Vec::new();
+    let mut here: Option<&FieldDef> = None;
+    let mut fields = defs;
+    for key in path.split('.') {
+        match (here, key.parse::<usize>()) {
+            (Some(list), Ok(i)) if list.kind == FieldKind::List => {
+                parts.push(format!("Item {}", i + 1));
+                here = list.item.as_deref();
+                fields = here.map_or(&[], |item| item.fields.as_slice());
+            }
+            _ => match fields.iter().find(|f| f.name == key) {
+                Some(def) => {
+                    parts.push(def.display_label());
+                    here = Some(def);
+                    fields = &def.fields;
+                }
+                None => {
+                    parts.push(label(key));
+                    here = None;
+                    fields = &[];
+                }
+            },
         }
     }
-    out
+    parts.join(" › ")
+}
+
+/// A template's fields as its form shows them: with the labels and help
+/// of the starter template of the same key where the site's own
+/// definitions have none (a site made before they had them).
+pub fn template_fields(template: &quire_core::model::SectionTemplate) -> Vec<FieldDef> {
+    let shipped = quire_core::templates::starter_templates().into_iter().find(|t| t.key == template.key);
+    quire_core::fields::with_shipped_words(&template.fields, shipped.as_ref().map_or(&[], |t| t.fields.as_slice()))
+}
+
+/// A collection's fields as its forms show them: with the labels and help
+/// of the definitions it was made from (see [`template_fields`]).
+pub fn collection_fields(collection: &quire_core::model::Collection) -> Vec<FieldDef> {
+    let posts = collection.kind == quire_core::model::CollectionKind::Posts;
+    let shipped = quire_core::templates::shipped_collection_fields(posts, &collection.slug);
+    quire_core::fields::with_shipped_words(&collection.fields, &shipped)
 }
 
 /// Validation errors by the path of the value they name, inside content
@@ -188,9 +269,11 @@ fn describedby(path: &str, def: &FieldDef, errors: &Errors) -> String {
     if ids.is_empty() { String::new() } else { format!(" aria-describedby=\"{}\"", esc(&ids.join(" "))) }
 }
 
-fn error_line(out: &mut String, path: &str, errors: &Errors) {
+/// The error of the input at `path`, naming the field by its `caption`
+/// ("Heading: required").
+fn error_line(out: &mut String, path: &str, caption: &str, errors: &Errors) {
     if let Some(message) = errors.get(path) {
-        let _ = write!(out, "<p class=\"error\" id=\"e-{}\">{}</p>", esc(path), esc(message));
+        let _ = write!(out, "<p class=\"error\" id=\"e-{}\">{}: {}</p>", esc(path), esc(caption), esc(message));
     }
 }
 
@@ -228,7 +311,8 @@ fn field(
         }
     };
     let extra = format!("{}{invalid}{aria_required}", describedby(path, def, errors));
-    let name = esc(&label(&def.name));
+    let caption = def.display_label();
+    let name = esc(&caption);
     match def.kind {
         FieldKind::Object | FieldKind::Link | FieldKind::Image | FieldKind::List => {
             let _ = write!(
@@ -238,7 +322,7 @@ fn field(
                 esc(path)
             );
             hint(out);
-            error_line(out, path, errors);
+            error_line(out, path, &caption, errors);
             match def.kind {
                 FieldKind::Object => {
                     for sub in &def.fields {
@@ -264,7 +348,7 @@ fn field(
                     let p = format!("{path}.url");
                     let invalid = if errors.contains_key(&p) { " aria-invalid=\"true\"" } else { "" };
                     image_picker(out, &p, "Image from the library", &url, invalid, images);
-                    error_line(out, &p, errors);
+                    error_line(out, &p, "Image", errors);
                     out.push_str("</div>");
                     part(out, path, "alt", "Alternative text", &alt, "text", errors);
                 }
@@ -319,7 +403,7 @@ fn field(
                 }
             }
             hint(out);
-            error_line(out, path, errors);
+            error_line(out, path, &caption, errors);
             out.push_str("</div>");
         }
     }
@@ -331,7 +415,8 @@ fn part(out: &mut String, path: &str, key: &str, caption: &str, value: &str, kin
     let invalid = if errors.contains_key(&p) { " aria-invalid=\"true\"" } else { "" };
     let _ = write!(out, "<div class=\"field part\"><label for=\"f-{}\">{}</label>", esc(&p), esc(caption));
     input(out, kind, &p, value, invalid);
-    error_line(out, &p, errors);
+    // "Address (/path, …)" is named "Address" in its error.
+    error_line(out, &p, caption.split(" (").next().unwrap_or(caption), errors);
     out.push_str("</div>");
 }
 
@@ -346,7 +431,7 @@ fn list(out: &mut String, def: &FieldDef, path: &str, value: Option<&Value>, err
         let blank = i == items.len();
         let _ = write!(out, "<li class=\"item\"{}>", if blank { " data-blank" } else { "" });
         let mut shown = item_def.clone();
-        shown.name = if blank { "New item".into() } else { format!("Item {}", i + 1) };
+        shown.label = Some(if blank { "New item".into() } else { format!("Item {}", i + 1) });
         shown.required = false;
         let v = if blank { None } else { Some(item) };
         field(out, &shown, &format!("{path}.{i}"), v, errors, images);
@@ -404,12 +489,10 @@ pub fn patch(defs: &[FieldDef], read: Map<String, Value>) -> Value {
 }
 
 fn read_field(def: &FieldDef, path: &str, values: &HashMap<&str, &str>) -> Option<Value> {
-    // Browsers send a textarea's line breaks as CRLF; content keeps `\n`.
+    // Line endings are `\n` already (see [`Form`]); read here as well, so
+    // pairs that did not come through it are read alike.
     let text = |p: &str| {
-        values
-            .get(p)
-            .map(|v| v.replace("\r\n", "\n").trim_end_matches('\n').to_string())
-            .filter(|v| !v.trim().is_empty())
+        values.get(p).map(|v| unix_lines(v).trim_end_matches('\n').to_string()).filter(|v| !v.trim().is_empty())
     };
     match def.kind {
         FieldKind::Text | FieldKind::Date | FieldKind::Select => {
@@ -642,7 +725,7 @@ mod tests {
         assert!(!html.contains("<script>") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
         assert!(!html.contains("\"><img src=x") && html.contains("&quot;&gt;&lt;img src=x&gt;"));
         assert!(html.contains("value=\"/uploads/a&quot;.png\""));
-        assert!(html.contains("id=\"e-tiers.0.price\">must be a number</p>"), "{html}");
+        assert!(html.contains("id=\"e-tiers.0.price\">Price: must be a number</p>"), "{html}");
         assert!(html.contains("name=\"tiers.0.price\"") && html.contains("aria-invalid=\"true\""));
         // One blank item after the existing one.
         assert!(html.contains("name=\"tiers.1.name\"") && html.contains("data-blank"));
@@ -682,6 +765,32 @@ mod tests {
     fn labels_read_as_words() {
         assert_eq!(label("backgroundImage"), "Background image");
         assert_eq!(label("title"), "Title");
+        let mut defs = defs();
+        defs[6].label = Some("Price tiers".into());
+        assert_eq!(label_at(&defs, "tiers.2.price"), "Price tiers › Item 3 › Price");
+        assert_eq!(label_at(&defs, "cta.href"), "Call to action › Href");
+        assert_eq!(label_at(&defs, "somethingElse"), "Something else");
+    }
+
+    #[test]
+    fn every_line_ending_is_a_newline() {
+        assert_eq!(unix_lines("a\r\nb\rc\n\r\n"), "a\nb\nc\n\n");
+        assert_eq!(unix_lines("plain"), "plain");
+    }
+
+    #[tokio::test]
+    async fn a_form_is_read_with_newlines_whatever_the_browser_sent() {
+        let request = axum::http::Request::post("/")
+            .header(axum::http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(axum::body::Body::from("body=one%0D%0Atwo%0Dthree&title=T"))
+            .unwrap();
+        let Form(pairs): Form<Vec<(String, String)>> = Form::from_request(request, &()).await.ok().unwrap();
+        assert_eq!(pairs, [("body".to_string(), "one\ntwo\nthree".to_string()), ("title".into(), "T".into())]);
+        let json = axum::http::Request::post("/")
+            .header(axum::http::header::CONTENT_TYPE, "application/json")
+            .body(axum::body::Body::from("{}"))
+            .unwrap();
+        assert!(Form::<Vec<(String, String)>>::from_request(json, &()).await.is_err());
     }
 
     #[test]

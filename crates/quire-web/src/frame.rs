@@ -3,8 +3,8 @@
 //! secret forms carry; and the switch itself.
 
 use crate::error::WebError;
+use crate::form::Form;
 use crate::{CSRF_FIELD, Person};
-use axum::Form;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
 use quire_core::access::{Permission, authorize};

@@ -8,11 +8,11 @@
 use crate::Person;
 pub use crate::card::Card;
 use crate::error::WebError;
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, render};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};

@@ -4,12 +4,12 @@
 
 use crate::Person;
 use crate::error::WebError;
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, MoveForm, refused};
 use crate::publishing::Outcome;
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::content::Content;

@@ -5,10 +5,10 @@
 
 use crate::Person;
 use crate::error::WebError;
+use crate::form::Form;
 use crate::frame::Frame;
 use crate::pages::{Head, refused, render};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};

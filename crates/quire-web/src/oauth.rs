@@ -8,13 +8,14 @@
 
 use crate::Person;
 use crate::error::WebError;
+use crate::form::Form;
 use crate::frame::Frame;
 use crate::pages::Head;
 use askama::Template;
 use axum::extract::{Query, State};
+use axum::http;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::{Form, http};
 use quire_app::oauth::{self, Authorization, AuthorizeQuery, AuthorizeRefusal, Consent, TOOL_MODES};
 use quire_core::access::Group;
 use quire_server::AppState;

@@ -3,12 +3,12 @@
 
 use crate::Person;
 use crate::error::WebError;
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::publishing::Outcome;
 pub(crate) use crate::screen::{Head, answered, refused, render};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -436,6 +436,11 @@ struct Shown {
 }
 
 impl SectionForm {
+    /// What the person reads for the value at `path` of the section.
+    fn named(&self, path: &str) -> String {
+        form::label_at(&self.template.fields, path)
+    }
+
     /// The form of `section` (`None`: a new one) on `page`, its inputs
     /// generated from the template's fields and filled from `shown`.
     async fn new(
@@ -445,6 +450,8 @@ impl SectionForm {
         section: Option<PageSection>,
         shown: Shown,
     ) -> Self {
+        let mut template = template;
+        template.fields = form::template_fields(&template);
         let fields = form::render(&template.fields, &shown.content, &shown.errors, &library(person).await);
         SectionForm {
             head: Head::new(),

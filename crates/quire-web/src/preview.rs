@@ -6,7 +6,7 @@
 
 use crate::Person;
 use crate::error::WebError;
-use axum::Form;
+use crate::form::Form;
 use axum::response::Html;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd, html};
 use quire_core::access::Permission;
@@ -32,7 +32,8 @@ pub async fn markdown(person: Person, Form(form): Form<PreviewForm>) -> Result<H
 /// raw HTML is shown as text, a link the rule of links refuses is its text
 /// alone, and an image not in the media library (`/uploads/...`) is its
 /// alternative text. Text and attributes are escaped by pulldown-cmark's
-/// writer.
+/// writer; a task (`- [ ]`, `- [x]`) is a checkbox, the one piece of markup
+/// written here.
 pub fn render(markdown: &str) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     // For each open link or image, whether it was left out (its end is
@@ -60,6 +61,16 @@ pub fn render(markdown: &str) -> String {
             }
         }
         Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+        // A task shows as a checkbox a reader can see but not tick, named
+        // for those who cannot see whether it is ticked.
+        Event::TaskListMarker(done) => Some(Event::InlineHtml(
+            if done {
+                "<input type=\"checkbox\" class=\"task\" disabled checked aria-label=\"Done\"> "
+            } else {
+                "<input type=\"checkbox\" class=\"task\" disabled aria-label=\"To do\"> "
+            }
+            .into(),
+        )),
         other => Some(other),
     });
     let mut out = String::new();
@@ -113,5 +124,19 @@ mod tests {
             render("![a door](/uploads/site/door.png)").contains("<img src=\"/uploads/site/door.png\" alt=\"a door\"")
         );
         assert!(render("[a \"b\"](/x?a=1&b=2)").contains("href=\"/x?a=1&amp;b=2\""));
+    }
+
+    #[test]
+    fn tasks_are_checkboxes_and_tables_are_tables() {
+        let html = render("- [ ] write\n- [x] <b>read</b>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+        assert!(
+            html.contains("<li><input type=\"checkbox\" class=\"task\" disabled aria-label=\"To do\"> write</li>"),
+            "{html}"
+        );
+        assert!(html.contains("disabled checked aria-label=\"Done\"> &lt;b&gt;read&lt;/b&gt;</li>"), "{html}");
+        assert!(!html.contains("[ ]") && !html.contains("[x]"), "{html}");
+        assert!(html.contains("<table>") && html.contains("<td>2</td>"), "{html}");
+        // Brackets that are not a task stay text.
+        assert!(render("[ ] not a list").contains("<p>[ ] not a list</p>"));
     }
 }

@@ -6,11 +6,11 @@
 
 use crate::Person;
 use crate::error::{WebError, refusal};
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
 use crate::pages::{Head, answered};
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::Failure;

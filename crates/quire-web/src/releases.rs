@@ -8,13 +8,13 @@
 
 use crate::Person;
 use crate::error::{WebError, refusal};
+use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::{Frame, Who, safe_back};
 use crate::history::{FieldDiff, shown};
 use crate::pages::{Head, answered};
 use crate::publishing::does;
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::content::Content;

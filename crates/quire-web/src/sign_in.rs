@@ -2,14 +2,15 @@
 //! links (which set a password), and sign-out.
 
 use crate::error::WebError;
+use crate::form::Form;
 use crate::frame::safe_back;
 use crate::pages::render;
 use crate::{Person, session_cookie};
 use askama::Template;
+use axum::Extension;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::{Extension, Form};
 use quire_app::Failure;
 use quire_app::people::{self, SignIn, Started, Throttle};
 use quire_server::AppState;

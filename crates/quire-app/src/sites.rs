@@ -56,20 +56,31 @@ pub async fn create(services: &Services, actor: &Actor, new: NewSite) -> AppResu
         false => new.environments.iter().map(String::as_str).collect(),
     };
     let store = &services.store;
-    let site = store.create_site(&new.slug, &new.name, &environments).await?;
     match new.start {
         Start::Empty => {
+            let site = store.create_site(&new.slug, &new.name, &environments).await?;
             for env in &site.environments {
                 let scope = Scope::new(&site.id, env);
                 ensure_templates(store, &scope).await?;
                 ensure_agents(store, &scope).await?;
             }
+            Ok(site)
         }
+        // The first environment is seeded and the others made as its
+        // copies, so they compare and promote (decision 0051).
         Start::Demo => {
+            let (first, others) = environments.split_first().expect("at least one environment");
+            for env in others {
+                quire_core::slug::check_slug("environments", env).map_err(quire_store::StoreError::from)?;
+            }
+            let site = store.create_site(&new.slug, &new.name, &[first]).await?;
             seed_site_into(store, &site, &services.storage).await?;
+            for env in others {
+                store.create_environment(&actor.change_context(), &site.id, env, env, Some(first)).await?;
+            }
+            Ok(store.site(&site.id).await?)
         }
     }
-    Ok(site)
 }
 
 /// Renames a site.

@@ -69,7 +69,18 @@ async fn environment_header_is_confined_to_the_token() {
     assert_status!(refused, 403);
     let staging = app.send("GET", "/api/v1/pages", Some(&staging_only), None).await;
     assert_status!(staging, 200);
-    assert_eq!(staging.body["count"], 0, "staging has templates but no pages");
+    // staging is a copy of production: the same pages, each a record of its own
+    let production = app.get("/api/v1/pages").await;
+    assert_eq!(staging.body["count"], production.body["count"]);
+    let ids = |r: &common::Reply| -> Vec<String> {
+        r.body["items"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_string()).collect()
+    };
+    let (theirs, ours) = (ids(&staging), ids(&production));
+    assert!(theirs.iter().all(|id| !ours.contains(id)), "no id is shared between environments");
+    for id in ours.iter().take(3) {
+        let other = app.send("GET", &format!("/api/v1/pages/{id}"), Some(&staging_only), None).await;
+        assert_status!(other, 404);
+    }
     let me = app.send("GET", "/api/v1/me", Some(&staging_only), None).await;
     assert_eq!(me.body["environment"], "staging");
     // the admin token sees production by default and staging on request

@@ -169,7 +169,15 @@ pub async fn seed_demo_into<F: SeedFiles + ?Sized>(store: &Store, files: &F) -> 
     let site = match store.site(DEMO_SITE).await {
         Ok(site) => site,
         Err(StoreError::NotFound { .. }) => {
-            store.create_site(DEMO_SITE, "Quire Demo", &["production", "staging"]).await?
+            // Production is seeded, and staging made as its copy: the two
+            // share their records' lineage, so they compare and promote.
+            let site = store.create_site(DEMO_SITE, "Quire Demo", &["production"]).await?;
+            let mut report = seed_site_into(store, &site, files).await?;
+            let (_, copy) = store
+                .create_environment(&ChangeContext::system(), &site.id, "staging", "Staging", Some("production"))
+                .await?;
+            report.created += copy.map_or(0, |p| p.items.len());
+            return Ok(report);
         }
         Err(e) => return Err(e),
     };
@@ -178,14 +186,15 @@ pub async fn seed_demo_into<F: SeedFiles + ?Sized>(store: &Store, files: &F) -> 
 
 /// Seeds the demo content into `site` (made beforehand, with its
 /// environments): templates and agents in each environment, the pages,
-/// posts, menus and images in production; what is there already stays.
+/// posts, menus and images in its first environment; what is there already stays.
 pub async fn seed_site_into<F: SeedFiles + ?Sized>(store: &Store, site: &Site, files: &F) -> Result<SeedReport> {
     let mut report = SeedReport::default();
     for env in &site.environments {
         report.created += ensure_templates(store, &Scope::new(&site.id, env)).await?;
         report.created += ensure_agents(store, &Scope::new(&site.id, env)).await?;
     }
-    let scope = Scope::new(&site.id, "production");
+    let first = site.environments.first().map_or("production", String::as_str);
+    let scope = Scope::new(&site.id, first);
     let mut seeder = Seeder { store, scope: scope.clone(), ctx: ChangeContext::system(), created: 0 };
     seeder.content(files).await?;
     report.created += seeder.created;

@@ -5,8 +5,11 @@
 //! one the caller's credential may use.
 
 use crate::{Actor, AppError, AppResult, Permission, authorize};
+use quire_store::Scope;
 use quire_store::seed::{ensure_agents, ensure_templates};
-use quire_store::{EnvDifference, Environment, Promotion, PromotionRequest, Scope};
+pub use quire_store::{
+    ChangedIn, EnvChange, EnvDifference, Environment, PromotedItem, Promotion, PromotionRequest, Resolution,
+};
 use quire_tools::Services;
 
 /// Refuses an environment the actor's credential may not use.

@@ -8,7 +8,8 @@
 
 use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::model::EntityKind;
-use quire_store::{Delivery, NewWebhook, WEBHOOK_EVENTS, WEBHOOK_KINDS, Webhook};
+use quire_store::NewWebhook;
+pub use quire_store::{Delivery, WEBHOOK_EVENTS, WEBHOOK_KINDS, Webhook};
 use quire_tools::Services;
 
 /// A subscription to make.

@@ -33,13 +33,28 @@ pub struct NewSite {
     pub start: Start,
 }
 
-/// Refuses anyone but the instance's administrator.
+/// Refuses anyone but the instance's administrator: the local admin, a
+/// token made for the instance's administrator, or in the back-office the
+/// first person made on the instance (the admin `quire serve` makes on a
+/// fresh database, as it makes the first token the instance's), while
+/// they are enabled.
 async fn manage(services: &Services, actor: &Actor) -> AppResult<()> {
-    let instance = match actor.id.strip_prefix("token:") {
-        Some(token) => services.store.is_instance_admin(token).await?,
-        None => actor.id == "local:admin",
+    let instance = match actor.id.split_once(':') {
+        Some(("token", token)) => services.store.is_instance_admin(token).await?,
+        Some(("user", user)) => {
+            let first = services.store.users().await?.into_iter().next();
+            first.is_some_and(|p| p.id == user && p.disabled_at.is_none())
+        }
+        _ => actor.id == "local:admin",
     };
     authorize(actor, Permission::ManageSites { instance })
+}
+
+/// Whether the actor is the instance's administrator, who may manage
+/// sites (a screen offers the Sites screen to them alone).
+pub async fn manages(services: &Services, actor: &Actor) -> bool {
+    // Only an admin can be; others are not asked about the people.
+    actor.group == quire_core::access::Group::Admin && manage(services, actor).await.is_ok()
 }
 
 /// Every site, the archived ones too, oldest first.

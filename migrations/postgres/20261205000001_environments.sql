@@ -9,12 +9,13 @@ ALTER TABLE environments ADD COLUMN copied_from TEXT;
 -- Which records are the same record in two environments: a record's
 -- lineage is its id where it was first made; a copy or a promotion into
 -- another environment makes a record of a new id there with the same
--- lineage. A record without a row here is its own lineage.
+-- lineage. A record without a row here is its own lineage. (Ids come
+-- before kinds, so an export's order does not hang on a collation.)
 CREATE TABLE record_lineage (
     site_id    TEXT NOT NULL,
     env        TEXT NOT NULL,
-    entity     TEXT NOT NULL,
     record_id  TEXT NOT NULL,
+    entity     TEXT NOT NULL,
     lineage    TEXT NOT NULL,
     PRIMARY KEY (site_id, env, record_id),
     FOREIGN KEY (site_id, env) REFERENCES environments(site_id, key) DEFERRABLE
@@ -28,8 +29,8 @@ CREATE TABLE environment_bases (
     site_id  TEXT NOT NULL,
     env_a    TEXT NOT NULL,
     env_b    TEXT NOT NULL,
-    entity   TEXT NOT NULL,
     lineage  TEXT NOT NULL,
+    entity   TEXT NOT NULL,
     digest   TEXT NOT NULL,
     PRIMARY KEY (site_id, env_a, env_b, entity, lineage)
 );

@@ -376,3 +376,44 @@ async fn releases_schedules_approvals_and_turns_are_announced_to_those_who_subsc
     assert_eq!((data(3)["sessionId"].as_str(), data(3)["status"].as_str()), (Some(session.as_str()), Some("idle")));
     assert!(data(3)["steps"].as_i64().unwrap() >= 2, "{}", data(3));
 }
+
+#[tokio::test]
+async fn a_backlog_beyond_the_outbox_window_waits_in_the_change_log_and_none_is_lost() {
+    let app = TestApp::new().await;
+    let (url, seen) = receiver(0).await;
+    let new = NewWebhook {
+        env: None,
+        url,
+        events: vec!["updated".into()],
+        kinds: vec!["page".into()],
+        description: String::new(),
+        secret: new_secret().unwrap(),
+    };
+    let hook = app.store.create_webhook(&admin(), &app.scope, new).await.unwrap();
+    let pages = [app.page_id("about").await, app.page_id("team").await, app.page_id("pricing").await];
+    for round in 0..400 {
+        for page in &pages {
+            let patch = quire_core::input::PagePatch { name: Some(format!("Take {round}")), ..Default::default() };
+            app.store.update_page(&admin(), &app.scope, page, patch).await.unwrap();
+        }
+    }
+    let waiting = app.store.webhook_deliveries(&app.scope, &hook.id, 2_000).await.unwrap();
+    if std::env::var("QUIRE_TEST_DATABASE_URL").is_err() {
+        // SQLite: the outbox holds its window; the rest wait behind the cursor.
+        assert_eq!(waiting.len(), 1_000, "the outbox's window");
+    } else {
+        assert_eq!(waiting.len(), 1_200, "each change enqueued with it");
+    }
+    let sender = sender(&app);
+    while sender.run_due().await.unwrap() > 0 {}
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.taken.len(), 1_200, "every change delivered once");
+    let mut last: HashMap<String, i64> = HashMap::new();
+    for (_, body) in &seen.taken {
+        let payload: Value = serde_json::from_str(body).unwrap();
+        let (record, seq) =
+            (payload["data"]["id"].as_str().unwrap().to_string(), payload["data"]["changeId"].as_i64().unwrap());
+        assert!(last.insert(record, seq).is_none_or(|prior| prior < seq), "each page's events in order");
+    }
+    assert_eq!(app.store.webhook_deliveries(&app.scope, &hook.id, 2_000).await.unwrap().len(), 1_200);
+}

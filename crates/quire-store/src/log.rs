@@ -153,7 +153,11 @@ pub(crate) fn logged(
     .bind(stored.prior)
     .bind(Utc::now())
     .fetch_one(conn)?;
-    // Subscribers hear of it through the outbox, in this same transaction.
-    crate::webhooks::enqueue(conn, scope, seq, entity, entity_id, action)?;
+    // Subscribers hear of it through the outbox: on PostgreSQL written in
+    // this same transaction; on SQLite made from this record after it
+    // commits (`webhooks::fan_out_changes`).
+    if conn.is_postgres() {
+        crate::webhooks::enqueue(conn, scope, seq, entity, entity_id, action)?;
+    }
     Ok(seq)
 }

@@ -64,8 +64,20 @@ fn delivery_of(conn: &Conn, row: &Row) -> Result<Delivery> {
 }
 
 impl Store {
+    /// On SQLite, writes the deliveries of the changes logged past the
+    /// subscriptions' cursors, as far as each has room (see
+    /// `webhooks::fan_out_changes`); answers how many. Nothing on PostgreSQL,
+    /// where each change enqueues its own.
+    pub async fn fan_out_deliveries(&self) -> Result<usize> {
+        if self.db.is_postgres() || !self.db.read(crate::webhooks::behind).await? {
+            return Ok(0);
+        }
+        self.db.write(crate::webhooks::fan_out_changes).await
+    }
+
     /// A subscription's deliveries, newest first (at most `limit`).
     pub async fn webhook_deliveries(&self, scope: &Scope, id: &str, limit: u32) -> Result<Vec<Delivery>> {
+        self.fan_out_deliveries().await?;
         let (scope, id) = (scope.clone(), id.to_string());
         self.db
             .read(move |c| {
@@ -122,6 +134,7 @@ impl Store {
     /// their queues (see the module's text), not held by another sender,
     /// the longest due first. Empty when nothing is due.
     pub async fn claim_deliveries(&self, lease: Duration, limit: usize) -> Result<Vec<Claimed>> {
+        self.fan_out_deliveries().await?;
         let lock = if self.db.is_postgres() { " FOR UPDATE SKIP LOCKED" } else { "" };
         let now = Utc::now().timestamp_millis();
         let rows = db::query(format!(
@@ -222,6 +235,10 @@ impl Store {
     /// When the next delivery is due (a head whose wait or lease runs
     /// out), if one waits.
     pub async fn next_delivery_due(&self) -> Result<Option<DateTime<Utc>>> {
+        // Changes waiting past a cursor with room for them are due now.
+        if !self.db.is_postgres() && self.db.read(crate::webhooks::behind).await? {
+            return Ok(Some(Utc::now()));
+        }
         let at: Option<i64> = db::query_scalar(
             "SELECT min(CASE WHEN lease_until > next_at THEN lease_until ELSE next_at END)
              FROM webhook_deliveries WHERE status = 'pending' AND head = 1",

@@ -264,36 +264,150 @@ fn fan_out(
         return Ok(());
     }
     let payload = payload.map(|p| p(now).to_string()).unwrap_or_default();
+    for webhook in &wanting {
+        insert_delivery(conn, webhook, scope, &format!("{kind}.{event}"), subject, seq, &payload, now)?;
+    }
+    Ok(())
+}
+
+/// Writes one delivery, at the head of its queue when no other waits in it.
+#[allow(clippy::too_many_arguments)]
+fn insert_delivery(
+    conn: &Conn,
+    webhook: &str,
+    scope: &Scope,
+    event: &str,
+    subject: &str,
+    seq: i64,
+    payload: &str,
+    now: DateTime<Utc>,
+) -> Result<()> {
     // The oldest pending delivery of the queue, if any: on PostgreSQL,
     // locked, so a head that finishes at the same moment hands on to this
     // one after it commits, or (finished first) is passed over for the
     // next it handed on to.
     let lock = if conn.is_postgres() { " FOR UPDATE" } else { "" };
-    for webhook in &wanting {
-        let waiting = db::query(format!(
-            "SELECT id FROM webhook_deliveries WHERE webhook_id = ?1 AND subject = ?2 AND status = 'pending'
-             ORDER BY seq LIMIT 1{lock}"
-        ))
-        .bind(webhook)
-        .bind(subject)
-        .fetch_optional(conn)?;
-        db::query(
-            "INSERT INTO webhook_deliveries (id, webhook_id, site_id, env, event, subject, seq, payload, status, next_at, created_at, head)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10, ?11)",
-        )
-        .bind(format!("msg_{}", new_id()))
-        .bind(webhook)
-        .bind_scope(scope)
-        .bind(format!("{kind}.{event}"))
-        .bind(subject)
-        .bind(seq)
-        .bind(&payload)
-        .bind(now.timestamp_millis())
-        .bind(now)
-        .bind(i64::from(waiting.is_none()))
-        .execute(conn)?;
-    }
+    let waiting = db::query(format!(
+        "SELECT id FROM webhook_deliveries WHERE webhook_id = ?1 AND subject = ?2 AND status = 'pending'
+         ORDER BY seq LIMIT 1{lock}"
+    ))
+    .bind(webhook)
+    .bind(subject)
+    .fetch_optional(conn)?;
+    db::query(
+        "INSERT INTO webhook_deliveries (id, webhook_id, site_id, env, event, subject, seq, payload, status, next_at, created_at, head)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9, ?10, ?11)",
+    )
+    .bind(format!("msg_{}", new_id()))
+    .bind(webhook)
+    .bind_scope(scope)
+    .bind(event)
+    .bind(subject)
+    .bind(seq)
+    .bind(payload)
+    .bind(now.timestamp_millis())
+    .bind(now)
+    .bind(i64::from(waiting.is_none()))
+    .execute(conn)?;
     Ok(())
+}
+
+/// At most this many deliveries of one subscription wait in the outbox;
+/// on SQLite the changes after them wait in the change log, behind the
+/// subscription's cursor, until the sender has room.
+pub(crate) const WINDOW: i64 = 1_000;
+
+/// The changes read past a cursor at a time, and how many such reads one
+/// pass makes for a subscription at most (so a pass holds the writer briefly).
+const READ_AHEAD: i64 = 500;
+const READS: usize = 4;
+
+/// How many deliveries of `webhook` wait, counted up to [`WINDOW`].
+fn waiting(conn: &Conn, webhook: &str) -> Result<i64> {
+    db::query_scalar(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ?1 AND status = 'pending' LIMIT ?2) w",
+    )
+    .bind(webhook)
+    .bind(WINDOW)
+    .fetch_one(conn)
+}
+
+/// Whether a live subscription has changes past its cursor and room for
+/// them (SQLite's outbox; see [`fan_out`]).
+pub(crate) fn behind(conn: &Conn) -> Result<bool> {
+    let hooks: Vec<String> = db::query_scalar(
+        "SELECT id FROM webhooks WHERE archived_at IS NULL AND cursor < (SELECT COALESCE(MAX(id), 0) FROM changes)",
+    )
+    .fetch_all(conn)?;
+    for hook in hooks {
+        if waiting(conn, &hook)? < WINDOW {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// SQLite's enqueue: the deliveries of the changes logged since each live
+/// subscription's cursor, up to its room in the outbox, written with the
+/// cursor moved past what was read, in the writer's transaction. The
+/// change log is itself the durable record a delivery is made from, and
+/// on SQLite's one writer a change visible here has every change before
+/// it committed, so nothing is passed over; a write pays nothing for its
+/// subscribers. (On PostgreSQL ids are not committed in order, so each
+/// change enqueues its deliveries in its own transaction: [`enqueue`].)
+/// Answers how many deliveries it wrote.
+pub(crate) fn fan_out_changes(conn: &Conn) -> Result<usize> {
+    let hooks = db::query("SELECT id, site_id, env, events, kinds, cursor FROM webhooks WHERE archived_at IS NULL")
+        .fetch_all(conn)?;
+    let mut made = 0;
+    for hook in &hooks {
+        let id: String = hook.try_get("id")?;
+        let mut cursor: i64 = hook.try_get("cursor")?;
+        let room = WINDOW - waiting(conn, &id)?;
+        if room <= 0 {
+            continue;
+        }
+        let (site, env): (String, Option<String>) = (hook.try_get("site_id")?, hook.try_get("env")?);
+        let events: Vec<String> = json_col(hook, "events")?;
+        let kinds: Vec<String> = json_col(hook, "kinds")?;
+        let now = Utc::now();
+        let mut put = 0;
+        'reads: for _ in 0..READS {
+            let rows: Vec<(i64, String, String, String, String, String)> = db::query_as(
+                "SELECT id, site_id, env, entity, entity_id, action FROM changes WHERE id > ?1 ORDER BY id LIMIT ?2",
+            )
+            .bind(cursor)
+            .bind(READ_AHEAD)
+            .fetch_all(conn)?;
+            let read = rows.len() as i64;
+            for (seq, site_id, change_env, entity, entity_id, action) in rows {
+                if put == room {
+                    break 'reads;
+                }
+                cursor = seq;
+                if site_id != site || env.as_ref().is_some_and(|e| *e != change_env) || entity == "note" {
+                    continue;
+                }
+                let action: ChangeAction = crate::record::wire_text("action", &action)?;
+                let Some(event) = event_of(action) else { continue };
+                if !(events.is_empty() || events.iter().any(|e| e == event))
+                    || !(kinds.is_empty() || kinds.iter().any(|k| *k == entity))
+                {
+                    continue;
+                }
+                let (event, subject) = (format!("{entity}.{event}"), format!("{entity}:{entity_id}"));
+                let scope = Scope { site_id, env: change_env };
+                insert_delivery(conn, &id, &scope, &event, &subject, seq, "", now)?;
+                put += 1;
+            }
+            if read < READ_AHEAD {
+                break;
+            }
+        }
+        db::query("UPDATE webhooks SET cursor = ?2 WHERE id = ?1").bind(&id).bind(cursor).execute(conn)?;
+        made += put as usize;
+    }
+    Ok(made)
 }
 
 impl Store {
@@ -303,9 +417,10 @@ impl Store {
         self.db
             .write(move |c| {
                 let id = new_id();
+                // It hears of the changes made from now on.
                 db::query(
-                    "INSERT INTO webhooks (id, site_id, env, url, events, kinds, secrets, description, created_by, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO webhooks (id, site_id, env, url, events, kinds, secrets, description, created_by, created_at, cursor)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, (SELECT COALESCE(MAX(id), 0) FROM changes))",
                 )
                 .bind(&id)
                 .bind(&scope.site_id)

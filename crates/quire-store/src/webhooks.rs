@@ -391,7 +391,7 @@ pub(crate) fn fan_out_changes(conn: &Conn) -> Result<usize> {
                 let action: ChangeAction = crate::record::wire_text("action", &action)?;
                 let Some(event) = event_of(action) else { continue };
                 if !(events.is_empty() || events.iter().any(|e| e == event))
-                    || !(kinds.is_empty() || kinds.iter().any(|k| *k == entity))
+                    || !(kinds.is_empty() || kinds.contains(&entity))
                 {
                     continue;
                 }

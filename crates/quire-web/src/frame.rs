@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 13] = [
+const NAV: [(&str, &str); 16] = [
     ("/", "Dashboard"),
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
@@ -27,11 +27,14 @@ const NAV: [(&str, &str); 13] = [
     ("/approvals", "Approvals"),
     ("/agents", "Agents"),
     ("/tokens", "API tokens"),
+    ("/webhooks", "Webhooks"),
+    ("/environments", "Environments"),
     ("/site", "Site"),
+    ("/sites", "Sites"),
 ];
 
 /// Screens only administrators see.
-const ADMIN_ONLY: [&str; 3] = ["/agents", "/tokens", "/site"];
+const ADMIN_ONLY: [&str; 4] = ["/agents", "/tokens", "/webhooks", "/site"];
 
 /// One entry of the site and environment switcher.
 pub struct Place {
@@ -67,6 +70,8 @@ pub struct Frame {
     pub can_delete: bool,
     /// Whether they may change menus (editors and admins).
     pub can_edit_nav: bool,
+    /// Whether they administer the site (environments, webhooks, tokens).
+    pub can_administer: bool,
     /// The colour theme they chose (`dark`, `light`), or "" to follow
     /// their system's.
     pub theme: &'static str,
@@ -102,11 +107,14 @@ impl Frame {
                 .iter()
                 // Tokens are administration: only admins are offered them.
                 .filter(|(path, _)| !ADMIN_ONLY.contains(path) || may(Permission::Administer))
+                // Sites are the instance's: only its administrator is offered them.
+                .filter(|(path, _)| *path != "/sites" || person.manages_sites)
                 .map(|(path, label)| (*path, *label, *path == section))
                 .collect(),
             can_write: may(Permission::Write(EntityKind::Page)),
             can_delete: may(Permission::Delete(EntityKind::Page)),
             can_edit_nav: may(Permission::Write(EntityKind::NavItem)),
+            can_administer: may(Permission::Administer),
             theme: person.theme,
         }
     }

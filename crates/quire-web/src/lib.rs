@@ -23,6 +23,7 @@ mod assets;
 mod bulk;
 mod card;
 mod entries;
+mod environments;
 mod error;
 mod finding;
 mod form;
@@ -42,6 +43,8 @@ mod removal;
 mod screen;
 mod sidebar;
 mod sign_in;
+mod sites;
+mod webhooks;
 
 pub use error::WebError;
 
@@ -120,6 +123,22 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/pages/{id}/archive", archiving(EntityKind::Page))
         .route("/sections/{id}/archive", archiving(EntityKind::Section))
         .route("/entries/{id}/archive", archiving(EntityKind::Entry))
+        .route("/environments", get(environments::list).post(environments::create))
+        .route("/environments/compare", get(environments::compare))
+        .route("/environments/{key}", post(environments::update))
+        .route("/environments/{key}/archive", get(environments::confirm_archive).post(environments::archive))
+        .route("/environments/{key}/restore", post(environments::restore))
+        .route("/environments/{key}/promote", post(environments::promote))
+        .route("/environments/{key}/promotions/{id}/undo", get(environments::confirm_undo).post(environments::undo))
+        .route("/sites", get(sites::list).post(sites::create))
+        .route("/sites/{id}", post(sites::rename))
+        .route("/sites/{id}/archive", get(sites::confirm_archive).post(sites::archive))
+        .route("/sites/{id}/restore", post(sites::restore))
+        .route("/webhooks", get(webhooks::list).post(webhooks::create))
+        .route("/webhooks/{id}", get(webhooks::show))
+        .route("/webhooks/{id}/secrets", post(webhooks::secrets))
+        .route("/webhooks/{id}/archive", get(webhooks::confirm_archive).post(webhooks::archive))
+        .route("/webhooks/{id}/deliveries/{delivery}/again", post(webhooks::again))
         .route("/oauth/authorize", get(oauth::form).post(oauth::submit))
         .route("/assets/{name}", get(assets::serve))
         .route("/favicon.ico", get(assets::favicon))
@@ -253,6 +272,8 @@ pub struct Person {
     pub content: Content,
     /// The colour theme chosen in this browser (`dark`, `light`; "": the system's).
     pub theme: &'static str,
+    /// Whether they are the instance's administrator, who manages sites.
+    pub manages_sites: bool,
 }
 
 impl Person {
@@ -286,7 +307,9 @@ impl axum::extract::FromRequestParts<AppState> for Person {
                     session: quire_server::auth::client_session(&parts.headers),
                 };
                 let theme = frame::theme_of(&parts.headers);
-                Ok(Person { content: Content::new(state.store().clone(), caller.acting()), session, theme })
+                let actor = caller.acting();
+                let manages_sites = quire_app::sites::manages(state.registry().services(), &actor).await;
+                Ok(Person { content: Content::new(state.store().clone(), actor), session, theme, manages_sites })
             }
             None => {
                 let next = parts.uri.path_and_query().map(|p| p.as_str().to_string()).unwrap_or_default();

@@ -286,7 +286,7 @@ async fn part_names(content: &Content, kind: EntityKind, id: &str) -> HashMap<St
 }
 
 /// What a part that is no longer there was, from its fields.
-fn part_title(d: &Difference) -> String {
+pub(crate) fn part_title(d: &Difference) -> String {
     let field = |name: &str| {
         d.fields
             .iter()

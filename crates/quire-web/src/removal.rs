@@ -65,6 +65,28 @@ impl Confirm {
         }
     }
 
+    /// A question on the screen under `section` (a navigation path): the
+    /// form's target and button, where Cancel goes, and what it means.
+    pub fn about(
+        person: &Person,
+        section: &str,
+        question: String,
+        action: String,
+        button: String,
+        back: String,
+        note: &str,
+    ) -> Self {
+        let mut screen = Confirm::new(person, section, question, action, "", back);
+        screen.button = button;
+        screen.note = note.to_string();
+        screen
+    }
+
+    /// Lists what the question is about, one line each.
+    pub fn along_with(&mut self, lines: impl IntoIterator<Item = String>) {
+        self.along.extend(lines);
+    }
+
     /// A question about several records: what goes along, the form's
     /// target and button, where Cancel goes and the fields sent again.
     pub fn asking(

@@ -1,0 +1,182 @@
+// The site's administration in a real browser: an environment made as a
+// copy of production, a page changed there, the two compared (the change
+// seen field by field), promoted, production changed, the promotion undone
+// after a question; a conflict refused with its reason and settled by a
+// choice; a webhook subscribed with its secret shown once, and its delivery
+// log; the instance's sites. axe-core on every screen and state, and each
+// screen's weight with the stylesheet and script.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { api, chooseAdminPassword, launch, noViolations, signedIn, startServer } from "./harness.mjs";
+
+const ADMIN = "admin@localhost";
+const PASSWORD = "a long admin password";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+  await chooseAdminPassword(browser, server, PASSWORD);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A REST call with the admin token in environment `env`. */
+async function inEnv(env, method, path, body) {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      "x-quire-env": env,
+      ...(body ? { "content-type": "application/json" } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return res.json();
+}
+
+async function aboutIn(env) {
+  return (await inEnv(env, "GET", "/api/v1/pages?limit=100")).items.find((p) => p.slug === "about");
+}
+
+/** The screen at `path` with its stylesheet and script, in bytes. */
+async function weight(page, path) {
+  const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+  const size = async (p) => (await (await fetch(`${server.base}${p}`, { headers: { cookie } })).arrayBuffer()).byteLength;
+  const css = await page.locator('link[rel="stylesheet"]').getAttribute("href");
+  const js = await page.locator("script[src]").getAttribute("src");
+  return (await size(path)) + (await size(css)) + (await size(js));
+}
+
+describe("environments", () => {
+  test("a copy of production is changed, compared, promoted into production and the promotion undone", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    await page.getByRole("link", { name: "Environments" }).click();
+    await noViolations(page, "environments");
+    await page.getByLabel("Key (lowercase words joined by hyphens)").fill("preview");
+    await page.getByLabel("Name (optional)").fill("Preview");
+    await page.getByLabel("Starts as").selectOption({ label: "a copy of production" });
+    await page.getByRole("button", { name: "Make environment" }).click();
+    await page.getByText("Environment made.").waitFor();
+    assert.equal(await page.getByLabel("Name of preview").inputValue(), "Preview");
+    await noViolations(page, "environments after one was made");
+
+    // The page is changed in the copy, in its editor.
+    await page.getByLabel("Site and environment").selectOption({ label: "Quire Demo · preview" });
+    await page.getByRole("button", { name: "Switch" }).click();
+    await page.waitForURL(`${server.base}/`);
+    const about = await aboutIn("preview");
+    await page.goto(`${server.base}/pages/${about.id}`);
+    await page.getByLabel("Name", { exact: true }).fill("About the team");
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.waitForLoadState();
+    assert.equal((await aboutIn("preview")).name, "About the team");
+    assert.equal((await aboutIn("production")).name, "About", "production is untouched");
+
+    await page.goto(`${server.base}/environments`);
+    await page.getByRole("link", { name: "Compare and promote" }).click();
+    await page.getByLabel("From", { exact: true }).selectOption("preview");
+    await page.getByLabel("Into", { exact: true }).selectOption("production");
+    await page.getByRole("button", { name: "Compare" }).click();
+    await page.getByRole("heading", { name: "1 record(s) differ" }).waitFor();
+    await page.getByRole("heading", { name: /page About the team/ }).waitFor();
+    const row = page.getByRole("row", { name: /name/ });
+    assert.match(await row.innerText(), /About\s+About the team/);
+    assert.ok(await page.getByLabel("Promote page “About the team”").isChecked(), "ticked by default");
+    await noViolations(page, "the comparison");
+    const bytes = await weight(page, "/environments/compare?from=preview&to=production");
+    console.log(`comparison with its stylesheet and script: ${bytes} B`);
+    assert.ok(bytes < 100 * 1024, `${bytes} B`);
+
+    await page.getByRole("button", { name: "Promote the chosen records into production" }).click();
+    await page.getByText("Promoted:").waitFor();
+    await page.getByRole("heading", { name: "Nothing differs" }).waitFor();
+    assert.equal((await aboutIn("production")).name, "About the team", "production changed");
+    await noViolations(page, "the comparison after a promotion");
+
+    await page.getByRole("link", { name: "Undo…" }).click();
+    await page.getByRole("heading", { name: /Undo the promotion from preview into production/ }).waitFor();
+    await noViolations(page, "the question before undoing");
+    assert.equal((await aboutIn("production")).name, "About the team", "asking changed nothing");
+    await page.getByRole("button", { name: "Undo the promotion" }).click();
+    await page.getByText("Undone:").waitFor();
+    assert.equal((await aboutIn("production")).name, "About", "production is back");
+    await noViolations(page, "the comparison after an undo");
+    await page.context().close();
+  });
+
+  test("a conflict is refused with its reason until a side is chosen", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    const live = await aboutIn("production");
+    await inEnv("production", "PATCH", `/api/v1/pages/${live.id}`, { name: "About (live)" });
+    await page.goto(`${server.base}/environments/compare?from=preview&to=production`);
+    await page.getByText("conflict", { exact: true }).first().waitFor();
+    await page.getByRole("button", { name: "Promote the chosen records into production" }).click();
+    const refusal = page.locator("#promote-error");
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /nothing was promoted: 1 conflict to resolve: page “About the team” changed in both/);
+    assert.equal((await aboutIn("production")).name, "About (live)", "nothing was applied");
+    await noViolations(page, "a refused promotion");
+
+    await page.getByLabel("Take preview's copy").check();
+    await page.getByRole("button", { name: "Promote the chosen records into production" }).click();
+    await page.getByText("Promoted:").waitFor();
+    assert.equal((await aboutIn("production")).name, "About the team");
+    await page.context().close();
+  });
+});
+
+describe("webhooks", () => {
+  test("a subscription shows its secret once, then its delivery log", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await noViolations(page, "webhooks");
+    await page.getByLabel("Address (https://…)").fill("https://hooks.example.com/build");
+    await page.getByLabel("published", { exact: true }).check();
+    await page.getByLabel("page", { exact: true }).check();
+    await page.getByLabel("What it is for (optional)").fill("Rebuild the site");
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    const secret = await page.locator("#new-secret").innerText();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/=]+$/);
+    await noViolations(page, "webhooks with a new secret");
+    const hooks = await api(server, "GET", "/api/v1/webhooks");
+    assert.deepEqual([hooks.body.items[0].events, hooks.body.items[0].kinds], [["published"], ["page"]]);
+
+    await page.goto(`${server.base}/webhooks`);
+    assert.equal(await page.locator("#new-secret").count(), 0);
+    assert.ok(!(await page.content()).includes(secret), "the secret is not shown again");
+    await page.getByRole("link", { name: "https://hooks.example.com/build" }).click();
+    await page.getByRole("heading", { name: "Deliveries" }).waitFor();
+    assert.ok(!(await page.content()).includes(secret));
+    await noViolations(page, "a subscription and its delivery log");
+    const bytes = await weight(page, new URL(page.url()).pathname);
+    console.log(`subscription with its stylesheet and script: ${bytes} B`);
+    assert.ok(bytes < 100 * 1024, `${bytes} B`);
+    await page.getByRole("link", { name: "Archive…" }).click();
+    await noViolations(page, "the question before archiving a subscription");
+    await page.context().close();
+  });
+});
+
+describe("sites", () => {
+  test("the instance's administrator makes a site", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    await page.getByRole("link", { name: "Sites" }).click();
+    await noViolations(page, "sites");
+    await page.getByLabel("Slug").fill("shop");
+    await page.getByLabel("Name", { exact: true }).fill("The shop");
+    await page.getByRole("button", { name: "Make site" }).click();
+    await page.getByText("Site made.").waitFor();
+    assert.equal(await page.getByLabel("Name of shop").inputValue(), "The shop");
+    await noViolations(page, "sites after one was made");
+    const bytes = await weight(page, "/sites");
+    console.log(`sites with its stylesheet and script: ${bytes} B`);
+    await page.context().close();
+  });
+});

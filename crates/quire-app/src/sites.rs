@@ -11,13 +11,18 @@ use quire_store::seed::{ensure_agents, ensure_templates, seed_site_into};
 use quire_tools::Services;
 
 /// What a new site starts with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Start {
     /// The starter templates and agents, and no content.
     #[default]
     Empty,
     /// The demo site's pages, posts, menus and images besides.
     Demo,
+    /// A copy of another site (slug or id): its locales, and everything of
+    /// its first environment (content with its published copies,
+    /// templates, collections, images, agents) in each environment of the
+    /// new one. Its tokens, people and webhooks stay its own.
+    Copy(String),
 }
 
 /// A site to make.
@@ -80,6 +85,24 @@ pub async fn create(services: &Services, actor: &Actor, new: NewSite) -> AppResu
                 ensure_agents(store, &scope).await?;
             }
             Ok(site)
+        }
+        Start::Copy(from) => {
+            if from.is_empty() {
+                return Err(AppError::invalid("from", "name the site to copy (start: copy)"));
+            }
+            let source = store.site(&from).await?;
+            let env = source.environments.first().cloned().unwrap_or_else(|| "production".into());
+            let (first, others) = environments.split_first().expect("at least one environment");
+            for env in others {
+                quire_core::slug::check_slug("environments", env).map_err(quire_store::StoreError::from)?;
+            }
+            let site = store.create_site(&new.slug, &new.name, &[first]).await?;
+            let ctx = actor.change_context();
+            store.copy_site_content(&ctx, &Scope::new(&source.id, &env), &Scope::new(&site.id, *first)).await?;
+            for env in others {
+                store.create_environment(&ctx, &site.id, env, env, Some(first)).await?;
+            }
+            Ok(store.site(&site.id).await?)
         }
         // The first environment is seeded and the others made as its
         // copies, so they compare and promote (decision 0051).

@@ -1,7 +1,7 @@
 //! The instance's sites over REST: only its administrator lists, makes,
 //! renames, archives and restores them (a site's admins are refused); a new
-//! site starts empty (with the starter templates, agents and English) or
-//! with the demo content; an archived site's tokens stop and nothing of it
+//! site starts empty (with the starter templates, agents and English),
+//! with the demo content or as a copy of another site; an archived site's tokens stop and nothing of it
 //! is delivered, and restoring brings both back; bad input changes nothing.
 
 mod common;
@@ -49,8 +49,16 @@ async fn a_site_is_made_empty_or_from_the_demo_renamed_archived_and_restored() {
     let taken = send("POST", "/api/v1/sites".into(), Some(json!({ "slug": "demo", "name": "Again" }))).await;
     assert_eq!((taken.status.as_u16(), taken.body["field"].as_str()), (409, Some("slug")), "{}", taken.body);
     let unknown =
-        send("POST", "/api/v1/sites".into(), Some(json!({ "slug": "x", "name": "X", "start": "copy" }))).await;
+        send("POST", "/api/v1/sites".into(), Some(json!({ "slug": "x", "name": "X", "start": "elsewhere" }))).await;
     assert_status!(unknown, 400);
+    let no_source =
+        send("POST", "/api/v1/sites".into(), Some(json!({ "slug": "x", "name": "X", "start": "copy" }))).await;
+    assert_eq!(
+        (no_source.status.as_u16(), no_source.body["field"].as_str()),
+        (422, Some("from")),
+        "{}",
+        no_source.body
+    );
     assert_eq!(send("GET", "/api/v1/sites".into(), None).await.body["count"], 2, "nothing was made");
 
     // Empty: the starter templates and agents, English, no pages.
@@ -102,4 +110,48 @@ async fn a_site_is_made_empty_or_from_the_demo_renamed_archived_and_restored() {
     // The site the operator acts in stays.
     let own = send("DELETE", "/api/v1/sites/demo".into(), None).await;
     assert_status!(own, 409);
+}
+
+#[tokio::test]
+async fn a_site_made_as_a_copy_of_another_has_its_content_locales_and_agents_and_goes_its_own_way() {
+    let app = TestApp::new().await;
+    let op = operator(&app).await;
+    let made = app
+        .send(
+            "POST",
+            "/api/v1/sites",
+            Some(&op),
+            Some(json!({ "slug": "copied", "name": "Copied", "start": "copy", "from": "demo" })),
+        )
+        .await;
+    assert_status!(made, 201);
+    assert_eq!(made.body["environments"], json!(["production", "staging"]));
+    let theirs = app.token(NewToken::new("copied", Group::Admin, "copied")).await;
+    let get = |path: &'static str, token: String| {
+        let app = &app;
+        async move { app.send("GET", path, Some(&token), None).await }
+    };
+    let (mine, copy) =
+        (get("/api/v1/pages?limit=100", app.admin.clone()).await, get("/api/v1/pages?limit=100", theirs.clone()).await);
+    assert_eq!(copy.body["count"], mine.body["count"], "every page");
+    assert_eq!(get("/api/v1/locales", theirs.clone()).await.body, get("/api/v1/locales", app.admin.clone()).await.body);
+    assert_eq!(
+        get("/api/v1/agents", theirs.clone()).await.body["count"],
+        get("/api/v1/agents", app.admin.clone()).await.body["count"]
+    );
+    let delivered = app.send("GET", "/api/v1/delivery/pages/about?site=copied", None, None).await;
+    assert_status!(delivered, 200);
+    let german = app.send("GET", "/api/v1/delivery/pages/home?site=copied&locale=de", None, None).await;
+    assert_eq!(german.body["locale"], "de", "its German home page came along: {}", german.body);
+    // Its staging is a copy of its production.
+    let compared = get("/api/v1/environments/production/compare?from=staging", theirs.clone()).await;
+    assert_eq!(compared.body["count"], 0, "{}", compared.body);
+    // It goes its own way: a change in the demo leaves it as it was.
+    let about = app.page_id("about").await;
+    let renamed = app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": "About the demo" })).await;
+    assert_status!(renamed, 200);
+    assert_status!(app.post(&format!("/api/v1/pages/{about}/publish"), json!({})).await, 200);
+    assert_eq!(app.get("/api/v1/delivery/pages/about").await.body["name"], "About the demo");
+    let still = app.send("GET", "/api/v1/delivery/pages/about?site=copied", None, None).await;
+    assert_eq!(still.body["name"], delivered.body["name"]);
 }

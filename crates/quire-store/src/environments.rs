@@ -645,14 +645,17 @@ fn promote_in(
             .bind(&lineage)
             .execute(conn)?;
     }
-    // The two now agree on what was promoted.
-    let before = bases(conn, &source.site_id, &source.env, &target.env)?;
+    // The two now agree on what was promoted (environments of one site;
+    // a site copied from another keeps no base with it).
     let mut prior = Vec::new();
-    for d in &apply {
-        let key = (d.entity, d.lineage.clone());
-        let digest = from.units.get(&key).map(|u| from.digest(u));
-        prior.push(Prior { entity: d.entity, lineage: d.lineage.clone(), digest: before.get(&key).cloned() });
-        set_base(conn, &source.site_id, (&source.env, &target.env), &key, digest.as_deref())?;
+    if source.site_id == target.site_id {
+        let before = bases(conn, &source.site_id, &source.env, &target.env)?;
+        for d in &apply {
+            let key = (d.entity, d.lineage.clone());
+            let digest = from.units.get(&key).map(|u| from.digest(u));
+            prior.push(Prior { entity: d.entity, lineage: d.lineage.clone(), digest: before.get(&key).cloned() });
+            set_base(conn, &source.site_id, (&source.env, &target.env), &key, digest.as_deref())?;
+        }
     }
     let now = Utc::now();
     db::query(
@@ -660,7 +663,7 @@ fn promote_in(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )
     .bind(id)
-    .bind(&source.site_id)
+    .bind(&target.site_id)
     .bind(&source.env)
     .bind(&target.env)
     .bind(&ctx.actor)
@@ -678,6 +681,18 @@ fn promote_in(
         undone_at: None,
         undone_by: None,
     })
+}
+
+/// Copies everything of `source` into the empty `target` (of the same
+/// site, or another's): its units as one promotion, and its agents.
+fn copy_in(conn: &Conn, ctx: &ChangeContext, source: &Scope, target: &Scope) -> Result<Promotion> {
+    let id = crate::log::new_id();
+    let promotion = conn.as_promotion(|c| promote_in(c, ctx, source, target, &PromotionRequest::default(), &id))?;
+    for agent in live_records::<Agent>(conn, source)? {
+        let copy = Agent { id: crate::log::new_id(), ..agent };
+        create(conn, ctx, target, &copy)?;
+    }
+    Ok(promotion)
 }
 
 fn promotion_of(row: &db::Row) -> Result<Promotion> {
@@ -781,14 +796,31 @@ impl Store {
                 .bind(&from)
                 .execute(c)?;
                 let Some(from) = from else { return Ok((environment_in(c, &site_id, &key)?, None)) };
-                let (source, target) = (Scope::new(&site_id, &from), Scope::new(&site_id, &key));
-                let id = crate::log::new_id();
-                let promotion = c.as_promotion(|c| promote_in(c, &ctx, &source, &target, &PromotionRequest::default(), &id))?;
-                for agent in live_records::<Agent>(c, &source)? {
-                    let copy = Agent { id: crate::log::new_id(), ..agent };
-                    create(c, &ctx, &target, &copy)?;
-                }
+                let promotion = copy_in(c, &ctx, &Scope::new(&site_id, &from), &Scope::new(&site_id, &key))?;
                 Ok((environment_in(c, &site_id, &key)?, Some(promotion)))
+            })
+            .await
+    }
+
+    /// Fills environment `target` of a new site with a copy of `source`,
+    /// another site's environment: the source site's locales, then its
+    /// content, published copies, templates, collections, images and
+    /// agents, in one transaction. The target must hold no content yet.
+    pub async fn copy_site_content(&self, ctx: &ChangeContext, source: &Scope, target: &Scope) -> Result<Promotion> {
+        let (ctx, source, target) = (ctx.clone(), source.clone(), target.clone());
+        self.db
+            .write(move |c| {
+                live_environment(c, &source.site_id, &source.env)?;
+                live_environment(c, &target.site_id, &target.env)?;
+                db::query("DELETE FROM site_locales WHERE site_id = ?1").bind(&target.site_id).execute(c)?;
+                db::query(
+                    "INSERT INTO site_locales (site_id, tag, fallback, is_default, position, created_at, archived_at)
+                     SELECT ?2, tag, fallback, is_default, position, created_at, archived_at FROM site_locales WHERE site_id = ?1",
+                )
+                .bind(&source.site_id)
+                .bind(&target.site_id)
+                .execute(c)?;
+                copy_in(c, &ctx, &source, &target)
             })
             .await
     }

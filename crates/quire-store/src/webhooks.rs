@@ -24,7 +24,7 @@
 use crate::db::{self, Conn, Row};
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
-use quire_core::model::{ChangeAction, ChangeContext, EntityKind};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, WireEnum};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -388,7 +388,8 @@ pub(crate) fn fan_out_changes(conn: &Conn) -> Result<usize> {
                 if site_id != site || env.as_ref().is_some_and(|e| *e != change_env) || entity == "note" {
                     continue;
                 }
-                let action: ChangeAction = crate::record::wire_text("action", &action)?;
+                let action = <ChangeAction as WireEnum>::from_wire("action", &action)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
                 let Some(event) = event_of(action) else { continue };
                 if !(events.is_empty() || events.iter().any(|e| e == event))
                     || !(kinds.is_empty() || kinds.contains(&entity))

@@ -262,8 +262,12 @@ pub enum SiteCommand {
         #[arg(long = "env")]
         envs: Vec<String>,
         /// Start with the demo site's pages, posts, menus and images.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "copy_of")]
         demo: bool,
+        /// Start as a copy of this site (slug or id): its locales and its
+        /// first environment's content, templates, images and agents.
+        #[arg(long, value_name = "SITE")]
+        copy_of: Option<String>,
     },
     /// Rename a site.
     Rename {

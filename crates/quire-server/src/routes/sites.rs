@@ -1,6 +1,7 @@
 //! `/api/v1/sites`: the instance's sites, for its administrator (a token
 //! made for the instance's administrator; a site's admins are refused):
-//! list, create (empty or with the demo content), rename, archive and
+//! list, create (empty, with the demo content or as a copy of another),
+//! rename, archive and
 //! restore. `/api/v1/site` (`site.rs`) is the caller's own site.
 
 use crate::AppState;
@@ -33,6 +34,8 @@ pub enum SiteStart {
     Empty,
     /// The demo site's pages, posts, menus and images besides.
     Demo,
+    /// A copy of the site named in `from`.
+    Copy,
 }
 
 /// A site to make.
@@ -51,6 +54,8 @@ pub struct CreateSite {
     /// What it starts with (default: empty).
     #[serde(default)]
     pub start: SiteStart,
+    /// With `start: copy`, the site it is a copy of (slug or id).
+    pub from: Option<String>,
 }
 
 /// A site's new name.
@@ -79,9 +84,11 @@ pub async fn create(
     caller: Caller,
     ApiJson(body): ApiJson<CreateSite>,
 ) -> ApiResult<(StatusCode, Json<Site>)> {
-    let start = match body.start {
-        SiteStart::Empty => Start::Empty,
-        SiteStart::Demo => Start::Demo,
+    let start = match (body.start, body.from) {
+        (SiteStart::Copy, from) => Start::Copy(from.unwrap_or_default()),
+        (_, Some(_)) => return Err(quire_app::AppError::invalid("from", "is for start: copy").into()),
+        (SiteStart::Empty, None) => Start::Empty,
+        (SiteStart::Demo, None) => Start::Demo,
     };
     let new = NewSite { slug: body.slug, name: body.name, environments: body.environments, start };
     let site = sites::create(state.registry().services(), &caller.acting(), new).await?;

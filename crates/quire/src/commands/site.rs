@@ -27,8 +27,12 @@ pub async fn run(command: SiteCommand, config: &Config, data: &DataDir) -> AnyRe
             }
             None
         }
-        SiteCommand::Create { slug, name, envs, demo } => {
-            let start = if demo { Start::Demo } else { Start::Empty };
+        SiteCommand::Create { slug, name, envs, demo, copy_of } => {
+            let start = match (demo, copy_of) {
+                (_, Some(from)) => Start::Copy(from),
+                (true, None) => Start::Demo,
+                (false, None) => Start::Empty,
+            };
             Some(sites::create(&services, &actor, NewSite { slug, name, environments: envs, start }).await?)
         }
         SiteCommand::Rename { site, name } => Some(sites::rename(&services, &actor, &site, &name).await?),

@@ -9,7 +9,7 @@ use crate::published::Reading;
 use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::locale::{TRANSLATED, canonical, chain, negotiate};
 use quire_core::model::{ChangeContext, EntityKind, Navigation, SiteLocale, Translation};
-use quire_store::{DeliveredNavItem, DeliveredPage, Translations};
+use quire_store::{DeliveredEntry, DeliveredNavItem, DeliveredPage, EntryFilter, Listing, Translations};
 use quire_tools::Services;
 use serde_json::Value;
 
@@ -121,4 +121,28 @@ pub async fn delivered_navigation(
     chain: &[String],
 ) -> AppResult<(Navigation, Vec<DeliveredNavItem>)> {
     Ok(services.store.delivered_navigation_in(&reading.scope, key, reading.version, chain).await?)
+}
+
+/// One page of a collection's entries as `reading` reads them, newest
+/// first, of a category or with a tag when given, in the locales of
+/// `chain` (see [`reader_locale`]; none: as they are): each localised value
+/// from the first locale that has one. `slug` narrows them to the entry
+/// with that slug in the first locale of the chain that has one, else its
+/// own.
+#[allow(clippy::too_many_arguments)]
+pub async fn delivered_entries(
+    services: &Services,
+    reading: &Reading,
+    collection: &str,
+    category: Option<String>,
+    tag: Option<String>,
+    slug: Option<&str>,
+    limit: u32,
+    cursor: Option<&str>,
+    chain: &[String],
+) -> AppResult<Listing<DeliveredEntry>> {
+    let filter = EntryFilter { status: None, category, tag };
+    let store = &services.store;
+    let (scope, version) = (&reading.scope, reading.version);
+    Ok(store.delivered_entries_in(scope, collection, &filter, slug, limit, cursor, version, chain).await?)
 }

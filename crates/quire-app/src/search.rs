@@ -59,10 +59,33 @@ fn ids(items: &[Value], key: &str) -> Vec<String> {
     items.iter().filter_map(|i| i.get(key).and_then(Value::as_str)).map(str::to_string).collect()
 }
 
+/// The arguments of a search tool: the query, the limit and, when given,
+/// the locale it searches in.
+fn search_args(query: &str, limit: u32, locale: Option<&str>) -> Value {
+    let mut args = json!({ "query": query, "limit": limit });
+    if let Some(l) = locale {
+        args["locale"] = json!(l);
+    }
+    args
+}
+
 /// Up to `limit` pages matching `query`, best first.
 pub async fn pages(registry: &Registry, actor: &Actor, query: &str, limit: u32) -> AppResult<Vec<Page>> {
+    pages_in(registry, actor, query, limit, None).await
+}
+
+/// Up to `limit` pages matching `query`, best first, searched in `locale`
+/// (one of the site's; none: the default): its translations (and those of
+/// its fallbacks) by the stems of their language, then the pages' own text.
+pub async fn pages_in(
+    registry: &Registry,
+    actor: &Actor,
+    query: &str,
+    limit: u32,
+    locale: Option<&str>,
+) -> AppResult<Vec<Page>> {
     authorize(actor, Permission::Read)?;
-    let items = items_of(registry, actor, "getPage", json!({ "query": query, "limit": limit })).await?;
+    let items = items_of(registry, actor, "getPage", search_args(query, limit, locale)).await?;
     Ok(registry.services().store.ranked_pages(&actor.scope, &ids(&items, "id")).await?)
 }
 
@@ -75,8 +98,22 @@ pub async fn entries(
     query: &str,
     limit: u32,
 ) -> AppResult<Vec<Entry>> {
+    entries_in(registry, actor, collection, query, limit, None).await
+}
+
+/// Up to `limit` entries matching `query`, best first, searched in `locale`
+/// as [`pages_in`] searches pages; `collection` (id or slug) narrows them
+/// to one collection.
+pub async fn entries_in(
+    registry: &Registry,
+    actor: &Actor,
+    collection: Option<&str>,
+    query: &str,
+    limit: u32,
+    locale: Option<&str>,
+) -> AppResult<Vec<Entry>> {
     authorize(actor, Permission::Read)?;
-    let mut args = json!({ "query": query, "limit": limit });
+    let mut args = search_args(query, limit, locale);
     if let Some(c) = collection {
         args["collectionId"] = json!(c);
     }
@@ -110,10 +147,22 @@ pub async fn notes(registry: &Registry, actor: &Actor, query: &str, limit: u32) 
 /// searched at once. A kind whose search fails (a vault that cannot be
 /// opened) is left empty rather than failing the others.
 pub async fn everything(registry: &Registry, actor: &Actor, query: &str, per_kind: u32) -> AppResult<Found> {
+    everything_in(registry, actor, query, per_kind, None).await
+}
+
+/// Like [`everything`], with pages and entries searched in `locale` (see
+/// [`pages_in`]); images and notes have one language.
+pub async fn everything_in(
+    registry: &Registry,
+    actor: &Actor,
+    query: &str,
+    per_kind: u32,
+    locale: Option<&str>,
+) -> AppResult<Found> {
     authorize(actor, Permission::Read)?;
     let (pages, entries, images, notes) = tokio::join!(
-        pages(registry, actor, query, per_kind),
-        entries(registry, actor, None, query, per_kind),
+        pages_in(registry, actor, query, per_kind, locale),
+        entries_in(registry, actor, None, query, per_kind, locale),
         crate::images::search(registry.services(), actor, query, per_kind),
         notes(registry, actor, query, per_kind),
     );

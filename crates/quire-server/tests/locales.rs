@@ -5,7 +5,9 @@
 //! slugs, stale translations, a locale taken away and brought back with
 //! its translations, and a page's archive taking its translations along;
 //! the tools in a locale over REST and in an agent's turn, whose German
-//! translation is logged, read back, published on its own and undone.
+//! translation is logged, read back, published on its own and undone;
+//! entry lists delivered in a locale, an entry by its localised slug, and
+//! the content searched in each language by the stems of that language.
 
 mod common;
 
@@ -196,7 +198,7 @@ async fn a_translated_page_is_drafted_published_and_delivered_by_locale_with_its
     let plain_menu = app.send("GET", "/api/v1/delivery/navigations/header", None, None).await;
     assert!(plain_menu.body.get("locale").is_none() && plain_menu.body["items"][0].get("labelLocale").is_none());
     let entries = app.send("GET", "/api/v1/delivery/collections/blog/entries?locale=de", None, None).await;
-    assert_status!(entries, 400);
+    assert_status!(entries, 200);
 
     // Which locales it has, lacks and has gone stale.
     let listed = app.get(&format!("/api/v1/pages/{about}/translations")).await;
@@ -314,4 +316,203 @@ async fn the_tools_read_and_write_a_locale_and_an_agents_german_translation_is_u
     assert_eq!(page["locales"]["missing"], json!(["de"]));
     let (status, _) = invoke(&app, "getPage", json!({ "slug": "ueber-uns", "locale": "de" })).await;
     assert_eq!(status, 404, "its German slug went with it");
+}
+
+/// The delivered entries of the blog with `query` (`?…`), with an
+/// `Accept-Language` header if given: status, body and `Vary`.
+async fn delivered_entries(app: &TestApp, query: &str, accept: Option<&str>) -> (u16, Value, String) {
+    let mut req = Request::get(format!("/api/v1/delivery/collections/blog/entries{query}"));
+    if let Some(accept) = accept {
+        req = req.header("accept-language", accept);
+    }
+    let raw = app.raw(req.body(Body::empty()).unwrap()).await;
+    (raw.status, raw.json(), raw.header("vary").to_string())
+}
+
+/// The item of `list` with id `id`.
+fn item<'a>(list: &'a Value, id: &str) -> &'a Value {
+    list["items"].as_array().unwrap().iter().find(|e| e["id"] == id).unwrap_or_else(|| panic!("{id} in {list}"))
+}
+
+#[tokio::test]
+async fn entries_are_delivered_in_a_locale_with_their_fallbacks_and_by_their_localised_slug() {
+    let app = TestApp::new().await;
+    assert_status!(set_locales(&app, german()).await, 200);
+    let (status, plain, vary) = delivered_entries(&app, "", None).await;
+    assert_eq!((status, vary.as_str()), (200, "Accept-Language"), "{plain}");
+    let items = plain["items"].as_array().unwrap();
+    let hello = items.iter().find(|e| e["slug"] == "hello-quire").expect("the demo's first post").clone();
+    let id = hello["id"].as_str().unwrap().to_string();
+    let other = plain["items"].as_array().unwrap().iter().find(|e| e["id"] != id.as_str()).unwrap().clone();
+    let other_id = other["id"].as_str().unwrap().to_string();
+    assert!(hello.get("locale").is_none() && hello.get("localeOf").is_none(), "without a locale, as before: {hello}");
+
+    // Published in German: title, slug and body; the excerpt and the cover stay.
+    let fields =
+        json!({ "title": "Hallo, Quire", "slug": "hallo-quire", "content": { "body": "Ein **deutscher** Text." } });
+    let put = app
+        .send(
+            "PUT",
+            &format!("/api/v1/entries/{id}/translations/de"),
+            Some(&app.admin),
+            Some(json!({ "fields": fields, "publish": true })),
+        )
+        .await;
+    assert_status!(put, 200);
+    // Another entry's German is a draft: not delivered, but previewed.
+    let draft = json!({ "title": "Nur ein Entwurf" });
+    let put = app
+        .send(
+            "PUT",
+            &format!("/api/v1/entries/{other_id}/translations/de"),
+            Some(&app.admin),
+            Some(json!({ "fields": draft })),
+        )
+        .await;
+    assert_status!(put, 200);
+
+    for (query, accept) in [("?locale=de-AT", None), ("", Some("de-AT, en;q=0.5"))] {
+        let (status, list, vary) = delivered_entries(&app, query, accept).await;
+        assert_eq!((status, vary.as_str()), (200, "Accept-Language"), "{list}");
+        let german = item(&list, &id);
+        assert_eq!(
+            (german["title"].as_str(), german["slug"].as_str(), german["locale"].as_str()),
+            (Some("Hallo, Quire"), Some("hallo-quire"), Some("de-AT")),
+            "{german}"
+        );
+        assert_eq!(german["content"]["body"], "Ein **deutscher** Text.");
+        assert_eq!(german["excerpt"], hello["excerpt"], "what the translation lacks is the default's");
+        for (field, from) in [("title", "de"), ("slug", "de"), ("excerpt", "en"), ("content.body", "de")] {
+            assert_eq!(german["localeOf"][field], from, "{field}: {german}");
+        }
+        if hello["content"].get("cover").is_some() {
+            assert_eq!(german["content"]["cover"], hello["content"]["cover"], "an image has one value");
+        }
+        let untranslated = item(&list, &other_id);
+        assert_eq!(untranslated["title"], other["title"], "a draft is not delivered");
+        assert_eq!(
+            (untranslated["localeOf"]["title"].as_str(), untranslated["locale"].as_str()),
+            (Some("en"), Some("de-AT"))
+        );
+        assert_eq!(list["count"], plain["count"], "the same entries, in German");
+    }
+    let (_, previewed) = {
+        let r = app
+            .send("GET", "/api/v1/delivery/collections/blog/entries?preview=true&locale=de", Some(&app.admin), None)
+            .await;
+        (r.status, r.body)
+    };
+    assert_eq!(item(&previewed, &other_id)["title"], "Nur ein Entwurf", "a preview shows the draft");
+
+    // One entry by its slug: the German one in German, its own otherwise.
+    let (_, by_german, _) = delivered_entries(&app, "?slug=hallo-quire&locale=de", None).await;
+    assert_eq!(by_german["count"], 1, "{by_german}");
+    assert_eq!(
+        (by_german["items"][0]["id"].as_str(), by_german["items"][0]["title"].as_str()),
+        (Some(id.as_str()), Some("Hallo, Quire"))
+    );
+    let (_, by_own, _) = delivered_entries(&app, "?slug=hello-quire&locale=de", None).await;
+    assert_eq!(
+        (by_own["count"].as_u64(), by_own["items"][0]["slug"].as_str()),
+        (Some(1), Some("hallo-quire")),
+        "{by_own}"
+    );
+    let (_, in_english, _) = delivered_entries(&app, "?slug=hallo-quire", None).await;
+    assert_eq!(in_english["count"], 0, "the German slug is not an English one: {in_english}");
+    let (_, english, _) = delivered_entries(&app, "?slug=hello-quire", None).await;
+    assert_eq!((english["count"].as_u64(), english["items"][0]["title"].as_str()), (Some(1), Some("Hello, Quire")));
+    assert!(english["items"][0].get("localeOf").is_none());
+
+    // Paged in a locale as without; a locale the site lacks is refused.
+    let (_, first, _) = delivered_entries(&app, "?locale=de&limit=1", None).await;
+    let cursor = first["nextCursor"].as_str().expect("more than one entry").to_string();
+    let (_, second, _) = delivered_entries(&app, &format!("?locale=de&limit=1&cursor={cursor}"), None).await;
+    assert_ne!(first["items"][0]["id"], second["items"][0]["id"]);
+    assert_eq!(second["items"][0]["id"], plain["items"][1]["id"], "{second}");
+    let (status, refused, _) = delivered_entries(&app, "?locale=fr", None).await;
+    assert_eq!(status, 422, "{refused}");
+    let (status, _, _) = app_missing(&app).await;
+    assert_eq!(status, 404);
+}
+
+/// The entries of a collection the site lacks, in German.
+async fn app_missing(app: &TestApp) -> (u16, Value, String) {
+    let raw =
+        app.raw(Request::get("/api/v1/delivery/collections/nope/entries?locale=de").body(Body::empty()).unwrap()).await;
+    (raw.status, raw.json(), raw.header("vary").to_string())
+}
+
+#[tokio::test]
+async fn content_is_searched_in_each_language_by_its_own_stems() {
+    let app = TestApp::new().await;
+    assert_status!(set_locales(&app, german()).await, 200);
+    let page = app.post("/api/v1/pages", json!({ "name": "Homes", "slug": "homes" })).await;
+    assert_status!(page, 201);
+    let page = page.body["id"].as_str().unwrap().to_string();
+    let section = app
+        .post(
+            &format!("/api/v1/pages/{page}/sections"),
+            json!({ "templateKey": "text", "content": { "body": "Our houses stand by the sea." } }),
+        )
+        .await;
+    assert_status!(section, 201);
+    let section = section.body["id"].as_str().unwrap().to_string();
+    let fields = json!({ "name": "Wohnen", "slug": "wohnen", "sections": { section: { "body": "Unsere Häuser stehen am Meer." } } });
+    let put = app
+        .send(
+            "PUT",
+            &format!("/api/v1/pages/{page}/translations/de"),
+            Some(&app.editor),
+            Some(json!({ "fields": fields })),
+        )
+        .await;
+    assert_status!(put, 200);
+    let post = app.get("/api/v1/delivery/collections/blog/entries?slug=hello-quire").await.body["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fields = json!({ "title": "Hallo, Quire", "content": { "body": "Über Bäume und Wälder." } });
+    let put = app
+        .send(
+            "PUT",
+            &format!("/api/v1/entries/{post}/translations/de"),
+            Some(&app.editor),
+            Some(json!({ "fields": fields })),
+        )
+        .await;
+    assert_status!(put, 200);
+
+    let found = |tool: &'static str, args: Value| {
+        let app = &app;
+        async move {
+            let (status, answer) = invoke(app, tool, args).await;
+            assert_eq!(status, 200, "{answer}");
+            answer["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["id"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    let german = found("getPage", json!({ "query": "Haus", "locale": "de" })).await;
+    assert_eq!(german.first(), Some(&page), "Haus finds Häuser in German: {german:?}");
+    assert!(
+        found("getPage", json!({ "query": "Haus", "locale": "de-AT" })).await.contains(&page),
+        "through the fallback"
+    );
+    assert!(!found("getPage", json!({ "query": "Haus" })).await.contains(&page), "not in English");
+    assert!(found("getPage", json!({ "query": "house" })).await.contains(&page), "house finds houses in English");
+    assert!(
+        found("getPage", json!({ "query": "house", "locale": "de" })).await.contains(&page),
+        "the page's own words too"
+    );
+    let (_, named) = invoke(&app, "getPage", json!({ "query": "Haus", "locale": "de" })).await;
+    assert_eq!(named["items"][0]["name"], "Wohnen", "read in German: {named}");
+
+    assert!(found("getPost", json!({ "query": "Baum", "locale": "de" })).await.contains(&post), "Baum finds Bäume");
+    assert!(found("getEntry", json!({ "query": "Wald", "locale": "de" })).await.contains(&post), "Wald finds Wälder");
+    assert!(!found("getEntry", json!({ "query": "Wald" })).await.contains(&post));
+    let (status, refused) = invoke(&app, "getPage", json!({ "query": "Haus", "locale": "fr" })).await;
+    assert_eq!(status, 422, "{refused}");
 }

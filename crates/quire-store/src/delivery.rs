@@ -30,6 +30,24 @@ pub struct DeliveredPage {
     pub locale_of: std::collections::BTreeMap<String, String>,
 }
 
+/// An entry of a delivered list, in a locale asked for: its translation's
+/// values laid over its own along the fallbacks.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveredEntry {
+    /// The entry, with the localised values of the locale asked for.
+    #[serde(flatten)]
+    pub entry: crate::EntryView,
+    /// The locale asked for, when one other than the default was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
+    /// For a locale asked for: the locale each localised value came from
+    /// (`title`, `slug`, `excerpt`, `content.<field>`), the asked one or a
+    /// fallback.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub locale_of: std::collections::BTreeMap<String, String>,
+}
+
 /// A visible navigation item with its resolved href and visible children.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

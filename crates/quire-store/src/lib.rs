@@ -50,7 +50,7 @@ pub use auth::{NewToken, TokenGrant, TokenInfo, check_expiry, expiry_in_days, ha
 pub use changes::{ChangeSummary, UndoReport};
 pub use confirm::{Confirmation, ConfirmationStatus, Fingerprint, NewConfirmation};
 pub use db::{Location, Synchronous};
-pub use delivery::{DeliveredNavItem, DeliveredPage};
+pub use delivery::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
 pub use environments::{
     ChangedIn, EnvChange, EnvDifference, Environment, PromotedItem, Promotion, PromotionRequest, Resolution,
 };

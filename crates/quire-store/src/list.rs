@@ -131,6 +131,31 @@ fn push_ordered_after(q: &mut QueryBuilder, cursor: Option<&str>) -> Result<()> 
     Ok(())
 }
 
+/// The conditions of an entry list in `table` beyond its scope and
+/// collection: `filter`'s, and after `cursor` (the list is newest first).
+pub(crate) fn push_entry_filter(
+    q: &mut QueryBuilder,
+    table: &str,
+    filter: &EntryFilter,
+    cursor: Option<&str>,
+) -> Result<()> {
+    if let Some(status) = filter.status {
+        q.push(" AND status = ").push_bind(status.as_str());
+    }
+    if let Some(category) = &filter.category {
+        q.push(" AND category = ").push_bind(category.clone());
+    }
+    if let Some(tag) = &filter.tag {
+        q.push(format!(" AND EXISTS (SELECT 1 FROM json_each({table}.tags) WHERE value = "))
+            .push_bind(tag.clone())
+            .push(")");
+    }
+    if let Some(c) = cursor {
+        q.push(" AND id < ").push_bind(decode_key(c)?);
+    }
+    Ok(())
+}
+
 /// An entry as listed over HTTP: its JSON columns passed through unparsed.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -170,7 +195,7 @@ pub struct EntryView {
 }
 
 impl EntryView {
-    fn from_row(row: &Row) -> Result<Self> {
+    pub(crate) fn from_row(row: &Row) -> Result<Self> {
         let raw = |col: &str| -> Result<Box<serde_json::value::RawValue>> {
             let text: String = row.try_get(col)?;
             Ok(serde_json::value::RawValue::from_string(text)?)
@@ -234,20 +259,7 @@ impl Store {
             .push(" OR id = ")
             .push_bind(collection.to_string())
             .push(") LIMIT 1)");
-        if let Some(status) = filter.status {
-            q.push(" AND status = ").push_bind(status.as_str());
-        }
-        if let Some(category) = &filter.category {
-            q.push(" AND category = ").push_bind(category.clone());
-        }
-        if let Some(tag) = &filter.tag {
-            q.push(format!(" AND EXISTS (SELECT 1 FROM json_each({table}.tags) WHERE value = "))
-                .push_bind(tag.clone())
-                .push(")");
-        }
-        if let Some(c) = cursor {
-            q.push(" AND id < ").push_bind(decode_key(c)?);
-        }
+        push_entry_filter(&mut q, table, filter, cursor)?;
         q.push(" ORDER BY id DESC");
         let listing = self.fetch_rows(q, limit, read, |e| encode_key(id(e))).await?;
         if listing.items.is_empty() {
@@ -499,7 +511,7 @@ pub(crate) fn ts_query(query: &str) -> Option<String> {
 
 /// The words of `query` a search looks for: letters and digits only, at
 /// most 16, common words left out unless nothing else is left.
-fn search_words(query: &str) -> Option<Vec<String>> {
+pub(crate) fn search_words(query: &str) -> Option<Vec<String>> {
     let words: Vec<String> =
         query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(16).map(str::to_lowercase).collect();
     let telling: Vec<String> = words.iter().filter(|w| !STOP_WORDS.contains(&w.as_str())).cloned().collect();

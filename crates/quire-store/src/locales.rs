@@ -11,7 +11,8 @@
 //! [decision 0050]: ../../../docs/decisions/0050-locales.md
 
 use crate::db::{self, Conn, Row};
-use crate::delivery::{DeliveredNavItem, DeliveredPage};
+use crate::delivery::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
+use crate::list::{EntryFilter, EntryView, Listing, encode_key, page_of, push_entry_filter};
 use crate::log::new_id;
 use crate::record::{Record, Version, create, load_live, load_to_change, write_version};
 use crate::records::slug_scope;
@@ -442,6 +443,199 @@ impl Store {
             })
             .await
     }
+}
+
+impl Store {
+    /// One page of the entries of `collection` (id or slug) as `version`
+    /// holds them, newest first, each with the values of `chain` laid over
+    /// its own as [`Store::delivered_page_in`] lays them over a page's (a
+    /// chain of the default alone, or none, lays nothing). The page with
+    /// the translations of its entries into the chain's locales is one
+    /// statement, read with the collection's localised fields in one
+    /// snapshot, whatever the page's length. `slug` narrows it to the entry
+    /// with that slug in the first locale of the chain that has it, else
+    /// its own.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn delivered_entries_in(
+        &self,
+        scope: &Scope,
+        collection: &str,
+        filter: &EntryFilter,
+        slug: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+        version: Version,
+        chain: &[String],
+    ) -> Result<Listing<DeliveredEntry>> {
+        let (scope, collection, filter) = (scope.clone(), collection.to_string(), filter.clone());
+        let (slug, cursor, chain) = (slug.map(str::to_string), cursor.map(str::to_string), chain.to_vec());
+        self.db
+            .read_short(move |c| {
+                c.transaction(false, |c| {
+                    let (collection, localized) = localized_fields(c, &scope, &collection)?;
+                    let translated = &chain[..chain.len().saturating_sub(1)];
+                    let table = version.table(EntityKind::Entry);
+                    let translations = version.table(EntityKind::Translation);
+                    // The page of entries with each one's translation into
+                    // each locale of the chain, by the translations' unique
+                    // key: one statement, whatever the page's length.
+                    let mut q = db::QueryBuilder::new("SELECT *");
+                    for (n, locale) in translated.iter().enumerate() {
+                        q.push(format!(
+                            ", (SELECT t.fields FROM {translations} t WHERE t.site_id = {table}.site_id
+                             AND t.env = {table}.env AND t.record_id = {table}.id AND t.archive_id IS NULL
+                             AND t.locale = "
+                        ));
+                        q.push_bind(locale.clone()).push(format!(") AS translation_{n}"));
+                    }
+                    q.push(format!(" FROM {table} WHERE archive_id IS NULL AND site_id = "));
+                    q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
+                    q.push(" AND collection_id = ").push_bind(collection.clone());
+                    push_entry_filter(&mut q, table, &filter, cursor.as_deref())?;
+                    if let Some(slug) = &slug {
+                        let mut by_translation = None;
+                        for locale in translated {
+                            by_translation = db::query_scalar::<String>(format!(
+                                "SELECT record_id FROM {translations} WHERE site_id = ?1 AND env = ?2
+                                 AND slug_scope = ?3 AND slug = ?4 AND archive_id IS NULL"
+                            ))
+                            .bind_scope(&scope)
+                            .bind(slug_scope(EntityKind::Entry, Some(&collection), locale))
+                            .bind(slug)
+                            .fetch_optional(c)?;
+                            if by_translation.is_some() {
+                                break;
+                            }
+                        }
+                        match by_translation {
+                            Some(id) => q.push(" AND id = ").push_bind(id),
+                            None => q.push(" AND slug = ").push_bind(slug.clone()),
+                        };
+                    }
+                    q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
+                    let mut read = Vec::new();
+                    for row in q.build().fetch_all(c)? {
+                        let mut sources = Vec::new();
+                        for (n, locale) in translated.iter().enumerate() {
+                            let fields: Option<String> = row.try_get(format!("translation_{n}").as_str())?;
+                            if let Some(fields) = fields {
+                                sources.push((locale.clone(), serde_json::from_str::<EntryFields>(&fields)?));
+                            }
+                        }
+                        read.push((EntryView::from_row(&row)?, sources));
+                    }
+                    let listing = page_of(read, limit, |(e, _)| encode_key(&e.id));
+                    let items = match chain.split_last().filter(|(_, t)| !t.is_empty()) {
+                        None => listing
+                            .items
+                            .into_iter()
+                            .map(|(entry, _)| Ok(DeliveredEntry { entry, locale: None, locale_of: BTreeMap::new() }))
+                            .collect::<Result<Vec<_>>>()?,
+                        Some((default, _)) => listing
+                            .items
+                            .into_iter()
+                            .map(|(entry, sources)| localize_entry(entry, &sources, &localized, default, &chain[0]))
+                            .collect::<Result<Vec<_>>>()?,
+                    };
+                    Ok(Listing { items, next_cursor: listing.next_cursor })
+                })
+            })
+            .await
+    }
+}
+
+/// The id of the live collection `collection` (id or slug) and the names
+/// of its localised fields, read without the rest of its definition.
+fn localized_fields(conn: &Conn, scope: &Scope, collection: &str) -> Result<(String, Vec<String>)> {
+    #[derive(serde::Deserialize)]
+    struct Field {
+        name: String,
+        #[serde(default)]
+        localized: bool,
+    }
+    let row: Option<(String, String)> = db::query_as(
+        "SELECT id, fields FROM collections WHERE archive_id IS NULL AND site_id = ?1 AND env = ?2
+         AND (slug = ?3 OR id = ?3) LIMIT 1",
+    )
+    .bind_scope(scope)
+    .bind(collection)
+    .fetch_optional(conn)?;
+    let (id, fields) = row.ok_or_else(|| StoreError::not_found("collection", collection))?;
+    let fields: Vec<Field> = serde_json::from_str(&fields)?;
+    Ok((id, fields.into_iter().filter(|f| f.localized).map(|f| f.name).collect()))
+}
+
+/// The localised values of an entry's translation, its content's read
+/// as they are stored (JSON text), not parsed.
+#[derive(serde::Deserialize)]
+struct EntryFields {
+    title: Option<String>,
+    slug: Option<String>,
+    excerpt: Option<String>,
+    #[serde(default)]
+    content: BTreeMap<String, Box<serde_json::value::RawValue>>,
+}
+
+impl EntryFields {
+    /// The translated value of own field `field` (`title`, `slug`,
+    /// `excerpt`), if it has one.
+    fn own(&self, field: &str) -> Option<&String> {
+        match field {
+            "title" => self.title.as_ref(),
+            "slug" => self.slug.as_ref(),
+            _ => self.excerpt.as_ref(),
+        }
+    }
+}
+
+/// Lays the fields of `sources` (translations, by locale in the chain's
+/// order) over delivered `entry`: its title, slug and excerpt, from the
+/// first that has each, else its own (`default`'s), and each of its
+/// collection's `localized` content fields a translation has; `locale_of`
+/// says where each came from. Content is passed through as stored JSON
+/// text, values and all, rewritten only when a translation changes it.
+fn localize_entry(
+    mut entry: EntryView,
+    sources: &[(String, EntryFields)],
+    localized: &[String],
+    default: &str,
+    asked: &str,
+) -> Result<DeliveredEntry> {
+    let mut from = BTreeMap::new();
+    for field in own_fields(EntityKind::Entry) {
+        let locale = match sources.iter().find_map(|(l, f)| f.own(field).map(|v| (l, v))) {
+            Some((locale, text)) => {
+                match *field {
+                    "title" => entry.title = text.clone(),
+                    "slug" => entry.slug = text.clone(),
+                    _ => entry.excerpt = Some(text.clone()),
+                }
+                locale.as_str()
+            }
+            None => default,
+        };
+        from.insert((*field).to_string(), locale.to_string());
+    }
+    // Content is read only when a translation has some: what comes from
+    // the default is said for the entry's own fields, as for a page's.
+    let translated: Vec<(&String, &String, &serde_json::value::RawValue)> = localized
+        .iter()
+        .filter_map(|name| {
+            sources
+                .iter()
+                .find_map(|(l, f)| f.content.get(name).filter(|v| v.get() != "null").map(|v| (name, l, v.as_ref())))
+        })
+        .collect();
+    if !translated.is_empty() {
+        let mut content: BTreeMap<String, &serde_json::value::RawValue> = serde_json::from_str(entry.content.get())?;
+        for (name, locale, value) in translated {
+            content.insert(name.clone(), value);
+            from.insert(format!("content.{name}"), locale.clone());
+        }
+        let rewritten = serde_json::value::to_raw_value(&content)?;
+        entry.content = rewritten;
+    }
+    Ok(DeliveredEntry { entry, locale: Some(asked.to_string()), locale_of: from })
 }
 
 /// Gives each of `items` (and their children) its label from the first

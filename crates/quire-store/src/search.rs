@@ -5,9 +5,17 @@
 //! rank order ([`Store::ranked_pages`], [`Store::ranked_entries`]) and the
 //! documents the embedding sweep reads ([`Store::documents_to_embed`]) all
 //! go through it. Images are searched the same way by `search_images`.
+//!
+//! Translations (decision 0050) are searched in their own language: on
+//! SQLite their words are stemmed here by their locale's Snowball stemmer
+//! ([`stem_words`]) and the stems indexed in `translations_fts`; on
+//! PostgreSQL a trigger indexes them with the same language's Snowball
+//! configuration (`search_language`). [`Store::search_ids_in`] searches a
+//! reader's chain of locales, each in its language, then the records' own
+//! text.
 
 use crate::db::{self, QueryBuilder};
-use crate::list::{fts_query, ts_query};
+use crate::list::{fts_query, search_words, ts_query};
 use crate::record::Record;
 use crate::{EntryFilter, Result, Scope, Store};
 use quire_core::model::{Entry, Page};
@@ -103,7 +111,114 @@ pub(crate) fn index_pending(conn: &db::Conn) -> Result<()> {
         ))
         .execute(conn)?;
     }
+    if !conn.is_postgres() && pending.iter().any(|p| p == "translation") {
+        index_translations(conn)?;
+    }
     db::query("DELETE FROM search_pending").execute(conn)?;
+    Ok(())
+}
+
+/// The Snowball stemmer of a locale's language (its first subtag), if
+/// rust-stemmers has one; PostgreSQL's `search_language` names the same
+/// languages.
+fn stemmer_of(locale: &str) -> Option<rust_stemmers::Stemmer> {
+    use rust_stemmers::Algorithm::*;
+    let language = locale.split('-').next().unwrap_or(locale).to_ascii_lowercase();
+    let algorithm = match language.as_str() {
+        "ar" => Arabic,
+        "da" => Danish,
+        "nl" => Dutch,
+        "en" => English,
+        "fi" => Finnish,
+        "fr" => French,
+        "de" => German,
+        "el" => Greek,
+        "hu" => Hungarian,
+        "it" => Italian,
+        "no" | "nb" | "nn" => Norwegian,
+        "pt" => Portuguese,
+        "ro" => Romanian,
+        "ru" => Russian,
+        "es" => Spanish,
+        "sv" => Swedish,
+        "ta" => Tamil,
+        "tr" => Turkish,
+        _ => return None,
+    };
+    Some(rust_stemmers::Stemmer::create(algorithm))
+}
+
+/// The words of `text` (split at every character that is not a letter or
+/// a digit, lower-cased) stemmed by `stemmer`, or left whole without one.
+pub(crate) fn stem_words(stemmer: Option<&rust_stemmers::Stemmer>, text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let word = w.to_lowercase();
+            match stemmer {
+                Some(s) => s.stem(&word).into_owned(),
+                None => word,
+            }
+        })
+        .collect()
+}
+
+/// Every string in `value`, in order, each followed by a space.
+fn strings(value: &serde_json::Value, out: &mut String) {
+    match value {
+        serde_json::Value::String(s) => {
+            out.push_str(s);
+            out.push(' ');
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+        _ => {}
+    }
+}
+
+/// The text of a translation of a page or an entry, as the columns of
+/// `translations_fts`: its name or title, slug, a page's meta or an
+/// entry's excerpt, and its sections' or content's text.
+fn translation_text(kind: &str, fields: &serde_json::Value) -> [String; 4] {
+    let text = |key: &str| {
+        let mut out = String::new();
+        if let Some(v) = fields.get(key) {
+            strings(v, &mut out);
+        }
+        out
+    };
+    let (title, summary, body) = match kind {
+        "page" => (text("name"), text("meta"), text("sections")),
+        _ => (text("title"), text("excerpt"), text("content")),
+    };
+    [title, text("slug"), summary, body]
+}
+
+/// SQLite: rebuilds the full-text rows of the translations noted in
+/// `search_pending`, their words stemmed in their locale's language.
+fn index_translations(conn: &db::Conn) -> Result<()> {
+    let pending = "SELECT doc_rowid FROM search_pending WHERE kind = 'translation'";
+    db::query(format!("DELETE FROM translations_fts WHERE rowid IN ({pending})")).execute(conn)?;
+    let rows = db::query(format!(
+        "SELECT rowid, record_kind, locale, fields FROM translations
+         WHERE rowid IN ({pending}) AND record_kind IN ('page', 'entry')"
+    ))
+    .fetch_all(conn)?;
+    for row in rows {
+        let (rowid, kind, locale, fields): (i64, String, String, String) =
+            (row.try_get("rowid")?, row.try_get("record_kind")?, row.try_get("locale")?, row.try_get("fields")?);
+        let fields: serde_json::Value = serde_json::from_str(&fields).unwrap_or_default();
+        let stemmer = stemmer_of(&locale);
+        let [title, slug, summary, body] =
+            translation_text(&kind, &fields).map(|t| stem_words(stemmer.as_ref(), &t).join(" "));
+        db::query("INSERT INTO translations_fts (rowid, title, slug, summary, body) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .bind(rowid)
+            .bind(title)
+            .bind(slug)
+            .bind(summary)
+            .bind(body)
+            .execute(conn)?;
+    }
     Ok(())
 }
 
@@ -194,6 +309,100 @@ impl Store {
         q.push_bind(limit as i64);
         let q = q.build_query_scalar::<String>();
         self.db.read(move |c| q.fetch_all(c)).await
+    }
+
+    /// Like [`Store::search_ids`], for a reader of the locales of `chain`
+    /// (the asked one first, the default last; see
+    /// `quire_core::locale::chain`): the records whose translation into
+    /// each locale of the chain in turn holds a word of `query`, the query
+    /// and the translations stemmed in that locale's language (German for
+    /// `de`: "Haus" finds "Häuser"), then those whose own text (the
+    /// default's) does; each record once, at most `limit`. A chain of the
+    /// default alone, or none, searches the records' own text.
+    pub async fn search_ids_in(
+        &self,
+        scope: &Scope,
+        kind: Searched,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+        chain: &[String],
+    ) -> Result<Vec<String>> {
+        let translated = &chain[..chain.len().saturating_sub(1)];
+        let mut ids: Vec<String> = Vec::new();
+        for locale in translated {
+            let Some(q) = self.translated_query(scope, kind, query, filter, limit, locale) else { continue };
+            let q = q.build_query_scalar::<String>();
+            for id in self.db.read(move |c| q.fetch_all(c)).await? {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+        for id in self.search_ids(scope, kind, query, filter, limit).await? {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        ids.truncate(limit as usize);
+        Ok(ids)
+    }
+
+    /// The statement finding the live `kind` records of `scope` whose live
+    /// translation into `locale` holds a word of `query`, best first.
+    fn translated_query(
+        &self,
+        scope: &Scope,
+        kind: Searched,
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+        locale: &str,
+    ) -> Option<QueryBuilder> {
+        let Spec { table, entity, .. } = kind.spec();
+        let postgres = self.db.is_postgres();
+        let mut q = if postgres {
+            let words = ts_query(query)?;
+            let mut q = QueryBuilder::new(format!(
+                "SELECT r.id FROM translations_fts f JOIN translations t ON t.id = f.id
+                 JOIN {table} r ON r.id = t.record_id, to_tsquery(search_language("
+            ));
+            q.push_bind(locale.to_string()).push("), ").push_bind(words).push(") q WHERE f.words @@ q");
+            q
+        } else {
+            let stemmer = stemmer_of(locale);
+            let mut stems: Vec<String> = Vec::new();
+            for word in search_words(query)? {
+                for stem in stem_words(stemmer.as_ref(), &word) {
+                    if !stems.contains(&stem) {
+                        stems.push(stem);
+                    }
+                }
+            }
+            let fts = stems.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR ");
+            // CROSS JOIN keeps the full-text match as the outer loop.
+            let mut q = QueryBuilder::new(format!(
+                "SELECT r.id FROM translations_fts f CROSS JOIN translations t ON t.rowid = f.rowid
+                 CROSS JOIN {table} r ON r.id = t.record_id WHERE translations_fts MATCH "
+            ));
+            q.push_bind(fts);
+            q
+        };
+        q.push(" AND t.site_id = ").push_bind(scope.site_id.clone());
+        q.push(" AND t.env = ").push_bind(scope.env.clone());
+        q.push(" AND t.locale = ").push_bind(locale.to_string());
+        q.push(format!(" AND t.record_kind = '{entity}' AND t.archive_id IS NULL"));
+        q.push(" AND r.site_id = ").push_bind(scope.site_id.clone());
+        q.push(" AND r.env = ").push_bind(scope.env.clone());
+        q.push(" AND r.archive_id IS NULL");
+        push_filter(&mut q, "r", kind, filter);
+        if postgres {
+            q.push(" ORDER BY ts_rank(f.words, q) DESC, r.id DESC LIMIT ");
+        } else {
+            q.push(" ORDER BY bm25(translations_fts, 10.0, 4.0, 5.0, 2.0), r.id DESC LIMIT ");
+        }
+        q.push_bind(limit as i64);
+        Some(q)
     }
 
     async fn ranked<T: Record>(

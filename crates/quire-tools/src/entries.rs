@@ -41,8 +41,9 @@ pub(crate) async fn get_entry(call: &Call<'_>, a: GetEntryArgs) -> ToolResult {
             };
             let filter =
                 SearchFilter { collection_id, entries: EntryFilter { status: a.status, ..Default::default() } };
+            let chain = in_locale.as_ref().map_or(&[][..], |l| &l.chain[..]);
             let (entries, ranking) =
-                search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
+                search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?, chain).await?;
             let mut out = items_result(entries_in(call, in_locale.as_ref(), &entries, content).await?, None);
             out["ranking"] = serde_json::json!(ranking);
             return Ok(out);

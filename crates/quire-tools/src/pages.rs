@@ -66,7 +66,9 @@ pub(crate) async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
             (vec![page], None)
         }
         "query" => {
-            let (pages, ranked) = search(call, args.query.as_deref(), args.status, limit(args.limit, 20, 100)?).await?;
+            let chain = in_locale.as_ref().map_or(&[][..], |l| &l.chain[..]);
+            let (pages, ranked) =
+                search(call, args.query.as_deref(), args.status, limit(args.limit, 20, 100)?, chain).await?;
             ranking = Some(ranked);
             (pages, None)
         }
@@ -111,12 +113,14 @@ pub(crate) async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
 }
 
 /// Pages matching `query`, best first (at most `n`, only `status` if
-/// given), and which ranking answered (`embed::rank`).
+/// given), and which ranking answered (`embed::rank`); in a locale, its
+/// `chain`'s translations are searched in their languages first.
 async fn search(
     call: &Call<'_>,
     query: Option<&str>,
     status: Option<PublishStatus>,
     n: u32,
+    chain: &[String],
 ) -> Result<(Vec<Page>, &'static str), ToolError> {
     let query = crate::embed::checked_query(query)?;
     let (store, scope) = (call.store(), call.scope());
@@ -127,7 +131,7 @@ async fn search(
         n as usize
     };
     let filter = SearchFilter::default();
-    let fulltext = store.search_ids(scope, Searched::Page, query, &filter, pool as u32);
+    let fulltext = store.search_ids_in(scope, Searched::Page, query, &filter, pool as u32, chain);
     let (ids, ranking) =
         crate::embed::rank(store, call.services.embedder.as_deref(), scope, "page", query, pool, fulltext).await?;
     let mut pages = store.ranked_pages(scope, &ids).await?;

@@ -62,7 +62,9 @@ pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
                 collection_id: Some(collection.id.clone()),
                 entries: EntryFilter { status: a.status, category: a.category, tag: None },
             };
-            let (posts, ranking) = search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?).await?;
+            let chain = in_locale.as_ref().map_or(&[][..], |l| &l.chain[..]);
+            let (posts, ranking) =
+                search_entries(call, a.query.as_deref(), &filter, limit(a.limit, 20, 100)?, chain).await?;
             let mut out = items_result(entries_in(call, in_locale.as_ref(), &posts, content).await?, None);
             out["ranking"] = json!(ranking);
             return Ok(out);
@@ -211,18 +213,20 @@ pub(crate) struct EntryTexts {
 }
 
 /// Entries matching `query` that pass `filter`, best first (at most `n`),
-/// and which ranking answered (`embed::rank`); getPost and getEntry.
+/// and which ranking answered (`embed::rank`); getPost and getEntry. In a
+/// locale, its `chain`'s translations are searched in their languages first.
 pub(crate) async fn search_entries(
     call: &Call<'_>,
     query: Option<&str>,
     filter: &SearchFilter,
     n: u32,
+    chain: &[String],
 ) -> Result<(Vec<Entry>, &'static str), ToolError> {
     let query = crate::embed::checked_query(query)?;
     let (store, scope) = (call.store(), call.scope());
     // Vector matches are narrowed by the filter after ranking: take more.
     let pool = if call.services.embedder.is_some() { (n as usize).max(crate::embed::POOL) } else { n as usize };
-    let fulltext = store.search_ids(scope, Searched::Entry, query, filter, pool as u32);
+    let fulltext = store.search_ids_in(scope, Searched::Entry, query, filter, pool as u32, chain);
     let (ids, ranking) =
         crate::embed::rank(store, call.services.embedder.as_deref(), scope, "entry", query, pool, fulltext).await?;
     let mut entries = store.ranked_entries(scope, &ids, filter).await?;

@@ -12,12 +12,12 @@ use crate::extract::{ApiPath, ApiQuery};
 use axum::extract::FromRequestParts;
 use axum::extract::State;
 use axum::http::request::Parts;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use quire_app::locales;
 use quire_app::published::{self, Reading};
-use quire_store::{DeliveredNavItem, DeliveredPage, EntryView};
+use quire_store::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
 use serde::{Deserialize, Serialize};
 
 /// Routes of this module.
@@ -49,9 +49,8 @@ pub struct SiteQuery {
     /// The locale to deliver a page in (one of the site's, `de`); without
     /// it, the best of `Accept-Language`, else the default. What a
     /// translation lacks comes from its fallbacks, and `localeOf` says
-    /// which locale each value came from; a menu's labels and links the same
-    /// way. Entry lists are not delivered by locale yet (`?locale=` there
-    /// is a 400).
+    /// which locale each value came from; a menu's labels and links, and
+    /// each entry of a list, the same way.
     pub locale: Option<String>,
 }
 
@@ -181,19 +180,27 @@ super::list_query! {
         category: Option<String>,
         /// Only entries with this tag.
         tag: Option<String>,
+        /// Only the entry with this slug: its slug in the locale delivered
+        /// (or the first of its fallbacks that has one), else its own.
+        slug: Option<String>,
+        /// The locale to deliver the entries in (one of the site's, `de`);
+        /// without it, the best of `Accept-Language`, else the default. Each
+        /// entry's translation is laid over it along the fallbacks, and
+        /// `localeOf` says which locale each value came from.
+        locale: Option<String>,
     }
 }
 
 /// Published entries (posts) of a collection, newest first.
 #[utoipa::path(get, path = "/api/v1/delivery/collections/{slug}/entries", operation_id = "listDeliveredEntries", tag = "delivery",
     params(("slug" = String, Path, description = "Collection slug"), DeliveryListQuery),
-    responses((status = 200, description = "One page of published entries, newest first", body = ListResponse<EntryView>), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "One page of published entries, newest first (`locale` and `localeOf` only in a locale other than the default)", body = ListResponse<DeliveredEntry>), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, description = "A locale the site does not have", body = ErrorBody)))]
 pub async fn entries(
     State(state): State<AppState>,
     mut parts: Parts,
     ApiPath(slug): ApiPath<String>,
     ApiQuery(q): ApiQuery<DeliveryListQuery>,
-) -> ApiResult<Json<ListResponse<EntryView>>> {
+) -> ApiResult<Response> {
     let site = SiteQuery {
         site: q.site.clone(),
         env: q.env.clone(),
@@ -204,8 +211,34 @@ pub async fn entries(
     let reading = reading(&state, &mut parts, &site).await?;
     let paging = Paging { limit: q.limit, cursor: q.cursor };
     let services = state.registry().services();
-    let listing =
-        published::delivered_entries(services, &reading, &slug, q.category, q.tag, paging.limit()?, paging.cursor())
-            .await?;
-    Ok(Json(listing.into()))
+    let accept = parts.headers.get(axum::http::header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+    let chain = locales::reader_locale(services, &reading, q.locale.as_deref(), accept).await?;
+    // What a cache keeps depends on the reader's languages.
+    let vary = [(axum::http::header::VARY, "Accept-Language")];
+    if chain.is_none() && q.slug.is_none() {
+        let listing = published::delivered_entries(
+            services,
+            &reading,
+            &slug,
+            q.category,
+            q.tag,
+            paging.limit()?,
+            paging.cursor(),
+        )
+        .await?;
+        return Ok((vary, Json(ListResponse::from(listing))).into_response());
+    }
+    let listing = locales::delivered_entries(
+        services,
+        &reading,
+        &slug,
+        q.category,
+        q.tag,
+        q.slug.as_deref(),
+        paging.limit()?,
+        paging.cursor(),
+        chain.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    Ok((vary, Json(ListResponse::from(listing))).into_response())
 }

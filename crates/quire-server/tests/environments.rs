@@ -1,5 +1,5 @@
-//! Environments over REST: one made as a copy of production, changed by a
-//! scripted agent turn and by a person, compared field by field, promoted
+//! Environments over REST: staging, made as a copy of production, changed
+//! by a scripted agent turn and by a person, compared field by field, promoted
 //! into production (which then equals it, the public site included) and
 //! the promotion undone; conflicts refused whole until resolved; a locked
 //! environment that takes content only by promotion; and the environments'
@@ -46,27 +46,26 @@ async fn page_name(app: &TestApp, env: &str, id: &str) -> Value {
 }
 
 #[tokio::test]
-async fn a_copy_changed_by_an_agent_turn_is_compared_promoted_into_production_and_undone() {
+async fn staging_copied_from_production_changed_by_an_agent_turn_is_compared_promoted_and_undone() {
     let (app, fake) = app().await;
-    let made = copy_of_production(&app, "next").await;
-    assert_eq!(made["environment"]["copiedFrom"], "production");
-    assert_eq!(made["environment"]["name"], "Next release");
-    let copied = made["promotion"]["items"].as_array().unwrap().len();
-    assert!(copied > 20, "the demo's pages, posts, menus, templates and images: {copied}");
+    // The demo's staging is made as a copy of production.
+    let envs = app.get("/api/v1/environments").await;
+    assert_eq!(envs.body["items"][1]["key"], "staging");
+    assert_eq!(envs.body["items"][1]["copiedFrom"], "production");
     let pages = |env: &'static str| {
         let app = &app;
         async move { in_env(app, env, "GET", "/api/v1/pages?limit=100", None).await.body["count"].clone() }
     };
-    assert_eq!(pages("next").await, pages("production").await, "every page came along");
-    assert!(differences(&app, "next", "production").await.is_empty(), "a fresh copy differs in nothing");
-    let agents = in_env(&app, "next", "GET", "/api/v1/agents", None).await;
+    assert_eq!(pages("staging").await, pages("production").await, "every page came along");
+    assert!(differences(&app, "staging", "production").await.is_empty(), "a fresh copy differs in nothing");
+    let agents = in_env(&app, "staging", "GET", "/api/v1/agents", None).await;
     assert!(agents.body["count"].as_u64().unwrap() >= 1, "its agents came along: {}", agents.body);
 
     // An agent turn in the copy renames About (a draft, as its write mode says) ...
-    let about_next = page_in(&app, "next", "about").await;
+    let about_staging = page_in(&app, "staging", "about").await;
     let about_prod = page_in(&app, "production", "about").await;
-    assert_ne!(about_next, about_prod, "the same page has an id of its own in each environment");
-    let rename = json!({ "id": about_next, "name": "About the studio" }).to_string();
+    assert_ne!(about_staging, about_prod, "the same page has an id of its own in each environment");
+    let rename = json!({ "id": about_staging, "name": "About the studio" }).to_string();
     fake.push(openai_stream("", &[("u1", "updatePage", &rename)]));
     fake.push(openai_stream("Renamed.", &[]));
     let started = app
@@ -75,30 +74,30 @@ async fn a_copy_changed_by_an_agent_turn_is_compared_promoted_into_production_an
             "/api/v1/agents/editor/chat",
             Some(&app.admin),
             Some(json!({ "message": "rename About" }).to_string()),
-            &[("x-quire-env", "next")],
+            &[("x-quire-env", "staging")],
         )
         .await;
     assert_status!(started, 202);
     for _ in 0..200 {
-        if page_name(&app, "next", &about_next).await == "About the studio" {
+        if page_name(&app, "staging", &about_staging).await == "About the studio" {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(page_name(&app, "next", &about_next).await, "About the studio");
+    assert_eq!(page_name(&app, "staging", &about_staging).await, "About the studio");
     // ... and a person adds a published page under it.
     let added = in_env(
         &app,
-        "next",
+        "staging",
         "POST",
         "/api/v1/pages",
-        Some(json!({ "name": "Careers", "slug": "careers", "parentId": about_next, "status": "published" })),
+        Some(json!({ "name": "Careers", "slug": "careers", "parentId": about_staging, "status": "published" })),
     )
     .await;
     assert_status!(added, 201);
     assert_status!(app.get("/api/v1/delivery/pages/careers").await, 404);
 
-    let found = differences(&app, "next", "production").await;
+    let found = differences(&app, "staging", "production").await;
     let summary: Vec<(String, String, String)> = found
         .iter()
         .map(|d| {
@@ -123,11 +122,11 @@ async fn a_copy_changed_by_an_agent_turn_is_compared_promoted_into_production_an
     assert_eq!(found[1]["publishedInSource"], true);
     assert_eq!(found[1]["publishedInTarget"], false);
 
-    let promoted = app.post("/api/v1/environments/production/promote", json!({ "from": "next" })).await;
+    let promoted = app.post("/api/v1/environments/production/promote", json!({ "from": "staging" })).await;
     assert_status!(promoted, 201);
     assert_eq!(promoted.body["items"].as_array().unwrap().len(), 2, "{}", promoted.body);
     let promotion = promoted.body["id"].as_str().unwrap().to_string();
-    assert!(differences(&app, "next", "production").await.is_empty(), "production now equals the copy");
+    assert!(differences(&app, "staging", "production").await.is_empty(), "production now equals the copy");
     assert_eq!(page_name(&app, "production", &about_prod).await, "About the studio");
     let delivered = app.get("/api/v1/delivery/pages/careers").await;
     assert_status!(delivered, 200);
@@ -148,12 +147,12 @@ async fn a_copy_changed_by_an_agent_turn_is_compared_promoted_into_production_an
     assert!(undone.body["undoneAt"].is_string());
     assert_eq!(page_name(&app, "production", &about_prod).await, "About");
     assert_status!(app.get("/api/v1/delivery/pages/careers").await, 404);
-    assert_eq!(differences(&app, "next", "production").await.len(), 2, "the copy's changes wait again");
+    assert_eq!(differences(&app, "staging", "production").await.len(), 2, "the copy's changes wait again");
     let twice = app.post(&format!("/api/v1/promotions/{promotion}/undo"), json!({})).await;
     assert_status!(twice, 409);
     // promoted again, it equals the copy again
-    assert_status!(app.post("/api/v1/environments/production/promote", json!({ "from": "next" })).await, 201);
-    assert!(differences(&app, "next", "production").await.is_empty());
+    assert_status!(app.post("/api/v1/environments/production/promote", json!({ "from": "staging" })).await, 201);
+    assert!(differences(&app, "staging", "production").await.is_empty());
     assert_status!(app.get("/api/v1/delivery/pages/careers").await, 200);
 }
 
@@ -255,6 +254,12 @@ async fn environments_are_made_renamed_archived_and_restored_by_the_sites_admins
     let unknown = app.post("/api/v1/environments", json!({ "key": "preview", "from": "qa" })).await;
     assert_status!(unknown, 404);
 
+    let made = copy_of_production(&app, "next").await;
+    assert_eq!(made["environment"]["copiedFrom"], "production");
+    assert_eq!(made["environment"]["name"], "Next release");
+    let copied = made["promotion"]["items"].as_array().unwrap().len();
+    assert!(copied > 20, "the demo's pages, posts, menus, templates and images: {copied}");
+    assert!(differences(&app, "next", "production").await.is_empty());
     let empty = app.post("/api/v1/environments", json!({ "key": "preview" })).await;
     assert_status!(empty, 201);
     assert_eq!(empty.body["promotion"], Value::Null);

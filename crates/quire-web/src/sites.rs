@@ -86,7 +86,7 @@ pub async fn list(
 pub struct NewSiteForm {
     slug: String,
     name: String,
-    /// `empty` or `demo`.
+    /// `empty`, `demo`, or `copy:<site slug>`.
     #[serde(default)]
     start: String,
 }
@@ -95,7 +95,10 @@ pub struct NewSiteForm {
 pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewSiteForm>) -> Response {
     let start = match f.start.as_str() {
         "demo" => Start::Demo,
-        _ => Start::Empty,
+        other => match other.strip_prefix("copy:") {
+            Some(from) => Start::Copy(from.to_string()),
+            None => Start::Empty,
+        },
     };
     let new =
         NewSite { slug: f.slug.trim().to_string(), name: f.name.trim().to_string(), environments: Vec::new(), start };

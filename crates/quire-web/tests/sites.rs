@@ -47,6 +47,20 @@ async fn the_instances_administrator_makes_renames_archives_and_restores_sites()
     site.post(&first, &format!("/sites/{}/restore", shop.id), &[]).await;
     assert!(site.store.site("shop").await.unwrap().archived_at.is_none());
 
+    // A copy of the demo: offered in the form, made with its pages.
+    assert!(list.contains(r#"<option value="copy:demo">as a copy of"#), "{list}");
+    let ((status, _), _) =
+        site.post(&first, "/sites", &[("slug", "twin"), ("name", "Twin"), ("start", "copy:demo")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let twin = site.store.site("twin").await.unwrap();
+    let pages = |scope: quire_store::Scope| {
+        let store = site.store.clone();
+        async move { store.pages(&scope, &Default::default(), 500, None).await.unwrap().items.len() }
+    };
+    let copied = pages(quire_store::Scope::new(&twin.id, "production")).await;
+    assert!(copied > 0);
+    assert_eq!(copied, pages(site.scope.clone()).await);
+
     // The site one works in is refused, with the reason.
     let ((status, body), _) = site.post(&first, &format!("/sites/{}/archive", site.scope.site_id), &[]).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");

@@ -66,6 +66,7 @@ pub struct UpdateEnvironment {
 
 /// The environment compared with this one.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompareQuery {
     /// The environment whose changes would be promoted into this one (required).

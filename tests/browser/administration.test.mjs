@@ -8,7 +8,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { api, chooseAdminPassword, launch, noViolations, signedIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, noViolations, shot, signedIn, startServer } from "./harness.mjs";
 
 const ADMIN = "admin@localhost";
 const PASSWORD = "a long admin password";
@@ -90,6 +90,7 @@ describe("environments", () => {
     assert.match(await row.innerText(), /About\s+About the team/);
     assert.ok(await page.getByLabel("Promote page “About the team”").isChecked(), "ticked by default");
     await noViolations(page, "the comparison");
+    await shot(page, "environments-compare");
     const bytes = await weight(page, "/environments/compare?from=preview&to=production");
     console.log(`comparison with its stylesheet and script: ${bytes} B`);
     assert.ok(bytes < 100 * 1024, `${bytes} B`);

@@ -181,3 +181,102 @@ describe("sites", () => {
     await page.context().close();
   });
 });
+
+describe("people", () => {
+  test("an administrator invites a viewer, who signs in with the link and is offered nothing that writes; then is disabled", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    await page.getByRole("link", { name: "People" }).click();
+    await noViolations(page, "people");
+    await page.getByLabel("Email").fill("vi@example.org");
+    await page.getByLabel("Name (optional)").fill("Vi Ewer");
+    await page.getByLabel("Group", { exact: true }).selectOption("viewer");
+    for (const box of await page.locator('form[action="/users"] input[name="env"]:not([value="production"])').all()) {
+      await box.uncheck();
+    }
+    await page.getByRole("button", { name: "Invite" }).click();
+    const link = (await page.locator("#new-link").textContent()).trim();
+    assert.match(link, /^http:\/\/.+\/sign-in\/link\/ql_/);
+    await noViolations(page, "people with a sign-in link shown");
+    await shot(page, "people");
+    const row = page.getByRole("row").filter({ hasText: "vi@example.org" });
+    assert.match(await row.textContent(), /invited/);
+    assert.match(await row.textContent(), /never/);
+
+    // The invited person follows the link, chooses a password and is in.
+    const theirs = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const vi = await theirs.newPage();
+    await vi.goto(link);
+    await vi.getByLabel("New password").fill("vi's long password");
+    await vi.getByLabel("Repeat it").fill("vi's long password");
+    await vi.getByRole("button", { name: "Set password and sign in" }).click();
+    await vi.waitForURL(`${server.base}/`);
+    // A viewer: production alone, no People, no write control, no agent that writes.
+    const places = await vi.locator("#place option").allTextContents();
+    assert.ok(places.length === 1 && /production/.test(places[0]), places.join(" | "));
+    assert.equal(await vi.getByRole("link", { name: "People" }).count(), 0);
+    await vi.goto(`${server.base}/pages`);
+    assert.equal(await vi.getByRole("button", { name: "Create page" }).count(), 0);
+    await vi.getByRole("link", { name: "Home" }).click();
+    assert.equal(await vi.getByRole("button", { name: "Save page" }).count(), 0);
+    const actions = await vi.locator("[data-ai-action]").evaluateAll((els) => els.map((e) => e.dataset.aiAction));
+    assert.deepEqual(actions, ["summarize"]);
+    const agents = await vi.evaluate(async () => (await (await fetch("/api/v1/agents")).json()).items.map((a) => a.alias));
+    assert.ok(!agents.includes("editor"), agents.join(", "));
+    assert.ok(agents.includes("researcher"), agents.join(", "));
+
+    // Their first sign-in is shown; their group changes from the row.
+    await page.goto(`${server.base}/users`);
+    assert.doesNotMatch(await row.textContent(), /never/);
+    assert.match(await row.textContent(), /active/);
+    await page.getByLabel("Group of Vi Ewer").selectOption("author");
+    await row.getByRole("button", { name: "Save the access of Vi Ewer" }).click();
+    await page.getByText("Saved.").waitFor();
+    assert.equal(await page.getByLabel("Group of Vi Ewer").inputValue(), "author");
+    await vi.reload();
+    assert.deepEqual(
+      await vi.locator("[data-ai-action]").evaluateAll((els) => els.map((e) => e.dataset.aiAction)),
+      ["summarize", "improve", "translate"],
+    );
+
+    // Disabling asks first, then ends their session at once.
+    await page.getByRole("link", { name: "Disable Vi Ewer…" }).click();
+    await noViolations(page, "the question before disabling a person");
+    await page.getByRole("button", { name: "Disable", exact: true }).click();
+    await page.getByText("Disabled:").waitFor();
+    assert.match(await row.textContent(), /disabled/);
+    await vi.goto(`${server.base}/pages`);
+    assert.match(vi.url(), /\/sign-in/);
+    // Nobody disables themselves: their own row offers nothing.
+    const mine = page.getByRole("row").filter({ hasText: ADMIN });
+    assert.equal(await mine.getByRole("link").count(), 0);
+    await theirs.close();
+    await page.context().close();
+  });
+
+  test("a token limited to one environment, and its last use shown", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    await page.getByRole("link", { name: "API tokens" }).click();
+    await page.getByLabel("Name").fill("staging only");
+    await page.locator('input[name="env"][value="production"]').uncheck();
+    await page.getByRole("button", { name: "Create token" }).click();
+    const secret = (await page.locator("#new-secret").textContent()).trim();
+    const row = page.getByRole("row").filter({ hasText: "staging only" });
+    assert.match(await row.textContent(), /staging/);
+    assert.doesNotMatch(await row.textContent(), /production/);
+    const lastUse = row.locator("td").nth(5);
+    assert.equal((await lastUse.textContent()).trim(), "never");
+    await noViolations(page, "tokens with a limited one");
+    const me = async (env) =>
+      (await fetch(`${server.base}/api/v1/me`, { headers: { authorization: `Bearer ${secret}`, "x-quire-env": env } })).status;
+    assert.equal(await me("staging"), 200);
+    assert.equal(await me("production"), 403);
+    let used = false;
+    for (let i = 0; i < 20 && !used; i++) {
+      await page.goto(`${server.base}/tokens`);
+      used = (await lastUse.textContent()).trim() !== "never";
+      if (!used) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(used, "the token's use is shown");
+    await page.context().close();
+  });
+});

@@ -34,6 +34,7 @@ pub mod sites;
 pub mod tokens;
 pub mod undo;
 pub mod uploads;
+pub mod users;
 pub mod webhooks;
 
 pub use actor::Actor;

@@ -6,8 +6,8 @@
 
 use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::model::Site;
-use quire_store::Scope;
 use quire_store::seed::{ensure_agents, ensure_templates, seed_site_into};
+use quire_store::{Scope, Store};
 use quire_tools::Services;
 
 /// What a new site starts with.
@@ -38,20 +38,25 @@ pub struct NewSite {
     pub start: Start,
 }
 
-/// Refuses anyone but the instance's administrator: the local admin, a
+/// Whether the actor is the instance's administrator: the local admin, a
 /// token made for the instance's administrator, or in the back-office the
 /// first person made on the instance (the admin `quire serve` makes on a
 /// fresh database, as it makes the first token the instance's), while
 /// they are enabled.
-async fn manage(services: &Services, actor: &Actor) -> AppResult<()> {
-    let instance = match actor.id.split_once(':') {
-        Some(("token", token)) => services.store.is_instance_admin(token).await?,
+pub(crate) async fn instance_admin(store: &Store, actor: &Actor) -> AppResult<bool> {
+    Ok(match actor.id.split_once(':') {
+        Some(("token", token)) => store.is_instance_admin(token).await?,
         Some(("user", user)) => {
-            let first = services.store.users().await?.into_iter().next();
+            let first = store.users().await?.into_iter().next();
             first.is_some_and(|p| p.id == user && p.disabled_at.is_none())
         }
         _ => actor.id == "local:admin",
-    };
+    })
+}
+
+/// Refuses anyone but the instance's administrator.
+async fn manage(services: &Services, actor: &Actor) -> AppResult<()> {
+    let instance = instance_admin(&services.store, actor).await?;
     authorize(actor, Permission::ManageSites { instance })
 }
 

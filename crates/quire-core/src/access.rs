@@ -117,6 +117,15 @@ pub enum Permission<'a> {
         /// Whether the caller is the instance's administrator.
         instance: bool,
     },
+    /// Change a person's group or account (enabled or not), which reach
+    /// every site they work on: a site's administrators, for people who
+    /// work on their site alone; the instance's administrator, for anyone.
+    ChangePerson {
+        /// Whether the person works on other sites too.
+        elsewhere: bool,
+        /// Whether the caller is the instance's administrator.
+        instance: bool,
+    },
 }
 
 impl std::fmt::Display for Permission<'_> {
@@ -138,6 +147,7 @@ impl std::fmt::Display for Permission<'_> {
             Permission::RestoreRevision(kind) => write!(f, "restore revision of {kind}"),
             Permission::RestoreArchive(kind) => write!(f, "restore archived {kind}"),
             Permission::ManageSites { .. } => write!(f, "manage sites"),
+            Permission::ChangePerson { .. } => write!(f, "change a person"),
         }
     }
 }
@@ -225,6 +235,18 @@ fn decide(principal: &Principal<'_>, permission: Permission<'_>) -> Result<(), R
             message: "only the instance's administrator may manage sites (a site's administrators manage their own)"
                 .into(),
         }),
+        Permission::ChangePerson { elsewhere: false, .. } | Permission::ChangePerson { instance: true, .. }
+            if group == Group::Admin =>
+        {
+            Ok(())
+        }
+        Permission::ChangePerson { elsewhere: true, .. } if group == Group::Admin => Err(Refusal {
+            hidden: false,
+            message: "only the instance's administrator may change the group or account of someone who works on \
+                      other sites too"
+                .into(),
+        }),
+        Permission::ChangePerson { .. } => refuse("manage people".into()),
         Permission::RestoreRevision(kind) if writes(group, kind) && deletes(group, kind) => Ok(()),
         Permission::RestoreRevision(kind) => refuse(format!("restore revisions of {kind} records")),
         Permission::RestoreArchive(kind) if deletes(group, kind) => Ok(()),

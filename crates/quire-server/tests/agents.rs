@@ -358,7 +358,10 @@ async fn people_see_the_agents_they_may_use() {
     assert_eq!(aliases(&app.send("GET", "/api/v1/agents", Some(&app.editor), None).await), ["editor"]);
     assert_eq!(aliases(&app.get("/api/v1/agents").await), ["editor", "notes", "researcher"], "admins see all");
     assert_status!(app.send("GET", "/api/v1/agents/notes", Some(&app.editor), None).await, 404);
-    assert_status!(app.send("GET", "/api/v1/agents/editor", Some(&app.viewer), None).await, 200);
+    // The seeded editor is for the groups that write: a viewer is not offered it.
+    assert_status!(app.send("GET", "/api/v1/agents/editor", Some(&app.viewer), None).await, 404);
+    assert_eq!(aliases(&app.send("GET", "/api/v1/agents", Some(&app.viewer), None).await), Vec::<String>::new());
+    assert_status!(app.send("GET", "/api/v1/agents/editor", Some(&app.author), None).await, 200);
 }
 
 #[tokio::test]

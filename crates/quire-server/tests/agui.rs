@@ -220,7 +220,7 @@ async fn refusals_answer_the_error_shape_before_any_event() {
     parts["messages"] = json!([{ "id": "m1", "role": "user", "content": [{ "type": "text", "text": "hello" }] }]);
     parts["protocolVersion"] = json!("1.0.0");
     parts["somethingNew"] = json!(true);
-    assert_eq!(run(&app, &app.viewer, parts).await.0, 200);
+    assert_eq!(run(&app, &app.author, parts).await.0, 200);
 }
 
 #[tokio::test]

@@ -188,3 +188,39 @@ async fn a_preview_shows_the_drafts_to_a_caller_who_may_read_them() {
         .await;
     assert_eq!(own.body["name"], "About, drafted", "{}", own.body);
 }
+
+#[tokio::test]
+async fn the_home_pages_children_are_addressed_from_the_root_in_pages_and_menus() {
+    let app = TestApp::new().await;
+    let home = app.page_id("home").await;
+    let made = app.post("/api/v1/pages", json!({"name": "Services", "slug": "services", "parentId": home})).await;
+    assert_status!(made, 201);
+    let services = made.body["id"].as_str().unwrap().to_string();
+    let made = app.post("/api/v1/pages", json!({"name": "Web", "slug": "web", "parentId": services})).await;
+    let web = made.body["id"].as_str().unwrap().to_string();
+    for id in [&services, &web] {
+        assert_status!(app.post(&format!("/api/v1/pages/{id}/publish"), json!({})).await, 200);
+    }
+    let item = json!({"label": "Services", "targetType": "page", "targetId": services});
+    assert_status!(app.post("/api/v1/navigations/header/items", item).await, 201);
+    let item = json!({"label": "Web", "targetType": "page", "targetId": web});
+    assert_status!(app.post("/api/v1/navigations/header/items", item).await, 201);
+    app.post("/api/v1/navigations/header/publish", json!({})).await;
+
+    let page = app.send("GET", "/api/v1/delivery/pages/services", None, None).await;
+    assert_status!(page, 200);
+    assert_eq!(page.body["path"], "/services");
+    let page = app.send("GET", "/api/v1/delivery/pages/web", None, None).await;
+    assert_eq!(page.body["path"], "/services/web");
+    let home = app.send("GET", "/api/v1/delivery/pages/home", None, None).await;
+    assert_eq!(home.body["path"], "/");
+    let header = app.send("GET", "/api/v1/delivery/navigations/header", None, None).await;
+    let href = |label: &str| {
+        header.body["items"].as_array().unwrap().iter().find(|i| i["label"] == label).map(|i| i["href"].clone())
+    };
+    assert_eq!(href("Services"), Some(json!("/services")), "{}", header.body);
+    assert_eq!(href("Web"), Some(json!("/services/web")), "{}", header.body);
+    // Pages under any other root page keep it in their path.
+    let team = app.send("GET", "/api/v1/delivery/pages/team", None, None).await;
+    assert_eq!(team.body["path"], "/about/team");
+}

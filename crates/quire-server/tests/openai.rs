@@ -115,7 +115,7 @@ async fn a_completion_is_a_turn_and_the_conversation_carries_its_session() {
     assert_ne!(session_of(fresh.body["choices"][0]["message"]["content"].as_str().unwrap()), session);
     fake.push(openai_stream("Hello.", &[]));
     let theirs = request(&[("user", "hi"), ("assistant", &content), ("user", "and now?")]);
-    let other = complete(&app, &app.viewer, theirs.clone()).await;
+    let other = complete(&app, &app.author, theirs.clone()).await;
     assert_eq!(other.status, 200, "{}", other.body);
     assert_ne!(session_of(other.body["choices"][0]["message"]["content"].as_str().unwrap()), session);
     let admin = complete(&app, &app.admin, theirs).await;
@@ -301,7 +301,7 @@ async fn refusals_have_openai_s_error_shape() {
     fake.push(openai_stream("Hi.", &[]));
     let parts = json!({ "model": "editor", "temperature": 0.2, "max_tokens": 50, "user": "u-1", "metadata": { "a": "b" },
         "messages": [{ "role": "user", "content": [{ "type": "text", "text": "hello" }, { "type": "text", "text": "there" }] }] });
-    assert_eq!(complete(&app, &app.viewer, parts).await.status, 200);
+    assert_eq!(complete(&app, &app.author, parts).await.status, 200);
     assert!(fake.requests()[0].to_string().contains("hello\\nthere"));
     // The rest of the API keeps its own shape.
     let rest = app.send("GET", "/api/v1/agents/nobody", Some(&app.editor), None).await;

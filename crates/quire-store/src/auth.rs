@@ -347,6 +347,9 @@ impl Store {
         quire_core::text::check_line("name", &input.name, 120)?;
         let site = self.site(&input.site).await?;
         if let Some(envs) = &input.environments {
+            if envs.is_empty() {
+                return Err(StoreError::invalid("environments", "name at least one environment, or none for all"));
+            }
             for env in envs {
                 if !site.environments.contains(env) {
                     return Err(StoreError::invalid(

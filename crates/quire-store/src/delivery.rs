@@ -293,5 +293,16 @@ fn page_path(
         cursor = parent.clone();
     }
     segments.reverse();
-    Ok(Some(if segments == ["home"] { "/".to_string() } else { format!("/{}", segments.join("/")) }))
+    let home = segments.first().is_some_and(|s| s == "home");
+    Ok(Some(path_of(home, segments.iter().map(String::as_str))))
+}
+
+/// A page's path from its ancestors' slugs, the root's first: the home
+/// page (slug `home` at the root, `home`) is `/`, and the pages under it
+/// are addressed from the root (`/services`, not `/home/services`), as a
+/// menu item linking them suggests. Slugs are unique in a site, so no two
+/// pages share a path.
+pub(crate) fn path_of<'a>(home: bool, slugs: impl IntoIterator<Item = &'a str>) -> String {
+    let rest: Vec<&str> = slugs.into_iter().skip(usize::from(home)).collect();
+    format!("/{}", rest.join("/"))
 }

@@ -750,8 +750,6 @@ fn localized_path(conn: &Conn, scope: &Scope, id: &str, version: Version, chain:
         cursor = parent;
     }
     segments.reverse();
-    if segments.len() == 1 && segments[0].0 == "home" {
-        return Ok(Some("/".to_string()));
-    }
-    Ok(Some(format!("/{}", segments.into_iter().map(|(_, s)| s).collect::<Vec<_>>().join("/"))))
+    let home = segments.first().is_some_and(|(own, _)| own == "home");
+    Ok(Some(crate::delivery::path_of(home, segments.iter().map(|(_, s)| s.as_str()))))
 }

@@ -2,6 +2,7 @@
 //! running it again adds only what is missing.
 
 use crate::{ChangeFilter, Result, Scope, Store, StoreError};
+use quire_core::access::Group;
 use quire_core::input::*;
 use quire_core::model::*;
 use quire_core::templates::{starter_templates, testimonial_fields};
@@ -46,30 +47,45 @@ pub async fn ensure_templates(store: &Store, scope: &Scope) -> Result<usize> {
     Ok(created)
 }
 
-/// The agents every environment starts with: alias, name, description,
-/// tool selectors and prompt.
-const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
-    (
-        "editor",
-        "Editor",
-        "Edits the site: pages, sections, posts, images, navigation and entries.",
-        &["category:internal", "!tag:vault", "browseImages", "importImage"],
-        "You are the site's editor: make the smallest change that does what the user asked.",
-    ),
-    (
-        "researcher",
-        "Researcher",
-        "Reads the site and the web to answer questions; changes nothing.",
-        &["read", "!tag:vault", "tag:web"],
-        "You research and answer from the site and the web: searchWeb (mode deep for questions that need pages read), fetchContent for a given page, and cite the URLs you used. You cannot change content; say so when asked to, and suggest the editor agent.",
-    ),
-    (
-        "notes",
-        "Notes",
-        "Keeps the notes vault: reads, writes, reorganises and searches markdown notes.",
-        &["tag:vault"],
-        "You keep the user's markdown notes. Read a note before editing it and edit by line numbers.",
-    ),
+/// A starter agent: alias, name, description, tool selectors, prompt and
+/// the groups that may use it (none: every group).
+struct Starter {
+    alias: &'static str,
+    name: &'static str,
+    description: &'static str,
+    tools: &'static [&'static str],
+    prompt: &'static str,
+    groups: &'static [Group],
+}
+
+/// The agents every environment starts with. The editor is for the groups
+/// that write: a viewer is not offered an agent whose work is changing the
+/// site.
+const AGENTS: &[Starter] = &[
+    Starter {
+        alias: "editor",
+        name: "Editor",
+        description: "Edits the site: pages, sections, posts, images, navigation and entries.",
+        tools: &["category:internal", "!tag:vault", "browseImages", "importImage"],
+        prompt: "You are the site's editor: make the smallest change that does what the user asked.",
+        groups: &[Group::Admin, Group::Editor, Group::Author],
+    },
+    Starter {
+        alias: "researcher",
+        name: "Researcher",
+        description: "Reads the site and the web to answer questions; changes nothing.",
+        tools: &["read", "!tag:vault", "tag:web"],
+        prompt: "You research and answer from the site and the web: searchWeb (mode deep for questions that need pages read), fetchContent for a given page, and cite the URLs you used. You cannot change content; say so when asked to, and suggest the editor agent.",
+        groups: &[],
+    },
+    Starter {
+        alias: "notes",
+        name: "Notes",
+        description: "Keeps the notes vault: reads, writes, reorganises and searches markdown notes.",
+        tools: &["tag:vault"],
+        prompt: "You keep the user's markdown notes. Read a note before editing it and edit by line numbers.",
+        groups: &[],
+    },
 ];
 
 /// Makes sure an environment has the starter agents, as this version
@@ -81,7 +97,7 @@ const AGENTS: &[(&str, &str, &str, &[&str], &str)] = &[
 pub async fn ensure_agents(store: &Store, scope: &Scope) -> Result<usize> {
     let ctx = ChangeContext::system();
     let mut changed = 0;
-    for (alias, name, description, tools, prompt) in AGENTS {
+    for Starter { alias, name, description, tools, prompt, groups } in AGENTS {
         let tools: Vec<String> = tools.iter().map(|t| t.to_string()).collect();
         let agent = match store.agent(scope, alias).await {
             Ok(agent) => agent,
@@ -92,6 +108,7 @@ pub async fn ensure_agents(store: &Store, scope: &Scope) -> Result<usize> {
                     description: Some(description.to_string()),
                     system_prompt: Some(prompt.to_string()),
                     tools: Some(tools),
+                    allowed_groups: Some(groups.to_vec()),
                     ..NewAgent::default()
                 };
                 store.create_agent(&ctx, scope, input).await?;
@@ -100,7 +117,11 @@ pub async fn ensure_agents(store: &Store, scope: &Scope) -> Result<usize> {
             }
             Err(e) => return Err(e),
         };
-        if agent.description == *description && agent.system_prompt == *prompt && agent.tools == tools {
+        if agent.description == *description
+            && agent.system_prompt == *prompt
+            && agent.tools == tools
+            && agent.allowed_groups == *groups
+        {
             continue;
         }
         let filter =
@@ -113,6 +134,7 @@ pub async fn ensure_agents(store: &Store, scope: &Scope) -> Result<usize> {
             description: Some(description.to_string()),
             system_prompt: Some(prompt.to_string()),
             tools: Some(tools),
+            allowed_groups: Some(groups.to_vec()),
             ..AgentPatch::default()
         };
         store.update_agent(&ctx, scope, &agent.id, &patch, Some(agent.version)).await?;

@@ -45,7 +45,7 @@ pub struct NewUser {
 }
 
 /// A site a user works on.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserSite {
     /// Site id.
@@ -59,7 +59,7 @@ pub struct UserSite {
 }
 
 /// A user's public description (never the password hash).
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserInfo {
     /// User id.
@@ -76,6 +76,8 @@ pub struct UserInfo {
     pub has_password: bool,
     /// When the user was disabled, if they were.
     pub disabled_at: Option<DateTime<Utc>>,
+    /// When they last signed in (a browser session started), if ever.
+    pub last_sign_in_at: Option<DateTime<Utc>>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
 }
@@ -290,6 +292,7 @@ impl Store {
             sites,
             has_password: hash.is_some(),
             disabled_at: row.try_get("disabled_at")?,
+            last_sign_in_at: row.try_get("last_sign_in_at")?,
             created_at: row.try_get("created_at")?,
         })
     }
@@ -312,6 +315,113 @@ impl Store {
             out.push(self.user_of(row).await?);
         }
         Ok(out)
+    }
+
+    /// Everyone who may work on site `site_id`, disabled people too,
+    /// oldest first.
+    pub async fn site_users(&self, site_id: &str) -> Result<Vec<UserInfo>> {
+        let rows = db::query(
+            "SELECT u.* FROM users u JOIN user_sites us ON us.user_id = u.id WHERE us.site_id = ?1
+             ORDER BY u.created_at, u.email",
+        )
+        .bind(site_id)
+        .read_all(&self.db)
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            out.push(self.user_of(row).await?);
+        }
+        Ok(out)
+    }
+
+    /// Sets a user's group (on every site they work on: a person has one).
+    /// Their sessions read it at their next request.
+    pub async fn set_user_group(&self, user_id: &str, group: Group) -> Result<UserInfo> {
+        let user = self.user(user_id).await?;
+        db::query("UPDATE users SET grp = ?1, updated_at = ?2 WHERE id = ?3")
+            .bind(group.as_str())
+            .bind(Utc::now())
+            .bind(&user.id)
+            .write(&self.db)
+            .await?;
+        self.user(&user.id).await
+    }
+
+    /// Gives a user site `site` (id or slug) with every environment
+    /// (`None`) or the ones named, or changes which. A session of theirs in
+    /// an environment they lose ends at its next request.
+    pub async fn set_user_site(
+        &self,
+        user_id: &str,
+        site: &str,
+        environments: Option<Vec<String>>,
+    ) -> Result<UserInfo> {
+        let user = self.user(user_id).await?;
+        let found = self.site(site).await.map_err(|_| StoreError::invalid("sites", format!("no site \"{site}\"")))?;
+        if let Some(envs) = &environments {
+            if envs.is_empty() {
+                return Err(StoreError::invalid("environments", "name at least one environment, or none for all"));
+            }
+            if let Some(env) = envs.iter().find(|e| !found.environments.contains(e)) {
+                return Err(StoreError::invalid(
+                    "environments",
+                    format!("site {} has no environment \"{env}\"", found.slug),
+                ));
+            }
+        }
+        db::query(
+            "INSERT INTO user_sites (user_id, site_id, environments) VALUES (?1, ?2, ?3)
+             ON CONFLICT (user_id, site_id) DO UPDATE SET environments = excluded.environments",
+        )
+        .bind(&user.id)
+        .bind(&found.id)
+        .bind(environments.as_ref().map(crate::record::to_json))
+        .write(&self.db)
+        .await?;
+        self.user(&user.id).await
+    }
+
+    /// Takes site `site_id` from a user, who keeps their other sites: their
+    /// sessions there end and the tokens they made for it are revoked, in
+    /// one transaction. A user keeps at least one site (disable them
+    /// instead).
+    pub async fn remove_user_site(&self, user_id: &str, site_id: &str) -> Result<UserInfo> {
+        let user = self.user(user_id).await?;
+        if !user.sites.iter().any(|s| s.site_id == site_id) {
+            return Err(StoreError::not_found("user", user_id));
+        }
+        if user.sites.len() == 1 {
+            return Err(StoreError::conflict(
+                Some("sites"),
+                format!("{} works on this site alone; disable them instead", user.email),
+            ));
+        }
+        let (id, site) = (user.id.clone(), site_id.to_string());
+        let now = Utc::now();
+        self.db
+            .write(move |c| {
+                db::query("DELETE FROM user_sites WHERE user_id = ?1 AND site_id = ?2")
+                    .bind(&id)
+                    .bind(&site)
+                    .execute(c)?;
+                db::query(
+                    "UPDATE web_sessions SET ended_at = ?1 WHERE user_id = ?2 AND site_id = ?3 AND ended_at IS NULL",
+                )
+                .bind(now)
+                .bind(&id)
+                .bind(&site)
+                .execute(c)?;
+                db::query(
+                    "UPDATE api_tokens SET revoked_at = ?1 WHERE user_id = ?2 AND site_id = ?3 AND revoked_at IS NULL",
+                )
+                .bind(now)
+                .bind(&id)
+                .bind(&site)
+                .execute(c)?;
+                Ok(())
+            })
+            .await?;
+        self.user(&user.id).await
     }
 
     /// Number of users (zero on a fresh database).
@@ -423,7 +533,14 @@ impl Store {
         .bind(now)
         .bind(expires_at)
         .write(&self.db).await?;
-        let session = WebSession { id, user: user.clone(), csrf, scope: Scope::new(site_id, env), expires_at };
+        db::query("UPDATE users SET last_sign_in_at = ?1 WHERE id = ?2")
+            .bind(now)
+            .bind(&user.id)
+            .write(&self.db)
+            .await?;
+        let mut user = user.clone();
+        user.last_sign_in_at = Some(now);
+        let session = WebSession { id, user, csrf, scope: Scope::new(site_id, env), expires_at };
         Ok((session, secret))
     }
 

@@ -12,6 +12,8 @@ pub struct Action {
     /// The task; `{entity}` is the kind of record, and for a translation
     /// `{language}` and `{code}` the chosen language.
     pub prompt: &'static str,
+    /// Whether the task changes the site: offered only to people who may.
+    pub writes: bool,
 }
 
 /// The actions, in the order they are offered.
@@ -21,6 +23,7 @@ pub const ACTIONS: [Action; 3] = [
         label: "Summarize",
         prompt: "Summarize this {entity} for an editor in at most three sentences: what it is for and what it says. \
                  Read it with your tools first. Change nothing.",
+        writes: false,
     },
     Action {
         key: "improve",
@@ -28,6 +31,7 @@ pub const ACTIONS: [Action; 3] = [
         prompt: "Suggest improvements to this {entity}'s title, meta description and headings, each with a one-line \
                  reason. Read it with your tools first. Propose them as a list and change nothing until I say which \
                  to apply.",
+        writes: true,
     },
     Action {
         key: "translate",
@@ -35,6 +39,7 @@ pub const ACTIONS: [Action; 3] = [
         prompt: "Translate this {entity} into {language}. Create the translation as a new draft copy beside the \
                  original (same parent, slug ending in -{code}, every section translated) and leave the original \
                  unchanged.",
+        writes: true,
     },
 ];
 
@@ -64,10 +69,12 @@ pub struct Offered {
     pub needs_language: bool,
 }
 
-/// The actions for a record of kind `entity` (`page`, `post`, `entry`).
-pub fn offered(entity: &str) -> Vec<Offered> {
+/// The actions for a record of kind `entity` (`page`, `post`, `entry`),
+/// for a person who may change it (`writes`) or only read it.
+pub fn offered(entity: &str, writes: bool) -> Vec<Offered> {
     ACTIONS
         .iter()
+        .filter(|a| writes || !a.writes)
         .map(|a| Offered {
             key: a.key,
             label: a.label,
@@ -83,12 +90,19 @@ mod tests {
 
     #[test]
     fn every_prompt_names_its_record_and_a_translation_its_language() {
-        for a in offered("page") {
+        for a in offered("page", true) {
             assert!(a.prompt.contains("this page"), "{}", a.prompt);
             assert!(!a.prompt.contains("{entity}"));
             assert_eq!(a.needs_language, a.key == "translate");
         }
-        let translate = offered("post").into_iter().find(|a| a.key == "translate").unwrap();
+        let translate = offered("post", true).into_iter().find(|a| a.key == "translate").unwrap();
         assert!(translate.prompt.contains("{language}") && translate.prompt.contains("-{code}"));
+    }
+
+    #[test]
+    fn a_reader_is_offered_only_what_changes_nothing() {
+        let keys: Vec<&str> = offered("page", false).iter().map(|a| a.key).collect();
+        assert_eq!(keys, ["summarize"]);
+        assert_eq!(offered("page", true).len(), ACTIONS.len());
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::Person;
 use crate::error::{WebError, refusal};
-use crate::form::Form;
+use crate::form::{self, Form};
 use crate::frame::{Frame, Who};
 use crate::names::{Named, Records};
 use crate::pages::{Head, answered};
@@ -119,6 +119,8 @@ struct Tokens {
     frame: Frame,
     tokens: Vec<TokenInfo>,
     groups: [Group; 4],
+    /// The environments a new token may be limited to (the person's own).
+    environments: Vec<String>,
     created: Option<(String, String)>,
     error: Option<(String, String)>,
 }
@@ -130,7 +132,16 @@ async fn tokens_page(
     error: Option<(String, String)>,
 ) -> Result<Tokens, WebError> {
     let tokens = quire_app::tokens::list(state.store(), person.actor()).await?;
-    Ok(Tokens { head: Head::new(), frame: Frame::new(person, "/tokens"), tokens, groups: Group::ALL, created, error })
+    let environments = person.actor().environments.clone().unwrap_or_default();
+    Ok(Tokens {
+        head: Head::new(),
+        frame: Frame::new(person, "/tokens"),
+        tokens,
+        groups: Group::ALL,
+        environments,
+        created,
+        error,
+    })
 }
 
 /// `GET /tokens`: the site's API tokens (admins).
@@ -138,28 +149,35 @@ pub async fn tokens(State(state): State<AppState>, person: Person) -> Result<Htm
     Ok(Html(tokens_page(&state, &person, None, None).await?.render()?))
 }
 
-#[derive(Deserialize)]
-pub struct NewTokenForm {
-    name: String,
-    group: String,
-    #[serde(default)]
-    expires_in_days: String,
-}
-
-/// `POST /tokens`: creates one and shows its secret this once.
-pub async fn create(State(state): State<AppState>, person: Person, Form(f): Form<NewTokenForm>) -> Response {
+/// `POST /tokens`: creates one and shows its secret this once. Its
+/// environments are the ticked ones (every one, those made later too, when
+/// all the person may use are ticked).
+pub async fn create(
+    State(state): State<AppState>,
+    person: Person,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
     let result = async {
-        let group = Group::parse(&f.group).map_err(|m| AppError::invalid("group", format!("group: {m}")))?;
-        let days = match f.expires_in_days.trim() {
+        let group = form::value(&pairs, "group");
+        let group = Group::parse(group).map_err(|m| AppError::invalid("group", format!("group: {m}")))?;
+        let days = match form::value(&pairs, "expires_in_days").trim() {
             "" => None,
             d => Some(d.parse::<i64>().map_err(|_| {
                 AppError::invalid("expiresInDays", format!("expiresInDays: \"{d}\" is not a whole number of days"))
             })?),
         };
+        let ticked = form::values(&pairs, "env");
+        let mine = person.actor().environments.clone().unwrap_or_default();
+        let environments = match form::values(&pairs, "envs").is_empty() {
+            // A form without the boxes (an older page): every environment.
+            true => None,
+            false if mine.iter().all(|e| ticked.contains(e)) => None,
+            false => Some(ticked),
+        };
         let request = TokenRequest {
-            name: f.name.clone(),
+            name: form::value(&pairs, "name").to_string(),
             group,
-            environments: None,
+            environments,
             expires_at: None,
             expires_in_days: days,
             approval_policy: None,

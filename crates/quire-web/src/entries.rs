@@ -321,7 +321,7 @@ impl EntryPage {
             publishing,
             errors: shown.errors,
             saved: shown.saved,
-            actions: actions::offered(noun),
+            actions: actions::offered(noun, person.require(Permission::Write(EntityKind::Entry)).is_ok()),
             languages: &actions::LANGUAGES,
             library,
         })

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 16] = [
+const NAV: [(&str, &str); 17] = [
     ("/", "Dashboard"),
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
@@ -26,6 +26,7 @@ const NAV: [(&str, &str); 16] = [
     ("/archive", "Archive"),
     ("/approvals", "Approvals"),
     ("/agents", "Agents"),
+    ("/users", "People"),
     ("/tokens", "API tokens"),
     ("/webhooks", "Webhooks"),
     ("/environments", "Environments"),
@@ -34,7 +35,7 @@ const NAV: [(&str, &str); 16] = [
 ];
 
 /// Screens only administrators see.
-const ADMIN_ONLY: [&str; 4] = ["/agents", "/tokens", "/webhooks", "/site"];
+const ADMIN_ONLY: [&str; 5] = ["/agents", "/users", "/tokens", "/webhooks", "/site"];
 
 /// One entry of the site and environment switcher.
 pub struct Place {

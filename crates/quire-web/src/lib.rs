@@ -44,6 +44,7 @@ mod screen;
 mod sidebar;
 mod sign_in;
 mod sites;
+mod users;
 mod webhooks;
 
 pub use error::WebError;
@@ -120,6 +121,12 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/tokens", get(admin::tokens).post(admin::create))
         .route("/site", get(previews::show).post(previews::update))
         .route("/tokens/{id}/revoke", get(removal::confirm_revoke).post(admin::revoke))
+        .route("/users", get(users::list).post(users::invite))
+        .route("/users/{id}", post(users::update))
+        .route("/users/{id}/disable", get(users::confirm_disable).post(users::disable))
+        .route("/users/{id}/enable", post(users::enable))
+        .route("/users/{id}/remove", get(users::confirm_remove).post(users::remove))
+        .route("/users/{id}/link", post(users::link))
         .route("/pages/{id}/archive", archiving(EntityKind::Page))
         .route("/sections/{id}/archive", archiving(EntityKind::Section))
         .route("/entries/{id}/archive", archiving(EntityKind::Entry))

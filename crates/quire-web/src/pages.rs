@@ -313,7 +313,7 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
         errors,
         saved,
         page,
-        actions: crate::actions::offered("page"),
+        actions: crate::actions::offered("page", person.require(Permission::Write(EntityKind::Page)).is_ok()),
         languages: &crate::actions::LANGUAGES,
         parents,
     })

@@ -26,6 +26,7 @@ pub mod templates;
 pub mod tokens;
 pub mod tools;
 pub mod uploads;
+pub mod users;
 pub mod webhooks;
 
 use crate::AppState;
@@ -59,6 +60,7 @@ pub fn router() -> Router<AppState> {
         .merge(agui::router())
         .merge(openai::router())
         .merge(tokens::router())
+        .merge(users::router())
         .merge(oauth::router())
         .merge(webhooks::router())
         .merge(locales::router())

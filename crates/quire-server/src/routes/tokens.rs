@@ -55,6 +55,7 @@ pub struct CreateToken {
     /// admin, editor, author or viewer.
     pub group: Group,
     /// Environments it may use (default: those of the caller's token, or all).
+    #[schema(min_items = 1)]
     pub environments: Option<Vec<String>>,
     /// When it stops working; must be in the future.
     pub expires_at: Option<DateTime<Utc>>,

@@ -335,6 +335,9 @@ impl TestApp {
         values.insert("schedule", schedule.body["id"].as_str().expect("a schedule made").to_string());
         let tokens = self.store.tokens("demo").await.unwrap();
         values.insert("token", tokens.iter().find(|t| t.group == Group::Editor).unwrap().id.clone());
+        // a person of the site, invited and not yet signed in
+        let invited = self.post("/api/v1/users", json!({ "email": "probe@example.org", "group": "editor" })).await;
+        values.insert("user", invited.body["user"]["id"].as_str().expect("a person invited").to_string());
         // a webhook, and a delivery of a change made after it
         let hook = self.post("/api/v1/webhooks", json!({ "url": "https://hooks.example.invalid/probe" })).await;
         let hook = hook.body["id"].as_str().expect("a webhook made").to_string();
@@ -402,6 +405,7 @@ fn path_value(values: &BTreeMap<&'static str, String>, segments: &[&str], index:
         ("sessions", _) => "session",
         ("approvals", _) => "confirmation",
         ("tokens", _) => "token",
+        ("users", _) => "user",
         ("releases", _) => "release",
         ("schedules", _) => "schedule",
         ("webhooks", _) => "webhook",

@@ -25,4 +25,6 @@ pub mod testing;
 pub use events::{Event, EventHub};
 pub use message::{ChatRequest, ChatResponse, Delta, Message, ToolCall, ToolSpec, Usage};
 pub use provider::{ModelWriter, NOT_CONFIGURED, Profile, Profiles, Provider, ProviderError, ProviderKind};
-pub use runtime::{AgentError, Ask, FairUse, PendingCall, Person, PreviewAnswer, Runtime, TurnStarted, TurnUndone};
+pub use runtime::{
+    AgentError, Ask, FairUse, PendingCall, Person, PreviewAnswer, Record, Runtime, TurnStarted, TurnUndone,
+};

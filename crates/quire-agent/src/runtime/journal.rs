@@ -3,6 +3,7 @@
 
 use super::Runtime;
 use super::error::LoopError;
+use super::record::Record;
 use crate::message::{Message, Usage};
 use quire_core::model::{AgentSession, SessionStatus};
 use quire_store::{QueuedWrite, Scope, SessionUpdate, StoreError};
@@ -43,6 +44,12 @@ impl Journal {
     /// A message of the turn, to write with the next step.
     pub(super) fn push(&mut self, message: &Message) {
         self.messages.push(message.to_json());
+    }
+
+    /// What happened besides the messages (an approval asked, the turn's
+    /// failure), to write with the next step.
+    pub(super) fn push_record(&mut self, record: &Record) {
+        self.messages.push(record.to_json());
     }
 
     /// The model's answer of a step, stored with the tokens it took.
@@ -123,7 +130,8 @@ impl Runtime {
     }
 
     /// A session's conversation as the database holds it (messages that
-    /// cannot be read left out).
+    /// cannot be read left out, and the records stored with them, which are
+    /// for people: see [`Record`]).
     pub(super) async fn conversation(&self, scope: &Scope, session_id: &str) -> Result<Vec<Message>, StoreError> {
         let stored = self.store().session_messages(scope, session_id).await?;
         Ok(stored.into_iter().filter_map(|m| serde_json::from_value(m.body).ok()).collect())

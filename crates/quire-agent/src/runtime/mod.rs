@@ -9,6 +9,8 @@
 //! - `journal`: a turn's writes, fenced on the session's runner;
 //! - `resume`: paused turns resumed, and turns of stopped processes taken over;
 //! - `undo`: a turn's changes undone;
+//! - `record`: what happened besides the messages (approvals asked, undos,
+//!   failures), stored with them for people who read the conversation again;
 //! - `stream`: a turn as AG-UI events;
 //! - `relay`: events stored and followed across processes, and the heartbeat;
 //! - `clients`: the model each agent runs on;
@@ -20,6 +22,7 @@ mod clients;
 mod error;
 mod fair_use;
 mod journal;
+mod record;
 mod relay;
 mod resume;
 mod stream;
@@ -30,6 +33,7 @@ pub use calls::PendingCall;
 pub use chat::{Ask, PreviewAnswer, TurnStarted};
 pub use error::AgentError;
 pub use fair_use::FairUse;
+pub use record::Record;
 pub use undo::TurnUndone;
 
 use crate::events::EventHub;

@@ -5,6 +5,7 @@
 use super::Runtime;
 use super::error::AgentError;
 use crate::events::{Event, Outgoing};
+use chrono::{DateTime, Utc};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -102,6 +103,30 @@ impl Runtime {
                 }
             }
         }
+    }
+
+    /// Where a client showing a session's stored conversation follows its
+    /// stream on from: the last event so far, so nothing it shows is
+    /// replayed (0 when none is kept). A run that ended a while ago has left
+    /// memory, but its events stay stored for an hour.
+    pub async fn last_event_id(&self, session: &str) -> Result<u64, AgentError> {
+        let here = self.hub.last_id(session);
+        if here > 0 {
+            return Ok(here);
+        }
+        Ok(self.store().events_after(session, None).await?.last().map_or(0, |(id, _)| *id))
+    }
+
+    /// When the latest run of a session started, while its events are
+    /// kept: what a client showing the conversation during a run leaves to
+    /// the stream, which replays that run from its start.
+    pub async fn latest_run_start(&self, session: &str) -> Result<Option<DateTime<Utc>>, AgentError> {
+        let (backlog, _) = self.subscribe(session, None).await?;
+        Ok(backlog
+            .first()
+            .filter(|e| e.kind() == "RUN_STARTED")
+            .and_then(|e| e.data.get("timestamp")?.as_i64())
+            .and_then(DateTime::from_timestamp_millis))
     }
 
     /// A session's events to replay and a receiver of those to come (see

@@ -5,6 +5,7 @@ use super::Runtime;
 use super::calls::{Answer, CallOutcome, PendingCall};
 use super::error::LoopError;
 use super::journal::Journal;
+use super::record::Record;
 use super::stream::{self, StreamState};
 use crate::message::{Delta, Message};
 use crate::prompt::{self, StepInput};
@@ -108,6 +109,7 @@ impl Runtime {
             }
             Err(LoopError::TakenOver { .. }) => None,
             Err(e) => {
+                journal.push_record(&Record::Failure { message: e.to_string(), code: e.code().to_string() });
                 let end = json!({ "message": e.to_string(), "code": e.code() });
                 Some((SessionStatus::Failed, "RUN_ERROR", end))
             }
@@ -300,6 +302,7 @@ impl Runtime {
                 }
                 CallOutcome::Pending(p) => {
                     self.hub.emit(&thread, "CUSTOM", json!({ "name": "approval_requested", "value": p }));
+                    journal.push_record(&Record::Approval(Box::new(p.clone())));
                     pending.push(p);
                 }
             }

@@ -4,6 +4,7 @@
 use super::Runtime;
 use super::calls::waiting_calls;
 use super::error::{AgentError, CallError, tool_failure};
+use super::record::Record;
 use quire_core::model::{AgentSession, Change, ChangeContext, EntityKind, SessionStatus};
 use quire_store::Scope;
 use serde::Serialize;
@@ -55,14 +56,27 @@ impl Runtime {
             && session.status == SessionStatus::Paused
             && store.claim_session(scope, session_id, &[SessionStatus::Paused], SessionStatus::Running).await?;
         let undone = self.undo_changes(ctx, scope, session_id, turn).await;
+        // What the person did, kept in the conversation where it happened.
+        let record = undone.as_ref().ok().map(|u| Record::Undo {
+            turn,
+            by: ctx.actor.clone(),
+            reverted: u.reverted.len(),
+            cancelled: u.cancelled,
+        });
         if paused {
             let mut session = store.session(scope, session_id).await?;
-            if undone.is_err() {
-                session.status = SessionStatus::Paused;
-                store.save_session(scope, &session, &[]).await?;
-            } else {
-                self.close_undone_turn(scope, &mut session).await?;
+            match record {
+                Some(record) => self.close_undone_turn(scope, &mut session, record).await?,
+                None => {
+                    session.status = SessionStatus::Paused;
+                    store.save_session(scope, &session, &[]).await?;
+                }
             }
+        } else if let Some(record) = record
+            && let Err(e) = self.record_aside(scope, session_id, &record).await
+        {
+            // The undo itself is done; only its mention in the conversation is missing.
+            tracing::warn!(session = %session_id, turn, error = %e, "the undo could not be kept in the conversation");
         }
         undone
     }
@@ -106,11 +120,17 @@ impl Runtime {
         Ok(TurnUndone { reverted, cancelled: report.cancelled, staged: report.staged })
     }
 
-    /// Ends a paused turn whose changes were undone: each waiting call gets
-    /// a result saying it never ran, and the session is idle again.
-    async fn close_undone_turn(&self, scope: &Scope, session: &mut AgentSession) -> Result<(), AgentError> {
+    /// Ends a paused turn whose changes were undone: the undo is recorded,
+    /// each waiting call gets a result saying it never ran, and the session
+    /// is idle again.
+    async fn close_undone_turn(
+        &self,
+        scope: &Scope,
+        session: &mut AgentSession,
+        undo: Record,
+    ) -> Result<(), AgentError> {
         let thread = session.id.clone();
-        let mut messages = Vec::new();
+        let mut messages = vec![(session.turns, undo.to_json())];
         for p in waiting_calls(session) {
             let content = CallError::Undone.to_json();
             let msg = self.tool_result(&thread, &p.tool_call_id, &p.tool, &content, true);

@@ -1,12 +1,15 @@
 //! Chat with an agent: start a turn in a new session, or continue one the
 //! actor may see, the message perhaps answering the previews the last turn
 //! showed; or run a thread as a front end that keeps its own (AG-UI) asks:
-//! a message, or the answers to the approvals its last run paused on.
+//! a message, or the answers to the approvals its last run paused on; or
+//! read a conversation again as it happened.
 
 use crate::approvals::{self, Verdict};
-use crate::content::Content;
+use crate::content::{ChangeFilter, ChangeSummary, Confirmation, Content, StoredMessage};
 use crate::{Actor, AppError, AppResult, Failure};
+use chrono::{DateTime, Utc};
 use quire_agent::{Ask, PreviewAnswer, Runtime, TurnStarted};
+use quire_core::model::{AgentSession, SessionStatus, Surface};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -152,6 +155,109 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
         Ok(started) => Ok(started.session_id),
         // Another site holds the id (the store says only that it is taken).
         Err(e) if e.failure == Failure::Conflict && e.field.as_deref() == Some("id") => Err(taken()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A conversation as it happened, for a person reading it again: what
+/// was said, every call and its result, each approval asked with its
+/// answer as it stands, each undo and failure, and the records each turn
+/// changed.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    /// The session.
+    pub session: AgentSession,
+    /// Its messages in order, with the records of what happened besides
+    /// them among them ([`quire_agent::Record`]: `role` approval, undo or
+    /// failure).
+    pub messages: Vec<StoredMessage>,
+    /// Each approval the conversation asked for, as it stands now
+    /// (answered or not, by whom, why), in the order it was asked.
+    pub approvals: Vec<Confirmation>,
+    /// The changes its turns made, oldest first, without their records.
+    pub changes: Vec<ChangeSummary>,
+    /// The stream's last event so far: a client showing these messages
+    /// follows the stream after it, so nothing is shown twice.
+    pub last_event_id: u64,
+    /// While a turn runs, when its latest run started: a client may leave
+    /// the messages stored since to the stream, which replays that run
+    /// from its start.
+    pub run_started: Option<DateTime<Utc>>,
+}
+
+impl Conversation {
+    /// The messages a client shows before it follows the stream: all of
+    /// them, or while a turn runs, those stored before its latest run
+    /// started (the stream replays that run from its start).
+    pub fn settled(&self) -> impl Iterator<Item = &StoredMessage> {
+        self.messages.iter().filter(|m| self.run_started.is_none_or(|started| m.at < started))
+    }
+}
+
+/// Whether an approval still waits for a person's answer: nobody
+/// answered it and it has not expired.
+pub fn waiting(approval: &Confirmation) -> bool {
+    approval.status == quire_core::model::ConfirmationStatus::Pending && approval.expires_at > Utc::now()
+}
+
+/// Most changes of a conversation read for it: past them, its oldest
+/// turns are shown without what they changed.
+const MOST_CHANGES: u32 = 1_000;
+
+/// Conversation `id` as the actor may read it (their own, or any for
+/// administrators).
+pub async fn conversation(runtime: &Runtime, actor: &Actor, id: &str) -> AppResult<Conversation> {
+    let store = &runtime.registry().services().store;
+    let content = Content::new(store.clone(), actor.clone());
+    let (session, messages) = content.session_messages(id).await?;
+    let mut approvals = Vec::new();
+    for m in messages.iter().filter(|m| m.body["role"] == "approval") {
+        let Some(approval) = m.body["approvalId"].as_str() else { continue };
+        match store.confirmation(&actor.scope, approval).await {
+            Ok(c) => approvals.push(c),
+            Err(quire_store::StoreError::NotFound { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let filter = ChangeFilter { session_id: Some(session.id.clone()), ..Default::default() };
+    let mut changes = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = content.change_summaries(&filter, 200, cursor.as_deref()).await?;
+        changes.extend(page.items);
+        match page.next_cursor {
+            Some(next) if changes.len() < MOST_CHANGES as usize => cursor = Some(next),
+            _ => break,
+        }
+    }
+    changes.reverse();
+    let run_started = match session.status {
+        SessionStatus::Running => runtime.latest_run_start(&session.id).await?,
+        _ => None,
+    };
+    let last_event_id = runtime.last_event_id(&session.id).await?;
+    Ok(Conversation { session, messages, approvals, changes, last_event_id, run_started })
+}
+
+/// Approval `id` an agent asked for, in a conversation the actor may read
+/// (their own, or any for administrators), as it stands now.
+pub async fn asked_approval(runtime: &Runtime, actor: &Actor, id: &str) -> AppResult<Confirmation> {
+    let store = &runtime.registry().services().store;
+    let content = Content::new(store.clone(), actor.clone());
+    let unknown = || AppError::not_found(format!("no approval {id} in a conversation of yours"));
+    let confirmation = match store.confirmation(&actor.scope, id).await {
+        Ok(c) => c,
+        Err(quire_store::StoreError::NotFound { .. }) => return Err(unknown()),
+        Err(e) => return Err(e.into()),
+    };
+    let Some(session) = confirmation.session_id.as_deref().filter(|_| confirmation.requested_via == Surface::Agent)
+    else {
+        return Err(unknown());
+    };
+    // Whose conversation it is decides.
+    match content.session(session).await {
+        Ok(_) => Ok(confirmation),
+        Err(e) if matches!(e.failure, Failure::NotFound | Failure::Forbidden) => Err(unknown()),
         Err(e) => Err(e),
     }
 }

@@ -14,6 +14,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::Stream;
 use quire_agent::AgentError;
+use quire_app::content::Confirmation;
 use quire_core::input::{AgentPatch, NewAgent};
 use quire_core::model::{Agent, AgentSession, SessionStatus};
 use serde::Deserialize;
@@ -339,18 +340,46 @@ pub async fn sessions(
     Ok(Json(records.sessions(q.all == Some(true), paging.limit()?, paging.cursor()).await?.into()))
 }
 
-/// A session with its messages.
+/// A session as it happened: its messages, what happened besides them,
+/// and the approvals it asked for as they stand.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionConversation {
+    /// The session.
+    session: AgentSession,
+    /// Its stored messages in order, `{ seq, turn, body, at }`: a body's
+    /// `role` is `user`, `assistant` (text and tool calls) or `tool` (a
+    /// call's result, `isError` when it failed) for what the model reads,
+    /// and `approval` (a call that waited for a person: `toolCallId`,
+    /// `tool`, `arguments`, `approvalId`, `message`, `items`), `undo` (a
+    /// person undid `turn`: `by`, `reverted`, `cancelled`) or `failure`
+    /// (the turn stopped: `message`, `code`) for what happened besides.
+    #[schema(value_type = Vec<Object>)]
+    messages: Vec<quire_app::content::StoredMessage>,
+    /// Each approval the session asked for, as it stands now (who answered
+    /// and why), in the order asked.
+    approvals: Vec<Confirmation>,
+    /// The stream's last event so far: follow `events` after it to get
+    /// only what these messages do not hold.
+    last_event_id: String,
+}
+
+/// A session with its messages, what happened besides them (approvals
+/// asked, undos, failures) and its approvals as they stand.
 #[utoipa::path(get, path = "/api/v1/sessions/{id}", operation_id = "getSession", tag = "agents", params(("id" = String, Path, description = "Session id")),
-    security(("bearer" = [])), responses((status = 200, description = "`{ session, messages }`", body = Object), (status = 404, body = ErrorBody)))]
+    security(("bearer" = [])), responses((status = 200, description = "The session as it happened", body = SessionConversation), (status = 404, body = ErrorBody)))]
 pub async fn session(
     State(state): State<AppState>,
-    records: Records,
+    caller: Caller,
     ApiPath(id): ApiPath<String>,
-) -> ApiResult<Json<Value>> {
-    let (session, messages) = records.session_messages(&id).await?;
-    // Where a client showing these messages follows the stream on from.
-    let last = state.runtime().events().last_id(&id);
-    Ok(Json(json!({ "session": session, "messages": messages, "lastEventId": last.to_string() })))
+) -> ApiResult<Json<SessionConversation>> {
+    let c = quire_app::chat::conversation(state.runtime(), &caller.acting(), &id).await?;
+    Ok(Json(SessionConversation {
+        session: c.session,
+        messages: c.messages,
+        approvals: c.approvals,
+        last_event_id: c.last_event_id.to_string(),
+    }))
 }
 
 /// Where to resume a stream.

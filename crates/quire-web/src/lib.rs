@@ -88,6 +88,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/releases/{id}/{action}", post(releases::act))
         .route("/schedules/{id}/cancel", post(releases::cancel_schedule))
         .route("/ai/sessions/{id}/releases", get(sidebar::releases))
+        .route("/ai/sessions/{id}", get(sidebar::conversation))
+        .route("/ai/approvals/{id}", get(sidebar::approval))
         .route("/pages/{id}/sections/new", get(pages::new_section).post(pages::create_section))
         .route("/pages/{id}/sections/{section}/move", post(pages::move_section))
         .route("/sections/{id}", get(pages::edit_section).post(pages::update_section))

@@ -4,6 +4,9 @@
 //   "add a text section to <pageId>"  → searchTools, then createSection
 //   "archive page <pageId>"           → searchTools, then deletePage
 //   "rename page <pageId> to <name>"  → searchTools, then updatePage
+//   "add a section to the missing page" → searchTools, then createSection
+//                                        on a page that is not there (fails)
+//   "answer through finalAnswer: <text>" → finalAnswer with the text
 //
 // After the tool's result it answers in words, quoting a rejection's
 // reason, so a test can see that the model was told. Every request is kept
@@ -76,6 +79,13 @@ export async function startFakeModel() {
     if ((m = said.match(/^Translate this (\w+) into (\w+)\. .*slug ending in -(\w+)/))) {
       return text(`I would translate the ${m[1]} into ${m[2]} as a copy ending in -${m[3]}.`);
     }
+    if (said === "add a section to the missing page") {
+      const done = step("createSection", { pageId: "no-such-page", templateKey: "text", content: { heading: "Lost" } });
+      if (done) return done;
+      const failed = results.find((r) => r.name === "createSection").content.match(/"error":"([^"\\]+)"/);
+      return text(`I could not add it: ${failed ? failed[1] : "it failed"}`);
+    }
+    if ((m = said.match(/^answer through finalAnswer: (.+)$/))) return toolCall("finalAnswer", { message: m[1] });
     return text("I can add sections and archive pages.");
   }
 

@@ -1,18 +1,23 @@
 // The AI sidebar in a real browser, against a scripted model: a turn that
-// adds a section to the page on screen (which refreshes in place), an
-// approval answered inline (approved — the executed call, what it changed
-// and its undo shown, the screen following — then rejected with a reason
-// the model is told), a reopened conversation (each answer once, a waiting
-// approval answerable there), undoing a turn, an agent in release mode
-// whose turn's release is shown under the turn and published (or
-// discarded) from there, and axe-core on the open sidebar.
+// adds a section to the page on screen (which refreshes in place, the
+// banner naming the record as it now is), the open conversation following
+// the person to another screen and through a reload (each item once, its
+// undo there), a failed call marked with its error, an approval asked in
+// the person's words with the exact call one click away (approved — the
+// executed call, what it changed and its undo shown, the screen following
+// — then rejected with a reason the model is told), a reopened
+// conversation showing every call, result, approval and undo as they
+// happened (and a waiting approval answerable there), an agent in release
+// mode whose turn's release is shown under the turn and published (or
+// discarded) from there, and axe-core with no violation on the open
+// sidebar, with an approval waiting and with a result expanded.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import AxeBuilder from "@axe-core/playwright";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { api, chooseAdminPassword, launch, signIn, startServer } from "./harness.mjs";
+import { api, chooseAdminPassword, launch, noViolations, signIn, startServer } from "./harness.mjs";
 import { startFakeModel } from "./fake-model.mjs";
 
 const PASSWORD = "a long admin password";
@@ -72,6 +77,32 @@ async function say(page, text) {
   await page.getByRole("button", { name: "Send" }).click();
 }
 
+/** A page with one text section (through the API). */
+async function pageWithSection(name) {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
+  const created = await api(server, "POST", "/api/v1/pages", { name, slug });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const section = await api(server, "POST", `/api/v1/pages/${created.body.id}/sections`, {
+    templateKey: "text",
+    content: { heading: "Write to us", body: "We answer within a day." },
+  });
+  assert.equal(section.status, 201, JSON.stringify(section.body));
+  return created.body.id;
+}
+
+/** The sidebar's log as a list of its items: kind and text, in order. */
+async function logItems(page) {
+  return page.locator("#ai-log > li").evaluateAll((items) => items.map((li) => {
+    const kind = ["ai-user", "ai-assistant", "ai-tool-row", "ai-approval", "ai-after", "ai-note", "ai-release"]
+      .find((c) => li.classList.contains(c)) ?? li.className;
+    const text = kind === "ai-tool-row" ? li.querySelector("summary").textContent.split(" ").slice(0, 2).join(" ") : li.innerText;
+    return `${kind}${li.classList.contains("ai-failed") ? " failed" : ""}: ${text.replace(/\s+/g, " ").trim()}`;
+  }));
+}
+
+/** Waits a little, so a stream that replays what is shown would have done it. */
+const settle = (page) => page.waitForTimeout(600);
+
 describe("the AI sidebar", () => {
   test("a turn adds a section to the page on screen, which updates; the turn can be undone", async () => {
     const { page, id } = await onPage("Agent made");
@@ -92,8 +123,7 @@ describe("the AI sidebar", () => {
     assert.match(JSON.stringify(last.messages), new RegExp(id));
 
     await new AxeBuilder({ page }).include("#ai").analyze().then((r) => {
-      const bad = r.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      assert.deepEqual(bad.map((v) => v.id), [], "sidebar accessibility");
+      assert.deepEqual(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), [], "sidebar accessibility");
     });
 
     await page.getByRole("button", { name: "Undo this turn" }).click();
@@ -104,55 +134,157 @@ describe("the AI sidebar", () => {
     await page.context().close();
   });
 
-  test("a destructive call waits for the person: the inline widget approves it and the turn goes on", async () => {
-    const { page, id } = await onPage("Old campaign");
+  test("the open conversation follows the person to another screen and through a reload, each item once", async () => {
+    const { page, id } = await onPage("Moving on");
+    await say(page, `add a text section to ${id}`);
+    await page.locator(".ai-assistant", { hasText: "I added a text section." }).waitFor();
+    await page.locator(".ai-after").getByRole("link", { name: /^section “.+ on Moving on”$/ }).waitFor();
+    const asShown = await logItems(page);
+    assert.deepEqual(asShown.map((i) => i.split(":")[0]), ["ai-user", "ai-tool-row", "ai-tool-row", "ai-assistant", "ai-after"], asShown.join("\n"));
+
+    // Another screen: the sidebar is open on the same conversation, as it was.
+    await page.getByRole("navigation", { name: "Screens" }).getByRole("link", { name: "Pages", exact: true }).click();
+    await page.waitForURL(`${server.base}/pages`);
+    await page.locator("#ai-log .ai-assistant", { hasText: "I added a text section." }).waitFor();
+    await settle(page);
+    assert.ok(await page.locator("#ai").isVisible(), "the sidebar stays open");
+    assert.deepEqual(await logItems(page), asShown, "the conversation as it was shown, each item once");
+    // The call's result is there, one click away.
+    await page.locator(`#ai-log .ai-tool-row[data-name="createSection"]`).locator("summary").click();
+    assert.match(await page.locator(`#ai-log .ai-tool-row[data-name="createSection"]`).locator("pre.ai-result").innerText(), /"success": true/);
+    await noViolations(page, "the page list with the sidebar and a result expanded");
+
+    // And through a reload.
+    await page.reload();
+    await page.locator("#ai-log .ai-assistant", { hasText: "I added a text section." }).waitFor();
+    await settle(page);
+    assert.deepEqual(await logItems(page), asShown, "the same after a reload");
+
+    // The conversation goes on here: the model reads it whole.
+    await say(page, "what can you do?");
+    await page.locator(".ai-assistant", { hasText: "I can add sections and archive pages." }).waitFor();
+    const told = JSON.stringify(model.requests.at(-1).messages);
+    assert.match(told, new RegExp(`add a text section to ${id}`), "the same session, continued");
+
+    // The turn is undone from this other screen, and back on the page the
+    // conversation says so where it happened.
+    await page.getByRole("button", { name: "Undo this turn" }).click();
+    await page.locator(".ai-note", { hasText: "Undone: 1 change(s) reverted." }).waitFor();
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}/sections`)).body.items.length, 0);
+    await page.goto(`${server.base}/pages/${id}`);
+    await page.locator("#ai-log .ai-note", { hasText: "Undone: 1 change(s) reverted." }).waitFor();
+    await settle(page);
+    const back = await logItems(page);
+    assert.deepEqual(back.map((i) => i.split(":")[0]), [
+      "ai-user", "ai-tool-row", "ai-tool-row", "ai-assistant", "ai-after", "ai-user", "ai-assistant", "ai-note",
+    ], back.join("\n"));
+    assert.equal(await page.getByRole("button", { name: "Undo this turn" }).count(), 0, "an undone turn offers no undo");
+    await page.context().close();
+  });
+
+  test("a failed call is marked as failed with its error, as it happens and when shown again", async () => {
+    const { page } = await onPage("Lost and found");
+    await say(page, "add a section to the missing page");
+    await page.locator(".ai-assistant", { hasText: "I could not add it: page no-such-page not found" }).waitFor();
+    const failed = page.locator("#ai-log .ai-tool-row.ai-failed");
+    assert.equal(await failed.count(), 1, "only the failed call is marked");
+    // The error is said on the call's line, without opening anything.
+    const said = failed.locator(".ai-error");
+    assert.ok(await said.isVisible());
+    assert.equal(await said.innerText(), "✗ createSection failed: page no-such-page not found");
+    assert.equal(await page.locator("#ai-log .ai-tool-row:not(.ai-failed)", { hasText: "searchTools" }).count(), 1);
+    await failed.locator("summary").click();
+    assert.match(await failed.locator("pre.ai-result").innerText(), /"errorCode": "NOT_FOUND"/);
+    await noViolations(page, "the sidebar with a failed result expanded");
+
+    await page.reload();
+    const again = page.locator("#ai-log .ai-tool-row.ai-failed");
+    await again.waitFor();
+    assert.equal(await again.count(), 1);
+    assert.equal(await again.locator(".ai-error").innerText(), "✗ createSection failed: page no-such-page not found");
+    assert.equal(await page.locator("#ai-log .ai-tool-row:not(.ai-failed)", { hasText: "searchTools" }).count(), 1);
+    await again.locator("summary").click();
+    await noViolations(page, "the reopened sidebar with a failed result expanded");
+    await page.context().close();
+  });
+
+  test("an approval is asked in the person's words with the exact call one click away; approved inline, the turn goes on", async () => {
+    const id = await pageWithSection("Contact desk");
+    const { page } = await onPage("Bystander");
     await say(page, `archive page ${id}`);
-    const widget = page.getByRole("group", { name: "Approval for deletePage" });
+    const widget = page.getByRole("group", { name: "Archive the page Contact desk and its 1 section?" });
     await widget.waitFor();
-    assert.match(await widget.locator(".ai-args").innerText(), new RegExp(id));
+    assert.equal(await widget.getByRole("link", { name: "Contact desk", exact: true }).getAttribute("href"), `/pages/${id}`);
+    await widget.getByRole("link", { name: "Text on Contact desk" }).waitFor();
+    const words = await widget.innerText();
+    assert.doesNotMatch(words, /confirmationId|call again|Would archive/, words);
+    // The exact call, one click away.
+    const exact = widget.locator("pre.ai-args");
+    assert.equal(await exact.isVisible(), false);
+    await widget.getByText("The exact call: deletePage").click();
+    assert.deepEqual(JSON.parse(await exact.innerText()), { ids: [id] });
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200, "nothing archived before the answer");
+    await noViolations(page, "the sidebar with an approval waiting and its call expanded");
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "sidebar-approval.png") });
     await widget.getByRole("button", { name: "Approve" }).click();
     await page.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
     // The executed call, what it changed, and the way back.
     await widget.locator(".ai-approval-status", { hasText: /^Done: Archived 1 page\(s\)/ }).waitFor();
-    await page.locator(".ai-after", { hasText: "Changed: page “old-campaign”" }).waitFor();
-    // The screen no longer shows the archived page as it was.
-    await page.locator("#main h1", { hasText: "Archived" }).waitFor();
+    await page.locator(".ai-after", { hasText: "Changed: page “contact-desk”" }).waitFor();
     await page.getByRole("button", { name: "Undo this turn" }).click();
     await page.locator(".ai-note", { hasText: /^Undone: \d+ change\(s\) reverted\.$/ }).waitFor();
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200, "the undo brought the page back");
-    // And the screen returns with it.
-    await page.locator("#main h1", { hasText: "Old campaign" }).waitFor();
 
-    // Reopened from the history, the conversation shows each answer once
-    // and the approval the turn waited for.
+    // Reopened from the history, the conversation shows every call, its
+    // result, the approval with its answer and the undo, as they happened.
     const fresh = await reopen(page, `archive page ${id}`);
     await fresh.locator(".ai-user", { hasText: `archive page ${id}` }).waitFor();
-    await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).first().waitFor();
-    await fresh.waitForTimeout(500);
+    await fresh.locator(".ai-note", { hasText: /^Undone: \d+ change\(s\) reverted\.$/ }).waitFor();
+    await settle(fresh);
+    const shown = await logItems(fresh);
+    assert.deepEqual(shown.map((i) => i.split(":")[0]), ["ai-user", "ai-tool-row", "ai-tool-row", "ai-approval", "ai-assistant", "ai-after", "ai-note"], shown.join("\n"));
+    assert.deepEqual(shown.slice(1, 3), ["ai-tool-row: ⚙ searchTools", "ai-tool-row: ⚙ deletePage"]);
+    const asked = fresh.getByRole("group", { name: "Archive the page Contact desk and its 1 section?" });
+    assert.match(await asked.locator(".ai-approval-status").innerText(), /^Approved by .+ \(you\)\. Done: Archived 1 page\(s\), 2 record\(s\) in all/);
+    assert.equal(await asked.getByRole("button").count(), 0, "an answered approval has no buttons");
     assert.equal(await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).count(), 1, "said once");
+    assert.equal(await fresh.getByRole("button", { name: "Undo this turn" }).count(), 0, "the turn was undone already");
+    for (const row of await fresh.locator("#ai-log .ai-tool-row").all()) {
+      assert.match(await row.locator("pre.ai-result").textContent(), /"success": true/, "each call with its result");
+    }
+    await fresh.locator(`#ai-log .ai-tool-row[data-name="deletePage"]`).locator("summary").click();
+    await noViolations(fresh, "a reopened conversation with a result expanded");
     await page.context().close();
   });
 
-  test("a reopened conversation that waits for an approval shows it, and it can be answered there", async () => {
+  test("a conversation waiting for an approval is answered after moving to another screen, or reopened from the history", async () => {
     const { page, id } = await onPage("Spring sale");
     await say(page, `archive page ${id}`);
-    await page.getByRole("group", { name: "Approval for deletePage" }).waitFor();
+    const question = "Archive the page Spring sale?";
+    await page.getByRole("group", { name: question }).waitFor();
+    // Another screen: the approval waits there, answerable.
+    await page.goto(`${server.base}/media`);
+    const here = page.getByRole("group", { name: question });
+    await here.getByRole("button", { name: "Approve" }).waitFor();
+    await noViolations(page, "another screen with an approval waiting in the sidebar");
+    // And in another tab, reopened from the history.
     const fresh = await reopen(page, `archive page ${id}`);
-    const widget = fresh.getByRole("group", { name: "Approval for deletePage" });
+    const widget = fresh.getByRole("group", { name: question });
     await widget.waitFor();
     await widget.getByRole("button", { name: "Approve" }).click();
     await fresh.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
+    await widget.locator(".ai-approval-status", { hasText: /^Done: Archived 1 page\(s\)/ }).waitFor();
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 404);
+    // The first tab follows the same conversation: the turn went on there too.
+    await page.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
     await page.context().close();
   });
 
-  test("rejecting with a reason leaves the record alone and tells the model why", async () => {
+  test("rejecting with a reason leaves the record alone, tells the model why, and is shown again as it was", async () => {
     const { page, id } = await onPage("Press kit");
     await say(page, `archive page ${id}`);
-    const widget = page.getByRole("group", { name: "Approval for deletePage" });
+    const widget = page.getByRole("group", { name: "Archive the page Press kit?" });
     await widget.waitFor();
     await widget.getByLabel("Reason (told to the agent if you reject)").fill("journalists still use it");
     await widget.getByRole("button", { name: "Reject" }).click();
@@ -160,6 +292,60 @@ describe("the AI sidebar", () => {
     assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).status, 200);
     const told = model.requests.at(-1).messages.filter((m) => m.role === "tool").map((m) => m.content).join("\n");
     assert.match(told, /journalists still use it/);
+    await page.reload();
+    const again = page.getByRole("group", { name: "Archive the page Press kit?" });
+    await again.waitFor();
+    assert.match(await again.locator(".ai-approval-status").innerText(), /^Rejected by .+ \(you\): journalists still use it$/);
+    assert.equal(await again.getByRole("button").count(), 0);
+    // The refused call is marked, with what the model was told.
+    assert.match(await page.locator(`#ai-log .ai-tool-row.ai-failed[data-name="deletePage"]`).locator(".ai-error").innerText(), /journalists still use it/);
+    await page.context().close();
+  });
+
+  test("the banner names the record on screen as the agent leaves it: renamed, archived, brought back", async () => {
+    const { page, id } = await onPage("Old name");
+    const banner = page.locator("#ai-context");
+    assert.equal(await banner.innerText(), "Working on: page “Old name”");
+    await say(page, `rename page ${id} to New name`);
+    await page.locator(".ai-assistant", { hasText: "I renamed the page to New name." }).waitFor();
+    await page.locator("#main h1", { hasText: "New name" }).waitFor();
+    assert.equal(await banner.innerText(), "Working on: page “New name”");
+    // The next turn's context names it as it now is.
+    await say(page, "what can you do?");
+    await page.locator(".ai-assistant", { hasText: "I can add sections and archive pages." }).waitFor();
+    const context = JSON.stringify(model.requests.at(-1));
+    assert.match(context, /New name/);
+    assert.doesNotMatch(context.replace(`rename page ${id} to New name`, ""), /Old name/);
+
+    await say(page, `archive page ${id}`);
+    await page.getByRole("group", { name: "Archive the page New name?" }).getByRole("button", { name: "Approve" }).click();
+    await page.locator(".ai-assistant", { hasText: "The page is archived." }).waitFor();
+    await page.locator("#ai-context", { hasText: "Working on: page “New name” (archived by the agent's turn)" }).waitFor();
+    await page.getByRole("button", { name: "Undo this turn" }).last().click();
+    await page.locator("#ai-context", { hasText: /^Working on: page “New name”$/ }).waitFor();
+    await page.context().close();
+  });
+
+  test("a conversation whose events have left the server's memory is shown once, its final answer once", async () => {
+    const { page } = await onPage("Long ago");
+    await say(page, "answer through finalAnswer: Everything is in order.");
+    await page.locator(".ai-assistant", { hasText: "Everything is in order." }).waitFor();
+    await settle(page);
+    const asShown = await logItems(page);
+    assert.deepEqual(asShown, ["ai-user: answer through finalAnswer: Everything is in order.", "ai-assistant: Everything is in order."]);
+    const session = await page.evaluate(() => sessionStorage.getItem("quire.ai.session"));
+    // Enough other conversations end for the server to let this one's
+    // events go from memory (it keeps those of the latest 256).
+    for (let i = 0; i < 260; i++) {
+      const r = await api(server, "POST", "/api/v1/agents/editor/chat", { message: "hello", wait: true });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    const stored = await api(server, "GET", `/api/v1/sessions/${session}`);
+    assert.notEqual(stored.body.lastEventId, "0", "the stream's last event is known from the stored events");
+    await page.reload();
+    await page.locator(".ai-assistant", { hasText: "Everything is in order." }).waitFor();
+    await settle(page);
+    assert.deepEqual(await logItems(page), asShown, "shown as it was, the final answer once");
     await page.context().close();
   });
 

@@ -616,7 +616,10 @@
 })();
 
 // ---- the AI sidebar: chat with an agent over the REST API and its event
-// stream (AG-UI over SSE), answer approvals inline, undo a turn ----------
+// stream (AG-UI over SSE), answer approvals inline, undo a turn. The open
+// conversation follows the person from screen to screen (and through a
+// reload): the server renders it as it happened, then the stream goes on
+// from where that ends ----------
 (function () {
   var aside = document.getElementById("ai");
   var toggle = document.getElementById("ai-toggle");
@@ -630,9 +633,9 @@
   var body = document.body;
   var store = window.sessionStorage;
   var state = { session: store.getItem("quire.ai.session"), turn: null, source: null, changed: [], busy: false };
-  var calls = {};
   var texts = {};
-  var approvals = {};
+  // Tools whose words are what the agent says, not calls to show.
+  var saying = ["finalAnswer", "acknowledgeRequest"];
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -659,13 +662,26 @@
       });
     });
   }
+  // A piece of the sidebar the server renders, as a parsed document.
+  function rendered(url) {
+    return fetch(url, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    }).then(function (html) { return new DOMParser().parseFromString(html, "text/html"); });
+  }
+  function inLog(selector, value) { return log.querySelector(selector.replace("?", CSS.escape(value))); }
 
-  // What is on screen, sent with each message as the turn's context.
+  // What is on screen, sent with each message as the turn's context, and
+  // named in the banner as it is now (a turn may rename or archive it).
   var context = null;
+  function showContext(name, gone) {
+    context.name = name;
+    contextLine.textContent = "Working on: " + context.entity + " “" + name + "”" + (gone ? " (archived by the agent's turn)" : "");
+  }
   if (body.dataset.entity) {
-    context = { entity: body.dataset.entity, id: body.dataset.entityId, name: body.dataset.entityName };
+    context = { entity: body.dataset.entity, id: body.dataset.entityId };
     if (body.dataset.pageId) context.pageId = body.dataset.pageId;
-    contextLine.textContent = "Working on: " + body.dataset.entity + " “" + body.dataset.entityName + "”";
+    showContext(body.dataset.entityName);
     contextLine.hidden = false;
   }
 
@@ -728,60 +744,50 @@
     showStaging();
   });
 
+  // An approval the agent asks for, in the person's words with the exact
+  // call one click away: the server writes it (it names the records); its
+  // place in the log is kept while it comes.
   function approval(p) {
-    var li = add(el("li", "ai-approval"));
-    li.setAttribute("role", "group");
-    li.setAttribute("aria-label", "Approval for " + p.tool);
-    li.appendChild(el("p", "ai-approval-title", "The agent wants to run " + p.tool));
-    li.appendChild(el("p", null, p.message));
-    var args = el("pre", "ai-args", JSON.stringify(p.arguments, null, 2));
-    li.appendChild(args);
-    if (Array.isArray(p.items) && p.items.length) {
-      var ul = el("ul", "ai-items");
-      p.items.forEach(function (it) {
-        var what = it && typeof it === "object" && (it.label || it.id)
-          ? (it.entity ? it.entity + " " : "") + (it.label || it.id)
-          : short(it);
-        ul.appendChild(el("li", null, what));
-      });
-      li.appendChild(ul);
-    }
-    var reasonLabel = el("label", null, "Reason (told to the agent if you reject)");
-    var reason = el("input");
-    reason.type = "text";
-    reason.id = "reason-" + p.approvalId;
-    reasonLabel.htmlFor = reason.id;
-    var yes = el("button", "primary", "Approve");
-    var no = el("button", null, "Reject");
-    yes.type = no.type = "button";
-    var status = el("p", "ai-approval-status");
-    status.setAttribute("role", "status");
-    // The approved call's outcome, when the resumed turn reports it.
-    approvals[p.toolCallId] = status;
-    function answer(kind) {
-      yes.disabled = no.disabled = reason.disabled = true;
-      status.textContent = kind === "approve" ? "Approving…" : "Rejecting…";
-      var payload = kind === "reject" && reason.value.trim() ? { reason: reason.value.trim() } : undefined;
-      call("POST", "/api/v1/approvals/" + encodeURIComponent(p.approvalId) + "/" + kind, payload)
-        .then(function () {
-          // The resumed call may have reported its outcome already.
-          if (!status.dataset.outcome) status.textContent = kind === "approve" ? "Approved." : "Rejected.";
-        })
-        .catch(function (e) {
-          status.textContent = e.message;
-          yes.disabled = no.disabled = reason.disabled = false;
-        });
-    }
-    yes.addEventListener("click", function () { answer("approve"); });
-    no.addEventListener("click", function () { answer("reject"); });
-    li.appendChild(reasonLabel);
-    li.appendChild(reason);
-    var row = el("div", "ai-actions");
-    row.appendChild(yes);
-    row.appendChild(no);
-    li.appendChild(row);
-    li.appendChild(status);
+    var li = add(el("li", "ai-approval", "The agent asks before it runs " + p.tool + "…"));
+    rendered("/ai/approvals/" + encodeURIComponent(p.approvalId)).then(function (doc) {
+      var asked = document.importNode(doc.querySelector("li.ai-approval"), true);
+      asked.dataset.toolCall = p.toolCallId;
+      li.replaceWith(asked);
+      log.scrollTop = log.scrollHeight;
+    }).catch(function (e) {
+      li.textContent = "The agent waits for an approval of " + p.tool + " (it could not be shown here: " + e.message + "); answer it on the Approvals screen.";
+    });
   }
+  function answer(li, kind) {
+    var buttons = li.querySelectorAll("button, input");
+    var reason = li.querySelector(".ai-reason");
+    var status = li.querySelector(".ai-approval-status");
+    Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
+    status.textContent = kind === "approve" ? "Approving…" : "Rejecting…";
+    var payload = kind === "reject" && reason.value.trim() ? { reason: reason.value.trim() } : undefined;
+    call("POST", "/api/v1/approvals/" + encodeURIComponent(li.dataset.approval) + "/" + kind, payload)
+      .then(function () {
+        // The resumed call may have reported its outcome already.
+        if (!status.dataset.outcome) status.textContent = kind === "approve" ? "Approved." : "Rejected.";
+      })
+      .catch(function (e) {
+        status.textContent = e.message;
+        Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
+      });
+  }
+  function undo(button) {
+    button.disabled = true;
+    call("POST", "/api/v1/sessions/" + encodeURIComponent(state.session) + "/turns/" + button.dataset.undoTurn + "/undo")
+      .then(function (r) { note("Undone: " + r.count + " change(s) reverted."); button.remove(); refresh(); })
+      .catch(function (e) { note("Could not undo: " + e.message, "ai-error"); button.disabled = false; });
+  }
+  // The buttons of the log, whether the stream or the server put them there.
+  log.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button[data-verdict], button[data-undo-turn]");
+    if (!b) return;
+    if (b.dataset.verdict) answer(b.closest("li.ai-approval"), b.dataset.verdict);
+    else undo(b);
+  });
 
   function finished() {
     state.busy = false;
@@ -801,15 +807,9 @@
       var names = el("span", "ai-changed");
       li.appendChild(names);
       nameChanged(names, changed);
-      var undo = el("button", null, "Undo this turn");
-      undo.type = "button";
-      undo.addEventListener("click", function () {
-        undo.disabled = true;
-        call("POST", "/api/v1/sessions/" + encodeURIComponent(state.session) + "/turns/" + turn + "/undo")
-          .then(function (r) { note("Undone: " + r.count + " change(s) reverted."); refresh(); })
-          .catch(function (e) { note("Could not undo: " + e.message, "ai-error"); undo.disabled = false; });
-      });
-      li.appendChild(undo);
+      var b = li.appendChild(el("button", null, "Undo this turn"));
+      b.type = "button";
+      b.dataset.undoTurn = turn;
       // The record on screen changed: show it as it is now.
       var here = body.dataset.entityId;
       var onScreen = changed.some(function (c) {
@@ -847,31 +847,18 @@
 
   // An agent in release mode puts a turn's changes into a release of its
   // own: the server renders it (each document's differences, and what can
-  // be done to it), shown under its turn — after the last message of the
-  // turn in `ends` (turn → node), or at the end of the log. A release
+  // be done to it), shown under its turn at the end of the log. A release
   // already shown is replaced in place.
-  function showReleases(session, turn, ends) {
-    var url = "/ai/sessions/" + encodeURIComponent(session) + "/releases";
-    if (turn !== null && turn !== undefined) url += "?turn=" + encodeURIComponent(turn);
-    return fetch(url, { credentials: "same-origin" }).then(function (r) {
-      if (!r.ok) throw new Error("HTTP " + r.status);
-      return r.text();
-    }).then(function (html) {
-      var doc = new DOMParser().parseFromString(html, "text/html");
-      var shown = [];
-      Array.prototype.forEach.call(doc.querySelectorAll("li.ai-release"), function (li) {
+  function showReleases(session, turn) {
+    return rendered("/ai/sessions/" + encodeURIComponent(session) + "/releases?turn=" + encodeURIComponent(turn)).then(function (doc) {
+      return Array.prototype.map.call(doc.querySelectorAll("li.ai-release"), function (li) {
         var node = document.importNode(li, true);
-        var old = Array.prototype.find.call(log.querySelectorAll("li.ai-release"), function (o) {
-          return o.dataset.release === li.dataset.release;
-        });
-        var end = ends && ends[li.dataset.turn];
+        var old = inLog('li.ai-release[data-release="?"]', li.dataset.release);
         if (old) old.replaceWith(node);
-        else if (end && end.parentNode === log) end.after(node);
         else add(node);
         window.quireEnhance && window.quireEnhance(node);
-        shown.push(node);
+        return node;
       });
-      return shown;
     }).catch(function (e) { note("The turn's release could not be shown: " + e.message, "ai-error"); return []; });
   }
 
@@ -916,7 +903,8 @@
   });
 
   // Shows the screen's record as it is now: the screen is fetched again
-  // and its main content replaced in place (the conversation stays).
+  // and its main content replaced in place (the conversation stays), and
+  // the banner names the record as it now is.
   function refresh() {
     if (document.querySelector("#main form[data-dirty]")) {
       note("The record on screen was changed by this turn. Save or discard your edits, then reload to see it.");
@@ -933,6 +921,7 @@
           main.appendChild(h);
           main.appendChild(p);
         }
+        if (context) showContext(context.name, true);
         return;
       }
       if (!r.ok) { note("The record on screen could not be shown (HTTP " + r.status + ")."); return; }
@@ -944,6 +933,7 @@
           main.replaceWith(document.importNode(fresh, true));
           window.quireEnhance && window.quireEnhance(document.getElementById("main"));
         }
+        if (context && doc.body.dataset.entityId === context.id) showContext(doc.body.dataset.entityName);
       });
     }).catch(function (e) { note("Could not refresh the screen: " + e.message, "ai-error"); });
   }
@@ -955,35 +945,45 @@
       var node = texts[e.messageId] || (texts[e.messageId] = add(el("li", "ai-msg ai-assistant", "")));
       node.textContent += e.delta;
     },
+    // Each call on a line of its own (what the agent says through a tool
+    // comes as its words), its result under it.
     TOOL_CALL_START: function (e) {
-      var d = el("details", "ai-tool");
-      var s = el("summary", null, "⚙ " + e.toolCallName);
-      d.appendChild(s);
+      if (saying.indexOf(e.toolCallName) >= 0) return;
       var li = add(el("li", "ai-tool-row"));
-      li.appendChild(d);
-      calls[e.toolCallId] = { details: d, summary: s, args: "", name: e.toolCallName };
+      li.dataset.call = e.toolCallId;
+      li.dataset.name = e.toolCallName;
+      li.dataset.args = "";
+      var d = li.appendChild(el("details", "ai-tool"));
+      d.appendChild(el("summary", null, "⚙ " + e.toolCallName));
     },
-    TOOL_CALL_ARGS: function (e) { if (calls[e.toolCallId]) calls[e.toolCallId].args += e.delta; },
+    TOOL_CALL_ARGS: function (e) {
+      var li = inLog('li[data-call="?"]', e.toolCallId);
+      if (li) li.dataset.args += e.delta;
+    },
     TOOL_CALL_END: function (e) {
-      var c = calls[e.toolCallId];
-      if (c) c.summary.textContent = "⚙ " + c.name + " " + short(c.args);
+      var li = inLog('li[data-call="?"]', e.toolCallId);
+      if (li && li.dataset.name) li.querySelector("summary").textContent = "⚙ " + li.dataset.name + " " + short(li.dataset.args);
     },
+    // A failed call is marked, its error said on its line; an approved
+    // call's outcome is said under its approval.
     TOOL_CALL_RESULT: function (e) {
-      var status = approvals[e.toolCallId];
+      var outcome = {};
+      try { outcome = JSON.parse(e.content); } catch (x) { /* text */ }
+      var failed = outcome.success === false;
+      var status = inLog('li[data-tool-call="?"] .ai-approval-status', e.toolCallId);
       if (status) {
-        var outcome = {};
-        try { outcome = JSON.parse(e.content); } catch (x) { /* text */ }
-        status.textContent = outcome.success === false
-          ? "Not run: " + (outcome.error || "it failed")
-          : "Done: " + (outcome.message || "it ran");
-        status.dataset.outcome = outcome.success === false ? "failed" : "done";
-        delete approvals[e.toolCallId];
+        status.textContent = failed ? "Not run: " + (outcome.error || "it failed") : "Done: " + (outcome.message || "it ran");
+        status.dataset.outcome = failed ? "failed" : "done";
       }
-      var c = calls[e.toolCallId];
-      if (!c) return;
+      var li = inLog('li[data-call="?"]', e.toolCallId);
+      if (!li) return;
       var result = e.content;
       try { result = JSON.stringify(JSON.parse(e.content), null, 2); } catch (x) { /* text */ }
-      c.details.appendChild(el("pre", "ai-result", result));
+      li.querySelector("details").appendChild(el("pre", "ai-result", result)).tabIndex = 0;
+      if (failed) {
+        li.classList.add("ai-failed");
+        li.appendChild(el("p", "ai-error", "✗ " + li.dataset.name + " failed: " + (outcome.error || e.content)));
+      }
     },
     CUSTOM: function (e) {
       if (e.name === "approval_requested") approval(e.value);
@@ -1001,7 +1001,6 @@
     state.source = source;
     Object.keys(handlers).forEach(function (type) {
       source.addEventListener(type, function (m) {
-        store.setItem("quire.ai.last", m.lastEventId);
         var data;
         try { data = JSON.parse(m.data); } catch (x) { return; }
         handlers[type](data);
@@ -1023,13 +1022,12 @@
     form.querySelector("button").disabled = true;
     state.sending = call("POST", "/api/v1/agents/" + encodeURIComponent(agentSelect.value) + "/chat", payload)
       .then(function (r) {
-        var same = r.sessionId === state.session;
-        var fresh = !same || !state.source;
+        var fresh = r.sessionId !== state.session || !state.source;
         state.session = r.sessionId;
         state.turn = r.turn;
         store.setItem("quire.ai.session", r.sessionId);
-        store.setItem("quire.ai.turn", String(r.turn));
-        if (fresh) follow(r.sessionId, same ? store.getItem("quire.ai.last") : null);
+        // A new conversation's stream starts at this turn's run.
+        if (fresh) follow(r.sessionId, null);
       })
       .catch(function (e) {
         note(e.message, "ai-error");
@@ -1046,7 +1044,7 @@
     state.source = null;
     state.session = null;
     state.turn = null;
-    ["quire.ai.session", "quire.ai.turn", "quire.ai.last"].forEach(function (k) { store.removeItem(k); });
+    store.removeItem("quire.ai.session");
     log.textContent = "";
     input.focus();
   });
@@ -1070,37 +1068,27 @@
     }).catch(function (e) { note(e.message, "ai-error"); });
   });
 
-  function reopen(id, after) {
-    call("GET", "/api/v1/sessions/" + encodeURIComponent(id)).then(function (r) {
+  // A conversation shown again as it happened (the server renders every
+  // message, call, result, approval, undo and release of it), then
+  // followed on its stream from where that ends: after its last event, or
+  // while a turn runs, from that run's start.
+  function reopen(id) {
+    rendered("/ai/sessions/" + encodeURIComponent(id)).then(function (doc) {
+      var shown = doc.getElementById("ai-replay");
       log.textContent = "";
-      var ends = {};
-      (r.messages || []).forEach(function (m) {
-        var b = m.body || {};
-        if (b.role === "user") add(el("li", "ai-msg ai-user", typeof b.content === "string" ? b.content : short(b.content)));
-        var said = [];
-        (b.toolCalls || b.tool_calls || []).forEach(function (c) {
-          var name = c.name || (c.function && c.function.name);
-          var args = {};
-          try { args = JSON.parse(c.arguments || (c.function && c.function.arguments) || "{}"); } catch (x) { /* text */ }
-          // What the model said through a tool is shown as its words, once.
-          if ((name === "finalAnswer" || name === "acknowledgeRequest") && typeof args.message === "string") said.push(args.message);
-          else add(el("li", "ai-tool-row", "⚙ " + name));
-        });
-        if (b.role === "assistant" && b.content && said.indexOf(b.content) < 0) add(el("li", "ai-msg ai-assistant", b.content));
-        said.forEach(function (t) { add(el("li", "ai-msg ai-assistant", t)); });
-        if (log.lastElementChild) ends[m.turn] = log.lastElementChild;
-      });
-      // The releases its turns put their changes in, each under its turn.
-      showReleases(id, null, ends);
-      var session = r.session || {};
-      if (session.status === "paused") (session.pending || []).forEach(approval);
+      Array.prototype.forEach.call(shown.children, function (li) { log.appendChild(document.importNode(li, true)); });
+      window.quireEnhance && window.quireEnhance(log);
+      log.scrollTop = log.scrollHeight;
       state.session = id;
-      state.turn = session.turns;
+      state.turn = Number(shown.dataset.turns);
       store.setItem("quire.ai.session", id);
-      // Shown from the stored messages: the stream goes on from where they end.
-      follow(id, after || r.lastEventId || null);
+      follow(id, shown.dataset.lastEvent);
       history.open = false;
-    }).catch(function (e) { note(e.message, "ai-error"); });
+    }).catch(function (e) {
+      // One of another site or environment (or gone) is let go quietly.
+      if (/HTTP 40[34]/.test(e.message)) store.removeItem("quire.ai.session");
+      else note("The conversation could not be shown: " + e.message, "ai-error");
+    });
   }
 
   // AI actions on a record: each sends its task to the agent, with the
@@ -1125,10 +1113,10 @@
     form.requestSubmit();
   });
 
-  // On another screen: the same conversation, open as it was, following
-  // its stream from the last event seen.
+  // On another screen, or after a reload: the same conversation, open as
+  // it was.
   if (store.getItem("quire.ai.open")) open(true);
-  if (state.session) reopen(state.session, store.getItem("quire.ai.last"));
+  if (state.session) reopen(state.session);
 })();
 
 // Media uploads: each chosen file is sent to the REST API with a progress

@@ -261,3 +261,53 @@ pub async fn asked_approval(runtime: &Runtime, actor: &Actor, id: &str) -> AppRe
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeDelta;
+    use serde_json::json;
+
+    fn session(status: SessionStatus) -> AgentSession {
+        AgentSession {
+            id: "s".into(),
+            agent_id: "a".into(),
+            actor: "user:u".into(),
+            group: quire_core::access::Group::Editor,
+            title: "t".into(),
+            status,
+            turns: 2,
+            steps: 0,
+            active_tools: Vec::new(),
+            memory: json!({}),
+            pending: json!([]),
+            context: None,
+            input_tokens: 0,
+            output_tokens: 0,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn while_a_turn_runs_its_latest_run_is_left_to_the_stream() {
+        let start = Utc::now();
+        let at = |s: i64| start + TimeDelta::seconds(s);
+        let messages: Vec<StoredMessage> = [(1, -60), (2, -1), (3, 0), (4, 2)]
+            .into_iter()
+            .map(|(seq, s)| StoredMessage { seq, turn: 2, body: json!({ "role": "user" }), at: at(s) })
+            .collect();
+        let mut c = Conversation {
+            session: session(SessionStatus::Running),
+            messages,
+            approvals: Vec::new(),
+            changes: Vec::new(),
+            last_event_id: 9,
+            run_started: Some(start),
+        };
+        let shown: Vec<i64> = c.settled().map(|m| m.seq).collect();
+        assert_eq!(shown, [1, 2], "what the running run stored is replayed by its stream");
+        c.run_started = None;
+        assert_eq!(c.settled().count(), 4, "at rest, every message is shown");
+    }
+}

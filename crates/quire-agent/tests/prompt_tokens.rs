@@ -29,7 +29,7 @@ const BUDGET: f64 = 0.15;
 /// Most a step may cost, as a share of sending every tool as a step would.
 const LEANED_BUDGET: f64 = 0.18;
 /// Most a step may cost, in tokens.
-const MOST_TOKENS: usize = 1_150;
+const MOST_TOKENS: usize = 1_160;
 
 /// The request of the step after `searchTools` found tools for `query`.
 async fn step_after_search(query: &str) -> (ChatRequest, Env) {

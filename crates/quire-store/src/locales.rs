@@ -98,7 +98,13 @@ fn source_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<V
 
 /// The live translation of document `id` into `locale`, as `version` holds
 /// it.
-fn translation_in(conn: &Conn, scope: &Scope, id: &str, locale: &str, version: Version) -> Result<Option<Translation>> {
+pub(crate) fn translation_in(
+    conn: &Conn,
+    scope: &Scope,
+    id: &str,
+    locale: &str,
+    version: Version,
+) -> Result<Option<Translation>> {
     let row = db::query(format!(
         "SELECT * FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
         version.table(EntityKind::Translation)

@@ -364,6 +364,25 @@ impl Store {
             .await
     }
 
+    /// The id of the translation into `locale` of the document of `kind`
+    /// that `name` names (an id, a page's slug, a navigation's key); `None`
+    /// when it has none in that locale.
+    pub async fn translation_of(
+        &self,
+        scope: &Scope,
+        kind: EntityKind,
+        name: &str,
+        locale: &str,
+    ) -> Result<Option<String>> {
+        let (scope, name, locale) = (scope.clone(), name.to_string(), locale.to_string());
+        self.db
+            .read(move |c| {
+                let id = resolve(c, &scope, kind, &name)?;
+                Ok(crate::locales::translation_in(c, &scope, &id, &locale, Version::Working)?.map(|t| t.id))
+            })
+            .await
+    }
+
     /// Does `action` to each document of `kind` that `names` name, in one
     /// transaction; with `expected`, refuses (a conflict, changing nothing)
     /// unless their records are at the versions of that preview. Answers

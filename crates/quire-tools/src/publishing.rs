@@ -21,10 +21,33 @@ impl DocumentKind {
     }
 }
 
+/// The kind and names `action` works on: the documents named, or with a
+/// `locale` other than the site's default, their translations into it
+/// (each published, taken off or discarded on its own, as over REST).
+async fn targets(call: &Call<'_>, a: &PublishingArgs) -> Result<(EntityKind, Vec<String>), ToolError> {
+    require_ids(&a.ids, "ids")?;
+    let Some(locale) = crate::locales::asked(call, a.locale.as_deref()).await? else {
+        return Ok((a.entity.kind(), a.ids.clone()));
+    };
+    let mut ids = Vec::with_capacity(a.ids.len());
+    for name in &a.ids {
+        match call.store().translation_of(call.scope(), a.entity.kind(), name, &locale.tag).await? {
+            Some(id) => ids.push(id),
+            None => {
+                return Err(ToolError::invalid(
+                    format!("ids: {name} has no translation into {}", locale.tag),
+                    format!("Write it first: the update tool with locale {}.", locale.tag),
+                ));
+            }
+        }
+    }
+    Ok((EntityKind::Translation, ids))
+}
+
 /// What `action` would change, for the person who approves.
 pub(crate) async fn preview(call: &Call<'_>, a: PublishingArgs, action: PublishAction) -> Result<Preview, ToolError> {
-    require_ids(&a.ids, "ids")?;
-    let (previews, fingerprint) = call.store().publishing_preview(call.scope(), a.entity.kind(), &a.ids).await?;
+    let (kind, ids) = targets(call, &a).await?;
+    let (previews, fingerprint) = call.store().publishing_preview(call.scope(), kind, &ids).await?;
     let said: Vec<String> = previews
         .iter()
         .map(|p| match (action, p.publication.published) {
@@ -47,8 +70,9 @@ pub(crate) async fn preview(call: &Call<'_>, a: PublishingArgs, action: PublishA
 
 /// Does `action` once approved, refusing if anything changed since the preview.
 pub(crate) async fn execute(call: &Call<'_>, a: PublishingArgs, action: PublishAction) -> ToolResult {
+    let (kind, ids) = targets(call, &a).await?;
     let ctx = call.ctx.change_context();
-    let done = call.store().publishing(&ctx, call.scope(), action, a.entity.kind(), &a.ids, call.approved).await?;
+    let done = call.store().publishing(&ctx, call.scope(), action, kind, &ids, call.approved).await?;
     let what = match action {
         PublishAction::Publish => "Published",
         PublishAction::Unpublish => "Took off the site",

@@ -331,3 +331,53 @@ async fn an_agent_turn_writing_in_german_is_undone_with_its_translation() {
     assert_eq!(undone["items"][0]["localeOf"]["name"], "en");
     assert_eq!(undone["items"][0]["locales"]["missing"], json!(["de"]));
 }
+
+/// Whether the page's German translation is published; `None` without one.
+async fn german(env: &Env, page: &str) -> Option<bool> {
+    let all = env.store.translations(&env.scope, EntityKind::Page, page).await.unwrap();
+    all.translations.into_iter().find(|t| t.translation.locale == "de").map(|t| t.published)
+}
+
+#[tokio::test]
+async fn a_translation_is_published_and_taken_off_through_the_publishing_tools_once_a_person_approves() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    // Nothing to publish in German yet: named, with what to do.
+    let none = fails(
+        &env.call("publishContent", json!({ "entity": "page", "ids": ["about"], "locale": "de" })).await,
+        "VALIDATION",
+    );
+    assert!(none.contains("about has no translation into de"), "{none}");
+    ok(env.call("updatePage", json!({ "id": about, "locale": "de", "name": "Über uns", "slug": "ueber-uns" })).await);
+    assert_eq!(german(&env, &about).await, Some(false), "a written translation is a draft");
+
+    // The preview names the translation and changes nothing; a person approves.
+    let preview = ok(env.call("publishContent", json!({ "entity": "page", "ids": ["about"], "locale": "de" })).await);
+    assert_eq!(preview["requiresConfirmation"], true, "{preview}");
+    assert_eq!(preview["items"][0]["entity"], "translation", "{preview}");
+    assert_eq!(german(&env, &about).await, Some(false));
+    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    env.registry.approve(&env.ctx(quire_core::access::Group::Editor), &id).await.unwrap();
+    let args = json!({ "entity": "page", "ids": ["about"], "locale": "de", "confirmationId": id });
+    ok(env.call("publishContent", args).await);
+    assert_eq!(german(&env, &about).await, Some(true));
+    // The page's own (English) publication did not move with it.
+    let page = env.store.publication(&env.scope, EntityKind::Page, &about).await.unwrap();
+    assert!(page.published && !page.changed, "{page:?}");
+
+    // Taken off in German alone, the same way.
+    let preview = ok(env.call("unpublishContent", json!({ "entity": "page", "ids": [about], "locale": "de" })).await);
+    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    env.registry.approve(&env.ctx(quire_core::access::Group::Editor), &id).await.unwrap();
+    ok(env
+        .call("unpublishContent", json!({ "entity": "page", "ids": [about], "locale": "de", "confirmationId": id }))
+        .await);
+    assert_eq!(german(&env, &about).await, Some(false));
+    assert!(env.store.publication(&env.scope, EntityKind::Page, &about).await.unwrap().published);
+    // A locale the site lacks is refused naming the site's.
+    let unknown = fails(
+        &env.call("publishContent", json!({ "entity": "page", "ids": [about], "locale": "fr" })).await,
+        "VALIDATION",
+    );
+    assert!(unknown.contains("not one of the site's locales"), "{unknown}");
+}

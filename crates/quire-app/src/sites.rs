@@ -95,7 +95,12 @@ pub async fn create(services: &Services, actor: &Actor, new: NewSite) -> AppResu
             if from.is_empty() {
                 return Err(AppError::invalid("from", "name the site to copy (start: copy)"));
             }
-            let source = store.site(&from).await?;
+            let source = match store.site(&from).await {
+                Err(quire_store::StoreError::NotFound { .. }) => {
+                    return Err(AppError::invalid("from", format!("from: there is no site \"{from}\" to copy")));
+                }
+                found => found?,
+            };
             let env = source.environments.first().cloned().unwrap_or_else(|| "production".into());
             let (first, others) = environments.split_first().expect("at least one environment");
             for env in others {

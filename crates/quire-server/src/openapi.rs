@@ -186,11 +186,13 @@ const LINKS: &[LinkRow] = &[
     ("createImage", "202", "UpdateImage", "updateImage", &[("id", "$response.body#/id")]),
     ("createImage", "202", "ArchiveImage", "archiveImage", &[("id", "$response.body#/id")]),
     ("createImage", "200", "GetImage", "getImage", &[("id", "$response.body#/id")]),
-    ("createNavigation", "201", "GetNavigation", "getNavigation", &[("key", "$response.body#/key")]),
-    ("createNavigation", "201", "UpdateNavigation", "updateNavigation", &[("key", "$response.body#/key")]),
-    ("createNavigation", "201", "ArchiveNavigation", "archiveNavigation", &[("key", "$response.body#/key")]),
-    ("createNavigation", "201", "ListNavItems", "listNavItems", &[("key", "$response.body#/key")]),
-    ("createNavigation", "201", "CreateNavItem", "createNavItem", &[("key", "$response.body#/key")]),
+    // A navigation is linked by id (its routes take its key or its id), so
+    // archiving it through a link reaches every route under that id.
+    ("createNavigation", "201", "GetNavigation", "getNavigation", &[("key", "$response.body#/id")]),
+    ("createNavigation", "201", "UpdateNavigation", "updateNavigation", &[("key", "$response.body#/id")]),
+    ("createNavigation", "201", "ArchiveNavigation", "archiveNavigation", &[("key", "$response.body#/id")]),
+    ("createNavigation", "201", "ListNavItems", "listNavItems", &[("key", "$response.body#/id")]),
+    ("createNavigation", "201", "CreateNavItem", "createNavItem", &[("key", "$response.body#/id")]),
     ("createNavItem", "201", "GetNavItem", "getNavItem", &[("id", "$response.body#/id")]),
     ("createNavItem", "201", "UpdateNavItem", "updateNavItem", &[("id", "$response.body#/id")]),
     ("createNavItem", "201", "ArchiveNavItem", "archiveNavItem", &[("id", "$response.body#/id")]),

@@ -59,6 +59,10 @@ async fn a_site_is_made_empty_or_from_the_demo_renamed_archived_and_restored() {
         "{}",
         no_source.body
     );
+    let body = json!({ "slug": "x", "name": "X", "start": "copy", "from": "nowhere" });
+    let missing = send("POST", "/api/v1/sites".into(), Some(body)).await;
+    assert_eq!((missing.status.as_u16(), missing.body["field"].as_str()), (422, Some("from")), "{}", missing.body);
+    assert!(missing.error().contains("no site \"nowhere\""), "{}", missing.error());
     assert_eq!(send("GET", "/api/v1/sites".into(), None).await.body["count"], 2, "nothing was made");
 
     // Empty: the starter templates and agents, English, no pages.

@@ -7,6 +7,10 @@
 //   "add a section to the missing page" → searchTools, then createSection
 //                                        on a page that is not there (fails)
 //   "answer through finalAnswer: <text>" → finalAnswer with the text
+//   "Translate this page into <Language>: … locale "<tag>" …" → searchTools,
+//                                        then updatePage of the page on
+//                                        screen (the turn's context) in
+//                                        that locale
 //
 // After the tool's result it answers in words, quoting a rejection's
 // reason, so a test can see that the model was told. Every request is kept
@@ -76,8 +80,15 @@ export async function startFakeModel() {
       return step("updatePage", { id: m[1], name: m[2] }) ?? text(`I renamed the page to ${m[2]}.`);
     }
     if ((m = said.match(/^Summarize this (\w+)/))) return text(`Summary of the ${m[1]}: a short one.`);
-    if ((m = said.match(/^Translate this (\w+) into (\w+)\. .*slug ending in -(\w+)/))) {
-      return text(`I would translate the ${m[1]} into ${m[2]} as a copy ending in -${m[3]}.`);
+    if ((m = said.match(/^Translate this (\w+) into (\w+): .*locale "([\w-]+)"/))) {
+      // The record on screen, from the turn's context.
+      const context = messages.find((x) => x.role === "system" && String(x.content).includes("<ui-context>"));
+      const id = String(context?.content ?? "").match(/"id":"([^"]+)"/)?.[1];
+      if (m[1] === "page" && id) {
+        const done = step("updatePage", { id, locale: m[3], name: `${m[2]}: translated` });
+        if (done) return done;
+      }
+      return text(`I wrote the ${m[1]} in ${m[2]} as its draft translation into ${m[3]}.`);
     }
     if (said === "add a section to the missing page") {
       const done = step("createSection", { pageId: "no-such-page", templateKey: "text", content: { heading: "Lost" } });

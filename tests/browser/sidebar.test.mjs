@@ -433,12 +433,31 @@ describe("the AI sidebar", () => {
     await page.locator(".ai-assistant", { hasText: "Summary of the page: a short one." }).waitFor();
     let asked = model.requests.at(-1);
     assert.match(JSON.stringify(asked.messages), new RegExp(id), "the record is the turn's context");
+    // The site's other locales are offered, and the translation is written
+    // into the same page, in German, as a draft; its own text stays.
+    assert.deepEqual(await page.locator("#ai-language option").allTextContents(), ["German"]);
     await page.getByLabel("Language").selectOption({ label: "German" });
-    await page.getByRole("button", { name: "Translate" }).click();
-    await page.locator(".ai-assistant", { hasText: "into German as a copy ending in -de." }).waitFor();
+    await page.getByRole("button", { name: "Translate", exact: true }).click();
+    await page.locator(".ai-assistant", { hasText: "as its draft translation into de." }).waitFor();
     asked = model.requests.at(-1);
     const user = asked.messages.filter((m) => m.role === "user").at(-1).content;
-    assert.match(user, /^Translate this page into German\./);
+    assert.match(user, /^Translate this page into German: .*locale "de"/);
+    const translations = await api(server, "GET", `/api/v1/pages/${id}/translations`);
+    const german = translations.body.translations.find((t) => t.translation.locale === "de");
+    assert.equal(german?.translation.fields.name, "German: translated", JSON.stringify(translations.body));
+    assert.equal(german.published, false);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Our crew");
+    assert.equal(await page.getByRole("button", { name: "Translate what is missing" }).count(), 1);
+    // Over many records: a collection's entries, and the whole site from the dashboard.
+    for (const [path, what] of [["/collections/blog", /^Translate every entry of the collection Blog/], ["/", /^Translate every page, post and entry of the site/]]) {
+      await page.goto(`${server.base}${path}`);
+      const before = model.requests.length;
+      await page.getByRole("button", { name: "Translate what is missing" }).click();
+      for (let i = 0; i < 50 && model.requests.length === before; i++) await new Promise((r) => setTimeout(r, 100));
+      const said = model.requests.at(-1).messages.filter((m) => m.role === "user").at(-1).content;
+      assert.match(said, what);
+      await noViolations(page, `${path} with its agent actions`);
+    }
     await page.context().close();
   });
 });

@@ -164,6 +164,12 @@ impl Content {
         Ok((session, self.store.session_messages(&self.actor.scope, id).await?))
     }
 
+    /// The site's locales, the default first.
+    pub async fn locales(&self) -> AppResult<Vec<quire_core::model::SiteLocale>> {
+        authorize(&self.actor, Permission::Read)?;
+        Ok(self.store.site_locales(&self.actor.scope.site_id).await?)
+    }
+
     /// The agents the actor may see (admins: all of them).
     pub async fn agents(&self) -> AppResult<Vec<Agent>> {
         authorize(&self.actor, Permission::Read)?;

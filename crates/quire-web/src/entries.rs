@@ -113,6 +113,9 @@ struct EntriesPage {
     query: String,
     /// What a bulk action just did.
     notice: String,
+    /// The agent's actions over the whole collection.
+    actions: Vec<actions::Offered>,
+    languages: Vec<(String, String)>,
 }
 
 fn noun(c: &Collection) -> &'static str {
@@ -142,7 +145,12 @@ async fn entries_page(
         .await
         .map_err(WebError::listing)?;
     let fields = form::render(&required(&collection), &content, &errors, &[]);
+    let languages = actions::languages(&person.content).await;
+    let what = format!("every entry of the collection {} (slug {})", collection.name, collection.slug);
+    let writes = person.require(Permission::Write(EntityKind::Entry)).is_ok();
     Ok(EntriesPage {
+        actions: actions::translate_missing(&what, writes, &languages),
+        languages,
         head: Head::new(),
         frame: Frame::new(person, "/collections"),
         fields,
@@ -277,7 +285,7 @@ struct EntryPage {
     errors: Errors,
     saved: bool,
     actions: Vec<actions::Offered>,
-    languages: &'static [(&'static str, &'static str)],
+    languages: Vec<(String, String)>,
     /// The media library's newest images, for the featured image.
     library: Vec<form::LibraryImage>,
 }
@@ -308,6 +316,7 @@ impl EntryPage {
         .previewed(person, EntityKind::Entry, &stored.id)
         .await?
         .after(shown.done.as_deref(), shown.release.as_deref());
+        let languages = actions::languages(&person.content).await;
         Ok(EntryPage {
             head: Head::new(),
             frame: Frame::new(person, "/collections"),
@@ -321,8 +330,8 @@ impl EntryPage {
             publishing,
             errors: shown.errors,
             saved: shown.saved,
-            actions: actions::offered(noun, person.require(Permission::Write(EntityKind::Entry)).is_ok()),
-            languages: &actions::LANGUAGES,
+            actions: actions::offered(noun, person.require(Permission::Write(EntityKind::Entry)).is_ok(), &languages),
+            languages,
             library,
         })
     }

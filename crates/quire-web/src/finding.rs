@@ -69,6 +69,9 @@ struct Dashboard {
     no_alt: Vec<crate::card::Card>,
     /// The History screen of the person's own changes.
     my_history: String,
+    /// The agent's actions over the whole site.
+    actions: Vec<crate::actions::Offered>,
+    languages: Vec<(String, String)>,
 }
 
 /// The latest changes matching `filter`, named.
@@ -120,7 +123,12 @@ pub async fn dashboard(State(state): State<AppState>, person: Person) -> Result<
         .into_iter()
         .map(|d| DraftLine { noun: noun(d.entity), href: screen_of(d.entity, &d.id).unwrap_or_default(), draft: d })
         .collect();
+    let languages = crate::actions::languages(&person.content).await;
+    let writes = person.require(quire_core::access::Permission::Write(quire_core::model::EntityKind::Page)).is_ok();
+    let what = "every page, post and entry of the site, and each menu's labels";
     let page = Dashboard {
+        actions: crate::actions::translate_missing(what, writes, &languages),
+        languages,
         head: Head::new(),
         frame: Frame::new(&person, "/"),
         pending,

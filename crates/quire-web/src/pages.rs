@@ -260,7 +260,7 @@ struct EditorPage {
     errors: Errors,
     saved: bool,
     actions: Vec<crate::actions::Offered>,
-    languages: &'static [(&'static str, &'static str)],
+    languages: Vec<(String, String)>,
     /// The pages it may be moved under.
     parents: Vec<Choice>,
 }
@@ -293,6 +293,7 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
         .collect();
     let meta_text = |key: &str| page.meta.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     let parents = parent_choices(content, Some(&page.id)).await?;
+    let languages = crate::actions::languages(content).await;
     Ok(EditorPage {
         head: Head::new(),
         frame: Frame::new(person, "/pages"),
@@ -313,8 +314,12 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
         errors,
         saved,
         page,
-        actions: crate::actions::offered("page", person.require(Permission::Write(EntityKind::Page)).is_ok()),
-        languages: &crate::actions::LANGUAGES,
+        actions: crate::actions::offered(
+            "page",
+            person.require(Permission::Write(EntityKind::Page)).is_ok(),
+            &languages,
+        ),
+        languages,
         parents,
     })
 }

@@ -229,6 +229,8 @@ operations! {
     write(Write(K::Page)) update_page(id: &str, patch: PagePatch) -> Page;
     /// Moves a page among its siblings.
     write(Write(K::Page)) shift_page(id: &str, by: i64) -> ();
+    /// Moves a page to a place among its siblings, in one transaction.
+    write(Write(K::Page)) move_page(id: &str, place: Place) -> ();
 
     /// One page of a page's sections, in order.
     read(Read) sections(page_id: &str, limit: u32, cursor: Option<&str>) -> Listing<PageSection>;
@@ -238,6 +240,8 @@ operations! {
     write(Write(K::Section)) update_section(id: &str, patch: SectionPatch) -> PageSection;
     /// Moves a section within its page.
     write(Write(K::Section)) shift_section(id: &str, by: i64) -> ();
+    /// Moves a section to a place on its page, in one transaction.
+    write(Write(K::Section)) move_section(id: &str, place: Place) -> ();
 
     /// One page of section templates.
     read(Read) templates(limit: u32, cursor: Option<&str>) -> Listing<SectionTemplate>;
@@ -299,6 +303,8 @@ operations! {
     write(Write(K::NavItem)) update_nav_item(id: &str, patch: NavItemPatch) -> NavItem;
     /// Moves a menu item among its siblings.
     write(Write(K::NavItem)) shift_nav_item(id: &str, by: i64) -> ();
+    /// Moves a menu item to a place among its siblings, in one transaction.
+    write(Write(K::NavItem)) move_nav_item(id: &str, place: Place) -> ();
 
     /// Pages a menu item could point at.
     read(Read) page_suggestions(limit: u32) -> Vec<Suggestion>;

@@ -143,6 +143,22 @@ pub struct NewSection {
     pub hidden: Option<bool>,
 }
 
+/// Where a record goes among its siblings (pages under one parent, the
+/// sections of a page, a menu's items under one parent): at a place counted
+/// from 0 once it is taken out of the list, or right before or after a
+/// sibling named by id. `{"position": 0}`, `{"before": "…"}`, `{"after": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Place {
+    /// The place, counted from 0 (the first); the last is the number of
+    /// its siblings.
+    Position(u32),
+    /// Right before this sibling.
+    Before(String),
+    /// Right after this sibling.
+    After(String),
+}
+
 /// Changes to a section.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -155,6 +155,39 @@ impl Store {
         self.shift::<NavItem>(ctx, scope, id, by).await
     }
 
+    /// Moves a record to `place` among its siblings in one transaction.
+    /// Where the positions around the new place leave room, only the record
+    /// itself is written (one change-log record, so restoring its revision
+    /// puts it back); where they do not, the siblings are renumbered
+    /// [`GAP`] apart first, each renumbered one logged. A move to where it
+    /// already is changes nothing.
+    pub(crate) async fn move_to<T: Record + Positioned>(
+        &self,
+        ctx: &ChangeContext,
+        scope: &Scope,
+        id: &str,
+        place: Place,
+    ) -> Result<()> {
+        let (ctx, scope, id) = (ctx.clone(), scope.clone(), id.to_string());
+        self.db.write(move |c| move_in::<T>(c, &ctx, &scope, &id, &place)).await
+    }
+
+    /// Moves a page to `place` among the pages under the same parent.
+    pub async fn move_page(&self, ctx: &ChangeContext, scope: &Scope, id: &str, place: Place) -> Result<()> {
+        self.move_to::<Page>(ctx, scope, id, place).await
+    }
+
+    /// Moves a section to `place` on its page.
+    pub async fn move_section(&self, ctx: &ChangeContext, scope: &Scope, id: &str, place: Place) -> Result<()> {
+        self.move_to::<PageSection>(ctx, scope, id, place).await
+    }
+
+    /// Moves a navigation item to `place` among the items under the same
+    /// parent.
+    pub async fn move_nav_item(&self, ctx: &ChangeContext, scope: &Scope, id: &str, place: Place) -> Result<()> {
+        self.move_to::<NavItem>(ctx, scope, id, place).await
+    }
+
     /// Reads one `T` with `read`: on the caller's thread when its rows stay
     /// small ([`crate::db::Db::read_short`]), else on a reader's.
     async fn read_one<T: Record>(
@@ -630,6 +663,79 @@ fn shift_in<T: Record + Positioned>(conn: &Conn, ctx: &ChangeContext, scope: &Sc
         let (a, b) = (siblings[at].1, siblings[other].1);
         changes.push((siblings[at].0.clone(), Box::new(move |r: &mut T| r.set_position(b))));
         changes.push((siblings[other].0.clone(), Box::new(move |r: &mut T| r.set_position(a))));
+    }
+    apply_edits(conn, ctx, scope, changes)?;
+    Ok(())
+}
+
+/// How far apart renumbered siblings are, so that most later moves find
+/// room between two neighbours and write the moved record alone.
+pub(crate) const GAP: i64 = 1024;
+
+/// Moves the record `id` to `place` among its siblings (see
+/// [`Store::move_to`]), inside the writer's transaction.
+fn move_in<T: Record + Positioned>(
+    conn: &Conn,
+    ctx: &ChangeContext,
+    scope: &Scope,
+    id: &str,
+    place: &Place,
+) -> Result<()> {
+    let me = require_live::<T>(conn, scope, id)?;
+    let siblings = siblings_of(&me, scope, "id, sort_order", " ORDER BY sort_order, id")
+        .fetch_all(conn)?
+        .iter()
+        .map(<(String, i64)>::from_row)
+        .collect::<Result<Vec<_>>>()?;
+    let Some(at) = siblings.iter().position(|(s, _)| s == id) else { return Ok(()) };
+    let mut others = siblings;
+    let (_, mine) = others.remove(at);
+    let noun = T::ENTITY.noun;
+    let sibling = |field: &str, other: &str| {
+        if other == id {
+            return Err(StoreError::invalid(field, format!("{noun} {id} cannot be placed next to itself")));
+        }
+        others
+            .iter()
+            .position(|(s, _)| s == other)
+            .ok_or_else(|| StoreError::invalid(field, format!("{other} is not a live sibling of {noun} {id}")))
+    };
+    let to = match place {
+        Place::Position(n) => {
+            let n = *n as usize;
+            if n > others.len() {
+                let last = others.len();
+                return Err(StoreError::invalid("position", format!("{n} is past the last place, {last}")));
+            }
+            n
+        }
+        Place::Before(other) => sibling("before", other)?,
+        Place::After(other) => sibling("after", other)? + 1,
+    };
+    if to == at {
+        return Ok(());
+    }
+    let before = to.checked_sub(1).map(|i| others[i].1);
+    let after = others.get(to).map(|(_, n)| *n);
+    let room = match (before, after) {
+        (Some(b), Some(a)) if i128::from(a) - i128::from(b) >= 2 => Some(((i128::from(a) + i128::from(b)) / 2) as i64),
+        (Some(_), Some(_)) | (None, None) => None,
+        (Some(b), None) => b.checked_add(GAP),
+        (None, Some(a)) => a.checked_sub(GAP),
+    };
+    let mut changes: Vec<(String, Edit<T>)> = Vec::new();
+    match room {
+        Some(n) if n != mine => changes.push((id.to_string(), Box::new(move |r: &mut T| r.set_position(n)))),
+        Some(_) => {}
+        None => {
+            others.insert(to, (id.to_string(), mine));
+            for (i, (sid, old)) in others.into_iter().enumerate() {
+                let n = i as i64 * GAP;
+                if old != n {
+                    changes.push((sid, Box::new(move |r: &mut T| r.set_position(n))));
+                }
+            }
+        }
     }
     apply_edits(conn, ctx, scope, changes)?;
     Ok(())

@@ -280,3 +280,52 @@ describe("people", () => {
     await page.context().close();
   });
 });
+
+describe("translations", () => {
+  test("a page is translated side by side, saved as a draft, refused with its reason, then published", async () => {
+    const page = await signedIn(browser, server, ADMIN, PASSWORD);
+    const about = (await api(server, "GET", "/api/v1/pages?limit=100")).body.items.find((p) => p.slug === "about");
+    await page.goto(`${server.base}/pages/${about.id}`);
+    const languages = page.getByRole("navigation", { name: "Languages" });
+    assert.match(await languages.textContent(), /German\s+missing/);
+    await languages.getByRole("link", { name: "German" }).click();
+    await page.getByRole("heading", { name: /About in German/ }).waitFor();
+    assert.ok((await page.getByText("not translated").count()) >= 2, "the untranslated values are marked");
+    // The English text is shown beside each input.
+    const nameRow = page.getByRole("row").filter({ has: page.getByLabel("Name", { exact: true }) });
+    assert.match(await nameRow.textContent(), /About/);
+    await noViolations(page, "a page's German translation, side by side");
+    await shot(page, "translation");
+
+    // A slug the rules refuse is named, and nothing is written.
+    await page.getByLabel("Name", { exact: true }).fill("Über uns");
+    await page.getByLabel("Slug", { exact: true }).fill("Über uns!");
+    await page.getByRole("button", { name: "Save draft translation" }).click();
+    await page.locator("#translation-error").waitFor();
+    assert.match(await page.locator("#translation-error").textContent(), /slug/);
+    assert.equal(await page.getByLabel("Name", { exact: true }).inputValue(), "Über uns", "what was typed stays");
+    let listed = await api(server, "GET", `/api/v1/pages/${about.id}/translations`);
+    assert.ok(!listed.body.translations.some((t) => t.translation.locale === "de"), JSON.stringify(listed.body));
+    await noViolations(page, "a refused translation");
+
+    // A draft: the page's own text stays, and delivery in German does not move.
+    await page.getByLabel("Slug", { exact: true }).fill("ueber-uns");
+    await page.getByRole("button", { name: "Save draft translation" }).click();
+    await page.getByText("Saved as a draft translation").waitFor();
+    listed = await api(server, "GET", `/api/v1/pages/${about.id}/translations`);
+    const german = listed.body.translations.find((t) => t.translation.locale === "de");
+    assert.equal(german.translation.fields.name, "Über uns");
+    assert.equal(german.published, false);
+    assert.equal((await api(server, "GET", `/api/v1/pages/${about.id}`)).body.name, "About");
+    const delivered = async () => (await fetch(`${server.base}/api/v1/delivery/pages/about?locale=de`)).json();
+    assert.equal((await delivered()).name, "About");
+    assert.match(await languages.textContent(), /German\s+draft/);
+
+    // Published: readers of German get it.
+    await page.getByRole("button", { name: "Save and publish" }).click();
+    await page.getByText("Saved and published").waitFor();
+    assert.equal((await delivered()).name, "Über uns");
+    assert.match(await languages.textContent(), /German\s+published/);
+    await page.context().close();
+  });
+});

@@ -170,6 +170,12 @@ impl Content {
         Ok(self.store.site_locales(&self.actor.scope.site_id).await?)
     }
 
+    /// Where document `id` of `kind` stands in each of the site's locales.
+    pub async fn translations(&self, kind: EntityKind, id: &str) -> AppResult<quire_store::Translations> {
+        authorize(&self.actor, Permission::Read)?;
+        Ok(self.store.translations(&self.actor.scope, kind, id).await?)
+    }
+
     /// The agents the actor may see (admins: all of them).
     pub async fn agents(&self) -> AppResult<Vec<Agent>> {
         authorize(&self.actor, Permission::Read)?;

@@ -288,6 +288,9 @@ struct EntryPage {
     languages: Vec<(String, String)>,
     /// The media library's newest images, for the featured image.
     library: Vec<form::LibraryImage>,
+    /// The language switcher (empty on a site of one locale).
+    locale_links: Vec<crate::translations::LocaleLink>,
+    current_locale: String,
 }
 
 impl EntryPage {
@@ -317,7 +320,12 @@ impl EntryPage {
         .await?
         .after(shown.done.as_deref(), shown.release.as_deref());
         let languages = actions::languages(&person.content).await;
+        let locale_links = crate::translations::switcher(person, "entries", EntityKind::Entry, &entry.id).await;
+        let current_locale =
+            locale_links.iter().find(|l| l.state == "default").map(|l| l.tag.clone()).unwrap_or_default();
         Ok(EntryPage {
+            locale_links,
+            current_locale,
             head: Head::new(),
             frame: Frame::new(person, "/collections"),
             own: OwnField::all(&entry, featured_image(&collection, &entry)),

@@ -44,6 +44,7 @@ mod screen;
 mod sidebar;
 mod sign_in;
 mod sites;
+mod translations;
 mod users;
 mod webhooks;
 
@@ -123,6 +124,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/tokens", get(admin::tokens).post(admin::create))
         .route("/site", get(previews::show).post(previews::update))
         .route("/tokens/{id}/revoke", get(removal::confirm_revoke).post(admin::revoke))
+        .route("/pages/{id}/translations/{locale}", get(translations::page).post(translations::save_page))
+        .route("/entries/{id}/translations/{locale}", get(translations::entry).post(translations::save_entry))
         .route("/users", get(users::list).post(users::invite))
         .route("/users/{id}", post(users::update))
         .route("/users/{id}/disable", get(users::confirm_disable).post(users::disable))

@@ -15,7 +15,8 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use quire_app::AppError;
 use quire_app::content::{Content, PageFilter};
 use quire_core::access::Permission;
-use quire_core::input::{NewPage, NewSection, PagePatch, SectionPatch};
+use quire_core::input::{NewPage, NewSection, PagePatch, Place, SectionPatch};
+use quire_core::fields::{FieldDef, FieldKind};
 use quire_core::model::{EntityKind, ImageStatus, Page, PageSection, PublishStatus, SectionTemplate};
 use quire_server::AppState;
 use serde::Deserialize;
@@ -263,6 +264,9 @@ struct EditorPage {
     languages: Vec<(String, String)>,
     /// The pages it may be moved under.
     parents: Vec<Choice>,
+    /// The language switcher (empty on a site of one locale).
+    locale_links: Vec<crate::translations::LocaleLink>,
+    current_locale: String,
 }
 
 /// A short line that says what a section holds: its first text value.
@@ -294,7 +298,11 @@ async fn editor(person: &Person, page: Page, errors: Errors, saved: bool) -> Res
     let meta_text = |key: &str| page.meta.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     let parents = parent_choices(content, Some(&page.id)).await?;
     let languages = crate::actions::languages(content).await;
+    let locale_links = crate::translations::switcher(person, "pages", EntityKind::Page, &page.id).await;
+    let current_locale = locale_links.iter().find(|l| l.state == "default").map(|l| l.tag.clone()).unwrap_or_default();
     Ok(EditorPage {
+        locale_links,
+        current_locale,
         head: Head::new(),
         frame: Frame::new(person, "/pages"),
         trail: trail(content, Some(&page)).await?,
@@ -635,24 +643,72 @@ async fn save_section(
     }
 }
 
+/// A template's schematic for the new-section chooser, drawn from its
+/// field definitions: the marks in order, each a CSS class (`sk-h` a
+/// heading, `sk-line` a line of text, `sk-text` a paragraph, `sk-img` an
+/// image, `sk-btn` a button, `sk-items` repeated items), at most six.
+pub(crate) fn sketch(template: &SectionTemplate) -> Vec<&'static str> {
+    fn marks(fields: &[FieldDef], out: &mut Vec<&'static str>) {
+        for f in fields {
+            match f.kind {
+                FieldKind::Text if out.is_empty() || ["heading", "title"].contains(&f.name.as_str()) => out.push("h"),
+                FieldKind::Text => out.push("line"),
+                FieldKind::Markdown => out.push("text"),
+                FieldKind::Image => out.push("img"),
+                FieldKind::Link => out.push("btn"),
+                FieldKind::List => out.push("items"),
+                FieldKind::Object => marks(&f.fields, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    marks(&template.fields, &mut out);
+    out.truncate(6);
+    out
+}
+
+/// A move asked for by the ↑/↓ buttons (`dir`: one place up or down) or by
+/// the script's drag and drop and keys (`before` or `after` a sibling: the
+/// new place at once).
 #[derive(Deserialize)]
 pub struct MoveForm {
-    dir: String,
+    #[serde(default)]
+    dir: Option<String>,
+    #[serde(default)]
+    before: Option<String>,
+    #[serde(default)]
+    after: Option<String>,
+}
+
+/// Where a [`MoveForm`] moves a record.
+pub enum Moving {
+    /// One place up (-1) or down (1).
+    By(i64),
+    /// Straight to a place.
+    To(Place),
 }
 
 impl MoveForm {
-    /// -1 for up, 1 for down.
-    pub fn by(&self) -> Result<i64, WebError> {
-        match self.dir.as_str() {
-            "up" => Ok(-1),
-            "down" => Ok(1),
-            other => Err(WebError::Status(StatusCode::BAD_REQUEST, format!("dir \"{other}\" is not one of up, down"))),
+    /// What the form asks for: exactly one of dir, before and after.
+    pub fn moving(self) -> Result<Moving, WebError> {
+        let bad = |message: String| WebError::Status(StatusCode::BAD_REQUEST, message);
+        match (self.dir, self.before, self.after) {
+            (Some(dir), None, None) => match dir.as_str() {
+                "up" => Ok(Moving::By(-1)),
+                "down" => Ok(Moving::By(1)),
+                other => Err(bad(format!("dir \"{other}\" is not one of up, down"))),
+            },
+            (None, Some(before), None) => Ok(Moving::To(Place::Before(before))),
+            (None, None, Some(after)) => Ok(Moving::To(Place::After(after))),
+            _ => Err(bad("a move needs exactly one of dir, before and after".into())),
         }
     }
 }
 
-/// `POST /pages/{id}/sections/{section}/move`: swaps a section with the one
-/// above or below it (one transaction).
+/// `POST /pages/{id}/sections/{section}/move`: moves a section one place up
+/// or down, or straight before or after another section of the page (one
+/// transaction either way).
 pub async fn move_section(
     person: Person,
     Path((id, section_id)): Path<(String, String)>,
@@ -663,16 +719,23 @@ pub async fn move_section(
     if section.page_id != id {
         return Err(WebError::NotFound(format!("section {section_id} is not on page {id}")));
     }
-    person.content.shift_section(&section_id, f.by()?).await?;
+    match f.moving()? {
+        Moving::By(by) => person.content.shift_section(&section_id, by).await?,
+        Moving::To(place) => person.content.move_section(&section_id, place).await?,
+    }
     Ok(Redirect::to(&format!("/pages/{id}#section-{section_id}")))
 }
 
-/// `POST /pages/{id}/move`: swaps a page with the sibling above or below it
-/// in the tree (one transaction).
+/// `POST /pages/{id}/move`: moves a page one place up or down among its
+/// siblings in the tree, or straight before or after one of them (one
+/// transaction either way).
 pub async fn move_page(person: Person, Path(id): Path<String>, Form(f): Form<MoveForm>) -> Result<Redirect, WebError> {
     person.require(Permission::Write(EntityKind::Page))?;
     let page = person.content.page(&id).await?;
-    person.content.shift_page(&id, f.by()?).await?;
+    match f.moving()? {
+        Moving::By(by) => person.content.shift_page(&id, by).await?,
+        Moving::To(place) => person.content.move_page(&id, place).await?,
+    }
     let parent = page.parent_id.map(|p| format!("?parent={p}")).unwrap_or_default();
     Ok(Redirect::to(&format!("/pages{parent}#page-{id}")))
 }

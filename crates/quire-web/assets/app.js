@@ -76,6 +76,205 @@
     ev.target.querySelectorAll("ol.items[data-list]").forEach(renumber);
   }, true);
 
+  // ---- arranging: a grip on each item of a list marked data-sortable (a
+  // page's sections, sibling pages, a menu's items) and of a form's list.
+  // Dragged, or with the keys on the grip (Alt+Up/Down moves it at once;
+  // Space or Enter picks it up, the arrows move it, Space or Enter puts it
+  // down, Escape puts it back), it moves among its siblings (the same
+  // data-group, its sub-items along). A record's move is one request to
+  // its move address, before or after its new neighbour; a form's list
+  // only changes the form. A live region says where it went. ----
+  var live, drag = null, held = null, armed = null;
+  function say(text) { live.textContent = text; }
+  function isItem(el) { return el.matches("[data-id], li.item"); }
+  function itemOf(grip) { return grip.closest("[data-id], li.item"); }
+  function depth(el) { return +(el.dataset.depth || 0); }
+  function peers(item) {
+    return Array.prototype.filter.call(item.parentElement.children, function (el) {
+      return isItem(el) && (el.dataset.group || "") === (item.dataset.group || "");
+    });
+  }
+  // An item with the sub-items shown under it.
+  function block(item) {
+    var out = [item], next = item.nextElementSibling;
+    while (next && depth(next) > depth(item)) { out.push(next); next = next.nextElementSibling; }
+    return out;
+  }
+  function putBefore(item, target) {
+    block(item).forEach(function (el) { target.parentElement.insertBefore(el, target); });
+  }
+  function putAfter(item, target) {
+    var tail = block(target), next = tail[tail.length - 1].nextElementSibling, box = target.parentElement;
+    if (next === item) return;
+    block(item).forEach(function (el) { box.insertBefore(el, next); });
+  }
+  function nameOf(item) {
+    var input = item.querySelector("input:not([type=hidden]), textarea");
+    var legend = item.querySelector("legend, label");
+    return item.dataset.name || (input && input.value) || (legend && legend.textContent) || "the item";
+  }
+  function where(item) {
+    var list = peers(item);
+    return nameOf(item) + " to position " + (list.indexOf(item) + 1) + " of " + list.length;
+  }
+  function back(box, order) { order.forEach(function (el) { box.appendChild(el); }); }
+  // One place up (-1) or down (1), moving the neighbour so the focus stays.
+  function step(item, by) {
+    var list = peers(item), other = list[list.indexOf(item) + by];
+    if (!other) return false;
+    if (by < 0) putAfter(other, item); else putBefore(other, item);
+    return true;
+  }
+  function buttons(box) {
+    if (box.hasAttribute("data-partial")) return;
+    Array.prototype.forEach.call(box.children, function (el) {
+      if (!isItem(el)) return;
+      var list = peers(el), up = el.querySelector(".moves [value=up]"), down = el.querySelector(".moves [value=down]");
+      if (up) up.disabled = list[0] === el;
+      if (down) down.disabled = list[list.length - 1] === el;
+    });
+  }
+  // The move is over: said, renumbered in a form, or sent.
+  function settle(item, order) {
+    var box = item.parentElement, list = peers(item), at = list.indexOf(item);
+    if (Array.prototype.every.call(box.children, function (el, i) { return el === order[i]; })) {
+      say(nameOf(item) + " stays at position " + (at + 1) + " of " + list.length + ".");
+      return;
+    }
+    if (!item.dataset.move) {
+      renumber(box);
+      var f = box.closest("form");
+      if (f) f.dataset.dirty = "1";
+      say("Moved " + where(item) + ".");
+      return;
+    }
+    var data = new URLSearchParams();
+    if (at > 0) data.set("after", list[at - 1].dataset.id); else data.set("before", list[1].dataset.id);
+    var said = where(item);
+    fetch(item.dataset.move, { method: "POST", credentials: "same-origin", headers: { "x-csrf-token": csrfToken() }, body: data, redirect: "manual" })
+      .then(function (r) {
+        if (r.type !== "opaqueredirect" && !r.ok) throw new Error(r.status);
+        buttons(box);
+        say("Moved " + said + ".");
+      })
+      .catch(function () {
+        back(box, order);
+        say("Could not move " + nameOf(item) + "; it is back at " + where(item).replace(/^.*? to /, "") + ".");
+      });
+  }
+  function enhanceSortable(root) {
+    root.querySelectorAll("[data-sortable], ol.items[data-list]").forEach(function (box) {
+      Array.prototype.forEach.call(box.children, function (item) {
+        var at = isItem(item) && (item.querySelector(":scope > .item-actions") || item.querySelector(".moves"));
+        if (!at || at.querySelector(":scope > .grip")) return;
+        var grip = document.createElement("button");
+        grip.type = "button";
+        grip.className = "grip";
+        grip.textContent = "⠿";
+        grip.setAttribute("aria-label", "Move " + nameOf(item));
+        grip.setAttribute("aria-describedby", "sort-help");
+        grip.setAttribute("aria-pressed", "false");
+        at.insertBefore(grip, at.firstChild);
+      });
+      if (live) return;
+      live = document.createElement("div");
+      live.className = "sr";
+      live.id = "sort-live";
+      live.setAttribute("role", "status");
+      document.body.appendChild(live);
+      var help = document.createElement("p");
+      help.id = "sort-help";
+      help.hidden = true;
+      help.textContent = "Drag to move, or: Alt+Up or Alt+Down moves it at once; Space or Enter picks it up, Up and Down move it, Space or Enter puts it down, Escape puts it back.";
+      document.body.appendChild(help);
+    });
+  }
+  document.addEventListener("pointerdown", function (ev) {
+    var grip = ev.target.closest && ev.target.closest(".grip");
+    if (!grip) return;
+    armed = itemOf(grip);
+    armed.draggable = true;
+  });
+  document.addEventListener("pointerup", function () {
+    if (armed && !drag) armed.removeAttribute("draggable");
+  });
+  document.addEventListener("dragstart", function (ev) {
+    if (!armed || ev.target !== armed) return;
+    var box = armed.parentElement;
+    drag = { item: armed, box: box, order: Array.prototype.slice.call(box.children), dropped: false };
+    ev.dataTransfer.effectAllowed = "move";
+    ev.dataTransfer.setData("text/plain", nameOf(armed));
+    armed.classList.add("dragging");
+  });
+  document.addEventListener("dragover", function (ev) {
+    if (!drag) return;
+    var t = ev.target.closest ? ev.target : ev.target.parentElement;
+    while (t && t.parentElement !== drag.box) t = t.parentElement;
+    if (!t) return;
+    ev.preventDefault();
+    ev.dataTransfer.dropEffect = "move";
+    if (block(drag.item).indexOf(t) >= 0) return;
+    // The sibling whose place it is (a sub-item stands for its parent's).
+    var g = drag.item.dataset.group || "", head = t;
+    while (head && !(isItem(head) && (head.dataset.group || "") === g)) head = head.previousElementSibling;
+    if (!head || head === drag.item) return;
+    var box = head.getBoundingClientRect();
+    if (head === t && ev.clientY < box.top + box.height / 2) putBefore(drag.item, head); else putAfter(drag.item, head);
+  });
+  document.addEventListener("drop", function (ev) {
+    if (!drag) return;
+    ev.preventDefault();
+    drag.dropped = true;
+  });
+  document.addEventListener("dragend", function () {
+    if (!drag) return;
+    var d = drag;
+    drag = null;
+    armed = null;
+    d.item.classList.remove("dragging");
+    d.item.removeAttribute("draggable");
+    if (d.dropped) settle(d.item, d.order); else { back(d.box, d.order); say("Move cancelled."); }
+  });
+  function putDown(cancel) {
+    var h = held;
+    held = null;
+    h.item.classList.remove("held");
+    h.grip.setAttribute("aria-pressed", "false");
+    if (cancel) {
+      back(h.item.parentElement, h.order);
+      h.grip.focus();
+      say("Move cancelled; " + where(h.item).replace(" to ", " is back at ") + ".");
+    } else settle(h.item, h.order);
+  }
+  document.addEventListener("keydown", function (ev) {
+    var grip = ev.target.closest && ev.target.closest(".grip");
+    if (!grip) return;
+    var item = itemOf(grip), key = ev.key, order = Array.prototype.slice.call(item.parentElement.children);
+    var by = key === "ArrowUp" ? -1 : key === "ArrowDown" ? 1 : 0;
+    if (held && held.item !== item) putDown(true);
+    if (by && ev.altKey && !held) {
+      if (step(item, by)) settle(item, order);
+    } else if (by && held) {
+      step(item, by);
+      say(where(item).replace(" to ", ", "));
+    } else if (key === " " || key === "Enter") {
+      if (held) putDown(false);
+      else {
+        held = { item: item, grip: grip, order: order };
+        item.classList.add("held");
+        grip.setAttribute("aria-pressed", "true");
+        say("Picked up " + where(item).replace(" to ", " at ") + ". Up and Down move it, Space or Enter puts it down, Escape puts it back.");
+      }
+    } else if (key === "Escape" && held) {
+      putDown(true);
+      ev.stopImmediatePropagation();
+    } else return;
+    ev.preventDefault();
+  });
+  document.addEventListener("focusout", function (ev) {
+    if (held && ev.target === held.grip && !held.item.contains(ev.relatedTarget)) putDown(true);
+  });
+
   // Forms with unsaved edits are not replaced under the person's hands,
   // and leaving the screen with one asks first (saving it does not).
   document.addEventListener("input", function (ev) {
@@ -383,12 +582,14 @@
     });
   }
 
-  // ---- the template chosen for a new section says what it is for ----
+  // ---- the template chosen for a new section says what it is for, its
+  // sketch beside ----
   var template = document.getElementById("template"), about = document.getElementById("template-about");
   if (template && about) {
     template.addEventListener("change", function () {
       var dd = document.querySelector('dd[data-template="' + CSS.escape(template.value) + '"]');
-      about.textContent = dd ? dd.textContent : "What each one is for is listed below.";
+      if (dd) about.replaceChildren.apply(about, Array.prototype.map.call(dd.childNodes, function (n) { return n.cloneNode(true); }));
+      else about.textContent = "What each one is for is listed below.";
     });
   }
 
@@ -561,6 +762,7 @@
 
   window.quireEnhance = function (root) {
     root.querySelectorAll("ol.items[data-list]").forEach(enhanceList);
+    enhanceSortable(root);
     enhanceMarkdown(root);
     enhanceAutosave(root);
     enhanceTimes(root);

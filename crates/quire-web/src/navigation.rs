@@ -7,7 +7,7 @@ use crate::error::WebError;
 use crate::form::Form;
 use crate::form::{self, Errors};
 use crate::frame::Frame;
-use crate::pages::{Head, MoveForm, refused};
+use crate::pages::{Head, MoveForm, Moving, refused};
 use crate::publishing::Outcome;
 use askama::Template;
 use axum::extract::{Path, Query};
@@ -495,12 +495,16 @@ pub async fn update_item(person: Person, Path(id): Path<String>, Form(pairs): Fo
     }
 }
 
-/// `POST /nav-items/{id}/move`: swaps an item with its sibling above or
-/// below (one transaction).
+/// `POST /nav-items/{id}/move`: moves an item one place up or down among
+/// its siblings, or straight before or after one of them (one transaction
+/// either way).
 pub async fn move_item(person: Person, Path(id): Path<String>, Form(f): Form<MoveForm>) -> Result<Redirect, WebError> {
     person.require(Permission::Write(EntityKind::NavItem))?;
     let item = person.content.nav_item(&id).await?;
-    person.content.shift_nav_item(&id, f.by()?).await?;
+    match f.moving()? {
+        Moving::By(by) => person.content.shift_nav_item(&id, by).await?,
+        Moving::To(place) => person.content.move_nav_item(&id, place).await?,
+    }
     Ok(Redirect::to(&format!("/navigation/{}#item-{id}", item.navigation_id)))
 }
 

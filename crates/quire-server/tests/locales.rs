@@ -516,3 +516,34 @@ async fn content_is_searched_in_each_language_by_its_own_stems() {
     let (status, refused) = invoke(&app, "getPage", json!({ "query": "Haus", "locale": "fr" })).await;
     assert_eq!(status, 422, "{refused}");
 }
+
+#[tokio::test]
+async fn lists_show_the_records_not_translated_into_a_locale() {
+    let app = TestApp::new().await;
+    let slugs = |reply: &common::Reply| -> Vec<String> {
+        reply.body["items"].as_array().unwrap().iter().map(|i| i["slug"].as_str().unwrap().to_string()).collect()
+    };
+    let all = slugs(&app.get("/api/v1/pages?limit=100").await);
+    let missing = app.get("/api/v1/pages?missingLocale=de&limit=100").await;
+    assert_status!(missing, 200);
+    let missing = slugs(&missing);
+    assert!(all.contains(&"home".to_string()) && !missing.contains(&"home".to_string()), "{missing:?}");
+    assert_eq!(missing.len() + 1, all.len(), "only the demo's home page is in German: {missing:?}");
+    // Translated (a draft is a translation), a page leaves the list.
+    let about = app.page_id("about").await;
+    let put = app
+        .send(
+            "PUT",
+            &format!("/api/v1/pages/{about}/translations/de"),
+            Some(&app.admin),
+            Some(json!({ "fields": { "name": "Über uns" } })),
+        )
+        .await;
+    assert_status!(put, 200);
+    let now = slugs(&app.get("/api/v1/pages?missingLocale=de&limit=100").await);
+    assert!(!now.contains(&"about".to_string()) && now.len() + 1 == missing.len(), "{now:?}");
+    // Entries the same way; a locale nothing is translated into lists them all.
+    let posts = slugs(&app.get("/api/v1/collections/blog/entries?limit=100").await);
+    let untranslated = slugs(&app.get("/api/v1/collections/blog/entries?missingLocale=fr&limit=100").await);
+    assert_eq!(untranslated, posts);
+}

@@ -27,6 +27,8 @@ pub struct PageFilter {
     pub root_only: bool,
     /// Only pages with this status.
     pub status: Option<PublishStatus>,
+    /// Only pages with no translation into this locale.
+    pub missing_locale: Option<String>,
 }
 
 /// Filters for entry lists.
@@ -38,6 +40,8 @@ pub struct EntryFilter {
     pub category: Option<String>,
     /// Only entries with this tag.
     pub tag: Option<String>,
+    /// Only entries with no translation into this locale.
+    pub missing_locale: Option<String>,
 }
 
 /// Filters for the change log.
@@ -150,10 +154,23 @@ pub(crate) fn push_entry_filter(
             .push_bind(tag.clone())
             .push(")");
     }
+    if let Some(locale) = &filter.missing_locale {
+        push_missing(q, table, locale);
+    }
     if let Some(c) = cursor {
         q.push(" AND id < ").push_bind(decode_key(c)?);
     }
     Ok(())
+}
+
+/// Keeps the records of `table` with no live translation into `locale`.
+fn push_missing(q: &mut QueryBuilder, table: &str, locale: &str) {
+    q.push(format!(
+        " AND NOT EXISTS (SELECT 1 FROM translations t WHERE t.record_id = {table}.id AND t.site_id = {table}.site_id \
+         AND t.env = {table}.env AND t.archive_id IS NULL AND t.locale = "
+    ))
+    .push_bind(locale.to_string())
+    .push(")");
 }
 
 /// An entry as listed over HTTP: its JSON columns passed through unparsed.
@@ -284,6 +301,9 @@ impl Store {
         }
         if let Some(status) = filter.status {
             q.push(" AND status = ").push_bind(status.as_str());
+        }
+        if let Some(locale) = &filter.missing_locale {
+            push_missing(&mut q, "pages", locale);
         }
         push_ordered_after(&mut q, cursor)?;
         q.push(" ORDER BY sort_order, id");

@@ -73,7 +73,7 @@ pub(crate) async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
             (pages, None)
         }
         _ => {
-            let filter = PageFilter { parent_id: args.parent_id.clone(), root_only: false, status: args.status };
+            let filter = PageFilter { parent_id: args.parent_id.clone(), status: args.status, ..Default::default() };
             let l = store.pages(call.scope(), &filter, limit(args.limit, 20, 100)?, args.cursor.as_deref()).await?;
             (l.items, l.next_cursor)
         }

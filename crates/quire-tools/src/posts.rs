@@ -60,7 +60,7 @@ pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
         "query" => {
             let filter = SearchFilter {
                 collection_id: Some(collection.id.clone()),
-                entries: EntryFilter { status: a.status, category: a.category, tag: None },
+                entries: EntryFilter { status: a.status, category: a.category, ..Default::default() },
             };
             let chain = in_locale.as_ref().map_or(&[][..], |l| &l.chain[..]);
             let (posts, ranking) =
@@ -74,7 +74,7 @@ pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
             (vec![entry_by_slug(call, in_locale.as_ref(), &collection.id, slug).await?], None)
         }
         _ => {
-            let filter = EntryFilter { status: a.status, category: a.category, tag: None };
+            let filter = EntryFilter { status: a.status, category: a.category, ..Default::default() };
             let l = store
                 .entries(call.scope(), &collection.id, &filter, limit(a.limit, 20, 100)?, a.cursor.as_deref())
                 .await?;

@@ -40,6 +40,9 @@ struct CollectionsPage {
 pub struct CursorQuery {
     cursor: Option<String>,
     status: Option<String>,
+    /// Only the entries with no translation into this locale.
+    #[serde(default)]
+    missing: String,
     /// Words or meaning to find entries by (the tools' search).
     #[serde(default)]
     q: String,
@@ -113,6 +116,8 @@ struct EntriesPage {
     query: String,
     /// What a bulk action just did.
     notice: String,
+    /// The locale the rows lack a translation into ("": any).
+    missing: String,
     /// The agent's actions over the whole collection.
     actions: Vec<actions::Offered>,
     languages: Vec<(String, String)>,
@@ -138,7 +143,12 @@ async fn entries_page(
     let collection = person.content.collection(slug).await?;
     let notice = q.done.notice(if noun(&collection) == "post" { "posts" } else { "entries" });
     let status = q.status.unwrap_or_default();
-    let filter = EntryFilter { status: entry_status(&status)?, ..Default::default() };
+    let missing = q.missing.trim().to_string();
+    let filter = EntryFilter {
+        status: entry_status(&status)?,
+        missing_locale: Some(missing.clone()).filter(|m| !m.is_empty()),
+        ..Default::default()
+    };
     let listing = person
         .content
         .entry_views(&collection.id, &filter, PER_SCREEN, q.cursor.as_deref())
@@ -149,6 +159,7 @@ async fn entries_page(
     let what = format!("every entry of the collection {} (slug {})", collection.name, collection.slug);
     let writes = person.require(Permission::Write(EntityKind::Entry)).is_ok();
     Ok(EntriesPage {
+        missing,
         actions: actions::translate_missing(&what, writes, &languages),
         languages,
         head: Head::new(),

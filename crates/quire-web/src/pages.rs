@@ -40,7 +40,7 @@ pub struct Choice {
 /// order, indented by depth: every page but `page` itself and the pages
 /// under it. One read.
 async fn parent_choices(content: &Content, page: Option<&str>) -> Result<Vec<Choice>, WebError> {
-    let filter = PageFilter { root_only: false, parent_id: None, status: None };
+    let filter = PageFilter::default();
     let pages = content.pages(&filter, PICKABLE, None).await.map_err(WebError::listing)?.items;
     let mut children: std::collections::HashMap<Option<&str>, Vec<&Page>> = std::collections::HashMap::new();
     let known: std::collections::HashSet<&str> = pages.iter().map(|p| p.id.as_str()).collect();
@@ -94,6 +94,10 @@ struct TreePage {
     new_parent: String,
     /// The search the rows answer ("": the level of the tree).
     query: String,
+    /// The locale the rows lack a translation into ("": any).
+    missing: String,
+    /// The site's other locales, for that filter: (code, name).
+    languages: Vec<(String, String)>,
     /// What a bulk action just did.
     notice: String,
 }
@@ -105,6 +109,9 @@ pub struct TreeQuery {
     /// Words or meaning to find pages by (the tools' search).
     #[serde(default)]
     q: String,
+    /// Only the pages with no translation into this locale, site-wide.
+    #[serde(default)]
+    missing: String,
     #[serde(flatten)]
     done: crate::bulk::BulkDone,
 }
@@ -144,7 +151,7 @@ async fn tree_page(
         Vec::new()
     };
     let new_parent = new.2.or_else(|| parent_id.clone()).unwrap_or_default();
-    let filter = PageFilter { root_only: parent_id.is_none(), parent_id, status: None };
+    let filter = PageFilter { root_only: parent_id.is_none(), parent_id, ..Default::default() };
     let listing = content.pages(&filter, PER_SCREEN, cursor.as_deref()).await.map_err(WebError::listing)?;
     let mut trail = trail(content, parent.as_ref()).await?;
     if let Some(p) = &parent {
@@ -165,6 +172,8 @@ async fn tree_page(
         parents,
         new_parent,
         query: String::new(),
+        missing: String::new(),
+        languages: crate::actions::languages(content).await,
         notice: String::new(),
     })
 }
@@ -181,7 +190,17 @@ pub async fn tree(
 ) -> Result<Html<String>, WebError> {
     let query = q.q.trim().to_string();
     let parent = if query.is_empty() { q.parent.filter(|p| !p.is_empty()) } else { None };
-    let mut page = tree_page(&person, parent, q.cursor, Default::default(), Errors::new()).await?;
+    let missing = q.missing.trim().to_string();
+    let parent = if missing.is_empty() { parent } else { None };
+    let mut page = tree_page(&person, parent, q.cursor.clone(), Default::default(), Errors::new()).await?;
+    if query.is_empty() && !missing.is_empty() {
+        let filter = PageFilter { missing_locale: Some(missing.clone()), ..Default::default() };
+        let listing =
+            person.content.pages(&filter, PER_SCREEN, q.cursor.as_deref()).await.map_err(WebError::listing)?;
+        page.rows = listing.items.into_iter().map(|page| Row { status: page.status.as_str(), page }).collect();
+        page.next = listing.next_cursor;
+        page.missing = missing;
+    }
     if !query.is_empty() {
         let found = quire_app::search::pages(state.registry(), person.actor(), &query, FOUND).await?;
         page.rows = found.into_iter().map(|page| Row { status: page.status.as_str(), page }).collect();

@@ -15,12 +15,14 @@ super::list_query! {
         category: Option<String>,
         /// Only entries with this tag.
         tag: Option<String>,
+        /// Only entries with no translation into this locale (a tag of the site's).
+        missing_locale: Option<String>,
     }
 }
 
 impl From<EntryQuery> for EntryFilter {
     fn from(q: EntryQuery) -> Self {
-        EntryFilter { status: q.status, category: q.category, tag: q.tag }
+        EntryFilter { status: q.status, category: q.category, tag: q.tag, missing_locale: q.missing_locale }
     }
 }
 

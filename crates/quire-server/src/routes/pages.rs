@@ -11,6 +11,8 @@ super::list_query! {
         parent_id: Option<String>,
         /// Only pages with this status.
         status: Option<PublishStatus>,
+        /// Only pages with no translation into this locale (a tag of the site's).
+        missing_locale: Option<String>,
     }
 }
 
@@ -20,6 +22,7 @@ impl From<PageQuery> for PageFilter {
             root_only: q.parent_id.as_deref() == Some("root"),
             parent_id: q.parent_id.filter(|p| p != "root"),
             status: q.status,
+            missing_locale: q.missing_locale,
         }
     }
 }

@@ -28,6 +28,7 @@ use utoipa_swagger_ui::SwaggerUi;
         routes::navigation::list, routes::navigation::create, routes::navigation::read, routes::navigation::update, routes::navigation::archive,
         routes::navigation::list_items, routes::navigation::create_item, routes::navigation::read_item,
         routes::navigation::update_item, routes::navigation::archive_item,
+        routes::moving::move_page, routes::moving::move_section, routes::moving::move_nav_item,
         routes::publishing::publish_page, routes::publishing::unpublish_page, routes::publishing::discard_page, routes::publishing::page_publication,
         routes::publishing::publish_entry, routes::publishing::unpublish_entry, routes::publishing::discard_entry, routes::publishing::entry_publication,
         routes::publishing::publish_navigation, routes::publishing::unpublish_navigation, routes::publishing::discard_navigation,

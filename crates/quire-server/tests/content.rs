@@ -380,3 +380,52 @@ async fn navigation_crud_and_target_checks() {
     assert_status!(app.delete("/api/v1/navigations/sidebar").await, 200);
     assert_status!(app.get("/api/v1/navigations/sidebar").await, 404);
 }
+
+#[tokio::test]
+async fn a_section_moves_to_a_place_in_one_call_and_a_place_beside_what_is_not_a_sibling_is_refused() {
+    let app = TestApp::new().await;
+    let home = app.page_id("home").await;
+    let pricing = app.page_id("pricing").await;
+    let before = sections_of(&app, home.clone()).await;
+    let names: Vec<&str> = before.iter().map(|(_, k)| k.as_str()).collect();
+    assert_eq!(names, ["hero", "feature-grid", "testimonials", "cta"]);
+
+    let (cta, hero) = (&before[3].0, &before[0].0);
+    let moved = app.post(&format!("/api/v1/sections/{cta}/move"), json!({ "before": hero })).await;
+    assert_status!(moved, 200);
+    assert_eq!(moved.body["id"], cta.as_str());
+    let moved = app.post(&format!("/api/v1/sections/{cta}/move"), json!({ "position": 2 })).await;
+    assert_status!(moved, 200);
+    let after: Vec<String> = sections_of(&app, home.clone()).await.into_iter().map(|(_, k)| k).collect();
+    assert_eq!(after, ["hero", "feature-grid", "cta", "testimonials"]);
+
+    // A section of another page, an unknown id, a place past the end: 422 naming the field; nothing moves.
+    let foreign = sections_of(&app, pricing).await.remove(0).0;
+    let refusals = [
+        (json!({ "before": foreign }), "before"),
+        (json!({ "after": "01900000-0000-7000-8000-000000000000" }), "after"),
+        (json!({ "position": 4 }), "position"),
+    ];
+    for (body, field) in refusals {
+        let refused = app.post(&format!("/api/v1/sections/{cta}/move"), body.clone()).await;
+        assert_status!(refused, 422);
+        assert_eq!(refused.body["field"], field, "{body}: {}", refused.body);
+        assert!(!refused.error().is_empty() && !refused.code().is_empty(), "{}", refused.body);
+    }
+    let gone = app.post("/api/v1/sections/01900000-0000-7000-8000-000000000000/move", json!({ "position": 0 })).await;
+    assert_status!(gone, 404);
+    assert!(!gone.error().is_empty() && !gone.code().is_empty(), "{}", gone.body);
+    let typo = app.post(&format!("/api/v1/sections/{cta}/move"), json!({ "after": hero, "before": hero })).await;
+    assert_status!(typo, 400);
+    let unchanged: Vec<String> = sections_of(&app, home).await.into_iter().map(|(_, k)| k).collect();
+    assert_eq!(unchanged, after);
+}
+
+/// A page's sections as (id, template key), in order.
+async fn sections_of(app: &TestApp, page: String) -> Vec<(String, String)> {
+    let items = app.get(&format!("/api/v1/pages/{page}/sections")).await.body["items"].as_array().unwrap().clone();
+    items
+        .iter()
+        .map(|s| (s["id"].as_str().unwrap().to_string(), s["templateKey"].as_str().unwrap().to_string()))
+        .collect()
+}

@@ -11,6 +11,7 @@ pub mod environments;
 pub mod images;
 pub mod jobs;
 pub mod locales;
+pub mod moving;
 pub mod navigation;
 pub mod oauth;
 pub mod openai;
@@ -47,6 +48,7 @@ pub fn router() -> Router<AppState> {
         .merge(jobs::router())
         .merge(navigation::router())
         .merge(publishing::router())
+        .merge(moving::router())
         .merge(releases::router())
         .merge(schedules::router())
         .merge(site::router())

@@ -172,6 +172,12 @@ async fn a_new_section_is_chosen_from_templates_named_with_what_each_is_for() {
     let (_, html) = site.get(&ada, &format!("/pages/{home}")).await;
     assert!(html.contains("<select id=\"template\" name=\"template\" required"), "none chosen for the person: {html}");
     assert!(html.contains("<option value=\"\">Choose a template…</option>"), "{html}");
-    assert!(html.contains("<dt>Hero</dt><dd data-template=\"hero\">Full-width opening banner"), "{html}");
-    assert!(html.contains("<dd data-template=\"faq\">Questions and answers.</dd>"), "{html}");
+    // Each described, after a sketch drawn from its fields.
+    let hero = "<dt>Hero</dt><dd data-template=\"hero\"><span class=\"sketch\" aria-hidden=\"true\">\
+        <span class=\"sk-h\"></span><span class=\"sk-line\"></span><span class=\"sk-img\"></span><span class=\"sk-btn\"></span>\
+        </span>Full-width opening banner";
+    assert!(html.contains(hero), "{html}");
+    let faq = "<dd data-template=\"faq\"><span class=\"sketch\" aria-hidden=\"true\"><span class=\"sk-h\"></span>\
+        <span class=\"sk-items\"></span></span>Questions and answers.</dd>";
+    assert!(html.contains(faq), "{html}");
 }

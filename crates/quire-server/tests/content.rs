@@ -415,7 +415,10 @@ async fn a_section_moves_to_a_place_in_one_call_and_a_place_beside_what_is_not_a
     let gone = app.post("/api/v1/sections/01900000-0000-7000-8000-000000000000/move", json!({ "position": 0 })).await;
     assert_status!(gone, 404);
     assert!(!gone.error().is_empty() && !gone.code().is_empty(), "{}", gone.body);
-    let typo = app.post(&format!("/api/v1/sections/{cta}/move"), json!({ "after": hero, "before": hero })).await;
+    let both = app.post(&format!("/api/v1/sections/{cta}/move"), json!({ "after": hero, "before": hero })).await;
+    assert_status!(both, 422);
+    assert!(both.error().contains("exactly one of position, before and after"), "{}", both.error());
+    let typo = app.post(&format!("/api/v1/sections/{cta}/move"), json!({ "positon": 1 })).await;
     assert_status!(typo, 400);
     let unchanged: Vec<String> = sections_of(&app, home).await.into_iter().map(|(_, k)| k).collect();
     assert_eq!(unchanged, after);

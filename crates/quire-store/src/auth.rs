@@ -285,7 +285,8 @@ impl Store {
     /// Renames a site (id or slug, archived or not).
     pub async fn rename_site(&self, id_or_slug: &str, name: &str) -> Result<Site> {
         quire_core::text::check_line("name", name, 120)?;
-        let site = self.any_site(id_or_slug).await?;
+        // An archived site is not found until it is restored.
+        let site = self.site(id_or_slug).await?;
         db::query("UPDATE sites SET name = ?1 WHERE id = ?2").bind(name).bind(&site.id).write(&self.db).await?;
         self.any_site(&site.id).await
     }

@@ -10,6 +10,32 @@ use axum::Json;
 use axum::Router;
 use quire_core::input::Place;
 use quire_core::model::{NavItem, Page, PageSection};
+use serde::Deserialize;
+
+/// Where a record goes: one of `position`, `before` and `after`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MoveTo {
+    /// The place, counted from 0 (the first); the last is the number of its siblings.
+    pub position: Option<u32>,
+    /// Right before this sibling (its id).
+    pub before: Option<String>,
+    /// Right after this sibling (its id).
+    pub after: Option<String>,
+}
+
+impl MoveTo {
+    /// The place it names, or a refusal naming the fields when it names
+    /// none or several.
+    fn place(self) -> Result<Place, quire_store::StoreError> {
+        match (self.position, self.before, self.after) {
+            (Some(n), None, None) => Ok(Place::Position(n)),
+            (None, Some(id), None) => Ok(Place::Before(id)),
+            (None, None, Some(id)) => Ok(Place::After(id)),
+            _ => Err(quire_store::StoreError::invalid("position", "give exactly one of position, before and after")),
+        }
+    }
+}
 
 /// Declares each route once: its handler, path, operation, tag, the
 /// record it answers and the `Content` calls that move and read it.
@@ -18,10 +44,18 @@ macro_rules! move_routes {
         $(
             $(#[doc = $doc])*
             #[utoipa::path(post, path = $path, operation_id = $op, tag = $tag,
-                params(("id" = String, Path, description = $about)), request_body = Place, security(("bearer" = [])),
+                params(("id" = String, Path, description = $about)), request_body = MoveTo, security(("bearer" = [])),
                 responses((status = 200, description = "Moved: the record as it now is", body = $ty),
                     (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-            pub async fn $name(records: Records, ApiPath(id): ApiPath<String>, ApiJson(place): ApiJson<Place>) -> ApiResult<Json<$ty>> {
+            pub async fn $name(records: Records, ApiPath(id): ApiPath<String>, ApiJson(to): ApiJson<MoveTo>) -> ApiResult<Json<$ty>> {
+                let place = match to.place() {
+                    Ok(place) => place,
+                    // Who may see the record hears what is wrong with the body.
+                    Err(e) => {
+                        records.$read(&id).await?;
+                        return Err(e.into());
+                    }
+                };
                 records.$call(&id, place).await?;
                 Ok(Json(records.$read(&id).await?))
             }

@@ -436,7 +436,7 @@ describe("the AI sidebar", () => {
     // The site's other locales are offered, and the translation is written
     // into the same page, in German, as a draft; its own text stays.
     assert.deepEqual(await page.locator("#ai-language option").allTextContents(), ["German"]);
-    await page.getByLabel("Language").selectOption({ label: "German" });
+    await page.getByLabel("Language", { exact: true }).selectOption({ label: "German" });
     await page.getByRole("button", { name: "Translate", exact: true }).click();
     await page.locator(".ai-assistant", { hasText: "as its draft translation into de." }).waitFor();
     asked = model.requests.at(-1);

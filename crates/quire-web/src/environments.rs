@@ -14,6 +14,7 @@ use crate::history::{FieldDiff, shown};
 use crate::names::noun;
 use crate::releases::{RecordDiff, part_title};
 use crate::removal::Confirm;
+use crate::screen::DoneQuery;
 use crate::screen::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -43,13 +44,6 @@ fn done_words(done: Option<&str>) -> &'static str {
         Some("undone") => "Undone: the environment holds again what it held before the promotion.",
         _ => "",
     }
-}
-
-/// What a screen was told it did.
-#[derive(Deserialize, Default)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: Option<String>,
 }
 
 #[derive(Template)]

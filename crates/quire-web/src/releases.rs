@@ -14,6 +14,7 @@ use crate::frame::{Frame, Who, safe_back};
 use crate::history::{FieldDiff, shown};
 use crate::pages::{Head, answered};
 use crate::publishing::does;
+use crate::screen::DoneQuery;
 use askama::Template;
 use axum::extract::{Path, Query};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -451,13 +452,6 @@ async fn release_page(
         errors,
         typed,
     })
-}
-
-/// What the release screen was told it did.
-#[derive(Deserialize)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: Option<String>,
 }
 
 /// `GET /releases/{id}`: a release with its documents and their

@@ -41,3 +41,10 @@ pub(crate) fn answered<T: Template>(status: StatusCode, page: Result<T, WebError
 pub(crate) fn refused<T: Template>(page: Result<T, WebError>) -> Response {
     answered(StatusCode::UNPROCESSABLE_ENTITY, page)
 }
+
+/// What a screen was told it just did (`?done=`), after a form's redirect.
+#[derive(serde::Deserialize, Default)]
+pub struct DoneQuery {
+    #[serde(default)]
+    pub done: Option<String>,
+}

@@ -9,6 +9,7 @@ use crate::error::{WebError, refusal, urlencode};
 use crate::form::{self, Errors, Form};
 use crate::frame::Frame;
 use crate::removal::Confirm;
+use crate::screen::DoneQuery;
 use crate::screen::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -63,13 +64,6 @@ async fn sites_page(
         errors,
         typed,
     })
-}
-
-/// What the screen was told it did.
-#[derive(Deserialize, Default)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: Option<String>,
 }
 
 /// `GET /sites`: the instance's sites.

@@ -12,6 +12,7 @@ use crate::actions::language_name;
 use crate::error::{WebError, refusal};
 use crate::form::{self, Form};
 use crate::frame::Frame;
+use crate::screen::DoneQuery;
 use crate::screen::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -313,13 +314,6 @@ async fn save(
             answered(status, screen(&person, segment, &id, &locale, Some(&pairs), "", Some(message)).await)
         }
     }
-}
-
-/// What the screen was told it did.
-#[derive(serde::Deserialize, Default)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: Option<String>,
 }
 
 /// The screen, with what was just done (`?done=`).

@@ -10,6 +10,7 @@ use crate::error::{WebError, refusal, urlencode};
 use crate::form::{self, Errors, Form};
 use crate::frame::Frame;
 use crate::removal::Confirm;
+use crate::screen::DoneQuery;
 use crate::screen::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -19,7 +20,6 @@ use quire_app::users::{self, Change, Invitation, UserInfo};
 use quire_app::{AppError, Failure};
 use quire_core::access::Group;
 use quire_server::AppState;
-use serde::Deserialize;
 
 /// A person as a row of the screen shows them.
 struct Row {
@@ -112,13 +112,6 @@ async fn people_page(
         errors,
         typed,
     })
-}
-
-/// What the screen was told it did.
-#[derive(Deserialize, Default)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: Option<String>,
 }
 
 /// `GET /users`: the site's people (admins).

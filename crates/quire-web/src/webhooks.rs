@@ -11,6 +11,7 @@ use crate::form::{self, Errors, Form};
 use crate::frame::{Frame, Who};
 use crate::names::noun;
 use crate::removal::Confirm;
+use crate::screen::DoneQuery;
 use crate::screen::{Head, answered};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -20,7 +21,6 @@ use quire_app::webhooks::{self, Delivery, Subscribe, WEBHOOK_EVENTS, WEBHOOK_KIN
 use quire_app::{Failure, Permission};
 use quire_core::model::EntityKind;
 use quire_server::AppState;
-use serde::Deserialize;
 
 /// How many deliveries the log shows.
 const LOG: u32 = 50;
@@ -105,13 +105,6 @@ async fn list_page(
         errors,
         typed,
     })
-}
-
-/// What a screen was told it did.
-#[derive(Deserialize, Default)]
-pub struct DoneQuery {
-    #[serde(default)]
-    done: Option<String>,
 }
 
 /// `GET /webhooks`: the site's subscriptions and the form to make one.

@@ -165,3 +165,35 @@ export async function noViolations(page, what) {
     `${what}: accessibility violations`,
   );
 }
+
+/**
+ * On an administrator's People screen (`page`), invites `email` as `group`
+ * (with `name`, if given); answers the one-time sign-in link shown.
+ */
+export async function invite(page, { email, name, group }) {
+  await page.getByLabel("Email").fill(email);
+  if (name) await page.getByLabel("Name (optional)").fill(name);
+  await page.getByLabel("Group", { exact: true }).selectOption(group);
+  await page.getByRole("button", { name: "Invite" }).click();
+  const link = (await page.locator("#new-link").textContent()).trim();
+  assert.match(link, /^http:\/\/.+\/sign-in\/link\/ql_/);
+  return link;
+}
+
+/**
+ * Follows an invitation's one-time `link` in a new browser context
+ * (1280×800 unless `viewport` says otherwise) and chooses `password`
+ * (`onForm(page)` runs on the form before it is sent); answers the page,
+ * signed in on the dashboard.
+ */
+export async function acceptInvitation(browser, link, password, { onForm, viewport } = {}) {
+  const context = await browser.newContext({ viewport: viewport ?? { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(link);
+  await page.getByLabel("New password").fill(password);
+  await page.getByLabel("Repeat it").fill(password);
+  if (onForm) await onForm(page);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.waitForURL(`${new URL(link).origin}/`);
+  return page;
+}

@@ -66,10 +66,17 @@ impl Content {
     }
 
     /// Takes a document out of an open release.
-    pub async fn unstage(&self, id: &str, kind: EntityKind, document: &str) -> AppResult<Release> {
+    /// With `locale`, its translation into that locale.
+    pub async fn unstage(
+        &self,
+        id: &str,
+        kind: EntityKind,
+        document: &str,
+        locale: Option<&str>,
+    ) -> AppResult<Release> {
         authorize(self.actor(), Permission::Publish(kind))?;
         let actor = self.actor();
-        Ok(self.store().unstage(&actor.change_context(), &actor.scope, id, kind, document).await?)
+        Ok(self.store().unstage(&actor.change_context(), &actor.scope, id, kind, document, locale).await?)
     }
 
     /// Publishes an open release, all of it or nothing; with `expected`,

@@ -547,3 +547,155 @@ async fn lists_show_the_records_not_translated_into_a_locale() {
     let untranslated = slugs(&app.get("/api/v1/collections/blog/entries?missingLocale=fr&limit=100").await);
     assert_eq!(untranslated, posts);
 }
+
+/// Three locales: English (the default), German, and French falling back
+/// to German.
+fn three() -> Value {
+    json!([
+        { "tag": "en", "isDefault": true },
+        { "tag": "de", "isDefault": false },
+        { "tag": "fr", "fallback": "de", "isDefault": false },
+    ])
+}
+
+/// Writes the About page's translation into `locale` with `name` and
+/// `slug`, published or a draft: its id.
+async fn translate_about(
+    app: &TestApp,
+    about: &str,
+    locale: &str,
+    (name, slug): (&str, &str),
+    publish: bool,
+) -> String {
+    let fields = json!({ "fields": { "name": name, "slug": slug }, "publish": publish });
+    let put =
+        app.send("PUT", &format!("/api/v1/pages/{about}/translations/{locale}"), Some(&app.editor), Some(fields)).await;
+    assert_status!(put, 200);
+    put.body["id"].as_str().unwrap().to_string()
+}
+
+/// The name of page `id` as the tools read it in `locale`.
+async fn name_in(app: &TestApp, id: &str, locale: &str) -> String {
+    let (status, read) = invoke(app, "getPage", json!({ "id": id, "locale": locale })).await;
+    assert_eq!(status, 200, "{read}");
+    read["items"][0]["name"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_revision_restored_in_one_locale_leaves_the_others_as_they_are() {
+    let app = TestApp::new().await;
+    assert_status!(set_locales(&app, three()).await, 200);
+    let about = app.page_id("about").await;
+    let german = translate_about(&app, &about, "de", ("Über uns", "ueber-uns"), true).await;
+    translate_about(&app, &about, "fr", ("À propos", "a-propos"), true).await;
+    translate_about(&app, &about, "de", ("Über uns heute", "ueber-uns-heute"), false).await;
+    assert_status!(app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": "About us" })).await, 200);
+
+    // The German translation's first revision, brought back.
+    let changes = app.get(&format!("/api/v1/changes?entity=translation&entityId={german}&limit=20")).await;
+    assert_status!(changes, 200);
+    let created = changes.body["items"].as_array().unwrap().iter().find(|c| c["action"] == "create").unwrap();
+    let restored = app.post(&format!("/api/v1/changes/{}/restore", created["id"]), json!({})).await;
+    assert_status!(restored, 200);
+    assert_eq!(name_in(&app, &about, "de").await, "Über uns");
+    // French and English keep what they had, and the public German stays published.
+    assert_eq!(name_in(&app, &about, "fr").await, "À propos");
+    assert_eq!(name_in(&app, &about, "en").await, "About us");
+    let (_, public, _) = delivered(&app, "about", Some("de"), None).await;
+    assert_eq!(public["name"], "Über uns", "{public}");
+    let (_, french, _) = delivered(&app, "about", Some("fr"), None).await;
+    assert_eq!((french["name"].as_str(), french["localeOf"]["name"].as_str()), (Some("À propos"), Some("fr")));
+
+    // The restore is logged for the German translation alone, and undone in turn.
+    let latest = app.get(&format!("/api/v1/changes?entity=translation&entityId={german}&limit=1")).await;
+    let latest = &latest.body["items"][0];
+    assert_ne!(latest["id"], created["id"]);
+    let previous = app.get(&format!("/api/v1/changes?entity=translation&entityId={german}&limit=2")).await;
+    let draft = &previous.body["items"][1];
+    let back = app.post(&format!("/api/v1/changes/{}/restore", draft["id"]), json!({})).await;
+    assert_status!(back, 200);
+    assert_eq!(name_in(&app, &about, "de").await, "Über uns heute");
+    assert_eq!(name_in(&app, &about, "fr").await, "À propos");
+    assert_eq!(name_in(&app, &about, "en").await, "About us");
+}
+
+#[tokio::test]
+async fn a_release_carries_a_page_in_three_locales_published_and_reverted_together() {
+    let app = TestApp::new().await;
+    assert_status!(set_locales(&app, three()).await, 200);
+    let about = app.page_id("about").await;
+    translate_about(&app, &about, "de", ("Über uns", "ueber-uns"), true).await;
+    translate_about(&app, &about, "fr", ("À propos", "a-propos"), true).await;
+    translate_about(&app, &about, "de", ("Wer wir sind", "wer-wir-sind"), false).await;
+    translate_about(&app, &about, "fr", ("Qui sommes-nous", "qui-sommes-nous"), false).await;
+    assert_status!(app.patch(&format!("/api/v1/pages/{about}"), json!({ "name": "About us" })).await, 200);
+
+    let made = app.post("/api/v1/releases", json!({ "name": "Relaunch in three languages" })).await;
+    assert_status!(made, 201);
+    let release = made.body["id"].as_str().unwrap().to_string();
+    let items = format!("/api/v1/releases/{release}/items");
+    // What cannot go in is refused by name, and nothing is staged.
+    let spanish = app.post(&items, json!({ "entity": "page", "id": "about", "locale": "es" })).await;
+    assert_eq!((spanish.status.as_u16(), spanish.body["field"].as_str()), (422, Some("locale")), "{}", spanish.body);
+    assert!(spanish.error().contains("en, de, fr"), "{}", spanish.body);
+    let archive =
+        app.post(&items, json!({ "entity": "page", "id": "about", "locale": "de", "action": "archive" })).await;
+    assert_eq!((archive.status.as_u16(), archive.body["field"].as_str()), (422, Some("action")), "{}", archive.body);
+    let contact = app.post(&items, json!({ "entity": "page", "id": "contact", "locale": "de" })).await;
+    assert_eq!((contact.status.as_u16(), contact.body["field"].as_str()), (422, Some("locale")), "{}", contact.body);
+    assert!(contact.error().contains("no de translation"), "{}", contact.body);
+    assert_eq!(app.get(&format!("/api/v1/releases/{release}")).await.body["items"], json!([]));
+
+    // The page, and its German and French translations, each one item.
+    for locale in [None, Some("de"), Some("en"), Some("fr")] {
+        let mut body = json!({ "entity": "page", "id": "about" });
+        if let Some(locale) = locale {
+            body["locale"] = json!(locale);
+        }
+        assert_status!(app.post(&items, body).await, 200);
+    }
+    let review = app.get(&format!("/api/v1/releases/{release}")).await;
+    assert_status!(review, 200);
+    let reviewed = review.body["items"].as_array().unwrap();
+    let mut locales: Vec<Option<&str>> = reviewed.iter().map(|i| i["locale"].as_str()).collect();
+    locales.sort();
+    assert_eq!(locales, [None, Some("de"), Some("fr")], "the default locale is the page itself: {}", review.body);
+    assert!(reviewed.iter().all(|i| i["entity"] == "page" && i["id"] == about.as_str()), "{}", review.body);
+    let german = reviewed.iter().find(|i| i["locale"] == "de").unwrap();
+    assert!(german["differences"].to_string().contains("Wer wir sind"), "{german}");
+    assert!(german["conflict"].is_null(), "{german}");
+    for (locale, name) in [("en", "About"), ("de", "Über uns"), ("fr", "À propos")] {
+        let (_, public, _) = delivered(&app, "about", Some(locale), None).await;
+        assert_eq!(public["name"], name, "nothing published while staged: {public}");
+    }
+
+    // Published together: every locale's new name is public at once.
+    let published = app.post(&format!("/api/v1/releases/{release}/publish"), json!({})).await;
+    assert_status!(published, 200);
+    for (locale, name, path) in [
+        ("en", "About us", "/about"),
+        ("de", "Wer wir sind", "/wer-wir-sind"),
+        ("fr", "Qui sommes-nous", "/qui-sommes-nous"),
+    ] {
+        let (status, public, _) = delivered(&app, "about", Some(locale), None).await;
+        assert_eq!(status, 200, "{public}");
+        assert_eq!((public["name"].as_str(), public["path"].as_str()), (Some(name), Some(path)), "{locale}: {public}");
+    }
+
+    // Reverted together: each locale shows again what it showed before.
+    let reverted = app.post(&format!("/api/v1/releases/{release}/revert"), json!({})).await;
+    assert_status!(reverted, 200);
+    for (locale, name) in [("en", "About"), ("de", "Über uns"), ("fr", "À propos")] {
+        let (_, public, _) = delivered(&app, "about", Some(locale), None).await;
+        assert_eq!(public["name"], name, "{locale}: {public}");
+    }
+
+    // A translation is taken out of an open release by its document and locale.
+    let other =
+        app.post("/api/v1/releases", json!({ "name": "French only" })).await.body["id"].as_str().unwrap().to_string();
+    let other_items = format!("/api/v1/releases/{other}/items");
+    assert_status!(app.post(&other_items, json!({ "entity": "page", "id": "about", "locale": "fr" })).await, 200);
+    let removed = app.delete(&format!("{other_items}/page/{about}?locale=fr")).await;
+    assert_status!(removed, 200);
+    assert_eq!(removed.body["items"], json!([]));
+}

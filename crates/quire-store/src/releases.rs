@@ -25,6 +25,7 @@
 use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn, Row};
+use crate::locales::{site_locales_in, translation_in};
 use crate::log::new_id;
 use crate::publishing::{document_kind, publish_in, republish_in, resolve, unpublish_in, write_document};
 use crate::record::{Record, Version, document, enum_col, find, json_opt, lock_document, same_content, with_record};
@@ -93,6 +94,10 @@ pub struct ReleaseItem {
     pub added_at: DateTime<Utc>,
     /// The release's version when it was staged.
     pub revision: i64,
+    /// The locale of the document's translation that the release
+    /// carries, when it is a translation (absent: the document itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 /// A document of a release as it would publish: its differences against
@@ -106,6 +111,9 @@ pub struct ItemReview {
     pub id: String,
     /// Its readable name.
     pub label: String,
+    /// The locale of the document's translation it is, if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
     /// What publishing the release does to it.
     pub action: ReleaseAction,
     /// What is public against what the release would leave, record by
@@ -141,10 +149,13 @@ pub struct ReleasePatch {
 /// does to it.
 #[derive(Debug, Clone)]
 pub struct Stage {
-    /// Its kind: page, entry or navigation.
+    /// Its kind: page, entry, navigation or translation.
     pub entity: EntityKind,
     /// Its id, or a page's slug, a navigation's key.
     pub name: String,
+    /// A locale other than the site's default: the document's translation
+    /// into it is staged, not the document.
+    pub locale: Option<String>,
     /// What publishing the release does to it.
     pub action: ReleaseAction,
     /// Keep the release's copy of it, taking its versions as they are now
@@ -156,7 +167,10 @@ pub struct Stage {
 /// An item as stored, with what the public views leave out.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredItem {
+    /// The item as stored: a translation by its own kind and id.
     pub item: ReleaseItem,
+    /// A translation's document: its kind and id.
+    translates: Option<(EntityKind, String)>,
     /// The document as the release publishes it (publish only).
     pub document: Option<Value>,
     /// `{working, published}`: the records' versions when staged.
@@ -165,6 +179,18 @@ pub(crate) struct StoredItem {
     replaced: Option<Value>,
     /// What the release left: `{published, working}` versions, or `{archive}`.
     outcome: Option<Value>,
+}
+
+impl StoredItem {
+    /// The item as people see it: a translation as its document's, with
+    /// its locale.
+    fn public(&self) -> ReleaseItem {
+        let mut item = self.item.clone();
+        if let Some((kind, id)) = &self.translates {
+            (item.entity, item.id) = (*kind, id.clone());
+        }
+        item
+    }
 }
 
 fn release_from_row(row: &Row, items: Vec<ReleaseItem>) -> Result<Release> {
@@ -186,7 +212,9 @@ fn item_from_row(row: &Row) -> Result<StoredItem> {
             added_by: row.try_get("added_by")?,
             added_at: row.try_get("added_at")?,
             revision: row.try_get("revision")?,
+            locale: None,
         },
+        translates: None,
         document: json_opt(row, "document")?,
         staged: json_opt(row, "staged")?.unwrap_or(Value::Null),
         replaced: json_opt(row, "replaced")?,
@@ -202,8 +230,56 @@ pub(crate) fn items_of(conn: &Conn, id: &str) -> Result<Vec<StoredItem>> {
     .bind(id)
     .fetch_all(conn)?
     .iter()
-    .map(item_from_row)
+    .map(|row| {
+        let mut item = item_from_row(row)?;
+        if item.item.entity == EntityKind::Translation {
+            let of: Option<(String, String, String)> =
+                db::query_as("SELECT record_kind, record_id, locale FROM translations WHERE id = ?1")
+                    .bind(&item.item.id)
+                    .fetch_optional(conn)?;
+            if let Some((kind, id, locale)) = of {
+                item.translates = EntityKind::parse("recordKind", &kind).ok().map(|kind| (kind, id));
+                item.item.locale = Some(locale);
+            }
+        }
+        Ok(item)
+    })
     .collect()
+}
+
+/// The document a stage names: `kind` and `name` as given, or, with a
+/// locale other than the site's default, the document's translation into
+/// it (by id), with its label and the locale after it.
+fn staged_document(conn: &Conn, scope: &Scope, stage: &Stage) -> Result<(EntityKind, String, String)> {
+    let (kind, name) = (stage.entity, stage.name.as_str());
+    let doc_id = resolve(conn, scope, kind, name)?;
+    let label = label_of(conn, scope, kind, &doc_id)?;
+    let Some(locale) = stage.locale.as_deref() else { return Ok((kind, doc_id, label)) };
+    let locales = site_locales_in(conn, &scope.site_id)?;
+    if locales.iter().any(|l| l.is_default && l.tag == locale) {
+        return Ok((kind, doc_id, label));
+    }
+    if !locales.iter().any(|l| l.tag == locale) {
+        let tags: Vec<&str> = locales.iter().map(|l| l.tag.as_str()).collect();
+        return Err(StoreError::invalid(
+            "locale",
+            format!("locale: {locale} is not one of the site's locales ({})", tags.join(", ")),
+        ));
+    }
+    if kind == EntityKind::Translation {
+        return Err(StoreError::invalid("locale", "a translation is in its own locale: stage it without one"));
+    }
+    if stage.action == ReleaseAction::Archive {
+        return Err(StoreError::invalid(
+            "action",
+            format!("a translation is published or taken off the site, not archived: archive {kind} {name} itself"),
+        ));
+    }
+    let noun = document_kind(kind)?;
+    let translation = translation_in(conn, scope, &doc_id, locale, Version::Working)?.ok_or_else(|| {
+        StoreError::invalid("locale", format!("{noun} {name} has no {locale} translation yet: write it first"))
+    })?;
+    Ok((EntityKind::Translation, translation.id, format!("{label} ({locale})")))
 }
 
 /// Holds release `id` of the scope until the transaction ends, before it
@@ -226,7 +302,7 @@ pub(crate) fn load(conn: &Conn, scope: &Scope, id: &str) -> Result<(Release, Vec
     let row =
         db::row_in("releases", scope, id).fetch_optional(conn)?.ok_or_else(|| StoreError::not_found("release", id))?;
     let items = items_of(conn, id)?;
-    let release = release_from_row(&row, items.iter().map(|i| i.item.clone()).collect())?;
+    let release = release_from_row(&row, items.iter().map(StoredItem::public).collect())?;
     Ok((release, items))
 }
 
@@ -323,7 +399,8 @@ fn review_item(conn: &Conn, scope: &Scope, state: ReleaseState, item: &StoredIte
             (differences(published.as_ref(), after.as_ref()), staging_conflict(conn, scope, item)?)
         }
     };
-    Ok(ItemReview { entity: *kind, id: id.clone(), label: label.clone(), action: *action, differences, conflict })
+    let ReleaseItem { entity, id, locale, .. } = item.public();
+    Ok(ItemReview { entity, id, label: label.clone(), locale, action: *action, differences, conflict })
 }
 
 fn review_in(conn: &Conn, scope: &Scope, id: &str) -> Result<(ReleaseReview, Fingerprint)> {
@@ -382,11 +459,11 @@ fn check_description(description: &str) -> Result<String> {
 /// Stages the document `name` of `kind` in release `id` (see
 /// [`Store::stage`]).
 fn stage_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, stage: &Stage) -> Result<()> {
-    let Stage { entity: kind, ref name, action, keep } = *stage;
+    let Stage { action, keep, .. } = *stage;
     let (release, items) = load(conn, scope, id)?;
     require_state(&release, &[ReleaseState::Open], "changed")?;
-    let noun = document_kind(kind)?;
-    let doc_id = resolve(conn, scope, kind, name)?;
+    let (kind, doc_id, label) = staged_document(conn, scope, stage)?;
+    let (noun, name) = (document_kind(kind)?, &stage.name);
     lock_document(conn, scope, kind, &doc_id)?;
     let working = document(conn, scope, kind, &doc_id, Version::Working)?;
     let published = document(conn, scope, kind, &doc_id, Version::Published)?;
@@ -409,7 +486,6 @@ fn stage_in(conn: &Conn, ctx: &ChangeContext, scope: &Scope, id: &str, stage: &S
         _ => None,
     };
     let staged = json!({ "working": versions(working.as_ref()), "published": versions(published.as_ref()) });
-    let label = label_of(conn, scope, kind, &doc_id)?;
     let now = Utc::now();
     db::query(
         "INSERT INTO release_items (release_id, kind, document_id, action, label, document, staged, revision, added_by, added_at)
@@ -740,7 +816,9 @@ impl Store {
         self.changing(scope, id, move |c, scope, id| stage_in(c, &ctx, scope, id, &stage)).await
     }
 
-    /// Takes the document `doc_id` of `kind` out of open release `id`.
+    /// Takes the document `doc_id` of `kind` (with `locale`: its
+    /// translation into it) out of open release `id`.
+    #[allow(clippy::too_many_arguments)]
     pub async fn unstage(
         &self,
         _ctx: &ChangeContext,
@@ -748,11 +826,26 @@ impl Store {
         id: &str,
         kind: EntityKind,
         doc_id: &str,
+        locale: Option<&str>,
     ) -> Result<Release> {
-        let doc_id = doc_id.to_string();
+        let (doc_id, locale) = (doc_id.to_string(), locale.map(str::to_string));
         self.changing(scope, id, move |c, scope, id| {
             let (release, _) = load(c, scope, id)?;
             require_state(&release, &[ReleaseState::Open], "changed")?;
+            let (kind, doc_id) = match &locale {
+                Some(locale) => {
+                    let named = Stage {
+                        entity: kind,
+                        name: doc_id.clone(),
+                        locale: Some(locale.clone()),
+                        action: ReleaseAction::Publish,
+                        keep: false,
+                    };
+                    let (kind, doc_id, _) = staged_document(c, scope, &named)?;
+                    (kind, doc_id)
+                }
+                None => (kind, doc_id.clone()),
+            };
             let done = db::query(
                 "UPDATE release_items SET removed_at = ?1 WHERE release_id = ?2 AND kind = ?3 AND document_id = ?4
                  AND removed_at IS NULL",

@@ -108,6 +108,20 @@ async fn a_page_in_three_locales_is_measured_against_one_and_holds_its_level() {
         for row in rows {
             println!("{:?}", row.unwrap());
         }
+        let mut q = c
+            .prepare(
+                "SELECT entity, action, COUNT(*), SUM(COALESCE(LENGTH(before), 0) + COALESCE(LENGTH(after), 0)
+                 + COALESCE(LENGTH(patch), 0) + COALESCE(LENGTH(prior), 0)) FROM changes GROUP BY 1, 2 ORDER BY 4 DESC",
+            )
+            .unwrap();
+        let rows = q
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
+            })
+            .unwrap();
+        for row in rows {
+            println!("log {:?}", row.unwrap());
+        }
     }
     assert!(ratio < 3.5, "three locales take {ratio:.2}× the storage of one");
 }

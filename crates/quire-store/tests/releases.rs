@@ -56,13 +56,18 @@ async fn site(store: &Store, scope: &Scope) -> Site {
 /// Stages a document by name, as a person.
 async fn stage(store: &Store, scope: &Scope, release: &str, kind: EntityKind, name: &str, action: ReleaseAction) {
     store
-        .stage(&person(), scope, release, Stage { entity: kind, name: name.to_string(), action, keep: false })
+        .stage(
+            &person(),
+            scope,
+            release,
+            Stage { entity: kind, name: name.to_string(), action, keep: false, locale: None },
+        )
         .await
         .unwrap();
 }
 
 fn item(entity: EntityKind, name: &str, action: ReleaseAction, keep: bool) -> Stage {
-    Stage { entity, name: name.to_string(), action, keep }
+    Stage { entity, name: name.to_string(), action, keep, locale: None }
 }
 
 fn conflict_message(e: StoreError) -> String {
@@ -209,10 +214,10 @@ async fn releases_refuse_what_they_cannot_do_and_keep_what_they_held() {
     assert!(conflict_message(stale).contains("since the preview"));
 
     let about = store.page_by_slug(&scope, "about").await.unwrap();
-    let held = store.unstage(&ctx, &scope, &release.id, EntityKind::Page, &about.id).await.unwrap();
+    let held = store.unstage(&ctx, &scope, &release.id, EntityKind::Page, &about.id, None).await.unwrap();
     assert_eq!(held.items.len(), 1);
     assert!(matches!(
-        store.unstage(&ctx, &scope, &release.id, EntityKind::Page, &about.id).await,
+        store.unstage(&ctx, &scope, &release.id, EntityKind::Page, &about.id, None).await,
         Err(StoreError::NotFound { .. })
     ));
     let discarded = store.discard_release(&ctx, &scope, &release.id).await.unwrap();
@@ -289,6 +294,7 @@ async fn a_document_staged_on_one_replica_while_another_publishes_is_in_the_rele
                         name: slug.clone(),
                         action: ReleaseAction::Publish,
                         keep: false,
+                        locale: None,
                     };
                     if a.stage(&person(), &scope, &id, s).await.is_err() {
                         break;
@@ -333,7 +339,13 @@ async fn a_release_publishing_on_one_replica_while_a_draft_changes_on_another_fa
     };
     for round in 0..30 {
         let release = a.create_release(&person(), &scope, &format!("Round {round}"), None).await.unwrap();
-        let s = Stage { entity: EntityKind::Page, name: about.clone(), action: ReleaseAction::Publish, keep: false };
+        let s = Stage {
+            entity: EntityKind::Page,
+            name: about.clone(),
+            action: ReleaseAction::Publish,
+            keep: false,
+            locale: None,
+        };
         match a.stage(&person(), &scope, &release.id, s).await {
             Ok(_) | Err(StoreError::Conflict { .. }) => {}
             Err(e) => panic!("round {round}: staging failed: {e}"),
@@ -365,7 +377,13 @@ async fn a_release_of_a_post_publishing_while_its_draft_changes_on_another_repli
     };
     for round in 0..30 {
         let release = a.create_release(&person(), &scope, &format!("Round {round}"), None).await.unwrap();
-        let s = Stage { entity: EntityKind::Entry, name: post.clone(), action: ReleaseAction::Publish, keep: false };
+        let s = Stage {
+            entity: EntityKind::Entry,
+            name: post.clone(),
+            action: ReleaseAction::Publish,
+            keep: false,
+            locale: None,
+        };
         match a.stage(&person(), &scope, &release.id, s).await {
             Ok(_) | Err(StoreError::Conflict { .. }) => {}
             Err(e) => panic!("round {round}: staging failed: {e}"),

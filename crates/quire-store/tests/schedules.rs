@@ -45,12 +45,24 @@ async fn a_scheduled_release_publishes_at_its_time_once() {
     let ctx = person();
     rename(&store, &scope, "about", "About, scheduled").await;
     let release = store.create_release(&ctx, &scope, "Friday", None).await.unwrap();
-    let stage = Stage { entity: EntityKind::Page, name: "about".into(), action: ReleaseAction::Publish, keep: false };
+    let stage = Stage {
+        entity: EntityKind::Page,
+        name: "about".into(),
+        action: ReleaseAction::Publish,
+        keep: false,
+        locale: None,
+    };
     store.stage(&ctx, &scope, &release.id, stage).await.unwrap();
     let schedule = store.schedule(&ctx, &scope, ScheduleTarget::Release(release.id.clone()), soon(300)).await.unwrap();
     assert_eq!((schedule.target.as_str(), schedule.status), ("release", JobStatus::Queued));
     assert_eq!(store.release(&scope, &release.id).await.unwrap().state, ReleaseState::Scheduled);
-    let stage = Stage { entity: EntityKind::Page, name: "team".into(), action: ReleaseAction::Publish, keep: false };
+    let stage = Stage {
+        entity: EntityKind::Page,
+        name: "team".into(),
+        action: ReleaseAction::Publish,
+        keep: false,
+        locale: None,
+    };
     let locked = store.stage(&ctx, &scope, &release.id, stage).await.unwrap_err();
     assert!(matches!(locked, StoreError::Conflict { ref message, .. } if message.contains("unschedule")), "{locked}");
 
@@ -90,7 +102,13 @@ async fn documents_are_published_and_taken_off_at_their_times_and_a_conflict_fai
     store.schedule(&ctx, &scope, unpublish, soon(150)).await.unwrap();
     // A release whose draft moves after staging cannot publish.
     let release = store.create_release(&ctx, &scope, "Moved", None).await.unwrap();
-    let stage = Stage { entity: EntityKind::Page, name: "pricing".into(), action: ReleaseAction::Publish, keep: false };
+    let stage = Stage {
+        entity: EntityKind::Page,
+        name: "pricing".into(),
+        action: ReleaseAction::Publish,
+        keep: false,
+        locale: None,
+    };
     store.stage(&ctx, &scope, &release.id, stage).await.unwrap();
     store.schedule(&ctx, &scope, ScheduleTarget::Release(release.id.clone()), soon(200)).await.unwrap();
     rename(&store, &scope, "pricing", "Pricing, moved").await;
@@ -225,7 +243,13 @@ async fn a_schedule_refused_when_it_falls_due_fails_naming_why_and_publishes_not
     let ctx = person();
     rename(&store, &scope, "about", "About, refused").await;
     let release = store.create_release(&ctx, &scope, "Refused", None).await.unwrap();
-    let stage = Stage { entity: EntityKind::Page, name: "about".into(), action: ReleaseAction::Publish, keep: false };
+    let stage = Stage {
+        entity: EntityKind::Page,
+        name: "about".into(),
+        action: ReleaseAction::Publish,
+        keep: false,
+        locale: None,
+    };
     store.stage(&ctx, &scope, &release.id, stage).await.unwrap();
     store.schedule(&ctx, &scope, ScheduleTarget::Release(release.id.clone()), soon(50)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(80)).await;

@@ -144,8 +144,13 @@ async fn go_public_at_once(as_release: bool) {
     if as_release {
         let made = store.create_release(&person, &scope, "Launch", None).await.unwrap();
         for id in &ids {
-            let stage =
-                Stage { entity: EntityKind::Page, name: id.clone(), action: ReleaseAction::Publish, keep: false };
+            let stage = Stage {
+                entity: EntityKind::Page,
+                name: id.clone(),
+                action: ReleaseAction::Publish,
+                keep: false,
+                locale: None,
+            };
             store.stage(&person, &scope, &made.id, stage).await.unwrap();
         }
         release = Some(made.id);

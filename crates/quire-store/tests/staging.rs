@@ -128,7 +128,13 @@ async fn undoing_a_turn_leaves_a_persons_later_staging_of_the_same_document() {
     store.staged(staging(&scope, "1")).update_page(&agent(), &scope, &about.id, patch).await.unwrap();
     // A person reviewing the turn's release stages the page again: the
     // release now holds their copy of it (the draft), not the agent's.
-    let again = Stage { entity: EntityKind::Page, name: about.id.clone(), action: ReleaseAction::Publish, keep: false };
+    let again = Stage {
+        entity: EntityKind::Page,
+        name: about.id.clone(),
+        action: ReleaseAction::Publish,
+        keep: false,
+        locale: None,
+    };
     store.stage(&quire_store::testing::person(), &scope, "s1.1", again).await.unwrap();
 
     let undone = store.undo_turn(&quire_store::testing::person(), &scope, "s1", "1").await.map(|r| r.staged);

@@ -40,8 +40,13 @@ async fn main() {
             let release = store.create_release(&person, &scope, &format!("Round {round}"), None).await.unwrap();
             let started = Instant::now();
             for id in &ids {
-                let stage =
-                    Stage { entity: EntityKind::Page, name: id.clone(), action: ReleaseAction::Publish, keep: false };
+                let stage = Stage {
+                    entity: EntityKind::Page,
+                    name: id.clone(),
+                    action: ReleaseAction::Publish,
+                    keep: false,
+                    locale: None,
+                };
                 store.stage(&person, &scope, &release.id, stage).await.unwrap();
             }
             staging.push(started.elapsed().as_secs_f64() * 1e3);

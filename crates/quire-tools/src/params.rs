@@ -82,6 +82,8 @@ pub struct ReleaseDocumentArg {
     pub action: Option<ItemAction>,
     /// Keep the release's copy (settles a conflict) rather than copying the draft anew.
     pub keep: Option<bool>,
+    /// Another locale: its translation instead.
+    pub locale: Option<String>,
 }
 
 /// A document to take out of a release.
@@ -92,6 +94,8 @@ pub struct RemovedDocumentArg {
     pub entity: DocumentKind,
     /// Its id.
     pub id: String,
+    /// Another locale: its translation instead.
+    pub locale: Option<String>,
 }
 
 /// The schema of `body`: an object or a string (every branch typed; other

@@ -21,7 +21,13 @@ impl ReleaseDocumentArg {
             ItemAction::Unpublish => ReleaseAction::Unpublish,
             ItemAction::Archive => ReleaseAction::Archive,
         };
-        Stage { entity: self.entity.kind(), name: self.id, action, keep: self.keep.unwrap_or(false) }
+        Stage {
+            entity: self.entity.kind(),
+            name: self.id,
+            action,
+            keep: self.keep.unwrap_or(false),
+            locale: self.locale,
+        }
     }
 }
 
@@ -101,7 +107,7 @@ pub(crate) async fn update(call: &Call<'_>, a: UpdateReleaseArgs) -> ToolResult 
     for removed in a.remove.unwrap_or_default() {
         let kind = removed.entity.kind();
         may(call, kind, ReleaseAction::Publish)?;
-        release = json!(store.unstage(&ctx, scope, &a.id, kind, &removed.id).await?);
+        release = json!(store.unstage(&ctx, scope, &a.id, kind, &removed.id, removed.locale.as_deref()).await?);
     }
     let added = a.add.unwrap_or_default();
     if !added.is_empty() {

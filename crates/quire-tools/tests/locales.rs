@@ -381,3 +381,40 @@ async fn a_translation_is_published_and_taken_off_through_the_publishing_tools_o
     );
     assert!(unknown.contains("not one of the site's locales"), "{unknown}");
 }
+
+#[tokio::test]
+async fn a_release_made_by_the_tools_carries_a_translation_published_once_a_person_approves() {
+    let env = Env::new().await;
+    let about = env.page_id("about").await;
+    ok(env.call("updatePage", json!({ "id": about, "locale": "de", "name": "Über uns", "slug": "ueber-uns" })).await);
+    let made = ok(env.call("createRelease", json!({ "name": "German launch" })).await);
+    let release = made["release"]["id"].as_str().unwrap().to_string();
+    let add = |locale: &str| json!({ "id": release, "add": [{ "entity": "page", "id": "about", "locale": locale }] });
+    let refused = fails(&env.call("updateRelease", add("fr")).await, "VALIDATION");
+    assert!(refused.contains("locale: fr is not one of the site's locales"), "{refused}");
+    let staged = ok(env.call("updateRelease", add("de")).await);
+    let items = &staged["release"]["items"];
+    assert_eq!((items[0]["entity"].as_str(), items[0]["locale"].as_str()), (Some("page"), Some("de")), "{staged}");
+
+    // The publish previews the German translation alone, and runs once approved.
+    let preview = ok(env.call("publishRelease", json!({ "id": release })).await);
+    assert_eq!(preview["requiresConfirmation"], true, "{preview}");
+    assert!(preview["message"].as_str().unwrap().contains("about (de)"), "{preview}");
+    assert_eq!(german(&env, &about).await, Some(false));
+    let id = preview["confirmationId"].as_str().unwrap().to_string();
+    env.registry.approve(&env.ctx(quire_core::access::Group::Editor), &id).await.unwrap();
+    ok(env.call("publishRelease", json!({ "id": release, "confirmationId": id })).await);
+    assert_eq!(german(&env, &about).await, Some(true));
+    assert!(env.store.publication(&env.scope, EntityKind::Page, &about).await.unwrap().published);
+
+    // Out of another release by its page and locale.
+    let other = ok(env.call("createRelease", json!({ "name": "Again" })).await);
+    let other = other["release"]["id"].as_str().unwrap().to_string();
+    ok(env
+        .call("updateRelease", json!({ "id": other, "add": [{ "entity": "page", "id": about, "locale": "de" }] }))
+        .await);
+    let removed = ok(env
+        .call("updateRelease", json!({ "id": other, "remove": [{ "entity": "page", "id": about, "locale": "de" }] }))
+        .await);
+    assert_eq!(removed["release"]["items"], json!([]), "{removed}");
+}

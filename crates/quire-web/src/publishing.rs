@@ -212,7 +212,7 @@ async fn run(person: &Person, kind: EntityKind, id: &str, pairs: &[(String, Stri
                     .clone(),
                 chosen => chosen.to_string(),
             };
-            let stage = Stage { entity: kind, name: id.to_string(), action, keep: false };
+            let stage = Stage { entity: kind, name: id.to_string(), action, keep: false, locale: None };
             content.stage(&release, stage).await.map_err(Refused::at("release"))?;
             Ok(format!("done=staged&release={}", crate::error::urlencode(&release)))
         }

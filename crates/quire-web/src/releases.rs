@@ -238,6 +238,8 @@ pub struct RecordDiff {
 pub struct ItemView {
     /// Its kind's wire name (page, entry, navigation).
     pub kind: &'static str,
+    /// The locale of its translation the release carries, if it is one.
+    pub locale: Option<String>,
     /// What one of its kind is called.
     pub noun: &'static str,
     pub id: String,
@@ -307,9 +309,15 @@ pub(crate) fn part_title(d: &Difference) -> String {
 /// A document of a release as the screens show it: named as it is now,
 /// each of its records' differences field by field, and its conflict.
 pub(crate) async fn item_view(content: &Content, item: ItemReview) -> ItemView {
-    let (href, noun) = editor_of(item.entity, &item.id);
+    let (mut href, noun) = editor_of(item.entity, &item.id);
     // Named as it is now (the release holds its name when it was staged).
-    let label = document_name(content, item.entity, &item.id).await.unwrap_or_else(|| item.label.clone());
+    let mut label = document_name(content, item.entity, &item.id).await.unwrap_or_else(|| item.label.clone());
+    if let Some(locale) = &item.locale {
+        label = format!("{label} ({locale})");
+        if item.entity != EntityKind::Navigation {
+            href = format!("{href}/translations/{locale}");
+        }
+    }
     let parts = if item.differences.iter().any(|d| d.part) {
         part_names(content, item.entity, &item.id).await
     } else {
@@ -341,6 +349,7 @@ pub(crate) async fn item_view(content: &Content, item: ItemReview) -> ItemView {
         .collect();
     let mut view = ItemView {
         kind: item.entity.as_str(),
+        locale: item.locale,
         noun,
         label,
         staged_label: item.label,
@@ -513,17 +522,18 @@ pub async fn act(
     let content = &person.content;
     let get = |k: &str| form::value(&pairs, k).trim().to_string();
     let kind = || EntityKind::parse("entity", &get("entity")).map_err(form::invalid);
+    let locale = || Some(get("locale")).filter(|l| !l.is_empty());
     let result: Result<&str, AppError> = async {
         match action.as_str() {
             "stage" => {
                 let keep = get("keep") == "true";
                 let action = ReleaseAction::parse("action", &get("action")).map_err(form::invalid)?;
-                let stage = Stage { entity: kind()?, name: get("document"), action, keep };
+                let stage = Stage { entity: kind()?, name: get("document"), action, keep, locale: locale() };
                 content.stage(&id, stage).await?;
                 Ok(if keep { "kept" } else { "staged" })
             }
             "unstage" => {
-                content.unstage(&id, kind()?, &get("document")).await?;
+                content.unstage(&id, kind()?, &get("document"), locale().as_deref()).await?;
                 Ok("removed")
             }
             "publish" => content.publish_release(&id, None).await.map(|_| "published"),

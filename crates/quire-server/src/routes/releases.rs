@@ -135,6 +135,9 @@ pub struct StageDocument {
     /// Keep the release's copy and take the document's versions as they
     /// are now: settles a conflict in the release's favour.
     pub keep: Option<bool>,
+    /// One of the site's other locales: the document's translation into it
+    /// goes into the release, not the document (publish or unpublish only).
+    pub locale: Option<String>,
 }
 
 /// Puts a document into an open release (again: takes its draft anew).
@@ -152,22 +155,34 @@ pub async fn stage(
         name: input.id,
         action: input.action.unwrap_or(ReleaseAction::Publish),
         keep: input.keep.unwrap_or(false),
+        locale: input.locale,
     };
     Ok(Json(records.stage(&id, stage).await?))
 }
 
-/// Takes a document out of an open release.
+/// Which of a document's translations a release item is.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ItemLocale {
+    /// The locale of the document's translation to take out (absent: the
+    /// document itself).
+    pub locale: Option<String>,
+}
+
+/// Takes a document (or its translation into a locale) out of an open release.
 #[utoipa::path(delete, path = "/api/v1/releases/{id}/items/{entity}/{document}", operation_id = "unstageReleaseItem",
     tag = "releases", params(("id" = String, Path, description = "Release id"),
         ("entity" = ReleaseDocument, Path, description = "The document's kind"),
-        ("document" = String, Path, description = "The document's id")),
+        ("document" = String, Path, description = "The document's id"), ItemLocale),
     security(("bearer" = [])), responses((status = 200, description = "The release", body = Release),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn unstage(
     records: Records,
     ApiPath((id, entity, document)): ApiPath<(String, ReleaseDocument, String)>,
+    ApiQuery(q): ApiQuery<ItemLocale>,
 ) -> ApiResult<Json<Release>> {
-    Ok(Json(records.unstage(&id, entity.kind(), &document).await?))
+    Ok(Json(records.unstage(&id, entity.kind(), &document, q.locale.as_deref()).await?))
 }
 
 /// Publishes an open release in one transaction: every document, or none

@@ -17,6 +17,8 @@ pub struct RecordName {
     pub label: String,
     /// Whether it is live (not archived, not gone): a screen links only to those.
     pub live: bool,
+    /// For a translation: its document's kind and id, and its locale.
+    pub translates: Option<(EntityKind, String, String)>,
 }
 
 /// A record a screen names: its kind and id.
@@ -43,10 +45,22 @@ impl Content {
                 ids.insert(id.clone());
             }
         }
+        // A translation is named by its document (asked for with the
+        // rest) and its locale.
+        let translations = match wanted.get(&EntityKind::Translation) {
+            Some(w) => store.translated_documents(scope, &w.iter().cloned().collect::<Vec<_>>()).await?,
+            None => Vec::new(),
+        };
+        for (_, kind, id, _) in &translations {
+            let ids = wanted.entry(*kind).or_default();
+            if ids.len() < MOST {
+                ids.insert(id.clone());
+            }
+        }
         let ids_of = |kind| wanted.get(&kind).map(|s| s.iter().cloned().collect::<Vec<_>>()).unwrap_or_default();
         let mut out = HashMap::new();
         let mut live = |kind, id: String, label: String| {
-            out.insert((kind, id), RecordName { label, live: true });
+            out.insert((kind, id), RecordName { label, live: true, translates: None });
         };
 
         // Sections are named by their template and page, read below with
@@ -147,12 +161,24 @@ impl Content {
             live(EntityKind::Note, path.clone(), path);
         }
 
+        for (id, kind, record, locale) in translations {
+            if let Some(document) = out.get(&(kind, record.clone())) {
+                let label = format!("{} ({locale})", document.label);
+                let name = RecordName { label, live: true, translates: Some((kind, record, locale)) };
+                out.insert((EntityKind::Translation, id), name);
+            }
+        }
+
         // What is not live was archived (or is gone): its archive names it.
         let missing = records.iter().any(|r| !out.contains_key(r));
         if missing {
             for archive in store.archives(scope, None, 200, None).await?.items {
                 for item in archive.items {
-                    out.entry((item.entity, item.id)).or_insert(RecordName { label: item.label, live: false });
+                    out.entry((item.entity, item.id)).or_insert(RecordName {
+                        label: item.label,
+                        live: false,
+                        translates: None,
+                    });
                 }
             }
         }

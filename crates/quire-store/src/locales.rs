@@ -238,6 +238,34 @@ impl Store {
             .await
     }
 
+    /// What the live translations `ids` translate: for each found, its id,
+    /// its document's kind and id, and its locale.
+    pub async fn translated_documents(
+        &self,
+        scope: &Scope,
+        ids: &[String],
+    ) -> Result<Vec<(String, EntityKind, String, String)>> {
+        let (scope, ids) = (scope.clone(), ids.to_vec());
+        self.db
+            .read(move |c| {
+                let mut out = Vec::new();
+                for id in &ids {
+                    let row: Option<(String, String, String)> = db::query_as(
+                        "SELECT record_kind, record_id, locale FROM translations
+                         WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
+                    )
+                    .bind(id)
+                    .bind_scope(&scope)
+                    .fetch_optional(c)?;
+                    if let Some((kind, record, locale)) = row {
+                        out.push((id.clone(), EntityKind::parse("recordKind", &kind)?, record, locale));
+                    }
+                }
+                Ok(out)
+            })
+            .await
+    }
+
     /// The working copies of document `id`'s translations into each of
     /// `locales` it has, in their order.
     pub async fn translations_in(&self, scope: &Scope, id: &str, locales: &[String]) -> Result<Vec<Translation>> {

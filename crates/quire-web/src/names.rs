@@ -46,7 +46,11 @@ impl Records {
             Some(n) => Named {
                 noun,
                 label: n.label.clone(),
-                href: if n.live { screen_of(kind, id) } else { None },
+                href: match &n.translates {
+                    _ if !n.live => None,
+                    Some((kind, id, locale)) => translation_screen(*kind, id, locale),
+                    None => screen_of(kind, id),
+                },
                 archived: !n.live,
             },
             None => Named { noun, label: format!("a {noun} no longer here"), href: None, archived: true },
@@ -87,6 +91,17 @@ pub fn screen_of(kind: EntityKind, id: &str) -> Option<String> {
         // Templates, and translations (shown with their document), have none.
         EntityKind::SectionTemplate | EntityKind::Translation => return None,
     })
+}
+
+/// The screen of document `id`'s translation into `locale`: side by side
+/// for pages and entries, the menu itself for a navigation.
+fn translation_screen(kind: EntityKind, id: &str, locale: &str) -> Option<String> {
+    match kind {
+        EntityKind::Page | EntityKind::Entry => {
+            Some(format!("{}/translations/{}", screen_of(kind, id)?, urlencode(locale)))
+        }
+        _ => screen_of(kind, id),
+    }
 }
 
 /// The History screen filtered to record `id` of `kind`.

@@ -112,6 +112,17 @@ async fn history_names_images_menu_items_and_sections_too() {
     assert!(html.contains(&format!("image <a href=\"/media/{}\">A calm harbour</a>", image.id)), "{html}");
     assert!(html.contains(&format!("menu item <a href=\"/nav-items/{}\">Start here</a>", item.id)), "{html}");
     assert!(html.contains(&format!("section <a href=\"/sections/{}\">Hero on Home</a>", hero.id)), "{html}");
+
+    // A translation by its document and locale, linked to its side-by-side screen.
+    let about = site.page_id("about").await;
+    let fields = serde_json::json!({ "name": "Über uns" });
+    site.store
+        .put_translation(&by(&bob.actor), &site.scope, EntityKind::Page, &about, "de", fields, false)
+        .await
+        .unwrap();
+    let (_, html) = site.get(&ada, "/history").await;
+    assert!(html.contains(&format!("translation <a href=\"/pages/{about}/translations/de\">About (de)</a>")), "{html}");
+    assert!(!html.contains("no longer here"), "{html}");
 }
 
 #[tokio::test]

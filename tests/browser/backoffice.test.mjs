@@ -476,8 +476,9 @@ describe("approvals and tokens", () => {
     assert.equal(asked.body.requiresConfirmation, true, JSON.stringify(asked.body));
     const page = await adminPage();
     await page.getByRole("link", { name: "Approvals" }).click();
-    const card = page.locator("section.approval", { hasText: "inbox-target" });
-    await card.getByRole("heading", { name: /deletePage/ }).waitFor();
+    const card = page.locator("section.approval", { hasText: "Inbox target" });
+    await card.getByRole("heading", { name: /^Archive the page Inbox target\? asked by/ }).waitFor();
+    assert.match(await card.locator("code").innerText(), /^deletePage$/);
     assert.match(await card.locator("pre.args").innerText(), new RegExp(made.body.id));
     await noSeriousViolations(page, "approvals inbox");
     await shot(page, "approvals");

@@ -448,7 +448,7 @@ describe("a new editor's day", () => {
     await editor.getByRole("link", { name: "Dashboard", exact: true }).click();
     await editor.waitForURL(`${server.base}/`);
     const waiting = panel(editor, "Waiting for approval");
-    assert.match(await waiting.locator("li").innerText(), new RegExp(`^Would archive 1 page\\(s\\): studio-visits\\. · asked by ${EDITOR.name} \\(you\\)$`));
+    assert.match(await waiting.locator("li").innerText(), new RegExp(`^Archive the page Studio visits\\? · asked by ${EDITOR.name} \\(you\\)$`));
     await editor.getByRole("group", { name: question }).getByRole("button", { name: "Approve" }).waitFor();
     await noViolations(editor, "the dashboard with an approval waiting");
     await editor.goBack();

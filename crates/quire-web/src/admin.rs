@@ -24,7 +24,9 @@ use serde::Deserialize;
 pub struct Pending {
     pub c: Confirmation,
     pub args: String,
-    pub preview: String,
+    /// What the person is asked, and what approving does, in their words.
+    pub question: String,
+    pub consequence: &'static str,
     pub via: &'static str,
     /// Who asked, in words.
     pub by: String,
@@ -59,18 +61,21 @@ async fn inbox(state: &AppState, person: &Person, error: Option<String>) -> Resu
     let who = Who::named(person, pending.iter().map(|c| c.requested_by.as_str())).await;
     let listed: Vec<Vec<(EntityKind, String)>> = pending.iter().map(|c| previewed(&c.preview)).collect();
     let records = Records::of(person, listed.iter().flatten().map(|(k, id)| (*k, id.as_str()))).await;
-    let pending = pending
-        .into_iter()
-        .zip(&listed)
-        .map(|(c, listed)| Pending {
+    let mut lines = Vec::new();
+    for (c, listed) in pending.into_iter().zip(&listed) {
+        let items = c.preview.get("items").cloned().unwrap_or_default();
+        let (question, consequence, _) = crate::sidebar::asked_in_words(person, &c.tool, &c.args, &items).await;
+        lines.push(Pending {
             args: serde_json::to_string_pretty(&c.args).unwrap_or_default(),
-            preview: c.preview.get("message").and_then(|m| m.as_str()).unwrap_or_default().to_string(),
+            question,
+            consequence,
             via: c.requested_via.as_str(),
             by: who.name(&c.requested_by),
             records: listed.iter().map(|(kind, id)| records.named(*kind, id)).collect(),
             c,
-        })
-        .collect();
+        });
+    }
+    let pending = lines;
     Ok(Inbox { head: Head::new(), frame: Frame::new(person, "/approvals"), pending, error })
 }
 

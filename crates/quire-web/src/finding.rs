@@ -110,15 +110,13 @@ pub async fn dashboard(State(state): State<AppState>, person: Person) -> Result<
     // Approvals are for those who may answer them; others see none.
     let pending = pending.unwrap_or_default();
     let who = Who::named(&person, pending.iter().map(|c| c.requested_by.as_str())).await;
-    let pending = pending
-        .into_iter()
-        .take(SHOWN)
-        .map(|c| PendingLine {
-            message: c.preview.get("message").and_then(|m| m.as_str()).unwrap_or_default().to_string(),
-            by: who.name(&c.requested_by),
-            tool: c.tool,
-        })
-        .collect();
+    let mut lines = Vec::new();
+    for c in pending.into_iter().take(SHOWN) {
+        let items = c.preview.get("items").cloned().unwrap_or_default();
+        let (message, _, _) = crate::sidebar::asked_in_words(&person, &c.tool, &c.args, &items).await;
+        lines.push(PendingLine { message, by: who.name(&c.requested_by), tool: c.tool });
+    }
+    let pending = lines;
     let drafts = drafts?
         .into_iter()
         .map(|d| DraftLine { noun: noun(d.entity), href: screen_of(d.entity, &d.id).unwrap_or_default(), draft: d })

@@ -430,6 +430,29 @@ fn answered(c: &Confirmation, outcome: Option<&CallView>, who: &Who) -> String {
     }
 }
 
+/// What a person is asked about `tool` called with `args` over the
+/// previewed `items` (a preview's `items`), and what approving does, with
+/// the records named as the screens name them: one wording for the
+/// sidebar, Approvals and the dashboard.
+pub(crate) async fn asked_in_words(
+    person: &Person,
+    tool: &str,
+    args: &Value,
+    items: &Value,
+) -> (String, &'static str, Vec<ArchivedItem>) {
+    let mut groups = crate::removal::named(person, vec![previewed(items)]).await;
+    let items = groups.pop().unwrap_or_default();
+    let release = match tool {
+        "publishRelease" | "revertRelease" => match args.get("id").and_then(Value::as_str) {
+            Some(id) => person.content.release_review(id).await.ok().map(|(r, _)| r.release.name),
+            None => None,
+        },
+        _ => None,
+    };
+    let (question, consequence) = question(tool, args, &items, release.as_deref());
+    (question, consequence, items)
+}
+
 /// An approval as the log shows it: asked about `tool` with `args` over
 /// the previewed `items`, answered as `answer` says (none: not known).
 async fn approval_view(
@@ -439,16 +462,7 @@ async fn approval_view(
     outcome: Option<&CallView>,
     who: &Who,
 ) -> ApprovalView {
-    let mut groups = crate::removal::named(person, vec![previewed(&asked.items)]).await;
-    let items = groups.pop().unwrap_or_default();
-    let release = match asked.tool.as_str() {
-        "publishRelease" | "revertRelease" => match asked.arguments.get("id").and_then(Value::as_str) {
-            Some(id) => person.content.release_review(id).await.ok().map(|(r, _)| r.release.name),
-            None => None,
-        },
-        _ => None,
-    };
-    let (question, consequence) = question(&asked.tool, &asked.arguments, &items, release.as_deref());
+    let (question, consequence, items) = asked_in_words(person, &asked.tool, &asked.arguments, &asked.items).await;
     let records = Records::of(person, items.iter().map(|i| (i.entity, i.id.as_str()))).await;
     ApprovalView {
         id: asked.approval_id.clone(),

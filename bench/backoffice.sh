@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Back-office screens on the seeded 1,000-page site: wrk -c8 against the page
-# tree, a page editor, a section form, the posts list, a post, the media
-# grid, a menu and the history (signed in as the admin), and the
-# size of the script and stylesheet the back-office ships, gzipped.
+# Back-office screens on the seeded 1,000-page site: wrk -c8 against the
+# dashboard, the page tree, a page editor, a page's German translation side
+# by side, a section form, the posts list, a post, the media grid, a menu,
+# the history, search, people, releases and approvals (signed in as the
+# admin), and the size of the script and stylesheet the back-office ships,
+# gzipped.
 #
-# Usage: bench/backoffice.sh     (DURATION=20 CONNECTIONS=8 THREADS=2 by default)
+# Usage: bench/backoffice.sh     (DURATION=20 CONNECTIONS=8 THREADS=2 by default;
+#                                 BIN=path/to/quire to use a release binary built elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -21,8 +24,10 @@ PASSWORD="bench password 123"
 if ! command -v wrk >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
 fi
-cargo build --release -q
-BIN=target/release/quire
+if [ -z "${BIN:-}" ]; then
+  cargo build --release -q
+  BIN=target/release/quire
+fi
 mkdir -p "$OUT"
 rm -rf "$DATA"
 QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 200 >/dev/null
@@ -41,8 +46,10 @@ MENU_ID=$(first_id "$B/api/v1/navigations?limit=1" "$TOKEN")
 
 echo "| screen | req/s | p50 | p99 |"
 echo "| --- | --- | --- | --- |"
-for screen in "tree /pages" "editor /pages/$PAGE_ID" "section /sections/$SECTION_ID" "children /pages?parent=$PAGE_ID" \
-  "posts /collections/blog" "post /entries/$POST_ID" "media /media" "menu /navigation/$MENU_ID" "history /history"; do
+for screen in "dashboard /" "tree /pages" "editor /pages/$PAGE_ID" "translation /pages/$PAGE_ID/translations/de" \
+  "section /sections/$SECTION_ID" "children /pages?parent=$PAGE_ID" "posts /collections/blog" "post /entries/$POST_ID" \
+  "media /media" "menu /navigation/$MENU_ID" "history /history" "search /search?q=bench" "people /users" \
+  "releases /releases" "approvals /approvals"; do
   name=${screen%% *}
   path=${screen#* }
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -H "Cookie: quire_session=$COOKIE" "$B$path" > "$OUT/$name.txt"

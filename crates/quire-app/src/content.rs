@@ -29,7 +29,58 @@ pub struct Content {
     actor: Actor,
 }
 
+/// A list of the record `found` by its key, if its key is `key`: what a
+/// list filtered by a unique key answers (one record or none).
+fn keyed<T>(found: AppResult<T>, key_of: impl Fn(&T) -> &str, key: &str) -> AppResult<Listing<T>> {
+    let items = match found {
+        Ok(record) if key_of(&record) == key => vec![record],
+        Ok(_) => Vec::new(),
+        Err(e) if e.failure == crate::error::Failure::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(Listing { items, next_cursor: None })
+}
+
 impl Content {
+    /// One page of section templates, or (with `key`) the one with that key.
+    pub async fn templates_keyed(
+        &self,
+        key: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> AppResult<Listing<SectionTemplate>> {
+        match key {
+            Some(key) => keyed(self.template(key).await, |t| &t.key, key),
+            None => self.templates(limit, cursor).await,
+        }
+    }
+
+    /// One page of collections, or (with `slug`) the one with that slug.
+    pub async fn collections_keyed(
+        &self,
+        slug: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> AppResult<Listing<Collection>> {
+        match slug {
+            Some(slug) => keyed(self.collection(slug).await, |c| &c.slug, slug),
+            None => self.collections(limit, cursor).await,
+        }
+    }
+
+    /// One page of menus, or (with `key`) the one with that key.
+    pub async fn navigations_keyed(
+        &self,
+        key: Option<&str>,
+        limit: u32,
+        cursor: Option<&str>,
+    ) -> AppResult<Listing<Navigation>> {
+        match key {
+            Some(key) => keyed(self.navigation(key).await, |n| &n.key, key),
+            None => self.navigations(limit, cursor).await,
+        }
+    }
+
     /// The records of `actor`'s site and environment, in `store`.
     pub fn new(store: Store, actor: Actor) -> Self {
         Self { store, actor }

@@ -141,7 +141,7 @@ pub async fn delivered_entries(
     cursor: Option<&str>,
     chain: &[String],
 ) -> AppResult<Listing<DeliveredEntry>> {
-    let filter = EntryFilter { status: None, category, tag, missing_locale: None };
+    let filter = EntryFilter { category, tag, ..EntryFilter::default() };
     let store = &services.store;
     let (scope, version) = (&reading.scope, reading.version);
     Ok(store.delivered_entries_in(scope, collection, &filter, slug, limit, cursor, version, chain).await?)

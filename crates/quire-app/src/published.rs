@@ -123,7 +123,7 @@ pub async fn delivered_entries(
     limit: u32,
     cursor: Option<&str>,
 ) -> AppResult<Listing<EntryView>> {
-    let filter = EntryFilter { status: None, category, tag, missing_locale: None };
+    let filter = EntryFilter { category, tag, ..EntryFilter::default() };
     let store = &services.store;
     Ok(store.delivered_entry_views(&reading.scope, collection, &filter, limit, cursor, reading.version).await?)
 }

@@ -432,3 +432,32 @@ async fn sections_of(app: &TestApp, page: String) -> Vec<(String, String)> {
         .map(|s| (s["id"].as_str().unwrap().to_string(), s["templateKey"].as_str().unwrap().to_string()))
         .collect()
 }
+
+#[tokio::test]
+async fn lists_filter_by_each_kinds_unique_key() {
+    let app = TestApp::new().await;
+    for (list, key, found) in [
+        ("/api/v1/pages?slug=about", "slug", "about"),
+        ("/api/v1/collections?slug=blog", "slug", "blog"),
+        ("/api/v1/collections/blog/entries?slug=hello-quire", "slug", "hello-quire"),
+        ("/api/v1/section-templates?key=hero", "key", "hero"),
+        ("/api/v1/navigations?key=header", "key", "header"),
+    ] {
+        let r = app.get(list).await;
+        assert_eq!(r.status, 200, "{list}: {}", r.body);
+        let items = r.body["items"].as_array().unwrap();
+        assert_eq!(items.len(), 1, "{list}: {}", r.body);
+        assert_eq!(items[0][key], found, "{list}");
+        assert!(r.body["nextCursor"].is_null(), "{list}");
+        // A key no record has: an empty list, not an error.
+        let none = app.get(&list.replace(found, "no-such-key")).await;
+        assert_eq!((none.status.as_u16(), none.body["items"].as_array().map(Vec::len)), (200, Some(0)), "{list}");
+    }
+    // A template's id is not its key: the filter matches keys alone.
+    let hero = app.get("/api/v1/section-templates/hero").await.body["id"].as_str().unwrap().to_string();
+    let by_id = app.get(&format!("/api/v1/section-templates?key={hero}")).await;
+    assert_eq!(by_id.body["items"], json!([]), "{}", by_id.body);
+    // The filter combines with the others.
+    let draft = app.get("/api/v1/pages?slug=about&status=draft").await;
+    assert_eq!(draft.body["items"], json!([]), "{}", draft.body);
+}

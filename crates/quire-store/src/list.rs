@@ -21,6 +21,8 @@ pub struct Listing<T> {
 /// Filters for the page list.
 #[derive(Debug, Clone, Default)]
 pub struct PageFilter {
+    /// Only the page with this slug.
+    pub slug: Option<String>,
     /// Only children of this page.
     pub parent_id: Option<String>,
     /// Only root pages.
@@ -34,6 +36,8 @@ pub struct PageFilter {
 /// Filters for entry lists.
 #[derive(Debug, Clone, Default)]
 pub struct EntryFilter {
+    /// Only the entry with this slug (its own, in the default locale).
+    pub slug: Option<String>,
     /// Only entries with this status.
     pub status: Option<EntryStatus>,
     /// Only entries in this category.
@@ -143,6 +147,9 @@ pub(crate) fn push_entry_filter(
     filter: &EntryFilter,
     cursor: Option<&str>,
 ) -> Result<()> {
+    if let Some(slug) = &filter.slug {
+        q.push(" AND slug = ").push_bind(slug.clone());
+    }
     if let Some(status) = filter.status {
         q.push(" AND status = ").push_bind(status.as_str());
     }
@@ -294,6 +301,9 @@ impl Store {
         cursor: Option<&str>,
     ) -> Result<Listing<Page>> {
         let mut q = scoped("pages", scope);
+        if let Some(slug) = &filter.slug {
+            q.push(" AND slug = ").push_bind(slug.clone());
+        }
         if let Some(parent) = &filter.parent_id {
             q.push(" AND parent_id = ").push_bind(parent.clone());
         } else if filter.root_only {

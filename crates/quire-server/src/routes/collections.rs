@@ -1,7 +1,6 @@
 //! `/api/v1/collections` and their entries (`/api/v1/entries/{id}`); posts
 //! are the entries of a posts collection such as `blog`.
 
-use super::Paging;
 use quire_core::input::{CollectionPatch, EntryPatch, NewCollection, NewEntry};
 use quire_core::model::{Collection, Entry, EntryStatus};
 use quire_store::{EntryFilter, EntryView};
@@ -9,6 +8,8 @@ use quire_store::{EntryFilter, EntryView};
 super::list_query! {
     /// Filters of entry lists.
     EntryQuery {
+        /// Only the entry with this slug.
+        slug: Option<String>,
         /// Only entries with this status.
         status: Option<EntryStatus>,
         /// Only entries in this category.
@@ -22,7 +23,21 @@ super::list_query! {
 
 impl From<EntryQuery> for EntryFilter {
     fn from(q: EntryQuery) -> Self {
-        EntryFilter { status: q.status, category: q.category, tag: q.tag, missing_locale: q.missing_locale }
+        EntryFilter {
+            slug: q.slug,
+            status: q.status,
+            category: q.category,
+            tag: q.tag,
+            missing_locale: q.missing_locale,
+        }
+    }
+}
+
+super::list_query! {
+    /// Filters of the collection list.
+    CollectionQuery {
+        /// Only the collection with this slug.
+        slug: Option<String>,
     }
 }
 
@@ -30,7 +45,8 @@ super::record_handlers! {
     tag = "collections", item = "/api/v1/collections/{slug}" ("slug": "Collection slug or id");
 
     /// Lists collections.
-    list: get "/api/v1/collections" "listCollections" (q: Paging) => collections() -> [Collection] "One page of collections";
+    list: get "/api/v1/collections" "listCollections" (q: CollectionQuery)
+        => collections_keyed(q.slug.as_deref()) -> [Collection] "One page of collections";
     /// Creates a collection (editors and admins).
     create: post "/api/v1/collections" "createCollection"
         => create_collection(NewCollection) -> Collection "The created collection" [409, 422];

@@ -1,6 +1,5 @@
 //! `/api/v1/navigations` and their items (`/api/v1/nav-items/{id}`).
 
-use super::Paging;
 use quire_core::input::{NavItemPatch, NavigationPatch, NewNavItem, NewNavigation};
 use quire_core::model::{NavItem, Navigation};
 
@@ -12,11 +11,20 @@ super::list_query! {
     }
 }
 
+super::list_query! {
+    /// Filters of the navigation list.
+    NavigationQuery {
+        /// Only the navigation with this key.
+        key: Option<String>,
+    }
+}
+
 super::record_handlers! {
     tag = "navigation", item = "/api/v1/navigations/{key}" ("key": "Navigation key or id");
 
     /// Lists navigations.
-    list: get "/api/v1/navigations" "listNavigations" (q: Paging) => navigations() -> [Navigation] "One page of navigations";
+    list: get "/api/v1/navigations" "listNavigations" (q: NavigationQuery)
+        => navigations_keyed(q.key.as_deref()) -> [Navigation] "One page of navigations";
     /// Creates a navigation (editors and admins).
     create: post "/api/v1/navigations" "createNavigation"
         => create_navigation(NewNavigation) -> Navigation "The created navigation" [409, 422];

@@ -7,6 +7,8 @@ use quire_store::PageFilter;
 super::list_query! {
     /// Filters of the page list.
     PageQuery {
+        /// Only the page with this slug.
+        slug: Option<String>,
         /// Only children of this page; `root` for root pages only.
         parent_id: Option<String>,
         /// Only pages with this status.
@@ -19,6 +21,7 @@ super::list_query! {
 impl From<PageQuery> for PageFilter {
     fn from(q: PageQuery) -> Self {
         PageFilter {
+            slug: q.slug,
             root_only: q.parent_id.as_deref() == Some("root"),
             parent_id: q.parent_id.filter(|p| p != "root"),
             status: q.status,

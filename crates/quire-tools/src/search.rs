@@ -20,6 +20,9 @@
 //! whole catalog takes microseconds. With an embedding model, searchTools
 //! fuses this ranking with the tools' similarity (`rank_tools`).
 
+#[path = "search_wordnet.rs"]
+mod wordnet;
+
 use crate::embed::{Embedder, MIN_SIMILARITY, fuse, normalise, query_vector};
 use crate::subject::Subject;
 use crate::tool::{Category, Tool};
@@ -364,7 +367,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("live", &["publish", "document"]),
     ("go live", &["publish", "document"]),
     ("push live", &["publish", "document"]),
-    ("public", &["document"]),
+    ("public", &["document", "?publish"]),
     ("visitor", &["document"]),
     ("visible", &["document", "publish"]),
     ("unpublish", &["unpublish"]),
@@ -406,7 +409,6 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("rollback", &["revert", "restore"]),
     ("revert", &["revert", "restore"]),
     // notes and folders
-    ("note", &["note"]),
     ("notebook", &["note"]),
     ("vault", &["vault"]),
     ("in the vault", &["vault", "folder"]),
@@ -501,7 +503,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("scrape", &["webPage", "read"]),
     ("summarise", &["webPage", "read"]),
     ("summarize", &["webPage", "read"]),
-    ("summary", &["webPage", "read"]),
+    ("summary", &["field"]),
     ("gist", &["webPage", "read"]),
     ("main point", &["webPage", "read"]),
     ("api", &["httpResponse"]),
@@ -544,7 +546,9 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("available", &["read"]),
     ("latest", &["read"]),
     ("overview", &["read"]),
-    ("tell", &["read"]),
+    ("tell", &["?read"]),
+    ("tell me", &["read"]),
+    ("tell us", &["read"]),
     ("do we have", &["read"]),
     ("have we got", &["read"]),
     ("is there", &["read"]),
@@ -802,6 +806,135 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("source", &["webResult"]),
     ("key point", &["webPage", "read"]),
     ("health check", &["httpResponse"]),
+    // a page's settings, shared
+    ("preview card", &["page", "seo"]),
+    ("social card", &["page", "seo"]),
+    ("share card", &["page", "seo"]),
+    ("link preview", &["page", "seo"]),
+    ("open graph", &["page", "seo"]),
+    ("in google", &["page", "seo"]),
+    ("on google", &["page", "seo"]),
+    ("google to find", &["page", "seo"]),
+    ("site map", &["page"]),
+    ("somewhere on the site", &["page"]),
+    ("place on the site", &["page"]),
+    ("room on the site", &["page"]),
+    ("show up", &[]),
+    ("shipping", &[]),
+    ("optimise", &["update"]),
+    ("optimize", &["update"]),
+    // asking to be told
+    ("rundown", &["read"]),
+    ("give me", &["?read"]),
+    ("remind me", &["read"]),
+    // making, in other words
+    ("put up", &["create"]),
+    ("whip up", &["create"]),
+    ("knock up", &["create"]),
+    ("draw up", &["create"]),
+    ("throw together", &["create"]),
+    ("come up with", &["create"]),
+    ("embed", &["section", "create"]),
+    ("write about", &["post", "create"]),
+    ("blog about", &["post", "create"]),
+    // changing, in other words
+    ("refresh", &["update"]),
+    ("redo", &["update"]),
+    ("rework", &["update"]),
+    ("revamp", &["update"]),
+    ("overhaul", &["update"]),
+    ("spruce", &["update"]),
+    ("simplify", &["update"]),
+    ("clarify", &["update"]),
+    ("cut … down", &["update"]),
+    ("cut down", &["update"]),
+    ("broken", &["?update"]),
+    ("dead", &["?update"]),
+    ("mistake", &["?update"]),
+    ("inaccurate", &["?update"]),
+    ("weird", &["?update"]),
+    ("strange", &["?update"]),
+    ("ugly", &["?update"]),
+    ("awful", &["?update"]),
+    ("terrible", &["?update"]),
+    ("confusing", &["?update"]),
+    ("clunky", &["?update"]),
+    ("messy", &["?update"]),
+    ("is now", &["?update"]),
+    ("are now", &["?update"]),
+    ("now cost", &["?update"]),
+    // removing, in other words
+    ("wipe", &["delete"]),
+    ("cut", &["delete"]),
+    ("axe", &["delete"]),
+    ("chuck", &["delete"]),
+    ("zap", &["delete"]),
+    ("get shot of", &["delete"]),
+    ("get shot", &["delete"]),
+    ("come out", &["delete"]),
+    ("pointless", &["?delete"]),
+    ("redundant", &["?delete"]),
+    ("obsolete", &["?delete"]),
+    ("unnecessary", &["?delete"]),
+    ("irrelevant", &["?delete"]),
+    ("no longer relevant", &["delete"]),
+    ("anymore", &["?delete"]),
+    ("any more", &["?delete"]),
+    // publishing and giving drafts up
+    ("push … out", &["publish"]),
+    ("off the website", &["unpublish", "document"]),
+    ("throw out", &["discard", "delete"]),
+    ("throw … out", &["discard", "delete"]),
+    ("reset", &["discard"]),
+    ("at once", &["release"]),
+    // what sections hold
+    ("grid", &["section"]),
+    ("accordion", &["section"]),
+    ("column", &["section"]),
+    ("divider", &["section"]),
+    ("spacer", &["section"]),
+    ("youtube", &["section"]),
+    ("vimeo", &["section"]),
+    ("signup", &["section"]),
+    ("opening", &[]),
+    // images
+    ("snap", &["image"]),
+    ("artwork", &["image"]),
+    ("diagram", &["image"]),
+    ("visual", &["image"]),
+    ("poster", &["image"]),
+    ("infographic", &["image"]),
+    ("avatar", &["image"]),
+    ("favicon", &["image"]),
+    ("blind", &["image", "alt"]),
+    ("cover picture", &["post", "cover"]),
+    ("cover photo", &["post", "cover"]),
+    // posts
+    ("press release", &["post"]),
+    ("reader", &["post"]),
+    // navigation
+    ("reachable", &["navItem", "?create"]),
+    ("get to", &["navItem", "?create"]),
+    ("bottom of every page", &["navItem"]),
+    ("top of every page", &["navItem"]),
+    // what collections list
+    ("event", &["entry"]),
+    ("meetup", &["entry"]),
+    ("job", &["entry"]),
+    ("vacancy", &["entry"]),
+    ("profile", &["entry"]),
+    ("bio", &["entry"]),
+    ("hire", &["entry"]),
+    ("team", &["entry"]),
+    ("team list", &["entry"]),
+    ("staff list", &["entry"]),
+    ("partner", &["entry"]),
+    ("sponsor", &["entry"]),
+    ("speaker", &["entry"]),
+    // notes
+    ("note", &["note", "^create"]),
+    ("httpget", &["httpResponse", "read"]),
+    ("httppost", &["httpResponse", "send"]),
 ];
 
 /// The concepts that name what a tool works on.
@@ -914,6 +1047,14 @@ struct Vocabulary {
     /// Each long word of the vocabulary with one letter left out (not among
     /// its last two) → that word; `None` where two words share the form.
     slips: HashMap<String, Option<&'static str>>,
+    /// Words the vocabulary does not say → the word of it they mean
+    /// ("alter" → change, "removal" → remove), from WordNet
+    /// (`search_wordnet.rs`).
+    aliases: HashMap<&'static str, &'static str>,
+    /// Each word's stem (Snowball English) → the shortest word of the
+    /// vocabulary with that stem, for longer words of the same family
+    /// ("relocation" meets relocate).
+    stems: HashMap<String, &'static str>,
 }
 
 /// The shortest word a slip of the keyboard is looked for in.
@@ -949,8 +1090,28 @@ static VOCAB: LazyLock<Vocabulary> = LazyLock::new(|| {
             }
         }
     }
-    Vocabulary { concepts, split, words, longest, slips }
+    let aliases: HashMap<&'static str, &'static str> = wordnet::SYNONYMS.iter().copied().collect();
+    let mut stems: HashMap<String, &'static str> = HashMap::new();
+    for &w in &words {
+        if w.len() >= MIN_STEM_LEN && w.bytes().all(|b| b.is_ascii_lowercase()) && !STOPWORDS.contains(&w) {
+            let e = stems.entry(stem(w)).or_insert(w);
+            if w.len() < e.len() {
+                *e = w;
+            }
+        }
+    }
+    Vocabulary { concepts, split, words, longest, slips, aliases, stems }
 });
+
+/// The shortest word whose stem is looked up.
+const MIN_STEM_LEN: usize = 4;
+
+/// A word's stem, Snowball's English stemmer (as the notes' search).
+fn stem(word: &str) -> String {
+    static STEMMER: LazyLock<rust_stemmers::Stemmer> =
+        LazyLock::new(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+    STEMMER.stem(word).into_owned()
+}
 
 /// The word of the vocabulary `word` is one slip of the keyboard from (a
 /// letter left out or added, or two swapped, not among the last two, whose
@@ -971,16 +1132,22 @@ fn slip(word: &str) -> Option<&'static str> {
     })
 }
 
-/// A word's plain form: itself when the vocabulary knows it, else the first
-/// of its shorter forms it knows (reworded → reword, dropping → drop,
-/// stories → story), else without a plural `s`.
+/// A word's plain form: itself when the vocabulary knows it, else the
+/// vocabulary's word for it (alter → change), else the first of its shorter
+/// forms it knows (reworded → reword, dropping → drop, stories → story,
+/// copied → copy), else a shorter word of the vocabulary of the same stem
+/// (relocation → relocate; not a doer, reviewer → review), else without a
+/// plural `s`.
 fn plain(word: &str) -> String {
     let known = |w: &str| VOCAB.words.contains(w);
     if known(word) || word.len() <= 3 {
         return word.to_string();
     }
+    if let Some(w) = VOCAB.aliases.get(word) {
+        return w.to_string();
+    }
     let mut candidates: Vec<String> = Vec::with_capacity(6);
-    if let Some(s) = word.strip_suffix("ies") {
+    if let Some(s) = word.strip_suffix("ies").or_else(|| word.strip_suffix("ied")) {
         candidates.push(format!("{s}y"));
     }
     for suffix in ["es", "s", "ing", "ed", "d"] {
@@ -996,8 +1163,14 @@ fn plain(word: &str) -> String {
             }
         }
     }
-    if let Some(c) = candidates.into_iter().find(|c| known(c)) {
-        return c;
+    if let Some(c) = candidates.iter().find(|c| known(c)) {
+        return c.clone();
+    }
+    if let Some(w) = candidates.iter().find_map(|c| VOCAB.aliases.get(c.as_str())) {
+        return w.to_string();
+    }
+    if let Some(w) = family(word) {
+        return w.to_string();
     }
     if let Some(w) = slip(word) {
         return w.to_string();
@@ -1006,6 +1179,22 @@ fn plain(word: &str) -> String {
         Some(s) if !s.ends_with('s') && !s.ends_with('u') && !s.ends_with('i') => s.to_string(),
         _ => word.to_string(),
     }
+}
+
+/// The word of the vocabulary a longer word of its family names: the doing
+/// of an action (relocation → relocate, removal → remove, improvement →
+/// improve) or what relates to a thing (navigational → navigation); not
+/// other relatives (importance is not importing, production no product).
+fn family(word: &str) -> Option<&'static str> {
+    let verbal = ["ion", "ions", "ment", "ments"].iter().any(|end| word.ends_with(end));
+    let relating = ["al", "als"].iter().any(|end| word.ends_with(end));
+    if !(verbal || relating) || word.len() < MIN_STEM_LEN {
+        return None;
+    }
+    let w = *VOCAB.stems.get(&stem(word))?;
+    let acts =
+        || VOCAB.concepts.get(w).is_some_and(|cs| cs.iter().any(|c| is_action(c.trim_start_matches(['?', '^']))));
+    (w.len() < word.len() && (relating || acts())).then_some(w)
 }
 
 /// Whether a whitespace-separated token is a web address.
@@ -1020,56 +1209,78 @@ fn is_address(token: &str) -> bool {
         })
 }
 
+/// The words of a text (see [`words`]).
+struct Text {
+    /// Lower-case words.
+    words: Vec<String>,
+    /// Whether each is a name, a label.
+    names: Vec<bool>,
+    /// Whether each opens a clause: the first, or one after `,` `;` `:` `.`
+    /// `!` `?` or a dash.
+    clause: Vec<bool>,
+}
+
 /// The lower-case words of a text, camelCase split (updateNavItem → update
-/// nav item), each web address one word `https` and each path (`/team`)
-/// `path`; and which are names: a capitalised word inside a sentence
-/// ("rename Home to Start") is a label, not the thing its word names.
-fn words(text: &str) -> (Vec<String>, Vec<bool>) {
+/// nav item), each web address one word `https`, each path (`/team`)
+/// `path` and the methods `GET` and `POST` `httpget` and `httppost`; which
+/// are names: a capitalised word inside a sentence ("rename Home to
+/// Start") is a label, not the thing its word names; and which open a
+/// clause.
+fn words(text: &str) -> Text {
     let mut out = Vec::new();
     let mut names = Vec::new();
+    let mut clause = Vec::new();
     let mut opens = true;
+    let mut after_stop = true;
     for token in text.split_whitespace() {
         let starts = std::mem::replace(&mut opens, token.ends_with(['.', '!', '?', ':']));
+        let fresh = std::mem::replace(
+            &mut after_stop,
+            token.ends_with(['.', '!', '?', ':', ',', ';']) || matches!(token, "-" | "–" | "—"),
+        );
+        let before = out.len();
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
         if is_address(token) {
             out.push("https".to_string());
-            names.push(false);
-            continue;
-        }
-        if token.starts_with('/') && token.chars().nth(1).is_some_and(char::is_alphanumeric) {
+        } else if token.starts_with('/') && token.chars().nth(1).is_some_and(char::is_alphanumeric) {
             out.push("path".to_string());
-            names.push(false);
-            continue;
-        }
-        let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
-        let mut chars = bare.chars();
-        let name = !starts
-            && chars.next().is_some_and(char::is_uppercase)
-            && bare.chars().count() > 1
-            && chars.all(char::is_lowercase)
-            && !PROPER.contains(&bare.to_lowercase().as_str());
-        let before = out.len();
-        let mut word = String::new();
-        let mut prev_lower = false;
-        for c in token.chars() {
-            if !c.is_alphanumeric() {
-                if !word.is_empty() {
+        } else if matches!(bare, "GET" | "POST") {
+            out.push(format!("http{}", bare.to_lowercase()));
+        } else {
+            let mut chars = bare.chars();
+            let name = !starts
+                && chars.next().is_some_and(char::is_uppercase)
+                && bare.chars().count() > 1
+                && chars.all(char::is_lowercase)
+                && !PROPER.contains(&bare.to_lowercase().as_str());
+            let mut word = String::new();
+            let mut prev_lower = false;
+            for c in token.chars() {
+                if !c.is_alphanumeric() {
+                    if !word.is_empty() {
+                        out.push(std::mem::take(&mut word));
+                    }
+                    prev_lower = false;
+                    continue;
+                }
+                if c.is_uppercase() && prev_lower && !word.is_empty() {
                     out.push(std::mem::take(&mut word));
                 }
-                prev_lower = false;
-                continue;
+                prev_lower = c.is_lowercase();
+                word.extend(c.to_lowercase());
             }
-            if c.is_uppercase() && prev_lower && !word.is_empty() {
-                out.push(std::mem::take(&mut word));
+            if !word.is_empty() {
+                out.push(word);
             }
-            prev_lower = c.is_lowercase();
-            word.extend(c.to_lowercase());
+            names.resize(out.len(), name && out.len() == before + 1);
         }
-        if !word.is_empty() {
-            out.push(word);
+        names.resize(out.len(), false);
+        clause.resize(out.len(), false);
+        if out.len() > before {
+            clause[before] = fresh;
         }
-        names.resize(out.len(), name && out.len() == before + 1);
     }
-    (out, names)
+    Text { words: out, names, clause }
 }
 
 fn is_action(concept: &str) -> bool {
@@ -1094,8 +1305,8 @@ struct Group {
 /// first verb is what is asked; `later`). A weak action (`?create`) counts
 /// only when the text says no other action.
 fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
-    let (words, names) = words(text);
-    let words: Vec<String> = words.iter().map(|w| plain(w)).collect();
+    let Text { words: forms, names, clause } = words(text);
+    let words: Vec<String> = forms.iter().map(|w| plain(w)).collect();
     let mut groups: Vec<Group> = Vec::with_capacity(words.len());
     let mut raw: Vec<(usize, String)> = Vec::new();
     let mut taken = vec![false; words.len()];
@@ -1149,30 +1360,161 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
             None => raw.push((i - 1, word.to_string())),
         }
     }
-    let strong = |g: &Group, read: bool| g.concepts.iter().any(|c| is_action(c) && (read || *c != "read"));
-    let question = words.first().is_some_and(|w| QUESTIONS.contains(&w.as_str()))
-        || (text.trim_end().ends_with('?') && !words.first().is_some_and(|w| REQUESTS.contains(&w.as_str())));
-    // The word a request opens with, polite words aside, when more follows.
-    let opening = words.iter().position(|w| !POLITE.contains(&w.as_str())).filter(|&o| o + 1 < words.len());
-    let weak_applies = |k: usize, c: &str| match c.as_bytes().first() {
-        Some(b'?') => !question && !groups.iter().any(|g| strong(g, true)),
-        Some(b'^') => !question && opening == Some(groups[k].start),
-        _ => true,
+    // Which group each word belongs to.
+    let mut owner: Vec<Option<usize>> = vec![None; words.len()];
+    for (k, g) in groups.iter().enumerate() {
+        owner[g.start..g.end].iter_mut().for_each(|o| *o = Some(k));
+    }
+    let names_only_things = |k: usize| groups[k].concepts.iter().all(|c| is_entity(c.trim_start_matches(['?', '^'])));
+    let how =
+        HOW.iter().find(|p| words.len() > p.len() && words.iter().zip(p.iter()).all(|(w, p)| w == p)).map(|p| p.len());
+    let question = how.is_none()
+        && (words.first().is_some_and(|w| QUESTIONS.contains(&w.as_str()))
+            || (text.trim_end().ends_with('?') && !words.first().is_some_and(|w| REQUESTS.contains(&w.as_str()))));
+    // The word each clause opens with, polite words aside ("please, can you
+    // …", "how do I …"), when more follows: a verb there is an instruction.
+    let mut openings: Vec<usize> = Vec::new();
+    for c in (0..words.len()).filter(|&i| clause[i]) {
+        let from = if c == 0 { how.unwrap_or(0) } else { c };
+        let end = (c + 1..words.len()).find(|&i| clause[i]).unwrap_or(words.len());
+        if let Some(o) = (from..end).find(|&i| !POLITE.contains(&words[i].as_str())).filter(|&o| o + 1 < words.len()) {
+            openings.push(o);
+        }
+    }
+    let opens = |k: usize| openings.contains(&groups[k].start);
+    // A word after "not" ("shouldn't be visible"), "no longer" or "without"
+    // is negated: a wish not to publish asks to unpublish, a thing not
+    // needed (or that should not exist) is to go, another action negated is
+    // not asked ("unpublish it but don't delete it").
+    let negation = |k: usize| {
+        let mut p = groups[k].start;
+        while p > 0 && groups[k].start - p < 3 && FILLERS.contains(&words[p - 1].as_str()) {
+            p -= 1;
+        }
+        let aux = p.checked_sub(2).map(|i| words[i].as_str());
+        match p.checked_sub(1).map(|i| words[i].as_str()) {
+            Some("without") => Some(Negation::Without),
+            Some("t" | "not" | "never") if aux.is_some_and(|a| WISHES.contains(&a)) => Some(Negation::Wish),
+            Some("t" | "not" | "never") => Some(Negation::State),
+            Some("longer") if aux == Some("no") => Some(Negation::Wish),
+            _ => None,
+        }
     };
-    let mut said: Vec<Vec<&str>> = groups
+    // A verb that is also a noun names a thing after a determiner ("the
+    // edits", "a write-up", "the staff list"), unless it opens a clause or
+    // tells what happened ("the meetup moved").
+    let noun = |k: usize| {
+        let g = &groups[k];
+        if !NOUNS_TOO.contains(&words[g.start].as_str())
+            || opens(k)
+            || clause[g.start]
+            || forms[g.start].ends_with("ed")
+        {
+            return false;
+        }
+        let mut p = g.start;
+        while p > 0 && g.start - p < 4 {
+            let w = words[p - 1].as_str();
+            let possessive = w == "s" && p >= 2 && owner[p - 2].is_some_and(names_only_things);
+            if DETERMINERS.contains(&w) || possessive {
+                return true;
+            }
+            let unknown = !VOCAB.words.contains(w) && !STOPWORDS.contains(&w);
+            let thing = owner[p - 1].is_some_and(names_only_things);
+            if clause[p] || !(ADJECTIVES.contains(&w) || unknown || thing) {
+                return false;
+            }
+            p -= 1;
+        }
+        false
+    };
+    let mut base: Vec<Vec<&'static str>> = groups
         .iter()
         .enumerate()
         .map(|(k, g)| {
-            g.concepts.iter().filter(|c| weak_applies(k, c)).map(|c| c.trim_start_matches(['?', '^'])).collect()
+            let negated = negation(k);
+            let is_noun = noun(k);
+            g.concepts
+                .iter()
+                .filter_map(|&c| {
+                    let bare = c.trim_start_matches(['?', '^']);
+                    if !is_action(bare) {
+                        return Some(c);
+                    }
+                    if is_noun && !c.starts_with('?') {
+                        return None;
+                    }
+                    match (negated, bare, words[g.start].as_str()) {
+                        (None, ..) => Some(c),
+                        (Some(_), "create", "need") => Some("delete"),
+                        (Some(Negation::Wish), "read", "exist") => Some("delete"),
+                        (Some(Negation::Wish), "publish", _) => Some("unpublish"),
+                        (Some(Negation::State), "publish", _) => Some(c),
+                        _ => None,
+                    }
+                })
+                .collect()
         })
         .collect();
-    let acts = |cs: &[&str], read: bool| cs.iter().any(|c| is_action(c) && (read || *c != "read"));
-    // The first verb is what is asked; a first "find" or "show" leaves it to the next.
-    // In a question, reading is asked ("what did we delete?").
+    // "Make" with a thing already there changes it ("make the banner text
+    // shorter", "make Team a dropdown"), or leaves what to do to the word
+    // after ("make the page live").
+    for k in 0..groups.len() {
+        let g = &groups[k];
+        let definite =
+            words.get(g.end).is_some_and(|w| DEFINITE.contains(&w.as_str())) || names.get(g.end) == Some(&true);
+        if g.end == g.start + 1 && words[g.start] == "make" && definite {
+            let other = base
+                .iter()
+                .enumerate()
+                .any(|(j, cs)| j != k && cs.iter().any(|c| is_action(c.trim_start_matches(['?', '^']))));
+            base[k] = if other { vec![] } else { vec!["update"] };
+        }
+    }
+    let strong = |cs: &[&str], read: bool| cs.iter().any(|c| is_action(c) && (read || *c != "read"));
+    let weak_applies = |k: usize, c: &str| match c.as_bytes().first() {
+        Some(b'?') => !question && !base.iter().any(|cs| strong(cs, true)),
+        Some(b'^') => !question && opens(k),
+        _ => true,
+    };
+    let mut said: Vec<Vec<&str>> = base
+        .iter()
+        .enumerate()
+        .map(|(k, cs)| cs.iter().filter(|c| weak_applies(k, c)).map(|c| c.trim_start_matches(['?', '^'])).collect())
+        .collect();
+    let acts = strong;
+    // What someone did is not what they ask ("I dropped a photo in uploads,
+    // add it to the library").
+    let narrative = |k: usize| {
+        if !forms[groups[k].start].ends_with("ed") {
+            return false;
+        }
+        let mut p = groups[k].start;
+        while p > 0 && groups[k].start - p < 3 {
+            let w = words[p - 1].as_str();
+            if SUBJECTS.contains(&w) {
+                return true;
+            }
+            if !ASIDES.contains(&w) {
+                return false;
+            }
+            p -= 1;
+        }
+        false
+    };
+    // The first verb is what is asked, one opening a clause first; a first
+    // "find" or "show" leaves it to the next. In a question, reading is
+    // asked ("what did we delete?").
     let reading = || said.iter().position(|cs| cs.contains(&"read"));
     let asks = question && reading().is_none();
-    let first_action =
-        if question { reading() } else { None }.or_else(|| said.iter().position(|cs| acts(cs, false))).or_else(reading);
+    let verbs = |imperative: bool, told: bool| {
+        (0..groups.len()).find(|&k| acts(&said[k], false) && (!imperative || opens(k)) && (told || !narrative(k)))
+    };
+    let first_action = if question { reading() } else { None }
+        .or_else(|| verbs(true, false))
+        .or_else(|| verbs(false, false))
+        .or_else(|| verbs(false, true))
+        .or_else(reading);
     // Making a field (alt text, a caption, a line) changes what holds it.
     // Adding to the end of something changes it.
     if let Some(f) = first_action
@@ -1184,18 +1526,28 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     // The word before a group, past determiners, adjectives and words the
     // vocabulary does not know ("into the Black Friday release" → into), and
     // whether an indefinite article was among them (a thing not made yet).
-    let before = |k: usize| {
+    let before_at = |k: usize| {
         let (mut p, mut indefinite) = (groups[k].start, false);
+        let page = groups[k].concepts.contains(&"page");
         while p > 0 && groups[k].start - p < 4 {
             let w = words[p - 1].as_str();
             let unknown = !VOCAB.words.contains(w) && !STOPWORDS.contains(&w);
-            if !DETERMINERS.contains(&w) && !ADJECTIVES.contains(&w) && !unknown {
+            // a page's name: "the about page", "the about us page"
+            let named = page
+                && matches!(w, "about" | "us")
+                && p >= 2
+                && matches!(words[p - 2].as_str(), "the" | "our" | "about");
+            if !DETERMINERS.contains(&w) && !ADJECTIVES.contains(&w) && !unknown && !named {
                 break;
             }
             indefinite |= matches!(w, "a" | "an");
             p -= 1;
         }
-        (p.checked_sub(1).map(|b| words[b].as_str()), indefinite)
+        (p.checked_sub(1), indefinite)
+    };
+    let before = |k: usize| {
+        let (at, indefinite) = before_at(k);
+        (at.map(|b| words[b].as_str()), indefinite)
     };
     // Adding a thing to a release, or taking it out, changes the release
     // ("add the pricing page to the spring launch"): the release is what is
@@ -1215,27 +1567,72 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         said[f] = vec!["update"];
     }
     // Adding a line to a note there is changes it ("put 'renew domain' on
-    // my to-do list").
+    // my to-do list", "a heading at the top of my ideas note"): the note is
+    // what changes.
+    let mut target: Option<usize> = None;
     if let Some(f) = first_action
         && said[f] == ["create"]
-        && (f + 1..groups.len()).any(|k| {
+        && let Some(k) = (f + 1..groups.len()).find(|&k| {
             let (word, indefinite) = before(k);
-            said[k].contains(&"note") && !indefinite && matches!(word, Some("to" | "on" | "onto"))
+            let one = !matches!(forms[groups[k].end - 1].as_str(), "notes" | "files");
+            let made = (f + 1..k).any(|j| said[j].iter().any(|c| is_entity(c) && !matches!(*c, "section" | "line")));
+            said[k].contains(&"note")
+                && !indefinite
+                && !made
+                && (matches!(word, Some("to" | "on" | "onto")) || (one && matches!(word, Some("in" | "into" | "of"))))
         })
     {
         said[f] = vec!["update"];
+        target = Some(k);
     }
     // Putting a thing already there (the one named, or by its label) under,
     // above or after another moves it; putting "a" thing there makes it.
     const PLACES: &[&str] =
         &["under", "above", "below", "beneath", "after", "before", "between", "beside", "next", "at"];
+    let into_folder = |f: usize| {
+        (f + 1..groups.len()).any(|k| said[k].contains(&"folder") && matches!(before(k).0, Some("in" | "into")))
+            && (f + 1..groups.len()).any(|k| said[k].contains(&"note"))
+    };
     if let Some(f) = first_action
         && said[f] == ["create"]
         && words.get(groups[f].end).is_some_and(|w| matches!(w.as_str(), "the" | "my" | "our" | "this" | "that"))
             | names.get(groups[f].end).is_some_and(|n| *n)
-        && words[groups[f].end..].iter().any(|w| PLACES.contains(&w.as_str()))
+        && (words[groups[f].end..].iter().any(|w| PLACES.contains(&w.as_str())) || into_folder(f))
     {
         said[f] = vec!["update", "move"];
+    }
+    if let Some(f) = first_action {
+        let after = |from: usize| words[from..].iter().map(String::as_str).find(|w| !DETERMINERS.contains(w));
+        // Removing a thing but keeping it takes it off the site ("remove
+        // the events page from the live site but keep the draft").
+        let kept = words[groups[f].end..].iter().enumerate().any(|(i, w)| {
+            w == "keep" && matches!(after(groups[f].end + i + 1), Some("it" | "them" | "draft" | "this" | "that"))
+        });
+        // Throwing one's changes away, or undoing them, gives up a draft
+        // ("drop my unsaved changes", "undo everything I changed").
+        let changes = {
+            let mut p = groups[f].end;
+            while p < words.len()
+                && (DETERMINERS.contains(&words[p].as_str()) || owner[p].is_some_and(|j| said[j] == ["draft"]))
+            {
+                p += 1;
+            }
+            forms.get(p).is_some_and(|w| CHANGES.contains(&w.as_str()))
+                || (f + 1..groups.len())
+                    .any(|k| narrative(k) && matches!(words[groups[k].start].as_str(), "change" | "edit" | "tweak"))
+        };
+        if said[f].contains(&"delete") && !said[f].contains(&"discard") && kept {
+            said[f] = vec!["unpublish"];
+        } else if said[f].iter().any(|c| matches!(*c, "delete" | "restore" | "revert"))
+            && !said[f].contains(&"discard")
+            && changes
+        {
+            said[f] = vec!["discard"];
+        }
+        // Adding a stock photo to the library imports it.
+        if said[f].contains(&"create") && said.iter().any(|cs| cs.contains(&"stockPhoto")) {
+            said[f].push("import");
+        }
     }
     let generic = |g: &Group| g.end == g.start + 1 && GENERIC.contains(&words[g.start].as_str());
     let mut out: Vec<(String, f32)> = Vec::with_capacity(groups.len() + raw.len());
@@ -1274,17 +1671,93 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
             _ => false,
         }
     };
+    // What is changed, added, read or removed on a page, other than the
+    // page's own settings, is its sections' content ("the phone number on the
+    // contact page", "what does the homepage say"): the page only says where.
+    let crud = first_action
+        .is_none_or(|f| said[f].iter().any(|c| matches!(*c, "create" | "update" | "delete" | "read" | "move")));
+    let settles = |cs: &[&str]| {
+        cs.iter().any(|c| is_entity(c) && !matches!(*c, "page" | "section" | "image" | "entry"))
+            || cs.iter().any(|c| matches!(*c, "seo" | "url"))
+    };
+    let held = |i: usize| match owner[i] {
+        _ if CONTENT.contains(&words[i].as_str()) => true,
+        Some(j) => {
+            said[j].iter().any(|c| matches!(*c, "section" | "image" | "entry" | "line"))
+                || (said[j].contains(&"field") && !ATTRIBUTES.contains(&words[i].as_str()))
+        }
+        None => {
+            let w = words[i].as_str();
+            CONTENT.contains(&w)
+                || (!names[i]
+                    && !VOCAB.words.contains(w)
+                    && !STOPWORDS.contains(&w)
+                    && !POSITIONS.contains(&w)
+                    && !ADJECTIVES.contains(&w))
+        }
+    };
+    let attribute = |i: usize| {
+        ATTRIBUTES.contains(&words[i].as_str())
+            || owner[i].is_some_and(|j| settles(&said[j]) || said[j].contains(&"page"))
+    };
+    let page_of = |k: usize| said[k].contains(&"page") && !settles(&said[k]);
+    let mut on_page: Option<usize> = None;
+    if crud {
+        on_page = (0..groups.len()).filter(|&k| page_of(k)).find(|&k| {
+            let (at, indefinite) = before_at(k);
+            let Some(q) = at.filter(|&q| !indefinite && PLACE_OF.contains(&words[q].as_str())) else { return false };
+            let lo = (0..=q).rev().find(|&i| clause[i]).unwrap_or(0);
+            let lo = first_action.map(|f| groups[f].end).filter(|&e| e > lo && e <= q).unwrap_or(lo);
+            (lo..q).any(held) && !(lo..q).any(attribute)
+        });
+        if on_page.is_none() {
+            let pages: Vec<usize> = (0..groups.len()).filter(|&k| page_of(k)).collect();
+            let said_content = words.iter().any(|w| CONTENT.contains(&w.as_str()));
+            let other = (0..groups.len()).any(|k| !page_of(k) && (settles(&said[k]) || said[k].contains(&"page")));
+            if said_content && !other && !(0..words.len()).any(|i| ATTRIBUTES.contains(&words[i].as_str())) {
+                on_page = pages.first().copied();
+            }
+        }
+    }
+    // A thing the request acts on is what is meant; a record named as where
+    // it is qualifies it.
+    let mut force: Vec<Option<bool>> = vec![None; groups.len()];
+    if let Some(k) = on_page {
+        force[k] = Some(true);
+        (0..k).filter(|&j| said[j].contains(&"entry")).for_each(|j| force[j] = Some(true));
+    }
+    if let (Some(f), Some(k)) = (first_action, target) {
+        force[k] = Some(false);
+        (f + 1..k).filter(|&j| names_thing(j)).for_each(|j| force[j] = Some(true));
+    }
+    let archived = |k: usize| ARCHIVED.contains(&forms[groups[k].start].as_str());
+    let qualifying: Vec<bool> = groups
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            // A thing named just before another qualifies it ("the hero
+            // picture"), unless that other is a bare record or item ("an
+            // image record"), or it says the other was archived ("the
+            // deleted posts").
+            let next_adjacent = groups.get(k + 1).filter(|n| n.start == g.end && names_thing(k + 1) && names_thing(k));
+            let prev_adjacent =
+                k.checked_sub(1).filter(|&p| groups[p].end == g.start && names_thing(p) && names_thing(k));
+            force[k].unwrap_or_else(|| {
+                (next_adjacent.is_some_and(|n| !generic(n)) && !archived(k))
+                    || (prev_adjacent.is_some() && (generic(g) || prev_adjacent.is_some_and(archived)))
+                    || staged.is_some_and(|r| r != k)
+                    || (staged != Some(k) && aside(k))
+            })
+        })
+        .collect();
+    // A heading or an intro of a post or an entry is a field of it, not a
+    // section of a page.
+    let record = (0..groups.len()).any(|k| !qualifying[k] && said[k].iter().any(|c| matches!(*c, "post" | "entry")));
     for (k, g) in groups.iter().enumerate() {
-        // A thing named just before another qualifies it ("the hero picture"),
-        // unless that other is a bare record or item ("an image record").
-        let next_adjacent = groups.get(k + 1).filter(|n| n.start == g.end && names_thing(k + 1) && names_thing(k));
-        let prev_adjacent = k.checked_sub(1).filter(|&p| groups[p].end == g.start && names_thing(p) && names_thing(k));
-        let qualifies = next_adjacent.is_some_and(|n| !generic(n))
-            || (prev_adjacent.is_some() && generic(g))
-            || staged.is_some_and(|r| r != k)
-            || (staged != Some(k) && aside(k));
+        let part = record && PARTS.contains(&words[g.start].as_str());
         for c in &said[k] {
-            if is_entity(c) && qualifies {
+            let c = if part && *c == "section" { "field" } else { c };
+            if is_entity(c) && qualifying[k] {
                 put(c, modifier);
             } else if is_action(c) && (asks || first_action.is_some_and(|f| f != k)) && !said[k].contains(&"field") {
                 put(c, later);
@@ -1296,6 +1769,23 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     if asks {
         put("read", 1.0);
     }
+    if on_page.is_some() {
+        put("section", 1.0);
+    }
+    // Notes listed with no word of what is in them are a folder's ("list all
+    // the notes in my vault"; not "my meeting notes").
+    let listed = groups.iter().any(|g| {
+        matches!(forms[g.start].as_str(), "notes" | "files")
+            && g.start.checked_sub(1).is_none_or(|p| LISTING.contains(&words[p].as_str()))
+    });
+    let reads = asks || first_action.is_some_and(|f| said[f].contains(&"read"));
+    if listed && reads && !said.iter().any(|cs| cs.contains(&"search")) {
+        put("folder", 1.0);
+    }
+    // A release named is what goes live, not a document.
+    if out.iter().any(|(c, w)| c == "release" && *w >= 1.0) {
+        out.retain(|(c, _)| c != "document");
+    }
     let things: Vec<&str> = out.iter().map(|(c, _)| c.as_str()).filter(|c| is_entity(c)).collect();
     // A question about a kind of block, on no page, asks what blocks can
     // hold ("can a hero have a video?").
@@ -1304,7 +1794,14 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     // we're closed").
     let acted = out.iter().any(|(c, _)| is_action(c));
     let described = !question && !acted && words.first().is_some_and(|w| matches!(w.as_str(), "a" | "an"));
-    let implied = [("sectionTemplate", kind), ("create", described)];
+    // A question about nothing of the site is for the web ("what's the
+    // minimum wage this year?").
+    let asked_about = question && things.is_empty() && out.iter().all(|(c, _)| !is_action(c) || c == "read");
+    let ours = words.iter().any(|w| OURS.contains(&w.as_str()));
+    let site = words.iter().any(|w| matches!(w.as_str(), "site" | "website"));
+    let worldly = asked_about && !raw.is_empty() && !ours && !site;
+    let implied =
+        [("sectionTemplate", kind), ("create", described), ("webResult", worldly), ("page", asked_about && site)];
     for c in implied.iter().filter(|(_, said)| *said).map(|(c, _)| c.to_string()).chain(raw.into_iter().map(|(_, w)| w))
     {
         if !out.iter().any(|(k, _)| *k == c) {
@@ -1313,6 +1810,97 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     }
     out
 }
+
+/// How a word is negated: a wish ("shouldn't be visible", "no longer"), a
+/// state ("isn't needed") or "without".
+#[derive(Clone, Copy, PartialEq)]
+enum Negation {
+    Wish,
+    State,
+    Without,
+}
+
+/// Words that may stand between "not" and what it negates.
+const FILLERS: &[&str] = &["be", "been", "being", "want", "to", "ever", "yet", "really", "even"];
+
+/// Words before "not" that make it a wish.
+const WISHES: &[&str] = &["should", "shouldn", "must", "mustn", "don", "do", "need", "needn", "want"];
+
+/// Openings of a request phrased as a question ("how do I add a page?").
+const HOW: &[&[&str]] = &[
+    &["how", "do", "i"],
+    &["how", "do", "we"],
+    &["how", "can", "i"],
+    &["how", "can", "we"],
+    &["how", "would", "i"],
+    &["how", "to"],
+    &["is", "it", "possible", "to"],
+    &["is", "there", "a", "way", "to"],
+];
+
+/// Words after "make" that name a thing already there.
+const DEFINITE: &[&str] = &["the", "my", "our", "this", "that", "it", "them", "these", "those", "your", "their", "its"];
+
+/// Verbs that are nouns too ("the edits", "a quick update").
+const NOUNS_TOO: &[&str] = &[
+    "change", "edit", "update", "draft", "list", "link", "upload", "write", "launch", "release", "search", "fix",
+    "tweak", "bundle", "batch", "schedule", "plan", "record", "tag", "move", "swap", "switch", "copy", "import",
+    "download", "request", "mark", "cut", "drop", "stage", "group", "view", "display", "show", "look", "check",
+    "start", "post", "blog", "note", "file", "store",
+];
+
+/// Who did something ("I dropped …", "we published …").
+const SUBJECTS: &[&str] = &["i", "we", "you", "they", "he", "she", "someone", "somebody"];
+
+/// Words between a subject and what they did.
+const ASIDES: &[&str] =
+    &["just", "already", "accidentally", "recently", "also", "ve", "have", "had", "d", "mistakenly", "earlier", "only"];
+
+/// One's changes, as a thing ("throw away my changes").
+const CHANGES: &[&str] =
+    &["changes", "edits", "tweaks", "updates", "alterations", "amendments", "revisions", "modifications"];
+
+/// Words that say a record is archived ("the deleted posts").
+const ARCHIVED: &[&str] = &["archived", "deleted", "removed", "trashed", "binned"];
+
+/// Parts of a text that a post or an entry holds as fields.
+const PARTS: &[&str] =
+    &["heading", "headline", "title", "subtitle", "subheading", "intro", "paragraph", "sentence", "tagline", "opening"];
+
+/// Words that say what a page says.
+const CONTENT: &[&str] = &[
+    "say",
+    "says",
+    "said",
+    "text",
+    "content",
+    "words",
+    "wording",
+    "blurb",
+    "paragraph",
+    "sentence",
+    "written",
+    "typo",
+    "spelling",
+    "mistake",
+    "misspelling",
+    "grammar",
+];
+
+/// A page's own settings, named by their words.
+const ATTRIBUTES: &[&str] = &["title", "name", "slug", "description", "url", "address", "meta", "seo"];
+
+/// Words of where on a page, not what.
+const POSITIONS: &[&str] = &["top", "bottom", "end", "middle", "side", "start", "foot", "head", "left", "right"];
+
+/// Words before a place a thing is on, in or taken from.
+const PLACE_OF: &[&str] = &["on", "onto", "to", "in", "into", "at", "from", "off", "of", "within", "inside"];
+
+/// Words that say a question is about one's own site.
+const OURS: &[&str] = &["our", "we", "us", "my", "i", "ours", "mine"];
+
+/// Words before a list of notes ("all the notes", "my files").
+const LISTING: &[&str] = &["the", "my", "our", "all", "your", "which", "what", "any"];
 
 /// The concepts a text carries, stopwords removed: the longest phrase of
 /// the vocabulary at each word first, then the word, else the word itself

@@ -22,6 +22,7 @@ pub mod notes;
 pub mod oauth;
 pub mod people;
 mod permission;
+pub mod preferences;
 pub mod previews;
 pub mod published;
 pub mod releases;

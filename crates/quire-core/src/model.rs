@@ -187,6 +187,58 @@ string_enum!(
 pub type ApprovalPolicy = AgentPolicy;
 
 string_enum!(
+    /// When a person wants to be asked before a tool runs for them (their
+    /// approval preferences). The server's floor stands whatever they choose:
+    /// a destructive call, and one that sends data out, always asks.
+    ApprovalMode {
+        /// Every call waits for the person's approval, reads and writes too.
+        Always = "always",
+        /// Only what the floor asks for: destructive calls (the default).
+        Destructive = "destructive",
+        /// No need to ask for reads and reversible writes; destructive calls
+        /// still ask (the floor), so this acts as `destructive` does, and
+        /// overrides an `always` of a wider category.
+        Never = "never",
+    }
+);
+
+/// A person's approval preferences on one site: a mode per tool and per
+/// category (what tools work on, `page`, or where they reach, `internal`,
+/// `external`), and a default. A call's mode is its tool's, else the first
+/// of its categories that has one, else the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalPreferences {
+    /// The mode of what no entry names.
+    pub default: ApprovalMode,
+    /// Modes by category, by wire name.
+    #[serde(default)]
+    pub categories: std::collections::BTreeMap<String, ApprovalMode>,
+    /// Modes by tool name.
+    #[serde(default)]
+    pub tools: std::collections::BTreeMap<String, ApprovalMode>,
+}
+
+impl Default for ApprovalPreferences {
+    fn default() -> Self {
+        Self { default: ApprovalMode::Destructive, categories: Default::default(), tools: Default::default() }
+    }
+}
+
+impl ApprovalPreferences {
+    /// The mode for tool `tool` whose categories are `categories`, the
+    /// narrowest first: the tool's own entry, else the first category's
+    /// that has one, else the default.
+    pub fn mode(&self, tool: &str, categories: &[&str]) -> ApprovalMode {
+        self.tools
+            .get(tool)
+            .or_else(|| categories.iter().find_map(|c| self.categories.get(*c)))
+            .copied()
+            .unwrap_or(self.default)
+    }
+}
+
+string_enum!(
     /// What a change-log record did to its record.
     ChangeAction {
         /// The record was made (a snapshot of it after).
@@ -832,6 +884,22 @@ pub enum Publishing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn approval_mode_is_the_tools_else_its_narrowest_categorys_else_the_default() {
+        let mut prefs = ApprovalPreferences::default();
+        assert_eq!(prefs.mode("updatePage", &["page", "internal"]), ApprovalMode::Destructive);
+        prefs.default = ApprovalMode::Never;
+        prefs.categories.insert("internal".into(), ApprovalMode::Always);
+        assert_eq!(prefs.mode("updatePage", &["page", "internal"]), ApprovalMode::Always);
+        assert_eq!(prefs.mode("searchWeb", &["webResult", "external"]), ApprovalMode::Never);
+        prefs.categories.insert("page".into(), ApprovalMode::Destructive);
+        assert_eq!(prefs.mode("updatePage", &["page", "internal"]), ApprovalMode::Destructive);
+        assert_eq!(prefs.mode("getSection", &["section", "internal"]), ApprovalMode::Always);
+        prefs.tools.insert("updatePage".into(), ApprovalMode::Always);
+        assert_eq!(prefs.mode("updatePage", &["page", "internal"]), ApprovalMode::Always);
+        assert_eq!(prefs.mode("getPage", &["page", "internal"]), ApprovalMode::Destructive);
+    }
 
     #[test]
     fn openapi_enums_use_the_wire_names() {

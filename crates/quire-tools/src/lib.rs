@@ -47,7 +47,10 @@ pub mod webhooks;
 pub use error::{ErrorCode, ToolError};
 pub use guidance::{all_rules, render_guidance, render_rules};
 pub use output::output_schema;
-pub use registry::{Approval, Outcome, PendingApproval, Registry, ToolInfo, approval_in, full_schema, permits};
+pub use registry::{
+    Approval, Outcome, PendingApproval, Registry, ToolInfo, approval_in, full_schema, permits, preference_categories,
+    preference_of,
+};
 pub use services::Services;
 pub use subject::Subject;
 pub use tool::{ApprovalPolicy, CallContext, Category, Effect, Progress, ProgressUpdate, Risk, Tool};

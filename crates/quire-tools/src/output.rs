@@ -25,6 +25,12 @@ use serde_json::{Map, Value, json};
 /// branch per way it can answer, the error branch last.
 pub fn output_schema(tool: &Tool) -> Value {
     let mut branches = success_branches(tool);
+    // Any tool but the conversation's own may wait for the person it runs
+    // for, when their approval preferences ask (destructive ones have
+    // their own preview).
+    if !tool.destructive && tool.category != crate::Category::Default {
+        branches.push(awaiting(archived_item(), "The record the call names, if it names one."));
+    }
     branches.push(error());
     json!({ "type": "object", "anyOf": branches })
 }
@@ -933,7 +939,10 @@ mod tests {
             let branches = schema["anyOf"].as_array().unwrap();
             // searchWeb answers quick results or a deep answer; getRelease
             // one release reviewed or a list.
+            // Any other tool but the conversation's may wait for approval.
+            let waits = usize::from(!tool.destructive && tool.category != crate::Category::Default);
             let expected = if tool.destructive || ["searchWeb", "getRelease"].contains(&tool.name) { 3 } else { 2 };
+            let expected = expected + waits;
             assert_eq!(branches.len(), expected, "{}", tool.name);
         }
     }

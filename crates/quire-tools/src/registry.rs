@@ -1,12 +1,13 @@
 //! The registry: the list of tools, who may use which, the one `call` every
-//! surface goes through, the approval API for destructive calls, and the
-//! tools each session has activated.
+//! surface goes through, which calls wait for a person (destructive ones,
+//! and what the person's approval preferences ask for), the approval API,
+//! and the tools each session has activated.
 
 use crate::services::Services;
 use crate::tool::*;
 use chrono::{Duration, Utc};
 use quire_core::access::{Permission, Principal, authorize};
-use quire_core::model::{EntityKind, Surface};
+use quire_core::model::{ApprovalMode, ApprovalPreferences, EntityKind, Surface};
 use quire_store::{Confirmation, ConfirmationStatus, NewConfirmation, Scope, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -254,7 +255,7 @@ impl Registry {
                 "Finish the turn: a person reviews the release, publishes it, and changes images.",
             ));
         }
-        if !tool.destructive {
+        if !self.asks_person(ctx, tool).await? {
             let call = Call::new(&self.services, ctx, self, None, tool);
             return (tool.execute)(&call, args).await.map(Outcome::Done);
         }
@@ -262,10 +263,33 @@ impl Registry {
         if !args.is_object() {
             return Err(ToolError::invalid("arguments must be a JSON object", "Pass the parameters as an object."));
         }
-        self.call_destructive(ctx, tool, args, approval).await
+        self.call_approved(ctx, tool, args, approval).await
     }
 
-    async fn call_destructive(
+    /// Whether a call of `tool` by `ctx`'s caller waits for a person: the
+    /// one place every surface's calls are decided. The floor first: a
+    /// destructive call (an outgoing send among them) always asks. Above
+    /// it, the approval preferences of the person the caller acts for (a
+    /// signed-in person, the person who made the token, the person chatting
+    /// with an agent) may ask for any other tool too (`always`); a caller
+    /// without a person (the local admin, a token made by no one) has none.
+    /// The conversation's own tools (searchTools, acknowledgeRequest,
+    /// finalAnswer) never ask.
+    pub async fn asks_person(&self, ctx: &CallContext, tool: &Tool) -> Result<bool, ToolError> {
+        if tool.destructive {
+            return Ok(true);
+        }
+        if tool.category == Category::Default {
+            return Ok(false);
+        }
+        let Some(preferences) = self.services.store.actor_approval_preferences(&ctx.actor, &ctx.scope.site_id).await?
+        else {
+            return Ok(false);
+        };
+        Ok(preference_of(&preferences, tool) == ApprovalMode::Always)
+    }
+
+    async fn call_approved(
         &self,
         ctx: &CallContext,
         tool: &Tool,
@@ -281,15 +305,20 @@ impl Registry {
         };
         let hash = args_hash(tool.name, &args);
         let call = Call::new(&self.services, ctx, self, None, tool);
-        let preview_fn =
-            tool.preview.ok_or_else(|| ToolError::new(ErrorCode::Internal, "destructive tool without preview", ""))?;
-
         let store = &self.services.store;
-        // What cannot be taken back waits for a person whatever the policy.
-        let policy = if tool.sends_out() { ApprovalPolicy::User } else { ctx.policy };
+        // What cannot be taken back waits for a person whatever the policy;
+        // so does a call the person asked to approve themselves (its tool
+        // offers no `confirmed`).
+        let policy = if tool.sends_out() || !tool.destructive { ApprovalPolicy::User } else { ctx.policy };
         let approved: Confirmation = match (&fields.confirmation_id, fields.confirmed) {
             (None, None | Some(false)) => {
-                let preview = preview_fn(&call, args.clone()).await?;
+                let preview = match tool.preview {
+                    Some(preview_fn) if tool.destructive => preview_fn(&call, args.clone()).await?,
+                    _ if tool.destructive => {
+                        return Err(ToolError::new(ErrorCode::Internal, "destructive tool without preview", ""));
+                    }
+                    _ => generic_preview(tool, &args),
+                };
                 let confirmation = store
                     .create_confirmation(
                         &ctx.scope,
@@ -410,7 +439,8 @@ impl Registry {
                 confirmation
             }
         };
-        let call = Call::new(&self.services, ctx, self, Some(&approved.fingerprint), tool);
+        let fingerprint = tool.destructive.then_some(&approved.fingerprint);
+        let call = Call::new(&self.services, ctx, self, fingerprint, tool);
         (tool.execute)(&call, args).await.map(Outcome::Done)
     }
 
@@ -571,6 +601,64 @@ fn approval_required(message: impl Into<String>) -> ToolError {
         message,
         "Call without confirmationId or confirmed to get a fresh preview, then wait for approval.",
     )
+}
+
+/// The mode `preferences` give `tool`: its own entry, else what it works
+/// on (`page`), else where it reaches (`internal`, `external`), else the
+/// default.
+pub fn preference_of(preferences: &ApprovalPreferences, tool: &Tool) -> ApprovalMode {
+    preferences.mode(tool.name, &[tool.entity.as_str(), tool.category.as_str()])
+}
+
+/// The categories approval preferences may name, in the catalog's order:
+/// what the tools that can ask work on (`page`, `post`, `webPage`, …), then
+/// where they reach (`internal`, `external`). The conversation's own tools
+/// never ask, so their categories are not among them.
+pub fn preference_categories(tools: &[Tool]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    let asking = tools.iter().filter(|t| t.category != Category::Default);
+    for name in asking.clone().map(|t| t.entity.as_str()).chain(asking.map(|t| t.category.as_str())) {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The preview of a call that waits only because the person asked to
+/// approve such calls: the call in words, and the record it names, if one.
+/// Nothing is read; the call runs as it was asked when approved.
+fn generic_preview(tool: &Tool, args: &Value) -> Preview {
+    let words: Vec<String> = args
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::String(s) => format!("“{}”", shorten(s)),
+                other => shorten(&other.to_string()),
+            };
+            format!("{key} {value}")
+        })
+        .collect();
+    let with = if words.is_empty() { String::new() } else { format!(" with {}", words.join(", ")) };
+    let items: Vec<Value> = match (tool.entity.record(), args.get("id").and_then(Value::as_str)) {
+        (Some(kind), Some(id)) => vec![json!({ "entity": kind.as_str(), "id": id, "label": id })],
+        _ => Vec::new(),
+    };
+    Preview {
+        message: format!("{}{with} waits for your approval, as your approval preferences ask.", tool.name),
+        items: Value::Array(items),
+        fingerprint: Vec::new(),
+    }
+}
+
+/// At most 80 characters of `text`, with an ellipsis when cut.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// Whether the caller of `ctx` may use `tool` (see

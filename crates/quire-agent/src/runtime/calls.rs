@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
-/// A destructive call waiting for a person.
+/// A call waiting for a person (a destructive one, or one their approval
+/// preferences ask about).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingCall {
@@ -84,12 +85,15 @@ impl Runtime {
         };
         // Approval is the runtime's business, never the model's: under the
         // conversational policy the model may only say `confirmed: true`,
-        // which counts once the person approved (see `answer_previews`).
-        let conversational = agent.approval_policy == AgentPolicy::Conversational && !tool.sends_out();
+        // which counts once the person approved (see `answer_previews`). A
+        // call that waits only because the person's approval preferences
+        // ask for it pauses for them under either policy.
+        let conversational =
+            agent.approval_policy == AgentPolicy::Conversational && !tool.sends_out() && tool.destructive;
         let mut approval = None;
         if let Some(obj) = args.as_object_mut() {
             obj.remove("confirmationId");
-            if obj.remove("confirmed") == Some(Value::Bool(true)) && conversational && tool.destructive {
+            if obj.remove("confirmed") == Some(Value::Bool(true)) && conversational {
                 approval = Some(Approval::Confirmed);
             }
         }

@@ -9,8 +9,10 @@
 // conversation showing every call, result, approval and undo as they
 // happened (and a waiting approval answerable there), an agent in release
 // mode whose turn's release is shown under the turn and published (or
-// discarded) from there, and axe-core with no violation on the open
-// sidebar, with an approval waiting and with a result expanded.
+// discarded) from there, a person's approval preferences (pages: always
+// ask) making the agent's updatePage wait for the Approve button, and
+// axe-core with no violation on the open sidebar, with an approval waiting
+// and with a result expanded, and on My approvals.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -424,6 +426,42 @@ describe("the AI sidebar", () => {
       await page.context().close();
     } finally {
       await api(server, "PATCH", "/api/v1/agents/editor", { writeMode: "draft" });
+    }
+  });
+
+  test("a person who asks to approve every change of pages sees the agent's updatePage wait in the sidebar, and it runs once approved", async () => {
+    const { page, id } = await onPage("Careful copy");
+    // My approvals, from the header: pages always ask.
+    await page.getByRole("link", { name: "My approvals" }).click();
+    await page.waitForURL(`${server.base}/me/approvals`);
+    await page.getByRole("heading", { name: "My approvals", level: 1 }).waitFor();
+    await noViolations(page, "My approvals");
+    try {
+      await page.getByLabel("Pages", { exact: true }).selectOption("always");
+      await page.getByRole("button", { name: "Save my approvals" }).click();
+      await page.waitForURL(`${server.base}/me/approvals?saved=1`);
+      assert.equal(await page.getByLabel("Pages", { exact: true }).inputValue(), "always", "the choice is kept");
+      await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+
+      await page.goto(`${server.base}/pages/${id}`);
+      if (!(await page.locator("#ai").isVisible())) await page.getByRole("button", { name: "AI assistant" }).click();
+      await say(page, `rename page ${id} to Carefully renamed`);
+      const widget = page.getByRole("group", { name: "Change the page Careful copy?" });
+      await widget.waitFor();
+      await widget.getByText("The exact call: updatePage").click();
+      assert.deepEqual(JSON.parse(await widget.locator("pre.ai-args").innerText()), { id, name: "Carefully renamed" });
+      assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Careful copy", "nothing changed before the answer");
+      await noViolations(page, "the sidebar with an updatePage waiting for approval");
+      await widget.getByRole("button", { name: "Approve" }).click();
+      await page.locator(".ai-assistant", { hasText: "I renamed the page to Carefully renamed." }).waitFor();
+      await widget.locator(".ai-approval-status", { hasText: /^Done:/ }).waitFor();
+      assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Carefully renamed");
+    } finally {
+      await page.goto(`${server.base}/me/approvals`);
+      await page.getByLabel("Pages", { exact: true }).selectOption("");
+      await page.getByRole("button", { name: "Save my approvals" }).click();
+      await page.waitForURL(`${server.base}/me/approvals?saved=1`);
+      await page.context().close();
     }
   });
 

@@ -23,13 +23,31 @@ pub struct Choices {
     /// Categories: what tools work on (`page`, …), then where they reach
     /// (`internal`, `external`).
     pub categories: Vec<&'static str>,
+    /// The tools a preference changes anything for (neither the
+    /// conversation's nor destructive): (name, what it works on, whether it
+    /// only reads).
+    pub above_floor: Vec<(&'static str, &'static str, bool)>,
+    /// The categories holding one of those.
+    pub offered: Vec<&'static str>,
+    /// The tools that always ask, whatever is chosen (the floor).
+    pub floor: Vec<&'static str>,
 }
 
 /// The tools and categories of `registry` preferences may name.
 pub fn choices(registry: &Registry) -> Choices {
+    let tools = registry.tools();
+    let above: Vec<_> = tools.iter().filter(|t| t.category != Category::Default && !t.destructive).collect();
+    let categories = quire_tools::preference_categories(tools);
     Choices {
-        tools: registry.tools().iter().filter(|t| t.category != Category::Default).map(|t| t.name).collect(),
-        categories: quire_tools::preference_categories(registry.tools()),
+        tools: tools.iter().filter(|t| t.category != Category::Default).map(|t| t.name).collect(),
+        offered: categories
+            .iter()
+            .copied()
+            .filter(|c| above.iter().any(|t| t.entity.as_str() == *c || t.category.as_str() == *c))
+            .collect(),
+        categories,
+        above_floor: above.iter().map(|t| (t.name, t.entity.as_str(), t.read_only)).collect(),
+        floor: tools.iter().filter(|t| t.destructive).map(|t| t.name).collect(),
     }
 }
 

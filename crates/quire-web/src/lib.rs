@@ -18,6 +18,7 @@
 mod actions;
 mod admin;
 mod agents;
+mod approvals_mine;
 mod archive;
 mod assets;
 mod bulk;
@@ -119,6 +120,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/archive/{id}/restore", get(removal::confirm_restore).post(archive::restore))
         .route("/approvals", get(admin::approvals))
         .route("/approvals/{id}", post(admin::answer_one))
+        .route("/me/approvals", get(approvals_mine::show).post(approvals_mine::update))
         .route("/agents", get(agents::list))
         .route("/agents/{alias}", get(agents::edit).post(agents::update))
         .route("/tokens", get(admin::tokens).post(admin::create))

@@ -373,6 +373,14 @@ fn question(tool: &str, args: &Value, items: &[ArchivedItem], release: Option<&s
             format!("Send a POST request to {}?", args.get("url").and_then(Value::as_str).unwrap_or("the address")),
             "The request leaves Quire: it cannot be taken back.",
         ),
+        // A call that waits because the person asked to approve such calls
+        // (their approval preferences): the record it names, if one.
+        _ if tool.starts_with("update") && !items.is_empty() => {
+            (format!("Change {}?", list(items)), "It changes as the call says; undoing the turn puts it back.")
+        }
+        _ if tool.starts_with("get") && !items.is_empty() => {
+            (format!("Let the agent read {}?", list(items)), "Nothing changes: the agent reads it.")
+        }
         other => (format!("Let the agent run {other}?"), "Nothing changes until you approve."),
     }
 }

@@ -16,7 +16,7 @@ use utoipa_swagger_ui::SwaggerUi;
 #[openapi(
     info(title = "Quire API", description = "Headless CMS with a governed agent. Every non-delivery route needs `Authorization: Bearer <token>`; the token decides the site, and `X-Quire-Env` picks one of its environments."),
     paths(
-        routes::system::me, routes::system::preferences, routes::system::set_preferences,
+        routes::system::me, routes::preferences::preferences, routes::preferences::set_preferences,
         routes::pages::list, routes::pages::create, routes::pages::read, routes::pages::update, routes::pages::archive,
         routes::sections::list, routes::sections::create, routes::sections::read, routes::sections::update, routes::sections::archive,
         routes::templates::list, routes::templates::create, routes::templates::read, routes::templates::update, routes::templates::archive,

@@ -121,6 +121,7 @@ const EXEMPT: &[(&str, &str)] = &[
     ("quire-server/src/routes/uploads.rs", "serves a stored file by its path to anyone: there is no actor"),
     ("quire-server/src/routes/tokens.rs", "hands the store to quire_app::tokens, which decides"),
     ("quire-server/src/routes/users.rs", "hands the store to quire_app::users, which decides"),
+    ("quire-server/src/routes/preferences.rs", "hands the store to quire_app::preferences, which decides"),
     (
         "quire-server/src/routes/oauth.rs",
         "hands the store to quire_app::oauth, which decides: its callers have no actor yet",

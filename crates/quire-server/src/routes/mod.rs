@@ -16,6 +16,7 @@ pub mod navigation;
 pub mod oauth;
 pub mod openai;
 pub mod pages;
+pub mod preferences;
 pub mod publishing;
 pub mod releases;
 pub mod schedules;
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(system::router())
+        .merge(preferences::router())
         .merge(pages::router())
         .merge(sections::router())
         .merge(templates::router())

@@ -16,6 +16,11 @@ was seen in WordNet's tagged text, so rare and mostly-other meanings stay
 out; a word two senses claim is left out, as are the words of EXCLUDED and
 those search.rs already finds by a plural's or a tense's ending.
 
+A second table, IRREGULAR, maps the irregular forms of a few verbs of the
+vocabulary onto them ("wrote" → write, "hidden" → hide), from WordNet's
+exception lists: the verbs of VERBS, whose past forms people use ("has
+anyone written about …", "who took the page down").
+
 Run it again when the vocabulary changes; it rewrites the module whole.
 """
 
@@ -102,6 +107,14 @@ EXCLUDED = set(
     degas delve muck offsaddle unpack inset sonogram collage longshot
     dramatize diarist amendable amendatory ameliorative amelioratory
     meliorative melioration amelioration
+    """.split()
+)
+
+# Verbs whose irregular forms are read as them.
+VERBS = set(
+    """
+    write rewrite take hide show send throw bring undo withdraw find lose keep
+    spin stick strike tell see go say
     """.split()
 )
 
@@ -198,6 +211,12 @@ def main():
                 keep(w, q, o, target, tagged=False)
     synonyms = sorted((w, next(iter(t))) for w, t in found.items() if len(t) == 1)
 
+    irregular = set()
+    for line in open(WORDNET / "verb.exc"):
+        form, base = line.split()[:2]
+        if base in VERBS and base in known and re.fullmatch("[a-z]+", form) and form not in known and base not in regular(form):
+            irregular.add((form, base))
+
     notice = (WORDNET.parent / "doc/wordnet-base/copyright").read_text()
     licence = notice[notice.index(" This software and database") : notice.index("Files: debian/*")]
     licence = "\n".join("//! " + l[1:].replace(".", "", 1) if l.strip() == "." else "//!" + l for l in licence.strip("\n").split("\n"))
@@ -215,8 +234,11 @@ def main():
         "/// A word → the vocabulary's word it means (the same sense, a more\n"
         "/// specific way of it, or a form derived from it).\n"
         f"pub(crate) const SYNONYMS: &[(&str, &str)] = &[\n{rows(synonyms)}];\n"
+        "\n"
+        "/// An irregular form of a verb of the vocabulary → the verb.\n"
+        f"pub(crate) const IRREGULAR: &[(&str, &str)] = &[\n{rows(sorted(irregular))}];\n"
     )
-    print(f"{len(synonyms)} synonyms → {OUT.relative_to(ROOT)}")
+    print(f"{len(synonyms)} synonyms, {len(irregular)} irregular forms → {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -234,8 +234,8 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("draft", &["draft", "^create"]),
     ("news item", &["post"]),
     ("blog entry", &["post"]),
-    ("cover image", &["post", "cover"]),
-    ("featured image", &["post", "cover"]),
+    ("cover image", &["post", "cover", "field"]),
+    ("featured image", &["post", "cover", "field"]),
     // navigation
     ("navigation", &["navItem"]),
     ("nav", &["navItem"]),
@@ -344,6 +344,8 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     // the archive
     ("archive", &["archive"]),
     ("archived", &["archive"]),
+    ("archive it", &["archive", "delete"]),
+    ("archive them", &["archive", "delete"]),
     ("trash", &["archive", "^delete"]),
     ("bin", &["archive", "^delete"]),
     ("trash it", &["delete"]),
@@ -618,7 +620,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("switch", &["update"]),
     ("toggle", &["update"]),
     ("typo", &["update"]),
-    ("wrong", &["update"]),
+    ("wrong", &["?update"]),
     ("fill in", &["update"]),
     ("give", &["?update"]),
     ("make … say", &["update"]),
@@ -703,6 +705,8 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("protect", &["update"]),
     ("sit", &["?update"]),
     ("live under", &["page", "?update"]),
+    ("live in the", &[]),
+    ("live in my", &[]),
     ("top level", &["page", "move"]),
     ("can t find", &[]),
     ("can t tell", &[]),
@@ -853,6 +857,83 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("mistake", &["?update"]),
     ("inaccurate", &["?update"]),
     ("weird", &["?update"]),
+    ("boring", &["?update"]),
+    ("bland", &["?update"]),
+    ("dull", &["?update"]),
+    ("jazz … up", &["update"]),
+    ("jazz up", &["update"]),
+    ("404", &["?update"]),
+    ("should be", &["?update"]),
+    ("should be able", &[]),
+    ("live version", &["discard", "document"]),
+    ("live one", &["discard", "document"]),
+    ("published version", &["discard", "document"]),
+    ("published one", &["discard", "document"]),
+    ("get … up", &["create"]),
+    ("pop", &["^create"]),
+    // more ways to change, make, remove and bring back
+    ("expand", &["update"]),
+    ("extend", &["update"]),
+    ("beef up", &["update"]),
+    ("flesh out", &["update"]),
+    ("flesh … out", &["update"]),
+    ("elaborate", &["update"]),
+    ("soften", &["update"]),
+    ("sharpen", &["update"]),
+    ("streamline", &["update"]),
+    ("highlight", &["update"]),
+    ("unhide", &["update"]),
+    ("enable", &["update"]),
+    ("disable", &["update"]),
+    ("turn on", &["update"]),
+    ("turn off", &["update"]),
+    ("turn … on", &["update"]),
+    ("turn … off", &["update"]),
+    ("pin", &["update"]),
+    ("translate", &["update"]),
+    ("localise", &["update"]),
+    ("localize", &["update"]),
+    ("relabel", &["update"]),
+    ("rearrange", &["update", "move"]),
+    ("reshuffle", &["update", "move"]),
+    ("reorganise", &["update", "move"]),
+    ("reorganize", &["update", "move"]),
+    ("postpone", &["update"]),
+    ("delay", &["update"]),
+    ("begin", &["create"]),
+    ("produce", &["create"]),
+    ("retire", &["delete"]),
+    ("sunset", &["delete"]),
+    ("decommission", &["delete"]),
+    ("deprecate", &["delete"]),
+    ("nix", &["delete"]),
+    ("eliminate", &["delete"]),
+    ("reinstate", &["restore"]),
+    ("resurrect", &["restore"]),
+    ("revive", &["restore"]),
+    ("republish", &["publish"]),
+    ("deploy", &["publish"]),
+    ("private", &["document", "?unpublish"]),
+    ("invisible", &["document", "?unpublish"]),
+    ("grab", &["read"]),
+    ("log", &["note", "^create"]),
+    ("catalogue", &["entry"]),
+    ("catalog", &["entry"]),
+    ("let s have", &["create"]),
+    ("can we have", &["create"]),
+    ("could we have", &["create"]),
+    ("would look", &["?create"]),
+    ("would be nice", &["?create"]),
+    ("would be good", &["?create"]),
+    ("would be great", &["?create"]),
+    ("somewhere in my", &["folder"]),
+    ("place in my", &["folder"]),
+    ("space in my", &["folder"]),
+    ("google show", &["page", "seo"]),
+    ("call it", &["update"]),
+    ("call them", &["update"]),
+    ("pop … open", &["open"]),
+    ("which note", &["note", "search"]),
     ("strange", &["?update"]),
     ("ugly", &["?update"]),
     ("awful", &["?update"]),
@@ -865,7 +946,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("now cost", &["?update"]),
     // removing, in other words
     ("wipe", &["delete"]),
-    ("cut", &["delete"]),
+    ("cut", &["^delete"]),
     ("axe", &["delete"]),
     ("chuck", &["delete"]),
     ("zap", &["delete"]),
@@ -886,7 +967,6 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("throw out", &["discard", "delete"]),
     ("throw … out", &["discard", "delete"]),
     ("reset", &["discard"]),
-    ("at once", &["release"]),
     // what sections hold
     ("grid", &["section"]),
     ("accordion", &["section"]),
@@ -907,8 +987,8 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("avatar", &["image"]),
     ("favicon", &["image"]),
     ("blind", &["image", "alt"]),
-    ("cover picture", &["post", "cover"]),
-    ("cover photo", &["post", "cover"]),
+    ("cover picture", &["post", "cover", "field"]),
+    ("cover photo", &["post", "cover", "field"]),
     // posts
     ("press release", &["post"]),
     ("reader", &["post"]),
@@ -1048,13 +1128,27 @@ struct Vocabulary {
     /// its last two) → that word; `None` where two words share the form.
     slips: HashMap<String, Option<&'static str>>,
     /// Words the vocabulary does not say → the word of it they mean
-    /// ("alter" → change, "removal" → remove), from WordNet
-    /// (`search_wordnet.rs`).
+    /// ("alter" → change, "removal" → remove, "written" → write), from
+    /// WordNet (`search_wordnet.rs`).
     aliases: HashMap<&'static str, &'static str>,
     /// Each word's stem (Snowball English) → the shortest word of the
     /// vocabulary with that stem, for longer words of the same family
     /// ("relocation" meets relocate).
     stems: HashMap<String, &'static str>,
+}
+
+/// The shortest word a changed letter is read as a slip in (catagory →
+/// category; shorter, a changed letter makes other words: working,
+/// wording).
+const MIN_CHANGED_LEN: usize = 8;
+
+/// `word` with its `i`th byte unknown (ASCII words only).
+fn changed(word: &str, i: usize) -> String {
+    let mut w = String::with_capacity(word.len());
+    w.push_str(&word[..i]);
+    w.push('?');
+    w.push_str(&word[i + 1..]);
+    w
 }
 
 /// The shortest word a slip of the keyboard is looked for in.
@@ -1087,10 +1181,14 @@ static VOCAB: LazyLock<Vocabulary> = LazyLock::new(|| {
         if w.len() > MIN_SLIP_LEN && w.bytes().all(|b| b.is_ascii_lowercase()) {
             for i in 0..w.len() - 2 {
                 slips.entry(without(w, i)).and_modify(|e| *e = e.filter(|known| *known == w)).or_insert(Some(w));
+                if w.len() >= MIN_CHANGED_LEN {
+                    slips.entry(changed(w, i)).and_modify(|e| *e = e.filter(|known| *known == w)).or_insert(Some(w));
+                }
             }
         }
     }
-    let aliases: HashMap<&'static str, &'static str> = wordnet::SYNONYMS.iter().copied().collect();
+    let aliases: HashMap<&'static str, &'static str> =
+        wordnet::SYNONYMS.iter().chain(wordnet::IRREGULAR).copied().collect();
     let mut stems: HashMap<String, &'static str> = HashMap::new();
     for &w in &words {
         if w.len() >= MIN_STEM_LEN && w.bytes().all(|b| b.is_ascii_lowercase()) && !STOPWORDS.contains(&w) {
@@ -1116,12 +1214,18 @@ fn stem(word: &str) -> String {
 /// The word of the vocabulary `word` is one slip of the keyboard from (a
 /// letter left out or added, or two swapped, not among the last two, whose
 /// changes are most often a word's ending): "pubish" → publish. A letter
-/// changed is not a slip: it makes other words (working, wording).
+/// changed is a slip only in a long word: in a short one it makes other
+/// words (working, wording).
 fn slip(word: &str) -> Option<&'static str> {
     if word.len() < MIN_SLIP_LEN || !word.bytes().all(|b| b.is_ascii_lowercase()) || STOPWORDS.contains(&word) {
         return None;
     }
     if let Some(&Some(w)) = VOCAB.slips.get(word) {
+        return Some(w);
+    }
+    if word.len() >= MIN_CHANGED_LEN
+        && let Some(w) = (0..word.len() - 2).find_map(|i| VOCAB.slips.get(&changed(word, i)).copied().flatten())
+    {
         return Some(w);
     }
     let known = |w: &str| VOCAB.words.get(w).copied().filter(|w| w.len() >= MIN_SLIP_LEN);
@@ -1181,20 +1285,17 @@ fn plain(word: &str) -> String {
     }
 }
 
-/// The word of the vocabulary a longer word of its family names: the doing
-/// of an action (relocation → relocate, removal → remove, improvement →
-/// improve) or what relates to a thing (navigational → navigation); not
-/// other relatives (importance is not importing, production no product).
+/// The word of the vocabulary a longer word of its family names, when it is
+/// the doing of an action (relocation → relocate, improvement → improve);
+/// not other relatives (importance is not importing, production no
+/// product, optional no option).
 fn family(word: &str) -> Option<&'static str> {
-    let verbal = ["ion", "ions", "ment", "ments"].iter().any(|end| word.ends_with(end));
-    let relating = ["al", "als"].iter().any(|end| word.ends_with(end));
-    if !(verbal || relating) || word.len() < MIN_STEM_LEN {
+    if !["ion", "ions", "ment", "ments"].iter().any(|end| word.ends_with(end)) || word.len() < MIN_STEM_LEN {
         return None;
     }
     let w = *VOCAB.stems.get(&stem(word))?;
-    let acts =
-        || VOCAB.concepts.get(w).is_some_and(|cs| cs.iter().any(|c| is_action(c.trim_start_matches(['?', '^']))));
-    (w.len() < word.len() && (relating || acts())).then_some(w)
+    let acts = VOCAB.concepts.get(w).is_some_and(|cs| cs.iter().any(|c| is_action(c.trim_start_matches(['?', '^']))));
+    (w.len() < word.len() && acts).then_some(w)
 }
 
 /// Whether a whitespace-separated token is a web address.
@@ -1224,15 +1325,18 @@ struct Text {
 /// nav item), each web address one word `https`, each path (`/team`)
 /// `path` and the methods `GET` and `POST` `httpget` and `httppost`; which
 /// are names: a capitalised word inside a sentence ("rename Home to
-/// Start") is a label, not the thing its word names; and which open a
-/// clause.
+/// Start") or words in quotes are a label, not the thing their words name;
+/// and which open a clause.
 fn words(text: &str) -> Text {
     let mut out = Vec::new();
     let mut names = Vec::new();
     let mut clause = Vec::new();
     let mut opens = true;
     let mut after_stop = true;
+    let mut quoted = false;
+    let mut quotes = Vec::new();
     for token in text.split_whitespace() {
+        quoted |= token.starts_with(['\'', '"', '‘', '“']);
         let starts = std::mem::replace(&mut opens, token.ends_with(['.', '!', '?', ':']));
         let fresh = std::mem::replace(
             &mut after_stop,
@@ -1253,6 +1357,8 @@ fn words(text: &str) -> Text {
                 && bare.chars().count() > 1
                 && chars.all(char::is_lowercase)
                 && !PROPER.contains(&bare.to_lowercase().as_str());
+            // updateNavItem is three words, LinkedIn one
+            let camel = bare.chars().next().is_some_and(char::is_lowercase);
             let mut word = String::new();
             let mut prev_lower = false;
             for c in token.chars() {
@@ -1263,7 +1369,7 @@ fn words(text: &str) -> Text {
                     prev_lower = false;
                     continue;
                 }
-                if c.is_uppercase() && prev_lower && !word.is_empty() {
+                if c.is_uppercase() && prev_lower && !word.is_empty() && camel {
                     out.push(std::mem::take(&mut word));
                 }
                 prev_lower = c.is_lowercase();
@@ -1276,9 +1382,16 @@ fn words(text: &str) -> Text {
         }
         names.resize(out.len(), false);
         clause.resize(out.len(), false);
+        quotes.resize(out.len(), quoted);
         if out.len() > before {
             clause[before] = fresh;
         }
+        quoted &= !token.trim_end_matches(['.', ',', '!', '?', ':', ';']).ends_with(['\'', '"', '’', '”']);
+    }
+    // Words in quotes are a label ("rename 'Our team' to 'People'"), unless
+    // the quotes hold the whole text.
+    if quotes.iter().any(|q| !q) {
+        names.iter_mut().zip(&quotes).for_each(|(n, q)| *n |= q);
     }
     Text { words: out, names, clause }
 }
@@ -1305,6 +1418,13 @@ struct Group {
 /// first verb is what is asked; `later`). A weak action (`?create`) counts
 /// only when the text says no other action.
 fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
+    fold_as(text, modifier, later, true)
+}
+
+/// [`fold`], with what a request implies (`asked`: a question about nothing
+/// of the site is for the web, a thing said to be so is to change, …) or
+/// without (a tool's description, prose about the tool).
+fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f32)> {
     let Text { words: forms, names, clause } = words(text);
     let words: Vec<String> = forms.iter().map(|w| plain(w)).collect();
     let mut groups: Vec<Group> = Vec::with_capacity(words.len());
@@ -1335,7 +1455,7 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
                 }
             }
             if let Some(particles) = VOCAB.split.get(word) {
-                for j in i + 2..words.len().min(i + 6) {
+                for j in i + 2..words.len().min(i + 8) {
                     // a particle that opens a phrase of its own is that phrase's
                     let opens_phrase = (j + 2..=words.len().min(j + VOCAB.longest))
                         .any(|e| VOCAB.concepts.contains_key(words[j..e].join(" ").as_str()));
@@ -1368,9 +1488,17 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     let names_only_things = |k: usize| groups[k].concepts.iter().all(|c| is_entity(c.trim_start_matches(['?', '^'])));
     let how =
         HOW.iter().find(|p| words.len() > p.len() && words.iter().zip(p.iter()).all(|(w, p)| w == p)).map(|p| p.len());
+    // "when you share the page …" is a condition, not a question
+    let condition = !text.trim_end().ends_with('?')
+        && matches!(words.first().map(String::as_str), Some("when" | "if" | "whenever"))
+        && words.get(1).is_some_and(|w| SUBJECTS.contains(&w.as_str()) || matches!(w.as_str(), "people" | "visitors"));
     let question = how.is_none()
+        && !condition
         && (words.first().is_some_and(|w| QUESTIONS.contains(&w.as_str()))
-            || (text.trim_end().ends_with('?') && !words.first().is_some_and(|w| REQUESTS.contains(&w.as_str()))));
+            || (text.trim_end().ends_with('?')
+                && (!words.first().is_some_and(|w| REQUESTS.contains(&w.as_str()))
+                    // "can a hero have a video?" asks what may be
+                    || words.get(1).is_some_and(|w| matches!(w.as_str(), "a" | "an")))));
     // The word each clause opens with, polite words aside ("please, can you
     // …", "how do I …"), when more follows: a verb there is an instruction.
     let mut openings: Vec<usize> = Vec::new();
@@ -1405,10 +1533,12 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     // tells what happened ("the meetup moved").
     let noun = |k: usize| {
         let g = &groups[k];
-        if !NOUNS_TOO.contains(&words[g.start].as_str())
+        // a phrase keeps its meaning ("the file name"), save "a write-up"
+        if (g.end > g.start + 1 && words[g.start] != "write")
+            || !NOUNS_TOO.contains(&words[g.start].as_str())
             || opens(k)
             || clause[g.start]
-            || forms[g.start].ends_with("ed")
+            || participle(&forms[g.start])
         {
             return false;
         }
@@ -1428,12 +1558,51 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         }
         false
     };
+    // What someone did is not what they ask ("I dropped a photo in uploads,
+    // add it to the library").
+    let narrative = |k: usize| {
+        if !past(&forms[groups[k].start]) {
+            return false;
+        }
+        let mut p = groups[k].start;
+        while p > 0 && groups[k].start - p < 3 {
+            let w = words[p - 1].as_str();
+            if SUBJECTS.contains(&w) {
+                return true;
+            }
+            if !ASIDES.contains(&w) {
+                return false;
+            }
+            p -= 1;
+        }
+        false
+    };
+    // A thing that "gets" something is given it ("could the homepage get a
+    // row of logos?").
+    let given = |k: usize| {
+        words[groups[k].start] == "get"
+            && groups[k].start.checked_sub(1).and_then(|p| owner[p]).is_some_and(names_only_things)
+    };
     let mut base: Vec<Vec<&'static str>> = groups
         .iter()
         .enumerate()
         .map(|(k, g)| {
             let negated = negation(k);
-            let is_noun = noun(k);
+            // a participle after a determiner or "is" describes ("the
+            // unpublished posts", "it's cancelled")
+            let after = |set: &[&str]| g.start.checked_sub(1).is_some_and(|p| set.contains(&words[p].as_str()));
+            let described = (participle(&forms[g.start]) && (after(DETERMINERS) || after(COPULAS)))
+                || (words[g.start] == "open" && after(COPULAS));
+            let is_noun = noun(k) || described;
+            let told = narrative(k);
+            // "the public API" says which, "make it public" what to do
+            let attributive = matches!(words[g.start].as_str(), "public" | "private" | "visible")
+                && words
+                    .get(g.end)
+                    .is_some_and(|w| !STOPWORDS.contains(&w.as_str()) && !DETERMINERS.contains(&w.as_str()));
+            if given(k) {
+                return vec!["create"];
+            }
             g.concepts
                 .iter()
                 .filter_map(|&c| {
@@ -1441,7 +1610,7 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
                     if !is_action(bare) {
                         return Some(c);
                     }
-                    if is_noun && !c.starts_with('?') {
+                    if (is_noun && !c.starts_with('?')) || (told && c.starts_with('?')) || attributive {
                         return None;
                     }
                     match (negated, bare, words[g.start].as_str()) {
@@ -1464,10 +1633,15 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         let definite =
             words.get(g.end).is_some_and(|w| DEFINITE.contains(&w.as_str())) || names.get(g.end) == Some(&true);
         if g.end == g.start + 1 && words[g.start] == "make" && definite {
-            let other = base
-                .iter()
-                .enumerate()
-                .any(|(j, cs)| j != k && cs.iter().any(|c| is_action(c.trim_start_matches(['?', '^']))));
+            // "make the page live" publishes; "make the link open the new
+            // page" changes the link
+            let other = base.iter().enumerate().any(|(j, cs)| {
+                j != k
+                    && cs.iter().any(|c| {
+                        matches!(c.trim_start_matches('^'), "publish" | "unpublish")
+                            || (c.starts_with('?') && is_action(&c[1..]))
+                    })
+            });
             base[k] = if other { vec![] } else { vec!["update"] };
         }
     }
@@ -1483,25 +1657,6 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         .map(|(k, cs)| cs.iter().filter(|c| weak_applies(k, c)).map(|c| c.trim_start_matches(['?', '^'])).collect())
         .collect();
     let acts = strong;
-    // What someone did is not what they ask ("I dropped a photo in uploads,
-    // add it to the library").
-    let narrative = |k: usize| {
-        if !forms[groups[k].start].ends_with("ed") {
-            return false;
-        }
-        let mut p = groups[k].start;
-        while p > 0 && groups[k].start - p < 3 {
-            let w = words[p - 1].as_str();
-            if SUBJECTS.contains(&w) {
-                return true;
-            }
-            if !ASIDES.contains(&w) {
-                return false;
-            }
-            p -= 1;
-        }
-        false
-    };
     // The first verb is what is asked, one opening a clause first; a first
     // "find" or "show" leaves it to the next. In a question, reading is
     // asked ("what did we delete?").
@@ -1517,9 +1672,13 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         .or_else(reading);
     // Making a field (alt text, a caption, a line) changes what holds it.
     // Adding to the end of something changes it.
+    let block = |f: usize| {
+        (f + 1..groups.len()).take_while(|&k| !said[k].contains(&"append")).any(|k| said[k].contains(&"section"))
+    };
     if let Some(f) = first_action
         && said[f].contains(&"create")
-        && (said.get(f + 1).is_some_and(|next| next.contains(&"field")) || said.iter().any(|cs| cs.contains(&"append")))
+        && (said.get(f + 1).is_some_and(|next| next.contains(&"field"))
+            || (said.iter().any(|cs| cs.contains(&"append")) && !block(f)))
     {
         said[f] = vec!["update"];
     }
@@ -1531,7 +1690,7 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         let page = groups[k].concepts.contains(&"page");
         while p > 0 && groups[k].start - p < 4 {
             let w = words[p - 1].as_str();
-            let unknown = !VOCAB.words.contains(w) && !STOPWORDS.contains(&w);
+            let unknown = owner[p - 1].is_none() && !VOCAB.concepts.contains_key(w) && !STOPWORDS.contains(&w);
             // a page's name: "the about page", "the about us page"
             let named = page
                 && matches!(w, "about" | "us")
@@ -1620,6 +1779,7 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
             forms.get(p).is_some_and(|w| CHANGES.contains(&w.as_str()))
                 || (f + 1..groups.len())
                     .any(|k| narrative(k) && matches!(words[groups[k].start].as_str(), "change" | "edit" | "tweak"))
+                || (!said[f].contains(&"delete") && (f + 1..groups.len()).any(|k| said[k].contains(&"discard")))
         };
         if said[f].contains(&"delete") && !said[f].contains(&"discard") && kept {
             said[f] = vec!["unpublish"];
@@ -1680,25 +1840,28 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
         cs.iter().any(|c| is_entity(c) && !matches!(*c, "page" | "section" | "image" | "entry"))
             || cs.iter().any(|c| matches!(*c, "seo" | "url"))
     };
-    let held = |i: usize| match owner[i] {
-        _ if CONTENT.contains(&words[i].as_str()) => true,
+    // "The address on the contact page" is what it says, "the address of
+    // the page" its setting.
+    let soft = |i: usize, on: bool| on && SOFT_ATTRIBUTES.contains(&words[i].as_str());
+    let held = |i: usize, on: bool| match owner[i] {
+        _ if CONTENT.contains(&words[i].as_str()) || soft(i, on) => true,
         Some(j) => {
             said[j].iter().any(|c| matches!(*c, "section" | "image" | "entry" | "line"))
                 || (said[j].contains(&"field") && !ATTRIBUTES.contains(&words[i].as_str()))
         }
         None => {
             let w = words[i].as_str();
-            CONTENT.contains(&w)
-                || (!names[i]
-                    && !VOCAB.words.contains(w)
-                    && !STOPWORDS.contains(&w)
-                    && !POSITIONS.contains(&w)
-                    && !ADJECTIVES.contains(&w))
+            !names[i]
+                && !VOCAB.concepts.contains_key(w)
+                && !STOPWORDS.contains(&w)
+                && !POSITIONS.contains(&w)
+                && !ADJECTIVES.contains(&w)
         }
     };
-    let attribute = |i: usize| {
-        ATTRIBUTES.contains(&words[i].as_str())
-            || owner[i].is_some_and(|j| settles(&said[j]) || said[j].contains(&"page"))
+    let attribute = |i: usize, on: bool| {
+        !soft(i, on)
+            && (ATTRIBUTES.contains(&words[i].as_str())
+                || owner[i].is_some_and(|j| settles(&said[j]) || said[j].contains(&"page")))
     };
     let page_of = |k: usize| said[k].contains(&"page") && !settles(&said[k]);
     let mut on_page: Option<usize> = None;
@@ -1708,7 +1871,8 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
             let Some(q) = at.filter(|&q| !indefinite && PLACE_OF.contains(&words[q].as_str())) else { return false };
             let lo = (0..=q).rev().find(|&i| clause[i]).unwrap_or(0);
             let lo = first_action.map(|f| groups[f].end).filter(|&e| e > lo && e <= q).unwrap_or(lo);
-            (lo..q).any(held) && !(lo..q).any(attribute)
+            let on = matches!(words[q].as_str(), "on" | "in" | "at" | "inside" | "within");
+            (lo..q).any(|i| held(i, on)) && !(lo..q).any(|i| attribute(i, on))
         });
         if on_page.is_none() {
             let pages: Vec<usize> = (0..groups.len()).filter(|&k| page_of(k)).collect();
@@ -1729,6 +1893,18 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     if let (Some(f), Some(k)) = (first_action, target) {
         force[k] = Some(false);
         (f + 1..k).filter(|&j| names_thing(j)).for_each(|j| force[j] = Some(true));
+    }
+    // Putting the thing named in a menu links it there ("put the
+    // sustainability page in the main menu"): the menu item is made.
+    if let Some(f) = first_action.filter(|&f| said[f] == ["create"])
+        && let Some(k) = (f + 1..groups.len()).find(|&k| {
+            let (word, indefinite) = before(k);
+            said[k].contains(&"navItem") && !indefinite && matches!(word, Some("in" | "into" | "to" | "on" | "onto"))
+        })
+        && words.get(groups[f].end).is_some_and(|w| DEFINITE.contains(&w.as_str()))
+    {
+        force[k] = Some(false);
+        (f + 1..k).filter(|&j| names_thing(j) && !said[j].contains(&"navItem")).for_each(|j| force[j] = Some(true));
     }
     let archived = |k: usize| ARCHIVED.contains(&forms[groups[k].start].as_str());
     let qualifying: Vec<bool> = groups
@@ -1779,7 +1955,7 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
             && g.start.checked_sub(1).is_none_or(|p| LISTING.contains(&words[p].as_str()))
     });
     let reads = asks || first_action.is_some_and(|f| said[f].contains(&"read"));
-    if listed && reads && !said.iter().any(|cs| cs.contains(&"search")) {
+    if asked && listed && reads && !said.iter().any(|cs| cs.contains(&"search")) {
         put("folder", 1.0);
     }
     // A release named is what goes live, not a document.
@@ -1789,7 +1965,8 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     let things: Vec<&str> = out.iter().map(|(c, _)| c.as_str()).filter(|c| is_entity(c)).collect();
     // A question about a kind of block, on no page, asks what blocks can
     // hold ("can a hero have a video?").
-    let kind = question && things == ["section"];
+    let any_page = (0..groups.len()).all(|k| !said[k].contains(&"page") || before_at(k).1);
+    let kind = question && (things == ["section"] || (any_page && things == ["section", "page"]));
     // A thing described with no verb is to be made ("a short post saying
     // we're closed").
     let acted = out.iter().any(|(c, _)| is_action(c));
@@ -1800,9 +1977,34 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     let ours = words.iter().any(|w| OURS.contains(&w.as_str()));
     let site = words.iter().any(|w| matches!(w.as_str(), "site" | "website"));
     let worldly = asked_about && !raw.is_empty() && !ours && !site;
-    let implied =
-        [("sectionTemplate", kind), ("create", described), ("webResult", worldly), ("page", asked_about && site)];
-    for c in implied.iter().filter(|(_, said)| *said).map(|(c, _)| c.to_string()).chain(raw.into_iter().map(|(_, w)| w))
+    // One's own thing the vocabulary does not know is a note ("read my plan
+    // for next week").
+    let mine = things.is_empty()
+        && words.windows(2).any(|w| {
+            w[0] == "my"
+                && (!VOCAB.concepts.contains_key(w[1].as_str())
+                    || matches!(w[1].as_str(), "plan" | "list" | "file" | "log"))
+                && !STOPWORDS.contains(&w[1].as_str())
+        });
+    // A thing said to be so, with no verb, is to change ("the address on the
+    // contact page is our old one").
+    let stated = !question
+        && !acted
+        && !things.is_empty()
+        && words.iter().skip(1).any(|w| matches!(w.as_str(), "is" | "are" | "s"));
+    let implied = [
+        ("sectionTemplate", kind),
+        ("update", stated),
+        ("create", described),
+        ("webResult", worldly),
+        ("page", asked_about && site),
+        ("note", mine),
+    ];
+    for c in implied
+        .iter()
+        .filter(|(_, said)| asked && *said)
+        .map(|(c, _)| c.to_string())
+        .chain(raw.into_iter().map(|(_, w)| w))
     {
         if !out.iter().any(|(k, _)| *k == c) {
             out.push((c, 1.0));
@@ -1810,6 +2012,19 @@ fn fold(text: &str, modifier: f32, later: f32) -> Vec<(String, f32)> {
     }
     out
 }
+
+/// Whether a word is a verb's past form ("dropped", "wrote").
+fn past(form: &str) -> bool {
+    participle(form) || wordnet::IRREGULAR.iter().any(|(f, _)| *f == form)
+}
+
+/// Whether a word has a regular past form's ending ("dropped"; not "need").
+fn participle(form: &str) -> bool {
+    form.len() > 4 && form.ends_with("ed") && !form.ends_with("eed")
+}
+
+/// Words that say what a thing is ("it's cancelled").
+const COPULAS: &[&str] = &["is", "s", "are", "was", "were", "been", "be", "re"];
 
 /// How a word is negated: a wish ("shouldn't be visible", "no longer"), a
 /// state ("isn't needed") or "without".
@@ -1890,6 +2105,9 @@ const CONTENT: &[&str] = &[
 /// A page's own settings, named by their words.
 const ATTRIBUTES: &[&str] = &["title", "name", "slug", "description", "url", "address", "meta", "seo"];
 
+/// Settings' words that, said to be on a page, are what it says.
+const SOFT_ATTRIBUTES: &[&str] = &["title", "name", "description", "address"];
+
 /// Words of where on a page, not what.
 const POSITIONS: &[&str] = &["top", "bottom", "end", "middle", "side", "start", "foot", "head", "left", "right"];
 
@@ -1942,7 +2160,8 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
             put(c, W.phrase);
         }
     }
-    for c in concepts(tool.description) {
+    let described = fold_as(tool.description, 1.0, 1.0, false);
+    for c in described.into_iter().map(|(c, _)| c).filter(|c| !c.starts_with('?')) {
         put(c, W.description);
     }
     // Publishing publishes, and restoring brings back, many kinds of record.
@@ -2202,6 +2421,7 @@ mod tests {
         assert!(concepts("pubish the about page").contains(&"publish".to_string()));
         assert!(concepts("navigaton").contains(&"navItem".to_string()));
         assert!(concepts("pubilsh").contains(&"publish".to_string()));
+        assert!(concepts("catagory").contains(&"field".to_string()));
         // a changed letter makes another word, not a slip
         assert_eq!(concepts("working"), ["working"]);
     }

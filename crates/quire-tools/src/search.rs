@@ -173,6 +173,7 @@ const STOPWORDS: &[&str] = &[
     "when",
     "why",
     "whether",
+    "all",
 ];
 
 /// Word or phrase (a few words, each in its plain form) → the concepts it
@@ -253,7 +254,6 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("sidebar", &["navItem"]),
     ("breadcrumb", &["navItem"]),
     ("dropdown", &["navItem"]),
-    ("label", &["navItem", "field"]),
     // images
     ("image", &["image"]),
     ("photo", &["image"]),
@@ -393,7 +393,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("cancel", &["discard"]),
     ("forget", &["discard"]),
     ("give up", &["discard"]),
-    ("scrap", &["delete", "discard"]),
+    ("scrap", &["delete"]),
     ("edits", &["update"]),
     // releases
     ("release", &["release"]),
@@ -709,7 +709,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("live in my", &[]),
     ("top level", &["page", "move"]),
     ("can t find", &[]),
-    ("can t tell", &[]),
+    ("can t tell", &["?update"]),
     // removing, in other words
     ("disappear", &["delete"]),
     ("clean out", &["delete"]),
@@ -871,6 +871,14 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("published one", &["discard", "document"]),
     ("get … up", &["create"]),
     ("pop", &["^create"]),
+    ("slot", &["^create"]),
+    ("can go public", &["publish", "document"]),
+    ("can go live", &["publish", "document"]),
+    ("should go live", &["publish", "document"]),
+    ("take … away", &["delete"]),
+    ("take away", &["delete"]),
+    ("turn … into", &["create"]),
+    ("label", &["navItem", "field", "^update"]),
     // more ways to change, make, remove and bring back
     ("expand", &["update"]),
     ("extend", &["update"]),
@@ -917,6 +925,54 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("invisible", &["document", "?unpublish"]),
     ("grab", &["read"]),
     ("log", &["note", "^create"]),
+    // more names of things, as people call them
+    ("privacy policy", &["page"]),
+    ("terms and conditions", &["page"]),
+    ("terms of service", &["page"]),
+    ("cookie policy", &["page"]),
+    ("imprint", &["page"]),
+    ("impressum", &["page"]),
+    ("legal notice", &["page"]),
+    ("microsite", &["page"]),
+    ("widget", &["section"]),
+    ("panel", &["section"]),
+    ("tile", &["section"]),
+    ("teaser", &["section"]),
+    ("callout", &["section"]),
+    ("slideshow", &["section"]),
+    ("iframe", &["section"]),
+    ("popup", &["section"]),
+    ("modal", &["section"]),
+    ("bullet", &["section"]),
+    ("announcement bar", &["section"]),
+    ("selfie", &["image"]),
+    ("mockup", &["image"]),
+    ("asset", &["image"]),
+    ("imagery", &["image"]),
+    ("listicle", &["post"]),
+    ("recap", &["post"]),
+    ("roundup", &["post"]),
+    ("case study", &["post"]),
+    ("standfirst", &["post", "field"]),
+    ("lede", &["post", "field"]),
+    ("hamburger", &["navItem"]),
+    ("quick link", &["navItem"]),
+    ("social link", &["navItem"]),
+    ("social icon", &["navItem"]),
+    ("listing", &["entry"]),
+    ("reminder", &["note"]),
+    ("scratchpad", &["note"]),
+    ("notepad", &["note"]),
+    ("agenda", &["note"]),
+    ("brain dump", &["note"]),
+    ("changeset", &["release"]),
+    ("shutterstock", &["stockPhoto"]),
+    ("getty", &["stockPhoto"]),
+    ("istock", &["stockPhoto"]),
+    ("wikipedia", &["webResult", "external"]),
+    ("slack", &["httpResponse", "send"]),
+    ("zapier", &["httpResponse", "send"]),
+    ("crm", &["httpResponse"]),
     ("catalogue", &["entry"]),
     ("catalog", &["entry"]),
     ("let s have", &["create"]),
@@ -964,6 +1020,8 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     // publishing and giving drafts up
     ("push … out", &["publish"]),
     ("off the website", &["unpublish", "document"]),
+    ("be on the site", &["document", "?publish"]),
+    ("be on the website", &["document", "?publish"]),
     ("throw out", &["discard", "delete"]),
     ("throw … out", &["discard", "delete"]),
     ("reset", &["discard"]),
@@ -999,6 +1057,19 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("top of every page", &["navItem"]),
     // what collections list
     ("event", &["entry"]),
+    ("workshop", &["entry"]),
+    ("webinar", &["entry"]),
+    ("course", &["entry"]),
+    ("upcoming", &["entry"]),
+    ("head of", &["entry"]),
+    ("director", &["entry"]),
+    ("manager", &["entry"]),
+    ("designer", &["entry"]),
+    ("developer", &["entry"]),
+    ("engineer", &["entry"]),
+    ("intern", &["entry"]),
+    ("founder", &["entry"]),
+    ("ceo", &["entry"]),
     ("meetup", &["entry"]),
     ("job", &["entry"]),
     ("vacancy", &["entry"]),
@@ -1058,7 +1129,9 @@ const PROPER: &[&str] = &["unsplash", "pexels", "google", "bing", "markdown", "i
 const DETERMINERS: &[&str] = &["the", "a", "an", "our", "my", "your", "this", "that", "these", "those", "its", "their"];
 
 /// Words that may stand before a noun without naming a thing.
-const ADJECTIVES: &[&str] = &["new", "old", "main", "next", "last", "first", "whole"];
+const ADJECTIVES: &[&str] = &[
+    "new", "old", "main", "next", "last", "first", "whole", "quick", "short", "long", "big", "small", "little", "brief",
+];
 
 /// Nouns that name a record of any kind: after another thing's name, that
 /// thing is what is meant ("an image record").
@@ -1346,6 +1419,11 @@ fn words(text: &str) -> Text {
         let bare = token.trim_matches(|c: char| !c.is_alphanumeric());
         if is_address(token) {
             out.push("https".to_string());
+            // an address of an API says so
+            let t = token.to_lowercase();
+            if t.contains("://api.") || t.starts_with("api.") || t.contains("/api/") || t.contains(".json") {
+                out.push("api".to_string());
+            }
         } else if token.starts_with('/') && token.chars().nth(1).is_some_and(char::is_alphanumeric) {
             out.push("path".to_string());
         } else if matches!(bare, "GET" | "POST") {
@@ -1581,6 +1659,8 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
     // row of logos?").
     let given = |k: usize| {
         words[groups[k].start] == "get"
+            && groups[k].end == groups[k].start + 1
+            && !clause[groups[k].start]
             && groups[k].start.checked_sub(1).and_then(|p| owner[p]).is_some_and(names_only_things)
     };
     let mut base: Vec<Vec<&'static str>> = groups
@@ -1602,6 +1682,50 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
                     .is_some_and(|w| !STOPWORDS.contains(&w.as_str()) && !DETERMINERS.contains(&w.as_str()));
             if given(k) {
                 return vec!["create"];
+            }
+            let next = words.get(g.end).map(String::as_str);
+            let word = words[g.start].as_str();
+            // releasing one's edits publishes them
+            if word == "release" && g.end == g.start + 1 && opens(k) {
+                return vec!["publish"];
+            }
+            // "post this to https://…" sends it
+            if word == "post"
+                && opens(k)
+                && (groups.iter().any(|h| h.concepts.contains(&"httpResponse")) || words.iter().any(|w| w == "https"))
+            {
+                return vec!["send"];
+            }
+            // "give the page a hero" makes one; "give the post a cover" sets it
+            if word == "give" {
+                let end = (g.end..words.len()).find(|&i| clause[i]).unwrap_or(words.len());
+                let thing = (g.end..end)
+                    .find(|&i| matches!(words[i].as_str(), "a" | "an"))
+                    .and_then(|a| (a + 1..end).find_map(|i| owner[i]))
+                    .filter(|&j| !PARTS.contains(&words[groups[j].start].as_str()))
+                    .map(|j| groups[j].concepts);
+                if thing.is_some_and(|cs| {
+                    cs.iter()
+                        .any(|c| matches!(*c, "section" | "page" | "post" | "entry" | "navItem" | "note" | "folder"))
+                        && !cs.iter().any(|c| matches!(*c, "field" | "cover" | "seo"))
+                }) {
+                    return vec!["create"];
+                }
+            }
+            // "what's on my to-do list" reads the list, not a page's blocks
+            if word == "what"
+                && g.concepts.contains(&"section")
+                && groups.iter().any(|h| h.concepts.iter().any(|c| is_entity(c) && !matches!(*c, "page" | "section")))
+            {
+                return vec!["read"];
+            }
+            // "include a pricing table" makes one; "include the FAQ page" adds it
+            if words[g.start] == "include" && matches!(next, Some("a" | "an")) {
+                return vec!["create"];
+            }
+            // telling others, not oneself, is announcing
+            if words[g.start] == "tell" && !matches!(next, Some("me" | "us" | "i") | None) {
+                return vec!["?create"];
             }
             g.concepts
                 .iter()
@@ -1675,12 +1799,27 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
     let block = |f: usize| {
         (f + 1..groups.len()).take_while(|&k| !said[k].contains(&"append")).any(|k| said[k].contains(&"section"))
     };
+    // what is made, up to the first preposition ("an image description for
+    // the banner photo", "a share image for the pricing page")
+    let made = |f: usize| {
+        let end =
+            (groups[f].end..words.len()).find(|&i| PREPOSITIONS.contains(&words[i].as_str())).unwrap_or(words.len());
+        (f + 1..groups.len()).filter(|&k| groups[k].start < end).collect::<Vec<usize>>()
+    };
     if let Some(f) = first_action
         && said[f].contains(&"create")
-        && (said.get(f + 1).is_some_and(|next| next.contains(&"field"))
+        && (made(f).into_iter().any(|k| said[k].contains(&"field") || said[k].contains(&"seo"))
             || (said.iter().any(|cs| cs.contains(&"append")) && !block(f)))
     {
         said[f] = vec!["update"];
+    }
+    // Publishing "a" piece is writing one ("let's publish a piece about
+    // our menu").
+    if let Some(f) = first_action
+        && said[f] == ["publish"]
+        && words.get(groups[f].end).is_some_and(|w| matches!(w.as_str(), "a" | "an"))
+    {
+        said[f] = vec!["create"];
     }
     // The word before a group, past determiners, adjectives and words the
     // vocabulary does not know ("into the Black Friday release" → into), and
@@ -1749,8 +1888,11 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
     const PLACES: &[&str] =
         &["under", "above", "below", "beneath", "after", "before", "between", "beside", "next", "at"];
     let into_folder = |f: usize| {
-        (f + 1..groups.len()).any(|k| said[k].contains(&"folder") && matches!(before(k).0, Some("in" | "into")))
-            && (f + 1..groups.len()).any(|k| said[k].contains(&"note"))
+        let into = |k: usize| matches!(before(k).0, Some("in" | "into"));
+        let folder = (f + 1..groups.len()).any(|k| said[k].contains(&"folder") && into(k))
+            && (f + 1..groups.len()).any(|k| said[k].contains(&"note"));
+        // a thing put in a category is categorised
+        folder || (f + 1..groups.len()).any(|k| words[groups[k].start] == "category" && into(k))
     };
     if let Some(f) = first_action
         && said[f] == ["create"]
@@ -1772,7 +1914,10 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
         let changes = {
             let mut p = groups[f].end;
             while p < words.len()
-                && (DETERMINERS.contains(&words[p].as_str()) || owner[p].is_some_and(|j| said[j] == ["draft"]))
+                && !CHANGES.contains(&forms[p].as_str())
+                && (DETERMINERS.contains(&words[p].as_str())
+                    || ADJECTIVES.contains(&words[p].as_str())
+                    || owner[p].is_some_and(|j| said[j].is_empty() || said[j] == ["draft"]))
             {
                 p += 1;
             }
@@ -1826,6 +1971,8 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
             Some("about") if p == groups[k].start && matches!(words[p].as_str(), "page" | "us") => false,
             Some("about" | "regarding") => true,
             Some("for") => named_before,
+            // a link to a page: the page is where it goes
+            Some("to") if k > 0 && said[k - 1].contains(&"navItem") => true,
             // where a change is made, once what it changes is named
             Some("in" | "on" | "at" | "from" | "inside" | "within" | "of") => object,
             _ => false,
@@ -1871,8 +2018,13 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
             let Some(q) = at.filter(|&q| !indefinite && PLACE_OF.contains(&words[q].as_str())) else { return false };
             let lo = (0..=q).rev().find(|&i| clause[i]).unwrap_or(0);
             let lo = first_action.map(|f| groups[f].end).filter(|&e| e > lo && e <= q).unwrap_or(lo);
+            // "it" stands for what was said before ("our phone number
+            // changed, update it on the contact page")
+            let pronoun = (lo..q).all(|i| matches!(words[i].as_str(), "it" | "them" | "this" | "that"));
+            let lo = if pronoun && lo < q { 0 } else { lo };
             let on = matches!(words[q].as_str(), "on" | "in" | "at" | "inside" | "within");
-            (lo..q).any(|i| held(i, on)) && !(lo..q).any(|i| attribute(i, on))
+            let outside = |i: usize| first_action.is_none_or(|f| !(groups[f].start..groups[f].end).contains(&i));
+            (lo..q).any(|i| outside(i) && held(i, on)) && !(lo..q).any(|i| outside(i) && attribute(i, on))
         });
         if on_page.is_none() {
             let pages: Vec<usize> = (0..groups.len()).filter(|&k| page_of(k)).collect();
@@ -1891,6 +2043,24 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
         (0..k).filter(|&j| said[j].contains(&"entry")).for_each(|j| force[j] = Some(true));
     }
     if let (Some(f), Some(k)) = (first_action, target) {
+        force[k] = Some(false);
+        (f + 1..k).filter(|&j| names_thing(j)).for_each(|j| force[j] = Some(true));
+    }
+    // A part changed on a record is the record's ("update the photo on
+    // Sam's team profile", "fix the broken link in the festival article").
+    if let Some(f) = first_action.filter(|&f| said[f].contains(&"update"))
+        && let Some(k) = (f + 1..groups.len()).find(|&k| {
+            let (word, indefinite) = before(k);
+            // (not "the blog page")
+            let page_named =
+                groups.get(k + 1).is_some_and(|n| n.start == groups[k].end && said[k + 1].contains(&"page"));
+            said[k].iter().any(|c| matches!(*c, "entry" | "post"))
+                && !indefinite
+                && !page_named
+                && matches!(word, Some("in" | "on" | "of" | "from"))
+        })
+        && (f + 1..k).any(|j| said[j].iter().any(|c| matches!(*c, "image" | "section" | "navItem")))
+    {
         force[k] = Some(false);
         (f + 1..k).filter(|&j| names_thing(j)).for_each(|j| force[j] = Some(true));
     }
@@ -1976,7 +2146,8 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
     let asked_about = question && things.is_empty() && out.iter().all(|(c, _)| !is_action(c) || c == "read");
     let ours = words.iter().any(|w| OURS.contains(&w.as_str()));
     let site = words.iter().any(|w| matches!(w.as_str(), "site" | "website"));
-    let worldly = asked_about && !raw.is_empty() && !ours && !site;
+    let bare = out.iter().all(|(c, _)| c == "read");
+    let worldly = asked_about && bare && !raw.is_empty() && !ours && !site;
     // One's own thing the vocabulary does not know is a note ("read my plan
     // for next week").
     let mine = things.is_empty()
@@ -1992,7 +2163,18 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
         && !acted
         && !things.is_empty()
         && words.iter().skip(1).any(|w| matches!(w.as_str(), "is" | "are" | "s"));
+    // Reading the vault itself lists it ("list everything in my vault").
+    let vault = reads
+        && out.iter().any(|(c, _)| c == "vault")
+        && !out.iter().any(|(c, _)| c == "search")
+        && !things.contains(&"note");
+    // Asking whether someone deleted a thing asks the archive.
+    let someone = question
+        && words.iter().any(|w| matches!(w.as_str(), "someone" | "somebody" | "anyone" | "anybody" | "who"))
+        && said.iter().any(|cs| cs.contains(&"delete"));
     let implied = [
+        ("archive", someone),
+        ("folder", vault),
         ("sectionTemplate", kind),
         ("update", stated),
         ("create", described),
@@ -2039,7 +2221,7 @@ enum Negation {
 const FILLERS: &[&str] = &["be", "been", "being", "want", "to", "ever", "yet", "really", "even"];
 
 /// Words before "not" that make it a wish.
-const WISHES: &[&str] = &["should", "shouldn", "must", "mustn", "don", "do", "need", "needn", "want"];
+const WISHES: &[&str] = &["should", "shouldn", "must", "mustn", "don", "do", "need", "needn", "want", "won", "will"];
 
 /// Openings of a request phrased as a question ("how do I add a page?").
 const HOW: &[&[&str]] = &[
@@ -2111,6 +2293,9 @@ const SOFT_ATTRIBUTES: &[&str] = &["title", "name", "description", "address"];
 /// Words of where on a page, not what.
 const POSITIONS: &[&str] = &["top", "bottom", "end", "middle", "side", "start", "foot", "head", "left", "right"];
 
+/// Words that end what a verb makes ("an image description for …").
+const PREPOSITIONS: &[&str] = &["for", "of", "on", "in", "to", "into", "at", "from", "about", "with", "under"];
+
 /// Words before a place a thing is on, in or taken from.
 const PLACE_OF: &[&str] = &["on", "onto", "to", "in", "into", "at", "from", "off", "of", "within", "inside"];
 
@@ -2138,6 +2323,10 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
     };
     put(tool.entity.as_str().to_string(), W.entity);
     put(action_of(tool.name).to_string(), W.entity);
+    // A note tool its tags say works on folders too (moveItem, archiveItem).
+    if tool.entity == Subject::Record(EntityKind::Note) && tool.tags.contains(&"folder") {
+        put("folder".to_string(), W.name);
+    }
     // "Online" alone means searching the web; the other outside tools say
     // more (a stock photo, a link, an API).
     if tool.category == Category::External {
@@ -2257,7 +2446,10 @@ fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[(String, f32)], n
     // A query that names things the tool does not work on scores lower.
     let named_things = || query.iter().filter(|(c, _)| is_entity(c));
     let works_on = named_things().any(|(c, _)| profile.get(c).is_some_and(|w| *w >= W.name));
-    if named_things().next().is_some() && !works_on && !matches!(tool.entity, Subject::Archive | Subject::Document) {
+    // (publishing and restoring tools work on many kinds, not on a release)
+    let kinds_of = matches!(tool.entity, Subject::Archive | Subject::Document)
+        && !named_things().any(|(c, w)| c == "release" && *w >= 1.0);
+    if named_things().next().is_some() && !works_on && !kinds_of {
         total *= W.elsewhere;
     }
     // So does one that asks for what the tool does not do.
@@ -2371,7 +2563,7 @@ mod tests {
         assert_eq!(concepts("updateNavItem"), ["update", "navItem"]);
         assert_eq!(concepts("photos"), ["image"]);
         assert_eq!(concepts("Get rid of the old to-do list"), ["delete", "note", "old"]);
-        assert_eq!(concepts("scrapped"), ["delete", "discard"]);
+        assert_eq!(concepts("scrapped"), ["delete"]);
         assert_eq!(concepts("summarise https://example.com/a"), ["webPage", "read", "url"]);
         assert_eq!(concepts("take the FAQ section off the page"), ["delete", "section", "page"]);
     }

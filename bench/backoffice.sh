@@ -7,7 +7,9 @@
 # gzipped.
 #
 # Usage: bench/backoffice.sh     (DURATION=20 CONNECTIONS=8 THREADS=2 by default;
-#                                 BIN=path/to/quire to use a release binary built elsewhere)
+#                                 BIN=path/to/quire to use a release binary built elsewhere;
+#                                 BENCH_PAGES=0 for the seeded demo alone, and CONNECTIONS=1
+#                                 THREADS=1 for one request at a time, as a person loads a screen)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -30,7 +32,12 @@ if [ -z "${BIN:-}" ]; then
 fi
 mkdir -p "$OUT"
 rm -rf "$DATA"
-QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages 1000 --bench-posts 200 >/dev/null
+BENCH_PAGES=${BENCH_PAGES:-1000}
+if [ "$BENCH_PAGES" = 0 ]; then
+  QUIRE_LOG=warn $BIN seed --data "$DATA" >/dev/null
+else
+  QUIRE_LOG=warn $BIN seed --data "$DATA" --bench-pages "$BENCH_PAGES" --bench-posts 200 >/dev/null
+fi
 echo "$PASSWORD" | QUIRE_LOG=warn $BIN user create --email bench@example.org --group admin --password-stdin --data "$DATA" >/dev/null
 QUIRE_LOG=warn QUIRE_BOOTSTRAP_TOKEN=$TOKEN $BIN serve --addr 127.0.0.1:$PORT --data "$DATA" >/dev/null 2>"$OUT/server.log" &
 SERVER=$!

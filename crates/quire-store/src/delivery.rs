@@ -119,7 +119,8 @@ impl Store {
         version: Version,
     ) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
         let (scope, key) = (scope.clone(), key.to_string());
-        self.db.read(move |c| c.transaction(false, |c| navigation_items(c, &scope, &key, version))).await
+        // A few indexed reads per item: short, with no hand-off.
+        self.db.read_short(move |c| c.transaction(false, |c| navigation_items(c, &scope, &key, version))).await
     }
 }
 

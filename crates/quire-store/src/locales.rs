@@ -116,6 +116,22 @@ pub(crate) fn translation_in(
     row.as_ref().map(Translation::from_row).transpose()
 }
 
+/// The localised fields of document `id`'s live translation into
+/// `locale` as `version` holds them: what delivery lays over a document,
+/// read without the rest of the row.
+fn translated_fields_in(conn: &Conn, scope: &Scope, id: &str, locale: &str, version: Version) -> Result<Option<Value>> {
+    let fields: Option<String> = db::query_scalar(format!(
+        "SELECT fields FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4
+         AND archive_id IS NULL",
+        version.table(EntityKind::Translation)
+    ))
+    .bind(id)
+    .bind(locale)
+    .bind_scope(scope)
+    .fetch_optional(conn)?;
+    Ok(fields.map(|f| serde_json::from_str(&f)).transpose()?)
+}
+
 /// Where a translation stands against its document now.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -147,7 +163,8 @@ impl Store {
     /// The live locales of `site` (id), the default first.
     pub async fn site_locales(&self, site: &str) -> Result<Vec<SiteLocale>> {
         let site = site.to_string();
-        self.db.read(move |c| site_locales_in(c, &site)).await
+        // One indexed read, asked by every delivery in a locale: no hand-off.
+        self.db.read_short(move |c| site_locales_in(c, &site)).await
     }
 
     /// Sets the locales of `site` (id) to `locales`, in their order: new
@@ -391,8 +408,9 @@ impl Store {
         chain: &[String],
     ) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
         let (scope, key, chain) = (scope.clone(), key.to_string(), chain.to_vec());
+        // A few indexed reads per item, as the default locale's menu: short.
         self.db
-            .read(move |c| {
+            .read_short(move |c| {
                 c.transaction(false, |c| {
                     let (nav, mut items) = crate::delivery::navigation_items(c, &scope, &key, version)?;
                     let Some((default, translated)) = chain.split_last() else { return Ok((nav, items)) };
@@ -439,8 +457,10 @@ impl Store {
         chain: &[String],
     ) -> Result<DeliveredPage> {
         let (scope, slug, chain) = (scope.clone(), slug.to_string(), chain.to_vec());
+        // A few indexed reads per locale of the chain and per ancestor:
+        // short, as the default locale's page is.
         self.db
-            .read(move |c| {
+            .read_short(move |c| {
                 c.transaction(false, |c| {
                     let translated = chain.iter().take(chain.len().saturating_sub(1));
                     let mut id = None;
@@ -707,11 +727,12 @@ fn localize_page(
     chain: &[String],
 ) -> Result<()> {
     let Some((default, translated)) = chain.split_last() else { return Ok(()) };
+    let own_slug = page.page.slug.clone();
     let mut from: BTreeMap<String, String> = BTreeMap::new();
     let mut sources = Vec::new();
     for locale in translated {
-        if let Some(t) = translation_in(conn, scope, &page.page.id, locale, version)? {
-            sources.push((locale.clone(), t.fields));
+        if let Some(fields) = translated_fields_in(conn, scope, &page.page.id, locale, version)? {
+            sources.push((locale.clone(), fields));
         }
     }
     // The fields of the page itself.
@@ -748,7 +769,10 @@ fn localize_page(
             }
         }
     }
-    page.path = localized_path(conn, scope, &page.page.id, version, chain)?.unwrap_or_else(|| page.path.clone());
+    // Its own segment is known; its ancestors' are read.
+    let segment = (own_slug, page.page.slug.clone());
+    page.path = walk_path(conn, scope, vec![segment], page.page.parent_id.clone(), version, chain)?
+        .unwrap_or_else(|| page.path.clone());
     page.locale = Some(chain[0].clone());
     page.locale_of = from;
     Ok(())
@@ -757,8 +781,20 @@ fn localize_page(
 /// The path of page `id` from its and its ancestors' slugs, each in the
 /// first locale of `chain` that has one.
 fn localized_path(conn: &Conn, scope: &Scope, id: &str, version: Version, chain: &[String]) -> Result<Option<String>> {
-    let mut segments = Vec::new();
-    let mut cursor = Some(id.to_string());
+    walk_path(conn, scope, Vec::new(), Some(id.to_string()), version, chain)
+}
+
+/// Walks up from `cursor` adding each ancestor's slugs to `segments` (its
+/// own and its slug in the first locale of `chain` that has one), then
+/// makes the path.
+fn walk_path(
+    conn: &Conn,
+    scope: &Scope,
+    mut segments: Vec<(String, String)>,
+    mut cursor: Option<String>,
+    version: Version,
+    chain: &[String],
+) -> Result<Option<String>> {
     while let Some(at) = cursor {
         if segments.len() > 64 {
             return Ok(None);
@@ -773,9 +809,16 @@ fn localized_path(conn: &Conn, scope: &Scope, id: &str, version: Version, chain:
         let Some((own, parent)) = row else { return Ok(None) };
         let mut slug = own.clone();
         for locale in chain.iter().take(chain.len().saturating_sub(1)) {
-            if let Some(t) = translation_in(conn, scope, &at, locale, version)?
-                && let Some(s) = t.slug
-            {
+            let translated: Option<Option<String>> = db::query_scalar(format!(
+                "SELECT slug FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4
+                 AND archive_id IS NULL",
+                version.table(EntityKind::Translation)
+            ))
+            .bind(&at)
+            .bind(locale)
+            .bind_scope(scope)
+            .fetch_optional(conn)?;
+            if let Some(Some(s)) = translated {
                 slug = s;
                 break;
             }

@@ -5,20 +5,30 @@
 //! to-do list, journal → `note`) and the verbs for what it does (reword,
 //! tweak → `update`; scrap, bin → `delete`; clone → `copy`), so "change the
 //! menu link" and "updateNavItem" meet on `update` + `navItem`. Words take
-//! their plain form first (dropped → drop, photos → photo). A tool's score
+//! their plain form first (dropped → drop, photos → photo, copied → copy),
+//! then a word of the vocabulary they mean by WordNet (alter → change,
+//! written → write; `search_wordnet.rs`, generated), the verb a noun of
+//! doing comes from by its Snowball stem (relocation → relocate), or the
+//! word one slip of the keyboard away (pubish → publish). A tool's score
 //! sums, for each query concept, the strongest place the tool carries it:
 //! what it works on and its action (strong), its name, its tags, its search
 //! phrases, then its description (weak); a tool that works on none of the
 //! things named, or does none of the actions asked, scores lower.
 //!
-//! A few cues of English weigh the query's concepts (`fold`): the first
-//! verb is what is asked, a question asks to read, a thing named just
-//! before another only qualifies it ("the hero picture"), as does what a
-//! thing is about or for, and where a change is made once what it changes
-//! is named ("the gallery on the about page"); a capitalised word inside a
-//! sentence is a label ("rename Home to Start"). No I/O; a query over the
-//! whole catalog takes microseconds. With an embedding model, searchTools
-//! fuses this ranking with the tools' similarity (`rank_tools`).
+//! Cues of English weigh the query's concepts (`fold`): the verb opening a
+//! clause, else the first, is what is asked, not what someone did ("I
+//! dropped a photo in uploads, add it"); a question asks to read; a verb
+//! after a determiner is a noun ("the edits"); "not" and "without" negate
+//! ("shouldn't be visible" unpublishes); a thing named just before another
+//! only qualifies it ("the hero picture"), as does what a thing is about or
+//! for, and where a change is made once what it changes is named ("the
+//! gallery on the about page"); what is changed on a page that is not its
+//! setting is its sections' content ("the phone number on the contact
+//! page"); a capitalised word inside a sentence, or words in quotes, are a
+//! label ("rename Home to Start"); a question about nothing of the site is
+//! for the web. No I/O; a query over the whole catalog takes microseconds.
+//! With an embedding model, searchTools fuses this ranking with the tools'
+//! similarity (`rank_tools`).
 
 #[path = "search_wordnet.rs"]
 mod wordnet;

@@ -475,7 +475,7 @@ describe("approvals and tokens", () => {
     const asked = await api(server, "POST", "/api/v1/tools/deletePage/invoke", { ids: [made.body.id] });
     assert.equal(asked.body.requiresConfirmation, true, JSON.stringify(asked.body));
     const page = await adminPage();
-    await page.getByRole("link", { name: "Approvals" }).click();
+    await page.getByRole("link", { name: "Approvals", exact: true }).click();
     const card = page.locator("section.approval", { hasText: "Inbox target" });
     await card.getByRole("heading", { name: /^Archive the page Inbox target\? asked by/ }).waitFor();
     assert.match(await card.locator("code").innerText(), /^deletePage$/);

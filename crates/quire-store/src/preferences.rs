@@ -62,24 +62,23 @@ impl Store {
 
     /// The approval preferences that apply to a call by `actor` on site
     /// `site_id`: its person's (see [`Store::person_of`]); none when no
-    /// person stands behind it or they set none. One read per call.
+    /// person stands behind it or they set none. One indexed read per call,
+    /// on the calling thread (no hand-off).
     pub async fn actor_approval_preferences(&self, actor: &str, site_id: &str) -> Result<Option<ApprovalPreferences>> {
         let row = if let Some(user) = actor.strip_prefix("user:") {
-            db::query("SELECT preferences FROM approval_preferences WHERE user_id = ?1 AND site_id = ?2")
+            let q = db::query("SELECT preferences FROM approval_preferences WHERE user_id = ?1 AND site_id = ?2")
                 .bind(user)
-                .bind(site_id)
-                .read_optional(&self.db)
-                .await?
+                .bind(site_id);
+            self.db.read_short(move |c| q.fetch_optional(c)).await?
         } else if let Some(token) = actor.strip_prefix("token:") {
-            db::query(
+            let q = db::query(
                 "SELECT p.preferences FROM api_tokens t
                  JOIN approval_preferences p ON p.user_id = t.user_id AND p.site_id = ?2
                  WHERE t.id = ?1",
             )
             .bind(token)
-            .bind(site_id)
-            .read_optional(&self.db)
-            .await?
+            .bind(site_id);
+            self.db.read_short(move |c| q.fetch_optional(c)).await?
         } else {
             None
         };

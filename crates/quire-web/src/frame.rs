@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 
 /// The screens of the navigation, in order: (path, label).
-const NAV: [(&str, &str); 17] = [
+const NAV: [(&str, &str); 18] = [
     ("/", "Dashboard"),
     ("/pages", "Pages"),
     ("/collections", "Posts and collections"),
@@ -25,6 +25,7 @@ const NAV: [(&str, &str); 17] = [
     ("/history", "History"),
     ("/archive", "Archive"),
     ("/approvals", "Approvals"),
+    ("/me/approvals", "My approvals"),
     ("/agents", "Agents"),
     ("/users", "People"),
     ("/tokens", "API tokens"),

@@ -625,6 +625,15 @@ describe("agents", () => {
     await page.waitForURL(/\/agents\/researcher/);
     await noSeriousViolations(page, "an agent");
     await shot(page, "agent");
+    // A context that is not there is named beside its field, and nothing is saved.
+    const contexts = page.getByLabel(/^Contexts in every turn/);
+    await contexts.fill("no-such-context");
+    await page.getByRole("button", { name: "Save agent" }).click();
+    await page.locator("#e-contexts", { hasText: "no context no-such-context" }).waitFor();
+    assert.equal(await contexts.getAttribute("aria-invalid"), "true");
+    assert.deepEqual((await api(server, "GET", "/api/v1/agents/researcher")).body.contexts, []);
+    await noSeriousViolations(page, "an agent with a refused context");
+    await contexts.fill("brand-voice");
     const tools = page.getByLabel(/^Tools it may use/);
     await tools.fill(`${await tools.inputValue()}\nnoSuchTool`);
     await page.getByLabel(/^Instructions/).fill("Cite every source.");
@@ -644,6 +653,7 @@ describe("agents", () => {
     assert.ok(agent.allowedGroups.includes("editor"));
     assert.ok(agent.tools.includes("noSuchTool"));
     assert.equal(agent.writeMode, "release");
+    assert.deepEqual(agent.contexts, ["brand-voice"]);
     assert.equal(await page.getByRole("radio", { name: /^A release for each turn/ }).isChecked(), true);
     await page.context().close();
 

@@ -210,6 +210,7 @@ fn prepare_bench(b: &Bench, agent: &quire_core::model::Agent) {
         activated: &activated,
         memory: &memory,
         context: None,
+        contexts: &[],
     };
     let mut samples = Vec::new();
     for i in 0..5_500 {
@@ -279,6 +280,7 @@ fn main() {
                     group: Group::Editor,
                     title: "bench".into(),
                     context: None,
+                    contexts: Vec::new(),
                 },
                 &json!({ "role": "user", "content": "hello" }),
             )

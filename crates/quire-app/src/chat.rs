@@ -32,6 +32,8 @@ pub struct Message {
     /// The open release the turn stages in, for an agent in release mode;
     /// none: a release of the turn's own.
     pub release: Option<String>,
+    /// The contexts the person chose for this turn, by key.
+    pub contexts: Vec<String>,
 }
 
 /// Starts the turn `message` begins, as `actor`. The session it continues
@@ -64,6 +66,7 @@ async fn start_in(
         run_id: message.run_id,
         new_session: new_session_id,
         release: message.release,
+        contexts: message.contexts,
     };
     Ok(runtime.start_run(&actor.person(), &message.agent, ask).await?)
 }
@@ -86,6 +89,8 @@ pub struct ThreadRun {
     pub text: Option<String>,
     /// What the person's screen shows.
     pub context: Option<Value>,
+    /// The contexts the person chose for this run, by key.
+    pub contexts: Vec<String>,
     /// The person's answers to the approvals the thread's last run paused
     /// on, by approval id: every one of them, or none.
     pub answers: Vec<(String, Verdict)>,
@@ -150,6 +155,7 @@ pub async fn run_thread(runtime: &Arc<Runtime>, actor: &Actor, run: ThreadRun) -
         answer: None,
         run_id: run.run_id,
         release: None,
+        contexts: run.contexts,
     };
     match start_in(runtime, actor, message, new_session_id).await {
         Ok(started) => Ok(started.session_id),
@@ -282,6 +288,7 @@ mod tests {
             memory: json!({}),
             pending: json!([]),
             context: None,
+            contexts: Vec::new(),
             input_tokens: 0,
             output_tokens: 0,
             created_at: Utc::now(),

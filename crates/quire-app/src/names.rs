@@ -156,6 +156,18 @@ impl Content {
                 live(EntityKind::Agent, a.id, a.name);
             }
         }
+        if let Some(w) = wanted.get(&EntityKind::Context) {
+            for c in store.contexts(scope).await?.into_iter().filter(|c| w.contains(&c.id)) {
+                live(EntityKind::Context, c.id, c.name);
+            }
+        }
+        if let Some(w) = wanted.get(&EntityKind::Workspace) {
+            for id in w {
+                if let Ok(ws) = store.workspace(scope, id).await {
+                    live(EntityKind::Workspace, ws.id, ws.name);
+                }
+            }
+        }
         // A note's id is its path in the vault: that is its name.
         for path in ids_of(EntityKind::Note) {
             live(EntityKind::Note, path.clone(), path);

@@ -255,15 +255,17 @@ fn decide(principal: &Principal<'_>, permission: Permission<'_>) -> Result<(), R
 }
 
 /// Whether `group` may create or change `kind` records. Section templates,
-/// collections and navigation shape everyone's content, so only editors and
-/// admins change them; an agent's settings decide what runs without a
+/// collections, navigation and the contexts agents write by shape
+/// everyone's content, so only editors and admins change them; an agent's settings decide what runs without a
 /// person, so only admins change those, by any route.
 fn writes(group: Group, kind: EntityKind) -> bool {
     match kind {
         EntityKind::Agent => group == Group::Admin,
-        EntityKind::Navigation | EntityKind::NavItem | EntityKind::SectionTemplate | EntityKind::Collection => {
-            group >= Group::Editor
-        }
+        EntityKind::Navigation
+        | EntityKind::NavItem
+        | EntityKind::SectionTemplate
+        | EntityKind::Collection
+        | EntityKind::Context => group >= Group::Editor,
         _ => group >= Group::Author,
     }
 }
@@ -326,6 +328,7 @@ mod tests {
             approval_policy: crate::model::AgentPolicy::User,
             write_mode: crate::model::WriteMode::Draft,
             enabled,
+            contexts: Vec::new(),
             version: 1,
             created_at: Default::default(),
             updated_at: Default::default(),

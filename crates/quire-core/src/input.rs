@@ -544,6 +544,9 @@ pub struct NewAgent {
     pub write_mode: Option<WriteMode>,
     /// Default true.
     pub enabled: Option<bool>,
+    /// Keys of the contexts its prompt carries in every turn.
+    #[schema(value_type = Option<Vec<crate::text::Line<100>>>)]
+    pub contexts: Option<Vec<String>>,
 }
 
 /// Changes to an agent.
@@ -576,6 +579,34 @@ pub struct AgentPatch {
     pub write_mode: Option<WriteMode>,
     /// Enable or disable (disabling is the agent's archive).
     pub enabled: Option<bool>,
+    /// New contexts its prompt carries in every turn, by key.
+    #[schema(value_type = Option<Vec<crate::text::Line<100>>>)]
+    pub contexts: Option<Vec<String>>,
+}
+
+impl NewAgent {
+    /// The agent it makes, with id `id`, created at `now`: what is left
+    /// out takes its default.
+    pub fn into_agent(self, id: String, now: chrono::DateTime<chrono::Utc>) -> Agent {
+        Agent {
+            id,
+            alias: self.alias,
+            name: self.name,
+            description: self.description.unwrap_or_default(),
+            profile: self.profile.unwrap_or_else(|| "default".into()),
+            system_prompt: self.system_prompt.unwrap_or_default(),
+            tools: self.tools.unwrap_or_default(),
+            pinned: self.pinned.unwrap_or_default(),
+            allowed_groups: self.allowed_groups.unwrap_or_default(),
+            approval_policy: self.approval_policy.unwrap_or(AgentPolicy::User),
+            write_mode: self.write_mode.unwrap_or(WriteMode::Draft),
+            enabled: self.enabled.unwrap_or(true),
+            contexts: self.contexts.unwrap_or_default(),
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        }
+    }
 }
 
 impl AgentPatch {
@@ -583,7 +614,65 @@ impl AgentPatch {
     pub fn apply(&self, agent: &Agent) -> Agent {
         let mut a = agent.clone();
         set_given!(self => a:
-            name, description, profile, system_prompt, tools, pinned, allowed_groups, approval_policy, write_mode, enabled);
+            name, description, profile, system_prompt, tools, pinned, allowed_groups, approval_policy, write_mode, enabled,
+            contexts);
         a
+    }
+}
+
+/// A new context.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewContext {
+    /// Unique key within the site (lowercase words joined by hyphens).
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// When to use it.
+    pub description: Option<String>,
+    /// The text.
+    pub body: String,
+}
+
+/// Changes to a context.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContextPatch {
+    /// New name.
+    pub name: Option<String>,
+    /// New description.
+    pub description: Option<String>,
+    /// New text.
+    pub body: Option<String>,
+}
+
+impl ContextPatch {
+    /// Applies the patch to `context`.
+    pub fn apply_to(&self, context: &mut crate::model::Context) {
+        set_given!(self => context: name, description, body);
+    }
+}
+
+/// What a workspace is saved with: a new one, or the new values of one
+/// (what is left out stays).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkspaceInput {
+    /// Its name.
+    pub name: String,
+    /// What the work is for.
+    pub goal: Option<String>,
+    /// Where it stands.
+    pub summary: Option<String>,
+    /// The records involved.
+    pub records: Option<Vec<crate::model::WorkspaceRecord>>,
+    /// The notes involved, by path.
+    pub notes: Option<Vec<String>>,
+}
+
+impl WorkspaceInput {
+    /// Applies the given values to `workspace`.
+    pub fn apply_to(&self, workspace: &mut crate::model::Workspace) {
+        set_given!(self => workspace: goal, summary, records, notes);
     }
 }

@@ -105,6 +105,8 @@ string_enum!(
         Agent = "agent",
         Note = "note",
         Translation = "translation",
+        Context = "context",
+        Workspace = "workspace",
     }
 );
 string_enum!(
@@ -366,6 +368,9 @@ pub struct AgentSession {
     /// What the user's UI shows (optional).
     #[schema(value_type = Option<Object>)]
     pub context: Option<Value>,
+    /// The contexts the person chose for the current turn, by key (the
+    /// agent's own come on top).
+    pub contexts: Vec<String>,
     /// Input tokens used, all turns.
     pub input_tokens: i64,
     /// Output tokens used, all turns.
@@ -404,6 +409,74 @@ pub struct Agent {
     pub write_mode: WriteMode,
     /// Disabled agents cannot be chatted with; disabling is their archive.
     pub enabled: bool,
+    /// Keys of the contexts (brand voice, style guide) its prompt carries
+    /// in every turn.
+    pub contexts: Vec<String>,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A named text an agent reads while it works: a brand voice, a style
+/// guide, who the site is for. Attached to agents, or chosen for a turn;
+/// only then is it in the prompt, as material of the site's, not
+/// instructions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    /// Identifier.
+    pub id: String,
+    /// Unique key within the site (`brand-voice`).
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// When to use it, in one line.
+    pub description: String,
+    /// The text itself (markdown).
+    pub body: String,
+    /// Increases with every change.
+    pub version: i64,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A record a workspace names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkspaceRecord {
+    /// Its kind (`page`, `entry`, `image`).
+    pub kind: EntityKind,
+    /// Its id.
+    pub id: String,
+}
+
+/// What a session was working on, saved so a later session picks it up:
+/// its goal, the records and notes involved, and a summary of where it
+/// stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Workspace {
+    /// Identifier.
+    pub id: String,
+    /// Its name, unique within the site (`spring campaign`).
+    pub name: String,
+    /// What the work is for.
+    pub goal: String,
+    /// Where it stands: what is done, what is next.
+    pub summary: String,
+    /// The records involved.
+    pub records: Vec<WorkspaceRecord>,
+    /// The vault notes involved, by path.
+    pub notes: Vec<String>,
+    /// The session that saved it last, if one did.
+    pub session_id: Option<String>,
+    /// Who saved it last.
+    pub saved_by: String,
     /// Increases with every change.
     pub version: i64,
     /// When it was created.

@@ -268,6 +268,60 @@ impl ValueRules for Agent {
                 }
             }
         }
+        for (i, key) in self.contexts.iter().enumerate() {
+            e.slug(&format!("contexts[{i}]"), key);
+        }
+        if self.contexts.len() > MAX_AGENT_CONTEXTS {
+            e.error("contexts", format!("at most {MAX_AGENT_CONTEXTS} contexts"));
+        }
+        e.done()
+    }
+}
+
+/// The most contexts an agent carries: each costs tokens in every step.
+pub const MAX_AGENT_CONTEXTS: usize = 5;
+
+/// The longest context, in characters (about 2,000 tokens).
+pub const MAX_CONTEXT_BODY: usize = 8_000;
+
+impl ValueRules for Context {
+    /// Key, name, a one-line description and a body of at most 8,000 characters.
+    fn value_errors(&self) -> Vec<FieldError> {
+        let mut e = Errors::default();
+        e.slug("key", &self.key).line("name", &self.name, 120).push(check_text("body", &self.body, MAX_CONTEXT_BODY));
+        if !self.description.is_empty() {
+            e.line("description", &self.description, 300);
+        }
+        if self.body.trim().is_empty() {
+            e.error("body", "must not be empty");
+        }
+        e.done()
+    }
+}
+
+impl ValueRules for Workspace {
+    /// Name, goal and summary lengths; at most 50 records and 50 notes.
+    fn value_errors(&self) -> Vec<FieldError> {
+        let mut e = Errors::default();
+        e.line("name", &self.name, 120).push(check_text("goal", &self.goal, 2_000)).push(check_text(
+            "summary",
+            &self.summary,
+            8_000,
+        ));
+        for (field, n) in [("records", self.records.len()), ("notes", self.notes.len())] {
+            if n > 50 {
+                e.error(field, "at most 50");
+            }
+        }
+        for (i, r) in self.records.iter().enumerate() {
+            if matches!(r.kind, EntityKind::Note | EntityKind::Workspace) {
+                e.error(format!("records[{i}].kind"), format!("{} is not a record a workspace names", r.kind));
+            }
+            e.line(&format!("records[{i}].id"), &r.id, 100);
+        }
+        for (i, path) in self.notes.iter().enumerate() {
+            e.line(&format!("notes[{i}]"), path, 500);
+        }
         e.done()
     }
 }

@@ -40,8 +40,8 @@ pub enum ToolMode {
     /// session (for clients that struggle with many tools).
     Discover,
     /// The default tools plus the named groups: entity groups (pages,
-    /// sections, images, posts, navigation, entries, archive) or categories
-    /// (internal, external).
+    /// sections, images, posts, navigation, entries, publishing, archive,
+    /// vault, agents) or categories (internal, external).
     Groups(Vec<String>),
 }
 
@@ -56,6 +56,14 @@ const GROUPS: &[(&str, &[Subject])] = &[
     ("publishing", &[Subject::Document, Subject::Release]),
     ("archive", &[Subject::Archive]),
     ("vault", &[Subject::Record(EntityKind::Note), Subject::Folder]),
+    (
+        "agents",
+        &[
+            Subject::Record(EntityKind::Agent),
+            Subject::Record(EntityKind::Context),
+            Subject::Record(EntityKind::Workspace),
+        ],
+    ),
 ];
 
 impl ToolMode {

@@ -212,6 +212,17 @@ async fn refusals_answer_the_error_shape_before_any_event() {
     assert_eq!((status, error["field"].as_str()), (422, Some("messages.0.content")), "{error}");
     let missing = json!({ "runId": "r", "messages": [] });
     assert_eq!(run(&app, &app.editor, missing).await.0, 400);
+    // The contexts the run names are the site's: a key none has, or not a
+    // list of keys, is refused naming where it was sent.
+    let mut unknown = input(&fresh(), Some("hi"));
+    unknown["forwardedProps"] = json!({ "contexts": ["no-such-context"] });
+    let (status, _, error) = run(&app, &app.editor, unknown).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("contexts")), "{error}");
+    assert!(error["error"].as_str().unwrap().contains("no context no-such-context"), "{error}");
+    let mut shape = input(&fresh(), Some("hi"));
+    shape["forwardedProps"] = json!({ "contexts": "brand-voice" });
+    let (status, _, error) = run(&app, &app.editor, shape).await;
+    assert_eq!((status, error["field"].as_str()), (422, Some("forwardedProps.contexts")), "{error}");
     let reply =
         app.send("POST", "/api/v1/agents/nobody/agui", Some(&app.editor), Some(input(&fresh(), Some("hi")))).await;
     assert_eq!(reply.status.as_u16(), 404);
@@ -260,4 +271,20 @@ async fn a_thread_id_is_checked_and_never_shared() {
     // The holder goes on.
     fake.push(openai_stream("Again.", &[]));
     assert_eq!(run(&app, &app.editor, input(thread, Some("again"))).await.0, 200);
+}
+
+#[tokio::test]
+async fn the_contexts_a_run_names_are_in_its_prompt_alone() {
+    let (app, fake) = app().await;
+    fake.push(openai_stream("Written in the voice.", &[]));
+    fake.push(openai_stream("Plain.", &[]));
+    let thread = fresh();
+    let mut first = input(&thread, Some("write a tagline"));
+    first["forwardedProps"] = json!({ "contexts": ["brand-voice"] });
+    assert_eq!(run(&app, &app.editor, first).await.0, 200);
+    assert_eq!(run(&app, &app.editor, input(&thread, Some("another one"))).await.0, 200);
+    let requests = fake.requests();
+    let systems: Vec<String> = requests.iter().map(quire_agent::testing::system_of).collect();
+    assert!(systems[0].contains("<untrusted source=\"context:brand-voice\""), "{}", systems[0]);
+    assert!(!systems[1].contains("<contexts>"), "the next run named none: {}", systems[1]);
 }

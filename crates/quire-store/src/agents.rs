@@ -32,6 +32,7 @@ fn session_from_row(row: &Row) -> Result<AgentSession> {
         memory: json_col(row, "memory")?,
         pending: json_col(row, "pending")?,
         context: json_opt(row, "context")?,
+        contexts: json_col(row, "contexts")?,
         input_tokens: row.try_get("input_tokens")?,
         output_tokens: row.try_get("output_tokens")?,
         created_at: row.try_get("created_at")?,
@@ -101,6 +102,8 @@ pub struct NewSession {
     pub title: String,
     /// What the user's UI shows.
     pub context: Option<Value>,
+    /// The contexts the person chose for the first turn, by key.
+    pub contexts: Vec<String>,
 }
 
 /// An event to store: `(session, id, kind, data)`.
@@ -138,25 +141,7 @@ fn agent_by_id_or_alias(conn: &Conn, scope: &Scope, id_or_alias: &str) -> Result
 impl Store {
     /// Creates an agent.
     pub async fn create_agent(&self, ctx: &ChangeContext, scope: &Scope, input: NewAgent) -> Result<Agent> {
-        let now = Utc::now();
-        let agent = Agent {
-            id: new_id(),
-            alias: input.alias,
-            name: input.name,
-            description: input.description.unwrap_or_default(),
-            profile: input.profile.unwrap_or_else(|| "default".into()),
-            system_prompt: input.system_prompt.unwrap_or_default(),
-            tools: input.tools.unwrap_or_default(),
-            pinned: input.pinned.unwrap_or_default(),
-            allowed_groups: input.allowed_groups.unwrap_or_default(),
-            approval_policy: input.approval_policy.unwrap_or(AgentPolicy::User),
-            write_mode: input.write_mode.unwrap_or(WriteMode::Draft),
-            enabled: input.enabled.unwrap_or(true),
-            version: 1,
-            created_at: now,
-            updated_at: now,
-        };
-        self.create_record(ctx, scope, agent).await
+        self.create_record(ctx, scope, input.into_agent(new_id(), Utc::now())).await
     }
 
     /// The agents of a scope, by alias.
@@ -329,6 +314,7 @@ impl Store {
             memory: Value::Object(Default::default()),
             pending: Value::Array(Vec::new()),
             context: new.context,
+            contexts: new.contexts,
             input_tokens: 0,
             output_tokens: 0,
             created_at: now,
@@ -342,8 +328,8 @@ impl Store {
                 {
                     db::query(
                         "INSERT INTO agent_sessions (id, site_id, env, agent_id, actor, grp, title, status, turns, context,
-                            created_at, updated_at, runner)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9, ?10)",
+                            created_at, updated_at, runner, contexts)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', 1, ?8, ?9, ?9, ?10, ?11)",
                     )
                     .bind(&s.id)
                     .bind_scope(&scope)
@@ -354,6 +340,7 @@ impl Store {
                     .bind(s.context.as_ref().map(|c| c.to_string()))
                     .bind(s.created_at)
                     .bind(&*replica)
+                    .bind(json_text(&s.contexts)?)
                     .execute(conn)?;
                     append_messages(conn, &s.id, 1, &bodies, s.created_at)?;
                     Ok(())
@@ -370,8 +357,8 @@ impl Store {
     }
 
     /// Starts the next turn of a session in one of `from`: running, its
-    /// turn counted, steps reset, the UI context replaced when given, and
-    /// the message stored — one write. Answers the turn's number, or None
+    /// turn counted, steps reset, the UI context replaced when given, the
+    /// contexts chosen for the turn set, and the message stored — one write. Answers the turn's number, or None
     /// when the session is in no state of `from` (another turn has it).
     pub async fn begin_turn(
         &self,
@@ -379,8 +366,10 @@ impl Store {
         id: &str,
         from: &[SessionStatus],
         context: Option<&Value>,
+        contexts: &[String],
         message: &Value,
     ) -> Result<Option<i64>> {
+        let contexts = json_text(&contexts)?;
         let from = serde_json::to_string(&from.iter().map(|s| s.as_str()).collect::<Vec<_>>())?;
         let (id, scope) = (id.to_string(), scope.clone());
         let context = context.map(Value::to_string);
@@ -391,7 +380,7 @@ impl Store {
                 let now = Utc::now();
                 let turn: Option<i64> = db::query_scalar(
                     "UPDATE agent_sessions SET status = 'running', turns = turns + 1, steps = 0,
-                            context = COALESCE(?1, context), updated_at = ?2, runner = ?7
+                            context = COALESCE(?1, context), updated_at = ?2, runner = ?7, contexts = ?8
                          WHERE id = ?3 AND site_id = ?4 AND env = ?5 AND status IN (SELECT value FROM json_each(?6))
                          RETURNING turns",
                 )
@@ -401,6 +390,7 @@ impl Store {
                 .bind_scope(&scope)
                 .bind(from)
                 .bind(&*replica)
+                .bind(contexts)
                 .fetch_optional(conn)?;
                 if let Some(turn) = turn {
                     append_messages(conn, &id, turn, &bodies, now)?;

@@ -32,7 +32,7 @@ use crate::record::{
 use crate::{Result, Scope, Store, StoreError};
 use chrono::{DateTime, Utc};
 use quire_core::diff::{Difference, differences};
-use quire_core::model::{Agent, ChangeContext, EntityKind, Publishing};
+use quire_core::model::{Agent, ChangeContext, Context, EntityKind, Publishing};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -684,10 +684,16 @@ fn promote_in(
 }
 
 /// Copies everything of `source` into the empty `target` (of the same
-/// site, or another's): its units as one promotion, and its agents.
+/// site, or another's): its units as one promotion, and its contexts and
+/// agents (workspaces, a session's, stay).
 fn copy_in(conn: &Conn, ctx: &ChangeContext, source: &Scope, target: &Scope) -> Result<Promotion> {
     let id = crate::log::new_id();
     let promotion = conn.as_promotion(|c| promote_in(c, ctx, source, target, &PromotionRequest::default(), &id))?;
+    // Contexts first: the agents name theirs.
+    for context in live_records::<Context>(conn, source)? {
+        let copy = Context { id: crate::log::new_id(), ..context };
+        create(conn, ctx, target, &copy)?;
+    }
     for agent in live_records::<Agent>(conn, source)? {
         let copy = Agent { id: crate::log::new_id(), ..agent };
         create(conn, ctx, target, &copy)?;

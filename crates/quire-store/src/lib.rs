@@ -25,6 +25,7 @@ mod list;
 mod locales;
 mod log;
 mod media;
+mod memory;
 mod migrate;
 mod oauth;
 mod ops;

@@ -227,7 +227,7 @@ macro_rules! with_record {
         $crate::record::with_record!(@kinds $kind, $T, $body, $other;
             Page = Page, Section = PageSection, SectionTemplate = SectionTemplate, Collection = Collection,
             Entry = Entry, Image = Image, Navigation = Navigation, NavItem = NavItem, Agent = Agent,
-            Translation = Translation)
+            Translation = Translation, Context = Context, Workspace = Workspace)
     };
     (@kinds $kind:expr, $T:ident, $body:expr, $other:expr; $($k:ident = $t:ident),+) => {
         match $kind {

@@ -503,8 +503,44 @@ impl Record for Agent {
         allowed_groups: json,
         approval_policy: wire,
         write_mode: wire,
-        enabled
+        enabled,
+        contexts: json
     });
+
+    /// The contexts it gains must be live ones; those it had stay, even if
+    /// one was archived since (the prompt leaves a missing one out).
+    fn check_more(&self, conn: &Conn, scope: &Scope, before: Option<&Self>) -> Result<Vec<FieldError>> {
+        let mut errors = Vec::new();
+        for (i, key) in self.contexts.iter().enumerate() {
+            let had = before.is_some_and(|b| b.contexts.contains(key));
+            if !had && by_key::<Context>(conn, scope, key)?.is_none() {
+                errors.push(FieldError::new(format!("contexts[{i}]"), format!("no context {key}")));
+            }
+        }
+        Ok(errors)
+    }
+}
+
+// ---------------------------------------------------------------- contexts and workspaces
+
+impl Record for Context {
+    const ENTITY: Entity = Entity {
+        unique: Some(Unique { column: "key", within: None }),
+        small: false,
+        ..Entity::new(EntityKind::Context, "contexts", "context")
+    };
+    stamped!(|c: &Self| c.key.clone());
+    columns!(Context { key, name, description, body });
+}
+
+impl Record for Workspace {
+    const ENTITY: Entity = Entity {
+        unique: Some(Unique { column: "name", within: None }),
+        small: false,
+        ..Entity::new(EntityKind::Workspace, "workspaces", "workspace")
+    };
+    stamped!(|w: &Self| w.name.clone());
+    columns!(Workspace { name, goal, summary, records: json, notes: json, session_id, saved_by });
 }
 
 /// A new image record of `input`, in `status`: no variants yet, its type

@@ -396,7 +396,40 @@ impl Seeder<'_> {
                 self.nav(&footer.id, item).await?;
             }
         }
-        self.german(&home).await
+        self.german(&home).await?;
+        self.memory(&about, &team).await
+    }
+
+    /// The site's brand voice, and a workspace saved while the about pages
+    /// were being reworked.
+    async fn memory(&mut self, about: &Page, team: &Page) -> Result<()> {
+        let found = self.store.context(&self.scope, "brand-voice").await;
+        let input = NewContext {
+            key: "brand-voice".into(),
+            name: "Brand voice".into(),
+            description: Some("How the site speaks: for any text written for the public site.".into()),
+            body: "Plain, warm and exact. Short sentences; one idea each.\n\
+                   - Say \"we\" for the team and \"you\" for the reader.\n\
+                   - No superlatives and no exclamation marks.\n\
+                   - Name the thing: \"the archive\", not \"our powerful safety features\"."
+                .into(),
+        };
+        made(&mut self.created, found, self.store.create_context(&self.ctx, &self.scope, input)).await?;
+        if self.store.workspace(&self.scope, "About pages rework").await.is_err() {
+            let input = WorkspaceInput {
+                name: "About pages rework".into(),
+                goal: Some("Make the about pages say who we are in the brand voice.".into()),
+                summary: Some("Our story is rewritten. Next: the team page's introduction, then its photo.".into()),
+                records: Some(vec![
+                    WorkspaceRecord { kind: EntityKind::Page, id: about.id.clone() },
+                    WorkspaceRecord { kind: EntityKind::Page, id: team.id.clone() },
+                ]),
+                notes: Some(Vec::new()),
+            };
+            self.store.save_workspace(&self.ctx, &self.scope, input, None).await?;
+            self.created += 1;
+        }
+        Ok(())
     }
 
     /// Writes a gradient PNG (if missing) and records it; returns (id, url).

@@ -205,6 +205,7 @@ async fn a_running_turn_is_taken_over_once_its_runner_is_silent() {
         group: quire_core::access::Group::Editor,
         title: "t".into(),
         context: None,
+        contexts: Vec::new(),
     };
     let session = a.start_session(&scope, new, &json!({"role": "user", "content": "hi"})).await.unwrap();
     a.heartbeat().await.unwrap();

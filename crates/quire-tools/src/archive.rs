@@ -18,6 +18,8 @@ impl From<ArchivedKind> for EntityKind {
             ArchivedKind::Image => EntityKind::Image,
             ArchivedKind::Navigation => EntityKind::Navigation,
             ArchivedKind::NavItem => EntityKind::NavItem,
+            ArchivedKind::Context => EntityKind::Context,
+            ArchivedKind::Workspace => EntityKind::Workspace,
         }
     }
 }

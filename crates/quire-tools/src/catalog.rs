@@ -5,12 +5,12 @@
 
 use crate::args::{parse, schema_of as schema};
 use crate::params::{
-    ArchivedKind, BodySchema, BrowseProvider, DocumentKind, Orientation, PageFormat, PhotoProvider, PostContent,
-    ReleaseDocumentArg, RemovedDocumentArg, SearchMode, StateArg, Topic,
+    ArchivedKind, BodySchema, BrowseProvider, DocumentKind, GroupArg, Orientation, PageFormat, PhotoProvider,
+    PolicyArg, PostContent, ReleaseDocumentArg, RemovedDocumentArg, SearchMode, StateArg, Topic, WriteModeArg,
 };
 use crate::subject::Subject;
 use crate::tool::{Category, Effect, Tool};
-use quire_core::model::{EntityKind, EntryStatus, ImageStatus, NavTargetType, PublishStatus};
+use quire_core::model::{EntityKind, EntryStatus, ImageStatus, NavTargetType, PublishStatus, WorkspaceRecord};
 use quire_store::PublishAction;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -112,6 +112,9 @@ fn getter(entity: &str) -> &'static str {
         "image" => "Image",
         "navigation" | "navItem" => "NavItem",
         "archive" => "Archive",
+        "agent" => "Agent",
+        "context" => "Context",
+        "workspace" => "Workspace",
         _ => "Page",
     }
 }

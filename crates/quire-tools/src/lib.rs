@@ -10,6 +10,7 @@
 //! enforces group permissions and the preview → approval → execute flow of
 //! destructive tools, and records which tools a session activated.
 
+pub mod agents;
 pub mod archive;
 pub mod args;
 pub mod catalog;
@@ -23,6 +24,7 @@ pub mod guidance;
 pub mod images;
 mod locales;
 pub mod media;
+pub mod memory;
 pub mod navigation;
 pub mod notes;
 mod openai;

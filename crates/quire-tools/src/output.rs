@@ -16,7 +16,8 @@
 use crate::subject::Subject;
 use crate::tool::{ErrorCode, Tool};
 use quire_core::model::{
-    EntityKind, EntryStatus, ImageSource, ImageStatus, NavTargetType, PublishStatus, ReleaseAction, ReleaseState,
+    AgentPolicy, EntityKind, EntryStatus, ImageSource, ImageStatus, NavTargetType, PublishStatus, ReleaseAction,
+    ReleaseState, WriteMode,
 };
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
@@ -108,6 +109,11 @@ fn answer(tool: &Tool) -> Answer {
         (_, "createRelease" | "updateRelease" | "discardRelease") => {
             Answer::Own(success(&[("release", release()), ("message", string())], &["release"]))
         }
+        (_, "createAgent" | "updateAgent" | "archiveAgent") => Answer::Branches(vec![
+            agent_preview(),
+            success(&[("item", agent()), ("message", string())], &["item", "message"]),
+        ]),
+        (_, "loadWorkspace") => Answer::Item { item: workspace(), change_id: false },
         (_, "publishRelease" | "revertRelease") => Answer::Branches(vec![
             release_preview(),
             success(&[("release", release()), ("message", string())], &["release", "message"]),
@@ -368,6 +374,19 @@ fn record(entity: Subject) -> Option<Value> {
             ],
         ),
         Subject::Archive => archive(),
+        Subject::Record(EntityKind::Agent) => agent(),
+        Subject::Record(EntityKind::Context) => object(
+            &[
+                ("id", string()),
+                ("key", string()),
+                ("name", string()),
+                ("description", string()),
+                ("body", described(string(), "The text (read by id; a list leaves it out).")),
+                ("version", integer()),
+            ],
+            &["id", "key", "name", "description", "version"],
+        ),
+        Subject::Record(EntityKind::Workspace) => workspace(),
         _ => return None,
     };
     Some(match entity {
@@ -610,6 +629,78 @@ fn list_with_message(record: Value) -> Value {
 }
 
 /// A destructive call's first answer: nothing has changed yet.
+fn agent() -> Value {
+    object(
+        &[
+            ("id", string()),
+            ("alias", string()),
+            ("name", string()),
+            ("description", string()),
+            ("systemPrompt", string()),
+            ("tools", array(string())),
+            ("pinned", array(string())),
+            ("allowedGroups", array(string())),
+            ("approvalPolicy", enumeration::<AgentPolicy>()),
+            ("writeMode", enumeration::<WriteMode>()),
+            ("enabled", boolean()),
+            ("contexts", described(array(string()), "Keys of the contexts its prompt carries.")),
+            ("version", integer()),
+        ],
+        &["id", "alias", "name", "tools", "approvalPolicy", "writeMode", "enabled", "contexts", "version"],
+    )
+}
+
+fn workspace() -> Value {
+    let record = object(
+        &[
+            ("kind", enumeration::<EntityKind>()),
+            ("id", string()),
+            ("label", described(string(), "Its name now (loadWorkspace).")),
+            ("live", described(boolean(), "Whether it is still there (loadWorkspace).")),
+        ],
+        &["kind", "id"],
+    );
+    object(
+        &[
+            ("id", string()),
+            ("name", string()),
+            ("goal", string()),
+            ("summary", string()),
+            ("records", array(record)),
+            ("notes", array(string())),
+            ("sessionId", nullable(string())),
+            ("savedBy", string()),
+            ("version", integer()),
+            ("updatedAt", timestamp()),
+        ],
+        &["id", "name", "goal", "summary", "records", "notes", "savedBy", "version"],
+    )
+}
+
+/// A change to an agent awaiting approval: what it is and would become.
+fn agent_preview() -> Value {
+    let item = object(
+        &[
+            ("entity", json!({ "type": "string", "const": "agent" })),
+            ("id", described(string(), "The agent changed (none for a new one).")),
+            ("label", string()),
+            ("before", agent()),
+            ("after", agent()),
+        ],
+        &["entity", "label", "after"],
+    );
+    success(
+        &[
+            ("requiresConfirmation", json!({ "type": "boolean", "const": true })),
+            ("confirmationId", described(string(), "Approved by a person, then passed back with the same arguments.")),
+            ("message", string()),
+            ("items", described(array(item), "The agent as it is and as it would be.")),
+            ("expiresAt", timestamp()),
+        ],
+        &["requiresConfirmation", "confirmationId", "message", "items", "expiresAt"],
+    )
+}
+
 fn preview() -> Value {
     success(
         &[

@@ -23,6 +23,69 @@ pub enum ArchivedKind {
     Image,
     Navigation,
     NavItem,
+    Context,
+    Workspace,
+}
+
+// A group of people, as an agent's allowed groups name them.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum GroupArg {
+    Viewer,
+    Author,
+    Editor,
+    Admin,
+}
+
+impl From<GroupArg> for quire_core::access::Group {
+    fn from(g: GroupArg) -> Self {
+        use quire_core::access::Group;
+        match g {
+            GroupArg::Viewer => Group::Viewer,
+            GroupArg::Author => Group::Author,
+            GroupArg::Editor => Group::Editor,
+            GroupArg::Admin => Group::Admin,
+        }
+    }
+}
+
+// How an agent's destructive calls are approved.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum PolicyArg {
+    User,
+    Conversational,
+}
+
+impl From<PolicyArg> for quire_core::model::AgentPolicy {
+    fn from(p: PolicyArg) -> Self {
+        match p {
+            PolicyArg::User => Self::User,
+            PolicyArg::Conversational => Self::Conversational,
+        }
+    }
+}
+
+// Where an agent's writes go.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum WriteModeArg {
+    Draft,
+    Direct,
+    Release,
+}
+
+impl From<WriteModeArg> for quire_core::model::WriteMode {
+    fn from(m: WriteModeArg) -> Self {
+        match m {
+            WriteModeArg::Draft => Self::Draft,
+            WriteModeArg::Direct => Self::Direct,
+            WriteModeArg::Release => Self::Release,
+        }
+    }
 }
 
 /// Content of a post.

@@ -157,6 +157,25 @@ async fn every_tool_answers_within_its_schema() {
     call(&env, s, "openNote", json!({"path": "Welcome.md"})).await;
     call(&env, s, "searchNotes", json!({"query": "pricing"})).await;
 
+    // agents, contexts and workspaces
+    call(&env, s, "getAgent", json!({"all": true})).await;
+    call(&env, s, "getAgent", json!({"id": "editor"})).await;
+    let agent = json!({"alias": "schema-bot", "name": "Schema bot", "contexts": ["brand-voice"]});
+    destroy(&env, s, "createAgent", agent).await;
+    destroy(&env, s, "updateAgent", json!({"id": "schema-bot", "writeMode": "direct"})).await;
+    destroy(&env, s, "archiveAgent", json!({"id": "schema-bot"})).await;
+    call(&env, s, "getContext", json!({"all": true})).await;
+    call(&env, s, "getContext", json!({"id": "brand-voice"})).await;
+    let made = call(&env, s, "createContext", json!({"key": "schema", "name": "Schema", "body": "Terse."})).await;
+    call(&env, s, "updateContext", json!({"id": "schema", "description": "For tests."})).await;
+    destroy(&env, s, "deleteContext", json!({"ids": [made["item"]["id"]]})).await;
+    let saved =
+        call(&env, s, "saveWorkspace", json!({"name": "Schema", "records": [{"kind": "page", "id": home_id}]})).await;
+    call(&env, s, "getWorkspace", json!({"all": true})).await;
+    call(&env, s, "getWorkspace", json!({"id": "Schema"})).await;
+    call(&env, s, "loadWorkspace", json!({"id": "Schema"})).await;
+    destroy(&env, s, "deleteWorkspace", json!({"ids": [saved["item"]["id"]]})).await;
+
     // the external tools, with no provider configured: errors naming the setting
     for (name, args) in [
         ("browseImages", json!({"query": "harbour"})),
@@ -179,7 +198,7 @@ async fn every_tool_answers_within_its_schema() {
     let all: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let missing: Vec<&String> = all.difference(&seen).collect();
     assert!(missing.is_empty(), "tools never called here: {missing:?}");
-    assert_eq!(seen.len(), 55);
+    assert_eq!(seen.len(), 67);
 }
 
 #[test]

@@ -42,6 +42,8 @@ struct AgentPage {
     /// Tool selectors, one per line.
     tools: String,
     pinned: String,
+    /// Keys of the contexts it carries, one per line.
+    contexts: String,
     groups: Vec<(&'static str, bool)>,
     policies: &'static [AgentPolicy],
     /// Where its writes may go, each with its name and what it means.
@@ -59,6 +61,7 @@ impl AgentPage {
             frame: Frame::new(person, "/agents"),
             tools: agent.tools.join("\n"),
             pinned: agent.pinned.join("\n"),
+            contexts: agent.contexts.join("\n"),
             groups: Group::ALL.iter().map(|g| (g.as_str(), agent.allowed_groups.contains(g))).collect(),
             policies: AgentPolicy::ALL,
             write_modes: WriteModeChoice::all(),
@@ -124,7 +127,8 @@ pub async fn edit(
 }
 
 /// The fields of the agent form that show their own errors.
-const FIELDS: [&str; 7] = ["name", "description", "profile", "systemPrompt", "tools", "pinned", "allowedGroups"];
+const FIELDS: [&str; 8] =
+    ["name", "description", "profile", "systemPrompt", "tools", "pinned", "contexts", "allowedGroups"];
 
 /// The errors of a refused save, keyed by the form's fields (`tools[2]`
 /// names the tools); any other under "", shown at the top.
@@ -181,6 +185,7 @@ pub async fn update(
             approval_policy: Some(policy),
             write_mode: Some(write_mode),
             enabled: form::checked(&pairs, "enabled"),
+            contexts: Some(lines(&get("contexts"))),
         };
         // The store checks the version again inside its transaction.
         let opened = Some(current.version);
@@ -197,6 +202,7 @@ pub async fn update(
             typed.system_prompt = get("system_prompt");
             typed.tools = lines(&get("tools"));
             typed.pinned = lines(&get("pinned"));
+            typed.contexts = lines(&get("contexts"));
             typed.allowed_groups = groups();
             if let Ok(policy) = AgentPolicy::parse("approvalPolicy", &get("approval_policy")) {
                 typed.approval_policy = policy;

@@ -72,6 +72,8 @@ pub fn noun(kind: impl std::borrow::Borrow<EntityKind>) -> &'static str {
         EntityKind::Agent => "agent",
         EntityKind::Note => "note",
         EntityKind::Translation => "translation",
+        EntityKind::Context => "context",
+        EntityKind::Workspace => "workspace",
     }
 }
 
@@ -88,8 +90,11 @@ pub fn screen_of(kind: EntityKind, id: &str) -> Option<String> {
         EntityKind::Collection => format!("/collections/{id_part}"),
         EntityKind::Agent => format!("/agents/{id_part}"),
         EntityKind::Note => format!("/notes/edit?path={id_part}"),
-        // Templates, and translations (shown with their document), have none.
-        EntityKind::SectionTemplate | EntityKind::Translation => return None,
+        // Templates, translations (shown with their document), contexts and
+        // workspaces (the agent's) have none.
+        EntityKind::SectionTemplate | EntityKind::Translation | EntityKind::Context | EntityKind::Workspace => {
+            return None;
+        }
     })
 }
 

@@ -47,6 +47,9 @@ pub struct Ask {
     /// The open release the turn stages in, for an agent in release mode;
     /// none: a release of the turn's own.
     pub release: Option<String>,
+    /// The contexts (brand voice, style guide) the person chose for this
+    /// turn, by key, besides the agent's own.
+    pub contexts: Vec<String>,
 }
 
 /// A turn that started.
@@ -106,7 +109,7 @@ impl Runtime {
         alias: &str,
         ask: Ask,
     ) -> Result<TurnStarted, AgentError> {
-        let Ask { message, session: session_id, context, answer, run_id, new_session, release } = ask;
+        let Ask { message, session: session_id, context, answer, run_id, new_session, release, contexts } = ask;
         let message = message.as_str();
         if message.trim().is_empty() {
             return Err(AgentError::Invalid { field: "message", message: "required".into() });
@@ -119,6 +122,7 @@ impl Runtime {
             tracing::warn!(agent = %agent.alias, selector = %unknown, "agent tool selector matches no tool; ignored");
         }
         let scope = &person.scope;
+        self.check_contexts(scope, &contexts).await?;
         if let Some(id) = &release {
             self.check_release(person, &agent, id).await?;
         }
@@ -128,7 +132,10 @@ impl Runtime {
         let body = user.to_json();
         let (session, history) = match session_id.as_deref() {
             // The conversation so far is read when the run starts.
-            Some(id) => (self.continue_session(person, &agent, id, message, &body, context, answer).await?, None),
+            Some(id) => {
+                let session = self.continue_session(person, &agent, id, message, &body, context, &contexts, answer);
+                (session.await?, None)
+            }
             None if answer.is_some() => {
                 return Err(AgentError::Invalid {
                     field: "confirm",
@@ -144,6 +151,7 @@ impl Runtime {
                     group: person.group,
                     title,
                     context,
+                    contexts,
                 };
                 (self.store().start_session(scope, new, &body).await?, Some(vec![user]))
             }
@@ -156,6 +164,22 @@ impl Runtime {
         let (session_id, turn) = (session.id.clone(), session.turns);
         let handle = self.launch(scope, session, agent, Vec::new(), history, run_id).await;
         Ok(TurnStarted { session_id, turn, handle })
+    }
+
+    /// Refuses contexts chosen for a turn that are not live contexts of
+    /// the scope, or more of them than an agent may carry.
+    async fn check_contexts(&self, scope: &quire_store::Scope, keys: &[String]) -> Result<(), AgentError> {
+        if keys.len() > quire_core::rules::MAX_AGENT_CONTEXTS {
+            return Err(AgentError::Invalid {
+                field: "contexts",
+                message: format!("at most {} contexts", quire_core::rules::MAX_AGENT_CONTEXTS),
+            });
+        }
+        let found = self.store().contexts_by_keys(scope, keys).await?;
+        match keys.iter().find(|k| !found.iter().any(|c| &c.key == *k)) {
+            Some(missing) => Err(AgentError::Invalid { field: "contexts", message: format!("no context {missing}") }),
+            None => Ok(()),
+        }
     }
 
     /// Refuses a release chosen for an agent's turns unless the agent
@@ -207,6 +231,7 @@ impl Runtime {
         message: &str,
         body: &Value,
         context: Option<Value>,
+        contexts: &[String],
         answer: Option<PreviewAnswer>,
     ) -> Result<AgentSession, AgentError> {
         let store = self.store();
@@ -227,7 +252,7 @@ impl Runtime {
         if from.contains(&s.status) {
             self.answer_previews(person, &s, agent, message, answer.as_ref()).await?;
         }
-        let Some(turn) = store.begin_turn(scope, &s.id, &from, context.as_ref(), body).await? else {
+        let Some(turn) = store.begin_turn(scope, &s.id, &from, context.as_ref(), contexts, body).await? else {
             let current = store.session(scope, &s.id).await?;
             return Err(AgentError::Conflict(match current.status {
                 SessionStatus::Paused => format!(
@@ -241,6 +266,7 @@ impl Runtime {
         s.status = SessionStatus::Running;
         s.turns = turn;
         s.steps = 0;
+        s.contexts = contexts.to_vec();
         if context.is_some() {
             s.context = context;
         }

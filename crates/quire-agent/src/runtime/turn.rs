@@ -36,6 +36,8 @@ struct TurnRun<'a> {
     profile: &'a Profile,
     client: &'a dyn Provider,
     group: Group,
+    /// The contexts in use this turn: the agent's and those chosen for it.
+    contexts: &'a [quire_core::model::Context],
 }
 
 /// Counts a running turn while it lives.
@@ -203,7 +205,12 @@ impl Runtime {
         let Some((profile, client)) = resolved else {
             return Ok(self.finish_with(&thread, journal, NOT_CONFIGURED.to_string()));
         };
-        let turn_run = TurnRun { scope, ctx: &ctx, agent, profile: &profile, client: client.as_ref(), group };
+        // The contexts in use: the agent's own, then those chosen for the
+        // turn, read once for the run (none read when none is in use).
+        let keys: Vec<String> = agent.contexts.iter().chain(&session.contexts).cloned().collect();
+        let contexts = store.contexts_by_keys(scope, &keys).await?;
+        let turn_run =
+            TurnRun { scope, ctx: &ctx, agent, profile: &profile, client: client.as_ref(), group, contexts: &contexts };
 
         loop {
             if session.steps >= profile.max_steps as i64 {
@@ -254,6 +261,7 @@ impl Runtime {
                     activated: &session.active_tools,
                     memory: &session.memory,
                     context: session.context.as_ref(),
+                    contexts: run.contexts,
                 },
                 messages.clone(),
             )

@@ -134,6 +134,11 @@ pub struct ChatBody {
     #[serde(default)]
     #[schema(min_length = 1)]
     pub release_id: Option<String>,
+    /// Keys of the site's contexts (brand voice, style guide) the agent
+    /// reads in this turn, besides its own.
+    #[serde(default)]
+    #[schema(max_items = 5)]
+    pub contexts: Option<Vec<String>>,
 }
 
 /// A person's explicit answer to one preview of the session.
@@ -246,6 +251,7 @@ async fn start_turn(
             .map(|c| quire_agent::PreviewAnswer { confirmation_id: c.confirmation_id, approve: c.approve }),
         run_id: None,
         release: body.release_id,
+        contexts: body.contexts.unwrap_or_default(),
     };
     Ok(quire_app::chat::start(state.runtime(), records.actor(), message).await?)
 }

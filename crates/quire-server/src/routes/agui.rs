@@ -9,8 +9,10 @@
 //! whose `resume` answers the interrupts of the last (every approval the
 //! session waits on: approve, or reject with a reason) goes on with the
 //! paused turn instead. `context` becomes what the person's screen shows;
-//! `tools`, `state` and `forwardedProps` are accepted and not read (the
-//! agent's tools are its own, run on the server).
+//! `forwardedProps.contexts` names the site's contexts (brand voice, style
+//! guide) chosen for the turn; `tools`, `state` and the rest of
+//! `forwardedProps` are accepted and not read (the agent's tools are its
+//! own, run on the server).
 
 use super::agents::{SessionEvent, run_stream};
 use crate::AppState;
@@ -64,7 +66,8 @@ pub struct RunAgentInput {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub state: Option<Value>,
-    /// Not read.
+    /// `contexts`: keys of the site's contexts chosen for the turn; the
+    /// rest is not read.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub forwarded_props: Option<Value>,
@@ -191,6 +194,7 @@ pub async fn run(
         agent: alias,
         text: said(&input.messages)?,
         context: screen(&input.context),
+        contexts: chosen_contexts(input.forwarded_props.as_ref())?,
         thread: Some(input.thread_id),
         run_id: Some(input.run_id),
         answers,
@@ -200,6 +204,15 @@ pub async fn run(
 }
 
 /// What one resume entry answers: its approval and the verdict.
+/// The contexts `forwardedProps.contexts` chose: an array of keys, or none.
+fn chosen_contexts(props: Option<&Value>) -> Result<Vec<String>, ApiError> {
+    let Some(given) = props.and_then(|p| p.get("contexts")).filter(|c| !c.is_null()) else { return Ok(Vec::new()) };
+    serde_json::from_value::<Vec<String>>(given.clone()).map_err(|_| {
+        let field = "forwardedProps.contexts";
+        AppError::invalid(field, format!("{field}: expected an array of context keys")).into()
+    })
+}
+
 fn verdict(at: usize, entry: &ResumeEntry) -> Result<(String, Verdict), ApiError> {
     let verdict = match entry.status {
         ResumeStatus::Cancelled => Verdict::Reject(Some("the person dismissed it without answering".into())),

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Side-by-side comparison of two release binaries on the same data: the
 # servers take turns, ROUNDS times, each running the PATCH scenario (c), the
-# page-by-id scenario (a), and the public delivery of a page (d) and of the
-# header menu (n), DURATION seconds each.
+# page-by-id scenario (a), the public delivery of a page (d) and of the
+# header menu (n), and the lists of 20 published posts with their bodies
+# over REST (b1, `?status=published&limit=20`) and on delivery (b2),
+# DURATION seconds each. Each figure is req/s, then the server's CPU time
+# per request in ms (user + system, from /proc); the medians of each side
+# and B's ratio to A follow the rounds.
 #
 # Usage: bench/ab.sh BIN_A BIN_B     (ROUNDS=3 DURATION=8 CONNECTIONS=32 by default)
+# SCENARIOS="b1 b2" runs only those (default: c a d n b1 b2).
 # Build the two binaries first, e.g. from two commits, and copy them aside.
 # With B_WEBHOOK=1, B's site has one webhook subscribed to every event
 # (at a closed port of this machine, so each delivery is enqueued with its
@@ -17,6 +22,7 @@ A=$1 B=$2
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-8}
 CONNECTIONS=${CONNECTIONS:-32}
+SCENARIOS=${SCENARIOS:-c a d n b1 b2}
 PORT=${PORT:-18282}
 OUT=bench/results/ab
 DATA=$OUT/data
@@ -49,23 +55,56 @@ one() { # label, binary, data folder, webhook (1: subscribe one)
   local post page
   post=$(first_id "$base/api/v1/collections/blog/entries?limit=1" "$TOKEN")
   page=$(first_id "$base/api/v1/pages?limit=1&status=published" "$TOKEN")
-  local c a d n
-  local rate='/Requests\/sec/ {print $2}'
-  c=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$OUT/patch.lua" "$base/api/v1/entries/$post" | awk '/Requests\/sec/ {print $2} $1=="99%" {p=$2} END {print p}' | paste -sd' ')
-  a=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -H "$auth" "$base/api/v1/pages/$page" | awk "$rate")
-  d=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "$base/api/v1/delivery/pages/bench-page-0" | awk "$rate")
-  n=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "$base/api/v1/delivery/navigations/header" | awk "$rate")
+  local line="| $label |" name
+  for name in $SCENARIOS; do
+    local args=()
+    case $name in
+      c) args=(--latency -s "$OUT/patch.lua" "$base/api/v1/entries/$post") ;;
+      a) args=(-H "$auth" "$base/api/v1/pages/$page") ;;
+      d) args=("$base/api/v1/delivery/pages/bench-page-0") ;;
+      n) args=("$base/api/v1/delivery/navigations/header") ;;
+      b1) args=(-H "$auth" "$base/api/v1/collections/blog/entries?status=published&limit=20") ;;
+      b2) args=("$base/api/v1/delivery/collections/blog/entries?limit=20") ;;
+      *) echo "unknown scenario $name" >&2; exit 2 ;;
+    esac
+    local before after figures rps count p99 cpu
+    before=$(cpu_ticks "$server")
+    figures=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "${args[@]}" | awk '/Requests\/sec/ {r=$2} / requests in / {n=$1} $1=="99%" {p=$2} END {print r, n, p}')
+    after=$(cpu_ticks "$server")
+    read -r rps count p99 <<< "$figures"
+    cpu=$(echo "scale=4; ($after - $before) * 1000 / $(getconf CLK_TCK) / $count" | bc)
+    printf '%s\t%s\t%s\t%s\n' "${label%% *}" "$name" "$rps" "$cpu" >> "$OUT/figures.tsv"
+    line+=" $rps, $cpu ms${p99:+, p99 $p99} |"
+  done
   kill "$server"; wait "$server" 2>/dev/null || true
-  printf '| %s | %s | %s | %s | %s |\n' "$label" "$c" "$a" "$d" "$n"
+  echo "$line"
 }
 
+# cpu_ticks PID: the process's user and system time so far, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+declare -A HEADINGS=([c]="(c) PATCH" [a]="(a) GET by id" [d]="(d) delivery page" [n]="(n) delivery menu"
+  [b1]="(b1) REST list, 20 posts" [b2]="(b2) delivery list, 20 posts")
+: > "$OUT/figures.tsv"
 {
-  echo "| binary | (c) PATCH req/s, p99 | (a) GET by id req/s | (d) delivery page req/s | (n) delivery menu req/s |"
-  echo "| --- | --- | --- | --- | --- |"
+  heading="| binary |" rule="| --- |"
+  for name in $SCENARIOS; do heading+=" ${HEADINGS[$name]} req/s, CPU/req |"; rule+=" --- |"; done
+  echo "$heading"
+  echo "$rule"
   for round in $(seq 1 "$ROUNDS"); do
     one "A round $round" "$A" "$DATA-a"
     one "B round $round" "$B" "$DATA-b" "${B_WEBHOOK:-0}"
   done
+  echo
+  python3 - "$OUT/figures.tsv" <<'PY'
+import statistics, sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines() if line]
+for name in dict.fromkeys(r[1] for r in rows):
+    med = {side: (statistics.median(float(r[2]) for r in rows if r[0] == side and r[1] == name),
+                  statistics.median(float(r[3]) for r in rows if r[0] == side and r[1] == name)) for side in ("A", "B")}
+    (ra, ca), (rb, cb) = med["A"], med["B"]
+    print(f"({name}) median A {ra:,.0f} req/s, {ca:.3f} ms CPU/req; B {rb:,.0f} req/s, {cb:.3f} ms CPU/req; B/A {rb / ra:.2f}x")
+PY
   echo
   echo "A: $A  B: $B  machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback"
 } | tee "$OUT/summary.md"

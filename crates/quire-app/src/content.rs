@@ -322,6 +322,8 @@ operations! {
     read(Read) entries(collection: &str, filter: &EntryFilter, limit: u32, cursor: Option<&str>) -> Listing<Entry>;
     /// One page of a collection's entries as a list shows them.
     read(Read) entry_views(collection: &str, filter: &EntryFilter, limit: u32, cursor: Option<&str>) -> Listing<EntryView>;
+    /// The same page with each entry as the JSON text it serializes to (what REST answers).
+    read(Read) entry_views_json(collection: &str, filter: &EntryFilter, limit: u32, cursor: Option<&str>) -> Listing<String>;
     /// An entry.
     read(Read) entry(id: &str) -> Entry;
     /// Adds an entry to a collection.

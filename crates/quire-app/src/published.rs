@@ -6,7 +6,7 @@
 
 use crate::{Actor, AppError, AppResult, Permission, authorize};
 use quire_core::model::{CollectionKind, Entry, EntryStatus, Navigation, PublishStatus};
-use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, EntryView, Listing, PageFilter, Scope, Version};
+use quire_store::{DeliveredNavItem, DeliveredPage, EntryFilter, Listing, PageFilter, Scope, Version};
 use quire_tools::Services;
 
 /// How many records a listing reads per store call.
@@ -113,7 +113,8 @@ pub async fn delivered_navigation(
 }
 
 /// One page of the entries of a collection, newest first, of a category
-/// or with a tag when given, as `reading` reads them.
+/// or with a tag when given, as `reading` reads them: each the JSON text
+/// an [`EntryView`](quire_store::EntryView) serializes to.
 pub async fn delivered_entries(
     services: &Services,
     reading: &Reading,
@@ -122,10 +123,10 @@ pub async fn delivered_entries(
     tag: Option<String>,
     limit: u32,
     cursor: Option<&str>,
-) -> AppResult<Listing<EntryView>> {
+) -> AppResult<Listing<String>> {
     let filter = EntryFilter { category, tag, ..EntryFilter::default() };
     let store = &services.store;
-    Ok(store.delivered_entry_views(&reading.scope, collection, &filter, limit, cursor, reading.version).await?)
+    Ok(store.delivered_entry_views_json(&reading.scope, collection, &filter, limit, cursor, reading.version).await?)
 }
 
 /// A published post, from whichever posts collection has it.

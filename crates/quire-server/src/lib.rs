@@ -11,6 +11,7 @@ pub mod auth;
 pub mod connections;
 pub mod error;
 pub mod extract;
+pub mod json;
 pub mod limits;
 pub mod mcp;
 pub mod multipart;

@@ -1,6 +1,11 @@
 //! `/api/v1/collections` and their entries (`/api/v1/entries/{id}`); posts
 //! are the entries of a posts collection such as `blog`.
 
+use crate::auth::Records;
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{ApiPath, ApiQuery};
+use crate::json::JsonList;
+use crate::routes::{ListResponse, Paging};
 use quire_core::input::{CollectionPatch, EntryPatch, NewCollection, NewEntry};
 use quire_core::model::{Collection, Entry, EntryStatus};
 use quire_store::{EntryFilter, EntryView};
@@ -59,9 +64,7 @@ super::record_handlers! {
 
     tag = "entries", item = "/api/v1/entries/{id}" ("id": "Entry id");
 
-    /// Lists a collection's entries, newest first.
-    list_entries: get "/api/v1/collections/{slug}/entries" ("slug": "Collection slug or id") "listEntries" (q: EntryQuery)
-        => entry_views(&EntryFilter::from(q)) -> [EntryView] "One page of the collection's entries, newest first";
+    mount list_entries: get "/api/v1/collections/{slug}/entries";
     /// Creates an entry (draft unless given); content is validated against the collection's fields.
     create_entry: post "/api/v1/collections/{slug}/entries" ("slug": "Collection slug or id") "createEntry"
         => create_entry(NewEntry) -> Entry "The created entry" [404, 409, 422];
@@ -71,4 +74,20 @@ super::record_handlers! {
     update_entry: patch "updateEntry" => update_entry(EntryPatch) -> Entry "The changed entry";
     /// Archives an entry.
     archive_entry: delete "archiveEntry" => Entry "The archive holding the entry";
+}
+
+/// Lists a collection's entries, newest first.
+// Each entry comes from the store as the JSON an `EntryView` serializes
+// to, and the page is answered from it as it is (`JsonList`).
+#[utoipa::path(get, path = "/api/v1/collections/{slug}/entries", operation_id = "listEntries", tag = "entries",
+    params(("slug" = String, Path, description = "Collection slug or id"), EntryQuery), security(("bearer" = [])),
+    responses((status = 200, description = "One page of the collection's entries, newest first", body = ListResponse<EntryView>), (status = 404, body = ErrorBody)))]
+pub async fn list_entries(
+    records: Records,
+    ApiPath(collection): ApiPath<String>,
+    ApiQuery(mut q): ApiQuery<EntryQuery>,
+) -> ApiResult<JsonList> {
+    let paging = Paging { limit: q.limit, cursor: q.cursor.take() };
+    let filter = EntryFilter::from(q);
+    Ok(JsonList(records.entry_views_json(&collection, &filter, paging.limit()?, paging.cursor()).await?))
 }

@@ -9,6 +9,7 @@ use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{ApiPath, ApiQuery};
+use crate::json::JsonList;
 use axum::extract::FromRequestParts;
 use axum::extract::State;
 use axum::http::request::Parts;
@@ -226,7 +227,7 @@ pub async fn entries(
             paging.cursor(),
         )
         .await?;
-        return Ok((vary, Json(ListResponse::from(listing))).into_response());
+        return Ok((vary, JsonList(listing)).into_response());
     }
     let listing = locales::delivered_entries(
         services,

@@ -4,8 +4,8 @@
 
 use super::location::Location;
 use super::postgres;
-use super::row::Row;
-use super::value::Value;
+use super::row::{Row, RowRef};
+use super::value::{self, Value};
 use crate::{DatabaseError, Result, StoreError};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use std::path::Path;
@@ -221,6 +221,42 @@ impl Conn {
         Ok(())
     }
 
+    /// Runs `sql` with `args` bound and calls `f` with each row, its
+    /// values borrowed from the statement, until it answers false: for a
+    /// reader that writes each row out at once (a list's JSON), with no
+    /// copy of its text. On PostgreSQL the rows are read as [`Conn::each`]
+    /// reads them and lent out.
+    pub fn each_ref(&self, sql: &str, args: &[Value], mut f: impl FnMut(RowRef<'_>) -> Result<bool>) -> Result<()> {
+        let c = match &self.inner {
+            Driver::Sqlite(c) => c,
+            Driver::Postgres(c) => {
+                let mut failed = None;
+                c.each(sql, args, |names, values| {
+                    let row = RowRef { names: &names, values: values.iter().map(Value::as_ref).collect() };
+                    f(row).unwrap_or_else(|e| {
+                        failed = Some(e);
+                        false
+                    })
+                })?;
+                return failed.map_or(Ok(()), Err);
+            }
+        };
+        let mut stmt = c.prepare_cached(sql)?;
+        let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
+        let width = names.len();
+        let mut rows = stmt.query(rusqlite::params_from_iter(args.iter()))?;
+        while let Some(row) = rows.next()? {
+            let mut values = Vec::with_capacity(width);
+            for i in 0..width {
+                values.push(borrow_value(row.get_ref(i)?));
+            }
+            if !f(RowRef { names: &names, values })? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// The SQLite connection underneath, for tests that ask SQLite itself.
     #[cfg(test)]
     pub(super) fn sqlite(&self) -> Option<&rusqlite::Connection> {
@@ -306,8 +342,29 @@ fn read_value(v: ValueRef<'_>) -> Value {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Int(i),
         ValueRef::Real(r) => Value::Real(r),
-        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Text(t) => Value::Text(text_of(t).into_owned()),
         ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}
+
+/// A value SQLite answered, borrowed (see [`Conn::each_ref`]).
+fn borrow_value(v: ValueRef<'_>) -> value::ValueRef<'_> {
+    match v {
+        ValueRef::Null => value::ValueRef::Null,
+        ValueRef::Integer(i) => value::ValueRef::Int(i),
+        ValueRef::Real(r) => value::ValueRef::Real(r),
+        ValueRef::Text(t) => value::ValueRef::Text(text_of(t)),
+        ValueRef::Blob(b) => value::ValueRef::Blob(b),
+    }
+}
+
+/// Text SQLite answered: borrowed when it is UTF-8 (checked a word at a
+/// time, where the lossy conversion goes a character at a time), else
+/// with each bad sequence replaced.
+fn text_of(t: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(t) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(t),
     }
 }
 

@@ -47,6 +47,8 @@ pub use location::Location;
 pub(crate) use pool::READERS;
 pub(crate) use pool::{Db, Overlay};
 pub(crate) use query::{Query, QueryBuilder, query, query_as, query_scalar, row_in};
-pub(crate) use row::{FromRow, Row, read_row};
-pub(crate) use value::Value;
+pub(crate) use row::{FromRow, Row, RowRef, read_row};
+#[cfg(test)]
+pub(crate) use value::ValueRef;
+pub(crate) use value::{Value, parse_time};
 pub(crate) use writer::Queued;

@@ -3,7 +3,7 @@
 
 use super::connection::Conn;
 use super::pool::Db;
-use super::row::{FromRow, Row};
+use super::row::{FromRow, Row, RowRef};
 use super::value::{FromValue, Value};
 use crate::{Result, Scope, StoreError};
 use std::borrow::Cow;
@@ -95,6 +95,12 @@ impl Query {
     /// Calls `f` with each row until it answers false.
     pub fn each(&self, conn: &Conn, f: impl FnMut(Row) -> bool) -> Result<()> {
         conn.each(&self.sql, &self.args, f)
+    }
+
+    /// Calls `f` with each row, its values borrowed, until it answers
+    /// false (see [`Conn::each_ref`]).
+    pub fn each_ref(&self, conn: &Conn, f: impl FnMut(RowRef<'_>) -> Result<bool>) -> Result<()> {
+        conn.each_ref(&self.sql, &self.args, f)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The rows a statement answers: columns read by name or position, whole
 //! rows decoded into tuples.
 
-use super::value::{FromValue, Value};
+use super::value::{FromValue, Value, ValueRef};
 use crate::{Result, StoreError};
 use std::sync::Arc;
 
@@ -40,6 +40,57 @@ impl Row {
     /// Its values, in the order of the columns.
     pub fn values(&self) -> &[Value] {
         &self.values
+    }
+}
+
+/// A row read with its values borrowed from the statement (see
+/// [`super::Conn::each_ref`]): for a reader that writes the values
+/// somewhere at once, with no copy of the row in between.
+pub(crate) struct RowRef<'a> {
+    pub(super) names: &'a [String],
+    pub(super) values: Vec<ValueRef<'a>>,
+}
+
+impl<'a> RowRef<'a> {
+    /// The value of the column at `at`.
+    pub fn get(&self, at: usize) -> Result<&ValueRef<'a>> {
+        self.values.get(at).ok_or_else(|| StoreError::Corrupt(format!("no column {at}")))
+    }
+
+    /// The text of the column at `at`, or `None` for NULL.
+    pub fn opt_text(&self, at: usize) -> Result<Option<&str>> {
+        match self.get(at)? {
+            ValueRef::Null => Ok(None),
+            ValueRef::Text(t) => Ok(Some(t)),
+            v => Err(self.wrong(at, v, "text")),
+        }
+    }
+
+    /// The text of the column at `at`.
+    pub fn text(&self, at: usize) -> Result<&str> {
+        self.opt_text(at)?.ok_or_else(|| self.wrong(at, &ValueRef::Null, "text"))
+    }
+
+    /// The integer of the column at `at`.
+    pub fn int(&self, at: usize) -> Result<i64> {
+        match self.get(at)? {
+            ValueRef::Int(i) => Ok(*i),
+            v => Err(self.wrong(at, v, "an integer")),
+        }
+    }
+
+    /// How long its texts are together, in bytes.
+    pub fn text_len(&self) -> usize {
+        self.values.iter().map(|v| if let ValueRef::Text(t) = v { t.len() } else { 0 }).sum()
+    }
+
+    /// The name of the column at `at`, for errors.
+    pub fn name(&self, at: usize) -> &str {
+        self.names.get(at).map_or("?", String::as_str)
+    }
+
+    fn wrong(&self, at: usize, v: &ValueRef<'_>, want: &str) -> StoreError {
+        StoreError::Corrupt(format!("column {}: a {} where {want} was expected", self.name(at), v.kind()))
     }
 }
 

@@ -252,3 +252,51 @@ async fn close_runs_its_last_task_after_the_queued_writes() {
     assert_eq!(saw.await.unwrap(), 1, "the last task saw the write queued before close");
     assert!(db.apart(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.is_err());
 }
+
+/// Rows read borrowed (`each_ref`) hold what rows read whole (`each`)
+/// hold, text that is not UTF-8 replaced the same way; an error of the
+/// reader stops the rows and is answered.
+#[tokio::test]
+async fn rows_read_borrowed_hold_what_rows_read_whole_hold() {
+    let (_dir, db) = scratch().await;
+    db.write(|c| {
+        c.batch("CREATE TABLE r (i INTEGER, f REAL, s TEXT, b BLOB, n TEXT)")?;
+        c.batch("INSERT INTO r VALUES (7, 2.5, 'é \"x\"', x'00ff', NULL), (8, 0.0, CAST(x'61ff62' AS TEXT), x'', 'n')")
+    })
+    .await
+    .unwrap();
+    let (whole, borrowed, stopped) = db
+        .read(|c| {
+            let q = query("SELECT * FROM r ORDER BY i");
+            let whole: Vec<Vec<Value>> = q.fetch_all(c)?.iter().map(|r| r.values().to_vec()).collect();
+            let mut borrowed = Vec::new();
+            q.each_ref(c, |row| {
+                assert_eq!((row.int(0)?, row.opt_text(4)?.is_none()), (borrowed.len() as i64 + 7, borrowed.is_empty()));
+                borrowed.push((0..5).map(|at| row.get(at).map(value_of)).collect::<Result<Vec<_>>>()?);
+                Ok(true)
+            })?;
+            let mut calls = 0;
+            let stopped = q.each_ref(c, |row| {
+                calls += 1;
+                row.text(0).map(|_| true)
+            });
+            assert_eq!(calls, 1);
+            Ok((whole, borrowed, stopped))
+        })
+        .await
+        .unwrap();
+    assert_eq!(borrowed, whole);
+    assert_eq!(whole[1][2], Value::Text("a\u{fffd}b".into()));
+    assert!(stopped.unwrap_err().to_string().contains("column i: a integer where text was expected"));
+}
+
+/// A borrowed value owned.
+fn value_of(v: &ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Int(i) => Value::Int(*i),
+        ValueRef::Real(r) => Value::Real(*r),
+        ValueRef::Text(t) => Value::Text(t.to_string()),
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}

@@ -2,6 +2,7 @@
 //! and into Rust types (times stored as RFC 3339 text).
 
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
+use std::borrow::Cow;
 
 /// A value bound to a query or read from a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,12 +16,42 @@ pub(crate) enum Value {
 
 impl Value {
     pub(crate) fn kind(&self) -> &'static str {
+        self.as_ref().kind()
+    }
+
+    /// The value borrowed.
+    pub(crate) fn as_ref(&self) -> ValueRef<'_> {
         match self {
-            Value::Null => "null",
-            Value::Int(_) => "integer",
-            Value::Real(_) => "real",
-            Value::Text(_) => "text",
-            Value::Blob(_) => "blob",
+            Value::Null => ValueRef::Null,
+            Value::Int(i) => ValueRef::Int(*i),
+            Value::Real(r) => ValueRef::Real(*r),
+            Value::Text(s) => ValueRef::Text(Cow::Borrowed(s)),
+            Value::Blob(b) => ValueRef::Blob(b),
+        }
+    }
+}
+
+/// A value of a row borrowed from the statement that read it (see
+/// [`super::RowRef`]): a [`Value`] without a copy of its text or bytes.
+/// Text that is not UTF-8 is read as [`String::from_utf8_lossy`] makes it,
+/// as [`Value`]'s is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ValueRef<'a> {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(Cow<'a, str>),
+    Blob(&'a [u8]),
+}
+
+impl ValueRef<'_> {
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            ValueRef::Null => "null",
+            ValueRef::Int(_) => "integer",
+            ValueRef::Real(_) => "real",
+            ValueRef::Text(_) => "text",
+            ValueRef::Blob(_) => "blob",
         }
     }
 }
@@ -188,7 +219,7 @@ impl FromValue for DateTime<Utc> {
 
 /// A stored time: RFC 3339, or SQLite's own `YYYY-MM-DD HH:MM:SS[.f]`
 /// (with or without an offset, UTC when without).
-fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
     }

@@ -7,7 +7,7 @@ use quire_core::access::Group;
 use quire_core::model::Surface;
 use quire_store::Scope;
 use quire_tools::embed::{EmbedFuture, Embedder};
-use quire_tools::search::rank;
+use quire_tools::search::SearchIndex;
 use quire_tools::{CallContext, Category, Registry, Services, catalog};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -576,6 +576,11 @@ const BATCH8: &str = include_str!("search_quality/batch8.tsv");
 /// requests, texting style, two wishes in one, complaints (see its header).
 const BATCH9: &str = include_str!("search_quality/batch9.tsv");
 
+/// A tenth batch, written after the ninth was tuned on: the assistants,
+/// contexts, saved work and the form on screen in editors' words, and kinds
+/// of request earlier batches found weak (see its header).
+const BATCH10: &str = include_str!("search_quality/batch10.tsv");
+
 /// The requests of a `request<TAB>tool` file; `#` lines are comments.
 fn requests(tsv: &'static str) -> Vec<(&'static str, &'static str)> {
     tsv.lines()
@@ -592,11 +597,13 @@ fn requests(tsv: &'static str) -> Vec<(&'static str, &'static str)> {
 /// in the top 5 but not first.
 fn recall(queries: &[(&str, &str)]) -> (f64, f64, Vec<String>, Vec<String>) {
     let tools = catalog();
+    let index = SearchIndex::new(&tools);
     let (mut at1, mut at5) = (0, 0);
     let (mut misses, mut second) = (Vec::new(), Vec::new());
     for (query, expected) in queries {
         assert!(tools.iter().any(|t| t.name == *expected), "{query:?} is labelled {expected}, no tool of the catalog");
-        let top: Vec<&str> = rank(&tools, query)
+        let top: Vec<&str> = index
+            .rank(&tools, query)
             .into_iter()
             .filter(|t| t.category != Category::Default)
             .take(5)
@@ -623,8 +630,9 @@ fn recall_meets_the_bar_on_each_kind() {
     let batch7 = requests(BATCH7);
     let batch8 = requests(BATCH8);
     let batch9 = requests(BATCH9);
+    let batch10 = requests(BATCH10);
     assert!(NATURAL.len() >= 200 && people.len() >= 150 && batch6.len() >= 250 && batch7.len() >= 150);
-    assert!(batch8.len() >= 100 && batch9.len() >= 90);
+    assert!(batch8.len() >= 100 && batch9.len() >= 90 && batch10.len() >= 150);
     let natural: Vec<(&str, &str)> = NATURAL
         .iter()
         .copied()
@@ -633,6 +641,7 @@ fn recall_meets_the_bar_on_each_kind() {
         .chain(batch7.iter().copied())
         .chain(batch8.iter().copied())
         .chain(batch9.iter().copied())
+        .chain(batch10.iter().copied())
         .collect();
     let (keyword1, keyword5, keyword_misses, _) = recall(KEYWORD);
     let (natural1, natural5, natural_misses, natural_second) = recall(&natural);
@@ -641,6 +650,7 @@ fn recall_meets_the_bar_on_each_kind() {
     let (seventh1, seventh5, _, _) = recall(&batch7);
     let (eighth1, eighth5, _, _) = recall(&batch8);
     let (ninth1, ninth5, _, _) = recall(&batch9);
+    let (tenth1, tenth5, _, _) = recall(&batch10);
     println!("keyword queries: {} recall@1 = {keyword1:.3} recall@5 = {keyword5:.3}", KEYWORD.len());
     println!("natural queries: {} recall@1 = {natural1:.3} recall@5 = {natural5:.3}", natural.len());
     println!("  of which people.tsv: {} recall@1 = {people1:.3} recall@5 = {people5:.3}", people.len());
@@ -648,6 +658,7 @@ fn recall_meets_the_bar_on_each_kind() {
     println!("  of which batch7.tsv: {} recall@1 = {seventh1:.3} recall@5 = {seventh5:.3}", batch7.len());
     println!("  of which batch8.tsv: {} recall@1 = {eighth1:.3} recall@5 = {eighth5:.3}", batch8.len());
     println!("  of which batch9.tsv: {} recall@1 = {ninth1:.3} recall@5 = {ninth5:.3}", batch9.len());
+    println!("  of which batch10.tsv: {} recall@1 = {tenth1:.3} recall@5 = {tenth5:.3}", batch10.len());
     for m in keyword_misses.iter().chain(&natural_misses) {
         println!("miss: {m}");
     }

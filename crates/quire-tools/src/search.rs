@@ -631,7 +631,7 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("toggle", &["update"]),
     ("typo", &["update"]),
     ("wrong", &["?update"]),
-    ("fill in", &["update"]),
+    ("fill in", &["update", "propose"]),
     ("give", &["?update"]),
     ("make … say", &["update"]),
     ("include", &["update"]),
@@ -990,6 +990,8 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("catalog", &["entry"]),
     ("let s have", &["create"]),
     ("can we have", &["create"]),
+    ("can we get", &["create"]),
+    ("could we get", &["create"]),
     ("could we have", &["create"]),
     ("would look", &["?create"]),
     ("would be nice", &["?create"]),
@@ -1095,6 +1097,95 @@ const VOCABULARY: &[(&str, &[&str])] = &[
     ("partner", &["entry"]),
     ("sponsor", &["entry"]),
     ("speaker", &["entry"]),
+    // the site's assistants, what they are told and who may use them
+    ("agent", &["agent"]),
+    ("assistant", &["agent"]),
+    ("bot", &["agent"]),
+    ("chatbot", &["agent"]),
+    ("ai", &["agent"]),
+    ("ai helper", &["agent"]),
+    ("helper", &["agent"]),
+    ("copilot", &["agent"]),
+    ("prompt", &["agent"]),
+    ("system prompt", &["agent"]),
+    ("instruction", &["agent"]),
+    ("chat with", &["agent"]),
+    ("talk to", &["agent"]),
+    ("deactivate", &["delete"]),
+    ("switch off", &["unpublish", "delete"]),
+    ("switch … off", &["unpublish", "delete"]),
+    ("take back", &["restore", "revert"]),
+    ("take … back", &["restore", "revert"]),
+    ("shut … down", &["delete"]),
+    ("shut down", &["delete"]),
+    // what agents write by: voice, style, audience
+    ("context", &["context"]),
+    ("voice", &["context"]),
+    ("tone", &["context"]),
+    ("tone of voice", &["context"]),
+    ("brand voice", &["context"]),
+    ("brand", &["context"]),
+    ("brand guide", &["context"]),
+    ("style", &["context"]),
+    ("style guide", &["context"]),
+    ("style sheet", &["context"]),
+    ("house style", &["context"]),
+    ("guideline", &["context"]),
+    ("guide", &["context"]),
+    ("audience", &["context"]),
+    ("glossary", &["context"]),
+    ("persona", &["context"]),
+    ("sound", &["context"]),
+    ("write for", &["context"]),
+    ("writing for", &["context"]),
+    // work saved by one session and picked up by another
+    ("workspace", &["workspace"]),
+    ("session", &["workspace"]),
+    ("progress", &["workspace"]),
+    ("in progress", &["workspace"]),
+    ("unfinished", &["workspace"]),
+    ("work", &["workspace"]),
+    ("so far", &["workspace"]),
+    ("where we got to", &["workspace"]),
+    ("where we are", &["workspace"]),
+    ("where we stopped", &["workspace"]),
+    ("where i was", &["workspace"]),
+    ("what i was doing", &["workspace"]),
+    ("working on", &["workspace"]),
+    ("left off", &["workspace", "resume"]),
+    ("where were we", &["workspace", "resume"]),
+    ("park", &["workspace", "create"]),
+    ("parked", &["workspace"]),
+    ("stash", &["workspace", "create"]),
+    ("bookmark", &["workspace", "create"]),
+    ("remember", &["create"]),
+    ("resume", &["resume"]),
+    ("load", &["resume"]),
+    ("continue", &["resume"]),
+    ("carry on", &["resume"]),
+    ("keep going", &["resume"]),
+    ("going again", &["resume"]),
+    ("pick up", &["resume"]),
+    ("pick … up", &["resume"]),
+    // the form the person has on screen, and values proposed into it
+    ("this form", &["form"]),
+    ("the form", &["form"]),
+    ("in the form", &["form"]),
+    ("box", &["form"]),
+    ("this screen", &["form"]),
+    ("looking at", &["form"]),
+    ("got open", &["form"]),
+    ("have open", &["form"]),
+    ("propose", &["propose"]),
+    ("suggest", &["propose"]),
+    ("suggested", &["propose"]),
+    ("prefill", &["propose", "form"]),
+    ("fill", &["propose", "update"]),
+    ("fill out", &["propose", "update"]),
+    // what a collection's entries carry: what is for sale
+    ("sold out", &["entry", "?delete"]),
+    ("sell", &["entry", "?create"]),
+    ("stockist", &["entry"]),
     // notes
     ("note", &["note", "^create"]),
     ("httpget", &["httpResponse", "read"]),
@@ -1120,6 +1211,10 @@ const ENTITIES: &[&str] = &[
     "webPage",
     "httpResponse",
     "external",
+    "agent",
+    "context",
+    "workspace",
+    "form",
 ];
 
 /// Words that open a question: reading is asked, not a change.
@@ -1167,6 +1262,8 @@ const ACTIONS: &[&str] = &[
     "revert",
     "import",
     "send",
+    "resume",
+    "propose",
 ];
 
 /// The action a tool's name starts with.
@@ -1194,6 +1291,9 @@ fn action_of(name: &str) -> &'static str {
         ("fetch", "read"),
         ("httpGet", "read"),
         ("httpPost", "send"),
+        ("save", "create"),
+        ("load", "resume"),
+        ("propose", "propose"),
     ] {
         if name.starts_with(prefix) {
             return action;
@@ -1439,6 +1539,9 @@ fn words(text: &str) -> Text {
             }
         } else if token.starts_with('/') && token.chars().nth(1).is_some_and(char::is_alphanumeric) {
             out.push("path".to_string());
+        } else if token.contains(['£', '$', '€']) && token.chars().any(|c| c.is_ascii_digit()) {
+            // "£38" is a price
+            out.push("price".to_string());
         } else if matches!(bare, "GET" | "POST") {
             out.push(format!("http{}", bare.to_lowercase()));
         } else {
@@ -2163,6 +2266,11 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
     if out.iter().any(|(c, w)| c == "release" && *w >= 1.0) {
         out.retain(|(c, _)| c != "document");
     }
+    // A price of a thing no other word names is an entry's ("the oak board
+    // is now £45"): a collection lists what is sold.
+    if words.iter().any(|w| PRICES.contains(&w.as_str())) && !out.iter().any(|(c, _)| is_entity(c)) {
+        out.push(("entry".to_string(), 1.0));
+    }
     let things: Vec<&str> = out.iter().map(|(c, _)| c.as_str()).filter(|c| is_entity(c)).collect();
     // A question about a kind of block, on no page, asks what blocks can
     // hold ("can a hero have a video?").
@@ -2203,7 +2311,16 @@ fn fold_as(text: &str, modifier: f32, later: f32, asked: bool) -> Vec<(String, f
     let someone = question
         && words.iter().any(|w| matches!(w.as_str(), "someone" | "somebody" | "anyone" | "anybody" | "who"))
         && said.iter().any(|cs| cs.contains(&"delete"));
+    // Going public at a time is a schedule ("publish it on Monday at 9am");
+    // a time for a thing the vocabulary does not know is an event's ("the
+    // pottery class moved to Thursday").
+    let timed = words.iter().any(|w| TIMES.contains(&w.as_str()));
+    let going_public = out.iter().any(|(c, _)| matches!(c.as_str(), "publish" | "unpublish"));
+    let scheduled = timed && going_public && !things.contains(&"release");
+    let dated = timed && things.is_empty() && !going_public;
     let implied = [
+        ("release", scheduled),
+        ("entry", dated),
         ("archive", someone),
         ("folder", vault),
         ("sectionTemplate", kind),
@@ -2330,6 +2447,38 @@ const PREPOSITIONS: &[&str] = &["for", "of", "on", "in", "to", "into", "at", "fr
 /// Words before a place a thing is on, in or taken from.
 const PLACE_OF: &[&str] = &["on", "onto", "to", "in", "into", "at", "from", "off", "of", "within", "inside"];
 
+/// Days, months and hours: when a thing happens or goes out.
+const TIMES: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "am",
+    "pm",
+    "midnight",
+    "noon",
+    "tonight",
+    "tomorrow",
+];
+
+/// Words of what a thing costs.
+const PRICES: &[&str] = &["price", "prices", "cost", "costs", "cheaper", "dearer", "pricier", "expensive", "cheap"];
+
 /// Words that say a question is about one's own site.
 const OURS: &[&str] = &["our", "we", "us", "my", "i", "ours", "mine"];
 
@@ -2361,6 +2510,14 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
     // A note tool its tags say works on folders too (moveItem, archiveItem).
     if tool.entity == Subject::Record(EntityKind::Note) && tool.tags.contains(&"folder") {
         put("folder".to_string(), W.name);
+    }
+    // A tool of the conversation that is not always offered works on the
+    // form the person has on screen (proposeFormValues).
+    if tool.entity == Subject::Conversation && tool.category != Category::Default {
+        put("form".to_string(), W.entity);
+        for kind in ["page", "post", "entry", "image", "section", "navItem"] {
+            put(kind.to_string(), W.archived);
+        }
     }
     // "Online" alone means searching the web; the other outside tools say
     // more (a stock photo, a link, an API).
@@ -2482,7 +2639,7 @@ fn score(tool: &Tool, profile: &HashMap<String, f32>, query: &[(String, f32)], n
     let named_things = || query.iter().filter(|(c, _)| is_entity(c));
     let works_on = named_things().any(|(c, _)| profile.get(c).is_some_and(|w| *w >= W.name));
     // (publishing and restoring tools work on many kinds, not on a release)
-    let kinds_of = matches!(tool.entity, Subject::Archive | Subject::Document)
+    let kinds_of = matches!(tool.entity, Subject::Archive | Subject::Document | Subject::Conversation)
         && !named_things().any(|(c, w)| c == "release" && *w >= 1.0);
     if named_things().next().is_some() && !works_on && !kinds_of {
         total *= W.elsewhere;

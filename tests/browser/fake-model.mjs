@@ -7,6 +7,9 @@
 //   "add a section to the missing page" → searchTools, then createSection
 //                                        on a page that is not there (fails)
 //   "answer through finalAnswer: <text>" → finalAnswer with the text
+//   "propose the name <text>"          → proposeFormValues for the form on
+//                                        screen: its name field (and one
+//                                        the form does not have)
 //   "Translate this page into <Language>: … locale "<tag>" …" → searchTools,
 //                                        then updatePage of the page on
 //                                        screen (the turn's context) in
@@ -97,6 +100,10 @@ export async function startFakeModel() {
       return text(`I could not add it: ${failed ? failed[1] : "it failed"}`);
     }
     if ((m = said.match(/^answer through finalAnswer: (.+)$/))) return toolCall("finalAnswer", { message: m[1] });
+    if ((m = said.match(/^propose the name (.+)$/))) {
+      return step("proposeFormValues", { values: { name: m[1], no_such_field: "x" }, reason: "A name that says what the page is." })
+        ?? text("I proposed a name in the form.");
+    }
     return text("I can add sections and archive pages.");
   }
 

@@ -465,6 +465,45 @@ describe("the AI sidebar", () => {
     }
   });
 
+  test("the agent reads the unsaved form on screen and proposes a value, kept or discarded there, saved only by the person", async () => {
+    const { page, id } = await onPage("Spring draft");
+    const name = page.getByLabel("Name", { exact: true });
+    await name.fill("Spring opening hours (typed, not saved)");
+    await say(page, "propose the name Spring opening hours");
+    const proposal = page.locator(".ai-proposal").last();
+    await proposal.getByRole("button", { name: "Keep" }).waitFor();
+    // The model read the form as the person had it, as their own input.
+    const system = model.requests.at(-2).messages.find((m) => m.role === "system").content;
+    assert.match(system, /<untrusted source="person:form">[^]*Spring opening hours \(typed, not saved\)/);
+    assert.ok(model.requests.at(-2).tools.some((t) => t.function.name === "proposeFormValues"), "active while a form is on screen");
+    // The value is in its field, marked; the field the form lacks is named.
+    assert.equal(await name.inputValue(), "Spring opening hours");
+    assert.match(await name.getAttribute("class"), /ai-proposed/);
+    assert.match(await proposal.innerText(), /Proposed in the form: Name\. Nothing is saved until you save\.[^]*Not on this form: no_such_field/);
+    await new AxeBuilder({ page }).include("#ai").analyze().then((r) => {
+      assert.deepEqual(r.violations.map((v) => v.id), [], "sidebar with a proposal");
+    });
+    // Nothing saved while it waits, autosave or not.
+    await page.waitForTimeout(2600);
+    assert.notEqual((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Spring opening hours");
+    // Discarded: the field is as the person had it.
+    await proposal.getByRole("button", { name: "Discard" }).click();
+    assert.equal(await name.inputValue(), "Spring opening hours (typed, not saved)");
+    assert.doesNotMatch((await name.getAttribute("class")) ?? "", /ai-proposed/);
+    await proposal.getByText("Discarded: the form is as you had it.").waitFor();
+
+    // Proposed again and kept: the person's save writes it.
+    await say(page, "propose the name Spring opening hours");
+    const again = page.locator(".ai-proposal").last();
+    await again.getByRole("button", { name: "Keep" }).click();
+    await again.getByText("Kept in the form.").waitFor();
+    assert.equal(await name.inputValue(), "Spring opening hours");
+    await page.getByRole("button", { name: "Save page" }).click();
+    await page.waitForURL(new RegExp(`/pages/${id}`));
+    assert.equal((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Spring opening hours");
+    await page.context().close();
+  });
+
   test("the record's AI actions start a turn with their task and the record as context", async () => {
     const { page, id } = await onPage("Our crew");
     await page.getByRole("button", { name: "Summarize" }).click();

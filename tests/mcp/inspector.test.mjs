@@ -69,7 +69,7 @@ async function listWithoutWarnings(target, home, label) {
   counts.warnings += warnings.length;
   assert.deepEqual(warnings, [], `${label}: Inspector reported unportable schemas:\n${run.stderr}`);
   const { tools } = resultOf(run);
-  assert.equal(tools.length, 67, `${label}: ${tools.map((t) => t.name)}`);
+  assert.equal(tools.length, 68, `${label}: ${tools.map((t) => t.name)}`);
   for (const tool of tools) {
     assert.ok(tool.outputSchema, `${label}: ${tool.name} declares an output schema`);
     assert.deepEqual(portabilityFindings(tool.inputSchema), [], `${tool.name}.inputSchema`);

@@ -54,7 +54,7 @@ async function call(client, tools, name, args) {
 /** Lists the tools and checks every schema: an object, compilable, portable. */
 async function checkTools(client, label) {
   const { tools } = await client.listTools();
-  assert.equal(tools.length, 67, `${label}: ${tools.map((t) => t.name)}`);
+  assert.equal(tools.length, 68, `${label}: ${tools.map((t) => t.name)}`);
   const shapes = new Set();
   for (const tool of tools) {
     for (const kind of ["inputSchema", "outputSchema"]) {

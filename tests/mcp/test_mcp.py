@@ -26,7 +26,7 @@ async def exercise(session: ClientSession, label: str) -> None:
     await session.initialize()
     tools = (await session.list_tools()).tools
     by_name = {t.name: t for t in tools}
-    assert len(tools) == 67, f"{label}: {len(tools)} tools"
+    assert len(tools) == 68, f"{label}: {len(tools)} tools"
     get_page, delete_page = by_name["getPage"], by_name["deletePage"]
     assert get_page.annotations.read_only_hint is True
     assert get_page.annotations.destructive_hint is False

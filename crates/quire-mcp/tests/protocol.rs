@@ -236,7 +236,7 @@ async fn the_test_fixture_is_offered_only_where_it_was_asked_for() {
     assert_eq!(client.init["capabilities"]["resources"]["subscribe"], true, "{}", client.init);
     let tools = client.result("tools/list", json!({})).await;
     assert_eq!(fixture_names(&tools, "tools", "name").len(), 14);
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 67 + 14, "the site's tools stay");
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 68 + 14, "the site's tools stay");
     let text = client.result("tools/call", json!({"name": "test_simple_text"})).await;
     assert_eq!(text["content"][0]["text"], "This is a simple text response for testing.");
     let template = client.result("resources/read", json!({"uri": "test://template/42/data"})).await;
@@ -253,7 +253,7 @@ async fn the_test_fixture_is_offered_only_where_it_was_asked_for() {
 async fn structured_results_match_each_tools_output_schema() {
     let mut client = Client::start(ToolMode::All).await;
     let tools = client.result("tools/list", json!({})).await["tools"].as_array().unwrap().clone();
-    assert_eq!(tools.len(), 67);
+    assert_eq!(tools.len(), 68);
     let mut shapes = std::collections::BTreeSet::new();
     for tool in &tools {
         let name = tool["name"].as_str().unwrap();

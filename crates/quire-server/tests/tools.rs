@@ -9,7 +9,7 @@ async fn list_and_describe_tools() {
     let app = TestApp::new().await;
     let all = app.get("/api/v1/tools").await;
     assert_status!(all, 200);
-    assert_eq!(all.body["count"], 67);
+    assert_eq!(all.body["count"], 68);
     let internal = app.get("/api/v1/tools?category=default").await;
     assert_eq!(internal.body["count"], 3);
     let external = app.get("/api/v1/tools?category=external").await;

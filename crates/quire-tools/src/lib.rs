@@ -36,6 +36,7 @@ pub mod publishing;
 pub mod registry;
 pub mod releases;
 pub mod scope;
+pub mod screen;
 pub mod search;
 pub mod sections;
 pub mod services;

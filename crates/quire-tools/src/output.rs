@@ -66,6 +66,14 @@ fn answer(tool: &Tool) -> Answer {
         return Answer::Branches(branches);
     }
     match (tool.entity, tool.name) {
+        (_, "proposeFormValues") => Answer::Own(success(
+            &[
+                ("values", described(object(&[], &[]), "The values proposed, by field name.")),
+                ("reason", nullable(string())),
+                ("message", string()),
+            ],
+            &["values", "message"],
+        )),
         (Subject::Tool, _) => Answer::Own(success(
             &[("count", integer()), ("tools", array(object(&[("name", string()), ("description", string())], &[])))],
             &["count", "tools"],

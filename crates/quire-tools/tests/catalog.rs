@@ -46,7 +46,7 @@ fn contract_tools() -> BTreeSet<String> {
 fn registry_matches_the_contract() {
     let registry: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let contract = contract_tools();
-    assert_eq!(contract.len(), 67, "{contract:?}");
+    assert_eq!(contract.len(), 68, "{contract:?}");
     assert_eq!(registry, contract);
 }
 
@@ -186,9 +186,9 @@ fn token_budget() {
     println!("catalog total: {total} tokens; rules block: {rules} tokens");
     // The locale argument of the fifteen tools that read and write pages,
     // sections, posts, entries and menus costs about 300 of these; the twelve
-    // tools of agents, contexts and workspaces about 1,900. A tool costs a
-    // turn only while searchTools has it active.
-    assert!(total <= 10100, "the catalog costs {total} tokens");
+    // tools of agents, contexts and workspaces about 1,900, proposeFormValues
+    // about 110. A tool costs a turn only while it is active.
+    assert!(total <= 10250, "the catalog costs {total} tokens");
     assert!(rules <= 250, "rules cost {rules} tokens");
 }
 

@@ -175,6 +175,9 @@ async fn every_tool_answers_within_its_schema() {
     call(&env, s, "getWorkspace", json!({"id": "Schema"})).await;
     call(&env, s, "loadWorkspace", json!({"id": "Schema"})).await;
     destroy(&env, s, "deleteWorkspace", json!({"ids": [saved["item"]["id"]]})).await;
+    call(&env, s, "proposeFormValues", json!({"values": {"name": "Home", "indexing": true}, "reason": "Shorter."}))
+        .await;
+    fails(&env.call("proposeFormValues", json!({"values": {"name": {"nested": 1}}})).await, "VALIDATION");
 
     // the external tools, with no provider configured: errors naming the setting
     for (name, args) in [
@@ -198,7 +201,7 @@ async fn every_tool_answers_within_its_schema() {
     let all: BTreeSet<String> = catalog().iter().map(|t| t.name.to_string()).collect();
     let missing: Vec<&String> = all.difference(&seen).collect();
     assert!(missing.is_empty(), "tools never called here: {missing:?}");
-    assert_eq!(seen.len(), 67);
+    assert_eq!(seen.len(), 68);
 }
 
 #[test]

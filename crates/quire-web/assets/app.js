@@ -640,6 +640,9 @@
       }
       function save() {
         timer = null;
+        // Values the agent proposed wait for the person: none is saved
+        // until they keep it.
+        if (form.querySelector("[data-proposed]")) return;
         if (busy) { again = true; return; }
         busy = true;
         again = false;
@@ -885,6 +888,74 @@
     if (body.dataset.pageId) context.pageId = body.dataset.pageId;
     showContext(body.dataset.entityName);
     contextLine.hidden = false;
+  }
+
+  // The record form on screen, as the person has it now (unsaved values
+  // too): sent with each message as their own input.
+  function recordForm() { return document.querySelector("#main form[data-record-form]"); }
+  function fieldsOf(form) {
+    return Array.prototype.filter.call(form.elements, function (e) {
+      return e.name && !e.disabled && e.name.charAt(0) !== "_" &&
+        ["hidden", "password", "file", "submit", "button", "reset"].indexOf(e.type) < 0;
+    });
+  }
+  function formOnScreen() {
+    var f = recordForm();
+    if (!f) return null;
+    var values = {}, size = 0;
+    fieldsOf(f).forEach(function (e) {
+      if (e.type === "radio" && !e.checked) return;
+      var v = e.type === "checkbox" ? e.checked : String(e.value).slice(0, 4000);
+      size += String(v).length;
+      if (size <= 16000) values[e.name] = v;
+    });
+    return Object.keys(values).length ? values : null;
+  }
+  function labelOf(e) {
+    var l = e.id && document.querySelector('label[for="' + CSS.escape(e.id) + '"]');
+    return l ? l.textContent.trim() : e.name;
+  }
+  // Values the agent proposes appear in their fields, marked, until the
+  // person keeps or discards them; nothing is saved until they save.
+  function proposed(p) {
+    var f = recordForm();
+    var values = (p && p.values) || {};
+    var li = add(el("li", "ai-note ai-proposal"));
+    if (!f) { li.textContent = "The agent proposed values for a form that is not on this screen."; return; }
+    var before = [], missing = [];
+    Object.keys(values).forEach(function (name) {
+      var e = fieldsOf(f).filter(function (x) { return x.name === name && x.type !== "radio"; })[0];
+      if (!e) { missing.push(name); return; }
+      before.push({ e: e, value: e.type === "checkbox" ? e.checked : e.value });
+      if (e.type === "checkbox") e.checked = values[name] === true || values[name] === "true";
+      else e.value = String(values[name]);
+      e.dataset.proposed = "1";
+      e.classList.add("ai-proposed");
+    });
+    if (before.length) f.dataset.dirty = "1";
+    li.appendChild(el("p", null, before.length
+      ? "Proposed in the form: " + before.map(function (b) { return labelOf(b.e); }).join(", ") + ". Nothing is saved until you save."
+      : "The agent proposed values for fields this form does not have."));
+    if (p && p.reason) li.appendChild(el("p", "ai-reason", p.reason));
+    if (missing.length) li.appendChild(el("p", null, "Not on this form: " + missing.join(", ") + "."));
+    if (!before.length) return;
+    var done = function (kept) {
+      before.forEach(function (b) {
+        if (!kept) { if (b.e.type === "checkbox") b.e.checked = b.value; else b.e.value = b.value; }
+        delete b.e.dataset.proposed;
+        b.e.classList.remove("ai-proposed");
+      });
+      // Kept, a value is as if typed (a form that saves drafts as one types saves it).
+      if (kept) f.dispatchEvent(new Event("input", { bubbles: true }));
+      li.querySelectorAll("button").forEach(function (b) { b.remove(); });
+      li.appendChild(el("p", "ai-outcome", kept ? "Kept in the form." : "Discarded: the form is as you had it."));
+    };
+    var keep = li.appendChild(el("button", null, "Keep"));
+    keep.type = "button";
+    keep.addEventListener("click", function () { done(true); });
+    var drop = li.appendChild(el("button", null, "Discard"));
+    drop.type = "button";
+    drop.addEventListener("click", function () { done(false); });
   }
 
   function open(show) {
@@ -1190,6 +1261,7 @@
     CUSTOM: function (e) {
       if (e.name === "approval_requested") approval(e.value);
       if (e.name === "entity_changed" && e.value && e.value.id) state.changed.push(e.value);
+      if (e.name === "form_values_proposed") proposed(e.value);
     },
     RUN_FINISHED: finished,
     RUN_ERROR: function (e) { note("The turn failed: " + (e.message || "unknown error"), "ai-error"); finished(); },
@@ -1218,7 +1290,9 @@
     input.value = "";
     var payload = { message: text };
     if (state.session) payload.sessionId = state.session;
-    if (context) payload.context = context;
+    // Always sent, so a screen without a record or a form replaces the last one's.
+    var onScreen = formOnScreen();
+    payload.context = Object.assign({}, context || {}, onScreen ? { form: onScreen } : {});
     if (!staging.hidden && releaseSelect.value) payload.releaseId = releaseSelect.value;
     state.busy = true;
     form.querySelector("button").disabled = true;

@@ -1,7 +1,8 @@
 //! The back-office's own script and stylesheet, embedded in the binary.
 //! Their URLs carry the content's hash, so they are cached for a year.
 //! They are served without what only a reader of the source needs: the
-//! script's comment lines, and the indentation and blank lines of both.
+//! script's comment lines, the stylesheet's comments and the spaces around
+//! its punctuation, and the indentation and blank lines of both.
 
 use axum::extract::Path;
 use axum::http::{StatusCode, header};
@@ -30,8 +31,10 @@ pub async fn favicon() -> Response {
 
 /// The text of a script or stylesheet as it is served: each line without
 /// its indentation, without blank lines and, in a script, without the
-/// lines that are a `//` comment alone. (The script has no string that
-/// spans lines, so no line of a string is taken for a comment.)
+/// lines that are a `//` comment alone (the script has no string that
+/// spans lines, so no line of a string is taken for a comment); a
+/// stylesheet also loses its comments and the spaces and line breaks
+/// around `{`, `}`, `;`, `,` and `>` ([`tight_css`]).
 fn served_text(text: &str, script: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines().map(str::trim) {
@@ -40,6 +43,35 @@ fn served_text(text: &str, script: bool) -> String {
         }
         out.push_str(line);
         out.push('\n');
+    }
+    if script { out } else { tight_css(&out) }
+}
+
+/// A stylesheet without its `/* … */` comments, and without the white
+/// space next to `{`, `}`, `;`, `,` and `>`, where it never means anything
+/// (a space before `:` can, as a descendant combinator, so colons keep
+/// theirs). The stylesheet's one string, a font's name, holds none of them.
+fn tight_css(css: &str) -> String {
+    let mut bare = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(start) = rest.find("/*") {
+        bare.push_str(&rest[..start]);
+        rest = rest[start..].find("*/").map_or("", |end| &rest[start + end + 2..]);
+    }
+    bare.push_str(rest);
+    let tight = |c: char| matches!(c, '{' | '}' | ';' | ',' | '>');
+    let mut out = String::with_capacity(bare.len());
+    let mut space = false;
+    for c in bare.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !tight(c) && !out.ends_with(tight) && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
     }
     out
 }
@@ -91,7 +123,10 @@ mod tests {
         assert!(served.starts_with("\"use strict\";\n"), "{}", &served[..40]);
         assert!(served.len() < source.len() * 9 / 10, "{} of {}", served.len(), source.len());
         let css = String::from_utf8(SERVED["app.css"].clone()).unwrap();
-        assert!(css.lines().all(|l| !l.is_empty() && !l.starts_with(' ')));
-        assert_eq!(served_text("  a {\n\n    b: c;\n  }\n", false), "a {\nb: c;\n}\n");
+        assert!(!css.contains("/*") && !css.contains("  ") && !css.contains("{ "), "{}", &css[..200]);
+        assert_eq!(served_text("  a, b > c {\n\n    b: c; /* why */\n  }\n", false), "a,b>c{b: c;}");
+        // A space before a colon is a combinator, and stays; so do spaces inside values.
+        assert_eq!(tight_css(".a :focus { margin: 0 auto ; }"), ".a :focus{margin: 0 auto;}");
+        assert_eq!(tight_css("@media (max-width: 600px) {\n .x { a: b }\n}"), "@media (max-width: 600px){.x{a: b}}");
     }
 }

@@ -98,7 +98,7 @@ fn tools_list_show_and_call() {
     assert!(ok);
     let list: serde_json::Value = serde_json::from_str(&out).unwrap();
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), 67);
+    assert_eq!(list.len(), 68);
     for t in list {
         let keys: Vec<&str> = t.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["name", "description", "category", "risk", "destructive"]);

@@ -188,6 +188,12 @@ impl Runtime {
                 json!({ "name": "open", "value": result.get("item").cloned().unwrap_or(Value::Null) }),
             );
         }
+        // Values proposed for the form on the person's screen: their
+        // screen shows each in its field, to keep or discard.
+        if tool_name == "proposeFormValues" {
+            let value = json!({ "values": result.get("values"), "reason": result.get("reason") });
+            self.hub.emit(thread, "CUSTOM", json!({ "name": "form_values_proposed", "value": value }));
+        }
         if !tool.read_only && tool.category != Category::Default {
             for changed in changed_records(tool, result) {
                 self.hub.emit(thread, "CUSTOM", json!({ "name": "entity_changed", "value": changed }));

@@ -2512,12 +2512,11 @@ fn profile(tool: &Tool) -> HashMap<String, f32> {
         put("folder".to_string(), W.name);
     }
     // A tool of the conversation that is not always offered works on the
-    // form the person has on screen (proposeFormValues).
+    // form the person has on screen (proposeFormValues). It is not found by
+    // the records a form edits: a form on screen makes it active anyway, and
+    // a search for a page's tools should not offer it.
     if tool.entity == Subject::Conversation && tool.category != Category::Default {
         put("form".to_string(), W.entity);
-        for kind in ["page", "post", "entry", "image", "section", "navItem"] {
-            put(kind.to_string(), W.archived);
-        }
     }
     // "Online" alone means searching the web; the other outside tools say
     // more (a stock photo, a link, an API).

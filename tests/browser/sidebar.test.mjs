@@ -483,6 +483,7 @@ describe("the AI sidebar", () => {
     await new AxeBuilder({ page }).include("#ai").analyze().then((r) => {
       assert.deepEqual(r.violations.map((v) => v.id), [], "sidebar with a proposal");
     });
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "sidebar-proposal.png") });
     // Nothing saved while it waits, autosave or not.
     await page.waitForTimeout(2600);
     assert.notEqual((await api(server, "GET", `/api/v1/pages/${id}`)).body.name, "Spring opening hours");

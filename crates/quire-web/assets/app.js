@@ -932,7 +932,7 @@
       e.dataset.proposed = "1";
       e.classList.add("ai-proposed");
     });
-    if (before.length) f.dataset.dirty = "1";
+    if (before.length) { f.dataset.dirty = "1"; before[0].e.scrollIntoView({ block: "center" }); }
     li.appendChild(el("p", null, before.length
       ? "Proposed in the form: " + before.map(function (b) { return labelOf(b.e); }).join(", ") + ". Nothing is saved until you save."
       : "The agent proposed values for fields this form does not have."));

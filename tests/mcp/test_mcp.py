@@ -90,7 +90,7 @@ async def over_stdio(data: str) -> None:
 
 
 async def modes_over_stdio(data: str) -> None:
-    for mode, expected in (("readonly", 20), ("pages,posts", 11), ("vault", 13)):
+    for mode, expected in (("readonly", 24), ("pages,posts", 11), ("vault", 13)):
         params = StdioServerParameters(command=BIN, args=["mcp", "--data", data, "--tools", mode], env={"QUIRE_LOG": "warn"})
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:

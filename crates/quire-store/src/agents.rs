@@ -144,6 +144,20 @@ impl Store {
         self.create_record(ctx, scope, input.into_agent(new_id(), Utc::now())).await
     }
 
+    /// Checks `agent` as a write would (its values, its alias among the
+    /// scope's, the contexts it gains), as new or as the next version of
+    /// `before`, changing nothing: a preview refuses with it what the write
+    /// would, before anyone is asked to approve it.
+    pub async fn check_agent(&self, scope: &Scope, agent: &Agent, before: Option<&Agent>) -> Result<()> {
+        let (scope, agent, before) = (scope.clone(), agent.clone(), before.cloned());
+        self.db
+            .read(move |c| {
+                let old = before.as_ref().map(|b| (b, b.columns()));
+                crate::record::check(c, &scope, &agent, &agent.columns(), old.as_ref().map(|(b, cols)| (*b, cols)))
+            })
+            .await
+    }
+
     /// The agents of a scope, by alias.
     pub async fn agents(&self, scope: &Scope) -> Result<Vec<Agent>> {
         let rows = db::query("SELECT * FROM agents WHERE site_id = ?1 AND env = ?2 ORDER BY alias")

@@ -12,7 +12,6 @@ use crate::tool::*;
 use quire_core::access::{Permission, authorize};
 use quire_core::input::{AgentPatch, NewAgent};
 use quire_core::model::{Agent, EntityKind};
-use quire_core::rules::ValueRules;
 use serde_json::{Value, json};
 
 /// An agent as tools answer it.
@@ -82,28 +81,7 @@ fn new_agent(a: CreateAgentArgs) -> NewAgent {
 /// Refuses what the store would refuse: the values' rules, an alias taken,
 /// a context that is not there.
 async fn check(call: &Call<'_>, agent: &Agent, before: Option<&Agent>) -> Result<(), ToolError> {
-    agent.check_values().map_err(quire_store::StoreError::Validation)?;
-    if before.is_none_or(|b| b.alias != agent.alias)
-        && let Ok(other) = call.store().agent(call.scope(), &agent.alias).await
-    {
-        return Err(ToolError::new(
-            ErrorCode::Conflict,
-            format!("alias: agent {} exists already", other.alias),
-            "Choose another alias, or change that agent with updateAgent.",
-        ));
-    }
-    let gained: Vec<String> =
-        agent.contexts.iter().filter(|k| before.is_none_or(|b| !b.contexts.contains(k))).cloned().collect();
-    let found = call.store().contexts_by_keys(call.scope(), &gained).await?;
-    if let Some((i, missing)) =
-        agent.contexts.iter().enumerate().find(|(_, k)| gained.contains(k) && !found.iter().any(|c| &c.key == *k))
-    {
-        return Err(ToolError::invalid(
-            format!("contexts[{i}]: no context {missing}"),
-            "List them with getContext all: true, or create it with createContext.",
-        ));
-    }
-    Ok(())
+    Ok(call.store().check_agent(call.scope(), agent, before).await?)
 }
 
 pub(crate) async fn preview_create(call: &Call<'_>, a: CreateAgentArgs) -> Result<Preview, ToolError> {

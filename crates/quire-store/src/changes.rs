@@ -6,18 +6,21 @@
 //! later patches applied in order, which is how [`Change::before`] and
 //! [`Change::after`] are rebuilt when read. Records written before patches
 //! existed hold both snapshots and are anchors too, so a database keeps
-//! every revision across the upgrade.
+//! every revision across the upgrade. A publication's `after` is rebuilt
+//! from the revisions its records were copied from (`log::published_document`);
+//! those logged before that, held whole, are read as they are.
 
 use crate::db::{self, Conn, QueryBuilder, Row, read_row};
 use crate::list::{ChangeFilter, Listing, decode_seq, encode_seq, page_of};
-use crate::log::{PUBLICATIONS, logged};
+use crate::log::{PUBLICATIONS, logged, logged_publication, published_document, walk};
 use crate::record::{
-    Record, Version, document, json_opt, load_to_change, put_back, same_content, wire_col, with_record, write_version,
+    Record, Version, document, json_opt, load_to_change, part_of, put_back, same_content, wire_col, with_record,
+    write_version,
 };
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
 use quire_core::model::*;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// A change-log record as read, before its snapshots are rebuilt.
@@ -52,23 +55,17 @@ fn change_from_row(row: &Row) -> Result<Read> {
     })
 }
 
-/// One step of a record's history, as the walk over it needs it.
-struct Step {
-    id: i64,
-    before: Option<String>,
-    after: Option<String>,
-    patch: Option<String>,
-}
-
 /// Reads change-log rows and rebuilds the whole before and after of each
 /// (see the module's doc): per record, one read of its history from the
-/// last anchor up to the newest change asked for.
+/// last anchor up to the newest change asked for; a publication's
+/// document from the revisions it was published from.
 fn read_changes(conn: &Conn, rows: &[Row]) -> Result<Vec<Change>> {
     let read = rows.iter().map(change_from_row).collect::<Result<Vec<_>>>()?;
+    let publication = |r: &Read| PUBLICATIONS.contains(&r.change.action);
     // The oldest and newest patched change per record: its history is
     // walked from the last anchor before the oldest up to the newest.
     let mut walks: HashMap<(&str, &str, EntityKind, &str), (i64, i64)> = HashMap::new();
-    for r in read.iter().filter(|r| r.patch.is_some()) {
+    for r in read.iter().filter(|r| r.patch.is_some() && !publication(r)) {
         let key = (r.site_id.as_str(), r.env.as_str(), r.change.entity, r.change.entity_id.as_str());
         let (oldest, newest) = walks.entry(key).or_insert((r.change.id, r.change.id));
         *oldest = (*oldest).min(r.change.id);
@@ -76,69 +73,30 @@ fn read_changes(conn: &Conn, rows: &[Row]) -> Result<Vec<Change>> {
     }
     let mut rebuilt: HashMap<i64, (Option<Value>, Option<Value>)> = HashMap::new();
     for ((site_id, env, entity, entity_id), (oldest, newest)) in walks {
-        let steps = db::query_as::<(i64, Option<String>, Option<String>, Option<String>)>(
-            "SELECT id, before, after, patch FROM changes
-             WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?6
-               AND action NOT IN ('publish', 'unpublish')
-               AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
-                                   AND entity_id = ?4 AND id <= ?5 AND patch IS NULL
-                                   AND action NOT IN ('publish', 'unpublish')), 0)
-             ORDER BY id",
-        )
-        .bind(site_id)
-        .bind(env)
-        .bind(entity.as_str())
-        .bind(entity_id)
-        .bind(oldest)
-        .bind(newest)
-        .fetch_all(conn)?
-        .into_iter()
-        .map(|(id, before, after, patch)| Step { id, before, after, patch });
-        let mut state: Option<Map<String, Value>> = None;
-        for step in steps {
-            let parse = |t: Option<String>| t.map(|t| serde_json::from_str::<Value>(&t)).transpose();
-            match parse(step.patch)? {
-                // An anchor: the record as it was then.
-                None => {
-                    let snapshot = parse(step.after)?.or(parse(step.before)?);
-                    state = match snapshot {
-                        Some(Value::Object(o)) => Some(o),
-                        _ => None,
-                    };
-                }
-                Some(Value::Object(patch)) => {
-                    let Some(current) = state.as_mut() else { continue };
-                    let before = Value::Object(current.clone());
-                    if patch.is_empty() {
-                        // An archive: the record left as it was.
-                        rebuilt.insert(step.id, (Some(before), None));
-                        continue;
-                    }
-                    for (key, value) in patch {
-                        current.insert(key, value);
-                    }
-                    rebuilt.insert(step.id, (Some(before), Some(Value::Object(current.clone()))));
-                }
-                Some(_) => {
-                    return Err(StoreError::Corrupt(format!("change {} holds a patch that is no object", step.id)));
-                }
-            }
-        }
+        walk(conn, site_id, env, entity, entity_id, oldest, newest, &mut |id, before, after| {
+            rebuilt.insert(id, (Some(before), after));
+        })?;
     }
-    Ok(read
-        .into_iter()
+    read.into_iter()
         .map(|r| {
             let mut change = r.change;
-            if r.patch.is_some() {
-                // A record whose history has no anchor (never expected: every
-                // record starts with a create) shows what the change itself holds.
-                let (before, after) = rebuilt.remove(&change.id).unwrap_or((r.prior, r.patch));
-                change.before = before;
-                change.after = after;
+            match r.patch {
+                Some(stored) if PUBLICATIONS.contains(&change.action) => {
+                    change.after =
+                        Some(published_document(conn, &r.site_id, &r.env, change.entity, &change.entity_id, &stored)?);
+                }
+                Some(patch) => {
+                    // A record whose history has no anchor (never expected: every
+                    // record starts with a create) shows what the change itself holds.
+                    let (before, after) = rebuilt.remove(&change.id).unwrap_or((r.prior, Some(patch)));
+                    change.before = before;
+                    change.after = after;
+                }
+                None => {}
             }
-            change
+            Ok(change)
         })
-        .collect())
+        .collect()
 }
 
 /// What a change is shown as in a list: who changed which record how, and
@@ -411,7 +369,9 @@ fn undo_publication(conn: &Conn, ctx: &ChangeContext, scope: &Scope, change: &Ch
         }
     })?;
     let action = if change.before.is_some() { ChangeAction::Publish } else { ChangeAction::Unpublish };
-    logged(conn, scope, ctx, change.entity, &change.entity_id, action, now, change.before.clone()).map(drop)
+    let parts = part_of(change.entity).map(|(e, _, _)| e.kind);
+    logged_publication(conn, scope, ctx, change.entity, parts, &change.entity_id, action, now, change.before.clone())
+        .map(drop)
 }
 
 impl Store {

@@ -8,7 +8,10 @@
 //! Whole snapshots are kept only where a record's history starts again — a
 //! create, a restore —, for every [`ANCHOR_EVERY`]th version of a record
 //! (so no read walks a long history), and for vault notes, whose content
-//! is not an object. `changes.rs` reads them back.
+//! is not an object. A publication keeps what it published the same way:
+//! each record of the document as a patch over the revision it was copied
+//! from ([`logged_publication`]), and what was published before whole.
+//! `changes.rs` reads them back, through [`walk`] and [`published_document`].
 
 use crate::db;
 use crate::db::Conn;
@@ -52,11 +55,11 @@ pub(crate) const PUBLICATIONS: [ChangeAction; 2] = [ChangeAction::Publish, Chang
 pub const ANCHOR_EVERY: i64 = 32;
 
 /// What to store for a change from `before` to `after` of a record.
-/// Notes, and publications (whose before and after are published
-/// documents, not revisions of the record), are stored whole.
-fn stored(entity: EntityKind, action: ChangeAction, before: Option<&Value>, after: Option<&Value>) -> Stored {
+/// Notes are stored whole; publications are stored by
+/// [`logged_publication`].
+fn stored(entity: EntityKind, before: Option<&Value>, after: Option<&Value>) -> Stored {
     let text = |v: Option<&Value>| v.map(Value::to_string);
-    let whole = entity == EntityKind::Note || PUBLICATIONS.contains(&action);
+    let whole = entity == EntityKind::Note;
     match (before, after) {
         _ if whole => Stored { before: text(before), after: text(after), ..Stored::default() },
         // Every [`ANCHOR_EVERY`]th version is stored whole, so rebuilding a
@@ -118,6 +121,21 @@ pub(crate) fn logged(
     before: Option<Value>,
     after: Option<Value>,
 ) -> Result<i64> {
+    debug_assert!(!PUBLICATIONS.contains(&action), "publications are logged by logged_publication");
+    let stored = stored(entity, before.as_ref(), after.as_ref());
+    append(conn, scope, ctx, entity, entity_id, action, stored)
+}
+
+/// Appends a change-log record holding `stored`; answers its id.
+fn append(
+    conn: &Conn,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    entity: EntityKind,
+    entity_id: &str,
+    action: ChangeAction,
+    stored: Stored,
+) -> Result<i64> {
     // A locked environment takes content only from a promotion; notes are
     // the site's, not an environment's.
     if entity != EntityKind::Note && !conn.promoting() {
@@ -134,7 +152,6 @@ pub(crate) fn logged(
             ));
         }
     }
-    let stored = stored(entity, action, before.as_ref(), after.as_ref());
     let seq: i64 = db::query_scalar(
         "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",
@@ -160,4 +177,207 @@ pub(crate) fn logged(
         crate::webhooks::enqueue(conn, scope, seq, entity, entity_id, action)?;
     }
     Ok(seq)
+}
+
+/// Appends the change-log record of a publication (`publish` or
+/// `unpublish`) of document `id` of `kind`, whose parts (if it has any)
+/// are records of `parts`; answers its id. `before` and `after` are the
+/// published documents (`{record, parts}`). What was published before is
+/// kept whole; what is published now is kept as each of its records'
+/// patch over the revision of that record the log holds now, the one it
+/// was copied from (nothing, then, for a document published as its
+/// working copy is), or whole where no revision rebuilds it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn logged_publication(
+    conn: &Conn,
+    scope: &Scope,
+    ctx: &ChangeContext,
+    kind: EntityKind,
+    parts: Option<EntityKind>,
+    id: &str,
+    action: ChangeAction,
+    before: Option<Value>,
+    after: Option<Value>,
+) -> Result<i64> {
+    let patch = match &after {
+        Some(document) => over_revisions(conn, scope, kind, parts, id, document)?,
+        None => None,
+    };
+    let stored = Stored {
+        before: before.as_ref().map(Value::to_string),
+        after: if patch.is_some() { None } else { after.as_ref().map(Value::to_string) },
+        patch: patch.map(|p| p.to_string()),
+        prior: None,
+    };
+    append(conn, scope, ctx, kind, id, action, stored)
+}
+
+/// Published document `document` (`{record, parts}`) of `kind` as
+/// [`published_document`] rebuilds it: `{record, partEntity, parts}`, the
+/// record and each part `{id, at, patch}`; none when it is not of that
+/// shape (it is then stored whole).
+fn over_revisions(
+    conn: &Conn,
+    scope: &Scope,
+    kind: EntityKind,
+    parts: Option<EntityKind>,
+    id: &str,
+    document: &Value,
+) -> Result<Option<Value>> {
+    let (Some(Value::Object(record)), Some(Value::Array(items))) = (document.get("record"), document.get("parts"))
+    else {
+        return Ok(None);
+    };
+    let mut stored_parts = Vec::with_capacity(items.len());
+    for item in items {
+        let (Some(part), Value::Object(fields)) = (parts, item) else { return Ok(None) };
+        let Some(part_id) = fields.get("id").and_then(Value::as_str) else { return Ok(None) };
+        stored_parts.push(over_revision(conn, scope, part, part_id, fields)?);
+    }
+    let mut stored = Map::new();
+    stored.insert("record".into(), over_revision(conn, scope, kind, id, record)?);
+    if let Some(part) = parts.filter(|_| !items.is_empty()) {
+        stored.insert("partEntity".into(), Value::String(part.as_str().into()));
+    }
+    stored.insert("parts".into(), Value::Array(stored_parts));
+    Ok(Some(Value::Object(stored)))
+}
+
+/// Record `id` of `entity` as `{id, at, patch}`: the patch over its
+/// revision after change `at`, the newest the log holds, when that patch
+/// rebuilds it exactly; else `at` null and the record whole.
+fn over_revision(
+    conn: &Conn,
+    scope: &Scope,
+    entity: EntityKind,
+    id: &str,
+    record: &Map<String, Value>,
+) -> Result<Value> {
+    let at: Option<i64> = db::query_scalar(
+        "SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4
+         AND action NOT IN ('publish', 'unpublish')",
+    )
+    .bind_scope(scope)
+    .bind(entity.as_str())
+    .bind(id)
+    .fetch_one(conn)?;
+    let base = match at {
+        Some(at) => walk(conn, &scope.site_id, &scope.env, entity, id, at, at, &mut |_, _, _| {})?,
+        None => None,
+    };
+    let (at, patch) = match base {
+        Some(base) => {
+            let patch = diff(&base, record).0;
+            if patched(base, &patch) == *record { (at, patch) } else { (None, record.clone()) }
+        }
+        None => (None, record.clone()),
+    };
+    Ok(serde_json::json!({ "id": id, "at": at, "patch": patch }))
+}
+
+/// `base` with the fields of `patch` laid over it.
+fn patched(mut base: Map<String, Value>, patch: &Map<String, Value>) -> Map<String, Value> {
+    for (key, value) in patch {
+        base.insert(key.clone(), value.clone());
+    }
+    base
+}
+
+/// Rebuilds the published document a publication's `stored` patch (see
+/// [`logged_publication`]) holds, of document `entity_id` of `entity`.
+pub(crate) fn published_document(
+    conn: &Conn,
+    site_id: &str,
+    env: &str,
+    entity: EntityKind,
+    entity_id: &str,
+    stored: &Value,
+) -> Result<Value> {
+    let corrupt = || crate::StoreError::Corrupt(format!("the publication of {entity} {entity_id} is unreadable"));
+    let rebuild = |kind: EntityKind, item: &Value| -> Result<Value> {
+        let (Some(id), Some(Value::Object(patch))) = (item.get("id").and_then(Value::as_str), item.get("patch")) else {
+            return Err(corrupt());
+        };
+        let base = match item.get("at").and_then(Value::as_i64) {
+            Some(at) => walk(conn, site_id, env, kind, id, at, at, &mut |_, _, _| {})?.ok_or_else(corrupt)?,
+            None => Map::new(),
+        };
+        Ok(Value::Object(patched(base, patch)))
+    };
+    let record = rebuild(entity, stored.get("record").ok_or_else(corrupt)?)?;
+    let items = stored.get("parts").and_then(Value::as_array).ok_or_else(corrupt)?;
+    let mut parts = Vec::with_capacity(items.len());
+    if !items.is_empty() {
+        let kind = stored.get("partEntity").and_then(Value::as_str).ok_or_else(corrupt)?;
+        let kind = EntityKind::parse("partEntity", kind).map_err(|_| corrupt())?;
+        for item in items {
+            parts.push(rebuild(kind, item)?);
+        }
+    }
+    Ok(serde_json::json!({ "record": record, "parts": parts }))
+}
+
+/// Walks the revisions of record `entity_id` of `entity` (publications
+/// left out) from the last anchor at or before change `oldest` up to
+/// change `newest`: `visit` hears each patched change with the record as
+/// it was before it and after it (none: an archive). Answers the record
+/// as the walk leaves it, after `newest`; none when its history holds no
+/// anchor.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn walk(
+    conn: &Conn,
+    site_id: &str,
+    env: &str,
+    entity: EntityKind,
+    entity_id: &str,
+    oldest: i64,
+    newest: i64,
+    visit: &mut dyn FnMut(i64, Value, Option<Value>),
+) -> Result<Option<Map<String, Value>>> {
+    let steps = db::query_as::<(i64, Option<String>, Option<String>, Option<String>)>(
+        "SELECT id, before, after, patch FROM changes
+         WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?6
+           AND action NOT IN ('publish', 'unpublish')
+           AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
+                               AND entity_id = ?4 AND id <= ?5 AND patch IS NULL
+                               AND action NOT IN ('publish', 'unpublish')), 0)
+         ORDER BY id",
+    )
+    .bind(site_id)
+    .bind(env)
+    .bind(entity.as_str())
+    .bind(entity_id)
+    .bind(oldest)
+    .bind(newest)
+    .fetch_all(conn)?;
+    let mut state: Option<Map<String, Value>> = None;
+    for (id, before, after, patch) in steps {
+        let parse = |t: Option<String>| t.map(|t| serde_json::from_str::<Value>(&t)).transpose();
+        match parse(patch)? {
+            // An anchor: the record as it was then.
+            None => {
+                state = match parse(after)?.or(parse(before)?) {
+                    Some(Value::Object(o)) => Some(o),
+                    _ => None,
+                };
+            }
+            Some(Value::Object(patch)) => {
+                let Some(current) = state.as_mut() else { continue };
+                let before = Value::Object(current.clone());
+                if patch.is_empty() {
+                    // An archive: the record left as it was.
+                    visit(id, before, None);
+                    continue;
+                }
+                for (key, value) in patch {
+                    current.insert(key, value);
+                }
+                visit(id, before, Some(Value::Object(current.clone())));
+            }
+            Some(_) => {
+                return Err(crate::StoreError::Corrupt(format!("change {id} holds a patch that is no object")));
+            }
+        }
+    }
+    Ok(state)
 }

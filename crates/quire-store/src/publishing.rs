@@ -6,7 +6,7 @@
 use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
-use crate::log::logged;
+use crate::log::logged_publication;
 use crate::record::{
     Record, Version, create, document, find, load_live, load_to_change, lock_document, part_of, publish_document,
     put_back, root_of, same_content, unpublish_document, with_record, write_version,
@@ -109,7 +109,8 @@ pub(crate) fn republish_in(
     put_back(conn, scope, kind, id, Some(copy))?;
     let after = document(conn, scope, kind, id, Version::Published)?;
     if before != after {
-        logged(conn, scope, ctx, kind, id, ChangeAction::Publish, before, after)?;
+        let parts = part_of(kind).map(|(e, _, _)| e.kind);
+        logged_publication(conn, scope, ctx, kind, parts, id, ChangeAction::Publish, before, after)?;
     }
     Ok(())
 }

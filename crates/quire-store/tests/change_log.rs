@@ -1,12 +1,12 @@
 //! The change log stores what changed (the patch and the changed fields'
 //! previous values), and every revision is still whole when read: history's
 //! before and after, restoring a revision, undoing a turn, archive and
-//! restore.
+//! restore; and a publication reads back the document it published.
 
-use quire_core::input::{EntryPatch, NewEntry};
-use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Entry, Surface};
+use quire_core::input::{EntryPatch, NewEntry, NewPage, NewSection, PagePatch, SectionPatch};
+use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Entry, SiteLocale, Surface};
 use quire_store::seed::seed_demo;
-use quire_store::{ChangeFilter, Scope, Store};
+use quire_store::{ChangeFilter, PublishAction, Scope, Store};
 use serde_json::json;
 
 async fn open() -> (tempfile::TempDir, Store, Scope) {
@@ -176,4 +176,76 @@ async fn every_32nd_version_is_stored_whole_and_the_revisions_between_read_back_
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(anchors, [1, 32, 64], "the create and every 32nd version are whole");
+}
+
+/// A publication keeps what it published as patches over the revisions
+/// it copied (whole only what was published before): read back, each
+/// publish's document is what the next publication found on the site, for
+/// a page with its sections and for its translation, written and
+/// republished, then taken off the site.
+#[tokio::test]
+async fn a_publication_reads_back_the_document_it_published() {
+    let (_dir, store, scope) = open().await;
+    let ctx = ChangeContext::system();
+    let locales = vec![
+        SiteLocale { tag: "en".into(), fallback: None, is_default: true },
+        SiteLocale { tag: "de".into(), fallback: None, is_default: false },
+    ];
+    store.set_site_locales(&scope.site_id, locales).await.unwrap();
+    let input = NewPage { name: "Garden".into(), slug: "garden".into(), ..Default::default() };
+    let page = store.create_page(&ctx, &scope, input).await.unwrap();
+    let mut sections = Vec::new();
+    for n in 0..2 {
+        let content = json!({ "heading": format!("Spring {n}"), "body": "The garden blooms." });
+        let input = NewSection { template_key: "text".into(), content: Some(content), ..Default::default() };
+        sections.push(store.create_section(&ctx, &scope, &page.id, input).await.unwrap().id);
+    }
+    let ids = [page.id.clone()];
+    store.publishing(&ctx, &scope, PublishAction::Publish, EntityKind::Page, &ids, None).await.unwrap();
+    let patch = SectionPatch { content: Some(json!({ "body": "The garden blooms again." })), ..Default::default() };
+    store.update_section(&ctx, &scope, &sections[1], patch).await.unwrap();
+    let patch = PagePatch { name: Some("The garden".into()), ..Default::default() };
+    store.update_page(&ctx, &scope, &page.id, patch).await.unwrap();
+    let fields = |body: &str| {
+        let translated: serde_json::Map<String, serde_json::Value> =
+            sections.iter().map(|s| (s.clone(), json!({ "heading": "Frühling", "body": body }))).collect();
+        json!({ "name": "Garten", "slug": "garten", "sections": translated })
+    };
+    let de = store.put_translation(&ctx, &scope, EntityKind::Page, &page.id, "de", fields("Er blüht."), true);
+    let de = de.await.unwrap();
+    store
+        .put_translation(&ctx, &scope, EntityKind::Page, &page.id, "de", fields("Er blüht wieder."), true)
+        .await
+        .unwrap();
+    let translation = [de.id.clone()];
+    store
+        .publishing(&ctx, &scope, PublishAction::Unpublish, EntityKind::Translation, &translation, None)
+        .await
+        .unwrap();
+    store.publishing(&ctx, &scope, PublishAction::Unpublish, EntityKind::Page, &ids, None).await.unwrap();
+    for (id, parts) in [(&page.id, 2), (&de.id, 0)] {
+        let publications = history(&store, &scope, id)
+            .await
+            .into_iter()
+            .filter(|c| matches!(c.action, ChangeAction::Publish | ChangeAction::Unpublish))
+            .collect::<Vec<_>>();
+        assert!(publications.len() >= 3, "{id}: {} publications", publications.len());
+        assert_eq!(publications[0].before, None, "{id} was not published before");
+        for pair in publications.windows(2) {
+            assert_eq!(pair[1].before, pair[0].after, "what change {} published", pair[0].id);
+        }
+        for change in &publications[..publications.len() - 1] {
+            let after = change.after.as_ref().expect("a publish has what it published");
+            assert_eq!(after["record"]["id"], json!(id));
+            assert_eq!(
+                after["parts"].as_array().map(Vec::len),
+                Some(parts),
+                "the parts change {} published",
+                change.id
+            );
+        }
+        // read alone, as a list reads it
+        let last = &publications[publications.len() - 2];
+        assert_eq!(&store.change(&scope, last.id).await.unwrap(), last);
+    }
 }

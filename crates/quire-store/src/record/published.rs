@@ -12,13 +12,15 @@
 //! `Separately`, such a write is refused. Archiving a document marks its
 //! published copy archived too, so it leaves the site at once, and
 //! restoring it brings the copy back. Each publication is logged as a
-//! `publish` or `unpublish` change holding the published documents whole.
+//! `publish` or `unpublish` change: what was published before whole, what
+//! is published now as patches over the revisions it was copied from
+//! (`log::logged_publication`).
 //!
 //! [decision 0046]: ../../../../docs/decisions/0046-drafts-and-releases.md
 
 use super::{Columns, Entity, Record, entity_of, insert, text_of, value_of, with_record};
 use crate::db::{self, Conn};
-use crate::log::logged;
+use crate::log::logged_publication;
 use crate::{Result, Scope, StoreError};
 use quire_core::model::{ChangeAction, ChangeContext, EntityKind, Publishing};
 use serde_json::{Value, json};
@@ -359,7 +361,8 @@ pub(crate) fn publish_document(
     if before == after {
         return Ok(None);
     }
-    logged(conn, scope, ctx, kind, id, ChangeAction::Publish, before, after).map(Some)
+    let parts = part_of(kind).map(|(e, _, _)| e.kind);
+    logged_publication(conn, scope, ctx, kind, parts, id, ChangeAction::Publish, before, after).map(Some)
 }
 
 /// The conflict of a published copy whose key another record's published
@@ -384,7 +387,7 @@ pub(crate) fn unpublish_document(
     lock_document(conn, scope, kind, id)?;
     let Some(before) = document(conn, scope, kind, id, Version::Published)? else { return Ok(None) };
     withdraw(conn, scope, kind, id)?;
-    logged(conn, scope, ctx, kind, id, ChangeAction::Unpublish, Some(before), None).map(Some)
+    logged_publication(conn, scope, ctx, kind, None, id, ChangeAction::Unpublish, Some(before), None).map(Some)
 }
 
 /// The published-copy tables of documents of `kind`, each with the column

@@ -7,7 +7,7 @@ use quire_core::access::Group;
 use quire_core::model::Surface;
 use quire_store::Scope;
 use quire_tools::embed::{EmbedFuture, Embedder};
-use quire_tools::search::SearchIndex;
+use quire_tools::search::{Learning, RequestWords, SearchIndex};
 use quire_tools::{CallContext, Category, Registry, Services, catalog};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -602,7 +602,12 @@ fn requests(tsv: &'static str) -> Vec<(&'static str, &'static str)> {
 /// in the top 5 but not first.
 fn recall(queries: &[(&str, &str)]) -> (f64, f64, Vec<String>, Vec<String>) {
     let tools = catalog();
-    let index = SearchIndex::new(&tools);
+    recall_of(&SearchIndex::new(&tools), queries)
+}
+
+/// [`recall`] by `index`, built from the catalog.
+fn recall_of(index: &SearchIndex, queries: &[(&str, &str)]) -> (f64, f64, Vec<String>, Vec<String>) {
+    let tools = catalog();
     let (mut at1, mut at5) = (0, 0);
     let (mut misses, mut second) = (Vec::new(), Vec::new());
     for (query, expected) in queries {
@@ -765,4 +770,59 @@ async fn a_failing_embedding_model_leaves_the_words_ranking() {
     let (fallback, _) = search_with(Some(Zorblat::new("zorblat-down", true)), "bring back the page I deleted").await;
     assert_eq!(words, fallback);
     assert_eq!(words[0], "restoreArchive");
+}
+
+/// Every tuning request, with the file or table it is in.
+fn tuning() -> Vec<(&'static str, (&'static str, &'static str))> {
+    let files = [
+        ("people", PEOPLE),
+        ("batch6", BATCH6),
+        ("batch7", BATCH7),
+        ("batch8", BATCH8),
+        ("batch9", BATCH9),
+        ("batch10", BATCH10),
+        ("batch11", BATCH11),
+    ];
+    let tables = KEYWORD.iter().map(|q| ("keyword", *q)).chain(NATURAL.iter().map(|q| ("natural", *q)));
+    tables.chain(files.into_iter().flat_map(|(name, tsv)| requests(tsv).into_iter().map(move |q| (name, q)))).collect()
+}
+
+#[test]
+fn the_table_of_requests_words_is_up_to_date() {
+    let all: Vec<(&str, &str)> = tuning().into_iter().map(|(_, q)| q).collect();
+    assert!(
+        RequestWords::count(&all) == RequestWords::tuning(),
+        "src/search_requests.rs is stale: run python3 scripts/search_requests.py"
+    );
+}
+
+/// Leave one batch out: the words of the other requests only, measured on
+/// the batch they did not learn from, against the concepts alone.
+#[test]
+fn requests_words_help_on_requests_they_did_not_learn_from() {
+    let tools = catalog();
+    let all = tuning();
+    let learning = Learning::default();
+    let alone = SearchIndex::learning(&tools, &RequestWords::default(), &learning);
+    let (mut gain1, mut gain5) = (0.0, 0.0);
+    for held in ["people", "batch6", "batch7", "batch8", "batch9", "batch10", "batch11"] {
+        let (train, test): (Vec<_>, Vec<_>) = all.iter().partition(|(name, _)| *name != held);
+        let train: Vec<(&str, &str)> = train.into_iter().map(|e: &(&str, (&str, &str))| e.1).collect();
+        let test: Vec<(&str, &str)> = test.into_iter().map(|e: &(&str, (&str, &str))| e.1).collect();
+        let learned = SearchIndex::learning(&tools, &RequestWords::count(&train), &learning);
+        let (a1, a5, _, _) = recall_of(&alone, &test);
+        let (l1, l5, _, _) = recall_of(&learned, &test);
+        println!(
+            "{held} held out: {} concepts alone {a1:.3} / {a5:.3}, with the others' words {l1:.3} / {l5:.3}",
+            test.len()
+        );
+        gain1 += l1 - a1;
+        gain5 += l5 - a5;
+    }
+    // the concepts were tuned on every batch, so they flatter themselves;
+    // still, the words must not lose on the whole
+    assert!(
+        gain1 >= 0.0 && gain5 >= 0.0,
+        "the words of other requests lose: recall@1 {gain1:+.3}, recall@5 {gain5:+.3}"
+    );
 }

@@ -7,7 +7,7 @@
 
 use crate::published::Reading;
 use crate::{Actor, AppError, AppResult, Permission, authorize};
-use quire_core::locale::{TRANSLATED, canonical, chain, negotiate};
+use quire_core::locale::TRANSLATED;
 use quire_core::model::{ChangeContext, EntityKind, Navigation, SiteLocale, Translation};
 use quire_store::{DeliveredEntry, DeliveredNavItem, DeliveredPage, EntryFilter, Listing, Translations};
 use quire_tools::Services;
@@ -72,33 +72,33 @@ pub async fn reader_locale(
     asked: Option<&str>,
     accept: Option<&str>,
 ) -> AppResult<Option<Vec<String>>> {
-    if asked.is_none() && accept.is_none() {
-        return Ok(None);
-    }
-    let locales = services.store.site_locales(&reading.scope.site_id).await?;
-    let tag = match asked {
-        Some(asked) => {
-            let known = canonical(asked).and_then(|c| locales.iter().find(|l| l.tag == c));
-            match known {
-                Some(l) => l.tag.clone(),
-                None => {
-                    let tags: Vec<&str> = locales.iter().map(|l| l.tag.as_str()).collect();
-                    return Err(AppError::invalid(
-                        "locale",
-                        format!("locale: {asked} is not one of the site's locales ({})", tags.join(", ")),
-                    ));
-                }
-            }
-        }
-        None => match accept.and_then(|a| negotiate(a, &locales)) {
-            Some(tag) => tag,
-            None => return Ok(None),
-        },
-    };
-    if locales.iter().any(|l| l.tag == tag && l.is_default) {
-        return Ok(None);
-    }
-    Ok(Some(chain(&locales, &tag)))
+    Ok(services.store.reader_locale(&reading.scope.site_id, asked, accept).await?)
+}
+
+/// A page as `reading` reads it, in the locale a reader asking for
+/// `asked` with `accept` gets (see [`reader_locale`]), the site's locales
+/// read with it: as it is for the default.
+pub async fn delivered_page_asked(
+    services: &Services,
+    reading: &Reading,
+    slug: &str,
+    asked: Option<&str>,
+    accept: Option<&str>,
+) -> AppResult<DeliveredPage> {
+    Ok(services.store.delivered_page_for(&reading.scope, slug, reading.version, asked, accept).await?)
+}
+
+/// A menu as `reading` reads it, in the locale a reader asking for
+/// `asked` with `accept` gets (see [`reader_locale`]), the site's locales
+/// read with it; and that locale, unless it is the default.
+pub async fn delivered_navigation_asked(
+    services: &Services,
+    reading: &Reading,
+    key: &str,
+    asked: Option<&str>,
+    accept: Option<&str>,
+) -> AppResult<(Navigation, Vec<DeliveredNavItem>, Option<String>)> {
+    Ok(services.store.delivered_navigation_for(&reading.scope, key, reading.version, asked, accept).await?)
 }
 
 /// A page as `reading` reads it, in the locales of `chain` (see

@@ -699,3 +699,57 @@ async fn a_release_carries_a_page_in_three_locales_published_and_reverted_togeth
     assert_status!(removed, 200);
     assert_eq!(removed.body["items"], json!([]));
 }
+
+#[tokio::test]
+async fn a_page_under_translated_ancestors_is_delivered_and_linked_by_their_localised_slugs() {
+    let app = TestApp::new().await;
+    assert_status!(set_locales(&app, german()).await, 200);
+    let about = app.page_id("about").await;
+    let made = app.post("/api/v1/pages", json!({"name": "Careers", "slug": "careers", "parentId": about})).await;
+    assert_status!(made, 201);
+    let careers = made.body["id"].as_str().unwrap().to_string();
+    assert_status!(app.post(&format!("/api/v1/pages/{careers}/publish"), json!({})).await, 200);
+    let item = json!({"label": "Careers", "targetType": "page", "targetId": careers});
+    assert_status!(app.post("/api/v1/navigations/header/items", item).await, 201);
+    assert_status!(app.post("/api/v1/navigations/header/publish", json!({})).await, 200);
+    // The parent in German, published; the child's German a draft.
+    let put = |id: &str, fields: Value, publish: bool| {
+        let path = format!("/api/v1/pages/{id}/translations/de");
+        let app = &app;
+        async move { app.send("PUT", &path, Some(&app.admin), Some(json!({ "fields": fields, "publish": publish }))).await }
+    };
+    assert_status!(put(&about, json!({ "name": "Über uns", "slug": "ueber-uns" }), true).await, 200);
+    assert_status!(put(&careers, json!({ "name": "Stellen", "slug": "stellen" }), false).await, 200);
+
+    // Published: the child by its own slug under its parent's German one.
+    let (status, page, _) = delivered(&app, "careers", Some("de-AT"), None).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!((page["name"].as_str(), page["path"].as_str()), (Some("Careers"), Some("/ueber-uns/careers")), "{page}");
+    assert_eq!((page["localeOf"]["name"].as_str(), page["locale"].as_str()), (Some("en"), Some("de-AT")));
+    let (status, _, _) = delivered(&app, "stellen", Some("de"), None).await;
+    assert_eq!(status, 404, "a draft's slug is not published");
+    let menu = app.send("GET", "/api/v1/delivery/navigations/header?locale=de", None, None).await;
+    let href = |menu: &Value, label: &str| {
+        menu["items"].as_array().unwrap().iter().find(|i| i["label"] == label).map(|i| i["href"].clone())
+    };
+    assert_eq!(href(&menu.body, "Careers"), Some(json!("/ueber-uns/careers")), "{}", menu.body);
+    let plain = app.send("GET", "/api/v1/delivery/navigations/header", None, None).await;
+    assert_eq!(href(&plain.body, "Careers"), Some(json!("/about/careers")), "{}", plain.body);
+
+    // A preview shows the drafts: the child by its German slug, and linked by it.
+    let preview =
+        app.send("GET", "/api/v1/delivery/pages/stellen?preview=true&locale=de", Some(&app.admin), None).await;
+    assert_status!(preview, 200);
+    assert_eq!(
+        (preview.body["id"].as_str(), preview.body["name"].as_str(), preview.body["path"].as_str()),
+        (Some(careers.as_str()), Some("Stellen"), Some("/ueber-uns/stellen")),
+        "{}",
+        preview.body
+    );
+    let menu =
+        app.send("GET", "/api/v1/delivery/navigations/header?preview=true&locale=de", Some(&app.admin), None).await;
+    assert_eq!(href(&menu.body, "Careers"), Some(json!("/ueber-uns/stellen")), "{}", menu.body);
+    // An unknown locale is refused in the menu as in the page.
+    let unknown = app.send("GET", "/api/v1/delivery/navigations/header?locale=fr", None, None).await;
+    assert_eq!((unknown.status.as_u16(), unknown.body["field"].as_str()), (422, Some("locale")), "{}", unknown.body);
+}

@@ -7,6 +7,7 @@ use crate::record::{Record, Version, found};
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::model::*;
 use serde::Serialize;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// A published page with its visible, published sections in order.
@@ -131,22 +132,27 @@ pub(crate) fn page_of(conn: &Conn, scope: &Scope, slug: &str, version: Version) 
     let sql = format!("SELECT * FROM {pages} WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL");
     let row = db::query(sql).bind_scope(scope).bind(slug).fetch_optional(conn)?;
     let page = found(row, Page::from_row, "page", slug)?;
+    let sections = sections_of(conn, scope, &page.id, version)?;
+    let path = match &page.parent_id {
+        None if page.slug == "home" => "/".to_string(),
+        None => format!("/{}", page.slug),
+        Some(_) => page_path(conn, scope, &page.id, version, &[], &mut HashMap::new())?
+            .ok_or_else(|| StoreError::not_found("page", slug))?,
+    };
+    Ok(DeliveredPage { page, path, sections, locale: None, locale_of: Default::default() })
+}
+
+/// The visible, published sections of page `id` of `version`, in order.
+pub(crate) fn sections_of(conn: &Conn, scope: &Scope, id: &str, version: Version) -> Result<Vec<PageSection>> {
     let rows = db::query(format!(
         "SELECT * FROM {} WHERE page_id = ?1 AND site_id = ?2 AND env = ?3
          AND archive_id IS NULL AND status = 'published' AND hidden = 0 ORDER BY sort_order, id",
         version.table(EntityKind::Section)
     ))
-    .bind(&page.id)
+    .bind(id)
     .bind_scope(scope)
     .fetch_all(conn)?;
-    let sections = rows.iter().map(PageSection::from_row).collect::<Result<Vec<_>>>()?;
-    let path = match &page.parent_id {
-        None if page.slug == "home" => "/".to_string(),
-        None => format!("/{}", page.slug),
-        Some(_) => page_path(conn, scope, &page.id, version, &mut HashMap::new())?
-            .ok_or_else(|| StoreError::not_found("page", slug))?,
-    };
-    Ok(DeliveredPage { page, path, sections, locale: None, locale_of: Default::default() })
+    rows.iter().map(PageSection::from_row).collect()
 }
 
 /// The navigation `key` and its visible items, nested, with hrefs
@@ -157,14 +163,53 @@ pub(crate) fn navigation_items(
     key: &str,
     version: Version,
 ) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
-    let row = db::query(format!(
-        "SELECT * FROM {} WHERE site_id = ?1 AND env = ?2 AND (id = ?3 OR key = ?3)
-         AND archive_id IS NULL ORDER BY id = ?3 DESC LIMIT 1",
-        version.table(EntityKind::Navigation)
-    ))
-    .bind_scope(scope)
-    .bind(key)
-    .fetch_optional(conn)?;
+    navigation_items_in(conn, scope, key, version, &[])
+}
+
+/// The navigation `key` and its visible items, nested, with hrefs
+/// resolved, in the locales of `chain` (the asked one first, the default
+/// last; none: as they are): each label from the first locale of the
+/// chain that has one, each page's link by its and its ancestors' slugs in
+/// the same way, read with the menu's and the pages' own rows (the
+/// translations of the menu in its statement, a page's slugs in its).
+pub(crate) fn navigation_items_in(
+    conn: &Conn,
+    scope: &Scope,
+    key: &str,
+    version: Version,
+    chain: &[String],
+) -> Result<(Navigation, Vec<DeliveredNavItem>)> {
+    let translated = &chain[..chain.len().saturating_sub(1)];
+    let table = version.table(EntityKind::Navigation);
+    let mut sql = "SELECT *".to_string();
+    for (n, _) in translated.iter().enumerate() {
+        sql.push_str(&format!(
+            ", (SELECT t.fields FROM {} t WHERE t.site_id = {table}.site_id AND t.env = {table}.env
+             AND t.record_id = {table}.id AND t.archive_id IS NULL AND t.locale = ?{}) AS translation_{n}",
+            version.table(EntityKind::Translation),
+            n + 4
+        ));
+    }
+    sql.push_str(&format!(
+        " FROM {table} WHERE site_id = ?1 AND env = ?2 AND (id = ?3 OR key = ?3)
+         AND archive_id IS NULL ORDER BY id = ?3 DESC LIMIT 1"
+    ));
+    let mut q = db::query(sql).bind_scope(scope).bind(key);
+    for locale in translated {
+        q = q.bind(locale.as_str());
+    }
+    let row = q.fetch_optional(conn)?;
+    let mut labels: Vec<(&str, Map<String, Value>)> = Vec::new();
+    if let Some(row) = &row {
+        for (n, locale) in translated.iter().enumerate() {
+            let fields: Option<String> = row.try_get(format!("translation_{n}").as_str())?;
+            if let Some(Value::Object(mut fields)) = fields.map(|f| serde_json::from_str(&f)).transpose()?
+                && let Some(Value::Object(items)) = fields.remove("items")
+            {
+                labels.push((locale.as_str(), items));
+            }
+        }
+    }
     let nav = found(row, Navigation::from_row, "navigation", key)?;
     let rows = db::query(format!(
         "SELECT * FROM {} WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL
@@ -179,7 +224,7 @@ pub(crate) fn navigation_items(
     let mut page_paths = HashMap::new();
     for item in items.iter().filter(|i| i.target_type == NavTargetType::Page) {
         if let Some(target) = &item.target_id
-            && let Some(path) = page_path(conn, scope, target, version, &mut known)?
+            && let Some(path) = page_path(conn, scope, target, version, translated, &mut known)?
         {
             page_paths.insert(target.clone(), path);
         }
@@ -258,21 +303,67 @@ pub(crate) fn navigation_items(
             })
             .collect()
     }
-    let tree = build(None, &items, &resolve, 0);
+    let mut tree = build(None, &items, &resolve, 0);
+    if let Some(default) = chain.last() {
+        label_items(&mut tree, &labels, default);
+    }
     Ok((nav, tree))
 }
 
+/// Gives each of `items` (and their children) its label from the first
+/// of `labels` (by locale, in the chain's order) that has one, else its
+/// own (`default`'s), and says which.
+fn label_items(items: &mut [DeliveredNavItem], labels: &[(&str, Map<String, Value>)], default: &str) {
+    for item in items {
+        let found = labels
+            .iter()
+            .find_map(|(locale, items)| items.get(&item.id)?.get("label")?.as_str().map(|label| (*locale, label)));
+        let locale = match found {
+            Some((locale, label)) => {
+                item.label = label.to_string();
+                locale
+            }
+            None => default,
+        };
+        item.label_locale = Some(locale.to_string());
+        label_items(&mut item.children, labels, default);
+    }
+}
+
+/// Pages read while making paths: id → (its slug, its slug in the locales
+/// asked for, its parent), or none when it is not live.
+pub(crate) type KnownPages = HashMap<String, Option<(String, String, Option<String>)>>;
+
 /// The path of a page of `version` from its ancestors' slugs (`home` is
-/// `/`); `None` when the page or an ancestor is not live in it (published,
-/// for the published version). `known` memoizes pages across calls: id →
-/// (slug, parent).
-fn page_path(
+/// `/`), each in the first of the `translated` locales that has one (none:
+/// its own); `None` when the page or an ancestor is not live in it
+/// (published, for the published version). `known` memoizes pages across
+/// calls: id → (its slug, its slug in those locales, parent).
+pub(crate) fn page_path(
     conn: &Conn,
     scope: &Scope,
     page_id: &str,
     version: Version,
-    known: &mut HashMap<String, Option<(String, Option<String>)>>,
+    translated: &[String],
+    known: &mut KnownPages,
 ) -> Result<Option<String>> {
+    let Some(segments) = page_segments(conn, scope, page_id, version, translated, known)? else { return Ok(None) };
+    let home = segments.first().is_some_and(|(own, _)| own == "home");
+    Ok(Some(path_of(home, segments.iter().map(|(_, slug)| slug.as_str()))))
+}
+
+/// The slugs of page `page_id` and its ancestors, the root's first: each
+/// its own and the one of the first of the `translated` locales that has
+/// one (else its own), read with the page's row; `None` when the page or
+/// an ancestor is not live in `version` (see [`page_path`]).
+pub(crate) fn page_segments(
+    conn: &Conn,
+    scope: &Scope,
+    page_id: &str,
+    version: Version,
+    translated: &[String],
+    known: &mut KnownPages,
+) -> Result<Option<Vec<(String, String)>>> {
     let mut segments = Vec::new();
     let mut cursor = Some(page_id.to_string());
     while let Some(id) = cursor {
@@ -280,22 +371,55 @@ fn page_path(
             return Ok(None);
         }
         if !known.contains_key(&id) {
-            let row: Option<(String, Option<String>)> = db::query_as(format!(
-                "SELECT slug, parent_id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
-                version.table(EntityKind::Page)
-            ))
-            .bind(&id)
-            .bind_scope(scope)
-            .fetch_optional(conn)?;
+            let pages = version.table(EntityKind::Page);
+            let row = if translated.is_empty() {
+                db::query_as::<(String, Option<String>)>(format!(
+                    "SELECT slug, parent_id FROM {pages} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL"
+                ))
+                .bind(&id)
+                .bind_scope(scope)
+                .fetch_optional(conn)?
+                .map(|(slug, parent)| (slug.clone(), slug, parent))
+            } else {
+                let mut sql = "SELECT slug, parent_id".to_string();
+                for n in 0..translated.len() {
+                    sql.push_str(&format!(
+                        ", (SELECT t.slug FROM {} t WHERE t.record_id = ?1 AND t.site_id = ?2 AND t.env = ?3
+                         AND t.archive_id IS NULL AND t.locale = ?{}) AS slug_{n}",
+                        version.table(EntityKind::Translation),
+                        n + 4
+                    ));
+                }
+                sql.push_str(&format!(
+                    " FROM {pages} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL"
+                ));
+                let mut q = db::query(sql).bind(&id).bind_scope(scope);
+                for locale in translated {
+                    q = q.bind(locale.as_str());
+                }
+                match q.fetch_optional(conn)? {
+                    None => None,
+                    Some(row) => {
+                        let own: String = row.try_get("slug")?;
+                        let mut slug = None;
+                        for n in 0..translated.len() {
+                            slug = row.try_get::<Option<String>, _>(format!("slug_{n}").as_str())?;
+                            if slug.is_some() {
+                                break;
+                            }
+                        }
+                        Some((own.clone(), slug.unwrap_or(own), row.try_get("parent_id")?))
+                    }
+                }
+            };
             known.insert(id.clone(), row);
         }
-        let Some(Some((slug, parent))) = known.get(&id) else { return Ok(None) };
-        segments.push(slug.clone());
+        let Some(Some((own, slug, parent))) = known.get(&id) else { return Ok(None) };
+        segments.push((own.clone(), slug.clone()));
         cursor = parent.clone();
     }
     segments.reverse();
-    let home = segments.first().is_some_and(|s| s == "home");
-    Ok(Some(path_of(home, segments.iter().map(String::as_str))))
+    Ok(Some(segments))
 }
 
 /// A page's path from its ancestors' slugs, the root's first: the home

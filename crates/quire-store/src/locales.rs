@@ -18,7 +18,7 @@ use crate::record::{Record, Version, create, load_live, load_to_change, write_ve
 use crate::records::slug_scope;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
-use quire_core::locale::{check_locales, digest, own_fields};
+use quire_core::locale::{canonical, chain, check_locales, digest, negotiate, own_fields};
 use quire_core::model::*;
 use quire_core::{ValidationErrors, fields::FieldDef};
 use serde_json::{Map, Value, json};
@@ -114,22 +114,6 @@ pub(crate) fn translation_in(
     .bind_scope(scope)
     .fetch_optional(conn)?;
     row.as_ref().map(Translation::from_row).transpose()
-}
-
-/// The localised fields of document `id`'s live translation into
-/// `locale` as `version` holds them: what delivery lays over a document,
-/// read without the rest of the row.
-fn translated_fields_in(conn: &Conn, scope: &Scope, id: &str, locale: &str, version: Version) -> Result<Option<Value>> {
-    let fields: Option<String> = db::query_scalar(format!(
-        "SELECT fields FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4
-         AND archive_id IS NULL",
-        version.table(EntityKind::Translation)
-    ))
-    .bind(id)
-    .bind(locale)
-    .bind_scope(scope)
-    .fetch_optional(conn)?;
-    Ok(fields.map(|f| serde_json::from_str(&f)).transpose()?)
 }
 
 /// Where a translation stands against its document now.
@@ -396,6 +380,53 @@ impl Store {
             .await
     }
 
+    /// The locales a delivery reader gets, the asked one first, the default
+    /// last (see `quire_core::locale::chain`): of `asked` (`?locale=`, which
+    /// must be one of the site's `locales`), or else of the best of `accept`
+    /// (`Accept-Language`); none for the default (the records' own values).
+    pub fn reader_chain(
+        locales: &[SiteLocale],
+        asked: Option<&str>,
+        accept: Option<&str>,
+    ) -> Result<Option<Vec<String>>> {
+        let tag = match asked {
+            Some(asked) => match canonical(asked).and_then(|c| locales.iter().find(|l| l.tag == c)) {
+                Some(l) => l.tag.clone(),
+                None => {
+                    let tags: Vec<&str> = locales.iter().map(|l| l.tag.as_str()).collect();
+                    return Err(StoreError::invalid(
+                        "locale",
+                        format!("{asked} is not one of the site's locales ({})", tags.join(", ")),
+                    ));
+                }
+            },
+            None => match accept.and_then(|a| negotiate(a, locales)) {
+                Some(tag) => tag,
+                None => return Ok(None),
+            },
+        };
+        if locales.iter().any(|l| l.tag == tag && l.is_default) {
+            return Ok(None);
+        }
+        Ok(Some(chain(locales, &tag)))
+    }
+
+    /// The locales a delivery reader of `site` (id) gets (see
+    /// [`Store::reader_chain`]), its locales read with no hand-off; none
+    /// without a locale asked for or an `Accept-Language` (no read).
+    pub async fn reader_locale(
+        &self,
+        site: &str,
+        asked: Option<&str>,
+        accept: Option<&str>,
+    ) -> Result<Option<Vec<String>>> {
+        if asked.is_none() && accept.is_none() {
+            return Ok(None);
+        }
+        let locales = self.site_locales(site).await?;
+        Store::reader_chain(&locales, asked, accept)
+    }
+
     /// The navigation `key` with its visible items as `version` holds
     /// them, in the locales of `chain` (see [`Store::delivered_page_in`]):
     /// each label from the first locale of the chain that has it, each
@@ -411,35 +442,32 @@ impl Store {
         // A few indexed reads per item, as the default locale's menu: short.
         self.db
             .read_short(move |c| {
+                c.transaction(false, |c| crate::delivery::navigation_items_in(c, &scope, &key, version, &chain))
+            })
+            .await
+    }
+
+    /// The navigation `key` as `version` holds it, in the locale a reader
+    /// gets (see [`Store::reader_chain`]: `asked` is `?locale=`, `accept` the
+    /// `Accept-Language` header), and that locale when it is not the
+    /// default: the site's locales read with the menu, in one snapshot and
+    /// with no hand-off.
+    pub async fn delivered_navigation_for(
+        &self,
+        scope: &Scope,
+        key: &str,
+        version: Version,
+        asked: Option<&str>,
+        accept: Option<&str>,
+    ) -> Result<(Navigation, Vec<DeliveredNavItem>, Option<String>)> {
+        let (scope, key) = (scope.clone(), key.to_string());
+        let (asked, accept) = (asked.map(str::to_string), accept.map(str::to_string));
+        self.db
+            .read_short(move |c| {
                 c.transaction(false, |c| {
-                    let (nav, mut items) = crate::delivery::navigation_items(c, &scope, &key, version)?;
-                    let Some((default, translated)) = chain.split_last() else { return Ok((nav, items)) };
-                    let mut labels: Vec<(String, Map<String, Value>)> = Vec::new();
-                    for locale in translated {
-                        if let Some(t) = translation_in(c, &scope, &nav.id, locale, version)?
-                            && let Some(items) = t.fields.get("items").and_then(Value::as_object)
-                        {
-                            labels.push((locale.clone(), items.clone()));
-                        }
-                    }
-                    let targets: BTreeMap<String, String> = db::query_as::<(String, String)>(format!(
-                        "SELECT id, target_id FROM {} WHERE navigation_id = ?1 AND site_id = ?2 AND env = ?3
-                         AND archive_id IS NULL AND target_type = 'page' AND target_id IS NOT NULL",
-                        version.table(EntityKind::NavItem)
-                    ))
-                    .bind(&nav.id)
-                    .bind_scope(&scope)
-                    .fetch_all(c)?
-                    .into_iter()
-                    .collect();
-                    let mut paths = BTreeMap::new();
-                    for (item, page) in &targets {
-                        if let Some(path) = localized_path(c, &scope, page, version, &chain)? {
-                            paths.insert(item.clone(), path);
-                        }
-                    }
-                    localize_items(&mut items, &labels, &paths, default);
-                    Ok((nav, items))
+                    let chain = chain_in(c, &scope, asked.as_deref(), accept.as_deref())?.unwrap_or_default();
+                    let (nav, items) = crate::delivery::navigation_items_in(c, &scope, &key, version, &chain)?;
+                    Ok((nav, items, chain.into_iter().next()))
                 })
             })
             .await
@@ -457,46 +485,153 @@ impl Store {
         chain: &[String],
     ) -> Result<DeliveredPage> {
         let (scope, slug, chain) = (scope.clone(), slug.to_string(), chain.to_vec());
-        // A few indexed reads per locale of the chain and per ancestor:
-        // short, as the default locale's page is.
+        // A few indexed reads, and one per ancestor: short, as the default
+        // locale's page is.
+        self.db.read_short(move |c| c.transaction(false, |c| page_in(c, &scope, &slug, version, &chain))).await
+    }
+
+    /// The page `slug` as `version` holds it, in the locale a reader gets
+    /// (see [`Store::reader_chain`]: `asked` is `?locale=`, `accept` the
+    /// `Accept-Language` header): the site's locales read with the page, in
+    /// one snapshot and with no hand-off; the page as it is for the
+    /// default.
+    pub async fn delivered_page_for(
+        &self,
+        scope: &Scope,
+        slug: &str,
+        version: Version,
+        asked: Option<&str>,
+        accept: Option<&str>,
+    ) -> Result<DeliveredPage> {
+        let (scope, slug) = (scope.clone(), slug.to_string());
+        let (asked, accept) = (asked.map(str::to_string), accept.map(str::to_string));
         self.db
             .read_short(move |c| {
-                c.transaction(false, |c| {
-                    let translated = chain.iter().take(chain.len().saturating_sub(1));
-                    let mut id = None;
-                    for locale in translated.clone() {
-                        let found: Option<String> = db::query_scalar(format!(
-                            "SELECT record_id FROM {} WHERE site_id = ?1 AND env = ?2 AND slug_scope = ?3 AND slug = ?4
-                             AND archive_id IS NULL",
-                            version.table(EntityKind::Translation)
-                        ))
-                        .bind_scope(&scope)
-                        .bind(slug_scope(EntityKind::Page, None, locale))
-                        .bind(&slug)
-                        .fetch_optional(c)?;
-                        if found.is_some() {
-                            id = found;
-                            break;
-                        }
-                    }
-                    let own_slug = match id {
-                        Some(id) => db::query_scalar::<String>(format!(
-                            "SELECT slug FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
-                            version.table(EntityKind::Page)
-                        ))
-                        .bind(&id)
-                        .bind_scope(&scope)
-                        .fetch_optional(c)?
-                        .ok_or_else(|| StoreError::not_found("page", &slug))?,
-                        None => slug.clone(),
-                    };
-                    let mut page = crate::delivery::page_of(c, &scope, &own_slug, version)?;
-                    localize_page(c, &scope, &mut page, version, &chain)?;
-                    Ok(page)
+                c.transaction(false, |c| match chain_in(c, &scope, asked.as_deref(), accept.as_deref())? {
+                    Some(chain) => page_in(c, &scope, &slug, version, &chain),
+                    None => crate::delivery::page_of(c, &scope, &slug, version),
                 })
             })
             .await
     }
+}
+
+/// [`Store::reader_chain`] of the site of `scope`, its locales read on `conn`;
+/// none without a locale asked for or an `Accept-Language` (no read).
+fn chain_in(conn: &Conn, scope: &Scope, asked: Option<&str>, accept: Option<&str>) -> Result<Option<Vec<String>>> {
+    if asked.is_none() && accept.is_none() {
+        return Ok(None);
+    }
+    Store::reader_chain(&site_locales_in(conn, &scope.site_id)?, asked, accept)
+}
+
+/// The page `slug` of `version` (its own, or its slug in one of the
+/// translated locales of `chain`, which come first) with the values of
+/// `chain` laid over its own (see [`Store::delivered_page_in`]): the page
+/// is read with its translations into the chain's locales in one
+/// statement, then its sections, then its ancestors (if any), each with
+/// its slugs in those locales.
+fn page_in(conn: &Conn, scope: &Scope, slug: &str, version: Version, chain: &[String]) -> Result<DeliveredPage> {
+    let Some((default, translated)) = chain.split_last() else {
+        return crate::delivery::page_of(conn, scope, slug, version);
+    };
+    let pages = version.table(EntityKind::Page);
+    let translations = version.table(EntityKind::Translation);
+    // The page by its slug in the first locale of the chain that has it,
+    // else by its own (each by its index, then the row by its key), with
+    // its translation into each locale by theirs: one statement.
+    let mut sql = "SELECT p.*".to_string();
+    let mut by_slug = Vec::new();
+    for n in 0..translated.len() {
+        let (locale, within) = (4 + 2 * n, 5 + 2 * n);
+        sql.push_str(&format!(
+            ", (SELECT t.fields FROM {translations} t WHERE t.record_id = p.id AND t.site_id = p.site_id
+             AND t.env = p.env AND t.locale = ?{locale} AND t.archive_id IS NULL) AS translation_{n}"
+        ));
+        by_slug.push(format!(
+            "(SELECT record_id FROM {translations} WHERE site_id = ?1 AND env = ?2 AND slug_scope = ?{within}
+             AND slug = ?3 AND archive_id IS NULL LIMIT 1)"
+        ));
+    }
+    by_slug
+        .push(format!("(SELECT id FROM {pages} WHERE site_id = ?1 AND env = ?2 AND slug = ?3 AND archive_id IS NULL)"));
+    let by_slug = match by_slug.len() {
+        1 => by_slug.remove(0),
+        _ => format!("COALESCE({})", by_slug.join(", ")),
+    };
+    sql.push_str(&format!(" FROM {pages} p WHERE p.id = {by_slug} AND p.archive_id IS NULL"));
+    let mut q = db::query(sql).bind_scope(scope).bind(slug);
+    for locale in translated {
+        q = q.bind(locale.as_str()).bind(slug_scope(EntityKind::Page, None, locale));
+    }
+    let row = q.fetch_optional(conn)?.ok_or_else(|| StoreError::not_found("page", slug))?;
+    let mut page = Page::from_row(&row)?;
+    let mut sources = Vec::new();
+    for (n, locale) in translated.iter().enumerate() {
+        let fields: Option<String> = row.try_get(format!("translation_{n}").as_str())?;
+        if let Some(fields) = fields {
+            sources.push((locale.as_str(), serde_json::from_str::<Value>(&fields)?));
+        }
+    }
+    let sections = crate::delivery::sections_of(conn, scope, &page.id, version)?;
+    let own_slug = page.slug.clone();
+    let mut from: BTreeMap<String, String> = BTreeMap::new();
+    // The fields of the page itself, each moved out of the first
+    // translation that has it.
+    for field in own_fields(EntityKind::Page) {
+        let found =
+            sources.iter_mut().find_map(|(l, f)| f.get_mut(*field).filter(|v| !v.is_null()).map(|v| (*l, v.take())));
+        let locale = match found {
+            Some((locale, value)) => {
+                match *field {
+                    "name" => page.name = value.as_str().unwrap_or_default().to_string(),
+                    "slug" => page.slug = value.as_str().unwrap_or_default().to_string(),
+                    _ => page.meta = value,
+                }
+                locale
+            }
+            None => default.as_str(),
+        };
+        from.insert((*field).to_string(), locale.to_string());
+    }
+    let mut page = DeliveredPage { page, path: String::new(), sections, locale: None, locale_of: BTreeMap::new() };
+    // Each section's localised content.
+    for section in &mut page.sections {
+        let Value::Object(content) = &mut section.content else { continue };
+        let mut translated: Vec<(&str, &mut Map<String, Value>)> = sources
+            .iter_mut()
+            .filter_map(|(l, f)| f.get_mut("sections")?.get_mut(&section.id)?.as_object_mut().map(|m| (*l, m)))
+            .collect();
+        if translated.is_empty() {
+            continue;
+        }
+        let names: std::collections::BTreeSet<String> =
+            translated.iter().flat_map(|(_, m)| m.keys().cloned()).collect();
+        for name in names {
+            let found = translated
+                .iter_mut()
+                .find_map(|(l, m)| m.get_mut(&name).filter(|v| !v.is_null()).map(|v| (*l, v.take())));
+            if let Some((locale, value)) = found {
+                from.insert(format!("sections.{}.{name}", section.id), locale.to_string());
+                content.insert(name, value);
+            }
+        }
+    }
+    // Its own segment is known; its ancestors' are read.
+    let mut segments = match &page.page.parent_id {
+        None => Vec::new(),
+        Some(parent) => {
+            let mut known = std::collections::HashMap::new();
+            crate::delivery::page_segments(conn, scope, parent, version, translated, &mut known)?
+                .ok_or_else(|| StoreError::not_found("page", slug))?
+        }
+    };
+    segments.push((own_slug, page.page.slug.clone()));
+    let home = segments.first().is_some_and(|(own, _)| own == "home");
+    page.path = crate::delivery::path_of(home, segments.iter().map(|(_, s)| s.as_str()));
+    page.locale = Some(chain[0].clone());
+    page.locale_of = from;
+    Ok(page)
 }
 
 impl Store {
@@ -690,143 +825,4 @@ fn localize_entry(
         entry.content = rewritten;
     }
     Ok(DeliveredEntry { entry, locale: Some(asked.to_string()), locale_of: from })
-}
-
-/// Gives each of `items` (and their children) its label from the first
-/// of `labels` (by locale, in the chain's order) that has one, and its
-/// page's localised path from `paths`.
-fn localize_items(
-    items: &mut [DeliveredNavItem],
-    labels: &[(String, Map<String, Value>)],
-    paths: &BTreeMap<String, String>,
-    default: &str,
-) {
-    for item in items {
-        let found = labels.iter().find_map(|(locale, items)| {
-            items.get(&item.id)?.get("label")?.as_str().map(|label| (locale.as_str(), label))
-        });
-        let (locale, label) = found.unwrap_or((default, item.label.as_str()));
-        item.label = label.to_string();
-        item.label_locale = Some(locale.to_string());
-        if let Some(path) = paths.get(&item.id) {
-            item.href = Some(path.clone());
-        }
-        localize_items(&mut item.children, labels, paths, default);
-    }
-}
-
-/// Lays the translations of `chain` over delivered `page` (the default's
-/// values): each localised value from the first locale of the chain that
-/// has it, its path from its and its ancestors' slugs in the same way, and
-/// which locale each value came from.
-fn localize_page(
-    conn: &Conn,
-    scope: &Scope,
-    page: &mut DeliveredPage,
-    version: Version,
-    chain: &[String],
-) -> Result<()> {
-    let Some((default, translated)) = chain.split_last() else { return Ok(()) };
-    let own_slug = page.page.slug.clone();
-    let mut from: BTreeMap<String, String> = BTreeMap::new();
-    let mut sources = Vec::new();
-    for locale in translated {
-        if let Some(fields) = translated_fields_in(conn, scope, &page.page.id, locale, version)? {
-            sources.push((locale.clone(), fields));
-        }
-    }
-    // The fields of the page itself.
-    for field in own_fields(EntityKind::Page) {
-        let found = sources.iter().find_map(|(l, f)| f.get(*field).filter(|v| !v.is_null()).map(|v| (l, v)));
-        let locale = match found {
-            Some((locale, value)) => {
-                match *field {
-                    "name" => page.page.name = value.as_str().unwrap_or_default().to_string(),
-                    "slug" => page.page.slug = value.as_str().unwrap_or_default().to_string(),
-                    _ => page.page.meta = value.clone(),
-                }
-                locale.clone()
-            }
-            None => default.clone(),
-        };
-        from.insert((*field).to_string(), locale);
-    }
-    // Each section's localised content.
-    for section in &mut page.sections {
-        let Value::Object(content) = &mut section.content else { continue };
-        let translated: Vec<(&String, &Map<String, Value>)> = sources
-            .iter()
-            .filter_map(|(l, f)| f.get("sections")?.get(&section.id)?.as_object().map(|m| (l, m)))
-            .collect();
-        let mut names: Vec<String> = translated.iter().flat_map(|(_, m)| m.keys().cloned()).collect();
-        names.sort();
-        names.dedup();
-        for name in &names {
-            let found = translated.iter().find_map(|(l, m)| m.get(name).filter(|v| !v.is_null()).map(|v| (*l, v)));
-            if let Some((locale, value)) = found {
-                content.insert(name.clone(), value.clone());
-                from.insert(format!("sections.{}.{name}", section.id), locale.clone());
-            }
-        }
-    }
-    // Its own segment is known; its ancestors' are read.
-    let segment = (own_slug, page.page.slug.clone());
-    page.path = walk_path(conn, scope, vec![segment], page.page.parent_id.clone(), version, chain)?
-        .unwrap_or_else(|| page.path.clone());
-    page.locale = Some(chain[0].clone());
-    page.locale_of = from;
-    Ok(())
-}
-
-/// The path of page `id` from its and its ancestors' slugs, each in the
-/// first locale of `chain` that has one.
-fn localized_path(conn: &Conn, scope: &Scope, id: &str, version: Version, chain: &[String]) -> Result<Option<String>> {
-    walk_path(conn, scope, Vec::new(), Some(id.to_string()), version, chain)
-}
-
-/// Walks up from `cursor` adding each ancestor's slugs to `segments` (its
-/// own and its slug in the first locale of `chain` that has one), then
-/// makes the path.
-fn walk_path(
-    conn: &Conn,
-    scope: &Scope,
-    mut segments: Vec<(String, String)>,
-    mut cursor: Option<String>,
-    version: Version,
-    chain: &[String],
-) -> Result<Option<String>> {
-    while let Some(at) = cursor {
-        if segments.len() > 64 {
-            return Ok(None);
-        }
-        let row: Option<(String, Option<String>)> = db::query_as(format!(
-            "SELECT slug, parent_id FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",
-            version.table(EntityKind::Page)
-        ))
-        .bind(&at)
-        .bind_scope(scope)
-        .fetch_optional(conn)?;
-        let Some((own, parent)) = row else { return Ok(None) };
-        let mut slug = own.clone();
-        for locale in chain.iter().take(chain.len().saturating_sub(1)) {
-            let translated: Option<Option<String>> = db::query_scalar(format!(
-                "SELECT slug FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4
-                 AND archive_id IS NULL",
-                version.table(EntityKind::Translation)
-            ))
-            .bind(&at)
-            .bind(locale)
-            .bind_scope(scope)
-            .fetch_optional(conn)?;
-            if let Some(Some(s)) = translated {
-                slug = s;
-                break;
-            }
-        }
-        segments.push((own, slug));
-        cursor = parent;
-    }
-    segments.reverse();
-    let home = segments.first().is_some_and(|(own, _)| own == "home");
-    Ok(Some(crate::delivery::path_of(home, segments.iter().map(|(_, s)| s.as_str()))))
 }

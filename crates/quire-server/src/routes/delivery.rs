@@ -123,9 +123,12 @@ async fn reading(state: &AppState, parts: &mut Parts, q: &SiteQuery) -> ApiResul
     responses((status = 200, description = "The published page with its sections", body = DeliveredPage), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, description = "A locale the site does not have", body = ErrorBody)))]
 pub async fn page(ApiPath(slug): ApiPath<String>, d: Delivery) -> ApiResult<impl IntoResponse> {
     let services = d.services();
-    let page = match locales::reader_locale(services, &d.reading, d.locale.as_deref(), d.accept.as_deref()).await? {
-        Some(chain) => locales::delivered_page(services, &d.reading, &slug, &chain).await?,
-        None => published::delivered_page(services, &d.reading, &slug).await?,
+    let (asked, accept) = (d.locale.as_deref(), d.accept.as_deref());
+    let page = if asked.is_none() && accept.is_none() {
+        published::delivered_page(services, &d.reading, &slug).await?
+    } else {
+        // The site's locales read with the page: one read, no hand-off.
+        locales::delivered_page_asked(services, &d.reading, &slug, asked, accept).await?
     };
     // What a cache keeps depends on the reader's languages.
     Ok(([(axum::http::header::VARY, "Accept-Language")], Json(page)))
@@ -151,17 +154,14 @@ pub struct DeliveredNavigation {
     responses((status = 200, description = "The navigation with its visible items nested", body = DeliveredNavigation), (status = 401, description = "A preview without a valid credential", body = ErrorBody), (status = 403, description = "A preview of another site, or of an environment the credential may not use", body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, description = "A locale the site does not have", body = ErrorBody)))]
 pub async fn navigation(ApiPath(key): ApiPath<String>, d: Delivery) -> ApiResult<impl IntoResponse> {
     let services = d.services();
-    let (nav, items, locale) =
-        match locales::reader_locale(services, &d.reading, d.locale.as_deref(), d.accept.as_deref()).await? {
-            Some(chain) => {
-                let (nav, items) = locales::delivered_navigation(services, &d.reading, &key, &chain).await?;
-                (nav, items, chain.first().cloned())
-            }
-            None => {
-                let (nav, items) = published::delivered_navigation(services, &d.reading, &key).await?;
-                (nav, items, None)
-            }
-        };
+    let (asked, accept) = (d.locale.as_deref(), d.accept.as_deref());
+    let (nav, items, locale) = if asked.is_none() && accept.is_none() {
+        let (nav, items) = published::delivered_navigation(services, &d.reading, &key).await?;
+        (nav, items, None)
+    } else {
+        // The site's locales read with the menu: one read, no hand-off.
+        locales::delivered_navigation_asked(services, &d.reading, &key, asked, accept).await?
+    };
     let menu = DeliveredNavigation { key: nav.key, name: nav.name, items, locale };
     Ok(([(axum::http::header::VARY, "Accept-Language")], Json(menu)))
 }

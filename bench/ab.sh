@@ -4,9 +4,12 @@
 # page-by-id scenario (a), the public delivery of a page (d) and of the
 # header menu (n), and the lists of 20 published posts with their bodies
 # over REST (b1, `?status=published&limit=20`) and on delivery (b2),
-# DURATION seconds each. Each figure is req/s, then the server's CPU time
-# per request in ms (user + system, from /proc); the medians of each side
-# and B's ratio to A follow the rounds.
+# DURATION seconds each; on request (SCENARIOS), a PATCH of the title of a
+# random post among the 10,000 (r). Each figure is req/s, then the server's
+# CPU time per request in ms (user + system, from /proc) and, for the
+# writes, the bytes the server wrote per request (`wchar` of /proc/PID/io:
+# the log's frames and the checkpoints' copies) and the p99; the medians of
+# each side and B's ratio to A follow the rounds.
 #
 # Usage: bench/ab.sh BIN_A BIN_B     (ROUNDS=3 DURATION=8 CONNECTIONS=32 by default)
 # SCENARIOS="b1 b2" runs only those (default: c a d n b1 b2).
@@ -26,10 +29,11 @@ SCENARIOS=${SCENARIOS:-c a d n b1 b2}
 PORT=${PORT:-18282}
 OUT=bench/results/ab
 DATA=$OUT/data
+IDS=$OUT/post-ids.txt
 TOKEN=bench-token-0123456789abcdef
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; } >/dev/null 2>&1
 mkdir -p "$OUT"
-rm -rf "$DATA" "$DATA-a" "$DATA-b"
+rm -rf "$DATA" "$DATA-a" "$DATA-b" "$IDS"
 QUIRE_LOG=warn "$A" seed --data "$DATA" --bench-pages 1000 --bench-posts 10000 >/dev/null
 # Each binary serves a copy of its own: B may migrate the database to a
 # schema A cannot open.
@@ -55,11 +59,16 @@ one() { # label, binary, data folder, webhook (1: subscribe one)
   local post page
   post=$(first_id "$base/api/v1/collections/blog/entries?limit=1" "$TOKEN")
   page=$(first_id "$base/api/v1/pages?limit=1&status=published" "$TOKEN")
+  if [[ " $SCENARIOS " == *" r "* && ! -s $IDS ]]; then
+    all_ids "$base/api/v1/collections/blog/entries" "$TOKEN" > "$IDS"
+    write_random_patch_lua "$OUT/patch-random.lua" "$TOKEN" "$IDS"
+  fi
   local line="| $label |" name
   for name in $SCENARIOS; do
     local args=()
     case $name in
       c) args=(--latency -s "$OUT/patch.lua" "$base/api/v1/entries/$post") ;;
+      r) args=(--latency -s "$OUT/patch-random.lua" "$base/api/v1/entries/$post") ;;
       a) args=(-H "$auth" "$base/api/v1/pages/$page") ;;
       d) args=("$base/api/v1/delivery/pages/bench-page-0") ;;
       n) args=("$base/api/v1/delivery/navigations/header") ;;
@@ -67,14 +76,17 @@ one() { # label, binary, data folder, webhook (1: subscribe one)
       b2) args=("$base/api/v1/delivery/collections/blog/entries?limit=20") ;;
       *) echo "unknown scenario $name" >&2; exit 2 ;;
     esac
-    local before after figures rps count p99 cpu
+    local before after figures rps count p99 cpu wrote0 wrote1 written=
     before=$(cpu_ticks "$server")
+    wrote0=$(written_bytes "$server")
     figures=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "${args[@]}" | awk '/Requests\/sec/ {r=$2} / requests in / {n=$1} $1=="99%" {p=$2} END {print r, n, p}')
     after=$(cpu_ticks "$server")
+    wrote1=$(written_bytes "$server")
     read -r rps count p99 <<< "$figures"
     cpu=$(echo "scale=4; ($after - $before) * 1000 / $(getconf CLK_TCK) / $count" | bc)
-    printf '%s\t%s\t%s\t%s\n' "${label%% *}" "$name" "$rps" "$cpu" >> "$OUT/figures.tsv"
-    line+=" $rps, $cpu ms${p99:+, p99 $p99} |"
+    case $name in c | r) written=$(( (wrote1 - wrote0) / count )) ;; esac
+    printf '%s\t%s\t%s\t%s\t%s\n' "${label%% *}" "$name" "$rps" "$cpu" "${written:-0}" >> "$OUT/figures.tsv"
+    line+=" $rps, $cpu ms${written:+, $((written / 1024)) KB written}${p99:+, p99 $p99} |"
   done
   kill "$server"; wait "$server" 2>/dev/null || true
   echo "$line"
@@ -82,8 +94,10 @@ one() { # label, binary, data folder, webhook (1: subscribe one)
 
 # cpu_ticks PID: the process's user and system time so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# written_bytes PID: the bytes the process has written so far (write calls).
+written_bytes() { awk '$1=="wchar:" {print $2}' "/proc/$1/io"; }
 
-declare -A HEADINGS=([c]="(c) PATCH" [a]="(a) GET by id" [d]="(d) delivery page" [n]="(n) delivery menu"
+declare -A HEADINGS=([c]="(c) PATCH" [r]="(r) PATCH a random post" [a]="(a) GET by id" [d]="(d) delivery page" [n]="(n) delivery menu"
   [b1]="(b1) REST list, 20 posts" [b2]="(b2) delivery list, 20 posts")
 : > "$OUT/figures.tsv"
 {
@@ -100,10 +114,11 @@ declare -A HEADINGS=([c]="(c) PATCH" [a]="(a) GET by id" [d]="(d) delivery page"
 import statistics, sys
 rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines() if line]
 for name in dict.fromkeys(r[1] for r in rows):
-    med = {side: (statistics.median(float(r[2]) for r in rows if r[0] == side and r[1] == name),
-                  statistics.median(float(r[3]) for r in rows if r[0] == side and r[1] == name)) for side in ("A", "B")}
-    (ra, ca), (rb, cb) = med["A"], med["B"]
-    print(f"({name}) median A {ra:,.0f} req/s, {ca:.3f} ms CPU/req; B {rb:,.0f} req/s, {cb:.3f} ms CPU/req; B/A {rb / ra:.2f}x")
+    med = {side: [statistics.median(float(r[i]) for r in rows if r[0] == side and r[1] == name) for i in (2, 3, 4)]
+           for side in ("A", "B")}
+    (ra, ca, wa), (rb, cb, wb) = med["A"], med["B"]
+    written = f"; written/req A {wa / 1024:.1f} KB, B {wb / 1024:.1f} KB" if wa else ""
+    print(f"({name}) median A {ra:,.0f} req/s, {ca:.3f} ms CPU/req; B {rb:,.0f} req/s, {cb:.3f} ms CPU/req; B/A {rb / ra:.2f}x{written}")
 PY
   echo
   echo "A: $A  B: $B  machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback"

@@ -118,6 +118,13 @@ pub const WAL_LIMIT: i64 = 64 * 1024 * 1024;
 /// stays near this.
 pub const WAL_HARD_LIMIT: i64 = 4 * WAL_LIMIT;
 
+/// How long the log goes without a new frame (no commit changed anything)
+/// before the connections give back their page caches' memory
+/// ([`db::Db::release_memory`]), in ticks of the checkpoint loop (10 s).
+/// Not any write: background work (schedules, the outbox) commits
+/// transactions that change nothing every few seconds.
+const QUIET_TICKS: u32 = 20;
+
 /// Keeps the write-ahead log small without making commits pay for it.
 ///
 /// Every half second a PASSIVE checkpoint on a connection of its own copies
@@ -141,6 +148,7 @@ pub const WAL_HARD_LIMIT: i64 = 4 * WAL_LIMIT;
 async fn checkpoint_loop(db: db::Db) {
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     let mut last_frames = 0;
+    let mut quiet = 0;
     loop {
         tick.tick().await;
         if db.is_closed() {
@@ -158,6 +166,14 @@ async fn checkpoint_loop(db: db::Db) {
         };
         let paused = frames == last_frames;
         last_frames = frames;
+        // A store no longer written to gives its caches back, once a pause.
+        quiet = if paused { quiet + 1 } else { 0 };
+        if quiet == QUIET_TICKS {
+            match db.release_memory().await {
+                Ok(()) => tracing::debug!("no writes for a while: the caches' memory released"),
+                Err(e) => tracing::debug!(error = %e, "could not release the caches' memory"),
+            }
+        }
         let bytes = frames * page;
         // A log rewound under load keeps its file's size: emptied too.
         let file = db

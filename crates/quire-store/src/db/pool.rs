@@ -138,6 +138,33 @@ impl Db {
         self.closed.load(Ordering::Acquire)
     }
 
+    /// Gives back the memory the connections' page caches hold beyond the
+    /// pages in use (`PRAGMA shrink_memory` on the writer's, the one apart
+    /// and every reader's, when no read is running), then the heap's free
+    /// memory to the operating system. For an idle store: the next reads
+    /// fetch their pages again (from the operating system's cache, most of
+    /// the time). Nothing on PostgreSQL.
+    pub async fn release_memory(&self) -> Result<()> {
+        if self.is_postgres() || self.is_closed() {
+            return Ok(());
+        }
+        let shrink = |c: &Conn| c.batch("PRAGMA shrink_memory");
+        // Readers only when none is in use: a busy pool is no idle one.
+        if let Ok(all) = Arc::clone(&self.permits).try_acquire_many_owned(READERS as u32) {
+            let readers = Arc::clone(&self.readers);
+            tokio::task::spawn_blocking(move || {
+                let _all = all;
+                readers.lock().unwrap_or_else(|p| p.into_inner()).iter().try_for_each(shrink)
+            })
+            .await
+            .map_err(|e| StoreError::Corrupt(format!("releasing memory: {e}")))??;
+        }
+        self.outside(shrink).await??;
+        self.apart(shrink).await?;
+        super::connection::trim_heap();
+        Ok(())
+    }
+
     /// Runs `f` on a reader connection (one hand-off).
     pub async fn read<T: Send + 'static>(&self, f: impl FnOnce(&Conn) -> Result<T> + Send + 'static) -> Result<T> {
         if let Some(overlay) = &self.overlay {

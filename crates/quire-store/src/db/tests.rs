@@ -34,6 +34,31 @@ fn insert(v: i64, fail_after: bool) -> impl FnOnce(&Conn) -> Result<i64> + Send 
 }
 
 #[tokio::test]
+async fn released_memory_empties_the_page_caches_and_the_store_goes_on() {
+    let (_dir, db) = scratch().await;
+    // ~4 MB of rows: more than a page cache keeps, so both fill to the top.
+    db.write(|c| {
+        c.batch("CREATE TABLE big (body TEXT)")?;
+        query("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO big SELECT printf('%.2000c', 'x') FROM n").execute(c)?;
+        Ok(())
+    })
+    .await
+    .unwrap();
+    let count = || query_scalar::<i64>("SELECT count(*) FROM big WHERE length(body) = 2000");
+    assert_eq!(db.read(move |c| count().fetch_one(c)).await.unwrap(), 2000);
+    let reader = db.read(|c| Ok(c.cache_used())).await.unwrap();
+    let writer = db.outside(|c| c.cache_used()).await.unwrap();
+    assert!(reader > 1_000_000 && writer > 1_000_000, "caches before: reader {reader}, writer {writer}");
+    db.release_memory().await.unwrap();
+    let reader = db.read(|c| Ok(c.cache_used())).await.unwrap();
+    let writer = db.outside(|c| c.cache_used()).await.unwrap();
+    assert!(reader < 100_000 && writer < 100_000, "caches after: reader {reader}, writer {writer}");
+    // Nothing is lost: the pages are read again.
+    assert_eq!(db.read(move |c| count().fetch_one(c)).await.unwrap(), 2000);
+    db.write(insert(7, false)).await.unwrap();
+}
+
+#[tokio::test]
 async fn a_failed_write_rolls_back_only_itself() {
     let (_dir, db) = scratch().await;
     // Queued together, so they share one transaction.

@@ -15,14 +15,17 @@
 //!
 //! Run: `cargo bench -p quire-agent --bench agent` (prints medians and p99).
 //! `AGENT_BENCH_TURNS` (default 200 per round) and `AGENT_BENCH_RSS_TURNS`
-//! (default 5000) shorten a run.
+//! (default 5000) shorten a run; `AGENT_BENCH_SYNCHRONOUS=normal` opens
+//! the store syncing at checkpoints only (default `full`, as the binary);
+//! `AGENT_BENCH_PROFILE=<turns>` runs only that many in-process turns, for
+//! a profiler.
 
 use quire_agent::prompt::{StepInput, prepare_step};
 use quire_agent::testing::{Fake, Scripted, Step, editor_token, fake_profiles, openai_stream, response, serve};
 use quire_agent::{ChatRequest, Message, Person, Profile, Profiles, ProviderKind, Runtime};
 use quire_core::access::Group;
 use quire_store::seed::seed_demo;
-use quire_store::{Scope, Store};
+use quire_store::{Location, Scope, Store, StoreOptions, Synchronous};
 use quire_tools::{Registry, Services};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -136,9 +139,34 @@ struct Bench {
     _dir: tempfile::TempDir,
 }
 
+/// How the bench's store syncs its commits: `AGENT_BENCH_SYNCHRONOUS`
+/// (`full`, the default as in the binary, or `normal`).
+fn synchronous() -> Synchronous {
+    std::env::var("AGENT_BENCH_SYNCHRONOUS").ok().map(|s| s.parse().unwrap()).unwrap_or_default()
+}
+
+/// The time one `fsync` of a freshly written 4 KB block takes in `dir`
+/// (p50, p99 in µs): under `synchronous = full` a step's write costs at
+/// least one, so a step's figure cannot be read without it.
+fn fsync_us(dir: &std::path::Path) -> (f64, f64) {
+    use std::io::Write;
+    let path = dir.join("fsync.probe");
+    let mut file = std::fs::File::create(&path).unwrap();
+    let mut samples = Vec::new();
+    for _ in 0..200 {
+        file.write_all(&[7u8; 4096]).unwrap();
+        let start = Instant::now();
+        file.sync_data().unwrap();
+        samples.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    std::fs::remove_file(&path).unwrap();
+    summary(samples)
+}
+
 async fn setup() -> Bench {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("bench.db")).await.unwrap();
+    let options = StoreOptions { synchronous: synchronous() };
+    let store = Store::open_with(Location::File(dir.path().join("bench.db")), options).await.unwrap();
     let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
     let registry = Arc::new(Registry::new(Services::new(store.clone(), dir.path())));
     let actor = format!("token:{}", editor_token(&store).await);
@@ -263,7 +291,25 @@ fn main() {
     let rss_turns = env_usize("AGENT_BENCH_RSS_TURNS", 5_000);
     let spans = SpanTimes::default();
     let b = rt.block_on(setup());
+    let (f50, f99) = fsync_us(b._dir.path());
+    println!("synchronous = {}; one fsync of 4 KB here: p50 {f50:.1} µs, p99 {f99:.1} µs", synchronous());
     let agent = rt.block_on(b.store.agent(&b.scope, "editor")).unwrap();
+    // Only in-process turns, for a profiler (`perf record`): nothing else
+    // of the bench in the samples.
+    if let Some(n) = std::env::var("AGENT_BENCH_PROFILE").ok().and_then(|v| v.parse::<usize>().ok()) {
+        let (local, model) = rt.block_on(async { in_process_runtime(&b) });
+        let steps: Vec<f64> = rt.block_on(async {
+            let mut steps = Vec::new();
+            for i in 0..n {
+                script_in_process(&model, &b.about_id, i);
+                steps.push(turn(&local, &b.person).await / 10.0);
+            }
+            steps
+        });
+        let (p50, p99) = summary(steps);
+        println!("{n} in-process turns, per step: p50 {p50:.3} ms, p99 {p99:.3} ms");
+        return;
+    }
     prepare_bench(&b, &agent);
     rt.block_on(prompt_tokens(&b));
 
@@ -363,6 +409,8 @@ fn main() {
     let (r50, r99) = summary(remote_steps);
     println!("10-step turn, per step, in process: p50 {l50:.3} ms, p99 {l99:.3} ms ({} turns)", turns * 5);
     println!("10-step turn, per step, loopback HTTP: p50 {r50:.3} ms, p99 {r99:.3} ms ({} turns)", turns * 5);
+    let (f50, f99) = fsync_us(b._dir.path());
+    println!("one fsync of 4 KB after the rounds: p50 {f50:.1} µs, p99 {f99:.1} µs");
 
     // Where the time goes: the runtime's spans, over in-process turns.
     {

@@ -7,6 +7,8 @@ use quire_core::access::{Permission, Principal, authorize};
 use quire_core::model::{Agent, AgentPolicy};
 use quire_tools::{Category, Registry, Tool};
 use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// Who the agent is and how it works, said once, the default tools'
 /// guidance with it; the rules follow.
@@ -108,6 +110,24 @@ pub fn tool_spec(registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolS
         guidance => format!("{said} {guidance}"),
     };
     ToolSpec { name: tool.name.to_string(), description, parameters }
+}
+
+/// Each tool's definition as a step sends it ([`tool_spec`]), made once
+/// per tool and approval policy for one registry: a tool's schema,
+/// description and guidance are fixed for the registry's life, so a step
+/// decides only which tools it sends. Keep one per registry (the runtime
+/// holds one beside its own).
+#[derive(Default)]
+pub struct ToolSpecs(Mutex<HashMap<(&'static str, bool), ToolSpec>>);
+
+impl ToolSpecs {
+    /// `tool`'s definition under `policy`, made on first use.
+    pub fn get(&self, registry: &Registry, tool: &Tool, policy: AgentPolicy) -> ToolSpec {
+        // Only whether the policy is conversational changes a definition.
+        let key = (tool.name, policy == AgentPolicy::Conversational);
+        let mut specs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        specs.entry(key).or_insert_with(|| tool_spec(registry, tool, policy)).clone()
+    }
 }
 
 /// Drops from a schema what a model gains nothing from and pays tokens for
@@ -225,6 +245,17 @@ pub fn prepare_step(registry: &Registry, input: &StepInput<'_>, messages: &[Mess
 /// model's form ([`for_model`]), so a loop that keeps it that way wraps
 /// each message once rather than every message at every step.
 pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messages: Vec<Message>) -> ChatRequest {
+    prepare_step_with(registry, &ToolSpecs::default(), input, messages)
+}
+
+/// [`prepare_step_for_model`] with the tools' definitions made once in
+/// `specs` (which must be the registry's own) rather than at every step.
+pub fn prepare_step_with(
+    registry: &Registry,
+    specs: &ToolSpecs,
+    input: &StepInput<'_>,
+    messages: Vec<Message>,
+) -> ChatRequest {
     let mut tools = active_tools(registry, input.agent, &input.who, input.activated);
     // The form the person has on screen, apart from the rest of the UI's
     // context; while there is one, the tool that proposes values for it
@@ -263,7 +294,7 @@ pub fn prepare_step_for_model(registry: &Registry, input: &StepInput<'_>, messag
         model: input.profile.model_name(),
         system: system.join("\n\n"),
         messages,
-        tools: tools.iter().map(|t| tool_spec(registry, t, input.agent.approval_policy)).collect(),
+        tools: tools.iter().map(|t| specs.get(registry, t, input.agent.approval_policy)).collect(),
         temperature: input.profile.temperature,
         max_tokens: input.profile.max_tokens,
         stream: input.profile.stream,

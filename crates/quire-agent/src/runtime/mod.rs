@@ -61,6 +61,8 @@ pub struct Person {
 /// The agent runtime: one per process, shared by REST, CLI and tests.
 pub struct Runtime {
     registry: Arc<Registry>,
+    /// The registry's tools as a step sends them, made once each.
+    tool_specs: crate::prompt::ToolSpecs,
     profiles: Profiles,
     hub: Arc<EventHub>,
     /// Clients by profile name: built from a profile on first use, or
@@ -95,6 +97,7 @@ impl Runtime {
     pub fn new(registry: Arc<Registry>, profiles: Profiles) -> Arc<Self> {
         let runtime = Arc::new(Runtime {
             registry,
+            tool_specs: Default::default(),
             profiles,
             hub: Arc::new(EventHub::default()),
             clients: Mutex::new(HashMap::new()),

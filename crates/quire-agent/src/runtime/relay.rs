@@ -41,7 +41,7 @@ impl Runtime {
         if outgoing.is_empty() {
             return;
         }
-        match self.store().append_events(outgoing.clone()).await {
+        match self.store().append_events(&outgoing).await {
             Ok(()) => self.flush_failures.store(0, Ordering::Relaxed),
             // A batch the database keeps refusing is given up after a few
             // tries rather than holding back every event after it.
@@ -66,7 +66,7 @@ impl Runtime {
         if outgoing.is_empty() {
             return;
         }
-        if let Err(e) = self.store().append_events(outgoing.clone()).await {
+        if let Err(e) = self.store().append_events(&outgoing).await {
             self.keep_for_later(outgoing, &e);
         }
     }

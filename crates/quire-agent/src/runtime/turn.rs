@@ -252,8 +252,9 @@ impl Runtime {
     ) -> Result<Option<Outcome>, LoopError> {
         let thread = session.id.clone();
         let request = tracing::info_span!("prepare_step").in_scope(|| {
-            prompt::prepare_step_for_model(
+            prompt::prepare_step_with(
                 &self.registry,
+                &self.tool_specs,
                 &StepInput {
                     agent: run.agent,
                     profile: run.profile,
@@ -263,7 +264,9 @@ impl Runtime {
                     context: session.context.as_ref(),
                     contexts: run.contexts,
                 },
-                messages.clone(),
+                // Lent to the request and taken back after the model
+                // call: the conversation is not copied at every step.
+                std::mem::take(messages),
             )
         });
         let mut stream = StreamState::new(&self.hub, &thread);
@@ -271,6 +274,7 @@ impl Runtime {
             let mut sink = |d: Delta| stream.on(d);
             run.client.complete(&request, &mut sink).instrument(tracing::info_span!("model")).await
         };
+        *messages = request.messages;
         stream.finish();
         let response = response?;
         session.steps += 1;

@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod multipart;
 pub mod openapi;
 pub mod routes;
+mod trusted;
 
 pub use connections::{ConnectionLimits, SHUTDOWN_GRACE, serve, serve_until};
 
@@ -48,8 +49,8 @@ struct Inner {
     https: bool,
     /// The address people reach the server at, when configured.
     public_url: Option<String>,
-    tokens: Mutex<HashMap<String, (TokenGrant, Instant)>>,
-    scopes: Mutex<HashMap<(String, String), (quire_store::Scope, Instant)>>,
+    tokens: trusted::Trusted<String, TokenGrant>,
+    scopes: trusted::Trusted<(String, String), quire_store::Scope>,
     /// When this process last wrote each token's `last_used_at`.
     touched: Mutex<HashMap<String, Instant>>,
     /// Bumped on every revocation this process makes or notices, so open
@@ -71,6 +72,12 @@ struct Inner {
 /// process within [`REVOCATION_POLL`] (see [`AppState::spawn_background`]);
 /// this bound remains for a process that runs no background work.
 const TOKEN_CACHE_TTL: Duration = Duration::from_secs(5);
+
+/// From this age on, a cached token or site is read again by the first
+/// request that uses it, while the others go on using it (until
+/// [`TOKEN_CACHE_TTL`], never longer): a busy server reads each again once,
+/// not once for every request in flight when it expires.
+const RENEW_AFTER: Duration = Duration::from_secs(4);
 
 /// How often a serving process checks for revocations made by another
 /// process (one indexed COUNT, not a read per request): twice a second, so
@@ -102,8 +109,8 @@ impl AppState {
                 default_site: default_site.into(),
                 https: false,
                 public_url: None,
-                tokens: Mutex::new(HashMap::new()),
-                scopes: Mutex::new(HashMap::new()),
+                tokens: trusted::Trusted::new(TOKEN_CACHE_TTL, RENEW_AFTER),
+                scopes: trusted::Trusted::new(TOKEN_CACHE_TTL, RENEW_AFTER),
                 touched: Mutex::new(HashMap::new()),
                 revocations: tokio::sync::watch::Sender::new(0),
                 stopping: tokio::sync::watch::Sender::new(false),
@@ -339,22 +346,12 @@ impl AppState {
 
     async fn lookup(&self, secret: &str) -> Result<Option<TokenGrant>, error::ApiError> {
         let key = quire_store::hash_secret(secret);
-        if let Ok(cache) = self.inner.tokens.lock()
-            && let Some((grant, at)) = cache.get(&key)
-            && at.elapsed() < TOKEN_CACHE_TTL
-        {
-            let mut grant = grant.clone();
+        let store = &self.inner.store;
+        let grant = self.inner.tokens.get(key, || store.authenticate(secret)).await?;
+        Ok(grant.map(|mut grant| {
             grant.expired = grant.token.expires_at.is_some_and(|t| t <= chrono::Utc::now());
-            return Ok(Some(grant));
-        }
-        let grant = self.inner.store.authenticate(secret).await?;
-        if let (Some(g), Ok(mut cache)) = (&grant, self.inner.tokens.lock()) {
-            if cache.len() > 10_000 {
-                cache.clear();
-            }
-            cache.insert(key, (g.clone(), Instant::now()));
-        }
-        Ok(grant)
+            grant
+        }))
     }
 
     /// Notes that a valid token was presented: writes its `last_used_at` in
@@ -401,19 +398,9 @@ impl AppState {
     /// exist; cached as briefly as tokens.
     pub async fn site_scope(&self, site: &str, env: &str) -> Result<quire_store::Scope, error::ApiError> {
         let key = (site.to_string(), env.to_string());
-        if let Ok(cache) = self.inner.scopes.lock()
-            && let Some((scope, _)) = cache.get(&key).filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)
-        {
-            return Ok(scope.clone());
-        }
-        let scope = self.inner.store.scope_of(site, env).await?;
-        if let Ok(mut cache) = self.inner.scopes.lock() {
-            if cache.len() > 10_000 {
-                cache.clear();
-            }
-            cache.insert(key, (scope.clone(), Instant::now()));
-        }
-        Ok(scope)
+        let store = &self.inner.store;
+        let scope = self.inner.scopes.get(key, || async { store.scope_of(site, env).await.map(Some) }).await?;
+        scope.ok_or_else(|| error::ApiError::not_found(format!("site {site} has no environment {env}")))
     }
 
     /// Forgets cached tokens and sites (after a revocation, or a site
@@ -421,12 +408,8 @@ impl AppState {
     /// an archived site, is refused, and tells open event streams to
     /// re-check theirs.
     pub fn forget_tokens(&self) {
-        if let Ok(mut cache) = self.inner.tokens.lock() {
-            cache.clear();
-        }
-        if let Ok(mut cache) = self.inner.scopes.lock() {
-            cache.clear();
-        }
+        self.inner.tokens.clear();
+        self.inner.scopes.clear();
         self.inner.revocations.send_modify(|n| *n = n.wrapping_add(1));
     }
 

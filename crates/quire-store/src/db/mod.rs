@@ -3,10 +3,11 @@
 //! driver.
 //!
 //! Every store call hands its work over once: a read runs as one closure on
-//! a reader connection (on tokio's blocking pool), a write as one closure on
-//! the writer's own thread, where it joins the next group commit. Inside the
-//! closure statements run synchronously, so a call of twenty statements costs
-//! one hand-off, not twenty.
+//! a reader connection (on tokio's blocking pool; a short read on the
+//! calling thread, waiting there for a reader when all are busy), a write
+//! as one closure on the writer's own thread, where it joins the next group
+//! commit. Inside the closure statements run synchronously, so a call of
+//! twenty statements costs one hand-off, not twenty.
 //!
 //! Group commit: the writer thread takes every write queued (up to
 //! [`MAX_BATCH`](writer::MAX_BATCH)) into one transaction, each in a savepoint of its own (a

@@ -9,7 +9,7 @@ use crate::{Result, StoreError};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
 /// Connections that read at once.
 pub(crate) const READERS: usize = 4;
@@ -172,6 +172,16 @@ impl Db {
             return self.queue_plain(move |c| through(c, f, |c, f| overlay.read(c, f))).await?.done().await;
         }
         let permit = Arc::clone(&self.permits).acquire_owned().await.map_err(|_| stopped())?;
+        self.hand_off(permit, f).await
+    }
+
+    /// Runs `f` on a reader connection on tokio's blocking pool, holding
+    /// `permit` until it is done.
+    async fn hand_off<T: Send + 'static>(
+        &self,
+        permit: OwnedSemaphorePermit,
+        f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         if self.is_closed() {
             return Err(stopped());
         }
@@ -196,12 +206,16 @@ impl Db {
 
     /// Runs `f`, a short read (a few indexed lookups, as public delivery
     /// makes), with no hand-off at all: on SQLite, on the calling thread
-    /// with a free reader connection, since such a read costs less than
-    /// waking a thread of the blocking pool and waiting for it to answer.
-    /// On PostgreSQL, where every statement is a round trip, or when no
-    /// reader connection is free, it runs as [`Db::read`] does. Only for
-    /// reads whose cost grows no faster than their answer's: the answer is
-    /// serialized on the same thread afterwards anyway.
+    /// with a reader connection, since such a read costs less than waking a
+    /// thread of the blocking pool and waiting for it to answer. When every
+    /// reader is busy it waits for one here, in the permits' queue, and
+    /// still runs on the calling thread: handing it off instead put it
+    /// behind the other hand-offs, and while they held the readers every
+    /// later short read handed off too. On PostgreSQL, where every
+    /// statement is a round trip, it runs as [`Db::read`] does, and so does
+    /// the read that has to open a connection first. Only for reads whose
+    /// cost grows no faster than their answer's: the answer is serialized
+    /// on the same thread afterwards anyway.
     pub async fn read_short<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Conn) -> Result<T> + Send + 'static,
@@ -212,13 +226,19 @@ impl Db {
         // Answered at once, it would never let a loop of reads yield: it
         // counts against the task's budget as I/O does.
         tokio::task::consume_budget().await;
-        let Ok(_permit) = Arc::clone(&self.permits).try_acquire_owned() else { return self.read(f).await };
+        let permit = match Arc::clone(&self.permits).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => Arc::clone(&self.permits).acquire_owned().await.map_err(|_| stopped())?,
+        };
+        if self.is_closed() {
+            return Err(stopped());
+        }
         let Some(conn) = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop() else {
-            drop(_permit);
-            return self.read(f).await;
+            return self.hand_off(permit, f).await;
         };
         let out = f(&conn);
         give_back(&self.readers, conn);
+        drop(permit);
         out
     }
 
@@ -337,5 +357,37 @@ fn give_back(readers: &Mutex<Vec<Conn>>, conn: Conn) {
     }
     if !conn.is_closed() {
         readers.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::query_scalar;
+
+    #[tokio::test]
+    async fn a_short_read_that_finds_every_reader_busy_waits_for_one_on_its_own_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = Location::File(dir.path().join("t.db"));
+        let db = Db::open(at, Synchronous::default(), |_| Ok(()), |_| Ok(())).await.unwrap();
+        // One reader connection pooled, then every permit taken.
+        db.read(|c| query_scalar::<i64>("SELECT 1").fetch_one(c)).await.unwrap();
+        let busy = Arc::clone(&db.permits).acquire_many_owned(READERS as u32).await.unwrap();
+        let short = tokio::spawn({
+            let db = db.clone();
+            async move {
+                db.read_short(|c| Ok((std::thread::current().id(), query_scalar::<i64>("SELECT 2").fetch_one(c)?)))
+                    .await
+            }
+        });
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(!short.is_finished(), "a short read ran without a permit");
+        drop(busy);
+        // The test's runtime has one thread: the task ran on it, not on the
+        // blocking pool's.
+        let (on, two) = short.await.unwrap().unwrap();
+        assert_eq!((on, two), (std::thread::current().id(), 2));
     }
 }

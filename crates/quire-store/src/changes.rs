@@ -112,16 +112,27 @@ pub struct ChangeSummary {
 }
 
 /// `SELECT columns FROM changes` of one scope matching `filter`, newest
-/// first, one more than `limit` (see [`page_of`]).
+/// first, one more than `limit` (see [`page_of`]). A record's history
+/// (`filter.entity_id`) is its chain of changes, walked back from its
+/// newest (see `log.rs`): no index of the log is kept by record.
 fn filtered(
+    conn: &Conn,
     columns: &str,
     scope: &Scope,
     filter: &ChangeFilter,
     limit: u32,
     cursor: Option<&str>,
 ) -> Result<QueryBuilder> {
-    let mut q = QueryBuilder::new(format!("SELECT {columns} FROM changes WHERE site_id = "));
+    let cursor = cursor.map(decode_seq).transpose()?;
+    let mut q = QueryBuilder::new("");
+    if let Some(id) = &filter.entity_id {
+        chain_of(conn, &mut q, scope, filter, id, limit, cursor)?;
+    }
+    q.push(format_args!("SELECT {columns} FROM changes WHERE site_id = "));
     q.push_bind(scope.site_id.clone()).push(" AND env = ").push_bind(scope.env.clone());
+    if filter.entity_id.is_some() {
+        q.push(" AND id IN (SELECT id FROM chain)");
+    }
     if let Some(entity) = filter.entity {
         q.push(" AND entity = ").push_bind(entity.as_str());
     }
@@ -141,10 +152,81 @@ fn filtered(
         q.push(" AND surface = ").push_bind(surface.as_str());
     }
     if let Some(c) = cursor {
-        q.push(" AND id < ").push_bind(decode_seq(c)?);
+        q.push(" AND id < ").push_bind(c);
     }
     q.push(" ORDER BY id DESC LIMIT ").push_bind(limit as i64 + 1);
     Ok(q)
+}
+
+/// Pushes `WITH RECURSIVE chain (id, n) AS (…)`: the changes of record
+/// `entity_id` (of `filter.entity`, or of any kind), newest first, from
+/// its newest or, on a page after the first, from the change before the
+/// cursor's. When nothing but the record is asked, the walk stops once it
+/// holds a page (and the one more that says a next page exists).
+fn chain_of(
+    conn: &Conn,
+    q: &mut QueryBuilder,
+    scope: &Scope,
+    filter: &ChangeFilter,
+    entity_id: &str,
+    limit: u32,
+    cursor: Option<i64>,
+) -> Result<()> {
+    let kinds: Vec<EntityKind> = match filter.entity {
+        Some(kind) => vec![kind],
+        None => EntityKind::ALL.to_vec(),
+    };
+    let mut starts = Vec::new();
+    // A cursor that is none of the record's changes (not one this list
+    // gave) is still honoured, by a walk of the whole history.
+    let mut whole = false;
+    for kind in kinds {
+        let Some(head) = crate::log::last_change(conn, &scope.site_id, &scope.env, kind, entity_id, false)? else {
+            continue;
+        };
+        // The next page goes on from the change before the cursor's, when
+        // the cursor is one of this record's changes.
+        let start = match cursor {
+            Some(c) if c < head => {
+                let before: Option<Option<i64>> = db::query_scalar(
+                    "SELECT prev FROM changes WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND entity = ?4 AND entity_id = ?5",
+                )
+                .bind(c)
+                .bind_scope(scope)
+                .bind(kind.as_str())
+                .bind(entity_id)
+                .fetch_optional(conn)?;
+                match before {
+                    Some(prev) => prev,
+                    None => {
+                        whole = true;
+                        Some(head)
+                    }
+                }
+            }
+            _ => Some(head),
+        };
+        starts.extend(start);
+    }
+    let only_the_record = filter.actor.is_none()
+        && filter.session_id.is_none()
+        && filter.turn_id.is_none()
+        && filter.surface.is_none()
+        && starts.len() <= 1
+        && !whole;
+    q.push("WITH RECURSIVE chain (id, n) AS (SELECT id, CAST(1 AS BIGINT) FROM changes WHERE id IN (");
+    if starts.is_empty() {
+        q.push("NULL");
+    }
+    q.push_list(starts, ", ", |q, id| {
+        q.push_bind(id);
+    });
+    q.push(") UNION ALL SELECT c.prev, h.n + 1 FROM changes c JOIN chain h ON c.id = h.id WHERE c.prev < h.id");
+    if only_the_record {
+        q.push(" AND h.n <= ").push_bind(limit as i64);
+    }
+    q.push(") ");
+    Ok(())
 }
 
 impl Store {
@@ -156,8 +238,14 @@ impl Store {
         limit: u32,
         cursor: Option<&str>,
     ) -> Result<Listing<Change>> {
-        let q = filtered("*", scope, filter, limit, cursor)?;
-        let items = self.db.read(move |c| read_changes(c, &q.build().fetch_all(c)?)).await?;
+        let (scope, filter, cursor) = (scope.clone(), filter.clone(), cursor.map(str::to_string));
+        let items = self
+            .db
+            .read(move |c| {
+                let q = filtered(c, "*", &scope, &filter, limit, cursor.as_deref())?;
+                read_changes(c, &q.build().fetch_all(c)?)
+            })
+            .await?;
         Ok(page_of(items, limit, |c| encode_seq(c.id)))
     }
 
@@ -172,8 +260,11 @@ impl Store {
         cursor: Option<&str>,
     ) -> Result<Listing<ChangeSummary>> {
         let columns = "id, actor, surface, session_id, turn_id, entity, entity_id, action, prior, at";
-        let q = filtered(columns, scope, filter, limit, cursor)?;
-        let rows = self.db.read(move |c| q.build().fetch_all(c)).await?;
+        let (scope, filter, cursor) = (scope.clone(), filter.clone(), cursor.map(str::to_string));
+        let rows = self
+            .db
+            .read(move |c| filtered(c, columns, &scope, &filter, limit, cursor.as_deref())?.build().fetch_all(c))
+            .await?;
         let items = rows
             .iter()
             .map(|row| {

@@ -12,6 +12,13 @@
 //! each record of the document as a patch over the revision it was copied
 //! from ([`logged_publication`]), and what was published before whole.
 //! `changes.rs` reads them back, through [`walk`] and [`published_document`].
+//!
+//! A record's changes are a chain, not an index of the log by record: each
+//! change names the record's change before it (`prev`) and its revision
+//! before it (`prev_revision`, publications left out), and the record's own
+//! row names its newest (`last_change`, in the page its write dirtied
+//! anyway; a vault note's in `change_heads`). An index by record put each
+//! change's key in a leaf of its own, one more page for every write.
 
 use crate::db;
 use crate::db::Conn;
@@ -48,6 +55,78 @@ struct Stored {
 /// The actions that log a publication, not a revision: a record's history
 /// of revisions leaves them out (`changes.rs`).
 pub(crate) const PUBLICATIONS: [ChangeAction; 2] = [ChangeAction::Publish, ChangeAction::Unpublish];
+
+/// The table whose rows name their newest change (`last_change`), for the
+/// records of `entity` the database holds; vault notes have no row, and
+/// `change_heads` names theirs.
+pub(crate) fn head_table(entity: EntityKind) -> Option<&'static str> {
+    Some(match entity {
+        EntityKind::Page => "pages",
+        EntityKind::Section => "page_sections",
+        EntityKind::SectionTemplate => "section_templates",
+        EntityKind::Collection => "collections",
+        EntityKind::Entry => "entries",
+        EntityKind::Image => "images",
+        EntityKind::Navigation => "navigations",
+        EntityKind::NavItem => "nav_items",
+        EntityKind::Agent => "agents",
+        EntityKind::Translation => "translations",
+        EntityKind::Context => "contexts",
+        EntityKind::Workspace => "workspaces",
+        EntityKind::Note => return None,
+    })
+}
+
+/// The statement answering the newest change (any action) of record `?1`
+/// of `entity` in scope (`?2`, `?3`); on PostgreSQL, with `lock`, its row
+/// stays locked until the transaction ends.
+fn last_change_sql(entity: EntityKind, lock: bool) -> String {
+    match head_table(entity) {
+        Some(table) => {
+            let lock = if lock { " FOR UPDATE" } else { "" };
+            format!("SELECT last_change FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3{lock}")
+        }
+        None => format!(
+            "SELECT last_change FROM change_heads WHERE entity_id = ?1 AND site_id = ?2 AND env = ?3 AND entity = '{}'",
+            entity.as_str()
+        ),
+    }
+}
+
+/// The newest change (any action) of record `entity_id` of `entity`: the
+/// head of its chain, which each change's `prev` walks back. `lock`: see
+/// [`last_change_sql`].
+pub(crate) fn last_change(
+    conn: &Conn,
+    site_id: &str,
+    env: &str,
+    entity: EntityKind,
+    entity_id: &str,
+    lock: bool,
+) -> Result<Option<i64>> {
+    let lock = lock && conn.is_postgres();
+    let head: Option<Option<i64>> =
+        db::query_scalar(last_change_sql(entity, lock)).bind(entity_id).bind(site_id).bind(env).fetch_optional(conn)?;
+    Ok(head.flatten())
+}
+
+/// The newest revision (publications left out) of record `entity_id` of
+/// `entity`.
+pub(crate) fn last_revision(
+    conn: &Conn,
+    site_id: &str,
+    env: &str,
+    entity: EntityKind,
+    entity_id: &str,
+) -> Result<Option<i64>> {
+    let Some(head) = last_change(conn, site_id, env, entity, entity_id, false)? else { return Ok(None) };
+    let at: Option<Option<i64>> = db::query_scalar(
+        "SELECT CASE WHEN action IN ('publish', 'unpublish') THEN prev_revision ELSE id END FROM changes WHERE id = ?1",
+    )
+    .bind(head)
+    .fetch_optional(conn)?;
+    Ok(at.flatten())
+}
 
 /// How often an update is stored whole: the versions divisible by this.
 /// Reading any change walks at most this many patches from its anchor, and
@@ -152,9 +231,24 @@ fn append(
             ));
         }
     }
+    // The record's chain: this change points at its newest change before
+    // it, and at its newest revision (see [`walk`]); its row then names
+    // this change as its newest. On PostgreSQL the row stays locked until
+    // the transaction ends, so two processes logging changes of one record
+    // chain them one after the other.
+    let prev = last_change(conn, &scope.site_id, &scope.env, entity, entity_id, true)?;
+    let prev_revision: Option<i64> = match prev {
+        Some(prev) => db::query_scalar(
+            "SELECT CASE WHEN action IN ('publish', 'unpublish') THEN prev_revision ELSE id END FROM changes WHERE id = ?1",
+        )
+        .bind(prev)
+        .fetch_optional(conn)?
+        .flatten(),
+        None => None,
+    };
     let seq: i64 = db::query_scalar(
-        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",
+        "INSERT INTO changes (site_id, env, actor, surface, session_id, turn_id, entity, entity_id, action, before, after, patch, prior, at, prev, prev_revision)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) RETURNING id",
     )
     .bind_scope(scope)
     .bind(&ctx.actor)
@@ -169,7 +263,34 @@ fn append(
     .bind(stored.patch)
     .bind(stored.prior)
     .bind(Utc::now())
+    .bind(prev)
+    .bind(prev_revision)
     .fetch_one(conn)?;
+    let headed = match head_table(entity) {
+        Some(table) => {
+            db::query(format!("UPDATE {table} SET last_change = ?1 WHERE id = ?2 AND site_id = ?3 AND env = ?4"))
+                .bind(seq)
+                .bind(entity_id)
+                .bind_scope(scope)
+                .execute(conn)?
+                .rows_affected()
+        }
+        None => db::query(
+            "INSERT INTO change_heads (site_id, env, entity, entity_id, last_change) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (site_id, env, entity, entity_id) DO UPDATE SET last_change = excluded.last_change",
+        )
+        .bind_scope(scope)
+        .bind(entity.as_str())
+        .bind(entity_id)
+        .bind(seq)
+        .execute(conn)?
+        .rows_affected(),
+    };
+    if headed != 1 {
+        return Err(crate::StoreError::Corrupt(format!(
+            "a change of {entity} {entity_id} was logged before its row was written"
+        )));
+    }
     // Subscribers hear of it through the outbox: on PostgreSQL written in
     // this same transaction; on SQLite made from this record after it
     // commits (`webhooks::fan_out_changes`).
@@ -253,14 +374,7 @@ fn over_revision(
     id: &str,
     record: &Map<String, Value>,
 ) -> Result<Value> {
-    let at: Option<i64> = db::query_scalar(
-        "SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4
-         AND action NOT IN ('publish', 'unpublish')",
-    )
-    .bind_scope(scope)
-    .bind(entity.as_str())
-    .bind(id)
-    .fetch_one(conn)?;
+    let at = last_revision(conn, &scope.site_id, &scope.env, entity, id)?;
     let base = match at {
         Some(at) => walk(conn, &scope.site_id, &scope.env, entity, id, at, at, &mut |_, _, _| {})?,
         None => None,
@@ -334,14 +448,19 @@ pub(crate) fn walk(
     newest: i64,
     visit: &mut dyn FnMut(i64, Value, Option<Value>),
 ) -> Result<Option<Map<String, Value>>> {
+    // From `newest` back along the record's revisions (each change's
+    // `prev_revision`) to the last anchor at or before `oldest`, or to its
+    // first change; ids only go down, so a damaged chain cannot loop.
     let steps = db::query_as::<(i64, Option<String>, Option<String>, Option<String>)>(
-        "SELECT id, before, after, patch FROM changes
-         WHERE site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4 AND id <= ?6
-           AND action NOT IN ('publish', 'unpublish')
-           AND id >= COALESCE((SELECT MAX(id) FROM changes WHERE site_id = ?1 AND env = ?2 AND entity = ?3
-                               AND entity_id = ?4 AND id <= ?5 AND patch IS NULL
-                               AND action NOT IN ('publish', 'unpublish')), 0)
-         ORDER BY id",
+        "WITH RECURSIVE chain (id, before, after, patch, prev_revision) AS (
+             SELECT id, before, after, patch, prev_revision FROM changes
+             WHERE id = ?6 AND site_id = ?1 AND env = ?2 AND entity = ?3 AND entity_id = ?4
+               AND action NOT IN ('publish', 'unpublish')
+             UNION ALL
+             SELECT c.id, c.before, c.after, c.patch, c.prev_revision FROM changes c JOIN chain h ON c.id = h.prev_revision
+             WHERE c.id < h.id AND NOT (h.patch IS NULL AND h.id <= ?5)
+         )
+         SELECT id, before, after, patch FROM chain ORDER BY id",
     )
     .bind(site_id)
     .bind(env)

@@ -596,9 +596,16 @@ mod tests {
     use std::collections::BTreeSet;
 
     /// Columns the database keeps itself (by triggers, or as PostgreSQL's
-    /// stand-in for SQLite's implicit rowid) and the store never writes.
-    const MAINTAINED: &[(&str, &str)] =
-        &[("pages", "text_version"), ("pages", "rowid"), ("entries", "rowid"), ("images", "rowid")];
+    /// stand-in for SQLite's implicit rowid) and the store never writes as
+    /// part of a record; `*` is every table, whose rows name their newest
+    /// change (`last_change`, written by the change log, `log.rs`).
+    const MAINTAINED: &[(&str, &str)] = &[
+        ("pages", "text_version"),
+        ("pages", "rowid"),
+        ("entries", "rowid"),
+        ("images", "rowid"),
+        ("*", "last_change"),
+    ];
 
     /// The columns of `table`, as the schema has them.
     fn schema_columns(conn: &Conn, table: &str) -> Result<BTreeSet<String>> {
@@ -620,7 +627,7 @@ mod tests {
             .fetch_all(conn)?;
         let mut described = BTreeSet::from(["site_id".to_string(), "env".to_string()]);
         let stored = schema_columns(conn, table)?;
-        let maintained = MAINTAINED.iter().filter(|(t, c)| *t == table && stored.contains(*c));
+        let maintained = MAINTAINED.iter().filter(|(t, c)| (*t == table || *t == "*") && stored.contains(*c));
         described.extend(maintained.map(|(_, c)| c.to_string()));
         if T::ENTITY.archived {
             described.insert("archive_id".into());
@@ -646,6 +653,7 @@ mod tests {
     /// answers how many rows its working table holds in the scope.
     fn round_trip<T: Record>(conn: &Conn, scope: &Scope) -> Result<usize> {
         let e = &T::ENTITY;
+        assert_eq!(crate::log::head_table(e.kind), Some(e.table), "the change log names the table of {}", e.kind);
         let rows = read_back::<T>(conn, scope, e.table)?;
         if let Some(published) = &e.published {
             let copies = read_back::<T>(conn, scope, published.table)?;

@@ -249,3 +249,169 @@ async fn a_publication_reads_back_the_document_it_published() {
         assert_eq!(&store.change(&scope, last.id).await.unwrap(), last);
     }
 }
+
+/// Every change of the scope, oldest first, read by the scope's own list
+/// (not by any record's chain).
+async fn whole_log(store: &Store, scope: &Scope) -> Vec<quire_core::model::Change> {
+    let (mut all, mut cursor) = (Vec::new(), None);
+    loop {
+        let page = store.changes(scope, &ChangeFilter::default(), 200, cursor.as_deref()).await.unwrap();
+        all.extend(page.items);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    all.reverse();
+    all
+}
+
+/// Record `id`'s history read a few changes a page, oldest first.
+async fn paged_history(store: &Store, scope: &Scope, filter: &ChangeFilter) -> Vec<quire_core::model::Change> {
+    let (mut all, mut cursor) = (Vec::new(), None);
+    loop {
+        let page = store.changes(scope, filter, 7, cursor.as_deref()).await.unwrap();
+        all.extend(page.items);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    all.reverse();
+    all
+}
+
+/// A record's history is its chain of changes (each pointing at the one
+/// before it, the newest named by the record's row): for two posts written
+/// in turns past two anchors, published, archived and restored, it is
+/// exactly the scope's log narrowed to the record, read whole or a page at
+/// a time, by id alone or with its kind, and each revision reads back as
+/// the record was.
+#[tokio::test]
+async fn a_record_history_is_the_log_narrowed_to_it() {
+    let (_dir, store, scope) = open().await;
+    let ctx = ChangeContext::system();
+    let posts = [post(&store, &scope, "chained-a").await, post(&store, &scope, "chained-b").await];
+    let mut versions: Vec<Vec<serde_json::Value>> =
+        posts.iter().map(|p| vec![serde_json::to_value(p).unwrap()]).collect();
+    for i in 0..70 {
+        let which = i % 2;
+        let v = store.update_entry(&ctx, &scope, &posts[which].id, retitle(format!("Turn {i}"))).await.unwrap();
+        versions[which].push(serde_json::to_value(&v).unwrap());
+        if i % 9 == 0 {
+            let ids = [posts[which].id.clone()];
+            store.publishing(&ctx, &scope, PublishAction::Publish, EntityKind::Entry, &ids, None).await.unwrap();
+        }
+    }
+    let ids = [posts[0].id.clone()];
+    let archived = store.archive(&ctx, &scope, EntityKind::Entry, &ids).await.unwrap();
+    store.restore(&ctx, &scope, &[archived[0].id.clone()]).await.unwrap();
+    let v = store.update_entry(&ctx, &scope, &posts[0].id, retitle("After the restore".into())).await.unwrap();
+    let log = whole_log(&store, &scope).await;
+    for (which, post) in posts.iter().enumerate() {
+        let expected: Vec<_> = log.iter().filter(|c| c.entity_id == post.id).cloned().collect();
+        assert!(expected.len() > 40, "{} changes of post {which}", expected.len());
+        assert_eq!(history(&store, &scope, &post.id).await, expected, "post {which}, read whole");
+        let by_id = ChangeFilter { entity_id: Some(post.id.clone()), ..Default::default() };
+        assert_eq!(paged_history(&store, &scope, &by_id).await, expected, "post {which}, a page at a time");
+        let with_kind = ChangeFilter { entity: Some(EntityKind::Entry), ..by_id.clone() };
+        assert_eq!(paged_history(&store, &scope, &with_kind).await, expected, "post {which}, with its kind");
+        let by_actor = ChangeFilter { actor: Some(ctx.actor.clone()), ..by_id.clone() };
+        assert_eq!(paged_history(&store, &scope, &by_actor).await, expected, "post {which}, with its actor");
+        let other = ChangeFilter { entity: Some(EntityKind::Page), ..by_id };
+        assert!(store.changes(&scope, &other, 10, None).await.unwrap().items.is_empty(), "no page has its id");
+        // Each revision reads back as written (a publish's change of status
+        // comes between them), and each starts where the one before ended.
+        let revisions: Vec<_> =
+            expected.iter().filter(|c| c.after.is_some() && c.entity == EntityKind::Entry).collect();
+        let revisions: Vec<_> = revisions
+            .into_iter()
+            .filter(|c| !matches!(c.action, ChangeAction::Publish | ChangeAction::Unpublish))
+            .collect();
+        let mut written = versions[which].clone();
+        if which == 0 {
+            written.push(serde_json::to_value(&v).unwrap());
+        }
+        let mut left = written.iter();
+        let mut next = left.next();
+        for change in &revisions {
+            if next == change.after.as_ref() {
+                next = left.next();
+            }
+        }
+        assert_eq!(next, None, "every revision of post {which} as it was written, in order");
+        for pair in revisions.windows(2).filter(|p| p[1].action == ChangeAction::Update) {
+            assert_eq!(pair[1].before, pair[0].after, "change {} starts where {} ended", pair[1].id, pair[0].id);
+        }
+    }
+}
+
+/// A database made before the chains gets them from its log: every
+/// record's history (a post past its anchors and published, a note) reads
+/// back the same after the migration, and goes on from there.
+#[tokio::test]
+async fn the_migration_to_chains_keeps_every_history() {
+    let (dir, store, scope) = open_sqlite().await;
+    let ctx = ChangeContext::system();
+    let created = post(&store, &scope, "migrated").await;
+    for i in 0..40 {
+        store.update_entry(&ctx, &scope, &created.id, retitle(format!("Title {i}"))).await.unwrap();
+        if i % 15 == 0 {
+            let ids = [created.id.clone()];
+            store.publishing(&ctx, &scope, PublishAction::Publish, EntityKind::Entry, &ids, None).await.unwrap();
+        }
+    }
+    for i in 0..3 {
+        let (before, after) = (json!(format!("note {i}")), json!(format!("note {}", i + 1)));
+        store
+            .log_note_change(&ctx, &scope, "notes/a.md", ChangeAction::Update, Some(before), Some(after))
+            .await
+            .unwrap();
+    }
+    let before = whole_log(&store, &scope).await;
+    let ids: Vec<String> =
+        before.iter().map(|c| c.entity_id.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut histories = Vec::new();
+    for id in &ids {
+        histories.push(history(&store, &scope, id).await);
+    }
+    store.close().await;
+    // The schema as it was before the chains, the log as it was written.
+    let db = rusqlite::Connection::open(dir.path().join("q.db")).unwrap();
+    let mut undo = String::from(
+        "DROP TABLE change_heads; ALTER TABLE changes DROP COLUMN prev; ALTER TABLE changes DROP COLUMN prev_revision;
+         CREATE INDEX changes_entity ON changes (site_id, env, entity, entity_id, id);
+         DELETE FROM _sqlx_migrations WHERE description = 'change chains';",
+    );
+    for table in [
+        "pages",
+        "page_sections",
+        "section_templates",
+        "collections",
+        "entries",
+        "images",
+        "navigations",
+        "nav_items",
+        "agents",
+        "translations",
+        "contexts",
+        "workspaces",
+    ] {
+        undo.push_str(&format!("ALTER TABLE {table} DROP COLUMN last_change;"));
+    }
+    db.execute_batch(&undo).unwrap();
+    drop(db);
+    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    assert_eq!(whole_log(&store, &scope).await, before);
+    for (id, expected) in ids.iter().zip(&histories) {
+        assert_eq!(&history(&store, &scope, id).await, expected, "the history of {id}");
+    }
+    let v = store.update_entry(&ctx, &scope, &created.id, retitle("After".into())).await.unwrap();
+    let after = history(&store, &scope, &created.id).await;
+    let old = &histories[ids.iter().position(|id| *id == created.id).unwrap()];
+    assert_eq!(&after[..old.len()], &old[..], "the history goes on from where it was");
+    let update = after[old.len()..].iter().find(|c| c.action == ChangeAction::Update).expect("the update is logged");
+    assert_eq!(update.after, Some(serde_json::to_value(&v).unwrap()));
+    let last_revision = old.iter().rev().find(|c| c.action == ChangeAction::Update).unwrap();
+    assert_eq!(update.before, last_revision.after, "the update starts from the revision before the migration");
+}

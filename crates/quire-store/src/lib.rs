@@ -145,7 +145,7 @@ const QUIET_TICKS: u32 = 20;
 /// write lock while waiting for the writer's open transaction to end, and
 /// that transaction, wanting the lock, would fail with `SQLITE_BUSY`. Ends
 /// when the store is closed.
-async fn checkpoint_loop(db: db::Db) {
+async fn checkpoint_loop(db: db::Db, quiet_periods: tokio::sync::watch::Sender<u64>) {
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     let mut last_frames = 0;
     let mut quiet = 0;
@@ -170,7 +170,10 @@ async fn checkpoint_loop(db: db::Db) {
         quiet = if paused { quiet + 1 } else { 0 };
         if quiet == QUIET_TICKS {
             match db.release_memory().await {
-                Ok(()) => tracing::debug!("no writes for a while: the caches' memory released"),
+                Ok(()) => {
+                    tracing::debug!("no writes for a while: the caches' memory released");
+                    quiet_periods.send_modify(|n| *n += 1);
+                }
                 Err(e) => tracing::debug!(error = %e, "could not release the caches' memory"),
             }
         }
@@ -253,6 +256,8 @@ pub struct Store {
     /// This handle's name among the processes sharing the database: the
     /// runner of the agent turns it starts (see [`Store::heartbeat`]).
     replica: std::sync::Arc<str>,
+    /// Counts the pauses after which the store gave its caches back.
+    quiet_periods: tokio::sync::watch::Receiver<u64>,
 }
 
 /// How a store is opened, besides where.
@@ -279,12 +284,21 @@ impl Store {
     pub async fn open_with(at: Location, options: StoreOptions) -> Result<Self> {
         let sqlite = matches!(at, Location::File(_));
         let db = db::Db::open(at, options.synchronous, |c| migrate::run(c).map(drop), search::index_pending).await?;
+        let (quiet, quiet_periods) = tokio::sync::watch::channel(0);
         if sqlite {
-            tokio::spawn(checkpoint_loop(db.clone()));
+            tokio::spawn(checkpoint_loop(db.clone(), quiet));
         }
         let pgvector = !sqlite && db.outside(vectors::pgvector).await??;
         let replica = uuid::Uuid::now_v7().to_string().into();
-        Ok(Self { db, vectors: vectors::Vectors::default(), pgvector, replica })
+        Ok(Self { db, vectors: vectors::Vectors::default(), pgvector, replica, quiet_periods })
+    }
+
+    /// Changes each time the store, once no commit has changed anything for
+    /// a while, has given back its connections' caches (SQLite only; see
+    /// `QUIET_TICKS`): the moment for the process to give back its own
+    /// spare memory too.
+    pub fn quiet_periods(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.quiet_periods.clone()
     }
 
     /// This handle's name among the processes sharing the database.

@@ -56,3 +56,25 @@ async fn closing_after_the_benchmark_seed_leaves_no_log() {
     let left = std::fs::metadata(format!("{}-wal", path.display())).map(|m| m.len()).unwrap_or(0);
     assert_eq!(left, 0, "close left a {left} byte log");
 }
+
+/// Once no commit has changed anything for a while, the store gives its
+/// caches back and says so, for the process to do the same; a write
+/// afterwards starts the count again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quiet_store_says_so_once_its_caches_are_given_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.db")).await.unwrap();
+    let scope = seed_demo(&store, &dir.path().join("uploads")).await.unwrap().scope.unwrap();
+    let mut quiet = store.quiet_periods();
+    let started = Instant::now();
+    tokio::time::timeout(Duration::from_secs(90), quiet.changed()).await.expect("no quiet period").unwrap();
+    assert!(started.elapsed() >= Duration::from_secs(9), "quiet after {:?}", started.elapsed());
+    assert_eq!(*quiet.borrow_and_update(), 1);
+    // Still serving after its caches were given back.
+    let input: NewEntry =
+        serde_json::from_value(json!({"slug": "after-quiet", "title": "After", "content": {"body": "Still here."}}))
+            .unwrap();
+    let entry = store.create_entry(&ChangeContext::system(), &scope, "blog", input).await.unwrap();
+    assert_eq!(entry.slug, "after-quiet");
+    store.close().await;
+}

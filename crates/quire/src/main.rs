@@ -15,10 +15,14 @@ macro_rules! outln {
 mod cli;
 mod commands;
 mod config;
+mod memory;
 mod services;
 
 /// mimalloc: the server allocates many short-lived JSON buffers across
 /// threads, where glibc's allocator spends a measurable share of the time.
+/// Without transparent huge pages (`no_thp`): with them the arena's pages
+/// came 2 MB at a time, doubling an idle server's heap, for no CPU saved
+/// per request (docs/benchmarks.md, "Memory").
 /// The one static left: a global allocator can only be one.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

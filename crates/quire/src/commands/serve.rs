@@ -63,6 +63,13 @@ pub async fn run(addr: Option<String>, no_seed: bool, config: &Config, data: &Da
         tracing::info!("sqlite_synchronous = normal: commits survive a crash of the process, not a power loss");
     }
     state.spawn_background();
+    // Once the store is quiet, the process gives back its spare memory too.
+    let mut quiet = store.quiet_periods();
+    tokio::spawn(async move {
+        while quiet.changed().await.is_ok() {
+            let _ = tokio::task::spawn_blocking(crate::memory::release).await;
+        }
+    });
     let max_upload = state.registry().services().media.max_upload_bytes;
     let router = quire_server::router_with_files(
         state.clone(),

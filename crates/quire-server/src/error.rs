@@ -252,8 +252,8 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
 
 /// [`json_errors`] but for `/v1`'s shape.
 async fn one_shape(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
-    let path = req.uri().path().to_string();
-    let mcp = path == "/mcp" || path.starts_with("/mcp/");
+    // Shared with the request, not copied: read only for an error.
+    let uri = req.uri().clone();
     let method = req.method().clone();
     let response = next.run(req).await;
     let status = response.status();
@@ -264,6 +264,8 @@ async fn one_shape(req: axum::extract::Request, next: axum::middleware::Next) ->
     {
         return response;
     }
+    let path = uri.path();
+    let mcp = path == "/mcp" || path.starts_with("/mcp/");
     let (parts, body) = response.into_parts();
     let text = match axum::body::to_bytes(body, 16 * 1024).await {
         Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),

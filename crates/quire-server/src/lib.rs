@@ -27,7 +27,7 @@ use quire_store::{Store, TokenGrant};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
 /// Shared state of every handler. Cheap to clone.
@@ -490,35 +490,95 @@ pub fn router_with_files(state: AppState, extra: Router<AppState>, files: Router
         .merge(files)
         .with_state(state)
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
-            // A sign-in link's path is its secret: never logged.
-            let uri = if req.uri().path().starts_with("/sign-in/link/") {
-                "/sign-in/link/…".to_string()
-            } else {
-                req.uri().to_string()
-            };
-            tracing::debug_span!("request", method = %req.method(), uri = %uri, id)
+            // The fields are read only when the span is logged.
+            let id = || req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("");
+            tracing::debug_span!("request", method = %req.method(), uri = %LoggedUri(req.uri()), id = id())
         }))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
-        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(SetRequestIdLayer::new(request_id, RequestIds))
         .layer(tower_http::catch_panic::CatchPanicLayer::new());
     // Around the whole router, not each of its routes (what `Router::layer`
     // wraps): axum adds a 405's `Allow` header outside a route's layers, and
     // the JSON error names the allowed methods. Outermost, so the errors of
     // every layer above get the JSON shape.
-    Router::new()
-        .fallback_service(app)
-        .layer(axum::middleware::from_fn(error::json_errors))
-        .layer(axum::middleware::from_fn(baseline_headers))
+    Router::new().fallback_service(app).layer(axum::middleware::from_fn(baseline_headers))
+}
+
+/// A request's URI as the log shows it: a sign-in link's path is its
+/// secret, never logged.
+struct LoggedUri<'a>(&'a axum::http::Uri);
+
+impl std::fmt::Display for LoggedUri<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.path().starts_with("/sign-in/link/") { f.write_str("/sign-in/link/…") } else { self.0.fmt(f) }
+    }
+}
+
+/// Makes each request's `x-request-id`: a random version 4 UUID, as
+/// tower-http's `MakeRequestUuid` makes, drawn from a generator each
+/// thread seeds once from the operating system's randomness instead of a
+/// system call per request. An id only tells one request from another in
+/// the log; nothing relies on it being unguessable.
+#[derive(Clone, Copy)]
+struct RequestIds;
+
+impl tower_http::request_id::MakeRequestId for RequestIds {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<tower_http::request_id::RequestId> {
+        let text = request_uuid(next_random_bytes());
+        axum::http::HeaderValue::from_bytes(&text).ok().map(tower_http::request_id::RequestId::new)
+    }
+}
+
+/// 16 bytes of this thread's generator (SplitMix64 over a counter whose
+/// start is random).
+fn next_random_bytes() -> [u8; 16] {
+    use std::hash::BuildHasher;
+    thread_local! {
+        static STATE: std::cell::Cell<u64> =
+            std::cell::Cell::new(std::hash::RandomState::new().hash_one(std::time::SystemTime::now()));
+    }
+    fn split_mix(state: &std::cell::Cell<u64>) -> u64 {
+        let mut z = state.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        state.set(z);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    let (high, low) = STATE.with(|state| (split_mix(state), split_mix(state)));
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&high.to_be_bytes());
+    bytes[8..].copy_from_slice(&low.to_be_bytes());
+    bytes
+}
+
+/// `bytes` as a version 4 UUID's text (`xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`,
+/// lower case), its version and variant bits set.
+fn request_uuid(mut bytes: [u8; 16]) -> [u8; 36] {
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = [b'-'; 36];
+    let mut at = 0;
+    for (i, byte) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            at += 1;
+        }
+        text[at] = HEX[usize::from(byte >> 4)];
+        text[at + 1] = HEX[usize::from(byte & 0x0f)];
+        at += 2;
+    }
+    text
 }
 
 /// Headers every response carries unless it set its own: no MIME sniffing,
 /// no framing (the back-office shares this origin), and uploaded files
-/// sandboxed so nothing served from `/uploads` runs as this origin.
+/// sandboxed so nothing served from `/uploads` runs as this origin; inside
+/// them, every error in its JSON shape ([`error::json_errors`]). One
+/// middleware for both: each costs a boxed future per request.
 async fn baseline_headers(req: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
     use axum::http::{HeaderValue, header};
     let uploads = req.uri().path().starts_with("/uploads/");
-    let mut response = next.run(req).await;
+    let mut response = error::json_errors(req, next).await;
     let headers = response.headers_mut();
     headers.entry(header::X_CONTENT_TYPE_OPTIONS).or_insert(HeaderValue::from_static("nosniff"));
     headers.entry(header::X_FRAME_OPTIONS).or_insert(HeaderValue::from_static("DENY"));
@@ -528,4 +588,28 @@ async fn baseline_headers(req: axum::extract::Request, next: axum::middleware::N
             .or_insert(HeaderValue::from_static("default-src 'none'; img-src 'self'; sandbox"));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_are_distinct_version_4_uuids() {
+        let bytes: [u8; 16] = std::array::from_fn(|i| i as u8);
+        assert_eq!(&request_uuid(bytes), b"00010203-0405-4607-8809-0a0b0c0d0e0f");
+        assert_eq!(&request_uuid([0xff; 16]), b"ffffffff-ffff-4fff-bfff-ffffffffffff");
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..10_000 {
+            let text = request_uuid(next_random_bytes());
+            let text = std::str::from_utf8(&text).unwrap().to_string();
+            let groups: Vec<&str> = text.split('-').collect();
+            assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [8, 4, 4, 4, 12], "{text}");
+            assert!(text.bytes().all(|b| b == b'-' || b.is_ascii_digit() || (b'a'..=b'f').contains(&b)), "{text}");
+            assert!(groups[2].starts_with('4') && groups[3].starts_with(['8', '9', 'a', 'b']), "{text}");
+            assert!(seen.insert(text));
+        }
+        let other = std::thread::spawn(|| request_uuid(next_random_bytes())).join().unwrap();
+        assert!(!seen.contains(std::str::from_utf8(&other).unwrap()));
+    }
 }

@@ -98,6 +98,19 @@ impl Conn {
         Ok(())
     }
 
+    /// Runs `sql`, one statement that binds and answers nothing (`BEGIN`,
+    /// `COMMIT`, `ROLLBACK`): on SQLite from the statement cache, parsed
+    /// once per connection rather than at every transaction.
+    fn control(&self, sql: &'static str) -> Result<()> {
+        match &self.inner {
+            Driver::Sqlite(c) => {
+                c.prepare_cached(sql)?.execute([])?;
+            }
+            Driver::Postgres(c) => c.batch(sql)?,
+        }
+        Ok(())
+    }
+
     /// Whether the connection is gone (a PostgreSQL server closed it).
     pub fn is_closed(&self) -> bool {
         match &self.inner {
@@ -128,7 +141,7 @@ impl Conn {
     /// Begins the transaction of a write: `BEGIN IMMEDIATE` on SQLite, so
     /// it holds the write lock from the start.
     pub fn begin_write(&self) -> Result<()> {
-        self.batch(if self.is_postgres() { "BEGIN" } else { "BEGIN IMMEDIATE" })
+        self.control(if self.is_postgres() { "BEGIN" } else { "BEGIN IMMEDIATE" })
     }
 
     /// Runs `f` in a transaction of its own (`BEGIN IMMEDIATE` on SQLite
@@ -145,18 +158,18 @@ impl Conn {
             (true, _) => self.begin_write()?,
             // One snapshot for the whole read, as SQLite's read transaction is.
             (false, true) => self.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?,
-            (false, false) => self.batch("BEGIN")?,
+            (false, false) => self.control("BEGIN")?,
         }
         match f(self) {
-            Ok(v) => match self.batch("COMMIT") {
+            Ok(v) => match self.control("COMMIT") {
                 Ok(()) => Ok(v),
                 Err(e) => {
-                    let _ = self.batch("ROLLBACK");
+                    let _ = self.control("ROLLBACK");
                     Err(e)
                 }
             },
             Err(e) => {
-                let _ = self.batch("ROLLBACK");
+                let _ = self.control("ROLLBACK");
                 Err(e)
             }
         }
@@ -421,4 +434,24 @@ pub(super) fn configure_sqlite() {
             tracing::debug!(rc, "SQLite was already initialised; memory statistics stay on");
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transaction_begins_and_commits_with_statements_parsed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Conn::open(&Location::File(dir.path().join("t.db")), Synchronous::default(), false).unwrap();
+        for _ in 0..3 {
+            conn.transaction(false, |_| Ok(())).unwrap();
+        }
+        let _ = conn.transaction(false, |_| Err::<(), _>(StoreError::invalid("v", "refused")));
+        let runs = |sql| {
+            let stmt = conn.sqlite().unwrap().prepare_cached(sql).unwrap();
+            stmt.get_status(rusqlite::StatementStatus::Run)
+        };
+        assert_eq!((runs("BEGIN"), runs("COMMIT"), runs("ROLLBACK")), (4, 3, 1));
+    }
 }

@@ -5,7 +5,8 @@
 # header menu (n), and the lists of 20 published posts with their bodies
 # over REST (b1, `?status=published&limit=20`) and on delivery (b2),
 # DURATION seconds each; on request (SCENARIOS), a PATCH of the title of a
-# random post among the 10,000 (r). Each figure is req/s, then the server's
+# random post among the 10,000 (r), and a page by its slug through the
+# getPage tool over REST (s). Each figure is req/s, then the server's
 # CPU time per request in ms (user + system, from /proc) and, for the
 # writes, the bytes the server wrote per request (`wchar` of /proc/PID/io:
 # the log's frames and the checkpoints' copies) and the p99; the medians of
@@ -17,6 +18,9 @@
 # With B_WEBHOOK=1, B's site has one webhook subscribed to every event
 # (at a closed port of this machine, so each delivery is enqueued with its
 # change and its attempt fails at once): the cost of the outbox on writes.
+# With BARE=path (bench/run.sh's bare axum handler, built by
+# `cargo build --release -p quire-server --example bare_axum`), every round
+# measures it first, on PORT+1, and the medians say each side's share of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -41,6 +45,12 @@ cp -r "$DATA" "$DATA-a"
 cp -r "$DATA" "$DATA-b"
 
 write_patch_lua "$OUT/patch.lua" "$TOKEN"
+cat > "$OUT/page-by-slug.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+wrk.body = '{"slug":"bench-page-0"}'
+LUA
 
 printf '[http]\nallow = ["127.0.0.1"]\n' > "$OUT/webhook.toml"
 
@@ -70,6 +80,7 @@ one() { # label, binary, data folder, webhook (1: subscribe one)
       c) args=(--latency -s "$OUT/patch.lua" "$base/api/v1/entries/$post") ;;
       r) args=(--latency -s "$OUT/patch-random.lua" "$base/api/v1/entries/$post") ;;
       a) args=(-H "$auth" "$base/api/v1/pages/$page") ;;
+      s) args=(-s "$OUT/page-by-slug.lua" "$base/api/v1/tools/getPage/invoke") ;;
       d) args=("$base/api/v1/delivery/pages/bench-page-0") ;;
       n) args=("$base/api/v1/delivery/navigations/header") ;;
       b1) args=(-H "$auth" "$base/api/v1/collections/blog/entries?status=published&limit=20") ;;
@@ -92,12 +103,27 @@ one() { # label, binary, data folder, webhook (1: subscribe one)
   echo "$line"
 }
 
+# bare: the bare axum handler's req/s, for the medians' shares of it.
+bare() {
+  "$BARE" 127.0.0.1:$((PORT + 1)) &
+  local server=$! rps
+  wait_healthy_bare $((PORT + 1))
+  rps=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$((PORT + 1))/" | awk '/Requests\/sec/ {print $2}')
+  kill "$server"; wait "$server" 2>/dev/null || true
+  printf 'bare\tbare\t%s\t0\t0\n' "$rps" >> "$OUT/figures.tsv"
+  echo "| bare axum handler | $rps |"
+}
+wait_healthy_bare() {
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$1/" >/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
 # cpu_ticks PID: the process's user and system time so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # written_bytes PID: the bytes the process has written so far (write calls).
 written_bytes() { awk '$1=="wchar:" {print $2}' "/proc/$1/io"; }
 
-declare -A HEADINGS=([c]="(c) PATCH" [r]="(r) PATCH a random post" [a]="(a) GET by id" [d]="(d) delivery page" [n]="(n) delivery menu"
+declare -A HEADINGS=([c]="(c) PATCH" [s]="(s) page by slug (getPage)" [r]="(r) PATCH a random post" [a]="(a) GET by id" [d]="(d) delivery page" [n]="(n) delivery menu"
   [b1]="(b1) REST list, 20 posts" [b2]="(b2) delivery list, 20 posts")
 : > "$OUT/figures.tsv"
 {
@@ -106,6 +132,7 @@ declare -A HEADINGS=([c]="(c) PATCH" [r]="(r) PATCH a random post" [a]="(a) GET 
   echo "$heading"
   echo "$rule"
   for round in $(seq 1 "$ROUNDS"); do
+    [ -n "${BARE:-}" ] && bare
     one "A round $round" "$A" "$DATA-a"
     one "B round $round" "$B" "$DATA-b" "${B_WEBHOOK:-0}"
   done
@@ -113,12 +140,17 @@ declare -A HEADINGS=([c]="(c) PATCH" [r]="(r) PATCH a random post" [a]="(a) GET 
   python3 - "$OUT/figures.tsv" <<'PY'
 import statistics, sys
 rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines() if line]
-for name in dict.fromkeys(r[1] for r in rows):
+bare = [float(r[2]) for r in rows if r[0] == "bare"]
+bare = statistics.median(bare) if bare else None
+if bare:
+    print(f"(bare) median {bare:,.0f} req/s")
+for name in dict.fromkeys(r[1] for r in rows if r[0] != "bare"):
     med = {side: [statistics.median(float(r[i]) for r in rows if r[0] == side and r[1] == name) for i in (2, 3, 4)]
            for side in ("A", "B")}
     (ra, ca, wa), (rb, cb, wb) = med["A"], med["B"]
     written = f"; written/req A {wa / 1024:.1f} KB, B {wb / 1024:.1f} KB" if wa else ""
-    print(f"({name}) median A {ra:,.0f} req/s, {ca:.3f} ms CPU/req; B {rb:,.0f} req/s, {cb:.3f} ms CPU/req; B/A {rb / ra:.2f}x{written}")
+    share = f"; of the bare handler A {ra / bare:.1%}, B {rb / bare:.1%}" if bare else ""
+    print(f"({name}) median A {ra:,.0f} req/s, {ca:.3f} ms CPU/req; B {rb:,.0f} req/s, {cb:.3f} ms CPU/req; B/A {rb / ra:.2f}x{written}{share}")
 PY
   echo
   echo "A: $A  B: $B  machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback"

@@ -21,6 +21,8 @@
 # With BARE=path (bench/run.sh's bare axum handler, built by
 # `cargo build --release -p quire-server --example bare_axum`), every round
 # measures it first, on PORT+1, and the medians say each side's share of it.
+# Data and figures go to OUT (default bench/results/ab-PORT): runs at once
+# need different PORTs, and so write apart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
@@ -31,7 +33,7 @@ DURATION=${DURATION:-8}
 CONNECTIONS=${CONNECTIONS:-32}
 SCENARIOS=${SCENARIOS:-c a d n b1 b2}
 PORT=${PORT:-18282}
-OUT=bench/results/ab
+OUT=${OUT:-bench/results/ab-$PORT}
 DATA=$OUT/data
 IDS=$OUT/post-ids.txt
 TOKEN=bench-token-0123456789abcdef

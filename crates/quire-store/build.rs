@@ -15,7 +15,10 @@ fn main() {
 }
 
 fn list(out: &mut String, name: &str, folder: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations").join(folder);
+    // Read when the script runs, not when it was compiled: one compiled
+    // script may serve checkouts in other places (a shared target folder).
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo names the crate's folder");
+    let dir = Path::new(&manifest).join("../../migrations").join(folder);
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut found: Vec<(i64, String, String)> = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("the migrations folder is readable") {

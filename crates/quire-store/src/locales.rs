@@ -14,7 +14,7 @@ use crate::db::{self, Conn, Row};
 use crate::delivery::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
 use crate::list::{EntryFilter, EntryView, Listing, encode_key, page_of, push_entry_filter};
 use crate::log::new_id;
-use crate::record::{Record, Version, create, load_live, load_to_change, write_version};
+use crate::record::{Record, Version, create, load_live, load_to_change, require_live, write_version};
 use crate::records::slug_scope;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -94,6 +94,17 @@ fn source_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<V
         }
         other => return Err(StoreError::invalid("entity", format!("{other} has no translations"))),
     })
+}
+
+/// Not found unless document `id` of `kind` is live; refused for a kind
+/// that has no translations (as [`source_of`]).
+fn require_document(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
+    match kind {
+        EntityKind::Page => require_live::<Page>(conn, scope, id).map(drop),
+        EntityKind::Entry => require_live::<Entry>(conn, scope, id).map(drop),
+        EntityKind::Navigation => require_live::<Navigation>(conn, scope, id).map(drop),
+        other => Err(StoreError::invalid("entity", format!("{other} has no translations"))),
+    }
 }
 
 /// The live translation of document `id` into `locale`, as `version` holds
@@ -211,30 +222,48 @@ impl Store {
     /// the site's locales it lacks and which went stale.
     pub async fn translations(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<Translations> {
         let (scope, id) = (scope.clone(), id.to_string());
+        // Lookups by the record's id and the locales' index, in one
+        // snapshot, on the calling thread (`Db::read_short`).
         self.db
-            .read(move |c| {
-                let source = digest(&source_of(c, &scope, kind, &id)?);
-                let locales = site_locales_in(c, &scope.site_id)?;
-                let mut out = Translations {
-                    default_locale: locales.iter().find(|l| l.is_default).map(|l| l.tag.clone()).unwrap_or_default(),
-                    translations: Vec::new(),
-                    missing: Vec::new(),
-                    stale: Vec::new(),
-                };
-                for locale in locales.iter().filter(|l| !l.is_default) {
-                    match translation_in(c, &scope, &id, &locale.tag, Version::Working)? {
-                        Some(t) => {
-                            let stale = t.source_hash != source;
-                            if stale {
-                                out.stale.push(locale.tag.clone());
+            .read_short(move |c| {
+                c.transaction(false, |c| {
+                    let locales = site_locales_in(c, &scope.site_id)?;
+                    let mut out = Translations {
+                        default_locale: locales
+                            .iter()
+                            .find(|l| l.is_default)
+                            .map(|l| l.tag.clone())
+                            .unwrap_or_default(),
+                        translations: Vec::new(),
+                        missing: Vec::new(),
+                        stale: Vec::new(),
+                    };
+                    // The source's digest, made once a translation is there
+                    // to compare with it.
+                    let mut source: Option<String> = None;
+                    for locale in locales.iter().filter(|l| !l.is_default) {
+                        match translation_in(c, &scope, &id, &locale.tag, Version::Working)? {
+                            Some(t) => {
+                                let source = match &source {
+                                    Some(s) => s,
+                                    None => source.insert(digest(&source_of(c, &scope, kind, &id)?)),
+                                };
+                                let stale = t.source_hash != *source;
+                                if stale {
+                                    out.stale.push(locale.tag.clone());
+                                }
+                                let published =
+                                    translation_in(c, &scope, &id, &locale.tag, Version::Published)?.is_some();
+                                out.translations.push(TranslationState { translation: t, stale, published });
                             }
-                            let published = translation_in(c, &scope, &id, &locale.tag, Version::Published)?.is_some();
-                            out.translations.push(TranslationState { translation: t, stale, published });
+                            None => out.missing.push(locale.tag.clone()),
                         }
-                        None => out.missing.push(locale.tag.clone()),
                     }
-                }
-                Ok(out)
+                    if source.is_none() {
+                        require_document(c, &scope, kind, &id)?;
+                    }
+                    Ok(out)
+                })
             })
             .await
     }

@@ -8,8 +8,8 @@ use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
 use crate::log::logged_publication;
 use crate::record::{
-    Record, Version, create, document, find, load_live, load_to_change, lock_document, part_of, publish_document,
-    put_back, root_of, same_content, unpublish_document, with_record, write_version,
+    Record, Version, copies_alike, create, document, find, load_live, load_to_change, lock_document, part_of,
+    publish_document, put_back, root_of, same_content, unpublish_document, with_record, write_version,
 };
 use crate::{Result, Scope, Store, StoreError};
 use quire_core::diff::{Difference, differences};
@@ -40,8 +40,16 @@ pub(crate) fn document_kind(kind: EntityKind) -> Result<&'static str> {
 }
 
 /// Where the document `id` of `kind` stands; not found unless it is live.
+/// The database compares the two copies' rows; only copies whose rows
+/// differ are read and compared as documents.
 pub(crate) fn publication_in(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
     let noun = document_kind(kind)?;
+    match copies_alike(conn, scope, kind, id)? {
+        None => return Err(StoreError::not_found(noun, id)),
+        Some((false, _)) => return Ok(Publication::default()),
+        Some((true, true)) => return Ok(Publication { published: true, changed: false }),
+        Some((true, false)) => {}
+    }
     let working = document(conn, scope, kind, id, Version::Working)?.ok_or_else(|| StoreError::not_found(noun, id))?;
     Ok(match document(conn, scope, kind, id, Version::Published)? {
         Some(published) => Publication { published: true, changed: !same_content(&working, &published) },
@@ -333,10 +341,12 @@ pub(crate) fn preview_in(
 
 impl Store {
     /// Where the live document `id` of `kind` (page, entry or navigation)
-    /// stands with the public site.
+    /// stands with the public site. Its two copies are read by id and by
+    /// their parts' index, so it runs as a short read, on the calling thread
+    /// ([`crate::db::Db::read_short`]).
     pub async fn publication(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
         let (scope, id) = (scope.clone(), id.to_string());
-        self.db.read(move |c| c.transaction(false, |c| publication_in(c, &scope, kind, &id))).await
+        self.db.read_short(move |c| c.transaction(false, |c| publication_in(c, &scope, kind, &id))).await
     }
 
     /// What publishing (or unpublishing, or discarding the drafts of) the

@@ -22,8 +22,8 @@ use serde::de::DeserializeOwned;
 mod published;
 pub use published::Version;
 pub(crate) use published::{
-    Document, Published, after_write, archived, document, lock_document, part_of, publish_document, put_back,
-    republish_records, restored, root_of, same_content, unpublish_document,
+    Document, Published, after_write, archived, copies_alike, document, lock_document, part_of, publish_document,
+    put_back, republish_records, restored, root_of, same_content, unpublish_document,
 };
 
 /// A kind of record, as stored.

@@ -312,6 +312,52 @@ fn rows_as_json(
     with_record!(kind, |T| read::<T>(&rows), else Ok(Vec::new()))
 }
 
+/// Whether the live document `id` of `kind` is published, and whether its
+/// published rows hold what its live working rows hold, column for column
+/// (versions and change times aside), both told by the database in one
+/// statement; `None` when the document is not live. Rows alike hold the
+/// same content; rows that differ may still ([`same_content`] decides:
+/// JSON text written with its keys in another order).
+pub(crate) fn copies_alike(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Option<(bool, bool)>> {
+    let Some((root, table, _)) = root_of(kind) else { return Ok(None) };
+    // `a` and `b` hold the same columns of `kind` but their id, version and
+    // change time (their id is joined on).
+    let alike = |kind: EntityKind, a: &str, b: &str| -> String {
+        let mut on = format!("{a}.site_id = {b}.site_id AND {a}.env = {b}.env");
+        for c in columns_of(kind).iter().filter(|c| !matches!(**c, "id" | "version" | "updated_at")) {
+            on.push_str(&format!(" AND {a}.{c} IS NOT DISTINCT FROM {b}.{c}"));
+        }
+        on
+    };
+    let mut same = format!(
+        "SELECT COUNT(*) FROM {table} p WHERE p.id = w.id AND p.archive_id IS NULL AND {}",
+        alike(root.kind, "p", "w")
+    );
+    if let Some((part, published, column)) = part_of(kind) {
+        // Each live working part has a published twin alike, and each live
+        // published part a live working one in the same document.
+        let parts = part.table;
+        same.push_str(&format!(
+            " AND NOT EXISTS (SELECT 1 FROM {parts} x WHERE x.{column} = w.id AND x.site_id = w.site_id
+               AND x.env = w.env AND x.archive_id IS NULL AND NOT EXISTS (SELECT 1 FROM {published} y
+               WHERE y.id = x.id AND y.archive_id IS NULL AND {}))
+             AND NOT EXISTS (SELECT 1 FROM {published} y WHERE y.{column} = w.id AND y.site_id = w.site_id
+               AND y.env = w.env AND y.archive_id IS NULL AND NOT EXISTS (SELECT 1 FROM {parts} x
+               WHERE x.id = y.id AND x.{column} = w.id AND x.site_id = y.site_id AND x.env = y.env
+               AND x.archive_id IS NULL))",
+            alike(part.kind, "y", "x")
+        ));
+    }
+    let sql = format!(
+        "SELECT (SELECT COUNT(*) FROM {table} p WHERE p.id = w.id AND p.site_id = w.site_id AND p.env = w.env
+           AND p.archive_id IS NULL), ({same})
+         FROM {} w WHERE w.id = ?1 AND w.site_id = ?2 AND w.env = ?3 AND w.archive_id IS NULL",
+        root.table
+    );
+    let row = db::query_as::<(i64, i64)>(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
+    Ok(row.map(|(published, alike)| (published > 0, alike > 0)))
+}
+
 /// Whether two documents hold the same content: versions and change times
 /// left aside, which move on with every write.
 pub(crate) fn same_content(a: &Value, b: &Value) -> bool {
@@ -518,6 +564,116 @@ mod tests {
             })
             .await
             .unwrap()
+    }
+
+    /// Draft edits of pages, sections, entries, navigations and items (some
+    /// putting back a value the document had), publications, archives and
+    /// moves: after each, what the database tells of each document's two
+    /// copies ([`copies_alike`]) is what comparing them as documents tells.
+    #[tokio::test]
+    async fn the_database_tells_alike_copies_as_the_documents_do() {
+        use crate::PublishAction;
+        use quire_core::model::Publishing;
+        let dir = tempfile::tempdir().unwrap();
+        let (store, scope) = crate::testing::demo(dir.path()).await.unwrap();
+        let ctx = ChangeContext { publishing: Publishing::ByStatus, ..ChangeContext::system() };
+        let mut walk = Walk(0x2545_f491_4f6c_dd1d);
+        let (mut alike, mut differ) = (0, 0);
+        for step in 0..120 {
+            let pick = |walk: &mut Walk, ids: &[String]| ids.get(walk.next(ids.len().max(1))).cloned();
+            let pages = ids(&store, &scope, "pages").await;
+            let sections = ids(&store, &scope, "page_sections").await;
+            let entries = ids(&store, &scope, "entries").await;
+            let items = ids(&store, &scope, "nav_items").await;
+            let navigations = ids(&store, &scope, "navigations").await;
+            let two = ["First", "Second"];
+            let outcome: std::result::Result<(), StoreError> = match walk.next(8) {
+                0 => match pick(&mut walk, &pages) {
+                    Some(id) => {
+                        let patch = PagePatch { name: Some(two[walk.next(2)].into()), ..Default::default() };
+                        store.update_page(&ctx, &scope, &id, patch).await.map(drop)
+                    }
+                    None => Ok(()),
+                },
+                1 => match pick(&mut walk, &sections) {
+                    Some(id) => {
+                        let patch = SectionPatch { hidden: Some(walk.next(2) == 0), ..Default::default() };
+                        store.update_section(&ctx, &scope, &id, patch).await.map(drop)
+                    }
+                    None => Ok(()),
+                },
+                2 => match pick(&mut walk, &entries) {
+                    Some(id) => {
+                        let patch = EntryPatch { title: Some(two[walk.next(2)].into()), ..Default::default() };
+                        store.update_entry(&ctx, &scope, &id, patch).await.map(drop)
+                    }
+                    None => Ok(()),
+                },
+                3 => match pick(&mut walk, &items) {
+                    Some(id) => {
+                        let patch = NavItemPatch { label: Some(two[walk.next(2)].into()), ..Default::default() };
+                        store.update_nav_item(&ctx, &scope, &id, patch).await.map(drop)
+                    }
+                    None => Ok(()),
+                },
+                4 => match pick(&mut walk, &sections) {
+                    Some(id) => store.archive(&ctx, &scope, EntityKind::Section, &[id]).await.map(drop),
+                    None => Ok(()),
+                },
+                5 => match pick(&mut walk, &sections) {
+                    Some(id) => store.shift_section(&ctx, &scope, &id, [-1, 1][walk.next(2)]).await,
+                    None => Ok(()),
+                },
+                _ => {
+                    let (kind, list) = match walk.next(3) {
+                        0 => (EntityKind::Page, &pages),
+                        1 => (EntityKind::Entry, &entries),
+                        _ => (EntityKind::Navigation, &navigations),
+                    };
+                    match pick(&mut walk, list) {
+                        Some(id) => {
+                            let ids = [id];
+                            store.publishing(&ctx, &scope, PublishAction::Publish, kind, &ids, None).await.map(drop)
+                        }
+                        None => Ok(()),
+                    }
+                }
+            };
+            match outcome {
+                Ok(()) | Err(StoreError::Conflict { .. } | StoreError::Validation(_)) => {}
+                Err(e) => panic!("step {step} failed: {e}"),
+            }
+            for (kind, list) in
+                [(EntityKind::Page, pages), (EntityKind::Entry, entries), (EntityKind::Navigation, navigations)]
+            {
+                for id in list {
+                    let scope = scope.clone();
+                    let (told, working, published) = store
+                        .db
+                        .read(move |c| {
+                            Ok((
+                                copies_alike(c, &scope, kind, &id)?,
+                                document(c, &scope, kind, &id, Version::Working)?,
+                                document(c, &scope, kind, &id, Version::Published)?,
+                            ))
+                        })
+                        .await
+                        .unwrap();
+                    let expected = working.as_ref().map(|w| {
+                        let same = published.as_ref().is_some_and(|p| same_content(w, p));
+                        (published.is_some(), same)
+                    });
+                    let told = told.map(|(published, same)| (published, published && same));
+                    assert_eq!(told, expected, "step {step}: {kind} (published, alike)");
+                    match told {
+                        Some((true, true)) => alike += 1,
+                        Some((true, false)) => differ += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(alike > 100 && differ > 100, "both answers seen often: {alike} alike, {differ} differing");
     }
 
     /// Random edits, status changes, archives and restores of pages,

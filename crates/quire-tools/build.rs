@@ -69,7 +69,10 @@ const OWN_SUBJECTS: [&str; 11] = [
 ];
 
 fn main() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog.toml");
+    // Read when the script runs, not when it was compiled: one compiled
+    // script may serve checkouts in other places (a shared target folder).
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo names the crate's folder");
+    let path = Path::new(&manifest).join("catalog.toml");
     println!("cargo:rerun-if-changed={}", path.display());
     let text = std::fs::read_to_string(&path).expect("catalog.toml is readable");
     let catalog: Catalog = toml::from_str(&text).unwrap_or_else(|e| panic!("catalog.toml: {e}"));

@@ -96,6 +96,41 @@ fn source_of(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<V
     })
 }
 
+/// The translations of the live document `id` of `kind` (see
+/// [`Store::translations`]).
+pub(crate) fn translations_of(c: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Translations> {
+    let locales = site_locales_in(c, &scope.site_id)?;
+    let mut out = Translations {
+        default_locale: locales.iter().find(|l| l.is_default).map(|l| l.tag.clone()).unwrap_or_default(),
+        translations: Vec::new(),
+        missing: Vec::new(),
+        stale: Vec::new(),
+    };
+    // The source's digest, made once a translation is there to compare with.
+    let mut source: Option<String> = None;
+    for locale in locales.iter().filter(|l| !l.is_default) {
+        match translation_in(c, scope, id, &locale.tag, Version::Working)? {
+            Some(t) => {
+                let source = match &source {
+                    Some(s) => s,
+                    None => source.insert(digest(&source_of(c, scope, kind, id)?)),
+                };
+                let stale = t.source_hash != *source;
+                if stale {
+                    out.stale.push(locale.tag.clone());
+                }
+                let published = translation_in(c, scope, id, &locale.tag, Version::Published)?.is_some();
+                out.translations.push(TranslationState { translation: t, stale, published });
+            }
+            None => out.missing.push(locale.tag.clone()),
+        }
+    }
+    if source.is_none() {
+        require_document(c, scope, kind, id)?;
+    }
+    Ok(out)
+}
+
 /// Not found unless document `id` of `kind` is live; refused for a kind
 /// that has no translations (as [`source_of`]).
 fn require_document(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
@@ -219,53 +254,12 @@ impl Store {
     }
 
     /// The translations of document `id` of `kind` (live), with which of
-    /// the site's locales it lacks and which went stale.
+    /// the site's locales it lacks and which went stale: lookups by the
+    /// record's id and the locales' index, in one snapshot, on the calling
+    /// thread (`Db::read_short`).
     pub async fn translations(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<Translations> {
         let (scope, id) = (scope.clone(), id.to_string());
-        // Lookups by the record's id and the locales' index, in one
-        // snapshot, on the calling thread (`Db::read_short`).
-        self.db
-            .read_short(move |c| {
-                c.transaction(false, |c| {
-                    let locales = site_locales_in(c, &scope.site_id)?;
-                    let mut out = Translations {
-                        default_locale: locales
-                            .iter()
-                            .find(|l| l.is_default)
-                            .map(|l| l.tag.clone())
-                            .unwrap_or_default(),
-                        translations: Vec::new(),
-                        missing: Vec::new(),
-                        stale: Vec::new(),
-                    };
-                    // The source's digest, made once a translation is there
-                    // to compare with it.
-                    let mut source: Option<String> = None;
-                    for locale in locales.iter().filter(|l| !l.is_default) {
-                        match translation_in(c, &scope, &id, &locale.tag, Version::Working)? {
-                            Some(t) => {
-                                let source = match &source {
-                                    Some(s) => s,
-                                    None => source.insert(digest(&source_of(c, &scope, kind, &id)?)),
-                                };
-                                let stale = t.source_hash != *source;
-                                if stale {
-                                    out.stale.push(locale.tag.clone());
-                                }
-                                let published =
-                                    translation_in(c, &scope, &id, &locale.tag, Version::Published)?.is_some();
-                                out.translations.push(TranslationState { translation: t, stale, published });
-                            }
-                            None => out.missing.push(locale.tag.clone()),
-                        }
-                    }
-                    if source.is_none() {
-                        require_document(c, &scope, kind, &id)?;
-                    }
-                    Ok(out)
-                })
-            })
-            .await
+        self.db.read_short(move |c| c.transaction(false, |c| translations_of(c, &scope, kind, &id))).await
     }
 
     /// What the live translations `ids` translate: for each found, its id,

@@ -6,6 +6,7 @@
 use crate::archive::{archive_in, restore_in};
 use crate::confirm::Fingerprint;
 use crate::db::{self, Conn};
+use crate::locales::{Translations, translations_of};
 use crate::log::logged_publication;
 use crate::record::{
     Record, Version, copies_alike, create, document, find, load_live, load_to_change, lock_document, part_of,
@@ -347,6 +348,21 @@ impl Store {
     pub async fn publication(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<Publication> {
         let (scope, id) = (scope.clone(), id.to_string());
         self.db.read_short(move |c| c.transaction(false, |c| publication_in(c, &scope, kind, &id))).await
+    }
+
+    /// Where the live document `id` of `kind` (page, entry or navigation)
+    /// stands with the public site and with the site's locales
+    /// ([`Store::publication`] and [`Store::translations`] in one snapshot,
+    /// one short read).
+    pub async fn standing(&self, scope: &Scope, kind: EntityKind, id: &str) -> Result<(Publication, Translations)> {
+        let (scope, id) = (scope.clone(), id.to_string());
+        self.db
+            .read_short(move |c| {
+                c.transaction(false, |c| {
+                    Ok((publication_in(c, &scope, kind, &id)?, translations_of(c, &scope, kind, &id)?))
+                })
+            })
+            .await
     }
 
     /// What publishing (or unpublishing, or discarding the drafts of) the

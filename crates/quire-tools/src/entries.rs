@@ -2,12 +2,12 @@
 
 use crate::archive::{archive_execute, archive_preview};
 use crate::catalog::{CreateEntryArgs, DeleteEntryArgs, GetEntryArgs, UpdateEntryArgs};
-use crate::locales::{self, with_locales};
+use crate::locales;
 use crate::pages::created_untranslated;
 use crate::posts::{
     EntryTexts, entries_in, entry_by_slug, entry_in, entry_json, search_entries, texts_of, translate_entry,
 };
-use crate::publishing::with_publication;
+use crate::publishing::with_standing;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
@@ -64,9 +64,7 @@ pub(crate) async fn get_entry(call: &Call<'_>, a: GetEntryArgs) -> ToolResult {
     };
     let listed = items_result(entries_in(call, in_locale.as_ref(), &entries, content).await?, next);
     match sel.0 {
-        "id" | "slug" => {
-            with_locales(call, EntityKind::Entry, with_publication(call, EntityKind::Entry, listed).await?).await
-        }
+        "id" | "slug" => with_standing(call, EntityKind::Entry, listed).await,
         _ => Ok(listed),
     }
 }

@@ -416,32 +416,6 @@ fn lay_content(
     }
 }
 
-/// Adds to each listed document of `kind` (read by id or slug) which of
-/// the site's locales it has a translation in, which of those are on the
-/// public site, which it lacks, and which went stale (the default locale's
-/// values changed since they were written); nothing on a site of one
-/// locale.
-pub(crate) async fn with_locales(call: &Call<'_>, kind: EntityKind, mut listed: Value) -> ToolResult {
-    if call.store().site_locales(&call.scope().site_id).await?.len() < 2 {
-        return Ok(listed);
-    }
-    for item in listed["items"].as_array_mut().into_iter().flatten() {
-        let Some(id) = item["id"].as_str() else { continue };
-        let t = call.store().translations(call.scope(), kind, id).await?;
-        let tags = |published: bool| -> Vec<&str> {
-            t.translations.iter().filter(|s| !published || s.published).map(|s| s.translation.locale.as_str()).collect()
-        };
-        item["locales"] = json!({
-            "default": t.default_locale,
-            "translated": tags(false),
-            "published": tags(true),
-            "missing": t.missing,
-            "stale": t.stale,
-        });
-    }
-    Ok(listed)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

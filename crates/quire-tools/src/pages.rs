@@ -2,8 +2,8 @@
 
 use crate::archive::{archive_execute, archive_preview};
 use crate::catalog::{CreatePageArgs, DeletePageArgs, GetPageArgs, UpdatePageArgs};
-use crate::locales::{self, InLocale, Overlay, with_locales};
-use crate::publishing::with_publication;
+use crate::locales::{self, InLocale, Overlay};
+use crate::publishing::with_standing;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{NewPage, PagePatch};
@@ -105,9 +105,7 @@ pub(crate) async fn get_page(call: &Call<'_>, args: GetPageArgs) -> ToolResult {
         out["ranking"] = json!(r);
     }
     match sel.0 {
-        "id" | "slug" => {
-            with_locales(call, EntityKind::Page, with_publication(call, EntityKind::Page, out).await?).await
-        }
+        "id" | "slug" => with_standing(call, EntityKind::Page, out).await,
         _ => Ok(out),
     }
 }

@@ -3,9 +3,9 @@
 
 use crate::archive::{archive_execute, archive_preview, require_ids};
 use crate::catalog::{CreatePostArgs, DeletePostArgs, GetPostArgs, UpdatePostArgs};
-use crate::locales::{self, InLocale, Overlay, with_locales};
+use crate::locales::{self, InLocale, Overlay};
 use crate::pages::created_untranslated;
-use crate::publishing::with_publication;
+use crate::publishing::with_standing;
 use crate::scope::{limit, select_one};
 use crate::tool::*;
 use quire_core::input::{EntryPatch, NewEntry};
@@ -83,7 +83,7 @@ pub(crate) async fn get_post(call: &Call<'_>, a: GetPostArgs) -> ToolResult {
     };
     let listed = items_result(entries_in(call, in_locale.as_ref(), &posts, content).await?, next);
     match sel.0 {
-        "slug" => with_locales(call, EntityKind::Entry, with_publication(call, EntityKind::Entry, listed).await?).await,
+        "slug" => with_standing(call, EntityKind::Entry, listed).await,
         _ => Ok(listed),
     }
 }

@@ -87,14 +87,32 @@ pub(crate) async fn execute(call: &Call<'_>, a: PublishingArgs, action: PublishA
     }))
 }
 
-/// Adds to each listed record, a document of `kind`, where it stands with
-/// the public site (`publication: { published, changed }`): what a read of
-/// one record by id or slug answers.
-pub(crate) async fn with_publication(call: &Call<'_>, kind: EntityKind, mut listed: Value) -> ToolResult {
+/// Adds to each listed record, a document of `kind` read by id or slug,
+/// where it stands with the public site (`publication: { published,
+/// changed }`) and, on a site of more than one locale, with its locales
+/// (`locales`: which it has a translation in, which of those are on the
+/// public site, which it lacks, and which went stale since the default
+/// locale's values changed); both from one read of the store.
+pub(crate) async fn with_standing(call: &Call<'_>, kind: EntityKind, mut listed: Value) -> ToolResult {
     for item in listed["items"].as_array_mut().into_iter().flatten() {
-        if let Some(id) = item["id"].as_str() {
-            item["publication"] = json!(call.store().publication(call.scope(), kind, id).await?);
+        let Some(id) = item["id"].as_str() else { continue };
+        let (publication, t) = call.store().standing(call.scope(), kind, id).await?;
+        item["publication"] = json!(publication);
+        // Each of a site's other locales is translated or missing: neither
+        // means the site has one locale.
+        if t.translations.is_empty() && t.missing.is_empty() {
+            continue;
         }
+        let tags = |published: bool| -> Vec<&str> {
+            t.translations.iter().filter(|s| !published || s.published).map(|s| s.translation.locale.as_str()).collect()
+        };
+        item["locales"] = json!({
+            "default": t.default_locale,
+            "translated": tags(false),
+            "published": tags(true),
+            "missing": t.missing,
+            "stale": t.stale,
+        });
     }
     Ok(listed)
 }

@@ -14,7 +14,7 @@ use crate::db::{self, Conn, Row};
 use crate::delivery::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
 use crate::list::{EntryFilter, EntryView, Listing, encode_key, page_of, push_entry_filter};
 use crate::log::new_id;
-use crate::record::{Record, Version, create, load_live, load_to_change, require_live, write_version};
+use crate::record::{Record, Version, create, load_live, load_to_change, write_version};
 use crate::records::slug_scope;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -131,15 +131,24 @@ pub(crate) fn translations_of(c: &Conn, scope: &Scope, kind: EntityKind, id: &st
     Ok(out)
 }
 
+/// The condition [`require_document`] reads a live row by.
+macro_rules! live_by_id {
+    () => {
+        " WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL"
+    };
+}
+
 /// Not found unless document `id` of `kind` is live; refused for a kind
 /// that has no translations (as [`source_of`]).
 fn require_document(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
-    match kind {
-        EntityKind::Page => require_live::<Page>(conn, scope, id).map(drop),
-        EntityKind::Entry => require_live::<Entry>(conn, scope, id).map(drop),
-        EntityKind::Navigation => require_live::<Navigation>(conn, scope, id).map(drop),
-        other => Err(StoreError::invalid("entity", format!("{other} has no translations"))),
-    }
+    let (sql, noun) = match kind {
+        EntityKind::Page => (concat!("SELECT 1 FROM pages", live_by_id!()), "page"),
+        EntityKind::Entry => (concat!("SELECT 1 FROM entries", live_by_id!()), "entry"),
+        EntityKind::Navigation => (concat!("SELECT 1 FROM navigations", live_by_id!()), "navigation"),
+        other => return Err(StoreError::invalid("entity", format!("{other} has no translations"))),
+    };
+    let live: Option<i64> = db::query_scalar(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
+    live.map(drop).ok_or_else(|| StoreError::not_found(noun, id))
 }
 
 /// The live translation of document `id` into `locale`, as `version` holds

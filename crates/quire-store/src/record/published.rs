@@ -319,7 +319,19 @@ fn rows_as_json(
 /// same content; rows that differ may still ([`same_content`] decides:
 /// JSON text written with its keys in another order).
 pub(crate) fn copies_alike(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<Option<(bool, bool)>> {
-    let Some((root, table, _)) = root_of(kind) else { return Ok(None) };
+    // The statement of each kind, made once.
+    static STATEMENTS: std::sync::LazyLock<Vec<(EntityKind, String)>> =
+        std::sync::LazyLock::new(|| EntityKind::ALL.iter().filter_map(|k| Some((*k, copies_alike_sql(*k)?))).collect());
+    let Some((_, sql)) = STATEMENTS.iter().find(|(k, _)| *k == kind) else { return Ok(None) };
+    let sql = sql.as_str();
+    let row = db::query_as::<(i64, i64)>(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
+    Ok(row.map(|(published, alike)| (published > 0, alike > 0)))
+}
+
+/// The statement [`copies_alike`] runs for documents of `kind`; none for a
+/// kind that is no document.
+fn copies_alike_sql(kind: EntityKind) -> Option<String> {
+    let (root, table, _) = root_of(kind)?;
     // `a` and `b` hold the same columns of `kind` but their id, version and
     // change time (their id is joined on).
     let alike = |kind: EntityKind, a: &str, b: &str| -> String {
@@ -348,14 +360,12 @@ pub(crate) fn copies_alike(conn: &Conn, scope: &Scope, kind: EntityKind, id: &st
             alike(part.kind, "y", "x")
         ));
     }
-    let sql = format!(
+    Some(format!(
         "SELECT (SELECT COUNT(*) FROM {table} p WHERE p.id = w.id AND p.site_id = w.site_id AND p.env = w.env
            AND p.archive_id IS NULL), ({same})
          FROM {} w WHERE w.id = ?1 AND w.site_id = ?2 AND w.env = ?3 AND w.archive_id IS NULL",
         root.table
-    );
-    let row = db::query_as::<(i64, i64)>(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
-    Ok(row.map(|(published, alike)| (published > 0, alike > 0)))
+    ))
 }
 
 /// Whether two documents hold the same content: versions and change times

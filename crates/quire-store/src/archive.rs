@@ -10,7 +10,7 @@ use crate::list::{Listing, decode_key, encode_key, page_of};
 use crate::log::{logged, new_id, snapshot};
 use crate::record::{
     Entity, Record, archived, check_restore, entity_of, enum_col, found, json_col, load_live, republish_records,
-    table_of, with_record,
+    select_all, table_of, with_record,
 };
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -362,11 +362,12 @@ pub(crate) fn restore_in(
 
 /// Why restoring `item` from archive `archive_id` would clash, if it would.
 fn restore_conflict(conn: &Conn, scope: &Scope, item: &ArchivedItem, archive_id: &str) -> Result<()> {
-    let row =
-        db::query(format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3", table_of(item.entity)?))
-            .bind(&item.id)
-            .bind_scope(scope)
-            .fetch_optional(conn)?;
+    let table = table_of(item.entity)?;
+    let all = entity_of(item.entity).map_or_else(|| "*".to_string(), |e| select_all(e, conn, table));
+    let row = db::query(format!("SELECT {all} FROM {table} WHERE id = ?1 AND site_id = ?2 AND env = ?3"))
+        .bind(&item.id)
+        .bind_scope(scope)
+        .fetch_optional(conn)?;
     let Some(row) = row else {
         return Err(StoreError::Corrupt(format!("archived {} {} is missing", item.entity, item.id)));
     };

@@ -184,8 +184,9 @@ pub(crate) fn navigation_items_in(
     let mut sql = "SELECT *".to_string();
     for (n, _) in translated.iter().enumerate() {
         sql.push_str(&format!(
-            ", (SELECT t.fields FROM {} t WHERE t.site_id = {table}.site_id AND t.env = {table}.env
+            ", (SELECT {} FROM {} t WHERE t.site_id = {table}.site_id AND t.env = {table}.env
              AND t.record_id = {table}.id AND t.archive_id IS NULL AND t.locale = ?{}) AS translation_{n}",
+            crate::record::from_log(conn, "t", "fields"),
             version.table(EntityKind::Translation),
             n + 4
         ));

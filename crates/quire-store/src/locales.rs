@@ -14,7 +14,7 @@ use crate::db::{self, Conn, Row};
 use crate::delivery::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
 use crate::list::{EntryFilter, EntryView, Listing, encode_key, page_of, push_entry_filter};
 use crate::log::new_id;
-use crate::record::{Record, Version, create, load_live, load_to_change, write_version};
+use crate::record::{Record, Version, create, from_log, load_live, load_to_change, select_all, write_version};
 use crate::records::slug_scope;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -160,9 +160,10 @@ pub(crate) fn translation_in(
     locale: &str,
     version: Version,
 ) -> Result<Option<Translation>> {
+    let table = version.table(EntityKind::Translation);
     let row = db::query(format!(
-        "SELECT * FROM {} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
-        version.table(EntityKind::Translation)
+        "SELECT {} FROM {table} WHERE record_id = ?1 AND locale = ?2 AND site_id = ?3 AND env = ?4 AND archive_id IS NULL",
+        select_all(&Translation::ENTITY, conn, table)
     ))
     .bind(id)
     .bind(locale)
@@ -577,8 +578,9 @@ fn page_in(conn: &Conn, scope: &Scope, slug: &str, version: Version, chain: &[St
     for n in 0..translated.len() {
         let (locale, within) = (4 + 2 * n, 5 + 2 * n);
         sql.push_str(&format!(
-            ", (SELECT t.fields FROM {translations} t WHERE t.record_id = p.id AND t.site_id = p.site_id
-             AND t.env = p.env AND t.locale = ?{locale} AND t.archive_id IS NULL) AS translation_{n}"
+            ", (SELECT {} FROM {translations} t WHERE t.record_id = p.id AND t.site_id = p.site_id
+             AND t.env = p.env AND t.locale = ?{locale} AND t.archive_id IS NULL) AS translation_{n}",
+            from_log(conn, "t", "fields")
         ));
         by_slug.push(format!(
             "(SELECT record_id FROM {translations} WHERE site_id = ?1 AND env = ?2 AND slug_scope = ?{within}
@@ -703,9 +705,10 @@ impl Store {
                     let mut q = db::QueryBuilder::new("SELECT *");
                     for (n, locale) in translated.iter().enumerate() {
                         q.push(format!(
-                            ", (SELECT t.fields FROM {translations} t WHERE t.site_id = {table}.site_id
+                            ", (SELECT {} FROM {translations} t WHERE t.site_id = {table}.site_id
                              AND t.env = {table}.env AND t.record_id = {table}.id AND t.archive_id IS NULL
-                             AND t.locale = "
+                             AND t.locale = ",
+                            from_log(c, "t", "fields")
                         ));
                         q.push_bind(locale.clone()).push(format!(") AS translation_{n}"));
                     }

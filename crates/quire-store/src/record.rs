@@ -53,6 +53,12 @@ pub(crate) struct Entity {
     /// Where the published copies of its records are, if the public site
     /// shows them (see [`published`]).
     pub published: Option<Published>,
+    /// A JSON column a create leaves to the change log, which holds it
+    /// whole in the create's snapshot (under the same name): the row keeps
+    /// it empty and names the change in `<column>_from`, and its published
+    /// copy copies both. A later write of the column keeps it in the row
+    /// again. Reads take it from wherever it is ([`select_all`]).
+    pub kept_in_log: Option<&'static str>,
 }
 
 impl Entity {
@@ -72,7 +78,34 @@ impl Entity {
             children: &[],
             small: true,
             published: None,
+            kept_in_log: None,
         }
+    }
+}
+
+/// The SQL of the column `column` of a row of `table` (a table or its
+/// alias) holding records of a kind whose [`Entity::kept_in_log`] it is:
+/// the row's own value, or while that is empty the change's snapshot's.
+pub(crate) fn from_log(conn: &Conn, table: &str, column: &str) -> String {
+    let logged = if conn.is_postgres() {
+        format!("(lc.after::json -> '{column}')::text")
+    } else {
+        format!("json_extract(lc.after, '$.{column}')")
+    };
+    format!(
+        "CASE WHEN {table}.{column} <> '' THEN {table}.{column} \
+         ELSE (SELECT {logged} FROM changes lc WHERE lc.id = {table}.{column}_from) END"
+    )
+}
+
+/// The columns `SELECT` reads of the rows of `table` (or its alias) holding
+/// records of `e`: every column (`*`), with the column the change log may
+/// keep (see [`Entity::kept_in_log`]) read first under its own name, from
+/// wherever it is.
+pub(crate) fn select_all(e: &Entity, conn: &Conn, table: &str) -> String {
+    match e.kept_in_log {
+        Some(column) => format!("{} AS {column}, {table}.*", from_log(conn, table, column)),
+        None => "*".to_string(),
     }
 }
 
@@ -256,14 +289,24 @@ pub(crate) fn table_of(kind: EntityKind) -> Result<&'static str> {
 /// Every live record of kind `T` in the scope, by id.
 pub(crate) fn live_records<T: Record>(conn: &Conn, scope: &Scope) -> Result<Vec<T>> {
     let e = &T::ENTITY;
-    let sql = format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2{} ORDER BY id", e.table, live(e));
+    let sql = format!(
+        "SELECT {} FROM {} WHERE site_id = ?1 AND env = ?2{} ORDER BY id",
+        select_all(e, conn, e.table),
+        e.table,
+        live(e)
+    );
     db::query(sql).bind_scope(scope).fetch_all(conn)?.iter().map(T::from_row).collect()
 }
 
 /// Loads a live record of kind `T` by id.
 pub(crate) fn load_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> Result<Option<T>> {
     let e = &T::ENTITY;
-    let sql = format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", e.table, live(e));
+    let sql = format!(
+        "SELECT {} FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}",
+        select_all(e, conn, e.table),
+        e.table,
+        live(e)
+    );
     let row = db::query(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
@@ -285,8 +328,12 @@ pub(crate) fn load_to_change<T: Record>(conn: &Conn, scope: &Scope, id: &str) ->
     }
     // Not FOR UPDATE: that would also hold off the foreign-key checks of
     // writes that only refer to this record.
-    let sql =
-        format!("SELECT * FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR NO KEY UPDATE", e.table, live(e));
+    let sql = format!(
+        "SELECT {} FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{} FOR NO KEY UPDATE",
+        select_all(e, conn, e.table),
+        e.table,
+        live(e)
+    );
     let row = db::query(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
@@ -334,7 +381,12 @@ pub(crate) fn require_live<T: Record>(conn: &Conn, scope: &Scope, id: &str) -> R
 pub(crate) fn by_key<T: Record>(conn: &Conn, scope: &Scope, key: &str) -> Result<Option<T>> {
     let e = &T::ENTITY;
     let Some(Unique { column, within: None }) = &e.unique else { return Ok(None) };
-    let sql = format!("SELECT * FROM {} WHERE site_id = ?1 AND env = ?2 AND {column} = ?3{}", e.table, live(e));
+    let sql = format!(
+        "SELECT {} FROM {} WHERE site_id = ?1 AND env = ?2 AND {column} = ?3{}",
+        select_all(e, conn, e.table),
+        e.table,
+        live(e)
+    );
     let row = db::query(sql).bind_scope(scope).bind(key).fetch_optional(conn)?;
     row.as_ref().map(T::from_row).transpose()
 }
@@ -540,8 +592,23 @@ pub(crate) fn create<T: Record>(conn: &Conn, ctx: &ChangeContext, scope: &Scope,
     let columns = record.columns();
     check(conn, scope, record, &columns, None)?;
     let key = taken::<T>(&columns);
-    insert(conn, scope, T::TABLE, &columns).map_err(key)?;
-    logged(conn, scope, ctx, T::KIND, record.id(), ChangeAction::Create, None, Some(snapshot(record)))?;
+    let mut stored = columns.clone();
+    if let Some(kept) = T::ENTITY.kept_in_log {
+        // The create's snapshot holds it whole: the row names the change.
+        stored
+            .iter_mut()
+            .filter(|(name, _)| *name == kept)
+            .for_each(|(_, value)| *value = db::Value::Text(String::new()));
+    }
+    insert(conn, scope, T::TABLE, &stored).map_err(key)?;
+    let change = logged(conn, scope, ctx, T::KIND, record.id(), ChangeAction::Create, None, Some(snapshot(record)))?;
+    if let Some(column) = T::ENTITY.kept_in_log {
+        db::query(format!("UPDATE {} SET {column}_from = ?1 WHERE id = ?2 AND site_id = ?3 AND env = ?4", T::TABLE))
+            .bind(change)
+            .bind(record.id())
+            .bind_scope(scope)
+            .execute(conn)?;
+    }
     after_write(conn, ctx, scope, &T::ENTITY, None, &columns)
 }
 

@@ -200,8 +200,9 @@ fn index_translations(conn: &db::Conn) -> Result<()> {
     let pending = "SELECT doc_rowid FROM search_pending WHERE kind = 'translation'";
     db::query(format!("DELETE FROM translations_fts WHERE rowid IN ({pending})")).execute(conn)?;
     let rows = db::query(format!(
-        "SELECT rowid, record_kind, locale, fields FROM translations
-         WHERE rowid IN ({pending}) AND record_kind IN ('page', 'entry')"
+        "SELECT rowid, record_kind, locale, {} AS fields FROM translations
+         WHERE rowid IN ({pending}) AND record_kind IN ('page', 'entry')",
+        crate::record::from_log(conn, "translations", "fields")
     ))
     .fetch_all(conn)?;
     for row in rows {

@@ -36,8 +36,9 @@ const FORMAT: i64 = 1;
 /// Tables written after all others: their insert triggers would otherwise
 /// change rows already imported (a section's insert counts on its page's
 /// `text_version`; with the page not yet there, nothing is counted, and
-/// the page's insert indexes it with its sections).
-const LAST: &[&str] = &["pages"];
+/// the page's insert indexes it with its sections; a translation's insert
+/// on PostgreSQL indexes fields its row may leave to the change log).
+const LAST: &[&str] = &["pages", "translations"];
 
 /// Rows per INSERT statement on import.
 const BATCH: usize = 200;

@@ -18,7 +18,7 @@
 //!
 //! [decision 0046]: ../../../../docs/decisions/0046-drafts-and-releases.md
 
-use super::{Columns, Entity, Record, entity_of, insert, text_of, value_of, with_record};
+use super::{Columns, Entity, Record, entity_of, insert, select_all, text_of, value_of, with_record};
 use crate::db::{self, Conn};
 use crate::log::logged_publication;
 use crate::{Result, Scope, StoreError};
@@ -305,8 +305,9 @@ fn rows_as_json(
     fn read<T: Record>(rows: &[db::Row]) -> Result<Vec<Value>> {
         rows.iter().map(|r| Ok(serde_json::to_value(T::from_row(r)?)?)).collect()
     }
+    let all = entity_of(kind).map_or_else(|| "*".to_string(), |e| select_all(e, conn, table));
     let sql = format!(
-        "SELECT * FROM {table} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL ORDER BY id"
+        "SELECT {all} FROM {table} WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL ORDER BY id"
     );
     let rows = db::query(sql).bind(value).bind_scope(scope).fetch_all(conn)?;
     with_record!(kind, |T| read::<T>(&rows), else Ok(Vec::new()))
@@ -338,6 +339,10 @@ fn copies_alike_sql(kind: EntityKind) -> Option<String> {
         let mut on = format!("{a}.site_id = {b}.site_id AND {a}.env = {b}.env");
         for c in columns_of(kind).iter().filter(|c| !matches!(**c, "id" | "version" | "updated_at")) {
             on.push_str(&format!(" AND {a}.{c} IS NOT DISTINCT FROM {b}.{c}"));
+        }
+        // A column left to the change log is alike when both name one change.
+        if let Some(c) = entity_of(kind).and_then(|e| e.kept_in_log) {
+            on.push_str(&format!(" AND ({a}.{c} <> '' OR {a}.{c}_from IS NOT DISTINCT FROM {b}.{c}_from)"));
         }
         on
     };
@@ -490,7 +495,10 @@ pub(crate) fn put_back(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str, d
 /// The statement copying the live rows of `entity` whose `column` is `?1`
 /// (in the scope `?2`, `?3`) into `table`.
 fn copy_rows(entity: &Entity, table: &str, column: &str) -> String {
-    let columns = columns_of(entity.kind).join(", ");
+    let mut columns = columns_of(entity.kind).join(", ");
+    if let Some(kept) = entity.kept_in_log {
+        columns.push_str(&format!(", {kept}_from"));
+    }
     format!(
         "INSERT INTO {table} (site_id, env, {columns}) SELECT site_id, env, {columns} FROM {} \
          WHERE {column} = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL",

@@ -14,7 +14,7 @@ use crate::db::{self, Conn, Row};
 use crate::delivery::{DeliveredEntry, DeliveredNavItem, DeliveredPage};
 use crate::list::{EntryFilter, EntryView, Listing, encode_key, page_of, push_entry_filter};
 use crate::log::new_id;
-use crate::record::{Record, Version, create, from_log, load_live, load_to_change, select_all, write_version};
+use crate::record::{Record, Version, create, from_log, is_live, load_live, load_to_change, select_all, write_version};
 use crate::records::slug_scope;
 use crate::{Result, Scope, Store, StoreError};
 use chrono::Utc;
@@ -131,24 +131,16 @@ pub(crate) fn translations_of(c: &Conn, scope: &Scope, kind: EntityKind, id: &st
     Ok(out)
 }
 
-/// The condition [`require_document`] reads a live row by.
-macro_rules! live_by_id {
-    () => {
-        " WHERE id = ?1 AND site_id = ?2 AND env = ?3 AND archive_id IS NULL"
-    };
-}
-
 /// Not found unless document `id` of `kind` is live; refused for a kind
 /// that has no translations (as [`source_of`]).
 fn require_document(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<()> {
-    let (sql, noun) = match kind {
-        EntityKind::Page => (concat!("SELECT 1 FROM pages", live_by_id!()), "page"),
-        EntityKind::Entry => (concat!("SELECT 1 FROM entries", live_by_id!()), "entry"),
-        EntityKind::Navigation => (concat!("SELECT 1 FROM navigations", live_by_id!()), "navigation"),
+    let noun = match kind {
+        EntityKind::Page => "page",
+        EntityKind::Entry => "entry",
+        EntityKind::Navigation => "navigation",
         other => return Err(StoreError::invalid("entity", format!("{other} has no translations"))),
     };
-    let live: Option<i64> = db::query_scalar(sql).bind(id).bind_scope(scope).fetch_optional(conn)?;
-    live.map(drop).ok_or_else(|| StoreError::not_found(noun, id))
+    if is_live(conn, scope, kind, id)? { Ok(()) } else { Err(StoreError::not_found(noun, id)) }
 }
 
 /// The live translation of document `id` into `locale`, as `version` holds

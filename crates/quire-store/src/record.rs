@@ -400,7 +400,7 @@ pub(crate) fn find<T: Record>(conn: &Conn, scope: &Scope, id_or_key: &str) -> Re
 }
 
 /// Whether `id` is a live record of `kind` in the scope.
-fn is_live(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<bool> {
+pub(crate) fn is_live(conn: &Conn, scope: &Scope, kind: EntityKind, id: &str) -> Result<bool> {
     let e = entity_of(kind).ok_or_else(|| StoreError::Corrupt(format!("{kind} is not a database record")))?;
     let sql = format!("SELECT 1 FROM {} WHERE id = ?1 AND site_id = ?2 AND env = ?3{}", e.table, live(e));
     Ok(db::query_scalar::<i64>(sql).bind(id).bind_scope(scope).fetch_optional(conn)?.is_some())
